@@ -1,0 +1,3 @@
+module github.com/rein-agent/rein
+
+go 1.26
