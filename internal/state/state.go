@@ -1,0 +1,234 @@
+// Package state folds a session's events into the state the runtime decides
+// on: status, turn, the conversation as the projection needs it, pending
+// intents, usage totals and the last error.
+//
+// State is never edited directly: the only way to change it is to append an
+// event and Apply it. Apply does no I/O and is deterministic, so folding the
+// whole log from scratch ([Reduce]) gives exactly the live state.
+package state
+
+import (
+	"iter"
+	"slices"
+
+	"github.com/rein-agent/rein/internal/contract"
+)
+
+// Status is where a session stands.
+type Status string
+
+// The statuses of a session.
+const (
+	// Idle: no run has started yet.
+	Idle Status = "idle"
+	// Running: a run is under way (a model call, or between turns).
+	Running Status = "running"
+	// WaitingForTool: the model proposed intents that have no observation
+	// yet. It holds from the proposal on, even while the model call that
+	// proposed them is still streaming.
+	WaitingForTool Status = "waiting_for_tool"
+	// Completed: the last run finished as completed.
+	Completed Status = "completed"
+	// Failed: the last run finished otherwise (failed, cancelled, max turns...).
+	Failed Status = "failed"
+)
+
+// Usage sums the token counts of every model call of a session.
+type Usage struct {
+	InputTokens      int64 `json:"input_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	CacheReadTokens  int64 `json:"cache_read_tokens"`
+	CacheWriteTokens int64 `json:"cache_write_tokens"`
+	ReasoningTokens  int64 `json:"reasoning_tokens"`
+	Calls            int   `json:"calls"`
+}
+
+// State is a session's state at one point of its log. The zero value is the
+// state before any event (status empty, read as [Idle] by [State.Phase]).
+//
+// A State is a value, but the slices of successive states of one history
+// share storage the way append does: Apply never changes what an earlier
+// state shows, yet two histories must not be branched from one State (fold
+// each from its own events).
+type State struct {
+	Session  string `json:"session"`
+	Cwd      string `json:"cwd,omitempty"`
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
+
+	Status  Status           `json:"status"`
+	Run     string           `json:"run,omitempty"`
+	Outcome contract.Outcome `json:"outcome,omitempty"`
+	Turn    int              `json:"turn"`
+
+	// Messages is the conversation the next projection builds on: user
+	// messages, finished assistant messages and tool results.
+	Messages []contract.ModelMessage `json:"messages"`
+	// Draft is the assistant message of the model call under way; it joins
+	// Messages when the call finishes, and is dropped when the call's output
+	// is discarded. Its Role is empty when no call is under way.
+	Draft contract.ModelMessage `json:"draft"`
+	// Pending holds the proposed intents that have no observation yet, in
+	// the order proposed.
+	Pending []contract.ToolIntent `json:"pending"`
+
+	Usage     Usage                   `json:"usage"`
+	LastError *contract.ProviderError `json:"last_error,omitempty"`
+
+	// LastSeq is the seq of the last durable event applied.
+	LastSeq uint64 `json:"last_seq"`
+}
+
+// Phase returns the status, reading the zero value as Idle.
+func (s *State) Phase() Status {
+	if s.Status == "" {
+		return Idle
+	}
+	return s.Status
+}
+
+// Reduce folds events from the zero State. A non-nil error from the
+// sequence stops the fold and is returned with the state so far.
+func Reduce(events iter.Seq2[contract.Envelope, error]) (State, error) {
+	var s State
+	for env, err := range events {
+		if err != nil {
+			return s, err
+		}
+		s = Apply(s, env)
+	}
+	return s, nil
+}
+
+// ReduceSlice folds a slice of envelopes from the zero State.
+func ReduceSlice(events []contract.Envelope) State {
+	var s State
+	for _, env := range events {
+		s = Apply(s, env)
+	}
+	return s
+}
+
+// Apply returns the state after env. Deltas do not change the state. It
+// costs O(1) per event, apart from tool observations and discards, which
+// look through the pending intents.
+func Apply(s State, env contract.Envelope) State {
+	if !env.Durable() {
+		return s
+	}
+	s.LastSeq = env.Seq
+	switch e := env.Data.(type) {
+	case *contract.SessionStarted:
+		s.Session = env.Session
+		s.Cwd, s.Provider, s.Model = e.Cwd, e.Provider, e.Model
+		s.Status = Idle
+	case *contract.UserMessage:
+		s.Messages = append(s.Messages, contract.ModelMessage{Role: contract.RoleUser, Text: e.Text})
+	case *contract.RunStarted:
+		s.Run = env.Run
+		s.Status = Running
+		s.Outcome = ""
+	case *contract.ModelRequested:
+		s.Turn = env.Turn
+		s.Status = Running
+		s.Draft = contract.ModelMessage{}
+	case *contract.ModelText:
+		s.Draft.Role = contract.RoleAssistant
+		s.Draft.Text = join(s.Draft.Text, e.Text)
+	case *contract.ModelReasoning:
+		s.Draft.Role = contract.RoleAssistant
+		s.Draft.Reasoning = join(s.Draft.Reasoning, e.Text)
+	case *contract.IntentProposed:
+		s.Draft.Role = contract.RoleAssistant
+		s.Draft.ToolCalls = append(s.Draft.ToolCalls, e.Call())
+		s.Pending = append(s.Pending, e.ToolIntent)
+		s.Status = WaitingForTool
+	case *contract.ModelUsage:
+		s.Usage.InputTokens += e.InputTokens
+		s.Usage.OutputTokens += e.OutputTokens
+		s.Usage.CacheReadTokens += e.CacheReadTokens
+		s.Usage.CacheWriteTokens += e.CacheWriteTokens
+		s.Usage.ReasoningTokens += e.ReasoningTokens
+		s.Usage.Calls++
+	case *contract.ModelFinished:
+		if s.Draft.Role != "" || len(e.ProviderState) > 0 {
+			d := s.Draft
+			d.Role = contract.RoleAssistant
+			d.ProviderState = e.ProviderState
+			s.Messages = append(s.Messages, d)
+		}
+		s.Draft = contract.ModelMessage{}
+		if len(s.Pending) > 0 {
+			s.Status = WaitingForTool
+		} else {
+			s.Status = Running
+		}
+	case *contract.ModelDiscarded:
+		s.Pending = withoutCalls(s.Pending, s.Draft.ToolCalls)
+		s.Draft = contract.ModelMessage{}
+		if len(s.Pending) == 0 && s.Status == WaitingForTool {
+			s.Status = Running
+		}
+	case *contract.ProviderError:
+		s.LastError = e
+	case *contract.ToolObservation:
+		s = observe(s, &e.Observation)
+	case *contract.FallbackSelected:
+		s.Provider = e.To
+	case *contract.RunFinished:
+		s.Outcome = e.Outcome
+		if e.Outcome == contract.OutcomeCompleted {
+			s.Status = Completed
+		} else {
+			s.Status = Failed
+		}
+	}
+	return s
+}
+
+// observe removes the observed intent from Pending and adds its result to
+// the conversation. An observation of an intent that is not pending is
+// recorded in the log but changes nothing here.
+func observe(s State, o *contract.Observation) State {
+	i := slices.IndexFunc(s.Pending, func(in contract.ToolIntent) bool { return in.ID == o.IntentID })
+	if i < 0 {
+		return s
+	}
+	in := s.Pending[i]
+	s.Pending = slices.Concat(s.Pending[:i], s.Pending[i+1:])
+	s.Messages = append(s.Messages, contract.ModelMessage{
+		Role: contract.RoleTool,
+		Result: &contract.ToolResult{
+			IntentID: in.ID, ProviderCallID: in.ProviderCallID, ToolName: in.ToolName,
+			Text: o.Text, IsError: !o.OK,
+		},
+	})
+	if len(s.Pending) == 0 && s.Status == WaitingForTool {
+		s.Status = Running
+	}
+	return s
+}
+
+// withoutCalls returns pending without the intents named by calls, as a new
+// slice.
+func withoutCalls(pending []contract.ToolIntent, calls []contract.ToolCall) []contract.ToolIntent {
+	if len(calls) == 0 {
+		return pending
+	}
+	out := make([]contract.ToolIntent, 0, len(pending))
+	for _, in := range pending {
+		if !slices.ContainsFunc(calls, func(c contract.ToolCall) bool { return c.IntentID == in.ID }) {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// join appends a block of text to earlier blocks of the same message,
+// separated by a blank line.
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "\n\n" + b
+}

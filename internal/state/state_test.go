@@ -1,0 +1,269 @@
+package state
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rein-agent/rein/internal/contract"
+)
+
+// envs numbers events densely as a log would, deltas excepted.
+func envs(events ...contract.Event) []contract.Envelope {
+	var out []contract.Envelope
+	var seq uint64
+	for _, e := range events {
+		env := contract.Envelope{Session: "s1", Run: "r1", Turn: 1, Data: e}
+		if env.Durable() {
+			seq++
+			env.Seq = seq
+		}
+		out = append(out, env)
+	}
+	return out
+}
+
+// The seed's "rebuilds conversation state from events", in our catalogue.
+func TestRebuildWaitingForTool(t *testing.T) {
+	s := ReduceSlice(envs(
+		&contract.SessionStarted{Cwd: "/w", Provider: "scripted"},
+		&contract.UserMessage{Text: "修复测试"},
+		&contract.RunStarted{Goal: "修复测试"},
+		&contract.ModelRequested{Provider: "scripted"},
+		&contract.TextDelta{Text: "我先运行测试。"},
+		&contract.ModelText{Text: "我先运行测试。"},
+		&contract.IntentProposed{ToolIntent: contract.ToolIntent{
+			ID: "i1", ToolName: "run_tests", Input: json.RawMessage(`{"command":"npm test"}`),
+		}},
+	))
+	if s.Status != WaitingForTool {
+		t.Errorf("Status = %q, want %q", s.Status, WaitingForTool)
+	}
+	if len(s.Pending) != 1 || s.Pending[0].ToolName != "run_tests" {
+		t.Fatalf("Pending = %+v, want one run_tests intent", s.Pending)
+	}
+	if s.LastSeq != 6 {
+		t.Errorf("LastSeq = %d, want 6 (the delta has no seq)", s.LastSeq)
+	}
+}
+
+func TestConversation(t *testing.T) {
+	in := contract.ToolIntent{ID: "i1", ProviderCallID: "call_1", ToolName: "bash", Input: json.RawMessage(`{"command":"go test"}`)}
+	s := ReduceSlice(envs(
+		&contract.SessionStarted{Cwd: "/w", Provider: "p", Model: "m"},
+		&contract.UserMessage{Text: "fix it"},
+		&contract.RunStarted{Goal: "fix it"},
+		&contract.ModelRequested{Provider: "p"},
+		&contract.ModelReasoning{Text: "think"},
+		&contract.ModelText{Text: "I'll run"},
+		&contract.IntentProposed{ToolIntent: in},
+		&contract.ModelUsage{InputTokens: 10, OutputTokens: 3},
+		&contract.ModelFinished{Reason: contract.FinishToolUse, ProviderState: json.RawMessage(`{"sig":"x"}`)},
+		&contract.ToolObservation{Observation: contract.Observation{IntentID: "i1", OK: false, Code: "not_executed", Text: "not run"}},
+	))
+	want := []contract.ModelMessage{
+		{Role: contract.RoleUser, Text: "fix it"},
+		{Role: contract.RoleAssistant, Text: "I'll run", Reasoning: "think", ToolCalls: []contract.ToolCall{in.Call()}, ProviderState: json.RawMessage(`{"sig":"x"}`)},
+		{Role: contract.RoleTool, Result: &contract.ToolResult{IntentID: "i1", ProviderCallID: "call_1", ToolName: "bash", Text: "not run", IsError: true}},
+	}
+	if d := cmp.Diff(want, s.Messages); d != "" {
+		t.Errorf("Messages mismatch (-want +got):\n%s", d)
+	}
+	if s.Status != Running || len(s.Pending) != 0 {
+		t.Errorf("Status = %q, pending %d; want running and none pending", s.Status, len(s.Pending))
+	}
+	if s.Usage != (Usage{InputTokens: 10, OutputTokens: 3, Calls: 1}) {
+		t.Errorf("Usage = %+v", s.Usage)
+	}
+}
+
+func TestDiscardDropsPartialOutput(t *testing.T) {
+	s := ReduceSlice(envs(
+		&contract.UserMessage{Text: "hi"},
+		&contract.RunStarted{},
+		&contract.ModelRequested{},
+		&contract.ModelText{Text: "half a sent"},
+		&contract.IntentProposed{ToolIntent: contract.ToolIntent{ID: "i1", ToolName: "bash", Input: json.RawMessage(`{}`)}},
+		&contract.ProviderError{Kind: contract.KindStreamInterrupted, Retryable: true, Message: "eof"},
+		&contract.ModelDiscarded{Reason: "retrying"},
+	))
+	if len(s.Messages) != 1 || len(s.Pending) != 0 || s.Draft.Role != "" {
+		t.Errorf("after discard: %d messages, %d pending, draft %+v; want only the user message", len(s.Messages), len(s.Pending), s.Draft)
+	}
+	if s.LastError == nil || s.LastError.Kind != contract.KindStreamInterrupted {
+		t.Errorf("LastError = %v, want stream_interrupted", s.LastError)
+	}
+	if s.Status != Running {
+		t.Errorf("Status = %q, want running", s.Status)
+	}
+}
+
+func TestRunFinished(t *testing.T) {
+	for _, tc := range []struct {
+		outcome contract.Outcome
+		want    Status
+	}{
+		{contract.OutcomeCompleted, Completed},
+		{contract.OutcomeFailed, Failed},
+		{contract.OutcomeCancelled, Failed},
+		{contract.OutcomeMaxTurns, Failed},
+	} {
+		t.Run(string(tc.outcome), func(t *testing.T) {
+			s := ReduceSlice(envs(&contract.RunStarted{}, &contract.RunFinished{Outcome: tc.outcome}))
+			if s.Status != tc.want || s.Outcome != tc.outcome {
+				t.Errorf("Status, Outcome = %q, %q; want %q, %q", s.Status, s.Outcome, tc.want, tc.outcome)
+			}
+		})
+	}
+}
+
+// TestFoldEqualsLive is the reducer's property: over random valid event
+// sequences, the state maintained incrementally equals, after every event,
+// the fold of the whole prefix from scratch, and the fold of the same
+// events read back from JSON.
+func TestFoldEqualsLive(t *testing.T) {
+	for seed := range uint64(200) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			events := randomSession(rand.New(rand.NewPCG(seed, 7)))
+			var live State
+			history := make([]State, 0, len(events))
+			for i, env := range events {
+				live = Apply(live, env)
+				history = append(history, live)
+				if d := cmp.Diff(ReduceSlice(events[:i+1]), live); d != "" {
+					t.Fatalf("after event %d (%s): fold != live (-fold +live):\n%s", i, env.Type(), d)
+				}
+			}
+			// Later events must not have changed what an earlier state shows.
+			for i, old := range history {
+				if d := cmp.Diff(ReduceSlice(events[:i+1]), old); d != "" {
+					t.Fatalf("state after event %d changed later (-fold +kept):\n%s", i, d)
+				}
+			}
+			var decoded []contract.Envelope
+			for _, env := range events {
+				b, err := json.Marshal(env)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var back contract.Envelope
+				if err := json.Unmarshal(b, &back); err != nil {
+					t.Fatalf("decode %s: %v", b, err)
+				}
+				decoded = append(decoded, back)
+			}
+			if d := cmp.Diff(live, ReduceSlice(decoded)); d != "" {
+				t.Fatalf("fold of the JSON log != live (-live +decoded):\n%s", d)
+			}
+		})
+	}
+}
+
+// randomSession generates a valid session: runs of turns with text,
+// reasoning, intents, usage, failures, discards, observations and deltas.
+func randomSession(r *rand.Rand) []contract.Envelope {
+	var out []contract.Envelope
+	var seq uint64
+	t0 := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	run, turn, n := "", 0, 0
+	add := func(e contract.Event) {
+		env := contract.Envelope{Session: "s", Run: run, Turn: turn, Time: t0.Add(time.Duration(len(out)) * time.Millisecond), Data: e}
+		if env.Durable() {
+			seq++
+			env.Seq = seq
+		}
+		env.ID = fmt.Sprintf("evt_%d", len(out))
+		out = append(out, env)
+	}
+	add(&contract.SessionStarted{Cwd: "/w", Version: "test", Provider: "p", Model: "m"})
+	var pending []string
+	for range 1 + r.IntN(4) {
+		n++
+		run = fmt.Sprintf("run_%d", n)
+		// Intents left over from an earlier run are answered first.
+		for _, id := range pending {
+			add(&contract.ToolObservation{Observation: contract.Observation{IntentID: id, Phase: "kernel", Code: "not_executed", Text: "not run"}})
+		}
+		pending = nil
+		add(&contract.UserMessage{Text: fmt.Sprintf("message %d", n)})
+		add(&contract.RunStarted{Goal: "goal"})
+		outcome := contract.OutcomeCompleted
+		for range 1 + r.IntN(4) {
+			turn++
+			add(&contract.ModelRequested{Provider: "p", Model: "m", MessageCount: r.IntN(9)})
+			add(&contract.ModelStarted{Provider: "p", Model: "m", RequestID: "req"})
+			var proposed []string
+			for range r.IntN(6) {
+				switch r.IntN(6) {
+				case 0:
+					add(&contract.TextDelta{Text: "te"})
+					add(&contract.ModelText{Text: "text"})
+				case 1:
+					add(&contract.ReasoningDelta{Text: "th"})
+					add(&contract.ModelReasoning{Text: "thought"})
+				case 2:
+					id := fmt.Sprintf("int_%d", len(out))
+					add(&contract.IntentDelta{ToolName: "bash", RawInput: "{"})
+					add(&contract.IntentProposed{ToolIntent: contract.ToolIntent{
+						ID: id, ProviderCallID: "call_" + id, ToolName: "bash",
+						Input: json.RawMessage(`{"command":"go test ./..."}`), RawInput: `{"command":"go test ./..."}`,
+						Provider: contract.ProviderRef{Name: "p", Model: "m"}, AssembledFrom: contract.Assembly{Fragments: 3, LastIndex: 2},
+					}})
+					proposed = append(proposed, id)
+				case 3:
+					add(&contract.ModelUsage{InputTokens: int64(r.IntN(1000)), OutputTokens: int64(r.IntN(100))})
+				case 4:
+					add(&contract.Unknown{Type: "future.event", Data: json.RawMessage(`{"x":1}`)})
+				case 5:
+					add(&contract.ContextProjected{Turn: turn, EstimatedTokens: 100})
+				}
+			}
+			switch r.IntN(5) {
+			case 0: // a failed attempt, retried
+				add(&contract.ProviderError{Kind: contract.KindOverloaded, Retryable: true, Provider: "p", HTTPStatus: 529, Message: "busy"})
+				add(&contract.ModelDiscarded{Reason: "retrying after overloaded"})
+				add(&contract.RetryScheduled{Attempt: 1, DelayMS: 10, Kind: contract.KindOverloaded})
+				continue
+			case 1: // a fatal error
+				add(&contract.ProviderError{Kind: contract.KindAuth, Provider: "p", HTTPStatus: 401, Message: "bad key"})
+				add(&contract.ModelDiscarded{Reason: "failed"})
+				outcome = contract.OutcomeFailed
+			default:
+				add(&contract.ModelFinished{Reason: contract.FinishStop, ProviderState: json.RawMessage(`"opaque"`)})
+				pending = append(pending, proposed...)
+				for len(pending) > 0 && r.IntN(2) == 0 {
+					id := pending[0]
+					pending = pending[1:]
+					add(&contract.ToolObservation{Observation: contract.Observation{IntentID: id, OK: r.IntN(2) == 0, Phase: "execution", Text: "ok"}})
+				}
+				continue
+			}
+			break
+		}
+		if len(pending) == 0 || outcome != contract.OutcomeCompleted {
+			add(&contract.RunFinished{Outcome: outcome})
+		}
+	}
+	return out
+}
+
+func BenchmarkApply(b *testing.B) {
+	events := randomSession(rand.New(rand.NewPCG(1, 2)))
+	for len(events) < 200 {
+		events = append(events, randomSession(rand.New(rand.NewPCG(uint64(len(events)), 2)))...)
+	}
+	b.ReportAllocs()
+	var s State
+	i := 0
+	for b.Loop() {
+		if i == len(events) {
+			s, i = State{}, 0
+		}
+		s = Apply(s, events[i])
+		i++
+	}
+	_ = s
+}
