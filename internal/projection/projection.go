@@ -1,0 +1,72 @@
+// Package projection turns a session's state into the request for the next
+// model call: the conversation as the model should see it, and only the
+// tools it may see. The event log is what happened, the state is where the
+// session stands, and the projection is what the model sees this turn.
+package projection
+
+import (
+	"slices"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/state"
+)
+
+// Options shape a projection. The zero value projects with no system
+// prompt, the provider's default model and no output cap.
+type Options struct {
+	// Model is passed to the provider as given; empty means its default.
+	Model string
+	// System is the system prompt.
+	System string
+	// MaxOutputTokens caps the reply; zero means the provider's default.
+	MaxOutputTokens int
+}
+
+// Request builds the request for the next model call from s. Tools come
+// from reg filtered by [registry.Registry.Visible]; a nil reg offers none.
+// The request owns its slices: changing it never changes s.
+func Request(s *state.State, reg *registry.Registry, opts *Options) *contract.ModelRequest {
+	if opts == nil {
+		opts = &Options{}
+	}
+	req := &contract.ModelRequest{
+		Model:           opts.Model,
+		System:          opts.System,
+		Messages:        slices.Clone(s.Messages),
+		MaxOutputTokens: opts.MaxOutputTokens,
+	}
+	if reg != nil {
+		req.Tools = reg.Visible(s)
+	}
+	return req
+}
+
+// EstimateTokens is a rough count of the input tokens of req (about four
+// bytes a token), good enough for budgets and the model.requested record.
+func EstimateTokens(req *contract.ModelRequest) int {
+	n := len(req.System)
+	for i := range req.Messages {
+		m := &req.Messages[i]
+		n += len(m.Text) + len(m.Reasoning) + 4
+		for _, c := range m.ToolCalls {
+			n += len(c.ToolName) + len(c.Input)
+		}
+		if m.Result != nil {
+			n += len(m.Result.Text)
+		}
+	}
+	for _, t := range req.Tools {
+		n += len(t.Name) + len(t.Description) + len(t.InputSchema)
+	}
+	return (n + 3) / 4
+}
+
+// ToolNames returns the names of req's tools, in order.
+func ToolNames(req *contract.ModelRequest) []string {
+	names := make([]string, len(req.Tools))
+	for i, t := range req.Tools {
+		names[i] = t.Name
+	}
+	return names
+}
