@@ -1,0 +1,204 @@
+package contract
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// samples has one fully populated value of every event type: every
+// exported field non-zero, so that each JSON name is exercised.
+func samples() []Event {
+	raw := json.RawMessage(`{"command":"go test ./..."}`)
+	return []Event{
+		&SessionStarted{Cwd: "/w", Version: "v", Profile: "default", Provider: "openai", Model: "gpt"},
+		&UserMessage{Text: "帮我看看这个项目为什么测试失败，并把它修好。"},
+		&RunStarted{Goal: "fix"},
+		&RunFinished{Outcome: OutcomeCompleted, Reason: "done"},
+		&ModelRequested{Provider: "p", Model: "m", MessageCount: 3, ToolNames: []string{"bash"}, EstimatedInputTokens: 99},
+		&ModelStarted{Provider: "p", Model: "m", RequestID: "req_1"},
+		&TextDelta{Text: "t"},
+		&ReasoningDelta{Text: "r"},
+		&ModelText{Text: "text"},
+		&ModelReasoning{Text: "why"},
+		&ModelDiscarded{Reason: "retry"},
+		&IntentDelta{Index: 1, ProviderCallID: "call_1", ToolName: "bash", RawInput: `{"comm`},
+		&IntentProposed{ToolIntent: ToolIntent{
+			ID: "int_1", ProviderCallID: "call_1", ToolName: "bash", Input: raw, RawInput: string(raw),
+			Provider:      ProviderRef{Name: "p", Model: "m", RequestID: "req_1"},
+			AssembledFrom: Assembly{Fragments: 3, FirstIndex: 1, LastIndex: 4, HadRepair: true},
+		}},
+		&ModelUsage{InputTokens: 1, OutputTokens: 2, CacheReadTokens: 3, CacheWriteTokens: 4, ReasoningTokens: 5},
+		&ModelFinished{Reason: FinishToolUse, ProviderState: json.RawMessage(`{"thought_signature":"abc"}`)},
+		&ProviderError{Kind: KindRateLimit, Retryable: true, Provider: "p", Model: "m", RequestID: "req", HTTPStatus: 429, Message: "slow", RetryAfterMS: 11054, Err: errors.New("cause")},
+		&RetryScheduled{Attempt: 2, DelayMS: 1500, Kind: KindOverloaded},
+		&FallbackSelected{From: "anthropic", To: "openai:gpt-4.1-mini", Reason: "overloaded"},
+		&ToolValidation{IntentID: "int_1", OK: true, Code: "schema_invalid", Errors: []string{"command: required"}},
+		&ToolPermission{IntentID: "int_1", Decision: Deny, By: "rule", Rule: "bash(rm:*)", Reason: "dangerous"},
+		&InvocationStarted{IntentID: "int_1", InvocationID: "inv_1", ToolName: "bash", Input: raw, Cwd: "/w", TimeoutMS: 120000},
+		&InvocationCompleted{IntentID: "int_1", InvocationID: "inv_1", Exit: ExitError, ExitCode: 1, DurationMS: 1234, OutputBytes: 4096},
+		&ToolObservation{Observation: Observation{IntentID: "int_1", ToolName: "bash", OK: true, Phase: "execution", Code: "c", Text: "ok", Truncated: true, OmittedBytes: 10, ArtifactRef: "artifacts/inv_1.txt", Untrusted: true}},
+		&ContextProjected{Turn: 2, EstimatedTokens: 1000, Included: []string{"evt_1"}, Excluded: []string{"evt_2"}, Summarised: []string{"evt_3"}},
+		&ContextCompacted{Turn: 3, EstimatedTokens: 500, Summarised: []string{"evt_1"}, Summary: "earlier: ran tests"},
+		&SessionResumed{FromSeq: 41, Gates: map[string]string{"workspace": "ok"}},
+		&SessionForked{ParentSession: "ses_1", ParentSeq: 12},
+	}
+}
+
+var snake = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// keys checks every object key of a decoded JSON value is snake_case.
+func keys(t *testing.T, where string, v any) {
+	t.Helper()
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if !snake.MatchString(k) && where != "gates" {
+				t.Errorf("%s: JSON name %q is not snake_case", where, k)
+			}
+			keys(t, k, x)
+		}
+	case []any:
+		for _, x := range v {
+			keys(t, where, x)
+		}
+	}
+}
+
+func TestEveryEventRoundTrips(t *testing.T) {
+	seen := map[string]bool{}
+	at := time.Date(2026, 11, 30, 5, 1, 2, 345678901, time.UTC)
+	for _, ev := range samples() {
+		t.Run(ev.EventType(), func(t *testing.T) {
+			seen[ev.EventType()] = true
+			checkPopulated(t, reflect.ValueOf(ev).Elem(), ev.EventType())
+			env := Envelope{Seq: 7, ID: "evt_1", Time: at, Session: "ses_1", Run: "run_1", Turn: 2, Cause: "evt_0", Data: ev}
+			if IsDelta(ev.EventType()) {
+				env.Seq = 0
+			}
+			b, err := json.Marshal(env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(b), "\n") {
+				t.Errorf("envelope JSON spans lines: %s", b)
+			}
+			var generic any
+			if err := json.Unmarshal(b, &generic); err != nil {
+				t.Fatal(err)
+			}
+			keys(t, ev.EventType(), generic)
+			var back Envelope
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatalf("decode %s: %v", b, err)
+			}
+			if d := cmp.Diff(env, back, cmpopts.IgnoreFields(ProviderError{}, "Err")); d != "" {
+				t.Errorf("round trip mismatch (-want +got):\n%s", d)
+			}
+		})
+	}
+	for _, typ := range EventTypes {
+		if !seen[typ] {
+			t.Errorf("event type %s has no sample", typ)
+		}
+		if !Known(typ) {
+			t.Errorf("event type %s is listed but does not decode", typ)
+		}
+	}
+}
+
+// checkPopulated fails when a field of the sample is zero, so every field
+// of every event is exercised by the round trip.
+func checkPopulated(t *testing.T, v reflect.Value, path string) {
+	t.Helper()
+	for i := range v.NumField() {
+		f, sf := v.Field(i), v.Type().Field(i)
+		if !sf.IsExported() || sf.Name == "Err" {
+			continue
+		}
+		if sf.Anonymous || (f.Kind() == reflect.Struct && f.Type() != reflect.TypeFor[time.Time]()) {
+			checkPopulated(t, f, path+"."+sf.Name)
+			continue
+		}
+		if f.IsZero() {
+			t.Errorf("sample %s.%s is zero: give it a value", path, sf.Name)
+		}
+	}
+}
+
+func TestEnvelopeWireShape(t *testing.T) {
+	env := Envelope{Seq: 3, ID: "evt_1", Time: time.Date(2026, 11, 30, 5, 1, 2, 5, time.UTC), Session: "ses_1", Run: "run_1", Turn: 1, Cause: "evt_0", Data: &UserMessage{Text: "hi"}}
+	b, err := json.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"seq":3,"id":"evt_1","time":"2026-11-30T05:01:02.000000005Z","session":"ses_1","run":"run_1","turn":1,"type":"user.message","cause":"evt_0","data":{"text":"hi"}}`
+	if string(b) != want {
+		t.Errorf("wire shape:\n got %s\nwant %s", b, want)
+	}
+}
+
+func TestUnknownTypeIsKeptVerbatim(t *testing.T) {
+	line := `{"seq":9,"id":"e","time":"2026-11-30T05:01:02Z","session":"s","turn":0,"type":"tool.sandboxed","data":{"profile":"strict","n":[1,2]}}`
+	var env Envelope
+	if err := json.Unmarshal([]byte(line), &env); err != nil {
+		t.Fatal(err)
+	}
+	u, ok := env.Data.(*Unknown)
+	if !ok || u.Type != "tool.sandboxed" || env.Type() != "tool.sandboxed" {
+		t.Fatalf("Data = %#v, want *Unknown tool.sandboxed", env.Data)
+	}
+	b, err := json.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != line {
+		t.Errorf("re-encoded:\n got %s\nwant %s", b, line)
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	for name, line := range map[string]string{
+		"not json":       `{"seq":`,
+		"no type":        `{"seq":1,"data":{}}`,
+		"bad known data": `{"seq":1,"type":"user.message","data":{"text":5}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			var env Envelope
+			if err := json.Unmarshal([]byte(line), &env); err == nil {
+				t.Errorf("Unmarshal(%s) = nil error", line)
+			}
+		})
+	}
+	if _, err := json.Marshal(Envelope{}); err == nil {
+		t.Error("marshalling an envelope without data succeeded")
+	}
+}
+
+func TestProviderErrorIsAnError(t *testing.T) {
+	cause := errors.New("connection reset")
+	var err error = &ProviderError{Kind: KindStreamInterrupted, Retryable: true, Provider: "openai", HTTPStatus: 200, RequestID: "req_9", Message: "unexpected EOF", Err: cause}
+	if got := err.Error(); got != "openai: stream_interrupted: unexpected EOF (http 200, request req_9)" {
+		t.Errorf("Error() = %q", got)
+	}
+	if !errors.Is(err, cause) {
+		t.Error("errors.Is does not reach the cause")
+	}
+	pe, ok := errors.AsType[*ProviderError](err)
+	if !ok || pe.Kind != KindStreamInterrupted {
+		t.Error("errors.AsType fails")
+	}
+	for _, k := range ErrorKinds {
+		want := k == KindRateLimit || k == KindTimeout || k == KindOverloaded || k == KindServer || k == KindStreamInterrupted
+		if k.Retryable() != want {
+			t.Errorf("%s.Retryable() = %v", k, !want)
+		}
+	}
+}
