@@ -1,0 +1,62 @@
+// Package eventlog is rein's append-only event log: the single source of
+// truth of a session (DESIGN.md sections 3 and 5). A [Log] is two things at
+// once: an in-process bus that hands every appended envelope to its
+// subscribers, and a durable [Store] that keeps the durable ones.
+//
+// # Sequence numbers and deltas
+//
+// The log assigns every durable event the next sequence number: Seq is
+// dense and increasing, starting at 1, and a reopened log continues after
+// the last stored event. Deltas (model.text_delta, model.reasoning_delta,
+// tool_intent.delta, see [contract.IsDelta]) only travel on the bus: they
+// carry Seq 0 and are never stored. What they carried reaches the log once,
+// coalesced, as model.text and model.reasoning events appended by the
+// kernel.
+//
+// # Durability
+//
+// Appends are buffered: [Log.Append] returns once the event is in the
+// store's write buffer and on the bus, not once it is on disk. An event is
+// durable when a later [Log.Sync] (or [Log.Close]) has returned nil: Sync
+// flushes the buffer and fsyncs the file. The log never decides on its own
+// when that matters; the caller does. Write-ahead is the caller's duty: the
+// kernel calls Sync after appending what it is about to do and before doing
+// it (starting a tool, writing a file), and at the end of every turn, so a
+// crash can lose only events whose effects never started.
+// [FileOptions.SyncEveryAppend] trades throughput for fsyncing every event.
+//
+// A store that fails to write or sync is broken from then on: it returns
+// the first error from every later Append and Sync, so a partly written
+// line is never followed by more events.
+//
+// # The file and crash recovery
+//
+// [FileStore] keeps one session's log in dir/events.jsonl, one JSON
+// envelope per line, each line ending with a newline. A crash can only tear
+// the end of the file, so on open:
+//
+//   - a last line without its trailing newline is torn, even when it
+//     happens to decode: the writer always ends a line with a newline, so
+//     the event was never completely written, and it was never synced;
+//   - a last line that ends with a newline but does not decode is torn too;
+//   - a writable store cuts a torn last line off (the file is truncated to
+//     the end of the last good line and synced) and logs a warning with the
+//     line number and the number of bytes cut; a read-only store skips it
+//     with a warning and writes nothing;
+//   - any other damage (a line that does not decode before the last one, a
+//     sequence number that is not the previous one plus one, on any line)
+//     is an error naming the file and line, and the file is left untouched:
+//     that is not what a crash does, and guessing would lose events.
+//
+// Only writers (a new run, a resume) repair a torn tail; read-only commands
+// open the store with [FileOptions.ReadOnly].
+//
+// # Subscribers
+//
+// A subscriber never slows the log down and never misses a durable event:
+// each [Subscription] has its own unbounded queue, filled by Append without
+// blocking. A slow subscriber may see consecutive deltas of one stream
+// coalesced into one (texts concatenated, the latest tool_intent.delta of
+// an index replacing the previous one); durable events are never merged or
+// dropped.
+package eventlog

@@ -1,0 +1,124 @@
+package eventlog
+
+import (
+	"testing"
+)
+
+// reportRate reports how many events per second a benchmark appended.
+func reportRate(b *testing.B, n int) {
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkAppendFileBatched appends small events to a file store and
+// syncs every 100 of them, as the kernel does around a turn.
+func BenchmarkAppendFileBatched(b *testing.B) {
+	l := New(mustOpen(b, b.TempDir(), nil), nil)
+	defer l.Close()
+	env := numbered(2)
+	n := 0
+	for b.Loop() {
+		if _, err := l.Append(env); err != nil {
+			b.Fatal(err)
+		}
+		if n++; n%100 == 0 {
+			if err := l.Sync(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := l.Sync(); err != nil {
+		b.Fatal(err)
+	}
+	reportRate(b, n)
+}
+
+// BenchmarkAppendFileSyncEach appends small events to a file store that
+// fsyncs every one.
+func BenchmarkAppendFileSyncEach(b *testing.B) {
+	l := New(mustOpen(b, b.TempDir(), &FileOptions{SyncEveryAppend: true}), nil)
+	defer l.Close()
+	env := numbered(2)
+	n := 0
+	for b.Loop() {
+		if _, err := l.Append(env); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	reportRate(b, n)
+}
+
+// BenchmarkAppendMem appends small events to a memory store with one
+// subscriber keeping up: the cost of the log itself.
+func BenchmarkAppendMem(b *testing.B) {
+	l := New(NewMemStore(), nil)
+	defer l.Close()
+	sub := l.Subscribe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			if _, err := sub.Next(b.Context()); err != nil {
+				return
+			}
+		}
+	}()
+	env := numbered(2)
+	n := 0
+	for b.Loop() {
+		if _, err := l.Append(env); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	reportRate(b, n)
+	sub.Close()
+	<-done
+}
+
+// BenchmarkReopen100k opens a 100,000-event log, as resuming or replaying
+// a long session does, and reads it all back: through the store alone,
+// and through a Log (which reads in chunks under its lock).
+func BenchmarkReopen100k(b *testing.B) {
+	const n = 100_000
+	dir := b.TempDir()
+	s := mustOpen(b, dir, nil)
+	for i := 1; i <= n; i++ {
+		if err := s.Append(withSeq(numbered(i), uint64(i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	size := int64(len(readFile(b, dir)))
+
+	for _, via := range []string{"store", "log"} {
+		b.Run(via, func(b *testing.B) {
+			b.SetBytes(size)
+			runs := 0
+			for b.Loop() {
+				s := mustOpen(b, dir, nil)
+				events := s.Events
+				if via == "log" {
+					events = New(s, nil).Events
+				}
+				count := 0
+				for _, err := range events(1) {
+					if err != nil {
+						b.Fatal(err)
+					}
+					count++
+				}
+				if count != n {
+					b.Fatalf("read %d events, want %d", count, n)
+				}
+				if err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
+				runs++
+			}
+			b.ReportMetric(b.Elapsed().Seconds()*1000/float64(runs), "ms/reopen")
+		})
+	}
+}

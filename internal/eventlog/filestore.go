@@ -1,0 +1,412 @@
+package eventlog
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"iter"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/rein-agent/rein/internal/contract"
+)
+
+// FileName is the name of the log file inside a session directory.
+const FileName = "events.jsonl"
+
+const (
+	// indexEvery is the spacing of the in-memory offset index: the offset
+	// of every indexEvery-th line is kept, so Events seeks to at most
+	// indexEvery-1 lines before the one it wants and skips those without
+	// decoding them.
+	indexEvery = 64
+	// bufferSize is the size of the read and write buffers. Lines may be
+	// far longer; readLine grows past it as needed.
+	bufferSize = 64 << 10
+)
+
+// FileOptions configures [OpenFile]. The zero value opens a writable store
+// with buffered appends that become durable at Sync.
+type FileOptions struct {
+	// Logger receives the warning about a torn last line. Nil means
+	// discard.
+	Logger *slog.Logger
+	// SyncEveryAppend makes every Append flush and fsync before it
+	// returns. False (the default) buffers appends until Sync or Close.
+	SyncEveryAppend bool
+	// ReadOnly opens the store for reading only: nothing is ever written,
+	// a torn last line is skipped with a warning rather than cut off, and
+	// a missing directory or file is an error wrapping fs.ErrNotExist.
+	ReadOnly bool
+}
+
+// FileStore is a [Store] kept in one JSON Lines file, dir/events.jsonl: one
+// envelope per line, each line ending with a newline, sequence numbers
+// dense from 1. See the package documentation for what it does on open
+// with a file a crash left behind.
+//
+// Appends go through a write buffer and become durable at Sync (or at each
+// Append with FileOptions.SyncEveryAppend). After a write or sync failure
+// the store is broken: every later Append and Sync returns that failure,
+// and the next writable open cuts off whatever was half written.
+//
+// A FileStore is not safe for concurrent use; a [Log] serialises its calls.
+// Its zero value is not usable; use [OpenFile]. Nothing prevents two
+// processes from opening the same file for writing: the session layer must
+// not let that happen.
+type FileStore struct {
+	path     string
+	logger   *slog.Logger
+	readOnly bool
+	syncEach bool
+
+	f     *os.File
+	w     *bufio.Writer // nil when read-only
+	size  int64         // end of the last complete line, buffered bytes included
+	last  uint64
+	index []int64 // index[k] is the offset of the line of seq k*indexEvery+1
+	err   error   // first write or sync failure, returned from then on
+
+	closed bool
+}
+
+var _ Store = (*FileStore)(nil)
+
+// OpenFile opens the log of the session directory dir, dir/events.jsonl.
+// A writable store creates the directory (mode 0o700) and the file (mode
+// 0o600) if they are missing; a read-only one fails with an error wrapping
+// fs.ErrNotExist. opts may be nil.
+//
+// OpenFile reads the whole file to check it and index it. A torn last line
+// is cut off (writable) or skipped (read-only), with a warning on the
+// logger giving the line number and byte count. Any other damage is an
+// error naming the file and the line, and the file is left untouched.
+func OpenFile(dir string, opts *FileOptions) (*FileStore, error) {
+	var o FileOptions
+	if opts != nil {
+		o = *opts
+	}
+	s := &FileStore{
+		path:     filepath.Join(dir, FileName),
+		logger:   o.Logger,
+		readOnly: o.ReadOnly,
+		syncEach: o.SyncEveryAppend,
+	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	var err error
+	if s.readOnly {
+		s.f, err = os.Open(s.path)
+	} else {
+		s.f, err = createOrOpen(dir, s.path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("eventlog: open %s: %w", s.path, err)
+	}
+	if err := s.scan(); err != nil {
+		// The scan failed, so the file was not modified; the close error
+		// adds nothing to the one being returned.
+		_ = s.f.Close()
+		return nil, err
+	}
+	if !s.readOnly {
+		s.w = bufio.NewWriterSize(s.f, bufferSize)
+	}
+	return s, nil
+}
+
+// createOrOpen opens path for appending, creating dir and path if needed.
+// When it creates the file it fsyncs the directory, so that the file's
+// existence survives a crash as its contents will.
+func createOrOpen(dir, path string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := syncDir(dir); err != nil {
+		_ = f.Close() // the sync error is the one to report
+		return nil, err
+	}
+	return f, nil
+}
+
+// syncDir fsyncs a directory, making the entries created in it durable.
+// Windows cannot, and does not need to.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// scan reads the whole file, checks every line and builds the index. It
+// handles a torn last line, and fails on any other damage without
+// modifying the file.
+func (s *FileStore) scan() error {
+	r := bufio.NewReaderSize(s.f, bufferSize)
+	var (
+		buf  []byte
+		off  int64 // start of the current line
+		line int
+	)
+	for {
+		b, complete, err := readLine(r, &buf)
+		if err != nil {
+			return fmt.Errorf("eventlog: open %s: read line %d: %w", s.path, line+1, err)
+		}
+		if len(b) == 0 {
+			break
+		}
+		line++
+		if !complete {
+			return s.tornTail(off, line, int64(len(b)), "no trailing newline")
+		}
+		var env contract.Envelope
+		if err := env.UnmarshalJSON(b); err != nil {
+			if _, perr := r.Peek(1); perr == io.EOF {
+				return s.tornTail(off, line, int64(len(b)), err.Error())
+			}
+			return fmt.Errorf("eventlog: open %s: line %d: %w", s.path, line, err)
+		}
+		if err := checkAppend(env, s.last); err != nil {
+			return fmt.Errorf("eventlog: open %s: line %d: %w", s.path, line, err)
+		}
+		if s.last%indexEvery == 0 {
+			s.index = append(s.index, off)
+		}
+		s.last++
+		off += int64(len(b))
+	}
+	s.size = off
+	return nil
+}
+
+// tornTail handles a torn last line, the n bytes from off to the end of
+// the file: a writable store truncates the file to off and syncs it, a
+// read-only one only stops before it. Both log a warning.
+func (s *FileStore) tornTail(off int64, line int, n int64, reason string) error {
+	s.size = off
+	if s.readOnly {
+		s.logger.Warn("eventlog: skipping a torn last line; the file is opened read-only and left as it is",
+			"path", s.path, "line", line, "bytes", n, "reason", reason)
+		return nil
+	}
+	if err := s.f.Truncate(off); err != nil {
+		return fmt.Errorf("eventlog: open %s: cut torn line %d: %w", s.path, line, err)
+	}
+	if err := s.f.Sync(); err != nil {
+		return fmt.Errorf("eventlog: open %s: cut torn line %d: %w", s.path, line, err)
+	}
+	s.logger.Warn("eventlog: cut off a torn last line, left by a crash during a write",
+		"path", s.path, "line", line, "bytes", n, "reason", reason)
+	return nil
+}
+
+// readLine reads one line, its newline included, and reports whether it
+// ends with a newline; at the end of the input it returns an empty line.
+// The line is valid until the next call. Lines longer than r's buffer are
+// gathered in *buf, so there is no limit on their length.
+func readLine(r *bufio.Reader, buf *[]byte) (line []byte, complete bool, err error) {
+	b, err := r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		*buf = append((*buf)[:0], b...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			b, err = r.ReadSlice('\n')
+			*buf = append(*buf, b...)
+		}
+		b = *buf
+	}
+	switch {
+	case err == nil:
+		return b, true, nil
+	case errors.Is(err, io.EOF):
+		return b, false, nil
+	}
+	return nil, false, err
+}
+
+// Path returns the path of the log file.
+func (s *FileStore) Path() string { return s.path }
+
+// LastSeq returns the Seq of the last event stored, buffered ones
+// included, or 0 if there is none.
+func (s *FileStore) LastSeq() uint64 { return s.last }
+
+// Append writes env, whose Seq must be LastSeq()+1, as one line to the
+// write buffer, or through to disk with FileOptions.SyncEveryAppend. It
+// fails on a read-only, closed or broken store, and for an envelope that
+// does not encode (nothing is written then).
+func (s *FileStore) Append(env contract.Envelope) error {
+	if err := s.writable("append to"); err != nil {
+		return err
+	}
+	if err := checkAppend(env, s.last); err != nil {
+		return fmt.Errorf("eventlog: append to %s: %w", s.path, err)
+	}
+	b, err := env.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("eventlog: append to %s: %w", s.path, err)
+	}
+	if bytes.IndexByte(b, '\n') >= 0 {
+		// encoding/json never writes one, but a line must stay a line.
+		return fmt.Errorf("eventlog: append to %s: encoded %s contains a newline", s.path, env.Type())
+	}
+	if _, err = s.w.Write(b); err == nil {
+		err = s.w.WriteByte('\n')
+	}
+	if err != nil {
+		s.err = fmt.Errorf("eventlog: append to %s: %w", s.path, err)
+		return s.err
+	}
+	if s.last%indexEvery == 0 {
+		s.index = append(s.index, s.size)
+	}
+	s.last++
+	s.size += int64(len(b)) + 1
+	if s.syncEach {
+		return s.sync()
+	}
+	return nil
+}
+
+// Sync flushes the write buffer and fsyncs the file. On a read-only store
+// there is nothing to make durable, and it returns nil.
+func (s *FileStore) Sync() error {
+	if s.readOnly && !s.closed {
+		return nil
+	}
+	if err := s.writable("sync"); err != nil {
+		return err
+	}
+	return s.sync()
+}
+
+// sync flushes and fsyncs, breaking the store if either fails.
+func (s *FileStore) sync() error {
+	if err := s.w.Flush(); err != nil {
+		s.err = fmt.Errorf("eventlog: flush %s: %w", s.path, err)
+		return s.err
+	}
+	if err := s.f.Sync(); err != nil {
+		// After a failed fsync the kernel may have dropped the dirty
+		// pages: nothing written since the last good sync can be trusted.
+		s.err = fmt.Errorf("eventlog: sync %s: %w", s.path, err)
+		return s.err
+	}
+	return nil
+}
+
+// writable returns why the store cannot be written to, or nil.
+func (s *FileStore) writable(op string) error {
+	switch {
+	case s.closed:
+		return fmt.Errorf("eventlog: %s %s: %w", op, s.path, ErrClosed)
+	case s.readOnly:
+		return fmt.Errorf("eventlog: %s %s: opened read-only", op, s.path)
+	}
+	return s.err
+}
+
+// Events returns the events with Seq >= from, in order, reading the file
+// after flushing the write buffer. It seeks with the offset index rather
+// than reading from the start. Ranging over a closed store yields an error
+// wrapping [ErrClosed]; a line that no longer decodes or is out of
+// sequence (the file was changed behind the store's back) yields an error
+// naming the file and line.
+//
+// Reads go through ReadAt on the store's file and stop at the end of what
+// was stored when ranging began, so the loop body may append to the store.
+func (s *FileStore) Events(from uint64) iter.Seq2[contract.Envelope, error] {
+	return func(yield func(contract.Envelope, error) bool) {
+		if s.closed {
+			yield(contract.Envelope{}, fmt.Errorf("eventlog: read %s: %w", s.path, ErrClosed))
+			return
+		}
+		if s.w != nil {
+			if err := s.writable("read"); err != nil {
+				yield(contract.Envelope{}, err)
+				return
+			}
+			if err := s.w.Flush(); err != nil {
+				s.err = fmt.Errorf("eventlog: flush %s: %w", s.path, err)
+				yield(contract.Envelope{}, s.err)
+				return
+			}
+		}
+		from = max(from, 1)
+		last, end := s.last, s.size
+		if from > last {
+			return
+		}
+		k := (from - 1) / indexEvery
+		seq, off := k*indexEvery+1, s.index[k]
+		r := bufio.NewReaderSize(io.NewSectionReader(s.f, off, end-off), bufferSize)
+		var buf []byte
+		for ; seq <= last; seq++ {
+			b, complete, err := readLine(r, &buf)
+			if err == nil && !complete {
+				err = io.ErrUnexpectedEOF
+			}
+			if err != nil {
+				yield(contract.Envelope{}, fmt.Errorf("eventlog: read %s: line %d: %w", s.path, seq, err))
+				return
+			}
+			if seq < from {
+				continue
+			}
+			var env contract.Envelope
+			if err := env.UnmarshalJSON(b); err != nil {
+				yield(contract.Envelope{}, fmt.Errorf("eventlog: read %s: line %d: %w", s.path, seq, err))
+				return
+			}
+			if env.Seq != seq {
+				yield(contract.Envelope{}, fmt.Errorf("eventlog: read %s: line %d has seq %d", s.path, seq, env.Seq))
+				return
+			}
+			if !yield(env, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Close flushes and fsyncs what was appended, then closes the file. If
+// the store broke earlier, Close returns that failure. Closing twice is
+// not an error.
+func (s *FileStore) Close() error {
+	if s.closed {
+		return nil
+	}
+	var err error
+	if !s.readOnly {
+		err = s.writable("close")
+		if err == nil {
+			err = s.sync()
+		}
+	}
+	s.closed = true
+	if cerr := s.f.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("eventlog: close %s: %w", s.path, cerr)
+	}
+	return err
+}
