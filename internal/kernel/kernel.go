@@ -1,0 +1,154 @@
+// Package kernel is rein's runtime facade: the one place that drives the
+// provider, the event log, the state and the projection together.
+//
+// A caller (the CLI, a test, a future TUI or API) hands user input to
+// [Kernel.Send] and renders what it yields: every event the turn produced,
+// as envelopes, deltas included. The caller never sees a provider object,
+// never edits state and never executes a tool.
+//
+// In this milestone a proposed tool intent is recorded as pending and left
+// there: the session waits for the tool runtime, which lands next. Nothing
+// the model proposes is ever executed here.
+package kernel
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/eventlog"
+	"github.com/rein-agent/rein/internal/id"
+	"github.com/rein-agent/rein/internal/provider"
+	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/state"
+)
+
+// ErrBusy is yielded by Send when another Send of the same kernel is still
+// running.
+var ErrBusy = errors.New("kernel: a run is already in progress")
+
+// Options configure a Kernel. The zero value is usable: no tools, no system
+// prompt, provider name "unknown", the provider's default model.
+type Options struct {
+	// ProviderName names the provider in events (model.requested,
+	// session.started); empty means "unknown".
+	ProviderName string
+	// Model is passed to the provider as given; empty means its default.
+	Model string
+	// Profile names the configuration profile, for the record only.
+	Profile string
+	// System is the system prompt of every request.
+	System string
+	// Registry holds the tools the model may be offered; nil means none.
+	Registry *registry.Registry
+	// Cwd is the workspace, recorded in session.started.
+	Cwd string
+	// Version is rein's version, recorded in session.started.
+	Version string
+	// Session is the id of a new session; empty means a fresh id. It is
+	// ignored when the log already holds a session.
+	Session string
+	// Logger receives diagnostics; nil means discard.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Input is what the user sends.
+type Input struct {
+	Text string
+}
+
+// Kernel runs a session. Send runs one at a time; State and Events are safe
+// to call from any goroutine at any time.
+type Kernel struct {
+	prov    provider.Provider
+	log     *eventlog.Log
+	opts    Options
+	session string
+
+	busy atomic.Bool
+	mu   sync.Mutex // guards st
+	st   state.State
+}
+
+// New returns a kernel that appends to log and asks prov. The state is the
+// fold of what log already holds, so a kernel over an existing session
+// continues it.
+func New(prov provider.Provider, log *eventlog.Log, opts *Options) (*Kernel, error) {
+	if prov == nil || log == nil {
+		return nil, errors.New("kernel: New needs a provider and a log")
+	}
+	k := &Kernel{prov: prov, log: log}
+	if opts != nil {
+		k.opts = *opts
+	}
+	if k.opts.ProviderName == "" {
+		k.opts.ProviderName = "unknown"
+	}
+	if k.opts.Now == nil {
+		k.opts.Now = time.Now
+	}
+	if k.opts.Logger == nil {
+		k.opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	st, err := state.Reduce(log.Events(1))
+	if err != nil {
+		return nil, err
+	}
+	k.st = st
+	k.session = st.Session
+	if k.session == "" {
+		k.session = k.opts.Session
+	}
+	if k.session == "" {
+		k.session = id.New("ses")
+	}
+	return k, nil
+}
+
+// Session returns the session id.
+func (k *Kernel) Session() string { return k.session }
+
+// State returns the current state. The caller must treat it as read-only:
+// its slices share storage with the kernel's.
+func (k *Kernel) State() state.State {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.st
+}
+
+// Events returns the session's durable events from the start.
+func (k *Kernel) Events() iter.Seq2[contract.Envelope, error] { return k.log.Events(1) }
+
+// Send records in as a user message, runs the turn and yields every event
+// it produces, deltas included, in order. A provider failure is an event
+// (provider.error) followed by run.finished, never a Go error: the yielded
+// error is non-nil only when the runtime itself fails (the log cannot be
+// written, or another Send is running), and it is then the last pair.
+//
+// Cancelling ctx stops the model call; the run is recorded as cancelled.
+// Breaking out of the loop early also ends the run as cancelled: the log is
+// completed and synced before Send returns.
+func (k *Kernel) Send(ctx context.Context, in Input) iter.Seq2[contract.Envelope, error] {
+	return func(yield func(contract.Envelope, error) bool) {
+		if !k.busy.CompareAndSwap(false, true) {
+			yield(contract.Envelope{}, ErrBusy)
+			return
+		}
+		defer k.busy.Store(false)
+		r := &run{k: k, yield: yield}
+		r.send(ctx, in)
+		if err := k.log.Sync(); err != nil && r.err == nil {
+			r.err = err
+		}
+		if r.err != nil && !r.stopped {
+			yield(contract.Envelope{}, r.err)
+		}
+	}
+}

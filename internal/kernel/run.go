@@ -1,0 +1,246 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/id"
+	"github.com/rein-agent/rein/internal/projection"
+	"github.com/rein-agent/rein/internal/state"
+)
+
+// notExecuted is what the model is told about an intent that was still
+// pending when the user spoke again.
+const notExecuted = "rein did not run this tool call: this build has no tool runtime yet, " +
+	"so the intent was recorded and left pending until the user wrote again."
+
+// run is one Send: it appends events, keeps the kernel's state, and hands
+// every envelope to the caller.
+type run struct {
+	k     *Kernel
+	yield func(contract.Envelope, error) bool
+	id    string
+	turn  int
+	// stopped is set once the caller stops reading; events are still
+	// appended so the log stays complete.
+	stopped bool
+	// err is the runtime failure that ended the run, if any.
+	err error
+
+	// The text or reasoning block being streamed, coalesced into one
+	// durable event when the block ends.
+	block     strings.Builder
+	blockType string
+	cause     string
+}
+
+// emit appends e and yields its envelope. It reports false once the run
+// cannot go on (the log failed).
+func (r *run) emit(e contract.Event, cause string) (contract.Envelope, bool) {
+	if r.err != nil {
+		return contract.Envelope{}, false
+	}
+	k := r.k
+	env, err := k.log.Append(contract.Envelope{
+		ID: id.New("evt"), Time: k.opts.Now().UTC(), Session: k.session,
+		Run: r.id, Turn: r.turn, Cause: cause, Data: e,
+	})
+	if err != nil {
+		r.err = fmt.Errorf("kernel: append %s: %w", e.EventType(), err)
+		return env, false
+	}
+	if env.Durable() {
+		k.mu.Lock()
+		k.st = state.Apply(k.st, env)
+		k.mu.Unlock()
+	}
+	if !r.stopped && !r.yield(env, nil) {
+		r.stopped = true
+	}
+	return env, true
+}
+
+func (r *run) state() state.State { return r.k.State() }
+
+func (r *run) send(ctx context.Context, in Input) {
+	k := r.k
+	st := r.state()
+	if st.Session == "" {
+		if _, ok := r.emit(&contract.SessionStarted{
+			Cwd: k.opts.Cwd, Version: k.opts.Version, Profile: k.opts.Profile,
+			Provider: k.opts.ProviderName, Model: k.opts.Model,
+		}, ""); !ok {
+			return
+		}
+	}
+	r.turn = st.Turn
+	for _, in := range st.Pending {
+		obs := contract.Observation{IntentID: in.ID, ToolName: in.ToolName, Phase: "kernel", Code: "not_executed", Text: notExecuted}
+		if _, ok := r.emit(&contract.ToolObservation{Observation: obs}, ""); !ok {
+			return
+		}
+	}
+	um, ok := r.emit(&contract.UserMessage{Text: in.Text}, "")
+	if !ok {
+		return
+	}
+	r.id = id.New("run")
+	started, ok := r.emit(&contract.RunStarted{Goal: in.Text}, um.ID)
+	if !ok {
+		return
+	}
+	r.turn++
+	cause, outcome, reason := r.modelCall(ctx, started.ID)
+	if r.err != nil {
+		return
+	}
+	if outcome == "" {
+		// The model proposed intents: the run waits for the tool runtime.
+		if err := k.log.Sync(); err != nil {
+			r.err = fmt.Errorf("kernel: sync: %w", err)
+		}
+		return
+	}
+	r.emit(&contract.RunFinished{Outcome: outcome, Reason: reason}, cause)
+}
+
+// modelCall makes one model call and records it. It returns the id of the
+// event that ended it and, when the run ends here, the outcome and reason;
+// an empty outcome means the run waits for its pending intents.
+func (r *run) modelCall(ctx context.Context, cause string) (last string, outcome contract.Outcome, reason string) {
+	k := r.k
+	st := r.state()
+	req := projection.Request(&st, k.opts.Registry, &projection.Options{Model: k.opts.Model, System: k.opts.System})
+	requested, ok := r.emit(&contract.ModelRequested{
+		Provider: k.opts.ProviderName, Model: k.opts.Model, MessageCount: len(req.Messages),
+		ToolNames: projection.ToolNames(req), EstimatedInputTokens: projection.EstimateTokens(req),
+	}, cause)
+	if !ok {
+		return "", "", ""
+	}
+	r.cause = requested.ID
+	last = requested.ID
+	var perr *contract.ProviderError
+	finished := false
+	produced := false // whether this attempt added anything to the conversation
+
+	streamCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for ev, err := range k.prov.Stream(streamCtx, req) {
+		if err != nil {
+			perr = asProviderError(err)
+			break
+		}
+		if ev == nil {
+			continue
+		}
+		switch e := ev.(type) {
+		case *contract.TextDelta:
+			r.extend(contract.TypeModelText, e.Text)
+			r.emit(e, requested.ID)
+		case *contract.ReasoningDelta:
+			r.extend(contract.TypeModelReasoning, e.Text)
+			r.emit(e, requested.ID)
+		case *contract.IntentProposed:
+			r.flush()
+			intent := e.ToolIntent
+			intent.ID = id.New("int")
+			env, _ := r.emit(&contract.IntentProposed{ToolIntent: intent}, requested.ID)
+			last, produced = env.ID, true
+		case *contract.ModelFinished:
+			r.flush()
+			env, _ := r.emit(e, requested.ID)
+			last, finished = env.ID, true
+		default:
+			r.flush()
+			env, _ := r.emit(e, requested.ID)
+			if _, isErr := e.(*contract.ProviderError); isErr {
+				last = env.ID
+			}
+		}
+		if r.blockType != "" {
+			produced = true
+		}
+		if r.err != nil || r.stopped {
+			break
+		}
+	}
+	r.flush()
+	if r.err != nil {
+		return "", "", ""
+	}
+	switch {
+	case perr != nil:
+	case r.stopped:
+		perr = &contract.ProviderError{Kind: contract.KindAborted, Message: "the caller stopped reading the run"}
+	case ctx.Err() != nil:
+		perr = &contract.ProviderError{Kind: contract.KindAborted, Message: ctx.Err().Error()}
+	case !finished:
+		perr = &contract.ProviderError{Kind: contract.KindStreamInterrupted, Retryable: true,
+			Message: "the provider's stream ended without finishing the model call"}
+	}
+	if perr != nil {
+		copied := *perr // the provider's value is not ours to change
+		perr = &copied
+		if perr.Provider == "" {
+			perr.Provider = k.opts.ProviderName
+		}
+		if perr.Model == "" {
+			perr.Model = k.opts.Model
+		}
+		env, _ := r.emit(perr, requested.ID)
+		last = env.ID
+		if produced {
+			r.emit(&contract.ModelDiscarded{Reason: "the model call failed (" + string(perr.Kind) + "); its partial output is not part of the conversation"}, env.ID)
+		}
+		if perr.Kind == contract.KindAborted {
+			return last, contract.OutcomeCancelled, perr.Message
+		}
+		return last, contract.OutcomeFailed, perr.Error()
+	}
+	if len(r.state().Pending) > 0 {
+		return last, "", ""
+	}
+	return last, contract.OutcomeCompleted, ""
+}
+
+// extend adds delta text to the current block, ending the previous block
+// first when it is of another type.
+func (r *run) extend(blockType, text string) {
+	if r.blockType != blockType {
+		r.flush()
+		r.blockType = blockType
+	}
+	r.block.WriteString(text)
+}
+
+// flush appends the block being streamed, if any, as one durable event.
+func (r *run) flush() {
+	if r.blockType == "" {
+		return
+	}
+	text := r.block.String()
+	typ := r.blockType
+	r.block.Reset()
+	r.blockType = ""
+	if text == "" {
+		return
+	}
+	if typ == contract.TypeModelText {
+		r.emit(&contract.ModelText{Text: text}, r.cause)
+	} else {
+		r.emit(&contract.ModelReasoning{Text: text}, r.cause)
+	}
+}
+
+// asProviderError returns err as a provider error, wrapping a foreign error
+// (a provider breaking its contract) as kind unknown.
+func asProviderError(err error) *contract.ProviderError {
+	if pe, ok := errors.AsType[*contract.ProviderError](err); ok {
+		return pe
+	}
+	return &contract.ProviderError{Kind: contract.KindUnknown, Message: err.Error(), Err: err}
+}
