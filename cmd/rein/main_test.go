@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rein-agent/rein/internal/contract"
+)
+
+// rein is the binary under test, built once by TestMain.
+var rein string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rein-bin-")
+	if err != nil {
+		panic(err)
+	}
+	rein = filepath.Join(dir, "rein")
+	if out, err := exec.Command("go", "build", "-o", rein, ".").CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		panic("go build: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+	state          string // XDG_STATE_HOME of the run
+}
+
+// run runs the binary with a private state directory and temp directory.
+func run(t *testing.T, args ...string) result {
+	t.Helper()
+	stateDir, tmp := t.TempDir(), t.TempDir()
+	cmd := exec.Command(rein, args...)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir, "TMPDIR="+tmp, "NO_COLOR=1")
+	var out, errw bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errw
+	err := cmd.Run()
+	code := 0
+	if ee, ok := errors.AsType[*exec.ExitError](err); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{code, out.String(), errw.String(), stateDir}
+}
+
+// sessionLog returns the one events.jsonl under the run's state directory.
+func sessionLog(t *testing.T, r result) []byte {
+	t.Helper()
+	logs, _ := filepath.Glob(filepath.Join(r.state, "rein", "sessions", "*", "events.jsonl"))
+	if len(logs) != 1 {
+		t.Fatalf("found %d session logs, want 1", len(logs))
+	}
+	b, err := os.ReadFile(logs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestDemo(t *testing.T) {
+	r := run(t, "demo")
+	if r.code != 0 {
+		t.Fatalf("rein demo: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "I'll start by running the test suite to see which test fails and how.") {
+		t.Errorf("stdout lacks the streamed answer:\n%s", r.stdout)
+	}
+	for _, want := range []string{"SCRIPTED", "● bash", `"go test ./..."`, "pending: not executed", "session: "} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	sessionLog(t, r)
+}
+
+func TestDemoJSON(t *testing.T) {
+	r := run(t, "demo", "--json")
+	if r.code != 0 {
+		t.Fatalf("rein demo --json: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	var seen []string
+	for i, line := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
+		var env contract.Envelope
+		if err := json.Unmarshal([]byte(line), &env); err != nil {
+			t.Fatalf("stdout line %d is not an envelope: %v\n%s", i+1, err, line)
+		}
+		if env.Seq != uint64(i+1) {
+			t.Errorf("line %d has seq %d: not dense", i+1, env.Seq)
+		}
+		seen = append(seen, env.Type())
+	}
+	for _, want := range []string{contract.TypeUserMessage, contract.TypeModelRequested, contract.TypeIntentProposed, contract.TypeModelFinished} {
+		if !slices.Contains(seen, want) {
+			t.Errorf("demo --json lacks %s; got %v", want, seen)
+		}
+	}
+	if log := sessionLog(t, r); string(log) != r.stdout {
+		t.Errorf("--json output differs from events.jsonl:\n--json:\n%s\nevents.jsonl:\n%s", r.stdout, log)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	r := run(t, "version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "rein ") {
+		t.Errorf("rein version: exit %d, %q", r.code, r.stdout)
+	}
+}
+
+func TestProviders(t *testing.T) {
+	for name, tc := range map[string]struct {
+		args []string
+		want string
+	}{
+		"unknown":  {[]string{"exec", "--provider", "nosuch", "hi"}, `unknown provider "nosuch" (known: scripted)`},
+		"planned":  {[]string{"exec", "--provider", "anthropic", "hi"}, `provider "anthropic" is not in this build yet`},
+		"none":     {[]string{"exec", "hi"}, "no model provider chosen"},
+		"noscript": {[]string{"exec", "--provider", "scripted", "hi"}, "needs --script FILE"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := run(t, tc.args...)
+			if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", r.code, r.stderr, tc.want)
+			}
+		})
+	}
+}
+
+func TestExecScripted(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "script.json")
+	if err := os.WriteFile(script, []byte(`{"turns":[{"steps":[{"text":"The answer "},{"text":"is 42."},{"finish":"stop"}]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, "exec", "--provider", "scripted", "--script", script, "what is the answer?")
+	if r.code != 0 || r.stdout != "The answer is 42.\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}

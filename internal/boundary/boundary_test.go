@@ -1,0 +1,101 @@
+package boundary
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/rein-agent/rein"
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+// packages lists the module's packages with their direct and transitive
+// imports, as `go list -deps` sees them.
+func packages(t *testing.T) map[string]pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", module+"/...")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	pkgs := map[string]pkg{}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs[p.ImportPath] = p
+	}
+	if len(pkgs) < 5 {
+		t.Fatalf("go list found only %d packages", len(pkgs))
+	}
+	return pkgs
+}
+
+func under(path, root string) bool { return path == root || strings.HasPrefix(path, root+"/") }
+
+func TestProvidersOnlyTranslate(t *testing.T) {
+	forbidden := []string{module + "/internal/tool", module + "/internal/permission", module + "/internal/kernel", module + "/internal/cli"}
+	found := 0
+	for path, p := range packages(t) {
+		if !under(path, module+"/internal/provider") {
+			continue
+		}
+		found++
+		for _, dep := range p.Deps {
+			if dep == "os/exec" {
+				t.Errorf("%s depends on os/exec: a provider translates, it never executes", path)
+			}
+			for _, f := range forbidden {
+				if under(dep, f) {
+					t.Errorf("%s depends on %s: a provider translates, it never executes or decides", path, dep)
+				}
+			}
+		}
+	}
+	if found < 2 {
+		t.Fatalf("found %d provider packages, want the interface and at least one adapter", found)
+	}
+}
+
+func TestCLIReachesProvidersOnlyThroughTheKernel(t *testing.T) {
+	pkgs := packages(t)
+	cli, ok := pkgs[module+"/internal/cli"]
+	if !ok {
+		t.Fatal("no internal/cli package")
+	}
+	for _, imp := range cli.Imports {
+		for _, f := range []string{module + "/internal/provider", module + "/internal/tool", module + "/internal/eventlog"} {
+			if under(imp, f) {
+				t.Errorf("internal/cli imports %s: the CLI drives the runtime facade only", imp)
+			}
+		}
+	}
+	if !slices.Contains(cli.Imports, module+"/internal/kernel") {
+		t.Errorf("internal/cli does not import the kernel; how does it reach the model?")
+	}
+}
+
+func TestContractIsStandardLibraryOnly(t *testing.T) {
+	p := packages(t)[module+"/internal/contract"]
+	for _, dep := range p.Deps {
+		if strings.Contains(strings.SplitN(dep, "/", 2)[0], ".") {
+			t.Errorf("internal/contract depends on %s; contracts import only the standard library", dep)
+		}
+	}
+}

@@ -1,0 +1,257 @@
+// Package cli is rein's command line: it parses commands and flags, turns
+// what the person types into [Runtime.Send], and renders what comes back.
+//
+// The CLI is thin on purpose. It never calls a provider, never edits state
+// and never executes a tool: cmd/rein builds the runtime (provider, tools,
+// log) and hands it over through [Deps].
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/kernel"
+	"github.com/rein-agent/rein/internal/state"
+)
+
+// Exit codes of rein.
+const (
+	ExitOK          = 0
+	ExitFailed      = 1
+	ExitUsage       = 2
+	ExitInterrupted = 130
+)
+
+// Runtime is the runtime facade as the CLI uses it.
+type Runtime interface {
+	Send(ctx context.Context, in kernel.Input) iter.Seq2[contract.Envelope, error]
+	State() state.State
+	Session() string
+}
+
+// Spec is what the person asked for on the command line, for the wiring to
+// build a runtime from.
+type Spec struct {
+	// Provider and Model are the --provider and --model flags; empty means
+	// the wiring's default.
+	Provider string
+	Model    string
+	// Script is the --script flag: the script file of the scripted provider.
+	Script string
+	// Cwd is the workspace.
+	Cwd string
+}
+
+// Session is a runtime opened for one command, with what the CLI shows
+// about it.
+type Session struct {
+	Runtime Runtime
+	// Dir is where the session's log lives, shown to the person; may be
+	// empty.
+	Dir string
+	// Close releases the session (syncs and closes its log); may be nil.
+	Close func() error
+}
+
+// Demo is the offline demo as the wiring prepared it.
+type Demo struct {
+	Session
+	// Workspace is the temporary project the demo works on.
+	Workspace string
+	// Prompt is the demo's first message.
+	Prompt string
+	// Want is the status the run ends in when it goes as designed.
+	Want state.Status
+	// Explain is printed after a run that went as designed.
+	Explain string
+}
+
+// ErrUsage marks an error caused by how rein was called; the CLI exits
+// with [ExitUsage].
+var ErrUsage = errors.New("usage")
+
+// Deps is what cmd/rein hands the CLI.
+type Deps struct {
+	// Version is the version line printed by `rein version`.
+	Version string
+	// Open builds the runtime for a session. An error wrapping ErrUsage
+	// (an unknown provider, a missing script) exits with code 2.
+	Open func(ctx context.Context, spec Spec) (*Session, error)
+	// Demo builds the offline demo's session.
+	Demo func(ctx context.Context) (*Demo, error)
+	// Stdin, Stdout and Stderr default to the process's.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Interrupts, when not nil, wraps a context so that Ctrl-C cancels it;
+	// nil means Ctrl-C is not caught.
+	Interrupts func(ctx context.Context) (context.Context, context.CancelFunc)
+}
+
+// flags are the options shared by the session commands.
+type flags struct {
+	provider, model, script string
+	json, deltas            bool
+}
+
+// Execute runs rein with args (without the program name) and returns the
+// process exit code.
+func Execute(ctx context.Context, args []string, deps Deps) int {
+	if deps.Stdin == nil {
+		deps.Stdin = os.Stdin
+	}
+	if deps.Stdout == nil {
+		deps.Stdout = os.Stdout
+	}
+	if deps.Stderr == nil {
+		deps.Stderr = os.Stderr
+	}
+	if deps.Interrupts == nil {
+		deps.Interrupts = func(ctx context.Context) (context.Context, context.CancelFunc) {
+			return context.WithCancel(ctx)
+		}
+	}
+	a := &app{deps: deps}
+	root := a.commands()
+	root.SetArgs(args)
+	root.SetIn(deps.Stdin)
+	root.SetOut(deps.Stdout)
+	root.SetErr(deps.Stderr)
+	err := root.ExecuteContext(ctx)
+	var ex exitError
+	switch {
+	case err == nil:
+		return a.code
+	case errors.As(err, &ex):
+		if ex.msg != "" {
+			fmt.Fprintln(deps.Stderr, "rein: "+ex.msg)
+		}
+		return ex.code
+	case errors.Is(err, ErrUsage):
+		fmt.Fprintln(deps.Stderr, "rein: "+strings.TrimPrefix(err.Error(), "usage: "))
+		return ExitUsage
+	case isCobraUsage(err):
+		fmt.Fprintf(deps.Stderr, "rein: %v\nRun 'rein --help' for usage.\n", err)
+		return ExitUsage
+	default:
+		fmt.Fprintln(deps.Stderr, "rein: "+err.Error())
+		return ExitFailed
+	}
+}
+
+// exitError ends a command with a given code and message.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
+
+// isCobraUsage reports whether err is cobra's complaint about the command
+// line (unknown flag, unknown command, bad argument count).
+func isCobraUsage(err error) bool {
+	s := err.Error()
+	for _, p := range []string{"unknown flag", "unknown shorthand", "unknown command", "flag needs an argument", "invalid argument", "accepts ", "requires "} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// app holds one execution of the command line.
+type app struct {
+	deps  Deps
+	flags flags
+	code  int
+}
+
+func (a *app) commands() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "rein [prompt]",
+		Short: "rein, a terminal coding agent that keeps the model on a rein",
+		Long: "rein asks a model, lets it propose actions, and decides, executes and records\n" +
+			"every step in an append-only event log.\n\n" +
+			"  rein                 interactive session (Ctrl-D to leave)\n" +
+			"  rein \"fix the tests\" interactive session with a first message\n" +
+			"  rein exec \"...\"      headless run: answer on stdout, progress on stderr\n" +
+			"  rein demo            offline demo against a scripted model",
+		Args:          cobra.ArbitraryArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.interactive(cmd.Context(), strings.Join(args, " "))
+		},
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	a.sessionFlags(root)
+
+	exec := &cobra.Command{
+		Use:   "exec prompt",
+		Short: "Run one prompt headless: the answer on stdout, progress on stderr",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.exec(cmd.Context(), strings.Join(args, " "))
+		},
+	}
+	a.sessionFlags(exec)
+
+	demo := &cobra.Command{
+		Use:   "demo",
+		Short: "Run the offline demo: a scripted model on a small Go project whose test fails",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.demo(cmd.Context())
+		},
+	}
+	demo.Flags().BoolVar(&a.flags.json, "json", false, "print the durable events as JSON lines on stdout, and nothing else there")
+	demo.Flags().BoolVar(&a.flags.deltas, "deltas", false, "with --json, print the deltas too")
+
+	version := &cobra.Command{
+		Use:   "version",
+		Short: "Print rein's version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintln(cmd.OutOrStdout(), a.deps.Version)
+		},
+	}
+	root.AddCommand(exec, demo, version)
+	return root
+}
+
+func (a *app) sessionFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&a.flags.provider, "provider", "", "model provider (scripted)")
+	f.StringVar(&a.flags.model, "model", "", "model name, passed to the provider as given")
+	f.StringVar(&a.flags.script, "script", "", "script file for --provider scripted")
+	f.BoolVar(&a.flags.json, "json", false, "print the durable events as JSON lines on stdout, and nothing else there")
+	f.BoolVar(&a.flags.deltas, "deltas", false, "with --json, print the deltas too")
+}
+
+// open builds the session the flags ask for.
+func (a *app) open(ctx context.Context) (*Session, error) {
+	if a.flags.deltas && !a.flags.json {
+		return nil, fmt.Errorf("%w: --deltas goes with --json", ErrUsage)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("cannot tell the working directory: %w", err)
+	}
+	return a.deps.Open(ctx, Spec{Provider: a.flags.provider, Model: a.flags.model, Script: a.flags.script, Cwd: cwd})
+}
+
+func closeSession(s *Session, stderr io.Writer) {
+	if s.Close == nil {
+		return
+	}
+	if err := s.Close(); err != nil {
+		fmt.Fprintf(stderr, "rein: closing the session: %v\n", err)
+	}
+}

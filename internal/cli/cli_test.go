@@ -1,0 +1,225 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"testing"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/eventlog"
+	"github.com/rein-agent/rein/internal/kernel"
+	"github.com/rein-agent/rein/internal/provider"
+	"github.com/rein-agent/rein/internal/state"
+)
+
+// model returns a provider that streams the same events on every call.
+func model(events ...contract.ModelEvent) provider.Provider {
+	return provider.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
+		return func(yield func(contract.ModelEvent, error) bool) {
+			for _, e := range events {
+				if pe, ok := e.(*contract.ProviderError); ok {
+					yield(nil, pe)
+					return
+				}
+				if !yield(e, nil) {
+					return
+				}
+			}
+		}
+	})
+}
+
+var answer = []contract.ModelEvent{
+	&contract.ModelStarted{Provider: "fake"},
+	&contract.ReasoningDelta{Text: "thinking"},
+	&contract.TextDelta{Text: "The test "},
+	&contract.TextDelta{Text: "fails."},
+	&contract.ModelFinished{Reason: contract.FinishStop},
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// run executes the CLI with a kernel over an in-memory log.
+func run(t *testing.T, p provider.Provider, stdin string, args ...string) result {
+	t.Helper()
+	var out, errw bytes.Buffer
+	deps := Deps{
+		Version: "rein test",
+		Open: func(ctx context.Context, spec Spec) (*Session, error) {
+			if spec.Provider == "nope" {
+				return nil, fmt.Errorf("%w: unknown provider %q (known: fake)", ErrUsage, spec.Provider)
+			}
+			log := eventlog.New(eventlog.NewMemStore(), nil)
+			k, err := kernel.New(p, log, &kernel.Options{ProviderName: "fake", Cwd: spec.Cwd})
+			if err != nil {
+				return nil, err
+			}
+			return &Session{Runtime: k, Dir: "/sessions/x", Close: log.Close}, nil
+		},
+		Demo: func(ctx context.Context) (*Demo, error) {
+			log := eventlog.New(eventlog.NewMemStore(), nil)
+			k, err := kernel.New(p, log, &kernel.Options{ProviderName: "scripted"})
+			if err != nil {
+				return nil, err
+			}
+			return &Demo{Session: Session{Runtime: k, Close: log.Close}, Workspace: "/tmp/demo", Prompt: "fix the tests", Want: state.WaitingForTool, Explain: "EXPLAINED"}, nil
+		},
+		Stdin:  strings.NewReader(stdin),
+		Stdout: &out,
+		Stderr: &errw,
+	}
+	code := Execute(t.Context(), args, deps)
+	return result{code, out.String(), errw.String()}
+}
+
+func TestExecAnswerOnStdoutProgressOnStderr(t *testing.T) {
+	r := run(t, model(answer...), "", "exec", "why", "do", "tests", "fail")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if r.stdout != "The test fails.\n" {
+		t.Errorf("stdout = %q, want the answer only", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "thinking") || !strings.Contains(r.stderr, "session: /sessions/x") {
+		t.Errorf("stderr = %q, want the reasoning and the session", r.stderr)
+	}
+}
+
+func TestJSONPrintsOnlyDurableEvents(t *testing.T) {
+	for _, deltas := range []bool{false, true} {
+		t.Run(fmt.Sprint("deltas=", deltas), func(t *testing.T) {
+			args := []string{"exec", "--json", "hi"}
+			if deltas {
+				args = append(args, "--deltas")
+			}
+			r := run(t, model(answer...), "", args...)
+			if r.code != ExitOK {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			var seq uint64
+			sawDelta := false
+			for _, line := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
+				var raw map[string]any
+				if err := json.Unmarshal([]byte(line), &raw); err != nil {
+					t.Fatalf("stdout line is not JSON: %q", line)
+				}
+				var env contract.Envelope
+				if err := json.Unmarshal([]byte(line), &env); err != nil {
+					t.Fatalf("stdout line is not an envelope: %v", err)
+				}
+				if contract.IsDelta(env.Type()) {
+					sawDelta = true
+					if _, has := raw["seq"]; has {
+						t.Errorf("delta with a seq: %s", line)
+					}
+					continue
+				}
+				seq++
+				if env.Seq != seq {
+					t.Errorf("seq %d, want %d (dense): %s", env.Seq, seq, line)
+				}
+			}
+			if sawDelta != deltas {
+				t.Errorf("deltas printed = %v, want %v", sawDelta, deltas)
+			}
+			if seq < 6 {
+				t.Errorf("only %d durable events printed", seq)
+			}
+		})
+	}
+}
+
+func TestDeltasNeedJSON(t *testing.T) {
+	if r := run(t, model(answer...), "", "exec", "--deltas", "hi"); r.code != ExitUsage {
+		t.Errorf("exit %d, want %d", r.code, ExitUsage)
+	}
+}
+
+func TestUnknownProvider(t *testing.T) {
+	r := run(t, model(answer...), "", "exec", "--provider", "nope", "hi")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, `unknown provider "nope"`) {
+		t.Errorf("exit %d, stderr %q; want 2 and a clear message", r.code, r.stderr)
+	}
+}
+
+func TestExecFailureExitsOne(t *testing.T) {
+	r := run(t, model(&contract.ProviderError{Kind: contract.KindAuth, HTTPStatus: 401, Message: "invalid key"}), "", "exec", "hi")
+	if r.code != ExitFailed || !strings.Contains(r.stderr, "auth: invalid key") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestInteractiveLineMode(t *testing.T) {
+	r := run(t, model(answer...), "first\n\nsecond\n", "hello")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if n := strings.Count(r.stdout, "The test fails."); n != 3 {
+		t.Errorf("%d answers on stdout, want 3 (the argument and two lines):\n%s", n, r.stdout)
+	}
+	if !strings.Contains(r.stderr, "Ctrl-D") {
+		t.Errorf("stderr %q does not say how to leave", r.stderr)
+	}
+}
+
+func TestDemo(t *testing.T) {
+	withIntent := []contract.ModelEvent{
+		&contract.TextDelta{Text: "Running the tests."},
+		&contract.IntentProposed{ToolIntent: contract.ToolIntent{ToolName: "bash", Input: json.RawMessage(`{"command":"go test ./..."}`)}},
+		&contract.ModelFinished{Reason: contract.FinishToolUse},
+	}
+	r := run(t, model(withIntent...), "", "demo")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"SCRIPTED", "● bash", `{"command":"go test ./..."}`, "not executed", "EXPLAINED"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if !strings.Contains(r.stdout, "Running the tests.") {
+		t.Errorf("stdout = %q", r.stdout)
+	}
+	// A demo that does not end as designed fails.
+	if r := run(t, model(answer...), "", "demo"); r.code != ExitFailed {
+		t.Errorf("demo ending completed instead of waiting_for_tool: exit %d", r.code)
+	}
+	// --json leaves stdout to JSON lines.
+	r = run(t, model(withIntent...), "", "demo", "--json")
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("demo --json printed a non-JSON line: %q", line)
+		}
+	}
+}
+
+func TestVersionAndUsage(t *testing.T) {
+	if r := run(t, model(), "", "version"); r.code != 0 || r.stdout != "rein test\n" {
+		t.Errorf("version: %d %q", r.code, r.stdout)
+	}
+	if r := run(t, model(), "", "exec", "--bogus", "x"); r.code != ExitUsage {
+		t.Errorf("unknown flag: exit %d, want 2", r.code)
+	}
+	if r := run(t, model(), "", "exec"); r.code != ExitUsage {
+		t.Errorf("exec without prompt: exit %d, want 2", r.code)
+	}
+}
+
+func TestOpenErrorIsNotUsage(t *testing.T) {
+	var errw bytes.Buffer
+	code := Execute(t.Context(), []string{"exec", "hi"}, Deps{
+		Open:   func(context.Context, Spec) (*Session, error) { return nil, errors.New("disk full") },
+		Stdout: &bytes.Buffer{}, Stderr: &errw,
+	})
+	if code != ExitFailed || !strings.Contains(errw.String(), "disk full") {
+		t.Errorf("exit %d, stderr %q", code, errw.String())
+	}
+}

@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rein-agent/rein/internal/kernel"
+	"github.com/rein-agent/rein/internal/state"
+)
+
+// renderer returns the renderer the flags ask for.
+func (a *app) renderer() renderer {
+	if a.flags.json {
+		return &jsonLines{w: a.deps.Stdout, deltas: a.flags.deltas}
+	}
+	return newTerminal(a.deps.Stdout, a.deps.Stderr)
+}
+
+// drive sends text and renders the run. It returns whether the run was
+// interrupted by the person.
+func (a *app) drive(ctx context.Context, rt Runtime, text string, r renderer) (interrupted bool, err error) {
+	ctx, stop := a.deps.Interrupts(ctx)
+	defer stop()
+	defer r.end()
+	for env, err := range rt.Send(ctx, kernel.Input{Text: text}) {
+		if err != nil {
+			return false, err
+		}
+		if err := r.event(env); err != nil {
+			return false, fmt.Errorf("writing output: %w", err)
+		}
+	}
+	return ctx.Err() != nil, nil
+}
+
+// exec runs one prompt headless.
+func (a *app) exec(ctx context.Context, prompt string) error {
+	if strings.TrimSpace(prompt) == "" {
+		return fmt.Errorf("%w: exec needs a prompt", ErrUsage)
+	}
+	s, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeSession(s, a.deps.Stderr)
+	interrupted, err := a.drive(ctx, s.Runtime, prompt, a.renderer())
+	if err != nil {
+		return err
+	}
+	st := s.Runtime.State()
+	a.summary(s, &st)
+	a.code = exitCode(&st, interrupted)
+	return nil
+}
+
+// interactive runs a line-mode session: a prompt, a streamed answer, and
+// Ctrl-D to leave.
+func (a *app) interactive(ctx context.Context, first string) error {
+	s, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeSession(s, a.deps.Stderr)
+	r := a.renderer()
+	if !a.flags.json {
+		fmt.Fprintf(a.deps.Stderr, "rein, session %s (Ctrl-D to leave, Ctrl-C to stop a run)\n", s.Runtime.Session())
+	}
+	if strings.TrimSpace(first) != "" {
+		if _, err := a.drive(ctx, s.Runtime, first, r); err != nil {
+			return err
+		}
+	}
+	in := bufio.NewScanner(a.deps.Stdin)
+	in.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for {
+		if !a.flags.json {
+			fmt.Fprint(a.deps.Stderr, "› ")
+		}
+		if !in.Scan() {
+			break
+		}
+		line := strings.TrimSpace(in.Text())
+		if line == "" {
+			continue
+		}
+		if _, err := a.drive(ctx, s.Runtime, line, r); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if err := in.Err(); err != nil {
+		return fmt.Errorf("reading input: %w", err)
+	}
+	if !a.flags.json {
+		fmt.Fprintln(a.deps.Stderr)
+		a.sessionLine(s)
+	}
+	return nil
+}
+
+// demo runs the offline demo.
+func (a *app) demo(ctx context.Context) error {
+	if a.flags.deltas && !a.flags.json {
+		return fmt.Errorf("%w: --deltas goes with --json", ErrUsage)
+	}
+	if a.deps.Demo == nil {
+		return errors.New("this build has no demo")
+	}
+	d, err := a.deps.Demo(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeSession(&d.Session, a.deps.Stderr)
+	w := a.deps.Stderr
+	fmt.Fprintln(w, "rein demo: OFFLINE, the model is SCRIPTED (no API key, no network; its replies are a fixed script).")
+	fmt.Fprintf(w, "workspace: %s (a temporary copy of a small Go project whose test fails)\n", d.Workspace)
+	fmt.Fprintf(w, "› %s\n", d.Prompt)
+	interrupted, err := a.drive(ctx, d.Runtime, d.Prompt, a.renderer())
+	if err != nil {
+		return err
+	}
+	st := d.Runtime.State()
+	if interrupted {
+		a.code = ExitInterrupted
+		return nil
+	}
+	if st.Phase() != d.Want {
+		a.summary(&d.Session, &st)
+		return exitError{code: ExitFailed, msg: fmt.Sprintf("the demo ended %s, not %s as designed", st.Phase(), d.Want)}
+	}
+	if d.Explain != "" {
+		fmt.Fprintln(w, d.Explain)
+	}
+	a.sessionLine(&d.Session)
+	return nil
+}
+
+// summary tells, on stderr, how the run ended when that is not plain from
+// the rendering.
+func (a *app) summary(s *Session, st *state.State) {
+	if a.flags.json {
+		return
+	}
+	if st.Phase() == state.WaitingForTool {
+		fmt.Fprintf(a.deps.Stderr, "%d tool intent(s) recorded as pending, not executed: this build has no tool runtime yet.\n", len(st.Pending))
+	}
+	a.sessionLine(s)
+}
+
+func (a *app) sessionLine(s *Session) {
+	if s.Dir != "" && !a.flags.json {
+		fmt.Fprintf(a.deps.Stderr, "session: %s\n", s.Dir)
+	}
+}
+
+// exitCode maps how a headless run ended to the process exit code.
+func exitCode(st *state.State, interrupted bool) int {
+	switch {
+	case interrupted:
+		return ExitInterrupted
+	case st.Phase() == state.Completed, st.Phase() == state.WaitingForTool:
+		return ExitOK
+	default:
+		return ExitFailed
+	}
+}
