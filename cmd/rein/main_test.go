@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -146,5 +147,50 @@ func TestExecScripted(t *testing.T) {
 	r := run(t, "exec", "--provider", "scripted", "--script", script, "what is the answer?")
 	if r.code != 0 || r.stdout != "The answer is 42.\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// Ctrl-C during a headless run cancels the model call, records the run as
+// cancelled, and exits 130.
+func TestInterruptedExec(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "slow.json")
+	steps := `{"text":"first "}`
+	for range 200 {
+		steps += `,{"text":"word "}`
+	}
+	if err := os.WriteFile(script, []byte(`{"chunk_delay_ms":20,"turns":[{"steps":[`+steps+`,{"finish":"stop"}]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stateDir := t.TempDir()
+	cmd := exec.Command(rein, "exec", "--provider", "scripted", "--script", script, "go on")
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first := make([]byte, 6)
+	if _, err := io.ReadFull(stdout, first); err != nil || string(first) != "first " {
+		t.Fatalf("first output %q, %v", first, err)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, stdout)
+	err = cmd.Wait()
+	if ee, ok := errors.AsType[*exec.ExitError](err); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit: %v, want 130", err)
+	}
+	log := sessionLog(t, result{state: stateDir})
+	lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+	var last contract.Envelope
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := last.Data.(*contract.RunFinished); !ok || f.Outcome != contract.OutcomeCancelled {
+		t.Errorf("last event %s %+v, want run.finished cancelled", last.Type(), last.Data)
 	}
 }
