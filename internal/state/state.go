@@ -33,14 +33,11 @@ const (
 	Failed Status = "failed"
 )
 
-// Usage sums the token counts of every model call of a session.
+// Usage sums the token counts of every model call of a session, and counts
+// the calls that reported usage.
 type Usage struct {
-	InputTokens      int64 `json:"input_tokens"`
-	OutputTokens     int64 `json:"output_tokens"`
-	CacheReadTokens  int64 `json:"cache_read_tokens"`
-	CacheWriteTokens int64 `json:"cache_write_tokens"`
-	ReasoningTokens  int64 `json:"reasoning_tokens"`
-	Calls            int   `json:"calls"`
+	contract.ModelUsage
+	Calls int `json:"calls"`
 }
 
 // State is a session's state at one point of its log. The zero value is the

@@ -75,7 +75,7 @@ func TestConversation(t *testing.T) {
 	if s.Status != Running || len(s.Pending) != 0 {
 		t.Errorf("Status = %q, pending %d; want running and none pending", s.Status, len(s.Pending))
 	}
-	if s.Usage != (Usage{InputTokens: 10, OutputTokens: 3, Calls: 1}) {
+	if s.Usage != (Usage{ModelUsage: contract.ModelUsage{InputTokens: 10, OutputTokens: 3}, Calls: 1}) {
 		t.Errorf("Usage = %+v", s.Usage)
 	}
 }
