@@ -14,6 +14,7 @@ package kernel
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"log/slog"
 	"sync"
@@ -145,10 +146,16 @@ func (k *Kernel) Send(ctx context.Context, in Input) iter.Seq2[contract.Envelope
 		r := &run{k: k, yield: yield}
 		r.send(ctx, in)
 		if err := k.log.Sync(); err != nil && r.err == nil {
-			r.err = err
+			r.err = fmt.Errorf("kernel: sync: %w", err)
 		}
-		if r.err != nil && !r.stopped {
-			yield(contract.Envelope{}, r.err)
+		if r.err == nil {
+			return
 		}
+		if r.stopped {
+			// The caller is gone and cannot be told; the logger can.
+			k.opts.Logger.Error("kernel: the run ended on a runtime failure", "session", k.session, "err", r.err)
+			return
+		}
+		yield(contract.Envelope{}, r.err)
 	}
 }

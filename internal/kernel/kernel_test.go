@@ -445,3 +445,82 @@ func TestFacadeExposesNoProviderObject(t *testing.T) {
 		}
 	}
 }
+
+// syncStore is a MemStore that remembers how far it was synced.
+type syncStore struct {
+	*eventlog.MemStore
+	synced atomic.Uint64
+}
+
+func (s *syncStore) Sync() error {
+	if err := s.MemStore.Sync(); err != nil {
+		return err
+	}
+	s.synced.Store(s.LastSeq())
+	return nil
+}
+
+// The durable points of DESIGN.md section 5: the user's message is synced
+// before the model is asked, and everything is synced when Send returns,
+// whether the run finished or waits for its intents.
+func TestSyncAtDurablePoints(t *testing.T) {
+	for name, events := range map[string][]contract.ModelEvent{
+		"completed":        {&contract.TextDelta{Text: "hi"}, &contract.ModelFinished{Reason: contract.FinishStop}},
+		"waiting for tool": {intent("run_tests", `{}`), &contract.ModelFinished{Reason: contract.FinishToolUse}},
+		"failed":           {&contract.TextDelta{Text: "hi"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			store := &syncStore{MemStore: eventlog.NewMemStore()}
+			log := eventlog.New(store, nil)
+			var syncedAtCall uint64
+			p := provider.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
+				syncedAtCall = store.synced.Load()
+				return stream(nil, nil, events...).Stream(ctx, req)
+			})
+			k, err := New(p, log, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			collect(t, k.Send(t.Context(), Input{Text: "hi"}))
+			if syncedAtCall < 3 {
+				t.Errorf("synced up to seq %d when the model was asked; want session.started, user.message and run.started (3) durable", syncedAtCall)
+			}
+			if got, want := store.synced.Load(), store.LastSeq(); got != want {
+				t.Errorf("synced up to seq %d when Send returned, want %d", got, want)
+			}
+		})
+	}
+}
+
+func TestBreakAfterFinishKeepsTheCall(t *testing.T) {
+	k, log := newKernel(t, stream(nil, nil, &contract.TextDelta{Text: "done"}, &contract.ModelFinished{Reason: contract.FinishStop}))
+	for env := range k.Send(t.Context(), Input{Text: "hi"}) {
+		if env.Type() == contract.TypeModelFinished {
+			break
+		}
+	}
+	got := types(durable(t, log))
+	want := []string{contract.TypeSessionStarted, contract.TypeUserMessage, contract.TypeRunStarted, contract.TypeModelRequested,
+		contract.TypeModelText, contract.TypeModelFinished, contract.TypeRunFinished}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("log mismatch (-want +got):\n%s", d)
+	}
+	if st := k.State(); st.Outcome != contract.OutcomeCompleted {
+		t.Errorf("outcome %q, want completed", st.Outcome)
+	}
+}
+
+func TestBreakBeforeTheModelCallAsksNoModel(t *testing.T) {
+	var reqs []*contract.ModelRequest
+	k, log := newKernel(t, stream(&reqs, nil, &contract.ModelFinished{Reason: contract.FinishStop}))
+	for range k.Send(t.Context(), Input{Text: "hi"}) {
+		break
+	}
+	if len(reqs) != 0 {
+		t.Errorf("the provider got %d requests after the caller stopped reading", len(reqs))
+	}
+	evs := durable(t, log)
+	if f, ok := evs[len(evs)-1].Data.(*contract.RunFinished); !ok || f.Outcome != contract.OutcomeCancelled {
+		t.Errorf("last event %s, want run.finished cancelled", evs[len(evs)-1].Type())
+	}
+}

@@ -77,6 +77,7 @@ func (r *run) send(ctx context.Context, in Input) {
 		}
 	}
 	r.turn = st.Turn
+	r.id = id.New("run")
 	for _, in := range st.Pending {
 		obs := contract.Observation{IntentID: in.ID, ToolName: in.ToolName, Phase: "kernel", Code: "not_executed", Text: notExecuted}
 		if _, ok := r.emit(&contract.ToolObservation{Observation: obs}, ""); !ok {
@@ -87,9 +88,20 @@ func (r *run) send(ctx context.Context, in Input) {
 	if !ok {
 		return
 	}
-	r.id = id.New("run")
 	started, ok := r.emit(&contract.RunStarted{Goal: in.Text}, um.ID)
 	if !ok {
+		return
+	}
+	// Durable point: what the user asked is on disk before the model is
+	// asked, so a crash during a long model call loses nothing they typed.
+	if err := k.log.Sync(); err != nil {
+		r.err = fmt.Errorf("kernel: sync: %w", err)
+		return
+	}
+	if r.stopped || ctx.Err() != nil {
+		// Nobody is listening any more, or the run was cancelled: do not
+		// pay for a model call.
+		r.emit(&contract.RunFinished{Outcome: contract.OutcomeCancelled, Reason: "cancelled before the model was asked"}, started.ID)
 		return
 	}
 	r.turn++
@@ -173,7 +185,9 @@ func (r *run) modelCall(ctx context.Context, cause string) (last string, outcome
 		return "", "", ""
 	}
 	switch {
-	case perr != nil:
+	case perr != nil, finished:
+		// A finished call stands, even if the caller stopped reading or
+		// cancelled just after: its output is in the log.
 	case r.stopped:
 		perr = &contract.ProviderError{Kind: contract.KindAborted, Message: "the caller stopped reading the run"}
 	case ctx.Err() != nil:

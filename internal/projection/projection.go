@@ -25,7 +25,9 @@ type Options struct {
 
 // Request builds the request for the next model call from s. Tools come
 // from reg filtered by [registry.Registry.Visible]; a nil reg offers none.
-// The request owns its slices: changing it never changes s.
+// The message slice is the request's own, but the messages' contents
+// (tool calls, results, provider state) are shared with s: neither the
+// caller nor a provider may modify them.
 func Request(s *state.State, reg *registry.Registry, opts *Options) *contract.ModelRequest {
 	if opts == nil {
 		opts = &Options{}
