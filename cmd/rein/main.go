@@ -18,6 +18,9 @@ import (
 var version = "0.1.0-dev"
 
 func main() {
+	// A closed stdout (rein ... | head) must fail a write, not kill rein
+	// before the session's log is synced.
+	signal.Ignore(syscall.SIGPIPE)
 	os.Exit(cli.Execute(context.Background(), os.Args[1:], cli.Deps{
 		Version:    "rein " + version + " (" + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + ")",
 		Open:       openSession,
@@ -27,7 +30,27 @@ func main() {
 }
 
 // interrupts makes Ctrl-C (and SIGTERM) cancel ctx instead of killing rein,
-// so a run can record how it ended.
+// so a run can record how it ended; the cause says which signal it was.
+// The goroutine it starts ends when the returned stop function is called.
 func interrupts(ctx context.Context) (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(ctx)
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-signals:
+			code := 130
+			if s, ok := sig.(syscall.Signal); ok {
+				code = 128 + int(s)
+			}
+			cancel(&cli.Interrupt{Signal: sig.String(), Code: code})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(signals)
+		close(done)
+		cancel(context.Canceled)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rein-agent/rein/internal/contract"
@@ -192,5 +193,78 @@ func TestInterruptedExec(t *testing.T) {
 	}
 	if f, ok := last.Data.(*contract.RunFinished); !ok || f.Outcome != contract.OutcomeCancelled {
 		t.Errorf("last event %s %+v, want run.finished cancelled", last.Type(), last.Data)
+	}
+}
+
+func TestSIGTERMExits143(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "slow.json")
+	if err := os.WriteFile(script, []byte(`{"chunk_delay_ms":50,"turns":[{"steps":[{"text":"first "},{"text":"a"},{"text":"b"},{"text":"c"},{"text":"d"},{"finish":"stop"}]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(rein, "exec", "--provider", "scripted", "--script", script, "go on")
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir())
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first := make([]byte, 6)
+	if _, err := io.ReadFull(stdout, first); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	io.Copy(io.Discard, stdout)
+	if ee, ok := errors.AsType[*exec.ExitError](cmd.Wait()); !ok || ee.ExitCode() != 143 {
+		t.Errorf("exit after SIGTERM: %v, want 143", ee)
+	}
+}
+
+// A closed stdout does not kill rein before its log is synced: the run is
+// recorded as cancelled.
+func TestClosedStdoutKeepsTheLog(t *testing.T) {
+	stateDir := t.TempDir()
+	cmd := exec.Command(rein, "demo", "--json")
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir, "TMPDIR="+t.TempDir())
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line := make([]byte, 1)
+	if _, err := stdout.Read(line); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Close()
+	cmd.Wait()
+	log := sessionLog(t, result{state: stateDir})
+	lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+	var last contract.Envelope
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := last.Data.(*contract.RunFinished); !ok || f.Outcome != contract.OutcomeCancelled {
+		t.Errorf("%d events, last %s; want the run recorded as cancelled", len(lines), last.Type())
+	}
+}
+
+func TestVersionFlag(t *testing.T) {
+	if r := run(t, "--version"); r.code != 0 || !strings.HasPrefix(r.stdout, "rein ") {
+		t.Errorf("rein --version: exit %d, %q", r.code, r.stdout)
+	}
+}
+
+func TestNoEmptySessionLeftBehind(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "s.json")
+	os.WriteFile(script, []byte(`{"turns":[{"steps":[{"finish":"stop"}]}]}`), 0o600)
+	r := run(t, "--provider", "scripted", "--script", script) // interactive, stdin at EOF at once
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if logs, _ := filepath.Glob(filepath.Join(r.state, "rein", "sessions", "*")); len(logs) != 0 {
+		t.Errorf("an interactive session left with Ctrl-D at once left %v behind", logs)
 	}
 }

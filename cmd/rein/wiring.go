@@ -88,7 +88,16 @@ func newSession(prov provider.Provider, name, model, cwd string) (*cli.Session, 
 	if err != nil {
 		return nil, errors.Join(err, log.Close())
 	}
-	return &cli.Session{Runtime: k, Dir: dir, Close: log.Close}, nil
+	closeLog := func() error {
+		empty := log.LastSeq() == 0
+		err := log.Close()
+		if empty && err == nil {
+			// Nothing was said: leave no empty session behind.
+			err = os.RemoveAll(dir)
+		}
+		return err
+	}
+	return &cli.Session{Runtime: k, Dir: dir, Close: closeLog}, nil
 }
 
 // openDemo prepares the offline demo: a fresh copy of the bundled project

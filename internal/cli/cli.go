@@ -90,10 +90,21 @@ type Deps struct {
 	// Stdin, Stdout and Stderr default to the process's.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	// Interrupts, when not nil, wraps a context so that Ctrl-C cancels it;
-	// nil means Ctrl-C is not caught.
+	// Interrupts, when not nil, wraps a context so that Ctrl-C (or
+	// SIGTERM) cancels it, with an [*Interrupt] as the cause; nil means
+	// signals are not caught.
 	Interrupts func(ctx context.Context) (context.Context, context.CancelFunc)
 }
+
+// Interrupt is the cause of a context cancelled by a signal.
+type Interrupt struct {
+	// Signal names the signal ("interrupt", "terminated").
+	Signal string
+	// Code is the exit code it calls for: 128 plus the signal number.
+	Code int
+}
+
+func (i *Interrupt) Error() string { return "interrupted by " + i.Signal }
 
 // flags are the options shared by the session commands.
 type flags struct {
@@ -171,6 +182,8 @@ type app struct {
 	deps  Deps
 	flags flags
 	code  int
+	// sent says a message was sent in this session.
+	sent bool
 }
 
 func (a *app) commands() *cobra.Command {
@@ -191,6 +204,8 @@ func (a *app) commands() *cobra.Command {
 		},
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
+	root.Version = a.deps.Version
+	root.SetVersionTemplate("{{.Version}}\n")
 	a.sessionFlags(root)
 
 	exec := &cobra.Command{

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/state"
 )
@@ -19,21 +20,30 @@ func (a *app) renderer() renderer {
 	return newTerminal(a.deps.Stdout, a.deps.Stderr)
 }
 
-// drive sends text and renders the run. It returns whether the run was
-// interrupted by the person.
-func (a *app) drive(ctx context.Context, rt Runtime, text string, r renderer) (interrupted bool, err error) {
+// drive sends text and renders the run. It returns the exit code the
+// person's interrupt calls for, or 0 when the run was not interrupted.
+func (a *app) drive(ctx context.Context, rt Runtime, text string, r renderer) (interrupted int, err error) {
 	ctx, stop := a.deps.Interrupts(ctx)
 	defer stop()
 	defer r.end()
+	a.sent = true
 	for env, err := range rt.Send(ctx, kernel.Input{Text: text}) {
 		if err != nil {
-			return false, err
+			return 0, err
 		}
 		if err := r.event(env); err != nil {
-			return false, fmt.Errorf("writing output: %w", err)
+			// Stop reading: the kernel ends the run as cancelled and syncs
+			// the log before Send returns.
+			return 0, fmt.Errorf("writing output: %w", err)
 		}
 	}
-	return ctx.Err() != nil, nil
+	if ctx.Err() == nil {
+		return 0, nil
+	}
+	if in, ok := errors.AsType[*Interrupt](context.Cause(ctx)); ok {
+		return in.Code, nil
+	}
+	return ExitInterrupted, nil
 }
 
 // exec runs one prompt headless.
@@ -53,7 +63,19 @@ func (a *app) exec(ctx context.Context, prompt string) error {
 	st := s.Runtime.State()
 	a.summary(s, &st)
 	a.code = exitCode(&st, interrupted)
+	if a.code != ExitOK && a.flags.json {
+		// The JSON lines say it all, but a script's log deserves a line.
+		fmt.Fprintf(a.deps.Stderr, "rein: run %s: %s\n", st.Outcome, reasonOf(&st))
+	}
 	return nil
+}
+
+// reasonOf says in a few words why the last run ended as it did.
+func reasonOf(st *state.State) string {
+	if st.LastError != nil && st.Outcome == contract.OutcomeFailed {
+		return st.LastError.Error()
+	}
+	return string(st.Phase())
 }
 
 // interactive runs a line-mode session: a prompt, a streamed answer, and
@@ -98,7 +120,9 @@ func (a *app) interactive(ctx context.Context, first string) error {
 	}
 	if !a.flags.json {
 		fmt.Fprintln(a.deps.Stderr)
-		a.sessionLine(s)
+		if a.sent {
+			a.sessionLine(s)
+		}
 	}
 	return nil
 }
@@ -125,8 +149,8 @@ func (a *app) demo(ctx context.Context) error {
 		return err
 	}
 	st := d.Runtime.State()
-	if interrupted {
-		a.code = ExitInterrupted
+	if interrupted != 0 {
+		a.code = interrupted
 		return nil
 	}
 	if st.Phase() != d.Want {
@@ -137,6 +161,7 @@ func (a *app) demo(ctx context.Context) error {
 		fmt.Fprintln(w, d.Explain)
 	}
 	a.sessionLine(&d.Session)
+	fmt.Fprintf(w, "The workspace and the session are kept for you to look at; delete them when done.\n")
 	return nil
 }
 
@@ -159,10 +184,10 @@ func (a *app) sessionLine(s *Session) {
 }
 
 // exitCode maps how a headless run ended to the process exit code.
-func exitCode(st *state.State, interrupted bool) int {
+func exitCode(st *state.State, interrupted int) int {
 	switch {
-	case interrupted:
-		return ExitInterrupted
+	case interrupted != 0:
+		return interrupted
 	case st.Phase() == state.Completed, st.Phase() == state.WaitingForTool:
 		return ExitOK
 	default:

@@ -122,11 +122,17 @@ func OpenFile(dir string, opts *FileOptions) (*FileStore, error) {
 }
 
 // createOrOpen opens path for appending, creating dir and path if needed.
-// When it creates the file it fsyncs the directory, so that the file's
-// existence survives a crash as its contents will.
+// When it creates the directory or the file it fsyncs the directory that
+// holds it, so that their existence survives a crash as the contents will.
 func createOrOpen(dir, path string) (*os.File, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+		// The new directory's own entry must survive a crash too.
+		if err := syncDir(filepath.Dir(dir)); err != nil {
+			return nil, err
+		}
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {

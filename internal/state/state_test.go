@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -138,6 +139,9 @@ func TestFoldEqualsLive(t *testing.T) {
 				if d := cmp.Diff(folds[i], live); d != "" {
 					t.Fatalf("after event %d (%s): fold != live (-fold +live):\n%s", i, env.Type(), d)
 				}
+				if err := invariants(events[:i+1], &live); err != nil {
+					t.Fatalf("after event %d (%s): %v", i, env.Type(), err)
+				}
 			}
 			// Later events must not have changed what an earlier state shows.
 			for i, old := range history {
@@ -162,6 +166,63 @@ func TestFoldEqualsLive(t *testing.T) {
 			}
 		})
 	}
+}
+
+// invariants checks what must hold of the state after any valid prefix of
+// a session, independently of how Apply computes it.
+func invariants(events []contract.Envelope, s *State) error {
+	var durable uint64
+	var usageCalls int
+	proposed := map[string]bool{}
+	var lastRun *contract.RunFinished
+	for _, env := range events {
+		if env.Durable() {
+			durable++
+		}
+		switch e := env.Data.(type) {
+		case *contract.ModelUsage:
+			usageCalls++
+		case *contract.IntentProposed:
+			proposed[e.ID] = true
+		case *contract.RunStarted:
+			lastRun = nil
+		case *contract.RunFinished:
+			lastRun = e
+		}
+	}
+	if s.LastSeq != durable {
+		return fmt.Errorf("LastSeq = %d, want %d durable events", s.LastSeq, durable)
+	}
+	if s.Usage.Calls != usageCalls {
+		return fmt.Errorf("Usage.Calls = %d, want %d model.usage events", s.Usage.Calls, usageCalls)
+	}
+	inConversation := map[string]bool{}
+	answered := map[string]bool{}
+	for i, m := range append(slices.Clone(s.Messages), s.Draft) {
+		for _, c := range m.ToolCalls {
+			inConversation[c.IntentID] = true
+		}
+		if m.Result != nil {
+			if !inConversation[m.Result.IntentID] {
+				return fmt.Errorf("message %d answers intent %s, which no earlier assistant message proposed", i, m.Result.IntentID)
+			}
+			answered[m.Result.IntentID] = true
+		}
+	}
+	for _, in := range s.Pending {
+		if !inConversation[in.ID] || !proposed[in.ID] || answered[in.ID] {
+			return fmt.Errorf("pending intent %s: proposed %v, in the conversation %v, answered %v", in.ID, proposed[in.ID], inConversation[in.ID], answered[in.ID])
+		}
+	}
+	switch {
+	case s.Status == WaitingForTool && len(s.Pending) == 0:
+		return fmt.Errorf("waiting_for_tool with nothing pending")
+	case lastRun == nil && len(s.Pending) > 0 && s.Status != WaitingForTool:
+		return fmt.Errorf("status %q during a run with %d pending intents", s.Status, len(s.Pending))
+	case lastRun != nil && (s.Status == Completed) != (lastRun.Outcome == contract.OutcomeCompleted):
+		return fmt.Errorf("status %q after run.finished %q", s.Status, lastRun.Outcome)
+	}
+	return nil
 }
 
 // randomSession generates a valid session: runs of turns with text,
@@ -236,7 +297,12 @@ func randomSession(r *rand.Rand) []contract.Envelope {
 			default:
 				add(&contract.ModelFinished{Reason: contract.FinishStop, ProviderState: json.RawMessage(`"opaque"`)})
 				pending = append(pending, proposed...)
-				for len(pending) > 0 && r.IntN(2) == 0 {
+				if len(pending) == 0 || r.IntN(3) == 0 {
+					// The model is done, or the run waits for its intents.
+					break
+				}
+				// The intents are answered, one by one, before the next call.
+				for len(pending) > 0 {
 					id := pending[0]
 					pending = pending[1:]
 					add(&contract.ToolObservation{Observation: contract.Observation{IntentID: id, OK: r.IntN(2) == 0, Phase: "execution", Text: "ok"}})
