@@ -28,7 +28,7 @@ func (j *jsonLines) event(env contract.Envelope) error {
 	if !env.Durable() && !j.deltas {
 		return nil
 	}
-	b, err := json.Marshal(env)
+	b, err := env.MarshalJSON()
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -145,6 +146,16 @@ func TestEnvelopeWireShape(t *testing.T) {
 	}
 }
 
+func TestMarshalKeepsShellOperators(t *testing.T) {
+	b, err := Envelope{Seq: 1, Data: &UserMessage{Text: "go test && go vet > out <in"}}.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"go test && go vet > out <in"`) {
+		t.Errorf("MarshalJSON() = %s, want the text unescaped", b)
+	}
+}
+
 func TestUnknownTypeIsKeptVerbatim(t *testing.T) {
 	line := `{"seq":9,"id":"e","time":"2026-11-30T05:01:02Z","session":"s","turn":0,"type":"tool.sandboxed","data":{"profile":"strict","n":[1,2]}}`
 	var env Envelope
@@ -201,4 +212,52 @@ func TestProviderErrorIsAnError(t *testing.T) {
 			t.Errorf("%s.Retryable() = %v", k, !want)
 		}
 	}
+}
+
+// FuzzEnvelope feeds arbitrary lines to the envelope decoder, which reads
+// log files that may be damaged: it must never panic, and whatever it
+// accepts must encode and decode again to the same envelope.
+func FuzzEnvelope(f *testing.F) {
+	for _, ev := range samples() {
+		b, err := json.Marshal(Envelope{Seq: 1, ID: "e", Session: "s", Data: ev})
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"seq":1,"type":"future.thing","data":{"x":[1,2,{}]}}`))
+	f.Add([]byte(`{"seq":1,"type":"user.message","data":null}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var env Envelope
+		if err := json.Unmarshal(line, &env); err != nil {
+			return
+		}
+		b, err := env.MarshalJSON()
+		if err != nil {
+			t.Fatalf("re-encoding an accepted envelope: %v", err)
+		}
+		var back Envelope
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("decoding a re-encoded envelope %s: %v", b, err)
+		}
+		// An empty list or map may come back nil (omitempty).
+		emptyIsNil := cmp.FilterPath(func(p cmp.Path) bool {
+			return p.Last().Type() != reflect.TypeFor[json.RawMessage]()
+		}, cmpopts.EquateEmpty())
+		// Unknown data is kept as JSON, compacted; compare it as such.
+		sameJSON := cmp.Comparer(func(a, b json.RawMessage) bool {
+			// A nil RawMessage encodes as null.
+			if len(a) == 0 {
+				a = json.RawMessage("null")
+			}
+			if len(b) == 0 {
+				b = json.RawMessage("null")
+			}
+			var ca, cb bytes.Buffer
+			return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
+		})
+		if d := cmp.Diff(env, back, cmpopts.IgnoreFields(ProviderError{}, "Err"), sameJSON, emptyIsNil); d != "" {
+			t.Errorf("round trip of an accepted envelope changed it (-first +second):\n%s", d)
+		}
+	})
 }

@@ -53,19 +53,33 @@ type wireEnvelope struct {
 	Data    json.RawMessage `json:"data"`
 }
 
-// MarshalJSON writes the envelope in its wire shape, as one line.
+// MarshalJSON writes the envelope in its wire shape, as one line without a
+// trailing newline. Unlike json.Marshal it leaves '<', '>' and '&' as they
+// are, so that a logged "go test && go vet" reads as such; call it directly
+// (json.Marshal of an Envelope would escape them again).
 func (e Envelope) MarshalJSON() ([]byte, error) {
 	if e.Data == nil {
 		return nil, errors.New("contract: marshal envelope: no data")
 	}
-	data, err := json.Marshal(e.Data)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(e.Data); err != nil {
 		return nil, fmt.Errorf("contract: marshal %s data: %w", e.Type(), err)
 	}
-	return json.Marshal(wireEnvelope{
+	data := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	var out bytes.Buffer
+	out.Grow(len(data) + 256)
+	enc = json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(wireEnvelope{
 		Seq: e.Seq, ID: e.ID, Time: e.Time, Session: e.Session, Run: e.Run,
 		Turn: e.Turn, Type: e.Type(), Cause: e.Cause, Data: data,
 	})
+	if err != nil {
+		return nil, fmt.Errorf("contract: marshal %s envelope: %w", e.Type(), err)
+	}
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
 }
 
 // UnmarshalJSON reads an envelope. An event type this version does not know
@@ -79,10 +93,14 @@ func (e *Envelope) UnmarshalJSON(b []byte) error {
 	if w.Type == "" {
 		return errors.New("contract: decode envelope: no type")
 	}
+	null := len(w.Data) == 0 || bytes.Equal(w.Data, []byte("null"))
 	ev := newEvent(w.Type)
-	if ev == nil {
+	switch {
+	case ev == nil && null:
+		ev = &Unknown{Type: w.Type}
+	case ev == nil:
 		ev = &Unknown{Type: w.Type, Data: bytes.Clone(w.Data)}
-	} else if len(w.Data) > 0 && !bytes.Equal(w.Data, []byte("null")) {
+	case !null:
 		if err := json.Unmarshal(w.Data, ev); err != nil {
 			return fmt.Errorf("contract: decode %s data: %w", w.Type, err)
 		}

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/rein-agent/rein/internal/contract"
 )
 
 func TestParseExample(t *testing.T) {
@@ -102,4 +105,32 @@ func TestParseAcceptsValidShapes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzParse feeds arbitrary bytes to the script parser: a script is a file
+// a person writes, so it must get an error, never a panic, and whatever
+// parses must play without panicking.
+func FuzzParse(f *testing.F) {
+	if b, err := os.ReadFile("testdata/example.json"); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte(`{"turns":[{"steps":[{"tool":{"id":"c","name":"x","args":"{"}},{"tool_end":{"id":"c"}},{"finish":"tool_use"}]}]}`))
+	f.Add([]byte(`{"turns":[{"fail":[{"kind":"overloaded","steps":[{"text":"a"}]}],"steps":[{"finish":"stop"}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse(data)
+		if err != nil {
+			return
+		}
+		zero := time.Duration(0)
+		p := New(s, &Options{ChunkDelay: &zero})
+		req := &contract.ModelRequest{}
+		for range s.Turns() + 1 {
+			for _, err := range p.Stream(t.Context(), req) {
+				if err != nil {
+					break
+				}
+			}
+			req.Messages = append(req.Messages, contract.ModelMessage{Role: contract.RoleAssistant})
+		}
+	})
 }
