@@ -30,6 +30,10 @@ type ModelRequest struct {
 	Tools    []ToolSpec     `json:"tools,omitempty"`
 	// MaxOutputTokens caps the reply; zero means the adapter's default.
 	MaxOutputTokens int `json:"max_output_tokens,omitempty"`
+	// ParallelToolCalls asks the model for several tool calls in one turn
+	// where the vendor has such a switch; false asks for at most one. The
+	// kernel sets it only for models that support it.
+	ParallelToolCalls bool `json:"parallel_tool_calls,omitempty"`
 }
 
 // ModelMessage is one message of the conversation in rein's own shape.

@@ -1,0 +1,19 @@
+package provider
+
+// Capabilities are what a model can do, normalised across vendors. The
+// kernel and the projection consult them: parallel tool calls are
+// requested only where supported, and the context window bounds what a
+// request may carry. The zero value claims nothing.
+type Capabilities struct {
+	// Streaming: the model streams its reply.
+	Streaming bool `json:"streaming"`
+	// Tools: the model can propose tool calls.
+	Tools bool `json:"tools"`
+	// ParallelTools: the model can propose several calls in one turn, and
+	// the vendor has a switch for it.
+	ParallelTools bool `json:"parallel_tools"`
+	// Reasoning: the model streams reasoning (thinking) of its own.
+	Reasoning bool `json:"reasoning"`
+	// ContextWindow is the model's context, in tokens; zero means unknown.
+	ContextWindow int `json:"context_window"`
+}

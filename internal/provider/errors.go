@@ -1,0 +1,274 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rein-agent/rein/internal/contract"
+)
+
+// maxErrorBody bounds how much of an error response is read.
+const maxErrorBody = 64 << 10
+
+// NewError returns a ProviderError of kind for ref, retryable as the kind
+// is by default.
+func NewError(ref contract.ProviderRef, kind contract.ErrorKind, msg string) *contract.ProviderError {
+	return &contract.ProviderError{
+		Kind: kind, Retryable: kind.Retryable(), Provider: ref.Name, Model: ref.Model,
+		RequestID: ref.RequestID, Message: msg,
+	}
+}
+
+// ResponseError maps an HTTP response whose status is not a success to a
+// ProviderError: the kind from the status and the vendor's code, type and
+// message, the request id from the usual headers, and the retry hint from
+// the headers or the body. It reads at most 64 KiB of the body; the caller
+// closes it.
+func ResponseError(ref contract.ProviderRef, resp *http.Response) *contract.ProviderError {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)) // what was read is all there is to report
+	if ref.RequestID == "" {
+		ref.RequestID = RequestID(resp.Header)
+	}
+	d := ParseErrorBody(body)
+	if d.Message == "" {
+		d.Message = http.StatusText(resp.StatusCode)
+	}
+	kind := Classify(resp.StatusCode, d)
+	e := NewError(ref, kind, d.Message)
+	e.HTTPStatus = resp.StatusCode
+	e.RetryAfterMS = RetryAfterMS(resp.Header, body)
+	return e
+}
+
+// RequestID returns the vendor's request id from the response headers.
+func RequestID(h http.Header) string {
+	for _, k := range []string{"x-request-id", "request-id", "x-goog-request-id", "openai-request-id", "cf-ray"} {
+		if v := h.Get(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// ErrorDetail is what a vendor's error body says, whatever its shape.
+type ErrorDetail struct {
+	// Code is the vendor's machine code (rate_limit_exceeded,
+	// insufficient_quota, API_KEY_INVALID, RESOURCE_EXHAUSTED...).
+	Code string
+	// Type is the vendor's error type (overloaded_error, invalid_request_error...).
+	Type string
+	// Message is the text meant for people.
+	Message string
+}
+
+// errorShape covers the error bodies vendors send: {"error": {...}},
+// {"error": "text"} (Ollama), {"object": "error", ...} (vLLM),
+// {"type": "error", "error": {...}} (Anthropic), and Gemini's
+// {"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "details": [...]}}.
+type errorShape struct {
+	Error   json.RawMessage `json:"error"`
+	Object  string          `json:"object"`
+	Message string          `json:"message"`
+	Type    string          `json:"type"`
+	Code    json.RawMessage `json:"code"`
+}
+
+type errorObject struct {
+	Message string          `json:"message"`
+	Type    string          `json:"type"`
+	Code    json.RawMessage `json:"code"`
+	Status  string          `json:"status"`
+	Details []struct {
+		Reason string `json:"reason"`
+	} `json:"details"`
+}
+
+// ParseErrorBody reads an error body in any of the shapes vendors use; a
+// body that is not JSON is its own message (trimmed and shortened).
+func ParseErrorBody(body []byte) ErrorDetail {
+	body = []byte(strings.TrimSpace(string(body)))
+	if len(body) > 0 && body[0] == '[' { // Gemini sometimes wraps the error in a list
+		var list []json.RawMessage
+		if json.Unmarshal(body, &list) == nil && len(list) > 0 {
+			body = list[0]
+		}
+	}
+	var s errorShape
+	if err := json.Unmarshal(body, &s); err != nil {
+		return ErrorDetail{Message: shorten(string(body))}
+	}
+	if len(s.Error) > 0 && string(s.Error) != "null" {
+		var text string
+		if json.Unmarshal(s.Error, &text) == nil {
+			return ErrorDetail{Message: text}
+		}
+		var o errorObject
+		if json.Unmarshal(s.Error, &o) == nil {
+			d := ErrorDetail{Message: o.Message, Type: o.Type, Code: codeString(o.Code)}
+			if o.Status != "" { // Gemini: the status is the code that matters
+				d.Type = o.Status
+			}
+			for _, det := range o.Details {
+				if det.Reason != "" {
+					d.Code = det.Reason
+				}
+			}
+			return d
+		}
+	}
+	if s.Object == "error" || s.Message != "" {
+		return ErrorDetail{Message: s.Message, Type: s.Type, Code: codeString(s.Code)}
+	}
+	return ErrorDetail{Message: shorten(string(body))}
+}
+
+// codeString reads a code that may be a string or a number.
+func codeString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	if n, err := strconv.Atoi(string(raw)); err == nil {
+		return strconv.Itoa(n)
+	}
+	return ""
+}
+
+func shorten(s string) string {
+	if len(s) > 500 {
+		return s[:500] + "…"
+	}
+	return s
+}
+
+// Classify maps an HTTP status (0 for an error inside a 200 stream) and the
+// vendor's error detail to a kind of the taxonomy.
+func Classify(status int, d ErrorDetail) contract.ErrorKind {
+	all := strings.ToLower(d.Code + " " + d.Type + " " + d.Message)
+	switch {
+	case strings.Contains(all, "context_length") || strings.Contains(all, "context length") ||
+		strings.Contains(all, "prompt is too long") || strings.Contains(all, "exceed_context_size") ||
+		strings.Contains(all, "maximum context") || strings.Contains(all, "too many tokens") ||
+		strings.Contains(all, "context window"):
+		return contract.KindContextLength
+	case strings.Contains(all, "insufficient_quota") || strings.Contains(all, "billing") ||
+		strings.Contains(all, "credit balance") || strings.Contains(all, "quota exceeded"):
+		return contract.KindQuota
+	case strings.Contains(all, "api_key_invalid") || strings.Contains(all, "invalid_api_key") ||
+		strings.Contains(all, "authentication_error") || strings.Contains(all, "unauthenticated") ||
+		strings.Contains(all, "api key not valid"):
+		return contract.KindAuth
+	case strings.Contains(all, "overloaded"):
+		return contract.KindOverloaded
+	case strings.Contains(all, "rate_limit") || strings.Contains(all, "resource_exhausted") ||
+		strings.Contains(all, "rate limit"):
+		return contract.KindRateLimit
+	case strings.Contains(all, "tool_use_failed"):
+		return contract.KindMalformedToolCall
+	}
+	return StatusKind(status)
+}
+
+// StatusKind maps an HTTP status alone to a kind.
+func StatusKind(status int) contract.ErrorKind {
+	switch {
+	case status == http.StatusUnauthorized:
+		return contract.KindAuth
+	case status == http.StatusForbidden:
+		return contract.KindPermission
+	case status == http.StatusPaymentRequired:
+		return contract.KindQuota
+	case status == http.StatusRequestTimeout, status == http.StatusGatewayTimeout:
+		return contract.KindTimeout
+	case status == http.StatusRequestEntityTooLarge:
+		return contract.KindContextLength
+	case status == http.StatusTooManyRequests:
+		return contract.KindRateLimit
+	case status == http.StatusServiceUnavailable, status == 529:
+		return contract.KindOverloaded
+	case status >= 500:
+		return contract.KindServer
+	case status == http.StatusNotFound, status == http.StatusNotImplemented:
+		return contract.KindBadRequest
+	case status >= 400:
+		return contract.KindBadRequest
+	}
+	return contract.KindUnknown
+}
+
+// RetryAfterMS reads a retry hint, in milliseconds: the retry-after-ms and
+// retry-after headers (seconds or an HTTP date), else the body's "try
+// again in 11.054s" (OpenAI) or "retryDelay": "13s" (Gemini). Zero means
+// no hint.
+func RetryAfterMS(h http.Header, body []byte) int64 {
+	if v := h.Get("retry-after-ms"); v != "" {
+		if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 {
+			return int64(f)
+		}
+	}
+	if v := h.Get("retry-after"); v != "" {
+		if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 {
+			return int64(f * 1000)
+		}
+		if t, err := http.ParseTime(v); err == nil {
+			if d := time.Until(t); d > 0 {
+				return d.Milliseconds()
+			}
+		}
+	}
+	s := string(body)
+	for _, marker := range []string{"try again in ", `"retryDelay": "`, `"retryDelay":"`} {
+		i := strings.Index(s, marker)
+		if i < 0 {
+			continue
+		}
+		rest := s[i+len(marker):]
+		end := strings.IndexFunc(rest, func(r rune) bool {
+			return !(r >= '0' && r <= '9' || r == '.' || r == 'm' || r == 's' || r == 'h')
+		})
+		if end < 0 {
+			end = len(rest)
+		}
+		if d, err := time.ParseDuration(strings.TrimSuffix(rest[:end], ".")); err == nil && d > 0 {
+			return d.Milliseconds()
+		}
+	}
+	return 0
+}
+
+// TransportError maps a failure to get a response, or to read the body, to
+// a ProviderError: aborted when ctx was cancelled, timeout on a deadline,
+// stream_interrupted once the response had begun (started), and otherwise
+// a retryable unknown (a refused or reset connection).
+func TransportError(ctx context.Context, ref contract.ProviderRef, err error, started bool) *contract.ProviderError {
+	var e *contract.ProviderError
+	var ne net.Error
+	switch {
+	case ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded):
+		e = NewError(ref, contract.KindTimeout, "the request timed out: "+err.Error())
+	case ctx.Err() != nil:
+		e = NewError(ref, contract.KindAborted, "the request was cancelled")
+	case started:
+		e = NewError(ref, contract.KindStreamInterrupted, "the stream broke off: "+err.Error())
+	case errors.As(err, &ne) && ne.Timeout():
+		e = NewError(ref, contract.KindTimeout, err.Error())
+	default:
+		e = NewError(ref, contract.KindUnknown, "cannot reach the server: "+err.Error())
+		e.Retryable = true
+	}
+	e.Err = err
+	return e
+}
+
+// Interrupted is the error of a stream that ended without its terminal
+// frame.
+func Interrupted(ref contract.ProviderRef, what string) *contract.ProviderError {
+	return NewError(ref, contract.KindStreamInterrupted, "the stream ended without "+what)
+}

@@ -1,0 +1,170 @@
+// Package sse reads server-sent events (the text/event-stream format) as
+// model APIs send them: one small reader shared by every adapter.
+//
+// It follows the WHATWG rules where vendors agree with them (lines end in
+// LF, CRLF or CR; "data" lines of one event are joined with newlines; lines
+// starting with ':' are comments; a blank line ends an event) and departs
+// from them where vendors do not: a last event with no blank line after it
+// still counts, and lines that are not SSE fields at all (a JSON error body
+// some servers append after the events) are kept, not dropped, so the
+// adapter can read them.
+package sse
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// MaxLine is the longest line the reader accepts: 16 MiB, far beyond any
+// model's single event but a bound on memory all the same.
+const MaxLine = 16 << 20
+
+// ErrLineTooLong is returned for a line longer than MaxLine.
+var ErrLineTooLong = errors.New("sse: line too long")
+
+// Event is one server-sent event.
+type Event struct {
+	// Name is the "event:" field; empty means the default ("message").
+	Name string
+	// Data is the "data:" lines joined with '\n'.
+	Data []byte
+	// ID is the "id:" field.
+	ID string
+	// Stray holds the lines of this block that are neither fields nor
+	// comments, joined with '\n': typically a JSON body a server wrote
+	// without SSE framing.
+	Stray []byte
+}
+
+// Reader reads events from a stream. It is not safe for concurrent use.
+// The zero value is not usable; use NewReader.
+type Reader struct {
+	r      *bufio.Reader
+	buf    []byte // the current line, reused
+	seenCR bool   // the last line ended in CR: skip a LF that follows
+	done   bool   // the stream has ended
+}
+
+// NewReader returns a reader of the events in r.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{r: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// Next returns the next event. It returns io.EOF once the stream ended
+// cleanly after the last event; a last event that the stream ends without
+// a blank line is returned first. Any other error is the underlying
+// reader's (io.ErrUnexpectedEOF included), or ErrLineTooLong. The event's
+// slices are its own: they stay valid after the next call.
+func (r *Reader) Next() (Event, error) {
+	var ev Event
+	var data, stray bytes.Buffer
+	hasData, hasAny := false, false
+	for {
+		line, err := r.line()
+		if errors.Is(err, io.EOF) {
+			if hasAny {
+				// The stream ended without a blank line after the event:
+				// vendors do this, and the event counts.
+				return finish(ev, &data, &stray, hasData), nil
+			}
+			return Event{}, io.EOF
+		}
+		if err != nil {
+			return Event{}, err
+		}
+		switch {
+		case len(line) == 0:
+			if hasAny {
+				return finish(ev, &data, &stray, hasData), nil
+			}
+			continue
+		case line[0] == ':':
+			continue // a comment
+		}
+		hasAny = true
+		name, value, found := bytes.Cut(line, []byte(":"))
+		if found && len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+		switch {
+		case !found:
+			addLine(&stray, line)
+		case string(name) == "data":
+			if hasData {
+				data.WriteByte('\n')
+			}
+			data.Write(value)
+			hasData = true
+		case string(name) == "event":
+			ev.Name = string(value)
+		case string(name) == "id":
+			ev.ID = string(value)
+		case string(name) == "retry":
+		default:
+			addLine(&stray, line)
+		}
+	}
+}
+
+func addLine(b *bytes.Buffer, line []byte) {
+	if b.Len() > 0 {
+		b.WriteByte('\n')
+	}
+	b.Write(line)
+}
+
+func finish(ev Event, data, stray *bytes.Buffer, hasData bool) Event {
+	if hasData {
+		ev.Data = bytes.Clone(data.Bytes())
+		if ev.Data == nil {
+			ev.Data = []byte{}
+		}
+	}
+	if stray.Len() > 0 {
+		ev.Stray = bytes.Clone(stray.Bytes())
+	}
+	return ev
+}
+
+// line reads one line without its terminator (LF, CRLF or CR); the slice is
+// valid until the next call. A last line the stream ends without a
+// terminator is returned as a line; the call after it returns io.EOF.
+func (r *Reader) line() ([]byte, error) {
+	if r.done {
+		return nil, io.EOF
+	}
+	r.buf = r.buf[:0]
+	for {
+		b, err := r.r.ReadByte()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				r.done = true
+				if len(r.buf) > 0 {
+					return r.buf, nil
+				}
+				return nil, io.EOF
+			}
+			return nil, err
+		}
+		if r.seenCR {
+			r.seenCR = false
+			if b == '\n' {
+				continue // the LF of a CR LF pair
+			}
+		}
+		switch b {
+		case '\n':
+			return r.buf, nil
+		case '\r':
+			r.seenCR = true
+			return r.buf, nil
+		}
+		if len(r.buf) >= MaxLine {
+			return nil, fmt.Errorf("%w (over %d bytes)", ErrLineTooLong, MaxLine)
+		}
+		r.buf = append(r.buf, b)
+	}
+}
