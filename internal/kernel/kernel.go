@@ -54,6 +54,17 @@ type Options struct {
 	// Session is the id of a new session; empty means a fresh id. It is
 	// ignored when the log already holds a session.
 	Session string
+	// Capabilities are what the model can do; the zero value claims
+	// nothing (no parallel tool calls, unknown context window).
+	Capabilities provider.Capabilities
+	// KeyHint names where the provider's credential came from
+	// ("OPENAI_API_KEY"), for auth failures to say what to fix.
+	KeyHint string
+	// Fallback lists the models to switch to, in order, when the model
+	// fails for good; nil means none.
+	Fallback []Model
+	// Retry is the retry policy; the zero value means its defaults.
+	Retry RetryPolicy
 	// Logger receives diagnostics; nil means discard.
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
@@ -72,6 +83,12 @@ type Kernel struct {
 	log     *eventlog.Log
 	opts    Options
 	session string
+
+	// models are the primary model and the fallbacks; current is the one
+	// in use: a switch lasts for the rest of the kernel's life, as the log
+	// (provider.fallback_selected) says.
+	models  []Model
+	current int
 
 	busy atomic.Bool
 	mu   sync.Mutex // guards st
@@ -94,6 +111,16 @@ func New(prov provider.Provider, log *eventlog.Log, opts *Options) (*Kernel, err
 	}
 	if k.opts.Now == nil {
 		k.opts.Now = time.Now
+	}
+	k.opts.Retry = k.opts.Retry.withDefaults()
+	k.models = append([]Model{{
+		Provider: prov, Name: k.opts.ProviderName, Model: k.opts.Model,
+		Capabilities: k.opts.Capabilities, KeyHint: k.opts.KeyHint,
+	}}, k.opts.Fallback...)
+	for i, m := range k.models {
+		if m.Provider == nil || m.Name == "" {
+			return nil, fmt.Errorf("kernel: fallback model %d needs a provider and a name", i)
+		}
 	}
 	if k.opts.Logger == nil {
 		k.opts.Logger = slog.New(slog.DiscardHandler)

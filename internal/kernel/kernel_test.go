@@ -65,7 +65,9 @@ func newKernel(t *testing.T, p provider.Provider, tools ...registry.Tool) (*Kern
 	}
 	log := eventlog.New(eventlog.NewMemStore(), nil)
 	t.Cleanup(func() { log.Close() })
-	k, err := New(p, log, &Options{ProviderName: "fake", Model: "m", Registry: reg, Cwd: "/work", Version: "test"})
+	// One attempt and no fallback: these tests look at a single call; the
+	// failure policy has its own tests.
+	k, err := New(p, log, &Options{ProviderName: "fake", Model: "m", Registry: reg, Cwd: "/work", Version: "test", Retry: RetryPolicy{Attempts: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,7 +479,7 @@ func TestSyncAtDurablePoints(t *testing.T) {
 				syncedAtCall = store.synced.Load()
 				return stream(nil, nil, events...).Stream(ctx, req)
 			})
-			k, err := New(p, log, nil)
+			k, err := New(p, log, &Options{Retry: RetryPolicy{Attempts: 1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -523,4 +525,18 @@ func TestBreakBeforeTheModelCallAsksNoModel(t *testing.T) {
 	if f, ok := evs[len(evs)-1].Data.(*contract.RunFinished); !ok || f.Outcome != contract.OutcomeCancelled {
 		t.Errorf("last event %s, want run.finished cancelled", evs[len(evs)-1].Type())
 	}
+}
+
+func listDir() registry.Tool {
+	return registry.Tool{Name: "list_dir", Description: "list", Risk: registry.RiskRead, Concurrency: registry.Safe,
+		InputSchema: json.RawMessage(`{"type":"object"}`)}
+}
+
+func mustRegistry(t *testing.T, tools ...registry.Tool) *registry.Registry {
+	t.Helper()
+	reg, err := registry.New(tools...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
 }

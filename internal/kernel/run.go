@@ -119,29 +119,74 @@ func (r *run) send(ctx context.Context, in Input) {
 	r.emit(&contract.RunFinished{Outcome: outcome, Reason: reason}, cause)
 }
 
-// modelCall makes one model call and records it. It returns the id of the
-// event that ended it and, when the run ends here, the outcome and reason;
-// an empty outcome means the run waits for its pending intents.
-func (r *run) modelCall(ctx context.Context, cause string) (last string, outcome contract.Outcome, reason string) {
+// attempt makes one model call to m and records it. It returns the id of
+// the last event it appended and, when the call failed, the error, already
+// recorded as provider.error (with the call's partial output discarded).
+func (r *run) attempt(ctx context.Context, m *Model, cause string) (last string, perr *contract.ProviderError) {
 	k := r.k
 	st := r.state()
-	req := projection.Request(&st, k.opts.Registry, &projection.Options{Model: k.opts.Model, System: k.opts.System})
+	req := projection.Request(&st, k.opts.Registry, &projection.Options{Model: m.Model, System: k.opts.System})
+	req.ParallelToolCalls = m.Capabilities.ParallelTools && len(req.Tools) > 1
+	estimate := projection.EstimateTokens(req)
 	requested, ok := r.emit(&contract.ModelRequested{
-		Provider: k.opts.ProviderName, Model: k.opts.Model, MessageCount: len(req.Messages),
-		ToolNames: projection.ToolNames(req), EstimatedInputTokens: projection.EstimateTokens(req),
+		Provider: m.Name, Model: m.Model, MessageCount: len(req.Messages),
+		ToolNames: projection.ToolNames(req), EstimatedInputTokens: estimate,
 	}, cause)
 	if !ok {
-		return "", "", ""
+		return "", nil
 	}
 	r.cause = requested.ID
 	last = requested.ID
-	var perr *contract.ProviderError
 	finished := false
 	produced := false // whether this attempt added anything to the conversation
 
+	if w := m.Capabilities.ContextWindow; w > 0 && estimate > w {
+		// The window bounds the request: do not send what cannot fit.
+		perr = &contract.ProviderError{Kind: contract.KindContextLength, Message: fmt.Sprintf(
+			"the conversation needs about %d tokens, more than the %d of %s's context window; it was not sent", estimate, w, m.Model)}
+	} else {
+		perr, finished, produced, last = r.stream(ctx, m, req, requested.ID)
+	}
+	if r.err != nil {
+		return "", nil
+	}
+	switch {
+	case perr != nil, finished:
+		// A finished call stands, even if the caller stopped reading or
+		// cancelled just after: its output is in the log.
+	case r.stopped:
+		perr = &contract.ProviderError{Kind: contract.KindAborted, Message: "the caller stopped reading the run"}
+	case ctx.Err() != nil:
+		perr = &contract.ProviderError{Kind: contract.KindAborted, Message: ctx.Err().Error()}
+	default:
+		perr = &contract.ProviderError{Kind: contract.KindStreamInterrupted, Retryable: true,
+			Message: "the provider's stream ended without finishing the model call"}
+	}
+	if perr == nil {
+		return last, nil
+	}
+	copied := *perr // the provider's value is not ours to change
+	perr = &copied
+	if perr.Provider == "" {
+		perr.Provider = m.Name
+	}
+	if perr.Model == "" {
+		perr.Model = m.Model
+	}
+	env, _ := r.emit(perr, requested.ID)
+	last = env.ID
+	if produced {
+		r.emit(&contract.ModelDiscarded{Reason: "the model call failed (" + string(perr.Kind) + "); its partial output is not part of the conversation"}, env.ID)
+	}
+	return last, perr
+}
+
+// stream runs the provider's stream for req and appends what it yields.
+func (r *run) stream(ctx context.Context, m *Model, req *contract.ModelRequest, cause string) (perr *contract.ProviderError, finished, produced bool, last string) {
+	last = cause
 	streamCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for ev, err := range k.prov.Stream(streamCtx, req) {
+	for ev, err := range m.Provider.Stream(streamCtx, req) {
 		if err != nil {
 			perr = asProviderError(err)
 			break
@@ -152,23 +197,23 @@ func (r *run) modelCall(ctx context.Context, cause string) (last string, outcome
 		switch e := ev.(type) {
 		case *contract.TextDelta:
 			r.extend(contract.TypeModelText, e.Text)
-			r.emit(e, requested.ID)
+			r.emit(e, cause)
 		case *contract.ReasoningDelta:
 			r.extend(contract.TypeModelReasoning, e.Text)
-			r.emit(e, requested.ID)
+			r.emit(e, cause)
 		case *contract.IntentProposed:
 			r.flush()
 			intent := e.ToolIntent
 			intent.ID = id.New("int")
-			env, _ := r.emit(&contract.IntentProposed{ToolIntent: intent}, requested.ID)
+			env, _ := r.emit(&contract.IntentProposed{ToolIntent: intent}, cause)
 			last, produced = env.ID, true
 		case *contract.ModelFinished:
 			r.flush()
-			env, _ := r.emit(e, requested.ID)
+			env, _ := r.emit(e, cause)
 			last, finished = env.ID, true
 		default:
 			r.flush()
-			env, _ := r.emit(e, requested.ID)
+			env, _ := r.emit(e, cause)
 			if _, isErr := e.(*contract.ProviderError); isErr {
 				last = env.ID
 			}
@@ -181,44 +226,7 @@ func (r *run) modelCall(ctx context.Context, cause string) (last string, outcome
 		}
 	}
 	r.flush()
-	if r.err != nil {
-		return "", "", ""
-	}
-	switch {
-	case perr != nil, finished:
-		// A finished call stands, even if the caller stopped reading or
-		// cancelled just after: its output is in the log.
-	case r.stopped:
-		perr = &contract.ProviderError{Kind: contract.KindAborted, Message: "the caller stopped reading the run"}
-	case ctx.Err() != nil:
-		perr = &contract.ProviderError{Kind: contract.KindAborted, Message: ctx.Err().Error()}
-	case !finished:
-		perr = &contract.ProviderError{Kind: contract.KindStreamInterrupted, Retryable: true,
-			Message: "the provider's stream ended without finishing the model call"}
-	}
-	if perr != nil {
-		copied := *perr // the provider's value is not ours to change
-		perr = &copied
-		if perr.Provider == "" {
-			perr.Provider = k.opts.ProviderName
-		}
-		if perr.Model == "" {
-			perr.Model = k.opts.Model
-		}
-		env, _ := r.emit(perr, requested.ID)
-		last = env.ID
-		if produced {
-			r.emit(&contract.ModelDiscarded{Reason: "the model call failed (" + string(perr.Kind) + "); its partial output is not part of the conversation"}, env.ID)
-		}
-		if perr.Kind == contract.KindAborted {
-			return last, contract.OutcomeCancelled, perr.Message
-		}
-		return last, contract.OutcomeFailed, perr.Error()
-	}
-	if len(r.state().Pending) > 0 {
-		return last, "", ""
-	}
-	return last, contract.OutcomeCompleted, ""
+	return perr, finished, produced, last
 }
 
 // extend adds delta text to the current block, ending the previous block

@@ -123,10 +123,9 @@ func ParseErrorBody(body []byte) ErrorDetail {
 			return d
 		}
 	}
-	if s.Object == "error" || s.Message != "" {
-		return ErrorDetail{Message: s.Message, Type: s.Type, Code: codeString(s.Code)}
-	}
-	return ErrorDetail{Message: shorten(string(body))}
+	// A JSON object with none of the known fields says nothing a person
+	// can use; the caller falls back to the status text.
+	return ErrorDetail{Message: s.Message, Type: s.Type, Code: codeString(s.Code)}
 }
 
 // codeString reads a code that may be a string or a number.

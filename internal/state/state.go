@@ -10,6 +10,7 @@ package state
 import (
 	"iter"
 	"slices"
+	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
 )
@@ -171,7 +172,9 @@ func Apply(s State, env contract.Envelope) State {
 	case *contract.ToolObservation:
 		s = observe(s, &e.Observation)
 	case *contract.FallbackSelected:
-		s.Provider = e.To
+		// "provider:model"; a model name may hold colons of its own
+		// (llama3:8b), a provider name never does.
+		s.Provider, s.Model, _ = strings.Cut(e.To, ":")
 	case *contract.RunFinished:
 		s.Outcome = e.Outcome
 		if e.Outcome == contract.OutcomeCompleted {

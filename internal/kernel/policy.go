@@ -1,0 +1,178 @@
+package kernel
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/provider"
+)
+
+// Model is one model the kernel may call: an adapter, the names it goes by
+// in the record, what it can do, and where its credential came from.
+type Model struct {
+	Provider provider.Provider
+	// Name is the provider's name ("openai"); Model is passed through as
+	// given, empty meaning the adapter's default.
+	Name, Model  string
+	Capabilities provider.Capabilities
+	// KeyHint names where the credential came from ("OPENAI_API_KEY"), so
+	// that an auth failure can say what to fix; empty means none.
+	KeyHint string
+}
+
+// RetryPolicy is how the kernel retries a failed model call before it
+// falls back to the next model. The zero value means the defaults of each
+// field.
+type RetryPolicy struct {
+	// Attempts is how many calls one model gets for one turn, the first
+	// included; zero means 4.
+	Attempts int
+	// BaseDelay is the first backoff; it doubles with every retry. Zero
+	// means 1 s.
+	BaseDelay time.Duration
+	// MaxDelay caps the backoff; zero means 30 s.
+	MaxDelay time.Duration
+	// MaxRetryAfter caps how long a server's retry-after hint is honoured;
+	// a longer hint moves on to the next model instead. Zero means 60 s.
+	MaxRetryAfter time.Duration
+	// Sleep waits d or until ctx is done; nil means a timer. Tests replace
+	// it to run without waiting.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	if p.Attempts <= 0 {
+		p.Attempts = 4
+	}
+	if p.BaseDelay <= 0 {
+		p.BaseDelay = time.Second
+	}
+	if p.MaxDelay <= 0 {
+		p.MaxDelay = 30 * time.Second
+	}
+	if p.MaxRetryAfter <= 0 {
+		p.MaxRetryAfter = 60 * time.Second
+	}
+	if p.Sleep == nil {
+		p.Sleep = sleep
+	}
+	return p
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// backoff returns the delay before retry number n (1-based) after err:
+// capped exponential backoff with jitter (between half and all of it), or
+// the server's hint when that is longer. ok is false when the hint is
+// longer than the policy will wait.
+func (p RetryPolicy) backoff(n int, err *contract.ProviderError) (d time.Duration, ok bool) {
+	d = p.BaseDelay << min(n-1, 20)
+	if d > p.MaxDelay || d <= 0 {
+		d = p.MaxDelay
+	}
+	d = d/2 + rand.N(d/2+1)
+	if hint := err.RetryAfter(); hint > 0 {
+		if hint > p.MaxRetryAfter {
+			return hint, false
+		}
+		d = max(d, hint)
+	}
+	return d, true
+}
+
+// modelCall makes the turn's model call under the failure policy: retries
+// with backoff, then the fallback models in order. It returns the id of the
+// event that ended it and, when the run ends here, the outcome and reason;
+// an empty outcome means the run waits for its pending intents.
+func (r *run) modelCall(ctx context.Context, cause string) (last string, outcome contract.Outcome, reason string) {
+	k := r.k
+	policy := k.opts.Retry
+	tries := 0
+	for {
+		m := &k.models[k.current]
+		var perr *contract.ProviderError
+		last, perr = r.attempt(ctx, m, cause)
+		if r.err != nil {
+			return "", "", ""
+		}
+		if perr == nil {
+			if len(r.state().Pending) > 0 {
+				return last, "", ""
+			}
+			return last, contract.OutcomeCompleted, ""
+		}
+		tries++
+		cause = last
+		switch perr.Kind {
+		case contract.KindAborted:
+			return last, contract.OutcomeCancelled, perr.Message
+		case contract.KindAuth, contract.KindQuota, contract.KindPermission:
+			// Waiting or switching will not fix a credential or an account.
+			return last, contract.OutcomeFailed, stopReason(m, perr)
+		case contract.KindContextLength:
+			return last, contract.OutcomeFailed, perr.Error() +
+				"; the conversation is too long for this model (compaction is not available yet): start a new session or pick a model with a larger context"
+		}
+		if perr.Retryable && tries < policy.Attempts {
+			delay, ok := policy.backoff(tries, perr)
+			if ok {
+				env, ok := r.emit(&contract.RetryScheduled{Attempt: tries + 1, DelayMS: delay.Milliseconds(), Kind: perr.Kind}, last)
+				if !ok {
+					return "", "", ""
+				}
+				if err := policy.Sleep(ctx, delay); err != nil {
+					return env.ID, contract.OutcomeCancelled, "cancelled while waiting to retry"
+				}
+				cause = env.ID
+				continue
+			}
+		}
+		if k.current+1 < len(k.models) {
+			next := &k.models[k.current+1]
+			env, ok := r.emit(&contract.FallbackSelected{
+				From: label(m), To: label(next),
+				Reason: fmt.Sprintf("%s after %d attempt(s): %s", perr.Kind, tries, perr.Message),
+			}, last)
+			if !ok {
+				return "", "", ""
+			}
+			k.current++
+			tries = 0
+			cause = env.ID
+			continue
+		}
+		return last, contract.OutcomeFailed, perr.Error()
+	}
+}
+
+// stopReason is the one line that says what failed and what fixes it.
+func stopReason(m *Model, perr *contract.ProviderError) string {
+	fix := "check the account and the credentials of " + m.Name
+	switch {
+	case perr.Kind == contract.KindQuota:
+		fix = "the account of " + m.Name + " is out of quota or credit; top it up or pick another provider with --provider"
+	case m.KeyHint != "":
+		fix = "the key in " + m.KeyHint + " was refused; export a valid one, or pick another provider with --provider"
+	}
+	return perr.Error() + "; " + fix
+}
+
+// label names a model as the fallback list does: "provider:model".
+func label(m *Model) string {
+	if m.Model == "" {
+		return m.Name
+	}
+	return m.Name + ":" + m.Model
+}
