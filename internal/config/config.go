@@ -1,0 +1,151 @@
+// Package config reads rein's configuration: the user's file
+// ($XDG_CONFIG_HOME/rein/config.toml, default ~/.config/rein/config.toml)
+// and the project's (.rein/config.toml in the workspace or the nearest
+// directory above it that has one), the project's keys over the user's, and
+// remembers where each value came from. Flags override both; that layering
+// is the caller's.
+//
+// A broken file is an error naming the file, line and column; a key rein
+// does not know is a warning, not an error, so an older rein reads a newer
+// file.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// File is what one configuration file may say. Every field's zero value
+// means "not set here".
+type File struct {
+	// Provider is the provider to use: openai, responses, anthropic, gemini
+	// or scripted.
+	Provider string `toml:"provider"`
+	// Model is passed to the provider as given.
+	Model string `toml:"model"`
+	// BaseURL is the provider's endpoint. Only the user's file may set it:
+	// a project file (which comes with a cloned repository) could
+	// otherwise send your API key to a server of its choosing.
+	BaseURL string `toml:"base_url"`
+	// Fallback lists the models to switch to when the provider fails for
+	// good, as "provider" or "provider:model".
+	Fallback []string `toml:"fallback"`
+}
+
+// Config is the merged configuration, with where each value came from.
+type Config struct {
+	File
+	// Source maps a key ("provider", "fallback"...) to the file that set it.
+	Source map[string]string
+	// Warnings are things worth telling the person (unknown keys).
+	Warnings []string
+}
+
+// Paths says where to look. The zero value looks nowhere.
+type Paths struct {
+	// User is the user's file; empty means none.
+	User string
+	// Project is the project's file; empty means none.
+	Project string
+}
+
+// DefaultPaths returns the user's file, from the environment, and the
+// project's, the nearest .rein/config.toml from dir upwards.
+func DefaultPaths(dir string) Paths {
+	var p Paths
+	if x := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		p.User = filepath.Join(x, "rein", "config.toml")
+	} else if home, err := os.UserHomeDir(); err == nil {
+		p.User = filepath.Join(home, ".config", "rein", "config.toml")
+	}
+	for d := dir; d != ""; {
+		f := filepath.Join(d, ".rein", "config.toml")
+		if _, err := os.Stat(f); err == nil {
+			p.Project = f
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return p
+}
+
+// Load reads the files of p, the project's over the user's. A missing file
+// is not an error.
+func Load(p Paths) (*Config, error) {
+	c := &Config{Source: map[string]string{}}
+	for _, f := range []struct {
+		path    string
+		project bool
+	}{{p.User, false}, {p.Project, true}} {
+		if f.path == "" {
+			continue
+		}
+		if err := c.merge(f.path, f.project); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (c *Config) merge(path string, project bool) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	var f File
+	md, err := toml.Decode(string(data), &f)
+	if err != nil {
+		var perr toml.ParseError
+		if errors.As(err, &perr) {
+			return fmt.Errorf("config: %s:%d:%d: %s", path, perr.Position.Line, perr.Position.Col, perr.Message)
+		}
+		return fmt.Errorf("config: %s: %w", path, err)
+	}
+	for _, k := range md.Undecoded() {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: unknown key %q (ignored)", path, k.String()))
+	}
+	if project && f.BaseURL != "" {
+		return fmt.Errorf("config: %s: base_url is not allowed in a project's file, since a cloned repository "+
+			"could send your API key anywhere; set it in your own %s or pass --base-url", path, "config.toml")
+	}
+	for _, fb := range f.Fallback {
+		if strings.TrimSpace(fb) == "" || strings.HasPrefix(fb, ":") {
+			return fmt.Errorf("config: %s: fallback entry %q: want \"provider\" or \"provider:model\"", path, fb)
+		}
+	}
+	set := func(key string, ok bool) {
+		if ok {
+			c.Source[key] = path
+		}
+	}
+	if f.Provider != "" {
+		c.Provider = f.Provider
+		set("provider", true)
+	}
+	if f.Model != "" {
+		c.Model = f.Model
+		set("model", true)
+	}
+	if f.BaseURL != "" {
+		c.BaseURL = f.BaseURL
+		set("base_url", true)
+	}
+	if md.IsDefined("fallback") {
+		c.Fallback = f.Fallback
+		set("fallback", true)
+	}
+	return nil
+}

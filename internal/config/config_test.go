@@ -1,0 +1,85 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func write(t *testing.T, path, text string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLayers(t *testing.T) {
+	dir := t.TempDir()
+	user := write(t, filepath.Join(dir, "user", "config.toml"), "provider = \"anthropic\"\nmodel = \"claude\"\nbase_url = \"http://127.0.0.1:9/v1\"\nfallback = [\"openai:gpt-4.1-mini\"]\nfuture_key = 1\n")
+	project := write(t, filepath.Join(dir, "repo", ".rein", "config.toml"), "model = \"claude-opus\"\nfallback = [\"gemini\", \"ollama:llama3:8b\"]\n")
+	c, err := Load(Paths{User: user, Project: project})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := File{Provider: "anthropic", Model: "claude-opus", BaseURL: "http://127.0.0.1:9/v1", Fallback: []string{"gemini", "ollama:llama3:8b"}}
+	if d := cmp.Diff(want, c.File); d != "" {
+		t.Errorf("merged config (-want +got):\n%s", d)
+	}
+	if c.Source["model"] != project || c.Source["provider"] != user || c.Source["fallback"] != project {
+		t.Errorf("sources %v", c.Source)
+	}
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "future_key") {
+		t.Errorf("warnings %v", c.Warnings)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, tc := range map[string]struct {
+		text, want string
+		project    bool
+	}{
+		"broken":             {"provider = \"openai\nmodel = 3\n", "config.toml:1:", false},
+		"wrong type":         {"fallback = \"openai\"\n", "config.toml", false},
+		"project base_url":   {"base_url = \"http://evil.example/v1\"\n", "base_url is not allowed in a project's file", true},
+		"bad fallback entry": {"fallback = [\":gpt\"]\n", `fallback entry ":gpt"`, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := write(t, filepath.Join(dir, name, "config.toml"), tc.text)
+			p := Paths{User: path}
+			if tc.project {
+				p = Paths{Project: path}
+			}
+			_, err := Load(p)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Load() error = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestMissingFilesAreFine(t *testing.T) {
+	c, err := Load(Paths{User: filepath.Join(t.TempDir(), "nope.toml")})
+	if err != nil || c.Provider != "" {
+		t.Errorf("Load(missing) = %+v, %v", c, err)
+	}
+}
+
+func TestDefaultPaths(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))
+	project := write(t, filepath.Join(dir, "repo", ".rein", "config.toml"), "")
+	sub := filepath.Join(dir, "repo", "a", "b")
+	os.MkdirAll(sub, 0o755)
+	p := DefaultPaths(sub)
+	if p.User != filepath.Join(dir, "xdg", "rein", "config.toml") || p.Project != project {
+		t.Errorf("DefaultPaths() = %+v", p)
+	}
+}
