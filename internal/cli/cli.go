@@ -44,6 +44,12 @@ type Spec struct {
 	// the wiring's default.
 	Provider string
 	Model    string
+	// BaseURL is the --base-url flag; empty means the configuration's or
+	// the provider's default.
+	BaseURL string
+	// Fallback is the --fallback flag: models to switch to, as "provider"
+	// or "provider:model"; nil means the configuration's.
+	Fallback []string
 	// Script is the --script flag: the script file of the scripted provider.
 	Script string
 	// Cwd is the workspace.
@@ -87,6 +93,10 @@ type Deps struct {
 	Open func(ctx context.Context, spec Spec) (*Session, error)
 	// Demo builds the offline demo's session.
 	Demo func(ctx context.Context) (*Demo, error)
+	// Normalize prints what the adapter for api yields for the raw
+	// response body r, deltas included, as JSON lines on w (rein debug
+	// normalize); nil means the command is not available.
+	Normalize func(ctx context.Context, api string, r io.Reader, w io.Writer) error
 	// Stdin, Stdout and Stderr default to the process's.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -108,8 +118,10 @@ func (i *Interrupt) Error() string { return "interrupted by " + i.Signal }
 
 // flags are the options shared by the session commands.
 type flags struct {
-	provider, model, script string
-	json, deltas            bool
+	provider, model, script, baseURL string
+	fallback                         []string
+	json, deltas                     bool
+	api                              string
 }
 
 // Execute runs rein with args (without the program name) and returns the
@@ -237,14 +249,50 @@ func (a *app) commands() *cobra.Command {
 			fmt.Fprintln(cmd.OutOrStdout(), a.deps.Version)
 		},
 	}
-	root.AddCommand(exec, demo, version)
+	debug := &cobra.Command{
+		Use:   "debug",
+		Short: "Tools for debugging rein and providers",
+	}
+	normalize := &cobra.Command{
+		Use:   "normalize --api chat|responses|messages|gemini FILE|-",
+		Short: "Print what an adapter yields for a raw response body (SSE), as JSON lines; no network, no key",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.normalize(cmd.Context(), args[0])
+		},
+	}
+	normalize.Flags().StringVar(&a.flags.api, "api", "", "the API the body speaks: chat (OpenAI Chat and compatible), responses, messages (anthropic), gemini")
+	debug.AddCommand(normalize)
+	root.AddCommand(exec, demo, version, debug)
 	return root
+}
+
+// normalize runs rein debug normalize.
+func (a *app) normalize(ctx context.Context, file string) error {
+	if a.deps.Normalize == nil {
+		return errors.New("this build cannot normalize streams")
+	}
+	if a.flags.api == "" {
+		return fmt.Errorf("%w: --api is required: chat, responses, messages or gemini", ErrUsage)
+	}
+	var r io.Reader = a.deps.Stdin
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrUsage, err)
+		}
+		defer f.Close()
+		r = f
+	}
+	return a.deps.Normalize(ctx, a.flags.api, r, a.deps.Stdout)
 }
 
 func (a *app) sessionFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&a.flags.provider, "provider", "", "model provider (scripted)")
+	f.StringVar(&a.flags.provider, "provider", "", "model provider: openai (and compatible servers), responses, anthropic, gemini, scripted")
 	f.StringVar(&a.flags.model, "model", "", "model name, passed to the provider as given")
+	f.StringVar(&a.flags.baseURL, "base-url", "", "the provider's endpoint (an OpenAI-compatible server such as http://127.0.0.1:11434/v1)")
+	f.StringSliceVar(&a.flags.fallback, "fallback", nil, "models to fall back to, in order: provider[:model],... (e.g. anthropic,openai:gpt-4.1-mini)")
 	f.StringVar(&a.flags.script, "script", "", "script file for --provider scripted")
 	f.BoolVar(&a.flags.json, "json", false, "print the durable events as JSON lines on stdout, and nothing else there")
 	f.BoolVar(&a.flags.deltas, "deltas", false, "with --json, print the deltas too")
@@ -259,7 +307,10 @@ func (a *app) open(ctx context.Context) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot tell the working directory: %w", err)
 	}
-	return a.deps.Open(ctx, Spec{Provider: a.flags.provider, Model: a.flags.model, Script: a.flags.script, Cwd: cwd})
+	return a.deps.Open(ctx, Spec{
+		Provider: a.flags.provider, Model: a.flags.model, BaseURL: a.flags.baseURL,
+		Fallback: a.flags.fallback, Script: a.flags.script, Cwd: cwd,
+	})
 }
 
 func closeSession(s *Session, stderr io.Writer) {

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/eventlog"
 	"github.com/rein-agent/rein/internal/kernel"
@@ -221,5 +223,48 @@ func TestOpenErrorIsNotUsage(t *testing.T) {
 	})
 	if code != ExitFailed || !strings.Contains(errw.String(), "disk full") {
 		t.Errorf("exit %d, stderr %q", code, errw.String())
+	}
+}
+
+func TestDebugNormalize(t *testing.T) {
+	var gotAPI, gotBody string
+	var out, errw bytes.Buffer
+	deps := Deps{
+		Normalize: func(ctx context.Context, api string, r io.Reader, w io.Writer) error {
+			b, _ := io.ReadAll(r)
+			gotAPI, gotBody = api, string(b)
+			_, err := io.WriteString(w, "{\"type\":\"model.started\"}\n")
+			return err
+		},
+		Stdin: strings.NewReader("data: [DONE]\n\n"), Stdout: &out, Stderr: &errw,
+	}
+	if code := Execute(t.Context(), []string{"debug", "normalize", "--api", "chat", "-"}, deps); code != 0 {
+		t.Fatalf("exit %d: %s", code, errw.String())
+	}
+	if gotAPI != "chat" || gotBody != "data: [DONE]\n\n" || out.String() != "{\"type\":\"model.started\"}\n" {
+		t.Errorf("api %q body %q out %q", gotAPI, gotBody, out.String())
+	}
+	if code := Execute(t.Context(), []string{"debug", "normalize", "-"}, deps); code != ExitUsage {
+		t.Errorf("without --api: exit %d, want 2", code)
+	}
+	if code := Execute(t.Context(), []string{"debug", "normalize", "--api", "chat", "/no/such/file"}, deps); code != ExitUsage {
+		t.Errorf("missing file: exit %d, want 2", code)
+	}
+}
+
+func TestFlagsReachTheWiring(t *testing.T) {
+	var got Spec
+	deps := Deps{
+		Open: func(ctx context.Context, spec Spec) (*Session, error) {
+			got = spec
+			return nil, fmt.Errorf("%w: stop here", ErrUsage)
+		},
+		Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{},
+	}
+	Execute(t.Context(), []string{"exec", "--provider", "openai", "--model", "llama3:8b", "--base-url", "http://127.0.0.1:11434/v1", "--fallback", "anthropic,openai:gpt-4.1-mini", "hi"}, deps)
+	want := Spec{Provider: "openai", Model: "llama3:8b", BaseURL: "http://127.0.0.1:11434/v1", Fallback: []string{"anthropic", "openai:gpt-4.1-mini"}}
+	got.Cwd = ""
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("spec (-want +got):\n%s", d)
 	}
 }
