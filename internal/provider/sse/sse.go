@@ -37,6 +37,12 @@ type Event struct {
 	// comments, joined with '\n': typically a JSON body a server wrote
 	// without SSE framing.
 	Stray []byte
+	// Unterminated says the stream ended right after this event, without
+	// the blank line that closes it. Vendors do send complete last events
+	// that way, but a body cut in the middle of a data line looks the
+	// same: an unterminated event whose data does not decode is a cut
+	// stream (stream_interrupted), not bad data.
+	Unterminated bool
 }
 
 // Reader reads events from a stream. It is not safe for concurrent use.
@@ -68,6 +74,7 @@ func (r *Reader) Next() (Event, error) {
 			if hasAny {
 				// The stream ended without a blank line after the event:
 				// vendors do this, and the event counts.
+				ev.Unterminated = true
 				return finish(ev, &data, &stray, hasData), nil
 			}
 			return Event{}, io.EOF

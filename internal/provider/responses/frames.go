@@ -1,0 +1,403 @@
+package responses
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rein-agent/rein/internal/provider"
+	"github.com/rein-agent/rein/internal/provider/sse"
+)
+
+// The stream event types this package translates. Every other type is
+// tolerated and ignored (content_part.*, output_text.done, annotations,
+// the progress events of vendor-run tools, types not invented yet).
+const (
+	typeCreated        = "response.created"
+	typeInProgress     = "response.in_progress"
+	typeQueued         = "response.queued"
+	typeCompleted      = "response.completed"
+	typeIncomplete     = "response.incomplete"
+	typeFailed         = "response.failed"
+	typeItemAdded      = "response.output_item.added"
+	typeItemDone       = "response.output_item.done"
+	typeTextDelta      = "response.output_text.delta"
+	typeRefusalDelta   = "response.refusal.delta"
+	typeSummaryDelta   = "response.reasoning_summary_text.delta"
+	typeReasoningDelta = "response.reasoning_text.delta"
+	typeArgsDelta      = "response.function_call_arguments.delta"
+	typeArgsDone       = "response.function_call_arguments.done"
+	typeError          = "error"
+)
+
+// frame is one decoded stream event. It is a sealed sum type: the variants
+// are the pointer types below, one per event type the translator reads.
+type frame interface{ isFrame() }
+
+// noIndex stands for an output_index the server did not send; decoders
+// preset it so that a missing field is told apart from index 0.
+const noIndex = -1
+
+// lifecycleFrame is response.created, response.in_progress or
+// response.queued: the response exists and nothing is to be said yet.
+type lifecycleFrame struct{}
+
+// completedFrame is response.completed, the terminal frame.
+type completedFrame struct {
+	Response response `json:"response"`
+}
+
+// incompleteFrame is response.incomplete: the response ended early, for
+// the reason in its incomplete_details.
+type incompleteFrame struct {
+	Response response `json:"response"`
+}
+
+// failedFrame is response.failed: the response ended in an error, even
+// inside an HTTP 200 (context length overflows arrive this way).
+type failedFrame struct {
+	Response response `json:"response"`
+}
+
+// wholeFrame is a whole response object read at once: the body of a server
+// that ignored stream: true.
+type wholeFrame struct {
+	Response response
+}
+
+// itemAddedFrame is response.output_item.added: an output item starts.
+type itemAddedFrame struct {
+	OutputIndex int        `json:"output_index"`
+	Item        outputItem `json:"item"`
+}
+
+// itemDoneFrame is response.output_item.done: an output item is complete,
+// with all its content. It is a function call's own end marker.
+type itemDoneFrame struct {
+	OutputIndex int        `json:"output_index"`
+	Item        outputItem `json:"item"`
+}
+
+// textDeltaFrame is response.output_text.delta or response.refusal.delta:
+// answer text (a refusal is what the model answers).
+type textDeltaFrame struct {
+	OutputIndex int    `json:"output_index"`
+	Delta       string `json:"delta"`
+}
+
+// reasoningDeltaFrame is response.reasoning_summary_text.delta (Summary
+// set, the part is summary_index) or response.reasoning_text.delta (the
+// part is content_index).
+type reasoningDeltaFrame struct {
+	OutputIndex  int    `json:"output_index"`
+	SummaryIndex int    `json:"summary_index"`
+	ContentIndex int    `json:"content_index"`
+	Delta        string `json:"delta"`
+	Summary      bool   `json:"-"`
+}
+
+// argsDeltaFrame is response.function_call_arguments.delta: the next piece
+// of a call's argument text. Its item_id is not used: servers rotate it.
+type argsDeltaFrame struct {
+	OutputIndex int    `json:"output_index"`
+	Delta       string `json:"delta"`
+}
+
+// argsDoneFrame is response.function_call_arguments.done: a call's whole
+// argument text.
+type argsDoneFrame struct {
+	OutputIndex int    `json:"output_index"`
+	Name        string `json:"name"`
+	Arguments   string `json:"arguments"`
+}
+
+// errorFrame is the "error" event, or an error body found in the stream:
+// the terminal error.
+type errorFrame struct {
+	Detail provider.ErrorDetail
+}
+
+// ignoredFrame is an event this package tolerates and does not translate.
+type ignoredFrame struct {
+	Type string
+}
+
+func (*lifecycleFrame) isFrame()      {}
+func (*completedFrame) isFrame()      {}
+func (*incompleteFrame) isFrame()     {}
+func (*failedFrame) isFrame()         {}
+func (*wholeFrame) isFrame()          {}
+func (*itemAddedFrame) isFrame()      {}
+func (*itemDoneFrame) isFrame()       {}
+func (*textDeltaFrame) isFrame()      {}
+func (*reasoningDeltaFrame) isFrame() {}
+func (*argsDeltaFrame) isFrame()      {}
+func (*argsDoneFrame) isFrame()       {}
+func (*errorFrame) isFrame()          {}
+func (*ignoredFrame) isFrame()        {}
+
+// response is the Response object of the lifecycle events and of a whole
+// JSON answer.
+type response struct {
+	ID     string `json:"id"`
+	Object string `json:"object"`
+	// Status is completed, incomplete, failed, cancelled, in_progress or
+	// queued; compatible servers may leave it out.
+	Status string       `json:"status"`
+	Output []outputItem `json:"output"`
+	Usage  *usage       `json:"usage"`
+	// Error is null unless the response failed; kept raw so that every
+	// shape of error (object, string) reads.
+	Error             json.RawMessage `json:"error"`
+	IncompleteDetails *struct {
+		Reason string `json:"reason"`
+	} `json:"incomplete_details"`
+}
+
+// failed reports whether the response carries an error: "error": null is
+// not one.
+func (r *response) failed() bool {
+	return len(r.Error) > 0 && string(r.Error) != "null"
+}
+
+// errorDetail reads the response's error in any shape.
+func (r *response) errorDetail() provider.ErrorDetail {
+	if !r.failed() {
+		return provider.ErrorDetail{}
+	}
+	body := make([]byte, 0, len(r.Error)+10)
+	body = append(append(append(body, `{"error":`...), r.Error...), '}')
+	return provider.ParseErrorBody(body)
+}
+
+// outputItem is one item of a response's output, as the API shapes it: a
+// union over the item types, of which only the fields of the types rein
+// reads are declared.
+type outputItem struct {
+	// Type is message, reasoning, function_call, or a vendor-run tool's
+	// type (web_search_call, shell_call...).
+	Type   string `json:"type"`
+	ID     string `json:"id"`
+	Status string `json:"status"`
+
+	// function_call
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+
+	// message (output_text, refusal) and reasoning (reasoning_text)
+	Content []contentPart `json:"content"`
+
+	// reasoning
+	Summary          json.RawMessage `json:"summary"`
+	EncryptedContent string          `json:"encrypted_content"`
+}
+
+// contentPart is one part of a message or reasoning item's content.
+type contentPart struct {
+	Type    string `json:"type"`
+	Text    string `json:"text"`
+	Refusal string `json:"refusal"`
+}
+
+// summaryPart is one part of a reasoning item's summary.
+type summaryPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// usage is the token count of response.completed.
+type usage struct {
+	InputTokens        int64 `json:"input_tokens"`
+	OutputTokens       int64 `json:"output_tokens"`
+	InputTokensDetails struct {
+		CachedTokens int64 `json:"cached_tokens"`
+	} `json:"input_tokens_details"`
+	OutputTokensDetails struct {
+		ReasoningTokens int64 `json:"reasoning_tokens"`
+	} `json:"output_tokens_details"`
+}
+
+// decodeFailure is a stream event whose data is not what its type says.
+type decodeFailure struct {
+	Type string
+	Data []byte
+	Err  error
+}
+
+func (e *decodeFailure) Error() string { return "responses: " + e.describe() }
+
+// describe says what failed, for people: the event type, the cause and
+// the start of the data.
+func (e *decodeFailure) describe() string {
+	name := e.Type
+	if name == "" {
+		name = "an untyped"
+	}
+	data := e.Data
+	if len(data) > 200 {
+		data = data[:200]
+	}
+	return fmt.Sprintf("decode %s event: %v (data %q)", name, e.Err, data)
+}
+
+func (e *decodeFailure) Unwrap() error { return e.Err }
+
+var doneMarker = []byte("[DONE]")
+
+// decodeEvent decodes one server-sent event into at most two frames: its
+// data, and its stray lines (a JSON body some servers write without SSE
+// framing). Either may be nil: an event without data, the [DONE] marker
+// some proxies add, and stray text that is no JSON body are nothing to
+// translate.
+func decodeEvent(ev sse.Event) (data, stray frame, err error) {
+	// [DONE] (or the start of it, in a body cut short) is Chat's end
+	// marker, which some proxies add: it says nothing here.
+	if len(ev.Data) > 0 && !bytes.HasPrefix(doneMarker, ev.Data) {
+		name := ev.Name
+		if name == "" || name == "message" {
+			var peek struct {
+				Type string `json:"type"`
+			}
+			if err := json.Unmarshal(ev.Data, &peek); err != nil {
+				return nil, nil, &decodeFailure{Type: name, Data: ev.Data, Err: err}
+			}
+			name = peek.Type
+		}
+		if name == "" {
+			data, err = decodeUntyped(ev.Data)
+		} else {
+			data, err = decodeFrame(name, ev.Data)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(bytes.TrimSpace(ev.Stray)) > 0 {
+		stray = decodeStray(ev.Stray)
+	}
+	return data, stray, nil
+}
+
+// decodeFrame decodes the data of an event of type typ.
+func decodeFrame(typ string, data []byte) (frame, error) {
+	var f frame
+	switch typ {
+	case typeCreated, typeInProgress, typeQueued:
+		f = &lifecycleFrame{}
+	case typeCompleted:
+		f = &completedFrame{}
+	case typeIncomplete:
+		f = &incompleteFrame{}
+	case typeFailed:
+		f = &failedFrame{}
+	case typeItemAdded:
+		f = &itemAddedFrame{OutputIndex: noIndex}
+	case typeItemDone:
+		f = &itemDoneFrame{OutputIndex: noIndex}
+	case typeTextDelta, typeRefusalDelta:
+		f = &textDeltaFrame{OutputIndex: noIndex}
+	case typeSummaryDelta:
+		f = &reasoningDeltaFrame{OutputIndex: noIndex, SummaryIndex: noIndex, ContentIndex: noIndex, Summary: true}
+	case typeReasoningDelta:
+		f = &reasoningDeltaFrame{OutputIndex: noIndex, SummaryIndex: noIndex, ContentIndex: noIndex}
+	case typeArgsDelta:
+		f = &argsDeltaFrame{OutputIndex: noIndex}
+	case typeArgsDone:
+		f = &argsDoneFrame{OutputIndex: noIndex}
+	case typeError:
+		if err := validJSON(data); err != nil {
+			return nil, &decodeFailure{Type: typ, Data: data, Err: err}
+		}
+		// The error event comes flat ({"code", "message", "param"}) or
+		// nested ({"error": {...}}); the shared parser reads both.
+		return &errorFrame{Detail: provider.ParseErrorBody(data)}, nil
+	default:
+		if err := validJSON(data); err != nil {
+			return nil, &decodeFailure{Type: typ, Data: data, Err: err}
+		}
+		return &ignoredFrame{Type: typ}, nil
+	}
+	if err := json.Unmarshal(data, f); err != nil {
+		return nil, &decodeFailure{Type: typ, Data: data, Err: err}
+	}
+	return f, nil
+}
+
+// validJSON returns nil for valid JSON, and the syntax error otherwise.
+func validJSON(data []byte) error {
+	if json.Valid(data) {
+		return nil
+	}
+	var v any
+	return json.Unmarshal(data, &v)
+}
+
+// cutShort reports whether err is the decode failure of JSON that ends
+// too early: what a body cut inside an event leaves. The scanner reports
+// such data at its very end, either as an unexpected end or, inside a
+// literal (nu, tr, 12e), as the invalid space it feeds itself at the end.
+func cutShort(err error) bool {
+	var df *decodeFailure
+	var syn *json.SyntaxError
+	if !errors.As(err, &df) || !errors.As(err, &syn) || syn.Offset < int64(len(df.Data)) {
+		return false
+	}
+	msg := syn.Error()
+	return strings.Contains(msg, "unexpected end of JSON input") || strings.Contains(msg, "invalid character ' '")
+}
+
+// decodeUntyped decodes data with no event type: an error body
+// ({"error": ...}, {"object": "error", ...}) or a whole response object;
+// any other JSON is tolerated and ignored.
+func decodeUntyped(data []byte) (frame, error) {
+	var peek struct {
+		Object string          `json:"object"`
+		Output json.RawMessage `json:"output"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(data, &peek); err != nil {
+		return nil, &decodeFailure{Data: data, Err: err}
+	}
+	isErr := peek.Object == "error" || (len(peek.Error) > 0 && string(peek.Error) != "null")
+	switch {
+	case peek.Object == "response" || (len(peek.Output) > 0 && string(peek.Output) != "null"):
+		return decodeWhole(data)
+	case isErr:
+		return &errorFrame{Detail: provider.ParseErrorBody(data)}, nil
+	}
+	return &ignoredFrame{}, nil
+}
+
+// decodeStray decodes lines that were not SSE fields: an error body or a
+// whole response some servers send instead of events. Anything else, plain
+// text included, is nil: ignored, the stream goes on and ends on its own
+// terms.
+func decodeStray(b []byte) frame {
+	if !json.Valid(b) {
+		return nil
+	}
+	f, err := decodeUntyped(b)
+	if err != nil {
+		return nil
+	}
+	if _, ok := f.(*ignoredFrame); ok {
+		return nil
+	}
+	return f
+}
+
+// decodeWhole decodes a whole response body. An error body in place of a
+// response ({"error": ...} with no output) is an errorFrame.
+func decodeWhole(data []byte) (frame, error) {
+	var r response
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, &decodeFailure{Type: "response body", Data: data, Err: err}
+	}
+	if r.Object == "error" || (r.failed() && len(r.Output) == 0 && r.Status == "") {
+		return &errorFrame{Detail: provider.ParseErrorBody(data)}, nil
+	}
+	return &wholeFrame{Response: r}, nil
+}
