@@ -1,0 +1,83 @@
+package anthropic
+
+import (
+	"strings"
+
+	"github.com/rein-agent/rein/internal/provider"
+)
+
+// generation is what a model name says about a Claude model.
+type generation int
+
+const (
+	genUnknown  generation = iota // not a Claude name this package knows
+	genClaude2                    // claude-2.x, claude-instant: no tool use
+	genClaude3                    // claude-3-{opus,sonnet,haiku}: 4,096 output tokens
+	genClaude35                   // claude-3-5-*: 8,192 output tokens
+	genClaude37                   // claude-3-7-sonnet: extended thinking
+	genClaude4                    // claude-{opus,sonnet,haiku}-4 and later
+)
+
+// generationOf reads the generation from a model name as the API, Bedrock
+// ("anthropic.claude-..."), Vertex or a router ("anthropic/claude-...")
+// spell it.
+func generationOf(model string) generation {
+	m := strings.ToLower(model)
+	i := strings.Index(m, "claude-")
+	if i < 0 {
+		return genUnknown
+	}
+	rest := m[i+len("claude-"):]
+	switch {
+	case strings.HasPrefix(rest, "instant"), strings.HasPrefix(rest, "2"):
+		return genClaude2
+	case strings.HasPrefix(rest, "3-7-"), strings.HasPrefix(rest, "3.7-"):
+		return genClaude37
+	case strings.HasPrefix(rest, "3-5-"), strings.HasPrefix(rest, "3.5-"):
+		return genClaude35
+	case strings.HasPrefix(rest, "3-"):
+		return genClaude3
+	}
+	for _, family := range []string{"opus-", "sonnet-", "haiku-"} {
+		if after, ok := strings.CutPrefix(rest, family); ok && after != "" && after[0] >= '4' && after[0] <= '9' {
+			return genClaude4
+		}
+	}
+	return genUnknown
+}
+
+// Capabilities returns what this package knows of model: every Claude
+// model from Claude 3 on streams, uses tools, proposes parallel calls (and
+// the API can switch that off) and has a 200,000-token context; Claude 3.7
+// and the Claude 4 families think. A model it does not know (a local
+// server's, a future name) gets conservative defaults: streaming and tools,
+// no parallel calls, an unknown context window.
+func Capabilities(model string) provider.Capabilities {
+	switch g := generationOf(model); g {
+	case genClaude2:
+		return provider.Capabilities{Streaming: true, ContextWindow: 100_000}
+	case genClaude3, genClaude35, genClaude37, genClaude4:
+		return provider.Capabilities{
+			Streaming:     true,
+			Tools:         true,
+			ParallelTools: true,
+			Reasoning:     g >= genClaude37,
+			ContextWindow: 200_000,
+		}
+	}
+	return provider.Capabilities{Streaming: true, Tools: true}
+}
+
+// defaultMaxTokens is the max_tokens sent when the request sets none: the
+// API requires one. It stays within every model's own output limit (4,096
+// for Claude 3, 8,192 for Claude 3.5) and leaves room for a long file write
+// on the newer models; 8,192 for a model it does not know.
+func defaultMaxTokens(model string) int {
+	switch generationOf(model) {
+	case genClaude2, genClaude3:
+		return 4096
+	case genClaude37, genClaude4:
+		return 16384
+	}
+	return 8192
+}

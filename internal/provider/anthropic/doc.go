@@ -1,0 +1,37 @@
+// Package anthropic is rein's adapter for the Anthropic Messages API
+// (POST /v1/messages with "stream": true), and for every server that speaks
+// it.
+//
+// It translates, nothing more: [BuildRequest] turns a contract.ModelRequest
+// into the JSON body the API takes, and [Normalize] turns the server-sent
+// events of a response into contract.ModelEvents. [Adapter.Stream] does one
+// request with both. Tool calls go through the shared provider.Assembler and
+// are proposed only once their content block has ended; tools the vendor
+// runs itself (server_tool_use, web search results...) are never intents.
+//
+// # Wire facts this package is built on
+//
+//   - A stream is message_start, then for each content block a
+//     content_block_start, its content_block_delta events and a
+//     content_block_stop, then message_delta (stop_reason and cumulative
+//     usage, which may revise the input tokens), then message_stop, the one
+//     terminal frame. ping events may come anywhere; an "error" event ends
+//     the stream with the error it carries.
+//   - A message_start may already carry complete content blocks, tool_use
+//     blocks included: they are intents too.
+//   - A tool_use block starts with "input": {}; its first input_json_delta is
+//     usually "", and a tool without arguments gets only that one.
+//   - Thinking streams as thinking_delta events then one signature_delta; a
+//     redacted_thinking block arrives whole. Both must be sent back, verbatim,
+//     with the assistant message they belong to: they ride on
+//     model.finished as the opaque provider state
+//     {"provider":"anthropic","blocks":[...]}.
+//
+// # Usage figures
+//
+// model.usage reports the API's own figures: InputTokens is input_tokens,
+// the input that was neither read from nor written to the prompt cache;
+// CacheReadTokens and CacheWriteTokens are cache_read_input_tokens and
+// cache_creation_input_tokens. It is yielded once, just before
+// model.finished, with the last cumulative figures of the stream.
+package anthropic

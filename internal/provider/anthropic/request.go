@@ -1,0 +1,266 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/rein-agent/rein/internal/contract"
+)
+
+// The request body, as the Messages API takes it. Field order is the order
+// of the JSON sent (golden-tested).
+type wireRequest struct {
+	Model      string        `json:"model"`
+	MaxTokens  int           `json:"max_tokens"`
+	System     string        `json:"system,omitempty"`
+	Messages   []wireMessage `json:"messages"`
+	Tools      []wireTool    `json:"tools,omitempty"`
+	ToolChoice *toolChoice   `json:"tool_choice,omitempty"`
+	Stream     bool          `json:"stream"`
+}
+
+type wireMessage struct {
+	Role    string `json:"role"`
+	Content []any  `json:"content"` // *textContent, *toolUseContent, *toolResultContent, json.RawMessage
+}
+
+type textContent struct {
+	Type string `json:"type"` // "text"
+	Text string `json:"text"`
+}
+
+type toolUseContent struct {
+	Type  string          `json:"type"` // "tool_use"
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+type toolResultContent struct {
+	Type      string `json:"type"` // "tool_result"
+	ToolUseID string `json:"tool_use_id"`
+	Content   string `json:"content,omitempty"`
+	IsError   bool   `json:"is_error,omitempty"`
+}
+
+type wireTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+type toolChoice struct {
+	Type                   string `json:"type"` // "auto"
+	DisableParallelToolUse bool   `json:"disable_parallel_tool_use,omitempty"`
+}
+
+// providerState is the opaque state a turn leaves on model.finished: the
+// thinking and redacted_thinking blocks of the message, in order, exactly
+// as the API sent them, which the API wants back with that message.
+type providerState struct {
+	Provider string            `json:"provider"` // always "anthropic"
+	Blocks   []json.RawMessage `json:"blocks"`
+}
+
+// BuildRequest returns the JSON body of a streaming Messages API request
+// for req, asking model. It does not modify req.
+//
+// The system prompt, and the text of any system message, go to the
+// top-level "system". Messages alternate user and assistant, as the API
+// requires: consecutive messages of the same role are merged, so the
+// results of several tool calls (tool messages) become one user message of
+// tool_result blocks, which come first in it, before any user text that
+// follows them. An assistant message is its thinking blocks (from its
+// provider state, when that state is this package's), its text, then its
+// tool_use blocks. Reasoning text alone is never sent: without the API's
+// signature it would be refused. Empty text is dropped, since the API
+// refuses empty text blocks.
+//
+// max_tokens is req.MaxOutputTokens, or a default for the model. When
+// req.ParallelToolCalls is false and there are tools, the model is asked
+// for at most one tool call per turn.
+//
+// It fails when a message cannot be expressed: a tool message without a
+// result, a tool call whose input is not a JSON object.
+func BuildRequest(req *contract.ModelRequest, model string) ([]byte, error) {
+	w := wireRequest{
+		Model:     model,
+		MaxTokens: req.MaxOutputTokens,
+		Messages:  []wireMessage{},
+		Stream:    true,
+	}
+	if w.MaxTokens <= 0 {
+		w.MaxTokens = defaultMaxTokens(model)
+	}
+	system := []string{}
+	if strings.TrimSpace(req.System) != "" {
+		system = append(system, req.System)
+	}
+	for i := range req.Messages {
+		m := &req.Messages[i]
+		switch m.Role {
+		case contract.RoleSystem:
+			// The API has no system role inside the conversation.
+			if strings.TrimSpace(m.Text) != "" {
+				system = append(system, m.Text)
+			}
+		case contract.RoleUser:
+			w.add("user", userContent(m)...)
+		case contract.RoleAssistant:
+			content, err := assistantContent(m)
+			if err != nil {
+				return nil, fmt.Errorf("anthropic: message %d: %w", i, err)
+			}
+			w.add("assistant", content...)
+		case contract.RoleTool:
+			if m.Result == nil {
+				return nil, fmt.Errorf("anthropic: message %d: a tool message without a result", i)
+			}
+			w.add("user", &toolResultContent{
+				Type:      "tool_result",
+				ToolUseID: toolUseID(m.Result.ProviderCallID, m.Result.IntentID),
+				Content:   m.Result.Text,
+				IsError:   m.Result.IsError,
+			})
+		default:
+			return nil, fmt.Errorf("anthropic: message %d: unknown role %q", i, m.Role)
+		}
+	}
+	w.System = strings.Join(system, "\n\n")
+	for _, m := range w.Messages {
+		if m.Role == "user" {
+			toolResultsFirst(m.Content)
+		}
+	}
+	for _, t := range req.Tools {
+		schema := t.InputSchema
+		if len(bytes.TrimSpace(schema)) == 0 || string(schema) == "null" {
+			schema = json.RawMessage(`{"type":"object"}`) // the API requires a schema
+		}
+		w.Tools = append(w.Tools, wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	if len(w.Tools) > 0 && !req.ParallelToolCalls {
+		w.ToolChoice = &toolChoice{Type: "auto", DisableParallelToolUse: true}
+	}
+	body, err := marshal(&w)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: encode request: %w", err)
+	}
+	return body, nil
+}
+
+// marshal encodes v as compact JSON that keeps '<', '>' and '&' as
+// written: the API reads both forms, and code is full of them.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// add appends content as a message of role, merged into the last message
+// when it has the same role. Empty content adds nothing.
+func (w *wireRequest) add(role string, content ...any) {
+	if len(content) == 0 {
+		return
+	}
+	if n := len(w.Messages); n > 0 && w.Messages[n-1].Role == role {
+		w.Messages[n-1].Content = append(w.Messages[n-1].Content, content...)
+		return
+	}
+	w.Messages = append(w.Messages, wireMessage{Role: role, Content: content})
+}
+
+func userContent(m *contract.ModelMessage) []any {
+	if strings.TrimSpace(m.Text) == "" {
+		return nil
+	}
+	return []any{&textContent{Type: "text", Text: m.Text}}
+}
+
+func assistantContent(m *contract.ModelMessage) ([]any, error) {
+	var content []any
+	for _, b := range stateBlocks(m.ProviderState) {
+		content = append(content, b)
+	}
+	if strings.TrimSpace(m.Text) != "" {
+		content = append(content, &textContent{Type: "text", Text: m.Text})
+	}
+	for _, c := range m.ToolCalls {
+		input := bytes.TrimSpace(c.Input)
+		if len(input) == 0 || string(input) == "null" {
+			input = []byte("{}")
+		}
+		if !json.Valid(input) || input[0] != '{' {
+			return nil, fmt.Errorf("tool call %q (%s): input is not a JSON object", c.ToolName, c.IntentID)
+		}
+		content = append(content, &toolUseContent{
+			Type:  "tool_use",
+			ID:    toolUseID(c.ProviderCallID, c.IntentID),
+			Name:  c.ToolName,
+			Input: json.RawMessage(input),
+		})
+	}
+	return content, nil
+}
+
+// stateBlocks returns the content blocks a message's provider state holds,
+// verbatim, or nil when the state is not this package's (the conversation
+// may have switched provider after a fallback) or does not decode.
+func stateBlocks(state json.RawMessage) []json.RawMessage {
+	if len(state) == 0 {
+		return nil
+	}
+	var s providerState
+	if json.Unmarshal(state, &s) != nil || s.Provider != stateProvider {
+		return nil
+	}
+	blocks := s.Blocks[:0]
+	for _, b := range s.Blocks {
+		if b = bytes.TrimSpace(b); len(b) > 0 && b[0] == '{' {
+			blocks = append(blocks, b)
+		}
+	}
+	return blocks
+}
+
+// toolResultsFirst moves the tool_result blocks of a user message before
+// its other blocks, keeping the order within each group: the API wants a
+// message answering tool calls to start with their results.
+func toolResultsFirst(content []any) {
+	results := make([]any, 0, len(content))
+	var others []any
+	for _, c := range content {
+		if _, ok := c.(*toolResultContent); ok {
+			results = append(results, c)
+		} else {
+			others = append(others, c)
+		}
+	}
+	copy(content, append(results, others...))
+}
+
+// toolUseID returns the id a call goes by in the API: the vendor's id, or
+// rein's intent id for a call another provider proposed without one. The
+// API accepts only [a-zA-Z0-9_-] in ids, so any other character becomes
+// '_'; a call and its result map to the same id.
+func toolUseID(providerCallID, intentID string) string {
+	id := providerCallID
+	if id == "" {
+		id = intentID
+	}
+	if id == "" {
+		id = "call"
+	}
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, id)
+}

@@ -1,0 +1,359 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/provider/providertest"
+)
+
+// conversation is a whole tool-use turn as the projection builds it: a
+// system prompt, the user's text, an assistant message with reasoning,
+// text, two tool calls and its provider state, the two results (one a
+// failure), the user's next words, and the tools.
+func conversation() *contract.ModelRequest {
+	return &contract.ModelRequest{
+		Model:  "claude-sonnet-4-5",
+		System: "You are rein, a coding agent.",
+		Messages: []contract.ModelMessage{
+			{Role: contract.RoleUser, Text: "Why do the tests fail?"},
+			{
+				Role:      contract.RoleAssistant,
+				Reasoning: "Run the tests, then read the code.",
+				Text:      "Let me run the tests and read the source.",
+				ToolCalls: []contract.ToolCall{
+					{IntentID: "in_01", ProviderCallID: "toolu_01A", ToolName: "bash", Input: json.RawMessage(`{"command":"npm test"}`)},
+					{IntentID: "in_02", ProviderCallID: "toolu_01B", ToolName: "read_file", Input: json.RawMessage(`{"path":"src/sum.ts"}`)},
+				},
+				ProviderState: json.RawMessage(`{"provider":"anthropic","blocks":[{"type":"thinking","thinking":"Run the tests, then read the code.","signature":"EqQBCgIYAhIM"},{"type":"redacted_thinking","data":"EmwKAhgBEgy3"}]}`),
+			},
+			{Role: contract.RoleTool, Result: &contract.ToolResult{IntentID: "in_01", ProviderCallID: "toolu_01A", ToolName: "bash", Text: "npm test failed with exit code 1", IsError: true}},
+			{Role: contract.RoleTool, Result: &contract.ToolResult{IntentID: "in_02", ProviderCallID: "toolu_01B", ToolName: "read_file", Text: "export const sum = (a, b) => a - b;"}},
+			{Role: contract.RoleUser, Text: "Keep it short."},
+		},
+		Tools: []contract.ToolSpec{
+			{Name: "bash", Description: "Run a shell command.", InputSchema: json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}`)},
+			{Name: "read_file", Description: "Read a file.", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
+		},
+	}
+}
+
+func TestBuildRequestGolden(t *testing.T) {
+	body, err := BuildRequest(conversation(), "claude-sonnet-4-5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "request.golden.json", indent(t, body))
+}
+
+// wire decodes a request body for assertions on its parts.
+type wire struct {
+	Model      string          `json:"model"`
+	MaxTokens  int             `json:"max_tokens"`
+	System     string          `json:"system"`
+	Messages   []wireMsg       `json:"messages"`
+	Tools      json.RawMessage `json:"tools"`
+	ToolChoice json.RawMessage `json:"tool_choice"`
+	Stream     bool            `json:"stream"`
+}
+
+type wireMsg struct {
+	Role    string            `json:"role"`
+	Content []json.RawMessage `json:"content"`
+}
+
+func build(t *testing.T, req *contract.ModelRequest) wire {
+	t.Helper()
+	body, err := BuildRequest(req, "claude-sonnet-4-5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w wire
+	if err := json.Unmarshal(body, &w); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// contents renders each message as role: blocks, compactly.
+func contents(w wire) []string {
+	var out []string
+	for _, m := range w.Messages {
+		s := m.Role + ":"
+		for _, c := range m.Content {
+			s += " " + string(c)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestBuildRequest(t *testing.T) {
+	user := func(text string) contract.ModelMessage {
+		return contract.ModelMessage{Role: contract.RoleUser, Text: text}
+	}
+	for _, tc := range []struct {
+		name  string
+		req   *contract.ModelRequest
+		check func(t *testing.T, w wire)
+	}{
+		{
+			name: "defaults: stream, max_tokens per model, no tools and no tool_choice",
+			req:  &contract.ModelRequest{Messages: []contract.ModelMessage{user("hi")}},
+			check: func(t *testing.T, w wire) {
+				if !w.Stream || w.MaxTokens != 16384 || w.Model != "claude-sonnet-4-5" || w.Tools != nil || w.ToolChoice != nil || w.System != "" {
+					t.Errorf("%+v", w)
+				}
+			},
+		},
+		{
+			name: "MaxOutputTokens and parallel tool calls allowed",
+			req: &contract.ModelRequest{MaxOutputTokens: 1234, ParallelToolCalls: true, Messages: []contract.ModelMessage{user("hi")},
+				Tools: []contract.ToolSpec{{Name: "t", Description: "d"}}},
+			check: func(t *testing.T, w wire) {
+				if w.MaxTokens != 1234 || w.ToolChoice != nil {
+					t.Errorf("max_tokens %d, tool_choice %s", w.MaxTokens, w.ToolChoice)
+				}
+				if string(w.Tools) != `[{"name":"t","description":"d","input_schema":{"type":"object"}}]` {
+					t.Errorf("tools %s: a missing schema must become an object schema", w.Tools)
+				}
+			},
+		},
+		{
+			name: "a provider state that is not ours is not sent; reasoning alone never is",
+			req: &contract.ModelRequest{Messages: []contract.ModelMessage{
+				user("hi"),
+				{Role: contract.RoleAssistant, Reasoning: "thought", Text: "ok", ProviderState: json.RawMessage(`{"provider":"gemini","signatures":["x"]}`)},
+				{Role: contract.RoleAssistant, Text: "more", ProviderState: json.RawMessage(`not json`)},
+			}},
+			check: func(t *testing.T, w wire) {
+				want := []string{`user: {"type":"text","text":"hi"}`, `assistant: {"type":"text","text":"ok"} {"type":"text","text":"more"}`}
+				if d := cmp.Diff(want, contents(w)); d != "" {
+					t.Errorf("(-want +got):\n%s", d)
+				}
+			},
+		},
+		{
+			name: "a call from another provider goes by its intent id, made acceptable to the API",
+			req: &contract.ModelRequest{Messages: []contract.ModelMessage{
+				user("hi"),
+				{Role: contract.RoleAssistant, ToolCalls: []contract.ToolCall{{IntentID: "in:01/x", ToolName: "glob", Input: nil}}},
+				{Role: contract.RoleTool, Result: &contract.ToolResult{IntentID: "in:01/x", ToolName: "glob", Text: ""}},
+			}},
+			check: func(t *testing.T, w wire) {
+				want := []string{
+					`user: {"type":"text","text":"hi"}`,
+					`assistant: {"type":"tool_use","id":"in_01_x","name":"glob","input":{}}`,
+					`user: {"type":"tool_result","tool_use_id":"in_01_x"}`,
+				}
+				if d := cmp.Diff(want, contents(w)); d != "" {
+					t.Errorf("(-want +got):\n%s", d)
+				}
+			},
+		},
+		{
+			name: "system messages join the system prompt; empty text is dropped; same roles merge",
+			req: &contract.ModelRequest{System: "base", Messages: []contract.ModelMessage{
+				{Role: contract.RoleSystem, Text: "summary of earlier turns"},
+				user("one"), user("  "), user("two"),
+			}},
+			check: func(t *testing.T, w wire) {
+				if w.System != "base\n\nsummary of earlier turns" {
+					t.Errorf("system %q", w.System)
+				}
+				want := []string{`user: {"type":"text","text":"one"} {"type":"text","text":"two"}`}
+				if d := cmp.Diff(want, contents(w)); d != "" {
+					t.Errorf("(-want +got):\n%s", d)
+				}
+			},
+		},
+		{
+			name: "tool results come first in their user message",
+			req: &contract.ModelRequest{Messages: []contract.ModelMessage{
+				user("go"),
+				{Role: contract.RoleAssistant, ToolCalls: []contract.ToolCall{{ProviderCallID: "toolu_1", ToolName: "a", Input: json.RawMessage(`{}`)}}},
+				user("note"),
+				{Role: contract.RoleTool, Result: &contract.ToolResult{ProviderCallID: "toolu_1", Text: "done"}},
+			}},
+			check: func(t *testing.T, w wire) {
+				want := []string{
+					`user: {"type":"text","text":"go"}`,
+					`assistant: {"type":"tool_use","id":"toolu_1","name":"a","input":{}}`,
+					`user: {"type":"tool_result","tool_use_id":"toolu_1","content":"done"} {"type":"text","text":"note"}`,
+				}
+				if d := cmp.Diff(want, contents(w)); d != "" {
+					t.Errorf("(-want +got):\n%s", d)
+				}
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.check(t, build(t, tc.req)) })
+	}
+}
+
+func TestBuildRequestErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		msg  contract.ModelMessage
+	}{
+		{"tool message without a result", contract.ModelMessage{Role: contract.RoleTool}},
+		{"tool call input not an object", contract.ModelMessage{Role: contract.RoleAssistant, ToolCalls: []contract.ToolCall{{ToolName: "a", Input: json.RawMessage(`[1]`)}}}},
+		{"tool call input not JSON", contract.ModelMessage{Role: contract.RoleAssistant, ToolCalls: []contract.ToolCall{{ToolName: "a", Input: json.RawMessage(`{`)}}}},
+		{"unknown role", contract.ModelMessage{Role: "robot", Text: "x"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := BuildRequest(&contract.ModelRequest{Messages: []contract.ModelMessage{tc.msg}}, "m"); err == nil {
+				t.Error("BuildRequest() succeeded")
+			}
+		})
+	}
+}
+
+func TestBuildRequestDoesNotModifyRequest(t *testing.T) {
+	req := conversation()
+	before, _ := json.Marshal(req) // a ModelRequest always marshals
+	if _, err := BuildRequest(req, "m"); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := json.Marshal(req)
+	if string(before) != string(after) {
+		t.Error("BuildRequest modified its request")
+	}
+}
+
+// TestRoundTrip sends a turn's provider state back: the thinking blocks a
+// stream yields on model.finished open the next request's assistant
+// message, verbatim.
+func TestRoundTrip(t *testing.T) {
+	r := streamBody(t, "thinking.sse", readFile(t, "thinking.sse"))
+	f := finished(t, r)
+	p := proposed(r.Events)
+	req := &contract.ModelRequest{Messages: []contract.ModelMessage{
+		{Role: contract.RoleUser, Text: "fix it"},
+		{Role: contract.RoleAssistant, Text: "Running the test.", ToolCalls: []contract.ToolCall{p[0].Call()}, ProviderState: f.ProviderState},
+		{Role: contract.RoleTool, Result: &contract.ToolResult{ProviderCallID: p[0].ProviderCallID, Text: "1 failing"}},
+	}}
+	w := build(t, req)
+	var state providerState
+	if err := json.Unmarshal(f.ProviderState, &state); err != nil {
+		t.Fatal(err)
+	}
+	got := w.Messages[1].Content
+	if len(got) != 4 || string(got[0]) != string(state.Blocks[0]) || string(got[1]) != string(state.Blocks[1]) {
+		t.Errorf("assistant content %s; want the two state blocks first", got)
+	}
+	if !strings.Contains(string(got[3]), `"id":"toolu_01Think"`) {
+		t.Errorf("tool_use block %s", got[3])
+	}
+}
+
+// TestHTTPRequest checks what goes on the wire: the path, the headers, the
+// body.
+func TestHTTPRequest(t *testing.T) {
+	for _, tc := range []struct {
+		name, base, path string
+		key              string
+		header           http.Header
+		wantHeader       http.Header
+	}{
+		{name: "default path with a key", path: "", key: "sk-ant-1", wantHeader: http.Header{"X-Api-Key": {"sk-ant-1"}, "Anthropic-Version": {"2023-06-01"}, "Content-Type": {"application/json"}}},
+		{name: "base ending in /v1/", path: "/v1/", wantHeader: http.Header{"Anthropic-Version": {"2023-06-01"}, "Content-Type": {"application/json"}}},
+		{name: "proxy prefix and extra headers", path: "/proxy/", header: http.Header{"Anthropic-Beta": {"interleaved-thinking-2025-05-14"}, "Anthropic-Version": {"2099-01-01"}},
+			wantHeader: http.Header{"Anthropic-Beta": {"interleaved-thinking-2025-05-14"}, "Anthropic-Version": {"2099-01-01"}, "Content-Type": {"application/json"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			type got struct {
+				method, path string
+				header       http.Header
+				body         []byte
+			}
+			ch := make(chan got, 1)
+			text := readFile(t, "text.sse")
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body) // a short read fails the comparison below
+				ch <- got{r.Method, r.URL.Path, r.Header.Clone(), b}
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, text)
+			}))
+			defer srv.Close()
+			a := New(&Options{BaseURL: srv.URL + tc.path, APIKey: tc.key, Header: tc.header, Model: "claude-opus-4-1"})
+			req := &contract.ModelRequest{Messages: []contract.ModelMessage{{Role: contract.RoleUser, Text: "hi"}}}
+			if r := providertest.Collect(t, t.Context(), a, req); r.Err != nil {
+				t.Fatal(r.Err)
+			}
+			g := <-ch
+			wantPath := strings.TrimSuffix(strings.TrimSuffix(tc.path, "/"), "/v1") + "/v1/messages"
+			if g.method != http.MethodPost || g.path != wantPath {
+				t.Errorf("%s %s, want POST %s", g.method, g.path, wantPath)
+			}
+			for k := range g.header {
+				switch k {
+				case "Accept-Encoding", "User-Agent", "Content-Length":
+					g.header.Del(k)
+				}
+			}
+			if d := cmp.Diff(tc.wantHeader, g.header); d != "" {
+				t.Errorf("headers (-want +got):\n%s", d)
+			}
+			want, _ := BuildRequest(req, "claude-opus-4-1") // the same request built twice
+			if string(g.body) != string(want) {
+				t.Errorf("body\n got %s\nwant %s", g.body, want)
+			}
+		})
+	}
+}
+
+func TestMessagesURL(t *testing.T) {
+	for base, want := range map[string]string{
+		"":                                  "https://api.anthropic.com/v1/messages",
+		"https://api.anthropic.com/":        "https://api.anthropic.com/v1/messages",
+		"https://api.anthropic.com/v1":      "https://api.anthropic.com/v1/messages",
+		"http://127.0.0.1:8080/v1/":         "http://127.0.0.1:8080/v1/messages",
+		"https://gateway.example/anthropic": "https://gateway.example/anthropic/v1/messages",
+	} {
+		if got := messagesURL(base); got != want {
+			t.Errorf("messagesURL(%q) = %q, want %q", base, got, want)
+		}
+	}
+}
+
+func TestCapabilities(t *testing.T) {
+	claude := func(reasoning bool) any {
+		return [5]any{true, true, true, reasoning, 200_000}
+	}
+	for _, tc := range []struct {
+		model     string
+		want      any
+		maxTokens int
+	}{
+		{"claude-sonnet-4-5", claude(true), 16384},
+		{"claude-sonnet-4-5-20250929", claude(true), 16384},
+		{"claude-opus-4-1", claude(true), 16384},
+		{"claude-haiku-4-5", claude(true), 16384},
+		{"claude-3-7-sonnet-latest", claude(true), 16384},
+		{"claude-3-5-haiku-20241022", claude(false), 8192},
+		{"claude-3-haiku-20240307", claude(false), 4096},
+		{"anthropic.claude-3-5-sonnet-20240620-v1:0", claude(false), 8192},
+		{"claude-2.1", [5]any{true, false, false, false, 100_000}, 4096},
+		{"qwen3-coder", [5]any{true, true, false, false, 0}, 8192},
+		{"claude-next", [5]any{true, true, false, false, 0}, 8192},
+	} {
+		t.Run(tc.model, func(t *testing.T) {
+			c := Capabilities(tc.model)
+			got := [5]any{c.Streaming, c.Tools, c.ParallelTools, c.Reasoning, c.ContextWindow}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("Capabilities (-want +got):\n%s", d)
+			}
+			if m := defaultMaxTokens(tc.model); m != tc.maxTokens {
+				t.Errorf("defaultMaxTokens = %d, want %d", m, tc.maxTokens)
+			}
+		})
+	}
+}
