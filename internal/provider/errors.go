@@ -75,7 +75,7 @@ type ErrorDetail struct {
 type errorShape struct {
 	Error   json.RawMessage `json:"error"`
 	Object  string          `json:"object"`
-	Message string          `json:"message"`
+	Message json.RawMessage `json:"message"` // a string, or Mistral's {"detail": [...]}
 	Type    string          `json:"type"`
 	Code    json.RawMessage `json:"code"`
 }
@@ -125,7 +125,20 @@ func ParseErrorBody(body []byte) ErrorDetail {
 	}
 	// A JSON object with none of the known fields says nothing a person
 	// can use; the caller falls back to the status text.
-	return ErrorDetail{Message: s.Message, Type: s.Type, Code: codeString(s.Code)}
+	return ErrorDetail{Message: messageText(s.Message), Type: s.Type, Code: codeString(s.Code)}
+}
+
+// messageText reads a message that may be a string or, as Mistral sends
+// it, an object, which is then shown as compact JSON.
+func messageText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return shorten(string(raw))
 }
 
 // codeString reads a code that may be a string or a number.
@@ -147,32 +160,65 @@ func shorten(s string) string {
 	return s
 }
 
+// codeKinds maps vendors' machine codes and error types to kinds. A code
+// is more reliable than a message: OpenAI's rate-limit message points to a
+// billing page, for one.
+var codeKinds = map[string]contract.ErrorKind{
+	"rate_limit_exceeded": contract.KindRateLimit, "rate_limit_error": contract.KindRateLimit,
+	"resource_exhausted": contract.KindRateLimit, "tokens": contract.KindRateLimit, "requests": contract.KindRateLimit,
+	"insufficient_quota": contract.KindQuota, "billing_hard_limit_reached": contract.KindQuota,
+	"context_length_exceeded": contract.KindContextLength, "exceed_context_size_error": contract.KindContextLength,
+	"string_above_max_length": contract.KindContextLength,
+	"invalid_api_key":         contract.KindAuth, "api_key_invalid": contract.KindAuth, "authentication_error": contract.KindAuth,
+	"unauthenticated":  contract.KindAuth,
+	"permission_error": contract.KindPermission, "permission_denied": contract.KindPermission,
+	"overloaded_error": contract.KindOverloaded, "unavailable": contract.KindOverloaded,
+	"api_error": contract.KindServer, "internal": contract.KindServer, "server_error": contract.KindServer,
+	"not_found_error": contract.KindBadRequest, "model_not_found": contract.KindBadRequest,
+	"tool_use_failed": contract.KindMalformedToolCall,
+	// Generic codes (invalid_request_error, invalid_argument) are left out
+	// on purpose: vendors use them for quota, balance and context errors
+	// too, which the message and the status tell apart.
+}
+
 // Classify maps an HTTP status (0 for an error inside a 200 stream) and the
-// vendor's error detail to a kind of the taxonomy.
+// vendor's error detail to a kind of the taxonomy: the message when it
+// names a too-long context (vendors file that under generic codes), then
+// overload (503, 529, or a message saying so), then the vendor's code,
+// then its type, then the message, then the status.
 func Classify(status int, d ErrorDetail) contract.ErrorKind {
-	all := strings.ToLower(d.Code + " " + d.Type + " " + d.Message)
-	switch {
-	case strings.Contains(all, "context_length") || strings.Contains(all, "context length") ||
-		strings.Contains(all, "prompt is too long") || strings.Contains(all, "exceed_context_size") ||
-		strings.Contains(all, "maximum context") || strings.Contains(all, "too many tokens") ||
-		strings.Contains(all, "context window"):
+	msg := strings.ToLower(d.Message)
+	if containsAny(msg, "context_length", "context length", "prompt is too long", "exceed_context_size",
+		"maximum context", "context window", "available context size", "maximum prompt length",
+		"input token count", "too many tokens") {
 		return contract.KindContextLength
-	case strings.Contains(all, "insufficient_quota") || strings.Contains(all, "billing") ||
-		strings.Contains(all, "credit balance") || strings.Contains(all, "quota exceeded"):
-		return contract.KindQuota
-	case strings.Contains(all, "api_key_invalid") || strings.Contains(all, "invalid_api_key") ||
-		strings.Contains(all, "authentication_error") || strings.Contains(all, "unauthenticated") ||
-		strings.Contains(all, "api key not valid"):
-		return contract.KindAuth
-	case strings.Contains(all, "overloaded"):
+	}
+	if status == http.StatusServiceUnavailable || status == 529 || strings.Contains(msg, "overloaded") {
 		return contract.KindOverloaded
-	case strings.Contains(all, "rate_limit") || strings.Contains(all, "resource_exhausted") ||
-		strings.Contains(all, "rate limit"):
+	}
+	for _, c := range []string{d.Code, d.Type} {
+		if k, ok := codeKinds[strings.ToLower(c)]; ok {
+			return k
+		}
+	}
+	switch {
+	case containsAny(msg, "insufficient_quota", "credit balance", "quota exceeded", "exceeded your current quota", "insufficient balance"):
+		return contract.KindQuota
+	case containsAny(msg, "invalid api key", "incorrect api key", "api key not valid", "invalid x-api-key"):
+		return contract.KindAuth
+	case containsAny(msg, "rate limit", "rate_limit", "too many requests"):
 		return contract.KindRateLimit
-	case strings.Contains(all, "tool_use_failed"):
-		return contract.KindMalformedToolCall
 	}
 	return StatusKind(status)
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // StatusKind maps an HTTP status alone to a kind.

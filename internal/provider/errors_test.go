@@ -45,6 +45,10 @@ func TestResponseError(t *testing.T) {
 		{"plain text 502", 502, nil, `Bad Gateway`, contract.KindServer, true, "Bad Gateway", 0},
 		{"empty 503", 503, http.Header{"Retry-After": {"3"}}, ``, contract.KindOverloaded, true, "Service Unavailable", 3000},
 		{"retry-after-ms", 429, http.Header{"Retry-After-Ms": {"250"}}, `{}`, contract.KindRateLimit, true, "Too Many Requests", 250},
+		{"groq 429 pointing at billing", 429, nil, `{"error":{"message":"Rate limit reached for model in organization on tokens per minute. Need more tokens? Upgrade to Dev Tier today at https://console.groq.com/settings/billing","type":"tokens","code":"rate_limit_exceeded"}}`, contract.KindRateLimit, true, "Rate limit reached", 0},
+		{"mistral object message", 422, nil, `{"object":"error","message":{"detail":[{"type":"extra_forbidden","loc":["body","stream_options"],"msg":"Extra inputs are not permitted"}]},"type":"invalid_request_message_error","code":null}`, contract.KindBadRequest, false, "Extra inputs are not permitted", 0},
+		{"xai prompt length", 400, nil, `{"code":"Client specified an invalid argument","error":"This model's maximum prompt length is 131072 but the request contains 140000 tokens."}`, contract.KindContextLength, false, "maximum prompt length", 0},
+		{"anthropic not found", 404, nil, `{"type":"error","error":{"type":"not_found_error","message":"model: claude-9"}}`, contract.KindBadRequest, false, "claude-9", 0},
 		{"403", 403, nil, `{"error":{"message":"no access"}}`, contract.KindPermission, false, "no access", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

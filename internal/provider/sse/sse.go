@@ -48,10 +48,10 @@ type Event struct {
 // Reader reads events from a stream. It is not safe for concurrent use.
 // The zero value is not usable; use NewReader.
 type Reader struct {
-	r      *bufio.Reader
-	buf    []byte // the current line, reused
-	seenCR bool   // the last line ended in CR: skip a LF that follows
-	done   bool   // the stream has ended
+	r       *bufio.Reader
+	buf     []byte   // a line longer than the bufio buffer, gathered
+	pending [][]byte // lines left over from a chunk that held CR-only line ends
+	done    bool     // the stream has ended
 }
 
 // NewReader returns a reader of the events in r.
@@ -140,38 +140,44 @@ func finish(ev Event, data, stray *bytes.Buffer, hasData bool) Event {
 // valid until the next call. A last line the stream ends without a
 // terminator is returned as a line; the call after it returns io.EOF.
 func (r *Reader) line() ([]byte, error) {
+	if len(r.pending) > 0 {
+		l := r.pending[0]
+		r.pending = r.pending[1:]
+		return l, nil
+	}
 	if r.done {
 		return nil, io.EOF
 	}
-	r.buf = r.buf[:0]
-	for {
-		b, err := r.r.ReadByte()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				r.done = true
-				if len(r.buf) > 0 {
-					return r.buf, nil
-				}
-				return nil, io.EOF
+	chunk, err := r.r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		r.buf = append(r.buf[:0], chunk...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			if len(r.buf) > MaxLine {
+				return nil, fmt.Errorf("%w (over %d bytes)", ErrLineTooLong, MaxLine)
 			}
-			return nil, err
+			chunk, err = r.r.ReadSlice('\n')
+			r.buf = append(r.buf, chunk...)
 		}
-		if r.seenCR {
-			r.seenCR = false
-			if b == '\n' {
-				continue // the LF of a CR LF pair
-			}
-		}
-		switch b {
-		case '\n':
-			return r.buf, nil
-		case '\r':
-			r.seenCR = true
-			return r.buf, nil
-		}
-		if len(r.buf) >= MaxLine {
-			return nil, fmt.Errorf("%w (over %d bytes)", ErrLineTooLong, MaxLine)
-		}
-		r.buf = append(r.buf, b)
+		chunk = r.buf
 	}
+	switch {
+	case errors.Is(err, io.EOF):
+		r.done = true
+		if len(chunk) == 0 {
+			return nil, io.EOF
+		}
+	case err != nil:
+		return nil, err
+	}
+	// One terminator ends the chunk: LF, CR LF, or a lone CR at the end
+	// of the stream.
+	chunk = bytes.TrimSuffix(chunk, []byte("\n"))
+	chunk = bytes.TrimSuffix(chunk, []byte("\r"))
+	if bytes.IndexByte(chunk, '\r') < 0 {
+		return chunk, nil
+	}
+	// CR-only line ends inside the chunk: each CR ends a line.
+	lines := bytes.Split(chunk, []byte("\r"))
+	r.pending = append(r.pending[:0], lines[1:]...)
+	return lines[0], nil
 }
