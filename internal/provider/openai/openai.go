@@ -1,0 +1,184 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"iter"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/provider"
+)
+
+// The package's defaults.
+const (
+	// DefaultBaseURL is OpenAI's own API.
+	DefaultBaseURL = "https://api.openai.com/v1"
+	// DefaultModel is the model asked for when neither the request nor the
+	// options name one.
+	DefaultModel = "gpt-4.1"
+	// DefaultName is the provider name events and errors carry.
+	DefaultName = "openai"
+)
+
+// Options configures an [Adapter]. A nil *Options means all defaults.
+type Options struct {
+	// BaseURL is the API root, such as "http://127.0.0.1:11434/v1"; ""
+	// means DefaultBaseURL. A trailing slash is tolerated, and so is a URL
+	// that already ends in /chat/completions.
+	BaseURL string
+	// APIKey is sent as "Authorization: Bearer <APIKey>"; "" sends no
+	// credential at all (local servers).
+	APIKey string
+	// Model is used when a request names none; "" means DefaultModel.
+	Model string
+	// Name is the provider name in events and errors; "" means DefaultName.
+	Name string
+	// HTTPClient sends the requests; nil means a client of its own with no
+	// overall timeout, since streams are long (cancel through the context).
+	HTTPClient *http.Client
+	// Header holds extra headers, sent as given on every request; they
+	// replace the adapter's own headers of the same name. New copies it.
+	Header http.Header
+}
+
+// Adapter streams Chat Completions from OpenAI or any server that speaks
+// the same API. It implements provider.Provider. It holds only its
+// configuration: every Stream call is independent, and an Adapter is safe
+// for concurrent use.
+type Adapter struct {
+	endpoint string // POST target: the base URL and /chat/completions
+	key      string
+	model    string
+	name     string
+	client   *http.Client
+	header   http.Header
+	dialect  dialect
+}
+
+var _ provider.Provider = (*Adapter)(nil)
+
+// New returns an Adapter configured by opts, which may be nil.
+func New(opts *Options) *Adapter {
+	if opts == nil {
+		opts = &Options{}
+	}
+	a := &Adapter{
+		key: opts.APIKey, model: opts.Model, name: opts.Name,
+		client: opts.HTTPClient, header: opts.Header.Clone(),
+	}
+	base := opts.BaseURL
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	a.endpoint = strings.TrimRight(base, "/")
+	if !strings.HasSuffix(a.endpoint, "/chat/completions") {
+		a.endpoint += "/chat/completions"
+	}
+	a.dialect = dialectFor(a.endpoint)
+	if a.model == "" {
+		a.model = DefaultModel
+	}
+	if a.name == "" {
+		a.name = DefaultName
+	}
+	if a.client == nil {
+		a.client = &http.Client{}
+	}
+	return a
+}
+
+// dialect is what differs between the servers that speak this API, as far
+// as the request goes.
+type dialect struct {
+	// maxTokens is the name of the output cap: OpenAI has deprecated
+	// max_tokens, which its reasoning models reject, for
+	// max_completion_tokens; the compatible servers (Ollama, llama.cpp,
+	// LM Studio, DeepSeek, Mistral...) know max_tokens, and some of them
+	// (Mistral) reject the other name outright.
+	maxTokens string
+	// streamOptions: ask for usage at the end of the stream with
+	// stream_options.include_usage. Mistral rejects the field (422
+	// extra_forbidden) and sends usage anyway.
+	streamOptions bool
+}
+
+var (
+	openAIDialect     = dialect{maxTokens: "max_completion_tokens", streamOptions: true}
+	compatibleDialect = dialect{maxTokens: "max_tokens", streamOptions: true}
+	mistralDialect    = dialect{maxTokens: "max_tokens"}
+)
+
+// dialectFor picks the dialect by the endpoint's host: OpenAI's own API and
+// Azure OpenAI speak OpenAI's, Mistral's API its own, and every other
+// server the common one.
+func dialectFor(endpoint string) dialect {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return compatibleDialect
+	}
+	host := strings.ToLower(u.Hostname())
+	switch {
+	case host == "api.openai.com", strings.HasSuffix(host, ".openai.azure.com"):
+		return openAIDialect
+	case host == "api.mistral.ai":
+		return mistralDialect
+	}
+	return compatibleDialect
+}
+
+// Stream sends req and yields the model's events in order. A non-nil error
+// is always the last pair yielded and is a *contract.ProviderError. The
+// request starts when the iteration does; breaking out of the loop early
+// closes the connection. req is not modified.
+func (a *Adapter) Stream(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
+	return func(yield func(contract.ModelEvent, error) bool) {
+		if req == nil {
+			req = &contract.ModelRequest{}
+		}
+		model := req.Model
+		if model == "" {
+			model = a.model
+		}
+		ref := contract.ProviderRef{Name: a.name, Model: model}
+		body, err := buildRequest(req, model, a.dialect)
+		if err != nil {
+			yield(nil, provider.NewError(ref, contract.KindBadRequest, err.Error()))
+			return
+		}
+		hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, a.endpoint, bytes.NewReader(body))
+		if err != nil {
+			yield(nil, provider.NewError(ref, contract.KindBadRequest, "openai: "+err.Error()))
+			return
+		}
+		hreq.Header.Set("Content-Type", "application/json")
+		hreq.Header.Set("Accept", "text/event-stream")
+		if a.key != "" {
+			hreq.Header.Set("Authorization", "Bearer "+a.key)
+		}
+		for k, vs := range a.header {
+			hreq.Header.Del(k)
+			for _, v := range vs {
+				hreq.Header.Add(k, v)
+			}
+		}
+		resp, err := a.client.Do(hreq)
+		if err != nil {
+			yield(nil, provider.TransportError(ctx, ref, err, false))
+			return
+		}
+		defer resp.Body.Close()
+		ref.RequestID = provider.RequestID(resp.Header)
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			yield(nil, responseError(ref, resp))
+			return
+		}
+		for ev, err := range Normalize(ctx, resp.Body, ref) {
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
+}
