@@ -25,6 +25,7 @@ func main() {
 		Version:    "rein " + version + " (" + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + ")",
 		Open:       openSession,
 		Demo:       openDemo,
+		Normalize:  normalize,
 		Interrupts: interrupts,
 	}))
 }

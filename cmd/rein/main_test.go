@@ -34,6 +34,20 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// cleanEnv is the environment without any provider key or endpoint, so
+// that tests never reach a real provider whatever the machine has set.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasSuffix(name, "_API_KEY") || strings.HasSuffix(name, "_BASE_URL") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
 type result struct {
 	code           int
 	stdout, stderr string
@@ -45,7 +59,7 @@ func run(t *testing.T, args ...string) result {
 	t.Helper()
 	stateDir, tmp := t.TempDir(), t.TempDir()
 	cmd := exec.Command(rein, args...)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir, "TMPDIR="+tmp, "NO_COLOR=1")
+	cmd.Env = append(cleanEnv(), "XDG_STATE_HOME="+stateDir, "TMPDIR="+tmp, "NO_COLOR=1", "XDG_CONFIG_HOME="+filepath.Join(tmp, "config"))
 	var out, errw bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errw
 	err := cmd.Run()
@@ -126,15 +140,18 @@ func TestProviders(t *testing.T) {
 		args []string
 		want string
 	}{
-		"unknown":  {[]string{"exec", "--provider", "nosuch", "hi"}, `unknown provider "nosuch" (known: scripted)`},
-		"planned":  {[]string{"exec", "--provider", "anthropic", "hi"}, `provider "anthropic" is not in this build yet`},
-		"none":     {[]string{"exec", "hi"}, "no model provider chosen"},
+		"unknown":  {[]string{"exec", "--provider", "nosuch", "hi"}, `unknown provider "nosuch" (known: openai, responses, anthropic, gemini, scripted)`},
+		"no key":   {[]string{"exec", "--provider", "anthropic", "hi"}, "ANTHROPIC_API_KEY is not set; export it, or pick another provider with --provider"},
+		"gemini":   {[]string{"exec", "--provider", "gemini", "hi"}, "GEMINI_API_KEY or GOOGLE_API_KEY is not set"},
+		"none":     {[]string{"exec", "hi"}, "no model provider: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY"},
 		"noscript": {[]string{"exec", "--provider", "scripted", "hi"}, "needs --script FILE"},
+		"bad url":  {[]string{"exec", "--provider", "openai", "--base-url", "localhost:11434", "hi"}, `base URL "localhost:11434"`},
+		"fallback": {[]string{"exec", "--provider", "openai", "--base-url", "http://127.0.0.1:1/v1", "--fallback", "gemini", "hi"}, `fallback "gemini": GEMINI_API_KEY or GOOGLE_API_KEY is not set`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := run(t, tc.args...)
-			if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
-				t.Errorf("exit %d, stderr %q; want 2 and %q", r.code, r.stderr, tc.want)
+			if r.code != 2 || !strings.Contains(r.stderr, tc.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+				t.Errorf("exit %d, stderr %q; want 2 and one line with %q", r.code, r.stderr, tc.want)
 			}
 		})
 	}
@@ -165,7 +182,7 @@ func TestInterruptedExec(t *testing.T) {
 	}
 	stateDir := t.TempDir()
 	cmd := exec.Command(rein, "exec", "--provider", "scripted", "--script", script, "go on")
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir)
+	cmd.Env = append(cleanEnv(), "XDG_STATE_HOME="+stateDir)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +219,7 @@ func TestSIGTERMExits143(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(rein, "exec", "--provider", "scripted", "--script", script, "go on")
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir())
+	cmd.Env = append(cleanEnv(), "XDG_STATE_HOME="+t.TempDir())
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -226,7 +243,7 @@ func TestSIGTERMExits143(t *testing.T) {
 func TestClosedStdoutKeepsTheLog(t *testing.T) {
 	stateDir := t.TempDir()
 	cmd := exec.Command(rein, "demo", "--json")
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir, "TMPDIR="+t.TempDir())
+	cmd.Env = append(cleanEnv(), "XDG_STATE_HOME="+stateDir, "TMPDIR="+t.TempDir())
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

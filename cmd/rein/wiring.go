@@ -7,64 +7,49 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/rein-agent/rein/cmd/rein/demo"
 	"github.com/rein-agent/rein/internal/cli"
+	"github.com/rein-agent/rein/internal/config"
 	"github.com/rein-agent/rein/internal/eventlog"
 	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/kernel"
-	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/provider/scripted"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
 	"github.com/rein-agent/rein/internal/tool/builtin"
 )
 
-// providers this build can use, and the ones that are planned but not yet
-// in it.
-var (
-	knownProviders   = []string{"scripted"}
-	plannedProviders = []string{"openai", "responses", "anthropic", "gemini"}
-)
-
-// openSession builds the runtime of a session from the command line.
+// openSession builds the runtime of a session from the command line and
+// the configuration files.
 func openSession(ctx context.Context, spec cli.Spec) (*cli.Session, error) {
-	prov, name, model, err := chooseProvider(spec)
-	if err != nil {
-		return nil, err
-	}
-	return newSession(prov, name, model, spec.Cwd)
-}
-
-// chooseProvider returns the adapter --provider names.
-func chooseProvider(spec cli.Spec) (provider.Provider, string, string, error) {
-	switch spec.Provider {
-	case "scripted":
+	if spec.Provider == "scripted" {
 		if spec.Script == "" {
-			return nil, "", "", fmt.Errorf("%w: --provider scripted needs --script FILE (the format is documented in internal/provider/scripted)", cli.ErrUsage)
+			return nil, fmt.Errorf("%w: --provider scripted needs --script FILE (the format is documented in internal/provider/scripted)", cli.ErrUsage)
 		}
 		s, err := scripted.Load(spec.Script)
 		if err != nil {
-			return nil, "", "", fmt.Errorf("%w: %v", cli.ErrUsage, err)
+			return nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
 		}
 		p := scripted.New(s, &scripted.Options{Model: spec.Model})
-		return p, "scripted", p.Model(), nil
-	case "":
-		return nil, "", "", fmt.Errorf("%w: no model provider chosen. This build has only the scripted provider "+
-			"(--provider scripted --script FILE); the real ones (%s) are not in it yet. Try `rein demo` for the offline demo",
-			cli.ErrUsage, strings.Join(plannedProviders, ", "))
+		return newSession(kernel.Model{Provider: p, Name: "scripted", Model: p.Model()}, nil, spec.Cwd)
 	}
-	for _, p := range plannedProviders {
-		if spec.Provider == p {
-			return nil, "", "", fmt.Errorf("%w: provider %q is not in this build yet; use --provider scripted --script FILE, or `rein demo`", cli.ErrUsage, p)
-		}
+	cfg, err := config.Load(config.DefaultPaths(spec.Cwd))
+	if err != nil {
+		return nil, err
 	}
-	return nil, "", "", fmt.Errorf("%w: unknown provider %q (known: %s)", cli.ErrUsage, spec.Provider, strings.Join(knownProviders, ", "))
+	for _, w := range cfg.Warnings {
+		fmt.Fprintln(os.Stderr, "rein: warning: "+w)
+	}
+	primary, fallbacks, err := chooseModels(spec, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return newSession(primary, fallbacks, spec.Cwd)
 }
 
 // newSession opens a new session directory and a kernel over it.
-func newSession(prov provider.Provider, name, model, cwd string) (*cli.Session, error) {
+func newSession(m kernel.Model, fallbacks []kernel.Model, cwd string) (*cli.Session, error) {
 	root, err := sessionsDir()
 	if err != nil {
 		return nil, err
@@ -81,9 +66,9 @@ func newSession(prov provider.Provider, name, model, cwd string) (*cli.Session, 
 	if err != nil {
 		return nil, errors.Join(err, log.Close())
 	}
-	k, err := kernel.New(prov, log, &kernel.Options{
-		ProviderName: name, Model: model, Registry: reg, Cwd: cwd,
-		Version: version, Session: sid, Logger: logger,
+	k, err := kernel.New(m.Provider, log, &kernel.Options{
+		ProviderName: m.Name, Model: m.Model, Capabilities: m.Capabilities, KeyHint: m.KeyHint,
+		Fallback: fallbacks, Registry: reg, Cwd: cwd, Version: version, Session: sid, Logger: logger,
 	})
 	if err != nil {
 		return nil, errors.Join(err, log.Close())
@@ -112,7 +97,7 @@ func openDemo(ctx context.Context) (*cli.Demo, error) {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
 	p := scripted.New(s, nil)
-	sess, err := newSession(p, "scripted", p.Model(), ws)
+	sess, err := newSession(kernel.Model{Provider: p, Name: "scripted", Model: p.Model()}, nil, ws)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/rein-agent/rein/internal/cli"
+	"github.com/rein-agent/rein/internal/config"
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/kernel"
+	"github.com/rein-agent/rein/internal/provider"
+	"github.com/rein-agent/rein/internal/provider/anthropic"
+	"github.com/rein-agent/rein/internal/provider/gemini"
+	"github.com/rein-agent/rein/internal/provider/openai"
+	"github.com/rein-agent/rein/internal/provider/responses"
+)
+
+// adapter is what the wiring knows of one provider: where its key and
+// endpoint come from, its defaults, and how to build it.
+type adapter struct {
+	// keyVars are the variables the key is read from, in order.
+	keyVars []string
+	// baseURLVar is the variable that may set the endpoint; empty means none.
+	baseURLVar     string
+	defaultBaseURL string
+	defaultModel   string
+	build          func(baseURL, key, model string) provider.Provider
+	capabilities   func(model string) provider.Capabilities
+	normalize      func(ctx context.Context, body io.Reader, ref contract.ProviderRef) iter.Seq2[contract.ModelEvent, error]
+}
+
+// adapters are the real providers, by the name --provider takes.
+var adapters = map[string]adapter{
+	"openai": {
+		keyVars: []string{"OPENAI_API_KEY"}, baseURLVar: "OPENAI_BASE_URL",
+		defaultBaseURL: openai.DefaultBaseURL, defaultModel: openai.DefaultModel,
+		build: func(baseURL, key, model string) provider.Provider {
+			return openai.New(&openai.Options{BaseURL: baseURL, APIKey: key, Model: model})
+		},
+		capabilities: openai.Capabilities, normalize: openai.Normalize,
+	},
+	"responses": {
+		keyVars: []string{"OPENAI_API_KEY"}, baseURLVar: "OPENAI_BASE_URL",
+		defaultBaseURL: responses.DefaultBaseURL, defaultModel: responses.DefaultModel,
+		build: func(baseURL, key, model string) provider.Provider {
+			return responses.New(&responses.Options{BaseURL: baseURL, APIKey: key, Model: model})
+		},
+		capabilities: responses.Capabilities, normalize: responses.Normalize,
+	},
+	"anthropic": {
+		keyVars: []string{"ANTHROPIC_API_KEY"}, baseURLVar: "ANTHROPIC_BASE_URL",
+		defaultBaseURL: anthropic.DefaultBaseURL, defaultModel: anthropic.DefaultModel,
+		build: func(baseURL, key, model string) provider.Provider {
+			return anthropic.New(&anthropic.Options{BaseURL: baseURL, APIKey: key, Model: model})
+		},
+		capabilities: anthropic.Capabilities, normalize: anthropic.Normalize,
+	},
+	"gemini": {
+		keyVars:        []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
+		defaultBaseURL: gemini.DefaultBaseURL, defaultModel: gemini.DefaultModel,
+		build: func(baseURL, key, model string) provider.Provider {
+			return gemini.New(&gemini.Options{BaseURL: baseURL, APIKey: key, Model: model})
+		},
+		capabilities: gemini.Capabilities, normalize: gemini.Normalize,
+	},
+}
+
+// providerNames lists every --provider value, in the order help shows them.
+var providerNames = []string{"openai", "responses", "anthropic", "gemini", "scripted"}
+
+// apis maps the --api values of rein debug normalize to adapters.
+var apis = map[string]string{"chat": "openai", "openai": "openai", "responses": "responses", "messages": "anthropic", "anthropic": "anthropic", "gemini": "gemini"}
+
+// model resolves one model (its errors are the person's to fix): the adapter of name, its key from the
+// environment, its endpoint (baseURL, else the adapter's variable, else
+// its default) and its model (else the default).
+func model(name, modelName, baseURL string) (kernel.Model, error) {
+	a, ok := adapters[name]
+	if !ok {
+		return kernel.Model{}, fmt.Errorf("unknown provider %q (known: %s)", name, strings.Join(providerNames, ", "))
+	}
+	if baseURL == "" && a.baseURLVar != "" {
+		baseURL = os.Getenv(a.baseURLVar)
+	}
+	if baseURL == "" {
+		baseURL = a.defaultBaseURL
+	} else if u, err := url.Parse(baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return kernel.Model{}, fmt.Errorf("base URL %q for %s: want http(s)://host[:port]/path", baseURL, name)
+	}
+	key, keyVar := "", ""
+	for _, v := range a.keyVars {
+		if key = os.Getenv(v); key != "" {
+			keyVar = v
+			break
+		}
+	}
+	if key == "" && strings.TrimSuffix(baseURL, "/") == strings.TrimSuffix(a.defaultBaseURL, "/") {
+		return kernel.Model{}, fmt.Errorf("%s is not set; export it, or pick another provider with --provider "+
+			"(a local OpenAI-compatible server needs no key: --provider openai --base-url http://127.0.0.1:11434/v1)",
+			strings.Join(a.keyVars, " or "))
+	}
+	if modelName == "" {
+		modelName = a.defaultModel
+	}
+	return kernel.Model{
+		Provider: a.build(baseURL, key, modelName), Name: name, Model: modelName,
+		Capabilities: a.capabilities(modelName), KeyHint: keyVar,
+	}, nil
+}
+
+// chooseModels resolves the primary model and the fallbacks from the
+// command line over the configuration, and, when neither names a provider,
+// from the first provider whose key is set.
+func chooseModels(spec cli.Spec, cfg *config.Config) (kernel.Model, []kernel.Model, error) {
+	name := firstOf(spec.Provider, cfg.Provider)
+	modelName := spec.Model
+	if modelName == "" && (spec.Provider == "" || spec.Provider == cfg.Provider) {
+		modelName = cfg.Model
+	}
+	baseURL := firstOf(spec.BaseURL, cfg.BaseURL)
+	if name == "" {
+		for _, n := range []string{"anthropic", "openai", "gemini"} {
+			if slices.ContainsFunc(adapters[n].keyVars, func(v string) bool { return os.Getenv(v) != "" }) {
+				name = n
+				break
+			}
+		}
+	}
+	if name == "" {
+		return kernel.Model{}, nil, fmt.Errorf("%w: no model provider: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, "+
+			"or choose one with --provider (%s); `rein demo` runs offline against a scripted model",
+			cli.ErrUsage, strings.Join(providerNames, ", "))
+	}
+	if name == "scripted" {
+		return kernel.Model{}, nil, fmt.Errorf("%w: --provider scripted needs --script FILE (the format is documented in internal/provider/scripted)", cli.ErrUsage)
+	}
+	primary, err := model(name, modelName, baseURL)
+	if err != nil {
+		return kernel.Model{}, nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
+	}
+	list := spec.Fallback
+	if list == nil {
+		list = cfg.Fallback
+	}
+	var fallbacks []kernel.Model
+	for _, entry := range list {
+		n, m, _ := strings.Cut(strings.TrimSpace(entry), ":")
+		fb, err := model(n, m, "")
+		if err != nil {
+			return kernel.Model{}, nil, fmt.Errorf("%w: fallback %q: %v", cli.ErrUsage, entry, err)
+		}
+		fallbacks = append(fallbacks, fb)
+	}
+	return primary, fallbacks, nil
+}
+
+func firstOf(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// normalize is rein debug normalize: the adapter's normalizer over a raw
+// body, each event printed as a JSON line {"type": ..., "data": ...}.
+func normalize(ctx context.Context, api string, r io.Reader, w io.Writer) error {
+	name, ok := apis[api]
+	if !ok {
+		return fmt.Errorf("%w: unknown --api %q: want chat, responses, messages or gemini", cli.ErrUsage, api)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	ref := contract.ProviderRef{Name: name, Model: "debug"}
+	for ev, err := range adapters[name].normalize(ctx, r, ref) {
+		if err != nil {
+			pe, ok := errors.AsType[*contract.ProviderError](err)
+			if !ok {
+				pe = &contract.ProviderError{Kind: contract.KindUnknown, Message: err.Error()}
+			}
+			ev = pe
+		}
+		if werr := enc.Encode(struct {
+			Type string         `json:"type"`
+			Data contract.Event `json:"data"`
+		}{ev.EventType(), ev}); werr != nil {
+			return werr
+		}
+	}
+	return nil
+}
