@@ -150,7 +150,11 @@ type IntentProposed struct {
 	ToolIntent
 }
 
-// ModelUsage reports token counts for one model call.
+// ModelUsage reports token counts for one model call. InputTokens counts
+// every input token, cached or not; CacheReadTokens and CacheWriteTokens
+// say how many of them were read from or written to the vendor's cache.
+// OutputTokens counts every output token; ReasoningTokens says how many of
+// them were reasoning.
 type ModelUsage struct {
 	InputTokens      int64 `json:"input_tokens"`
 	OutputTokens     int64 `json:"output_tokens"`

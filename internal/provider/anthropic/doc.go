@@ -29,9 +29,9 @@
 //
 // # Usage figures
 //
-// model.usage reports the API's own figures: InputTokens is input_tokens,
-// the input that was neither read from nor written to the prompt cache;
-// CacheReadTokens and CacheWriteTokens are cache_read_input_tokens and
-// cache_creation_input_tokens. It is yielded once, just before
+// model.usage follows rein's convention (see contract.ModelUsage):
+// InputTokens counts all input, so it is input_tokens plus
+// cache_read_input_tokens plus cache_creation_input_tokens, which are also
+// reported as CacheReadTokens and CacheWriteTokens. It is yielded once, just before
 // model.finished, with the last cumulative figures of the stream.
 package anthropic

@@ -35,7 +35,7 @@ func TestFixtures(t *testing.T) {
 		}},
 		{"parallel.sse", func(t *testing.T, r providertest.Result) {
 			wantIntents(t, r, `{"path":"src/sum.ts"}`, `{"path":"tests/sum.test.ts"}`)
-			wantUsage(t, r, contract.ModelUsage{InputTokens: 2095, OutputTokens: 112, CacheWriteTokens: 1800})
+			wantUsage(t, r, contract.ModelUsage{InputTokens: 3895, OutputTokens: 112, CacheWriteTokens: 1800})
 		}},
 		{"noarg.sse", func(t *testing.T, r providertest.Result) {
 			p := wantIntents(t, r, `{}`)
@@ -52,13 +52,13 @@ func TestFixtures(t *testing.T) {
 			if string(f.ProviderState) != want {
 				t.Errorf("provider state\n got %s\nwant %s", f.ProviderState, want)
 			}
-			wantUsage(t, r, contract.ModelUsage{InputTokens: 812, OutputTokens: 160, CacheReadTokens: 640})
+			wantUsage(t, r, contract.ModelUsage{InputTokens: 1452, OutputTokens: 160, CacheReadTokens: 640})
 		}},
 		{"usage_revised.sse", func(t *testing.T, r providertest.Result) {
-			wantUsage(t, r, contract.ModelUsage{InputTokens: 3120, OutputTokens: 7, CacheReadTokens: 51200, CacheWriteTokens: 2048})
+			wantUsage(t, r, contract.ModelUsage{InputTokens: 56368, OutputTokens: 7, CacheReadTokens: 51200, CacheWriteTokens: 2048})
 		}},
 		{"usage_start_only.sse", func(t *testing.T, r providertest.Result) {
-			wantUsage(t, r, contract.ModelUsage{InputTokens: 25, OutputTokens: 9, CacheReadTokens: 100})
+			wantUsage(t, r, contract.ModelUsage{InputTokens: 125, OutputTokens: 9, CacheReadTokens: 100})
 			wantFinish(t, r, contract.FinishStop)
 		}},
 		{"usage_none.sse", func(t *testing.T, r providertest.Result) {

@@ -271,7 +271,11 @@ func (t *translator) finish() {
 		t.emit(ev)
 	}
 	if t.used {
+		// rein counts every input token in InputTokens, cached or not (as
+		// the other vendors do); Anthropic's input_tokens leaves the
+		// cache reads and writes out.
 		u := t.usage
+		u.InputTokens += u.CacheReadTokens + u.CacheWriteTokens
 		t.emit(&u)
 	}
 	t.emit(&contract.ModelFinished{Reason: finishReason(t.stop, t.calls), ProviderState: t.providerState()})

@@ -211,7 +211,7 @@ func TestTranslator(t *testing.T) {
 				&messageStopFrame{},
 			},
 			want: []contract.ModelEvent{
-				&contract.ModelUsage{InputTokens: 3000, OutputTokens: 42, CacheReadTokens: 5, CacheWriteTokens: 7},
+				&contract.ModelUsage{InputTokens: 3012, OutputTokens: 42, CacheReadTokens: 5, CacheWriteTokens: 7},
 				finish(contract.FinishStop),
 			},
 		},
