@@ -300,6 +300,8 @@ func TransportError(ctx context.Context, ref contract.ProviderRef, err error, st
 		e = NewError(ref, contract.KindTimeout, "the request timed out: "+err.Error())
 	case ctx.Err() != nil:
 		e = NewError(ref, contract.KindAborted, "the request was cancelled")
+	case errors.Is(err, ErrRedirect):
+		e = NewError(ref, contract.KindBadRequest, err.Error()+"; set the base URL to where the server redirects, if you trust it")
 	case started:
 		e = NewError(ref, contract.KindStreamInterrupted, "the stream broke off: "+err.Error())
 	case errors.As(err, &ne) && ne.Timeout():

@@ -90,9 +90,13 @@ func TestTransportError(t *testing.T) {
 		{"deadline", deadline, true, contract.KindTimeout},
 		{"mid-stream", context.Background(), true, contract.KindStreamInterrupted},
 		{"refused", context.Background(), false, contract.KindUnknown},
+		{"redirect", context.Background(), false, contract.KindBadRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cause := errors.New("boom")
+			if tc.name == "redirect" {
+				cause = ErrRedirect
+			}
 			e := TransportError(tc.ctx, ref, cause, tc.started)
 			if e.Kind != tc.kind || !errors.Is(e, cause) {
 				t.Errorf("TransportError() = %+v, want %s wrapping the cause", e, tc.kind)

@@ -36,8 +36,9 @@ type Options struct {
 	// Name is the provider name events and errors carry; "" means
 	// "gemini".
 	Name string
-	// HTTPClient sends the requests; nil means a client of its own with no
-	// overall timeout, since streams are long.
+	// HTTPClient sends the requests; nil means provider.DefaultClient(): no
+	// overall timeout (streams are long), bounded waits for headers and
+	// inside a stream, and no redirect to another host.
 	HTTPClient *http.Client
 	// Header holds extra headers, sent as given.
 	Header http.Header
@@ -81,7 +82,7 @@ func New(opts *Options) *Adapter {
 		a.name = defaultName
 	}
 	if a.client == nil {
-		a.client = &http.Client{}
+		a.client = provider.DefaultClient()
 	}
 	return a
 }

@@ -36,8 +36,9 @@ type Options struct {
 	Model string
 	// Name is the provider name in events and errors; "" means DefaultName.
 	Name string
-	// HTTPClient sends the requests; nil means a client of its own with no
-	// overall timeout, since streams are long (cancel through the context).
+	// HTTPClient sends the requests; nil means provider.DefaultClient(): no
+	// overall timeout (streams are long), bounded waits for headers and
+	// inside a stream, and no redirect to another host.
 	HTTPClient *http.Client
 	// Header holds extra headers, sent as given on every request; they
 	// replace the adapter's own headers of the same name. New copies it.
@@ -85,7 +86,7 @@ func New(opts *Options) *Adapter {
 		a.name = DefaultName
 	}
 	if a.client == nil {
-		a.client = &http.Client{}
+		a.client = provider.DefaultClient()
 	}
 	return a
 }

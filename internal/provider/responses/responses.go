@@ -42,8 +42,9 @@ type Options struct {
 	Model string
 	// Name is the provider name in events and errors; "" means "responses".
 	Name string
-	// HTTPClient sends the requests; nil means a client of its own with no
-	// overall timeout (streams are long). It is never modified.
+	// HTTPClient sends the requests; nil means provider.DefaultClient(): no
+	// overall timeout (streams are long), bounded waits for headers and
+	// inside a stream, and no redirect to another host.
 	HTTPClient *http.Client
 	// Header holds extra headers, sent as given after the adapter's own
 	// (a header named here replaces the adapter's value).
@@ -88,7 +89,7 @@ func New(opts *Options) *Adapter {
 		a.name = defaultName
 	}
 	if a.client == nil {
-		a.client = &http.Client{}
+		a.client = provider.DefaultClient()
 	}
 	return a
 }
@@ -225,7 +226,7 @@ func Normalize(ctx context.Context, body io.Reader, ref contract.ProviderRef) it
 			}
 			data, stray, derr := decodeEvent(ev)
 			if derr != nil {
-				yield(nil, t.decodeFailed(ctx, r, derr))
+				yield(nil, t.decodeFailed(ctx, r, ev.Unterminated, derr))
 				return
 			}
 			for _, f := range [2]frame{data, stray} {
@@ -303,12 +304,13 @@ func started(ref contract.ProviderRef) *contract.ModelStarted {
 }
 
 // decodeFailed maps an event that could not be decoded. Data cut short
-// (JSON that ends too early) on the stream's last event is a body that
-// broke off mid-event: stream_interrupted, like any stream that ends
-// without its terminal frame. Anything else is a server (or a proxy)
+// (JSON that ends too early) on an event the body ends inside, without the
+// blank line that closes it, is a body that broke off mid-event:
+// stream_interrupted, like any stream that ends without its terminal
+// frame. Anything else, a closed event included, is a server (or a proxy)
 // sending what is not the Responses API.
-func (t *translator) decodeFailed(ctx context.Context, r *sse.Reader, err error) *contract.ProviderError {
-	if cutShort(err) {
+func (t *translator) decodeFailed(ctx context.Context, r *sse.Reader, unterminated bool, err error) *contract.ProviderError {
+	if unterminated && cutShort(err) {
 		if _, next := r.Next(); next != nil {
 			if errors.Is(next, io.EOF) {
 				return provider.Interrupted(t.ref, "response.completed (the body ends inside an event)")
