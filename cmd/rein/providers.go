@@ -112,7 +112,7 @@ func model(name, modelName, baseURL string) (kernel.Model, error) {
 	}
 	return kernel.Model{
 		Provider: a.build(baseURL, key, modelName), Name: name, Model: modelName,
-		Capabilities: a.capabilities(modelName), KeyHint: keyVar,
+		Capabilities: a.capabilities(modelName), KeyHint: keyVar, Secret: key,
 	}, nil
 }
 
@@ -120,27 +120,9 @@ func model(name, modelName, baseURL string) (kernel.Model, error) {
 // command line over the configuration, and, when neither names a provider,
 // from the first provider whose key is set.
 func chooseModels(spec cli.Spec, cfg *config.Config) (kernel.Model, []kernel.Model, error) {
-	name := firstOf(spec.Provider, cfg.Provider)
-	modelName := spec.Model
-	if modelName == "" && (spec.Provider == "" || spec.Provider == cfg.Provider) {
-		modelName = cfg.Model
-	}
-	baseURL := firstOf(spec.BaseURL, cfg.BaseURL)
-	if name == "" {
-		for _, n := range []string{"anthropic", "openai", "gemini"} {
-			if slices.ContainsFunc(adapters[n].keyVars, func(v string) bool { return os.Getenv(v) != "" }) {
-				name = n
-				break
-			}
-		}
-	}
-	if name == "" {
-		return kernel.Model{}, nil, fmt.Errorf("%w: no model provider: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, "+
-			"or choose one with --provider (%s); `rein demo` runs offline against a scripted model",
-			cli.ErrUsage, strings.Join(providerNames, ", "))
-	}
-	if name == "scripted" {
-		return kernel.Model{}, nil, fmt.Errorf("%w: --provider scripted needs --script FILE (the format is documented in internal/provider/scripted)", cli.ErrUsage)
+	name, modelName, baseURL, err := pick(spec, cfg)
+	if err != nil {
+		return kernel.Model{}, nil, err
 	}
 	primary, err := model(name, modelName, baseURL)
 	if err != nil {
@@ -160,6 +142,37 @@ func chooseModels(spec cli.Spec, cfg *config.Config) (kernel.Model, []kernel.Mod
 		fallbacks = append(fallbacks, fb)
 	}
 	return primary, fallbacks, nil
+}
+
+// pick decides the provider, model and endpoint of the primary model.
+func pick(spec cli.Spec, cfg *config.Config) (name, modelName, baseURL string, err error) {
+	name = firstOf(spec.Provider, cfg.Provider)
+	if name == "" {
+		for _, n := range []string{"anthropic", "openai", "gemini"} {
+			if slices.ContainsFunc(adapters[n].keyVars, func(v string) bool { return os.Getenv(v) != "" }) {
+				name = n
+				break
+			}
+		}
+	}
+	if name == "" {
+		return "", "", "", fmt.Errorf("%w: no model provider: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, "+
+			"or choose one with --provider (%s); `rein demo` runs offline against a scripted model",
+			cli.ErrUsage, strings.Join(providerNames, ", "))
+	}
+	if name == "scripted" {
+		return "", "", "", fmt.Errorf("%w: --provider scripted needs --script FILE (the format is documented in internal/provider/scripted)", cli.ErrUsage)
+	}
+	// The configuration's model and endpoint belong to its provider: they
+	// never follow a key to another vendor chosen on the command line.
+	modelName, baseURL = spec.Model, spec.BaseURL
+	if modelName == "" && (cfg.Provider == "" || cfg.Provider == name) {
+		modelName = cfg.Model
+	}
+	if baseURL == "" && cfg.Provider == name {
+		baseURL = cfg.BaseURL
+	}
+	return name, modelName, baseURL, nil
 }
 
 func firstOf(values ...string) string {

@@ -67,7 +67,7 @@ func newSession(m kernel.Model, fallbacks []kernel.Model, cwd string) (*cli.Sess
 		return nil, errors.Join(err, log.Close())
 	}
 	k, err := kernel.New(m.Provider, log, &kernel.Options{
-		ProviderName: m.Name, Model: m.Model, Capabilities: m.Capabilities, KeyHint: m.KeyHint,
+		ProviderName: m.Name, Model: m.Model, Capabilities: m.Capabilities, KeyHint: m.KeyHint, Secret: m.Secret,
 		Fallback: fallbacks, Registry: reg, Cwd: cwd, Version: version, Session: sid, Logger: logger,
 	})
 	if err != nil {

@@ -121,6 +121,9 @@ func (c *Config) merge(path string, project bool) error {
 		return fmt.Errorf("config: %s: base_url is not allowed in a project's file, since a cloned repository "+
 			"could send your API key anywhere; set it in your own %s or pass --base-url", path, "config.toml")
 	}
+	if f.BaseURL != "" && f.Provider == "" {
+		return fmt.Errorf("config: %s: base_url needs provider in the same file: an endpoint belongs to one provider", path)
+	}
 	for _, fb := range f.Fallback {
 		if strings.TrimSpace(fb) == "" || strings.HasPrefix(fb, ":") {
 			return fmt.Errorf("config: %s: fallback entry %q: want \"provider\" or \"provider:model\"", path, fb)

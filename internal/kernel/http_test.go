@@ -71,7 +71,7 @@ func newKernel(t *testing.T, primary kernel.Model, fallback ...kernel.Model) (*k
 	log := eventlog.New(eventlog.NewMemStore(), nil)
 	t.Cleanup(func() { log.Close() })
 	k, err := kernel.New(primary.Provider, log, &kernel.Options{
-		ProviderName: primary.Name, Model: primary.Model, KeyHint: primary.KeyHint, Fallback: fallback,
+		ProviderName: primary.Name, Model: primary.Model, KeyHint: primary.KeyHint, Secret: primary.Secret, Fallback: fallback,
 		Retry: kernel.RetryPolicy{Attempts: 5, Sleep: func(ctx context.Context, d time.Duration) error {
 			waits = append(waits, d)
 			return nil
@@ -138,8 +138,14 @@ func TestUnauthorizedIsNotRetried(t *testing.T) {
 	}}
 	srv := httptest.NewServer(f)
 	defer srv.Close()
-	k, waits := newKernel(t, kernel.Model{Provider: openai.New(&openai.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test"}), Name: "openai", KeyHint: "OPENAI_API_KEY"})
+	k, waits := newKernel(t, kernel.Model{Provider: openai.New(&openai.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test"}), Name: "openai", KeyHint: "OPENAI_API_KEY", Secret: "sk-test"})
 	for range k.Send(t.Context(), kernel.Input{Text: "hi"}) {
+	}
+	// The server echoed the key; the log must not.
+	for _, env := range envelopes(t, k) {
+		if b, _ := env.MarshalJSON(); strings.Contains(string(b), "sk-test") {
+			t.Errorf("the key reached the log: %s", b)
+		}
 	}
 	if f.calls != 1 || len(*waits) != 0 {
 		t.Errorf("%d calls, %d waits: a 401 must not be retried", f.calls, len(*waits))

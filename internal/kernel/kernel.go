@@ -60,6 +60,9 @@ type Options struct {
 	// KeyHint names where the provider's credential came from
 	// ("OPENAI_API_KEY"), for auth failures to say what to fix.
 	KeyHint string
+	// Secret is the provider's credential, cut out of anything the kernel
+	// records; see Model.Secret.
+	Secret string
 	// Fallback lists the models to switch to, in order, when the model
 	// fails for good; nil means none.
 	Fallback []Model
@@ -89,6 +92,8 @@ type Kernel struct {
 	// (provider.fallback_selected) says.
 	models  []Model
 	current int
+	// secrets are the models' credentials, redacted from what is recorded.
+	secrets []string
 
 	busy atomic.Bool
 	mu   sync.Mutex // guards st
@@ -115,11 +120,14 @@ func New(prov provider.Provider, log *eventlog.Log, opts *Options) (*Kernel, err
 	k.opts.Retry = k.opts.Retry.withDefaults()
 	k.models = append([]Model{{
 		Provider: prov, Name: k.opts.ProviderName, Model: k.opts.Model,
-		Capabilities: k.opts.Capabilities, KeyHint: k.opts.KeyHint,
+		Capabilities: k.opts.Capabilities, KeyHint: k.opts.KeyHint, Secret: k.opts.Secret,
 	}}, k.opts.Fallback...)
 	for i, m := range k.models {
 		if m.Provider == nil || m.Name == "" {
 			return nil, fmt.Errorf("kernel: fallback model %d needs a provider and a name", i)
+		}
+		if m.Secret != "" {
+			k.secrets = append(k.secrets, m.Secret)
 		}
 	}
 	if k.opts.Logger == nil {

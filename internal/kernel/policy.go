@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/rein-agent/rein/internal/contract"
@@ -21,6 +22,10 @@ type Model struct {
 	// KeyHint names where the credential came from ("OPENAI_API_KEY"), so
 	// that an auth failure can say what to fix; empty means none.
 	KeyHint string
+	// Secret is the credential itself, known to the kernel only so that it
+	// can cut it out of anything it records (a server may echo a key in an
+	// error message); empty means none.
+	Secret string
 }
 
 // RetryPolicy is how the kernel retries a failed model call before it
@@ -175,4 +180,15 @@ func label(m *Model) string {
 		return m.Name
 	}
 	return m.Name + ":" + m.Model
+}
+
+// redact replaces every secret in s by "[redacted]". Secrets shorter than
+// six characters are left alone: they would cut ordinary words.
+func redact(s string, secrets []string) string {
+	for _, sec := range secrets {
+		if len(sec) >= 6 {
+			s = strings.ReplaceAll(s, sec, "[redacted]")
+		}
+	}
+	return s
 }

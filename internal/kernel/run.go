@@ -167,6 +167,7 @@ func (r *run) attempt(ctx context.Context, m *Model, cause string) (last string,
 	}
 	copied := *perr // the provider's value is not ours to change
 	perr = &copied
+	perr.Message = redact(perr.Message, k.secrets)
 	if perr.Provider == "" {
 		perr.Provider = m.Name
 	}
@@ -211,12 +212,17 @@ func (r *run) stream(ctx context.Context, m *Model, req *contract.ModelRequest, 
 			r.flush()
 			env, _ := r.emit(e, cause)
 			last, finished = env.ID, true
+		case *contract.ProviderError:
+			// Not the end of the stream (a malformed call, say), but
+			// recorded like any provider error.
+			r.flush()
+			copied := *e
+			copied.Message = redact(copied.Message, r.k.secrets)
+			env, _ := r.emit(&copied, cause)
+			last = env.ID
 		default:
 			r.flush()
-			env, _ := r.emit(e, cause)
-			if _, isErr := e.(*contract.ProviderError); isErr {
-				last = env.ID
-			}
+			r.emit(e, cause)
 		}
 		if r.blockType != "" {
 			produced = true
