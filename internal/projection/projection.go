@@ -41,7 +41,48 @@ func Request(s *state.State, reg *registry.Registry, opts *Options) *contract.Mo
 	if reg != nil {
 		req.Tools = reg.Visible(s)
 	}
+	uniqueCallIDs(req.Messages)
 	return req
+}
+
+// uniqueCallIDs gives every tool call of the conversation a provider call
+// id of its own. Ids repeat when a vendor makes them per response (Gemini's
+// calls come without ids, and the adapter numbers them from call_0 in
+// every turn): after a switch to a vendor that wants unique ids, the repeats
+// would be rejected. A repeated id is replaced, in the call and in its
+// result, by the intent's id, which is unique. Messages are copied before
+// they change, so the state is never touched.
+func uniqueCallIDs(msgs []contract.ModelMessage) {
+	owner := map[string]string{}   // provider call id -> the intent that has it
+	renamed := map[string]string{} // intent id -> its new provider call id
+	for i := range msgs {
+		m := &msgs[i]
+		var calls []contract.ToolCall
+		for j, c := range m.ToolCalls {
+			if c.ProviderCallID == "" {
+				continue
+			}
+			if o, taken := owner[c.ProviderCallID]; taken && o != c.IntentID {
+				if calls == nil {
+					calls = slices.Clone(m.ToolCalls)
+				}
+				calls[j].ProviderCallID = c.IntentID
+				renamed[c.IntentID] = c.IntentID
+				continue
+			}
+			owner[c.ProviderCallID] = c.IntentID
+		}
+		if calls != nil {
+			m.ToolCalls = calls
+		}
+		if m.Result != nil {
+			if id, ok := renamed[m.Result.IntentID]; ok {
+				r := *m.Result
+				r.ProviderCallID = id
+				m.Result = &r
+			}
+		}
+	}
 }
 
 // EstimateTokens is a rough count of the input tokens of req (about four
