@@ -120,9 +120,10 @@ func (n *normalizer) stream(rd *sse.Reader) {
 		case over:
 			return
 		case cut:
-			// A frame that stops short is the body's cut-off tail when
-			// nothing follows it, and a broken frame otherwise.
-			if _, err := rd.Next(); err != nil {
+			// A frame that stops short is the body's cut-off tail when the
+			// body ends inside it (no blank line closed it), and a broken
+			// frame otherwise.
+			if _, err := rd.Next(); err != nil && ev.Unterminated {
 				n.end(err)
 				return
 			}

@@ -122,3 +122,34 @@ func TestNormalizeReadErrors(t *testing.T) {
 		}
 	})
 }
+
+// Mistral sends no index: fragments are keyed by id, and a fragment with
+// neither index nor id continues the call that started last.
+func TestCallsWithoutIndexSplitOverFragments(t *testing.T) {
+	frames := []string{
+		`{"choices":[{"delta":{"tool_calls":[{"id":"a1","type":"function","function":{"name":"read_file","arguments":"{\"path\":"}}]}}]}`,
+		`{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"\"a.go\"}"}}]}}]}`,
+		`{"choices":[{"delta":{"tool_calls":[{"id":"b2","type":"function","function":{"name":"bash","arguments":"{\"comm"}}]}}]}`,
+		`{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"and\":\"go test\"}"}}]}}]}`,
+		`{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}`,
+	}
+	var body strings.Builder
+	for _, f := range frames {
+		body.WriteString("data: " + f + "\n\n")
+	}
+	body.WriteString("data: [DONE]\n\n")
+	events, perr := collectNormalize(t, t.Context(), strings.NewReader(body.String()))
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	var got []string
+	for _, ev := range events {
+		if p, ok := ev.(*contract.IntentProposed); ok {
+			got = append(got, p.ProviderCallID+" "+p.ToolName+" "+string(p.Input))
+		}
+	}
+	want := []string{`a1 read_file {"path":"a.go"}`, `b2 bash {"command":"go test"}`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("proposed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -158,8 +158,16 @@ func (s *Suite) order(t *testing.T) {
 				t.Errorf("last event is %s, want model.finished", ev[len(ev)-1].EventType())
 			}
 			proposed := 0
+			usageAt := -1
 			for i, e := range ev {
+				if usageAt >= 0 {
+					if _, ok := e.(*contract.ModelFinished); !ok {
+						t.Errorf("%s after model.usage: usage comes once, last before model.finished", e.EventType())
+					}
+				}
 				switch e := e.(type) {
+				case *contract.ModelUsage:
+					usageAt = i
 				case *contract.ModelFinished:
 					if i != len(ev)-1 {
 						t.Errorf("model.finished at %d of %d", i, len(ev))
@@ -187,7 +195,14 @@ func (s *Suite) order(t *testing.T) {
 
 func deltaBefore(events []contract.ModelEvent, p *contract.IntentProposed) bool {
 	for _, e := range events {
-		if d, ok := e.(*contract.IntentDelta); ok && (d.ProviderCallID == p.ProviderCallID || d.ToolName == p.ToolName) {
+		d, ok := e.(*contract.IntentDelta)
+		if !ok {
+			continue
+		}
+		if p.ProviderCallID != "" && d.ProviderCallID == p.ProviderCallID {
+			return true
+		}
+		if p.ProviderCallID == "" && d.ToolName == p.ToolName {
 			return true
 		}
 	}
@@ -357,6 +372,10 @@ func (s *Suite) garbage(t *testing.T) {
 		r := s.run(t, body)
 		if r.Err == nil {
 			t.Errorf("body %q: no error; events %v", body, JSON(r.Events))
+			continue
+		}
+		if k := r.Err.Kind; (k != contract.KindBadRequest && k != contract.KindUnknown) || r.Err.Retryable {
+			t.Errorf("body %q: %v; want a bad_request or unknown error, not retryable: bad data does not get better", body, r.Err)
 		}
 	}
 }
