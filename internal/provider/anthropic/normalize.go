@@ -41,8 +41,7 @@ func Normalize(ctx context.Context, body io.Reader, ref contract.ProviderRef) it
 		if !yield(&contract.ModelStarted{Provider: ref.Name, Model: ref.Model, RequestID: ref.RequestID}, nil) {
 			return
 		}
-		tr := &tailReader{r: body}
-		br := bufio.NewReaderSize(tr, 64<<10) // the size sse.NewReader asks for, so it reuses this reader
+		br := bufio.NewReaderSize(body, 64<<10) // the size sse.NewReader asks for, so it reuses this reader
 		t := newTranslator(ref)
 		if isJSON(br) {
 			normalizeWhole(ctx, br, t, yield)
@@ -70,7 +69,7 @@ func Normalize(ctx context.Context, body io.Reader, ref contract.ProviderRef) it
 				yield(nil, provider.TransportError(ctx, ref, err, true))
 				return
 			}
-			if tr.eof && br.Buffered() == 0 && !tr.blankLineAtEnd() && !wholeJSON(&ev) {
+			if ev.Unterminated && !wholeJSON(&ev) {
 				// The body ended inside this event, before its data was
 				// whole: a cut, not garbage.
 				yield(nil, provider.Interrupted(ref, "its message_stop event (the last event is cut short)"))
@@ -178,49 +177,4 @@ func truncated(body []byte) bool {
 	var v json.RawMessage
 	err := json.NewDecoder(bytes.NewReader(body)).Decode(&v)
 	return errors.Is(err, io.ErrUnexpectedEOF)
-}
-
-// tailReader remembers the last bytes of a body and whether it ended, so
-// that an event the body ends inside can be told from a complete event
-// whose data is garbage.
-type tailReader struct {
-	r    io.Reader
-	tail [8]byte
-	n    int  // bytes of tail in use, at its end
-	eof  bool // r returned io.EOF
-}
-
-func (t *tailReader) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	if n >= len(t.tail) {
-		copy(t.tail[:], p[n-len(t.tail):n])
-		t.n = len(t.tail)
-	} else if n > 0 {
-		copy(t.tail[:], t.tail[n:])
-		copy(t.tail[len(t.tail)-n:], p[:n])
-		t.n = min(t.n+n, len(t.tail))
-	}
-	if errors.Is(err, io.EOF) {
-		t.eof = true
-	}
-	return n, err
-}
-
-// blankLineAtEnd reports whether the bytes read so far end with a blank
-// line: two line ends in a row (LF, CRLF or CR each).
-func (t *tailReader) blankLineAtEnd() bool {
-	b := t.tail[len(t.tail)-t.n:]
-	ends := 0
-	for i := len(b) - 1; i >= 0 && ends < 2; i-- {
-		switch {
-		case b[i] == '\n' && i > 0 && b[i-1] == '\r':
-			i--
-			ends++
-		case b[i] == '\n', b[i] == '\r':
-			ends++
-		default:
-			return false
-		}
-	}
-	return ends >= 2
 }

@@ -97,30 +97,6 @@ func TestNormalizeCutOrGarbage(t *testing.T) {
 	}
 }
 
-func TestTailReaderBlankLine(t *testing.T) {
-	for body, want := range map[string]bool{
-		"data: x\n\n":     true,
-		"data: x\r\n\r\n": true,
-		"data: x\r\r":     true,
-		"data: x\n\r\n":   true,
-		"data: x\n":       false,
-		"data: x\r\n":     false,
-		"data: x":         false,
-		"":                false,
-	} {
-		tr := &tailReader{r: strings.NewReader(body)}
-		buf := make([]byte, 3) // small reads, to exercise the shifting
-		for {
-			if _, err := tr.Read(buf); err != nil {
-				break
-			}
-		}
-		if got := tr.blankLineAtEnd(); got != want || !tr.eof {
-			t.Errorf("%q: blankLineAtEnd() = %v (eof %v), want %v", body, got, tr.eof, want)
-		}
-	}
-}
-
 // TestDroppedConnection: the connection closes in the middle of a chunked
 // body, as a crashed proxy does: stream_interrupted, retryable.
 func TestDroppedConnection(t *testing.T) {
