@@ -268,3 +268,22 @@ func TestFlagsReachTheWiring(t *testing.T) {
 		t.Errorf("spec (-want +got):\n%s", d)
 	}
 }
+
+func TestRetriesAndFallbacksAreShown(t *testing.T) {
+	var errw bytes.Buffer
+	term := newTerminal(&bytes.Buffer{}, &errw)
+	for _, e := range []contract.Event{
+		&contract.ProviderError{Kind: contract.KindRateLimit, Retryable: true, Message: "slow down"},
+		&contract.RetryScheduled{Attempt: 2, DelayMS: 1500, Kind: contract.KindRateLimit},
+		&contract.FallbackSelected{From: "anthropic:claude", To: "openai:gpt-4.1-mini", Reason: "overloaded after 4 attempt(s)"},
+	} {
+		if err := term.event(contract.Envelope{Data: e}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []string{"rate_limit: slow down", "retrying in 1.5s (attempt 2, after rate_limit)", "switching from anthropic:claude to openai:gpt-4.1-mini: overloaded after 4 attempt(s)"} {
+		if !strings.Contains(errw.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errw.String())
+		}
+	}
+}

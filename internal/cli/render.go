@@ -102,6 +102,10 @@ func (t *terminal) event(env contract.Envelope) error {
 			t.style("2", "  (proposed, pending: not executed)"))
 	case *contract.ProviderError:
 		t.line(t.style("31", "✗ model error: "+e.Error()))
+	case *contract.RetryScheduled:
+		t.line(t.style("33", fmt.Sprintf("  retrying in %.1fs (attempt %d, after %s)", float64(e.DelayMS)/1000, e.Attempt, e.Kind)))
+	case *contract.FallbackSelected:
+		t.line(t.style("33", fmt.Sprintf("  switching from %s to %s: %s", e.From, e.To, e.Reason)))
 	case *contract.ModelDiscarded:
 		t.line(t.style("2", "  (the partial answer above was discarded: "+e.Reason+")"))
 	case *contract.ToolObservation:
