@@ -14,6 +14,7 @@ import (
 	"github.com/rein-agent/rein/internal/eventlog"
 	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/kernel"
+	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/provider/scripted"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
@@ -32,7 +33,7 @@ func openSession(ctx context.Context, spec cli.Spec) (*cli.Session, error) {
 			return nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
 		}
 		p := scripted.New(s, &scripted.Options{Model: spec.Model})
-		return newSession(kernel.Model{Provider: p, Name: "scripted", Model: p.Model()}, nil, spec.Cwd)
+		return newSession(scriptedModel(p), nil, spec.Cwd)
 	}
 	cfg, err := config.Load(config.DefaultPaths(spec.Cwd))
 	if err != nil {
@@ -46,6 +47,13 @@ func openSession(ctx context.Context, spec cli.Spec) (*cli.Session, error) {
 		return nil, err
 	}
 	return newSession(primary, fallbacks, spec.Cwd)
+}
+
+// scriptedModel is the scripted provider as the kernel sees it: it
+// streams and takes tools (the script decides what it calls).
+func scriptedModel(p *scripted.Provider) kernel.Model {
+	return kernel.Model{Provider: p, Name: "scripted", Model: p.Model(),
+		Capabilities: provider.Capabilities{Streaming: true, Tools: true, ParallelTools: true}}
 }
 
 // newSession opens a new session directory and a kernel over it.
@@ -97,7 +105,7 @@ func openDemo(ctx context.Context) (*cli.Demo, error) {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
 	p := scripted.New(s, nil)
-	sess, err := newSession(kernel.Model{Provider: p, Name: "scripted", Model: p.Model()}, nil, ws)
+	sess, err := newSession(scriptedModel(p), nil, ws)
 	if err != nil {
 		return nil, err
 	}

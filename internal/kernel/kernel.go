@@ -55,7 +55,8 @@ type Options struct {
 	// ignored when the log already holds a session.
 	Session string
 	// Capabilities are what the model can do; the zero value claims
-	// nothing (no parallel tool calls, unknown context window).
+	// nothing: no tools are offered, no parallel tool calls, unknown
+	// context window.
 	Capabilities provider.Capabilities
 	// KeyHint names where the provider's credential came from
 	// ("OPENAI_API_KEY"), for auth failures to say what to fix.

@@ -67,7 +67,8 @@ func newKernel(t *testing.T, p provider.Provider, tools ...registry.Tool) (*Kern
 	t.Cleanup(func() { log.Close() })
 	// One attempt and no fallback: these tests look at a single call; the
 	// failure policy has its own tests.
-	k, err := New(p, log, &Options{ProviderName: "fake", Model: "m", Registry: reg, Cwd: "/work", Version: "test", Retry: RetryPolicy{Attempts: 1}})
+	k, err := New(p, log, &Options{ProviderName: "fake", Model: "m", Registry: reg, Cwd: "/work", Version: "test",
+		Capabilities: provider.Capabilities{Streaming: true, Tools: true}, Retry: RetryPolicy{Attempts: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,6 +406,21 @@ func TestOneSendAtATime(t *testing.T) {
 // The facade exposes no provider-specific object: no exported method of
 // Kernel mentions a type from a provider package, and every output is a
 // contract event.
+func TestModelsWithoutToolsAreOfferedNone(t *testing.T) {
+	var reqs []*contract.ModelRequest
+	log := eventlog.New(eventlog.NewMemStore(), nil)
+	defer log.Close()
+	k, err := New(stream(&reqs, nil, &contract.ModelFinished{Reason: contract.FinishStop}), log,
+		&Options{ProviderName: "fake", Registry: mustRegistry(t, runTests(t)), Capabilities: provider.Capabilities{Streaming: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	collect(t, k.Send(t.Context(), Input{Text: "hi"}))
+	if len(reqs[0].Tools) != 0 {
+		t.Errorf("a model without tools was offered %d", len(reqs[0].Tools))
+	}
+}
+
 func TestFacadeExposesNoProviderObject(t *testing.T) {
 	kt := reflect.TypeFor[*Kernel]()
 	var seen []string

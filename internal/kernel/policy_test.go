@@ -234,7 +234,7 @@ func TestContextWindowBoundsTheRequest(t *testing.T) {
 func TestParallelToolCallsOnlyWhereSupported(t *testing.T) {
 	for _, parallel := range []bool{false, true} {
 		f := &flaky{}
-		k, _ := policyKernel(t, Options{Capabilities: provider.Capabilities{ParallelTools: parallel}, Registry: mustRegistry(t, runTests(t), listDir())}, f)
+		k, _ := policyKernel(t, Options{Capabilities: provider.Capabilities{Tools: true, ParallelTools: parallel}, Registry: mustRegistry(t, runTests(t), listDir())}, f)
 		collect(t, k.Send(t.Context(), Input{Text: "hi"}))
 		if f.reqs[0].ParallelToolCalls != parallel {
 			t.Errorf("capability %v: request asked ParallelToolCalls=%v", parallel, f.reqs[0].ParallelToolCalls)

@@ -126,6 +126,11 @@ func (r *run) attempt(ctx context.Context, m *Model, cause string) (last string,
 	k := r.k
 	st := r.state()
 	req := projection.Request(&st, k.opts.Registry, &projection.Options{Model: m.Model, System: k.opts.System})
+	if !m.Capabilities.Tools {
+		// A model that cannot call tools is offered none: vendors reject
+		// tools for such models, and the record says what was offered.
+		req.Tools = nil
+	}
 	req.ParallelToolCalls = m.Capabilities.ParallelTools && len(req.Tools) > 1
 	estimate := projection.EstimateTokens(req)
 	requested, ok := r.emit(&contract.ModelRequested{
