@@ -1,11 +1,13 @@
 module github.com/rein-agent/rein
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/BurntSushi/toml v1.6.0
+	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/google/go-cmp v0.7.0
 	github.com/spf13/cobra v1.10.2
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

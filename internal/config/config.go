@@ -36,6 +36,15 @@ type File struct {
 	// Fallback lists the models to switch to when the provider fails for
 	// good, as "provider" or "provider:model".
 	Fallback []string `toml:"fallback"`
+	// Permissions holds the [permissions] table's allow, ask and deny
+	// rules. The permission package reads and writes it (permission.LoadRules,
+	// permission.SaveRule); it is declared here so that the table is a known
+	// key, not an unknown one.
+	Permissions struct {
+		Allow []string `toml:"allow"`
+		Ask   []string `toml:"ask"`
+		Deny  []string `toml:"deny"`
+	} `toml:"permissions"`
 }
 
 // Config is the merged configuration, with where each value came from.

@@ -22,7 +22,7 @@ func write(t *testing.T, path, text string) string {
 
 func TestLayers(t *testing.T) {
 	dir := t.TempDir()
-	user := write(t, filepath.Join(dir, "user", "config.toml"), "provider = \"anthropic\"\nmodel = \"claude\"\nbase_url = \"http://127.0.0.1:9/v1\"\nfallback = [\"openai:gpt-4.1-mini\"]\nfuture_key = 1\n")
+	user := write(t, filepath.Join(dir, "user", "config.toml"), "provider = \"anthropic\"\nmodel = \"claude\"\nbase_url = \"http://127.0.0.1:9/v1\"\nfallback = [\"openai:gpt-4.1-mini\"]\nfuture_key = 1\n\n[permissions]\nallow = [\"bash(go test:*)\"]\n")
 	project := write(t, filepath.Join(dir, "repo", ".rein", "config.toml"), "model = \"claude-opus\"\nfallback = [\"gemini\", \"ollama:llama3:8b\"]\n")
 	c, err := Load(Paths{User: user, Project: project})
 	if err != nil {

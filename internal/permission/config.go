@@ -1,0 +1,356 @@
+package permission
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// ConfigFile is where a project keeps its configuration, relative to the
+// project's directory.
+const ConfigFile = ".rein/config.toml"
+
+// Lists are the names of the rule lists in the [permissions] table.
+var lists = []string{"allow", "ask", "deny"}
+
+// LoadRules reads the allow, ask and deny lists of the [permissions] table
+// of the configuration file at path:
+//
+//	[permissions]
+//	allow = ["bash(go test:*)", "edit_file(docs/**)"]
+//	deny = ["bash(rm:*)"]
+//
+// A missing file, or a file without the table, has no rules. A file that is
+// not valid TOML, a list that is not a list of strings and a rule that does
+// not parse are errors naming the file (and the line, for TOML). Other keys
+// of the table are ignored, so an older rein reads a newer file.
+func LoadRules(path string) (Rules, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Rules{}, nil
+	}
+	if err != nil {
+		return Rules{}, fmt.Errorf("permission: %w", err)
+	}
+	var f struct {
+		Permissions struct {
+			Allow []string `toml:"allow"`
+			Ask   []string `toml:"ask"`
+			Deny  []string `toml:"deny"`
+		} `toml:"permissions"`
+	}
+	if _, err := toml.Decode(string(data), &f); err != nil {
+		return Rules{}, tomlError(path, err)
+	}
+	var rules Rules
+	for _, l := range []struct {
+		name  string
+		texts []string
+		out   *[]Rule
+	}{{"allow", f.Permissions.Allow, &rules.Allow}, {"ask", f.Permissions.Ask, &rules.Ask}, {"deny", f.Permissions.Deny, &rules.Deny}} {
+		for _, t := range l.texts {
+			r, err := parseRule(t)
+			if err != nil {
+				return Rules{}, fmt.Errorf("permission: %s: [permissions] %s: %w", path, l.name, err)
+			}
+			*l.out = append(*l.out, r)
+		}
+	}
+	return rules, nil
+}
+
+func tomlError(path string, err error) error {
+	var perr toml.ParseError
+	if errors.As(err, &perr) {
+		return fmt.Errorf("permission: %s:%d:%d: %s", path, perr.Position.Line, perr.Position.Col, perr.Message)
+	}
+	return fmt.Errorf("permission: %s: %w", path, err)
+}
+
+// SaveRule adds r to the list ("allow", "ask" or "deny") of the
+// [permissions] table of projectDir's .rein/config.toml, creating the file
+// and its directory when missing. A rule already in the list is not added
+// twice. The rest of the file is kept byte for byte: the rule is inserted
+// into the text, and the result is checked by decoding it again. Only when
+// the table is written in a form that edit does not handle (an inline
+// permissions = {...} table, dotted permissions.allow keys) is the file
+// re-encoded from its decoded values, which keeps every value but not the
+// comments or the order of keys. A file that is not valid TOML is left
+// alone and reported. SaveRule is not safe for concurrent use on the same
+// file.
+func SaveRule(projectDir, list string, r Rule) error {
+	if !isList(list) {
+		return fmt.Errorf("permission: unknown rule list %q; want allow, ask or deny", list)
+	}
+	if r.IsZero() {
+		return errors.New("permission: cannot save an empty rule")
+	}
+	file := filepath.Join(projectDir, filepath.FromSlash(ConfigFile))
+	src, err := os.ReadFile(file)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("permission: %w", err)
+	}
+	out, changed, err := addRule(string(src), list, r)
+	if err != nil {
+		if errors.Is(err, errNotTOML) {
+			return tomlError(file, errors.Unwrap(err))
+		}
+		return fmt.Errorf("permission: %s: %w", file, err)
+	}
+	if !changed {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return fmt.Errorf("permission: %w", err)
+	}
+	return writeAtomic(file, []byte(out))
+}
+
+func isList(s string) bool {
+	for _, l := range lists {
+		if s == l {
+			return true
+		}
+	}
+	return false
+}
+
+// errNotTOML wraps the decoder's error for a file that is not valid TOML.
+var errNotTOML = errors.New("not valid TOML")
+
+type notTOML struct{ err error }
+
+func (e *notTOML) Error() string        { return e.err.Error() }
+func (e *notTOML) Is(target error) bool { return target == errNotTOML }
+func (e *notTOML) Unwrap() error        { return e.err }
+
+// addRule returns src with r added to [permissions] list, and whether that
+// changed anything.
+func addRule(src, list string, r Rule) (string, bool, error) {
+	doc, err := decodeMap(src)
+	if err != nil {
+		return "", false, &notTOML{err}
+	}
+	table := map[string]any{}
+	perms, hasTable := doc["permissions"]
+	if hasTable {
+		t, ok := perms.(map[string]any)
+		if !ok {
+			return "", false, errors.New("permissions is not a table; want [permissions] with allow, ask and deny lists")
+		}
+		table = t
+	}
+	var current []any
+	if v, ok := table[list]; ok {
+		current, ok = v.([]any)
+		if !ok {
+			return "", false, fmt.Errorf("permissions.%s is not a list; want %s = [\"bash(go test:*)\", ...]", list, list)
+		}
+	}
+	text := r.String()
+	for _, v := range current {
+		s, ok := v.(string)
+		if !ok {
+			return "", false, fmt.Errorf("permissions.%s holds %v, which is not a string", list, v)
+		}
+		if o, err := parseRule(s); s == text || err == nil && o.Equal(r) {
+			return src, false, nil
+		}
+	}
+	// What the file must decode to afterwards.
+	want, _ := decodeMap(src)
+	wantTable := map[string]any{}
+	if hasTable {
+		wantTable = want["permissions"].(map[string]any)
+	}
+	wantTable[list] = append(append([]any(nil), current...), text)
+	want["permissions"] = wantTable
+
+	if out, ok := editPermissions(src, list, text, hasTable); ok {
+		if got, err := decodeMap(out); err == nil && reflect.DeepEqual(got, want) {
+			return out, true, nil
+		}
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(want); err != nil {
+		return "", false, fmt.Errorf("encode: %w", err)
+	}
+	return buf.String(), true, nil
+}
+
+func decodeMap(src string) (map[string]any, error) {
+	m := map[string]any{}
+	if _, err := toml.Decode(src, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// editPermissions inserts rule into the text of list in the [permissions]
+// table of src, keeping every other byte. ok is false when the layout is
+// not one it handles.
+func editPermissions(src, list, rule string, hasTable bool) (string, bool) {
+	doc, err := scanTOML(src)
+	if err != nil {
+		return "", false
+	}
+	q := tomlString(rule)
+	nl := "\n"
+	if strings.Contains(src, "\r\n") {
+		nl = "\r\n"
+	}
+	h := -1
+	for i, hd := range doc.headers {
+		if !hd.array && len(hd.key) == 1 && hd.key[0] == "permissions" {
+			h = i
+			break
+		}
+	}
+	if h < 0 {
+		if hasTable {
+			// Defined by dotted keys or inline: not a layout to edit.
+			return "", false
+		}
+		out := src
+		if out != "" && !strings.HasSuffix(out, "\n") {
+			out += nl
+		}
+		if strings.TrimSpace(out) != "" {
+			out += nl
+		}
+		return out + "[permissions]" + nl + list + " = [" + q + "]" + nl, true
+	}
+	var last *keyval
+	for i := range doc.keyvals {
+		kv := &doc.keyvals[i]
+		if kv.section != h {
+			continue
+		}
+		if len(kv.key) == 1 && kv.key[0] == list {
+			return insertElement(src, kv, q, nl)
+		}
+		if len(kv.key) > 1 && kv.key[0] == list {
+			return "", false
+		}
+		last = kv
+	}
+	at := doc.headers[h].lineEnd
+	if last != nil {
+		at = last.lineEnd
+	}
+	prefix := src[:at]
+	if !strings.HasSuffix(prefix, "\n") {
+		prefix += nl
+	}
+	return prefix + list + " = [" + q + "]" + nl + src[at:], true
+}
+
+// insertElement appends q to the array value of kv, in the array's style.
+func insertElement(src string, kv *keyval, q, nl string) (string, bool) {
+	if src[kv.valStart] != '[' {
+		return "", false
+	}
+	sc := &scanner{s: src, i: kv.valStart}
+	arr, err := sc.array()
+	if err != nil {
+		return "", false
+	}
+	if len(arr.elems) == 0 {
+		return src[:arr.open+1] + q + src[arr.open+1:], true
+	}
+	lastElem := arr.elems[len(arr.elems)-1]
+	after := lastElem[1]
+	if arr.trailingComma {
+		after = arr.commaAt + 1
+	}
+	eol := strings.IndexByte(src[after:arr.close], '\n')
+	if eol < 0 {
+		// The closing bracket is on the last element's line.
+		if arr.trailingComma {
+			return src[:after] + " " + q + src[after:], true
+		}
+		return src[:after] + ", " + q + src[after:], true
+	}
+	lineEnd := after + eol
+	if src[lineEnd-1] == '\r' {
+		lineEnd--
+	}
+	lineStart := strings.LastIndexByte(src[:lastElem[0]], '\n') + 1
+	indent := src[lineStart:lastElem[0]]
+	if strings.TrimLeft(indent, " \t") != "" {
+		indent = "  "
+	}
+	if arr.trailingComma {
+		return src[:lineEnd] + nl + indent + q + "," + src[lineEnd:], true
+	}
+	return src[:lastElem[1]] + "," + src[lastElem[1]:lineEnd] + nl + indent + q + src[lineEnd:], true
+}
+
+// tomlString quotes s as a TOML string: a basic string, or a literal one
+// when s has quotes or backslashes but nothing a literal string cannot hold.
+func tomlString(s string) string {
+	control := strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
+	if strings.ContainsAny(s, "\"\\") && !strings.ContainsRune(s, '\'') && !control {
+		return "'" + s + "'"
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// writeAtomic replaces path's content with data through a temporary file
+// and a rename, so a crash leaves the old file or the new one, never half
+// of one. A symbolic link is followed, not replaced.
+func writeAtomic(path string, data []byte) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".config.toml.*")
+	if err != nil {
+		return fmt.Errorf("permission: %w", err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(mode)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		// The temporary file is ours and useless now; a failure to remove
+		// it changes nothing for the caller.
+		_ = os.Remove(tmp)
+		return fmt.Errorf("permission: write %s: %w", path, err)
+	}
+	return nil
+}

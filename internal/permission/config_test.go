@@ -1,0 +1,296 @@
+package permission
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func rulesText(rs Rules) map[string][]string {
+	out := map[string][]string{}
+	for name, list := range map[string][]Rule{"allow": rs.Allow, "ask": rs.Ask, "deny": rs.Deny} {
+		for _, r := range list {
+			out[name] = append(out[name], r.String())
+		}
+	}
+	return out
+}
+
+func writeFile(t *testing.T, path, text string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLoadRules(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, text string
+		want       map[string][]string
+		err        string
+	}{
+		{"all lists", "provider = \"openai\"\n[permissions]\nallow = [\"bash(go test:*)\", \"edit_file(docs/**)\"]\nask = [\"bash(git push:*)\"]\ndeny = [\"bash(rm:*)\"]\n",
+			map[string][]string{"allow": {"bash(go test:*)", "edit_file(docs/**)"}, "ask": {"bash(git push:*)"}, "deny": {"bash(rm:*)"}}, ""},
+		{"no table", "provider = \"openai\"\n", map[string][]string{}, ""},
+		{"canonical form", "[permissions]\nallow = [\"bash( go  test :* )\"]\n", map[string][]string{"allow": {"bash(go test:*)"}}, ""},
+		{"unknown key ignored", "[permissions]\ndefault_mode = \"plan\"\n", map[string][]string{}, ""},
+		{"broken toml", "provider = \"openai\nallow = 1\n", nil, "config.toml:1:"},
+		{"not a list", "[permissions]\nallow = \"bash\"\n", nil, "config.toml"},
+		{"bad rule", "[permissions]\ndeny = [\"bash(\"]\n", nil, "[permissions] deny: rule \"bash(\""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeFile(t, filepath.Join(dir, tc.name, "config.toml"), tc.text)
+			rs, err := LoadRules(path)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), "permission: ") {
+					t.Errorf("LoadRules error = %v, want one mentioning %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, rulesText(rs)); d != "" {
+				t.Errorf("LoadRules (-want +got):\n%s", d)
+			}
+		})
+	}
+	rs, err := LoadRules(filepath.Join(dir, "missing", "config.toml"))
+	if err != nil || len(rs.Allow)+len(rs.Ask)+len(rs.Deny) != 0 {
+		t.Errorf("LoadRules(missing) = %v, %v; want no rules", rs, err)
+	}
+}
+
+// The text edits keep every other byte of the file.
+func TestSaveRuleEditsText(t *testing.T) {
+	goTest := "bash(go test:*)"
+	for _, tc := range []struct {
+		name, before, list, rule, after string
+	}{
+		{"missing file", "", "allow", goTest,
+			"[permissions]\nallow = [\"bash(go test:*)\"]\n"},
+		{"no table", "# my settings\nprovider = \"openai\" # the vendor\n\n[tools]\nbash = { timeout = 60 }\n", "allow", goTest,
+			"# my settings\nprovider = \"openai\" # the vendor\n\n[tools]\nbash = { timeout = 60 }\n\n[permissions]\nallow = [\"bash(go test:*)\"]\n"},
+		{"no final newline", "model = \"x\"", "deny", "bash(rm:*)",
+			"model = \"x\"\n\n[permissions]\ndeny = [\"bash(rm:*)\"]\n"},
+		{"table without the list", "[permissions]\ndeny = [\"bash(rm:*)\"] # never\n\n[other]\nx = 1\n", "allow", goTest,
+			"[permissions]\ndeny = [\"bash(rm:*)\"] # never\nallow = [\"bash(go test:*)\"]\n\n[other]\nx = 1\n"},
+		{"empty table", "[permissions]\n[other]\nx = 1\n", "allow", goTest,
+			"[permissions]\nallow = [\"bash(go test:*)\"]\n[other]\nx = 1\n"},
+		{"empty table at the end without newline", "x = 1\n[permissions]", "allow", goTest,
+			"x = 1\n[permissions]\nallow = [\"bash(go test:*)\"]\n"},
+		{"one line", "[permissions]\nallow = [\"bash(ls:*)\"] # ok\n", "allow", goTest,
+			"[permissions]\nallow = [\"bash(ls:*)\", \"bash(go test:*)\"] # ok\n"},
+		{"one line trailing comma", "[permissions]\nallow = ['bash(ls:*)',]\n", "allow", goTest,
+			"[permissions]\nallow = ['bash(ls:*)', \"bash(go test:*)\"]\n"},
+		{"empty list", "[permissions]\nallow = []\n", "allow", goTest,
+			"[permissions]\nallow = [\"bash(go test:*)\"]\n"},
+		{"multi-line trailing comma", "[permissions]\nallow = [\n    \"bash(ls:*)\", # listing\n    \"bash(pwd)\",\n]\nz = 2\n", "allow", goTest,
+			"[permissions]\nallow = [\n    \"bash(ls:*)\", # listing\n    \"bash(pwd)\",\n    \"bash(go test:*)\",\n]\nz = 2\n"},
+		{"multi-line without trailing comma", "[permissions]\nallow = [\n  \"bash(ls:*)\" # listing\n]\n", "allow", goTest,
+			"[permissions]\nallow = [\n  \"bash(ls:*)\", # listing\n  \"bash(go test:*)\"\n]\n"},
+		{"multi-line closing on last line", "[permissions]\nallow = [\"bash(ls:*)\",\n         \"bash(pwd)\"]\n", "allow", goTest,
+			"[permissions]\nallow = [\"bash(ls:*)\",\n         \"bash(pwd)\", \"bash(go test:*)\"]\n"},
+		{"brackets in strings and comments", "[permissions] # [x]\nallow = [ \"bash(echo ']' '[':*)\" ] # ]\n[p2]\ns = \"\"\"\n[permissions]\nallow = []\n\"\"\"\n", "allow", goTest,
+			"[permissions] # [x]\nallow = [ \"bash(echo ']' '[':*)\", \"bash(go test:*)\" ] # ]\n[p2]\ns = \"\"\"\n[permissions]\nallow = []\n\"\"\"\n"},
+		{"quoted header and key", "[ \"permissions\" ]\n'allow' = [\"bash(ls:*)\"]\n", "allow", goTest,
+			"[ \"permissions\" ]\n'allow' = [\"bash(ls:*)\", \"bash(go test:*)\"]\n"},
+		{"sub-table after", "[permissions]\nallow = [\"bash(ls:*)\"]\n[permissions.extra]\nallow = [\"x\"]\n", "allow", goTest,
+			"[permissions]\nallow = [\"bash(ls:*)\", \"bash(go test:*)\"]\n[permissions.extra]\nallow = [\"x\"]\n"},
+		{"crlf", "[permissions]\r\nallow = [\r\n  \"bash(ls:*)\",\r\n]\r\n", "allow", goTest,
+			"[permissions]\r\nallow = [\r\n  \"bash(ls:*)\",\r\n  \"bash(go test:*)\",\r\n]\r\n"},
+		{"rule with double quotes", "", "allow", `bash(git commit -m "x y":*)`,
+			"[permissions]\nallow = [\"bash(git commit -m 'x y':*)\"]\n"},
+		{"already there", "[permissions]\nallow = [\"bash(go test:*)\"] # keep\n", "allow", goTest,
+			"[permissions]\nallow = [\"bash(go test:*)\"] # keep\n"},
+		{"already there in another spelling", "[permissions]\nallow = [\"bash( go test :*)\"]\n", "allow", goTest,
+			"[permissions]\nallow = [\"bash( go test :*)\"]\n"},
+		{"in the other list", "[permissions]\ndeny = [\"bash(go test:*)\"]\n", "allow", goTest,
+			"[permissions]\ndeny = [\"bash(go test:*)\"]\nallow = [\"bash(go test:*)\"]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, ".rein", "config.toml")
+			if tc.before != "" {
+				writeFile(t, file, tc.before)
+			}
+			r, err := ParseRule(tc.rule)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := SaveRule(dir, tc.list, r); err != nil {
+				t.Fatalf("SaveRule: %v", err)
+			}
+			got, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.after, string(got)); d != "" {
+				t.Errorf("file after SaveRule (-want +got):\n%s", d)
+			}
+			rs, err := LoadRules(file)
+			if err != nil {
+				t.Fatalf("LoadRules after SaveRule: %v", err)
+			}
+			found := false
+			for _, x := range map[string][]Rule{"allow": rs.Allow, "ask": rs.Ask, "deny": rs.Deny}[tc.list] {
+				found = found || x.Equal(r)
+			}
+			if !found {
+				t.Errorf("LoadRules after SaveRule does not list %s in %s: %v", r, tc.list, rulesText(rs))
+			}
+		})
+	}
+}
+
+// Layouts the text edit leaves alone are re-encoded: values kept, the rule
+// added once.
+func TestSaveRuleReencodes(t *testing.T) {
+	for _, tc := range []struct {
+		name, before string
+		want         map[string][]string
+	}{
+		{"inline table", "x = 1\npermissions = { allow = [\"bash(ls:*)\"] }\n", map[string][]string{"allow": {"bash(ls:*)", "bash(go test:*)"}}},
+		{"dotted keys", "permissions.deny = [\"bash(rm:*)\"]\n[other]\ny = \"z\"\n", map[string][]string{"allow": {"bash(go test:*)"}, "deny": {"bash(rm:*)"}}},
+		{"dotted list key", "[permissions]\nallow.x = 1\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := writeFile(t, filepath.Join(dir, ".rein", "config.toml"), tc.before)
+			err := SaveRule(dir, "allow", mustRules(t, "bash(go test:*)")[0])
+			if tc.want == nil {
+				if err == nil || !strings.Contains(err.Error(), "permissions.allow is not a list") {
+					t.Errorf("SaveRule error = %v, want permissions.allow is not a list", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs, err := LoadRules(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, rulesText(rs)); d != "" {
+				t.Errorf("rules after SaveRule (-want +got):\n%s", d)
+			}
+			before, err := decodeMap(tc.before)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, err := decodeMap(string(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			delete(before, "permissions")
+			delete(after, "permissions")
+			if d := cmp.Diff(before, after); d != "" {
+				t.Errorf("other values changed (-before +after):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestSaveRuleErrors(t *testing.T) {
+	r := mustRules(t, "bash(go test:*)")[0]
+	for _, tc := range []struct {
+		name, before, list string
+		rule               Rule
+		want               string
+	}{
+		{"broken file", "provider = \"openai\n", "allow", r, "config.toml:1:"},
+		{"permissions not a table", "permissions = 3\n", "allow", r, "permissions is not a table"},
+		{"list of numbers", "[permissions]\nallow = [1]\n", "allow", r, "not a string"},
+		{"unknown list", "", "maybe", r, `unknown rule list "maybe"`},
+		{"zero rule", "", "allow", Rule{}, "empty rule"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, ".rein", "config.toml")
+			if tc.before != "" {
+				writeFile(t, file, tc.before)
+			}
+			err := SaveRule(dir, tc.list, tc.rule)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("SaveRule error = %v, want one mentioning %q", err, tc.want)
+			}
+			got, _ := os.ReadFile(file) // missing is fine: compared with ""
+			if string(got) != tc.before {
+				t.Errorf("SaveRule changed the file on error: %q", got)
+			}
+		})
+	}
+}
+
+func TestSaveRuleKeepsModeAndLink(t *testing.T) {
+	dir := t.TempDir()
+	real := writeFile(t, filepath.Join(dir, "shared", "config.toml"), "x = 1\n")
+	if err := os.Chmod(real, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	mkdir(t, filepath.Join(dir, "proj", ".rein"))
+	symlink(t, real, filepath.Join(dir, "proj", ".rein", "config.toml"))
+	if err := SaveRule(filepath.Join(dir, "proj"), "deny", mustRules(t, "bash(rm:*)")[0]); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Lstat(filepath.Join(dir, "proj", ".rein", "config.toml"))
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v, %v", fi, err)
+	}
+	fi, err = os.Stat(real)
+	if err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode after SaveRule: %v, %v; want 0640", fi, err)
+	}
+	data, err := os.ReadFile(real)
+	if err != nil || string(data) != "x = 1\n\n[permissions]\ndeny = [\"bash(rm:*)\"]\n" {
+		t.Errorf("target after SaveRule: %q, %v", data, err)
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, "shared"))
+	if err != nil || len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v, %v", entries, err)
+	}
+}
+
+// "Always" end to end: the suggested rule is saved, loaded back, and then
+// allows the request without asking.
+func TestAlwaysRoundTrip(t *testing.T) {
+	dir := realTemp(t)
+	ws := mustWorkspace(t, dir)
+	p, err := New(Default, Rules{}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := bashReq(t, "go test ./... && go vet ./...")
+	if v := p.Decide(req); v.Decision != "ask" {
+		t.Fatalf("before: %+v", v)
+	}
+	for _, r := range p.SuggestRules(req) {
+		if err := SaveRule(dir, "allow", r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rs, err := LoadRules(filepath.Join(dir, ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := New(Default, rs, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := decision{"allow", ByRule, "bash(go test:*), bash(go vet:*)"}
+	if d := cmp.Diff(want, decisionOf(t, q.Decide(req))); d != "" {
+		t.Errorf("after always (-want +got):\n%s", d)
+	}
+}

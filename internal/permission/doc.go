@@ -1,0 +1,107 @@
+// Package permission decides whether a tool intent may run: allow, ask or
+// deny ([contract.Decision]), and who decided. It is a stage of the tool
+// runtime, between validation and execution; it runs nothing, and its
+// verdict becomes the tool.permission event ([Verdict.Event]).
+//
+// # The order of a decision
+//
+// [Policy.Decide] looks at a request in this order, and the first step that
+// answers decides:
+//
+//  1. Deny rules. Deny wins over everything: over allow and ask rules and
+//     over every mode, yolo included. One denied simple command denies the
+//     whole bash command.
+//  2. Plan mode's ceiling: in plan mode every tool that is not read-only is
+//     denied, even when an allow rule matches, and [Policy.Hidden] keeps it
+//     out of the model's sight. Plan is a promise that nothing changes.
+//  3. Ask rules, honoured in every mode, yolo included: a person who wrote
+//     ask = ["bash(git push:*)"] wants to be asked.
+//  4. Allow rules.
+//  5. The mode: default allows reads and asks for the rest; accept-edits
+//     also allows edits (write-risk tools) whose path is inside the
+//     workspace, and asks before commands; yolo allows everything.
+//
+// A read is a tool that is read-only and of read risk in the registry; a
+// read-only tool that reaches the network is not a read and asks.
+//
+// # Rules
+//
+// A [Rule] names a tool and, optionally, a pattern: bash(go test:*) for a
+// command prefix, edit_file(docs/**) for a doublestar glob on the path
+// relative to the workspace root, read_file alone for any input. Allow rules
+// match strictly, deny and ask rules broadly, so that every doubt falls on
+// the careful side:
+//
+//   - a bash allow rule matches a simple command whose words, variable
+//     assignments in front included, start with the rule's (CGO_ENABLED=0
+//     go test needs bash(CGO_ENABLED=0 go test:*), since an assignment such
+//     as PATH=... changes what runs); a deny or ask rule also matches with
+//     the assignments dropped, the command name compared by its base name
+//     (/bin/rm is rm), and after a wrapper that runs its arguments (sudo,
+//     env, xargs, timeout, nice...) at any later word;
+//   - a path allow rule matches where the path really leads, symbolic links
+//     followed; a deny or ask rule also matches the path as written, so a
+//     link can hide a denied file from neither.
+//
+// # Bash commands
+//
+// A bash command is parsed with mvdan.cc/sh/v3/syntax, never run. Every
+// simple command anywhere in it (lists with && || ;, pipelines, subshells,
+// { } groups, command substitutions $( ) and backticks, process
+// substitutions, here-documents, if/for/while/case bodies, function bodies)
+// must be allowed by a rule for the whole to be allowed by rules, and any
+// of them caught by a deny rule denies the whole. A function, an alias or a
+// builtin is a command like any other: cd, export, eval and bash -c need
+// rules of their own. The literal scripts given to eval, sh -c or bash -c
+// are read as well, and their commands must be allowed and are checked
+// against deny rules too.
+//
+// Some things cannot be checked, and no rule but a bare "bash" ever allows
+// them: a command that does not parse; a command whose name is computed at
+// run time ($CMD args, $(which go) test) or would be expanded by the shell
+// (globs, braces); a computed script for eval or bash -c; and the places
+// where bash evaluates text as code behind the scenes: arithmetic on names
+// ($((x)), (( )), let, for ((;;)), [[ x -eq y ]], ${a[i]}, ${s:i}), ${!x},
+// ${x@P}, declare -i and -n, and computed or subscripted variable names
+// given to read, printf -v, unset, test -v, declare and the like (x='a[$(rm -rf ~)]' turns
+// any of these into rm). Such a command asks in default and accept-edits
+// modes. In yolo mode it is allowed, unless there are bash deny or ask
+// rules with patterns: then it asks, because "deny wins" must not be undone
+// by writing $(echo rm) instead of rm.
+//
+// An output redirection (>, >>, &>, >|, <>, >&file) writes a file. To a
+// path inside the workspace it is covered by the command's own allow rule:
+// an allowed command may write the workspace anyway (go test writes its
+// cache, sed -i edits). To a path outside the workspace, or to one known
+// only at run time (a variable, ~, a relative path after cd), it is never
+// allowed by a rule, so the mode decides (ask, or allow in yolo). /dev/null
+// and the standard streams are harmless. As a best effort, a redirection
+// target matched by a write_file or edit_file deny rule with a pattern is
+// denied too.
+//
+// # The workspace
+//
+// [Workspace] resolves a tool's path: relative to the root, every symbolic
+// link followed (of the longest existing prefix, for a file not yet
+// created), and refuses, with [ErrOutside], anything that ends up outside
+// the root and the roots the user added.
+//
+// # Headless runs and "always"
+//
+// A run that cannot ask never waits: [Policy.ForHeadless] turns an Ask into
+// a Deny by "headless" whose reason gives the exact flags that would allow
+// the request next time (--allow 'bash(go test:*)' or a --permission-mode),
+// each one checked by deciding again with it. [Policy.SuggestRules] gives
+// the narrowest rules for a request, which an interactive "always" saves
+// with [SaveRule] into the project's .rein/config.toml:
+//
+//	[permissions]
+//	allow = ["bash(go test:*)"]
+//	deny = ["bash(rm:*)"]
+//
+// SaveRule edits the file's text, so comments and the order of keys stay,
+// and checks the edit by decoding the result. Only when the table is written
+// in a form it does not edit (an inline table, dotted keys) does it
+// re-encode the file from its values, losing its comments. [LoadRules]
+// reads the lists back.
+package permission

@@ -1,0 +1,183 @@
+package permission
+
+import (
+	"strings"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// SuggestRules returns the narrowest rules that would allow what in req no
+// allow rule allows yet, for a person answering "always": for bash, one
+// rule per such simple command, made of its assignments and first two
+// words followed by ":*" (go test ./... gives bash(go test:*)); for a tool
+// with a path, the tool and that path (relative to the workspace root, or
+// absolute in an added root); for any other tool, the tool alone. It
+// returns nil when nothing is missing or no rule can express what is (a
+// command whose name is computed at run time, a path outside the
+// workspace, which file tools refuse whatever the rules say). The rules may not be enough on their own: a
+// redirection outside the workspace, for instance, is never allowed by a
+// rule.
+func (p *Policy) SuggestRules(req Request) []Rule {
+	in := decodeInput(req.Input)
+	if req.Tool != bashTool {
+		var given string
+		if in.Path != nil {
+			given = *in.Path
+		}
+		pi := p.pathInfo(given)
+		for _, r := range p.allow[req.Tool] {
+			if r.matchesPath(pi, false) {
+				return nil
+			}
+		}
+		text := req.Tool
+		switch {
+		case given == "":
+		case !pi.inside:
+			// File tools refuse paths outside the workspace whatever the
+			// rules say: no rule would help.
+			return nil
+		case pi.rel != "":
+			text += "(" + escapeGlob(pi.rel) + ")"
+		default:
+			text += "(" + escapeGlob(pi.absSlash) + ")"
+		}
+		r, err := ParseRule(text)
+		if err != nil {
+			return nil
+		}
+		return []Rule{r}
+	}
+	if in.Command == nil {
+		return nil
+	}
+	a := analyzeBash(*in.Command)
+	var out []Rule
+	for i := range a.cmds {
+		c := &a.cmds[i]
+		if _, ok := p.allowing(c); ok {
+			continue
+		}
+		r, ok := suggestCommand(c)
+		if !ok {
+			continue
+		}
+		dup := false
+		for _, o := range out {
+			dup = dup || o.Equal(r)
+		}
+		if !dup {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// suggestCommand returns bash(ASSIGNMENTS NAME ARG:*) for c, the argument
+// left out when it is not a plain word.
+func suggestCommand(c *shellCommand) (Rule, bool) {
+	var parts []string
+	for _, w := range c.words[:c.nAssign] {
+		if w.kind == kindDynamic {
+			return Rule{}, false
+		}
+		parts = append(parts, w.render())
+	}
+	cw := c.words[c.nAssign:]
+	suffix := ""
+	switch {
+	case len(cw) == 0:
+		// A bare assignment: allow exactly it.
+		if len(parts) == 0 {
+			return Rule{}, false
+		}
+	case cw[0].kind != kindLiteral:
+		return Rule{}, false
+	default:
+		parts = append(parts, cw[0].render())
+		if len(cw) > 1 && cw[1].kind == kindLiteral {
+			parts = append(parts, cw[1].render())
+		}
+		suffix = ":*"
+	}
+	r, err := ParseRule("bash(" + strings.Join(parts, " ") + suffix + ")")
+	return r, err == nil
+}
+
+// ForHeadless turns an Ask into what a run that cannot ask records: a Deny
+// by [ByHeadless] whose reason tells the model and the person how to allow
+// the request next time (the exact --allow flags, or a --permission-mode
+// that would allow it), each checked by deciding again with it. Other
+// verdicts are returned unchanged.
+func (p *Policy) ForHeadless(v Verdict, req Request) Verdict {
+	if v.Decision != contract.Ask {
+		return v
+	}
+	reason := strings.TrimSpace(v.Reason) + " This run cannot ask for approval, so it was denied."
+	if in := decodeInput(req.Input); req.Tool != bashTool && in.Path != nil && *in.Path != "" && !p.pathInfo(*in.Path).inside {
+		reason += " The path is outside the workspace, where file tools do not go unless its directory is added as a workspace root."
+		return Verdict{Decision: contract.Deny, By: ByHeadless, Reason: reason}
+	}
+	var ways []string
+	if rules := p.SuggestRules(req); len(rules) > 0 {
+		if q, ok := p.with(p.mode, Rules{Allow: rules}); ok && q.Decide(req).Decision == contract.Allow {
+			flags := make([]string, len(rules))
+			for i, r := range rules {
+				flags[i] = "--allow " + shellQuote(r.String())
+			}
+			ways = append(ways, strings.Join(flags, " "))
+		}
+	}
+	for _, m := range []Mode{AcceptEdits, Yolo} {
+		if m == p.mode {
+			continue
+		}
+		if q, ok := p.with(m, Rules{}); ok && q.Decide(req).Decision == contract.Allow {
+			ways = append(ways, "--permission-mode "+string(m))
+			break
+		}
+	}
+	if len(ways) > 0 {
+		reason += " To allow it, run rein again with " + strings.Join(ways, ", or with ") + "."
+	} else {
+		reason += " Run rein interactively to approve it"
+		if v.By == ByRule && p.isAskRule(v.Rule) {
+			reason += ", or remove the ask rule " + v.Rule + " from your configuration"
+		}
+		reason += "."
+	}
+	return Verdict{Decision: contract.Deny, By: ByHeadless, Reason: reason}
+}
+
+func (p *Policy) isAskRule(text string) bool {
+	for _, r := range p.rules.Ask {
+		if r.String() == text {
+			return true
+		}
+	}
+	return false
+}
+
+// with returns a copy of p in mode m with extra rules. It fails only if
+// extra holds a zero Rule.
+func (p *Policy) with(m Mode, extra Rules) (*Policy, bool) {
+	q, err := New(m, p.rules.Merge(extra), p.ws)
+	return q, err == nil
+}
+
+// shellQuote quotes s as one shell word, in single quotes when it needs
+// quoting at all, so the flag can be pasted as is.
+func shellQuote(s string) string {
+	if plainWord.MatchString(s) {
+		return s
+	}
+	if !strings.ContainsRune(s, '\'') {
+		return "'" + s + "'"
+	}
+	q, err := syntax.Quote(s, syntax.LangBash)
+	if err != nil {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return q
+}
