@@ -110,10 +110,8 @@ func (r *run) send(ctx context.Context, in Input) {
 		return
 	}
 	if outcome == "" {
-		// The model proposed intents: the run waits for the tool runtime.
-		if err := k.log.Sync(); err != nil {
-			r.err = fmt.Errorf("kernel: sync: %w", err)
-		}
+		// The model proposed intents: the run waits for the tool runtime
+		// (Send syncs the log on the way out, as after every run).
 		return
 	}
 	r.emit(&contract.RunFinished{Outcome: outcome, Reason: reason}, cause)
