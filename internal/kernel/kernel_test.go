@@ -50,9 +50,9 @@ func runTests(t *testing.T) registry.Tool {
 	return registry.Tool{
 		Name: "run_tests", Description: "run the tests", Risk: registry.RiskExecute, Concurrency: registry.Exclusive,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}}}`),
-		Execute: func(context.Context, json.RawMessage) (string, error) {
+		Execute: func(context.Context, *registry.Call) (registry.Result, error) {
 			t.Error("run_tests was executed: the kernel must only record the intent")
-			return "", nil
+			return registry.Result{}, nil
 		},
 	}
 }

@@ -13,8 +13,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
+	"time"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/state"
@@ -46,8 +48,52 @@ const (
 var ErrDuplicate = errors.New("registry: duplicate tool name")
 
 // Executor runs a tool. It is called only by the tool runtime, after
-// validation and permission, never by the kernel or a provider.
-type Executor func(ctx context.Context, input json.RawMessage) (string, error)
+// validation and permission, never by the kernel or a provider, and it may
+// be called from several goroutines at once for a [Safe] tool.
+//
+// It writes what it has to show to call.Output and returns how it ended.
+// An error is the tool's own failure (a missing file, an edit that does
+// not apply): data the model is shown as the end of the output, never a
+// reason to stop the run. An executor returns promptly once ctx is done,
+// having stopped whatever it started.
+type Executor func(ctx context.Context, call *Call) (Result, error)
+
+// Call is one invocation of a tool, as its executor receives it.
+type Call struct {
+	// IntentID names the intent, InvocationID this invocation of it.
+	IntentID, InvocationID string
+	// Input is the intent's input, valid against the tool's schema and
+	// accepted by its Check.
+	Input json.RawMessage
+	// Output receives the tool's output. The runtime keeps a bounded head
+	// and tail of it for the model and stores all of it (up to a cap) as
+	// the session artifact, so a tool may write as much as it has. Writes
+	// succeed even past the cap. Output is not safe for concurrent use:
+	// a tool writing from several goroutines serialises its writes.
+	Output io.Writer
+	// Timeout is how long the invocation may run; ctx carries the same
+	// deadline.
+	Timeout time.Duration
+}
+
+// Result is how an invocation ended, apart from its output. The zero
+// Result is a success.
+type Result struct {
+	// ExitCode is the exit code of the process the tool ran; a tool that
+	// runs no process leaves it 0 (the runtime records 1 when it returned
+	// an error).
+	ExitCode int
+}
+
+// CheckError is a precondition that an intent's input does not meet, as a
+// tool's Check reports it: Code is the tool.validation code (stale_file,
+// precondition_failed...).
+type CheckError struct {
+	Code    string
+	Message string
+}
+
+func (e *CheckError) Error() string { return e.Message }
 
 // Tool is one tool definition.
 type Tool struct {
@@ -63,6 +109,15 @@ type Tool struct {
 	// Visible says whether the model may see the tool in a given state;
 	// nil means always.
 	Visible func(s *state.State) bool
+	// Check tests the preconditions that the schema cannot express (a path
+	// inside the workspace, a file read before it is edited), on input that
+	// is valid against the schema. It runs at validation, before permission
+	// is asked; a returned *CheckError gives the validation code, any other
+	// error is precondition_failed. nil means no preconditions.
+	Check func(input json.RawMessage) error
+	// Timeout returns how long an invocation with input may run; nil, or a
+	// zero duration, means the runtime's default.
+	Timeout func(input json.RawMessage) time.Duration
 	// Execute runs the tool; nil means the tool is declared but this build
 	// has no way to run it.
 	Execute Executor
