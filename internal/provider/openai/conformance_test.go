@@ -102,7 +102,10 @@ func TestDoesNotExecuteTools(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "executed")
 	var calls atomic.Int32
-	exec := func(context.Context, *registry.Call) (registry.Result, error) { calls.Add(1); return registry.Result{}, nil }
+	exec := func(context.Context, *registry.Call) (registry.Result, error) {
+		calls.Add(1)
+		return registry.Result{}, nil
+	}
 	reg, err := registry.New(registry.Tool{
 		Name: "bash", Description: "run", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Risk: registry.RiskExecute, Concurrency: registry.Exclusive, Execute: exec,
