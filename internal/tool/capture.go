@@ -1,0 +1,279 @@
+package tool
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits bound what a tool's output costs. The zero value means the
+// defaults of each field.
+type Limits struct {
+	// HeadBytes and TailBytes are how much of the start and of the end of
+	// an output the model is shown when the whole does not fit; 0 means
+	// 8 KiB and 16 KiB (the end of a test run or a build says more than its
+	// middle).
+	HeadBytes, TailBytes int
+	// ArtifactBytes caps the artifact that keeps a whole output; 0 means
+	// 64 MiB. Past it the artifact ends with a marker saying how much more
+	// there was.
+	ArtifactBytes int64
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.HeadBytes <= 0 {
+		l.HeadBytes = 8 << 10
+	}
+	if l.TailBytes <= 0 {
+		l.TailBytes = 16 << 10
+	}
+	if l.ArtifactBytes <= 0 {
+		l.ArtifactBytes = 64 << 20
+	}
+	return l
+}
+
+// capture is the writer a tool's output goes to. It keeps the head and a
+// ring of the tail in memory, whatever the size of the output, and once the
+// output outgrows them spills all of it, from the first byte, into an
+// artifact file, up to a cap. Credentials are cut out before anything is
+// kept. It is not safe for concurrent use (registry.Call.Output says so).
+type capture struct {
+	lim  Limits
+	path string // the artifact's path; empty means keep no artifact
+	ref  string // the artifact as the observation names it
+
+	redact *redactor
+
+	head    []byte
+	tail    []byte // a ring once full
+	tailPos int    // where the ring's oldest byte is, once it has wrapped
+	wrapped bool
+	total   int64
+	lines   int64 // newlines seen
+
+	file     *os.File
+	written  int64 // bytes in the artifact
+	fileErr  error
+	overflow int64 // bytes past the artifact cap
+}
+
+func newCapture(lim Limits, dir, name string, secrets []string) *capture {
+	c := &capture{lim: lim.withDefaults()}
+	if dir != "" {
+		c.path = filepath.Join(dir, name)
+		c.ref = filepath.ToSlash(filepath.Join(filepath.Base(dir), name))
+	}
+	c.head = make([]byte, 0, min(c.lim.HeadBytes, 4<<10))
+	c.redact = newRedactor(secrets, c.keep)
+	return c
+}
+
+// Write keeps p; it never fails, so a tool is never stopped by its own
+// output.
+func (c *capture) Write(p []byte) (int, error) {
+	c.redact.write(p)
+	return len(p), nil
+}
+
+// keep stores p, already redacted.
+func (c *capture) keep(p []byte) {
+	c.total += int64(len(p))
+	c.lines += int64(bytes.Count(p, []byte{'\n'}))
+	c.spill(p)
+	if room := c.lim.HeadBytes - len(c.head); room > 0 {
+		n := min(room, len(p))
+		c.head = append(c.head, p[:n]...)
+		p = p[n:]
+	}
+	for len(p) > 0 {
+		if !c.wrapped {
+			room := c.lim.TailBytes - len(c.tail)
+			n := min(room, len(p))
+			c.tail = append(c.tail, p[:n]...)
+			p = p[n:]
+			if len(c.tail) == c.lim.TailBytes {
+				c.wrapped, c.tailPos = true, 0
+			}
+			continue
+		}
+		if len(p) >= len(c.tail) {
+			copy(c.tail, p[len(p)-len(c.tail):])
+			c.tailPos = 0
+			return
+		}
+		n := copy(c.tail[c.tailPos:], p)
+		p = p[n:]
+		c.tailPos = (c.tailPos + n) % len(c.tail)
+	}
+}
+
+// spill writes p to the artifact once the output no longer fits in what
+// the model is shown. The artifact starts with the head, so it holds the
+// whole output.
+func (c *capture) spill(p []byte) {
+	if c.path == "" || c.fileErr != nil {
+		return
+	}
+	if c.file == nil {
+		if c.total <= int64(c.lim.HeadBytes+c.lim.TailBytes) {
+			return
+		}
+		if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
+			c.fileErr = err
+			return
+		}
+		f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			c.fileErr = err
+			return
+		}
+		c.file = f
+		// What came before p: the head and the tail, not yet wrapped,
+		// since the output fitted until now.
+		c.writeFile(c.head)
+		c.writeFile(c.tail)
+	}
+	c.writeFile(p)
+}
+
+func (c *capture) writeFile(p []byte) {
+	if c.fileErr != nil {
+		return
+	}
+	room := c.lim.ArtifactBytes - c.written
+	if int64(len(p)) > room {
+		c.overflow += int64(len(p)) - room
+		p = p[:room]
+	}
+	if len(p) == 0 {
+		return
+	}
+	n, err := c.file.Write(p)
+	c.written += int64(n)
+	if err != nil {
+		c.fileErr = err
+	}
+}
+
+// result is what the model is shown of an output.
+type result struct {
+	Text         string
+	Truncated    bool
+	OmittedBytes int64
+	ArtifactRef  string
+	// Bytes is the size of the whole output.
+	Bytes int64
+}
+
+// finish closes the artifact and returns the text for the model.
+func (c *capture) finish() (result, error) {
+	c.redact.flush()
+	res := result{Bytes: c.total}
+	var ferr error
+	if c.file != nil {
+		if c.overflow > 0 && c.fileErr == nil {
+			fmt.Fprintf(c.file, "\n[rein: the artifact stops at %d bytes; %d more bytes of output were not kept]\n", c.lim.ArtifactBytes, c.overflow)
+		}
+		if err := c.file.Close(); err != nil && c.fileErr == nil {
+			c.fileErr = err
+		}
+		ferr = c.fileErr
+		if ferr == nil {
+			res.ArtifactRef = c.ref
+		}
+	}
+	if c.total <= int64(c.lim.HeadBytes+c.lim.TailBytes) {
+		res.Text = text(append(c.head, c.tail...))
+		return res, ferr
+	}
+	tail := c.tail
+	if c.wrapped {
+		tail = append(append([]byte(nil), c.tail[c.tailPos:]...), c.tail[:c.tailPos]...)
+	}
+	// Cut at line ends, unless a part has none (one huge line).
+	head := c.head
+	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+		head = head[:i+1]
+	}
+	if i := bytes.IndexByte(tail, '\n'); i >= 0 && i < len(tail)-1 {
+		tail = tail[i+1:]
+	}
+	res.Truncated = true
+	res.OmittedBytes = c.total - int64(len(head)) - int64(len(tail))
+	omittedLines := c.lines - int64(bytes.Count(head, []byte{'\n'})) - int64(bytes.Count(tail, []byte{'\n'}))
+	var where string
+	switch {
+	case res.ArtifactRef != "":
+		where = "; the whole output is in the session artifact " + res.ArtifactRef
+		if c.overflow > 0 {
+			where += fmt.Sprintf(" (its first %d bytes)", c.lim.ArtifactBytes)
+		}
+	case ferr != nil:
+		where = "; the whole output could not be kept (" + ferr.Error() + ")"
+	default:
+		where = "; the whole output was not kept"
+	}
+	marker := fmt.Sprintf("[... %d lines omitted (%d bytes)%s ...]\n", omittedLines, res.OmittedBytes, where)
+	if len(head) > 0 && head[len(head)-1] != '\n' {
+		marker = "\n" + marker
+	}
+	res.Text = text(head) + marker + text(tail)
+	return res, ferr
+}
+
+// text returns p as valid UTF-8.
+func text(p []byte) string {
+	if utf8.Valid(p) {
+		return string(p)
+	}
+	return strings.ToValidUTF8(string(p), "\uFFFD")
+}
+
+// redactor cuts credentials out of a stream: every occurrence of a secret,
+// even one split across writes, becomes [REDACTED] before it is passed on.
+type redactor struct {
+	secrets [][]byte
+	keep    func([]byte)
+	pending []byte // the last bytes, which may start a secret
+	hold    int    // how many bytes to hold back: the longest secret - 1
+}
+
+const redacted = "[REDACTED]"
+
+func newRedactor(secrets []string, keep func([]byte)) *redactor {
+	r := &redactor{keep: keep}
+	for _, s := range secrets {
+		if len(s) >= 4 { // shorter "secrets" would redact ordinary text
+			r.secrets = append(r.secrets, []byte(s))
+			r.hold = max(r.hold, len(s)-1)
+		}
+	}
+	return r
+}
+
+func (r *redactor) write(p []byte) {
+	if len(r.secrets) == 0 {
+		r.keep(p)
+		return
+	}
+	buf := append(r.pending, p...)
+	for _, s := range r.secrets {
+		if bytes.Contains(buf, s) {
+			buf = bytes.ReplaceAll(buf, s, []byte(redacted))
+		}
+	}
+	cut := max(len(buf)-r.hold, 0)
+	r.keep(buf[:cut])
+	r.pending = append(r.pending[:0:0], buf[cut:]...)
+}
+
+func (r *redactor) flush() {
+	if len(r.pending) > 0 {
+		r.keep(r.pending)
+		r.pending = nil
+	}
+}

@@ -1,0 +1,25 @@
+// Package tool is rein's tool runtime: the only place where a model's tool
+// intent becomes an action. [Runtime.Run] takes the intents of one turn
+// through the pipeline, and every stage is an event the caller appends:
+//
+//  1. lookup and validation (tool.validation): the tool must exist and be
+//     visible; the input must match its JSON schema and its preconditions
+//     (registry.Tool.Check);
+//  2. permission (tool.permission): the policy of internal/permission
+//     decides; an ask goes to a person through an [Approver], or, in a run
+//     that cannot ask, becomes a deny by "headless";
+//  3. a durable point: the caller's log is synced before anything runs;
+//  4. scheduling and execution (tool.invocation.started and .completed):
+//     consecutive concurrency-safe intents run together, bounded; an
+//     exclusive one runs alone, in the order proposed; each with a timeout,
+//     cancelled with the run;
+//  5. observation (tool.observation): what the model is told, bounded to
+//     a head and a tail with an explicit "N lines omitted" marker; the whole
+//     output, when it does not fit, is kept as a session artifact (up to a
+//     cap) and referenced. Tool output is marked untrusted.
+//
+// Every intent ends with exactly one observation, whatever stage stopped
+// it: a validation error, a denial and a tool failure are observations the
+// model sees, so that it can correct itself. A Go error from Run means the
+// runtime itself failed (the log could not be written).
+package tool

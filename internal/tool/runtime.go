@@ -1,0 +1,395 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/permission"
+	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/state"
+)
+
+// The phases of an observation: the stage that produced it.
+const (
+	PhaseValidation = "validation"
+	PhasePermission = "permission"
+	PhaseExecution  = "execution"
+	PhaseKernel     = "kernel"
+)
+
+// The codes of tool.validation and tool.observation.
+const (
+	CodeUnknownTool         = "unknown_tool"
+	CodeNotVisible          = "tool_not_visible"
+	CodeSchemaInvalid       = "schema_invalid"
+	CodePreconditionFailed  = "precondition_failed"
+	CodeStaleFile           = "stale_file"
+	CodeDenied              = "denied"
+	CodeNotRun              = "not_run"
+	CodeToolError           = "tool_error"
+	CodeTimeout             = "timeout"
+	CodeCancelled           = "cancelled"
+	CodeNotExecutable       = "not_executable"
+	defaultTimeout          = 120 * time.Second
+	defaultParallel         = 8
+	maxValidationErrorCount = 8
+)
+
+// Options configure a Runtime. The zero value is usable: headless, no
+// artifacts, default limits.
+type Options struct {
+	// Approver asks a person when the policy says ask; nil means the run
+	// cannot ask (headless): an ask is recorded as a deny by "headless",
+	// whose reason says how to allow it next time.
+	Approver Approver
+	// ProjectDir is where Always and Never answers save their rules
+	// (ProjectDir/.rein/config.toml); empty means the workspace root.
+	ProjectDir string
+	// ArtifactDir is where whole outputs that do not fit in an observation
+	// are kept (one file per invocation); empty means they are not kept.
+	ArtifactDir string
+	// Limits bound outputs; the zero value means the defaults.
+	Limits Limits
+	// Parallel bounds how many concurrency-safe intents run at once; 0
+	// means 8.
+	Parallel int
+	// DefaultTimeout is the timeout of a tool that sets none; 0 means two
+	// minutes.
+	DefaultTimeout time.Duration
+	// Secrets are credentials cut out of every output and artifact.
+	Secrets []string
+	// Logger receives diagnostics; nil means discard.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Sink is where the runtime's events go: the kernel appends each to the
+// session's log. Emit returns the event's id; an error means the log
+// failed, and the runtime stops. Sync makes what was emitted durable.
+type Sink interface {
+	Emit(e contract.Event, cause string) (id string, err error)
+	Sync() error
+}
+
+// Proposal is one intent to run, with the id of the tool_intent.proposed
+// event that recorded it (the cause of what follows).
+type Proposal struct {
+	Intent  contract.ToolIntent
+	EventID string
+}
+
+// Runtime runs tool intents. It is safe for use by one Run at a time;
+// Hidden and Policy may be called from any goroutine.
+type Runtime struct {
+	reg     *registry.Registry
+	opts    Options
+	schemas *schemas
+
+	mu     sync.Mutex // guards policy, replaced when an answer saves a rule
+	policy *permission.Policy
+
+	ids func(prefix string) string
+}
+
+// New returns a runtime that runs the tools of reg under policy; both are
+// required.
+func New(reg *registry.Registry, policy *permission.Policy, opts *Options) (*Runtime, error) {
+	if reg == nil || policy == nil {
+		return nil, errors.New("tool: New needs a registry and a policy")
+	}
+	rt := &Runtime{reg: reg, policy: policy}
+	if opts != nil {
+		rt.opts = *opts
+	}
+	if rt.opts.Parallel <= 0 {
+		rt.opts.Parallel = defaultParallel
+	}
+	if rt.opts.DefaultTimeout <= 0 {
+		rt.opts.DefaultTimeout = defaultTimeout
+	}
+	if rt.opts.ProjectDir == "" {
+		rt.opts.ProjectDir = policy.Workspace().Root()
+	}
+	if rt.opts.Logger == nil {
+		rt.opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if rt.opts.Now == nil {
+		rt.opts.Now = time.Now
+	}
+	rt.opts.Limits = rt.opts.Limits.withDefaults()
+	s, err := compileSchemas(reg)
+	if err != nil {
+		return nil, err
+	}
+	rt.schemas = s
+	rt.ids = newID
+	return rt, nil
+}
+
+// Policy returns the permission policy in force, which includes the rules
+// saved by Always and Never answers.
+func (rt *Runtime) Policy() *permission.Policy {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.policy
+}
+
+// Hidden reports whether the model must not see t: the policy hides it (in
+// plan mode, every tool that can change something).
+func (rt *Runtime) Hidden(t registry.Tool) bool { return rt.Policy().Hidden(t) }
+
+// job is an intent that passed validation and permission.
+type job struct {
+	Proposal
+	tool    registry.Tool
+	cause   string // the tool.permission event
+	timeout time.Duration
+}
+
+// Run takes the intents of one turn, in the order proposed, through the
+// pipeline, and emits every stage to sink. st is the session's state when
+// the turn's model call finished (tools' visibility depends on it). Every
+// intent ends with one tool.observation, also when ctx is cancelled (then
+// whatever did not run is observed as cancelled). The error is non-nil
+// only when sink fails.
+func (rt *Runtime) Run(ctx context.Context, st *state.State, turn []Proposal, sink Sink) error {
+	var jobs []job
+	for _, p := range turn {
+		if ctx.Err() != nil {
+			if err := rt.notRun(sink, p.Intent, p.EventID, "the run was cancelled before this tool call was checked"); err != nil {
+				return err
+			}
+			continue
+		}
+		j, ok, err := rt.admit(ctx, st, p, sink)
+		if err != nil {
+			return err
+		}
+		if ok {
+			jobs = append(jobs, j)
+		}
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	// Durable point: every decision is on disk before anything runs.
+	if err := sink.Sync(); err != nil {
+		return err
+	}
+	for len(jobs) > 0 {
+		n := 1
+		if jobs[0].tool.Concurrency == registry.Safe {
+			for n < len(jobs) && jobs[n].tool.Concurrency == registry.Safe {
+				n++
+			}
+		}
+		batch := jobs[:n]
+		jobs = jobs[n:]
+		if ctx.Err() != nil {
+			for _, j := range batch {
+				if err := rt.notRun(sink, j.Intent, j.cause, "the run was cancelled before this tool call ran"); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if err := rt.runBatch(ctx, batch, sink); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// admit validates p and asks the policy. It reports whether p may run;
+// when it may not, its observation has been emitted.
+func (rt *Runtime) admit(ctx context.Context, st *state.State, p Proposal, sink Sink) (job, bool, error) {
+	in := p.Intent
+	t, code, msgs := rt.validate(st, in)
+	v := &contract.ToolValidation{IntentID: in.ID, OK: code == "", Code: code, Errors: msgs}
+	vid, err := sink.Emit(v, p.EventID)
+	if err != nil {
+		return job{}, false, err
+	}
+	if code != "" {
+		obs := observation(in, PhaseValidation, code, validationText(in.ToolName, code, msgs, rt.reg))
+		_, err := sink.Emit(&contract.ToolObservation{Observation: obs}, vid)
+		return job{}, false, err
+	}
+	verdict := rt.decide(ctx, t, in)
+	pid, err := sink.Emit(verdict.Event(in.ID), vid)
+	if err != nil {
+		return job{}, false, err
+	}
+	if verdict.Decision != contract.Allow {
+		obs := observation(in, PhasePermission, CodeDenied, "Blocked: rein did not run this "+in.ToolName+" call. "+verdict.Reason)
+		_, err := sink.Emit(&contract.ToolObservation{Observation: obs}, pid)
+		return job{}, false, err
+	}
+	return job{Proposal: p, tool: t, cause: pid}, true, nil
+}
+
+// validate looks the intent's tool up and checks its input. It returns the
+// tool, and a code with messages when the intent is refused.
+func (rt *Runtime) validate(st *state.State, in contract.ToolIntent) (registry.Tool, string, []string) {
+	t, ok := rt.reg.Lookup(in.ToolName)
+	if !ok {
+		return t, CodeUnknownTool, []string{fmt.Sprintf("there is no tool named %q", in.ToolName)}
+	}
+	if (t.Visible != nil && !t.Visible(st)) || rt.Hidden(t) {
+		why := "it is not offered in this session"
+		if m := rt.Policy().Mode(); m == permission.Plan {
+			why = "plan mode is read-only, so tools that change things are not offered"
+		}
+		return t, CodeNotVisible, []string{fmt.Sprintf("the tool %q is not available: %s", t.Name, why)}
+	}
+	if t.Execute == nil {
+		return t, CodeNotExecutable, []string{fmt.Sprintf("the tool %q is declared but this build cannot run it", t.Name)}
+	}
+	if errs := rt.schemas.validate(t.Name, in.Input); len(errs) > 0 {
+		return t, CodeSchemaInvalid, errs
+	}
+	if t.Check != nil {
+		if err := t.Check(in.Input); err != nil {
+			code := CodePreconditionFailed
+			if ce, ok := errors.AsType[*registry.CheckError](err); ok && ce.Code != "" {
+				code = ce.Code
+			}
+			return t, code, []string{err.Error()}
+		}
+	}
+	return t, "", nil
+}
+
+// validationText is what the model is told about a refused intent.
+func validationText(tool, code string, msgs []string, reg *registry.Registry) string {
+	var b strings.Builder
+	switch code {
+	case CodeUnknownTool:
+		fmt.Fprintf(&b, "Unknown tool %q: rein has no such tool, so nothing ran.", tool)
+		var names []string
+		for _, t := range reg.All() {
+			names = append(names, t.Name)
+		}
+		if len(names) > 0 {
+			b.WriteString(" The tools are: " + strings.Join(names, ", ") + ".")
+		}
+		return b.String()
+	case CodeSchemaInvalid:
+		fmt.Fprintf(&b, "The input of this %s call does not match the tool's schema, so nothing ran:\n", tool)
+		for _, m := range msgs {
+			b.WriteString("- " + m + "\n")
+		}
+		b.WriteString("Fix the input and call the tool again.")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "rein did not run this %s call: %s", tool, strings.Join(msgs, "; "))
+	return b.String()
+}
+
+// decide asks the policy, and a person when the policy says ask.
+func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.ToolIntent) permission.Verdict {
+	policy := rt.Policy()
+	req := permission.RequestFor(t, in.Input)
+	v := policy.Decide(req)
+	if v.Decision != contract.Ask {
+		return v
+	}
+	if rt.opts.Approver == nil {
+		return policy.ForHeadless(v, req)
+	}
+	q := Question{IntentID: in.ID, Tool: t.Name, Subject: subject(in.Input), Input: in.Input, Reason: v.Reason}
+	rules := policy.SuggestRules(req)
+	for _, r := range rules {
+		q.Rules = append(q.Rules, r.String())
+	}
+	answer, err := rt.opts.Approver.Approve(ctx, q)
+	if err != nil {
+		return permission.Verdict{Decision: contract.Deny, By: permission.ByUser, Reason: "No answer came (" + err.Error() + "), so it was not run."}
+	}
+	switch answer {
+	case Yes:
+		return permission.Verdict{Decision: contract.Allow, By: permission.ByUser, Reason: "The user allowed it once."}
+	case Always, Never:
+		list, d, verb := "allow", contract.Allow, "allowed"
+		if answer == Never {
+			list, d, verb = "deny", contract.Deny, "denied"
+		}
+		saved, err := rt.save(list, rules)
+		v := permission.Verdict{Decision: d, By: permission.ByUser, Rule: strings.Join(saved, ", ")}
+		switch {
+		case err != nil:
+			v.Reason = "The user " + verb + " it, but the rule could not be saved: " + err.Error()
+		case len(saved) == 0:
+			v.Reason = "The user " + verb + " it; no rule could express it, so it will be asked again."
+		default:
+			v.Reason = "The user " + verb + " it and saved " + strings.Join(saved, ", ") + " in " + permission.ConfigFile + "."
+		}
+		if d == contract.Deny {
+			v.Reason += " Do not try to get around this denial; ask the user what they want instead."
+		}
+		return v
+	}
+	return permission.Verdict{Decision: contract.Deny, By: permission.ByUser,
+		Reason: "The user said no. Do not retry the same call; change your approach or ask the user."}
+}
+
+// save writes rules to the project's configuration and adds them to the
+// policy in force. It returns the rules saved.
+func (rt *Runtime) save(list string, rules []permission.Rule) ([]string, error) {
+	if len(rules) == 0 {
+		return nil, nil
+	}
+	var saved []string
+	for _, r := range rules {
+		if err := permission.SaveRule(rt.opts.ProjectDir, list, r); err != nil {
+			return saved, err
+		}
+		saved = append(saved, r.String())
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	extra := permission.Rules{Allow: rules}
+	if list == "deny" {
+		extra = permission.Rules{Deny: rules}
+	}
+	p, err := permission.New(rt.policy.Mode(), rt.policy.Rules().Merge(extra), rt.policy.Workspace())
+	if err != nil {
+		return saved, err
+	}
+	rt.policy = p
+	return saved, nil
+}
+
+// subject is the command or path an input acts on.
+func subject(input json.RawMessage) string {
+	var in struct {
+		Command string `json:"command"`
+		Path    string `json:"path"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return ""
+	}
+	if in.Command != "" {
+		return in.Command
+	}
+	return in.Path
+}
+
+// notRun emits the observation of an intent that was never run.
+func (rt *Runtime) notRun(sink Sink, in contract.ToolIntent, cause, why string) error {
+	obs := observation(in, PhaseKernel, CodeCancelled, "Not run: "+why+".")
+	_, err := sink.Emit(&contract.ToolObservation{Observation: obs}, cause)
+	return err
+}
+
+func observation(in contract.ToolIntent, phase, code, text string) contract.Observation {
+	return contract.Observation{IntentID: in.ID, ToolName: in.ToolName, OK: code == "", Phase: phase, Code: code, Text: text}
+}
