@@ -174,7 +174,10 @@ func TestEveryStageIsAnEventInOrder(t *testing.T) {
 
 func TestRefusedIntentsAreObservationsAndRunNothing(t *testing.T) {
 	ran := false
-	run := func(context.Context, *registry.Call) (registry.Result, error) { ran = true; return registry.Result{}, nil }
+	run := func(context.Context, *registry.Call) (registry.Result, error) {
+		ran = true
+		return registry.Result{}, nil
+	}
 	hidden := echo("secret", registry.RiskRead, registry.Safe, run)
 	hidden.Visible = func(*state.State) bool { return false }
 	failing := echo("checked", registry.RiskRead, registry.Safe, run)
