@@ -6,9 +6,13 @@
 // as envelopes, deltas included. The caller never sees a provider object,
 // never edits state and never executes a tool.
 //
-// In this milestone a proposed tool intent is recorded as pending and left
-// there: the session waits for the tool runtime, which lands next. Nothing
-// the model proposes is ever executed here.
+// A run loops: the model is asked; the intents it proposes go through the
+// tool runtime (internal/tool), which validates, asks permission, runs and
+// observes them; the observations join the conversation and the model is
+// asked again, until it answers without intents, the run reaches its turn
+// limit, is cancelled, or the provider fails for good. The kernel itself
+// executes nothing: without a tool runtime, proposed intents are recorded
+// and left pending.
 package kernel
 
 import (
@@ -27,6 +31,31 @@ import (
 	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/tool"
+)
+
+// DefaultMaxTurns is the turn limit of a run when Options.MaxTurns is 0.
+const DefaultMaxTurns = 50
+
+// The approval types, for a caller that asks a person (the CLI imports
+// the kernel, never the tool runtime).
+type (
+	// Question is what a person is asked before a tool runs.
+	Question = tool.Question
+	// Answer is their reply.
+	Answer = tool.Answer
+	// Approver asks them.
+	Approver = tool.Approver
+	// ApproverFunc adapts a function to Approver.
+	ApproverFunc = tool.ApproverFunc
+)
+
+// The answers to a Question.
+const (
+	No     = tool.No
+	Yes    = tool.Yes
+	Always = tool.Always
+	Never  = tool.Never
 )
 
 // ErrBusy is yielded by Send when another Send of the same kernel is still
@@ -47,6 +76,12 @@ type Options struct {
 	System string
 	// Registry holds the tools the model may be offered; nil means none.
 	Registry *registry.Registry
+	// Tools runs the intents the model proposes; nil means they are
+	// recorded and left pending, and the run waits.
+	Tools *tool.Runtime
+	// MaxTurns bounds the model calls of one run (retries not counted);
+	// 0 means 50. A run that reaches it ends as max_turns.
+	MaxTurns int
 	// Cwd is the workspace, recorded in session.started.
 	Cwd string
 	// Version is rein's version, recorded in session.started.
@@ -119,6 +154,9 @@ func New(prov provider.Provider, log *eventlog.Log, opts *Options) (*Kernel, err
 		k.opts.Now = time.Now
 	}
 	k.opts.Retry = k.opts.Retry.withDefaults()
+	if k.opts.MaxTurns <= 0 {
+		k.opts.MaxTurns = DefaultMaxTurns
+	}
 	k.models = append([]Model{{
 		Provider: prov, Name: k.opts.ProviderName, Model: k.opts.Model,
 		Capabilities: k.opts.Capabilities, KeyHint: k.opts.KeyHint, Secret: k.opts.Secret,

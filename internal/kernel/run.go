@@ -4,18 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/projection"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/tool"
 )
 
 // notExecuted is what the model is told about an intent that was still
-// pending when the user spoke again.
-const notExecuted = "rein did not run this tool call: this build has no tool runtime yet, " +
-	"so the intent was recorded and left pending until the user wrote again."
+// pending when the user spoke again: the session stopped before it ran.
+const notExecuted = "rein did not run this tool call: the session stopped before it could " +
+	"(no tool runtime, or the process ended), so it was recorded and never run."
 
 // run is one Send: it appends events, keeps the kernel's state, and hands
 // every envelope to the caller.
@@ -35,6 +38,18 @@ type run struct {
 	block     strings.Builder
 	blockType string
 	cause     string
+
+	// cancel stops the run's work once the caller stops reading.
+	cancel context.CancelFunc
+	// proposed maps the intents of the current turn to the events that
+	// recorded them.
+	proposed map[string]string
+	// tally counts the run's tool calls by tool, and the failed ones, for
+	// the summary of a run that hits its turn limit.
+	tally  map[string]int
+	failed int
+	// lastID is the id of the last durable event appended.
+	lastID string
 }
 
 // emit appends e and yields its envelope. It reports false once the run
@@ -53,14 +68,42 @@ func (r *run) emit(e contract.Event, cause string) (contract.Envelope, bool) {
 		return env, false
 	}
 	if env.Durable() {
+		r.lastID = env.ID
 		k.mu.Lock()
 		k.st = state.Apply(k.st, env)
 		k.mu.Unlock()
 	}
 	if !r.stopped && !r.yield(env, nil) {
 		r.stopped = true
+		if r.cancel != nil {
+			r.cancel()
+		}
 	}
 	return env, true
+}
+
+// Emit appends e for the tool runtime (tool.Sink).
+func (r *run) Emit(e contract.Event, cause string) (string, error) {
+	env, ok := r.emit(e, cause)
+	if !ok {
+		return "", r.err
+	}
+	if o, isObs := e.(*contract.ToolObservation); isObs {
+		r.tally[o.ToolName]++
+		if !o.OK {
+			r.failed++
+		}
+	}
+	return env.ID, nil
+}
+
+// Sync makes the log durable for the tool runtime (tool.Sink).
+func (r *run) Sync() error {
+	if err := r.k.log.Sync(); err != nil {
+		r.err = fmt.Errorf("kernel: sync: %w", err)
+		return r.err
+	}
+	return nil
 }
 
 func (r *run) state() state.State { return r.k.State() }
@@ -104,17 +147,86 @@ func (r *run) send(ctx context.Context, in Input) {
 		r.emit(&contract.RunFinished{Outcome: contract.OutcomeCancelled, Reason: "cancelled before the model was asked"}, started.ID)
 		return
 	}
-	r.turn++
-	cause, outcome, reason := r.modelCall(ctx, started.ID)
-	if r.err != nil {
-		return
-	}
-	if outcome == "" {
-		// The model proposed intents: the run waits for the tool runtime
-		// (Send syncs the log on the way out, as after every run).
-		return
+	ctx, r.cancel = context.WithCancel(ctx)
+	defer r.cancel()
+	r.tally = map[string]int{}
+	cause := started.ID
+	var outcome contract.Outcome
+	var reason string
+	for turns := 1; ; turns++ {
+		r.turn++
+		r.proposed = map[string]string{}
+		cause, outcome, reason = r.modelCall(ctx, cause)
+		if r.err != nil {
+			return
+		}
+		if outcome != "" {
+			break
+		}
+		if k.opts.Tools == nil {
+			// The model proposed intents and nothing can run them: the
+			// run waits (Send syncs the log on the way out).
+			return
+		}
+		cause = r.runTools(ctx, cause)
+		if r.err != nil {
+			return
+		}
+		if ctx.Err() != nil {
+			outcome, reason = contract.OutcomeCancelled, "cancelled while tools ran"
+			break
+		}
+		if turns >= k.opts.MaxTurns {
+			outcome, reason = contract.OutcomeMaxTurns, r.summary(turns)
+			break
+		}
 	}
 	r.emit(&contract.RunFinished{Outcome: outcome, Reason: reason}, cause)
+}
+
+// runTools hands the turn's pending intents to the tool runtime and
+// returns the id of the last event appended.
+func (r *run) runTools(ctx context.Context, cause string) string {
+	st := r.state()
+	turn := make([]tool.Proposal, 0, len(st.Pending))
+	for _, in := range st.Pending {
+		turn = append(turn, tool.Proposal{Intent: in, EventID: r.proposed[in.ID]})
+	}
+	if err := r.k.opts.Tools.Run(ctx, &st, turn, r); err != nil && r.err == nil {
+		r.err = fmt.Errorf("kernel: tools: %w", err)
+	}
+	if r.lastID != "" {
+		return r.lastID
+	}
+	return cause
+}
+
+// summary says what a run that reached its turn limit did.
+func (r *run) summary(turns int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "stopped after %d model turns, the limit of a run (raise it with --max-turns)", turns)
+	if len(r.tally) > 0 {
+		names := slices.Sorted(maps.Keys(r.tally))
+		parts := make([]string, len(names))
+		total := 0
+		for i, n := range names {
+			parts[i] = fmt.Sprintf("%s %d", n, r.tally[n])
+			total += r.tally[n]
+		}
+		fmt.Fprintf(&b, "; %d tool calls (%s), %d of them failed or refused", total, strings.Join(parts, ", "), r.failed)
+	}
+	st := r.state()
+	for i := len(st.Messages) - 1; i >= 0; i-- {
+		if m := st.Messages[i]; m.Role == contract.RoleAssistant && m.Text != "" {
+			text := m.Text
+			if len(text) > 300 {
+				text = text[:300] + "..."
+			}
+			b.WriteString("; the model last said: " + text)
+			break
+		}
+	}
+	return b.String()
 }
 
 // attempt makes one model call to m and records it. It returns the id of
@@ -123,7 +235,11 @@ func (r *run) send(ctx context.Context, in Input) {
 func (r *run) attempt(ctx context.Context, m *Model, cause string) (last string, perr *contract.ProviderError) {
 	k := r.k
 	st := r.state()
-	req := projection.Request(&st, k.opts.Registry, &projection.Options{Model: m.Model, System: k.opts.System})
+	popts := &projection.Options{Model: m.Model, System: k.opts.System}
+	if k.opts.Tools != nil {
+		popts.Hidden = k.opts.Tools.Hidden
+	}
+	req := projection.Request(&st, k.opts.Registry, popts)
 	if !m.Capabilities.Tools {
 		// A model that cannot call tools is offered none: vendors reject
 		// tools for such models, and the record says what was offered.
@@ -211,6 +327,7 @@ func (r *run) stream(ctx context.Context, m *Model, req *contract.ModelRequest, 
 			intent.ID = id.New("int")
 			env, _ := r.emit(&contract.IntentProposed{ToolIntent: intent}, cause)
 			last, produced = env.ID, true
+			r.proposed[intent.ID] = env.ID
 		case *contract.ModelFinished:
 			r.flush()
 			env, _ := r.emit(e, cause)

@@ -21,10 +21,15 @@ type Options struct {
 	System string
 	// MaxOutputTokens caps the reply; zero means the provider's default.
 	MaxOutputTokens int
+	// Hidden reports the tools the model must not see whatever their own
+	// visibility says (the permission mode's: plan mode hides every tool
+	// that changes something); nil hides none.
+	Hidden func(registry.Tool) bool
 }
 
 // Request builds the request for the next model call from s. Tools come
-// from reg filtered by [registry.Registry.Visible]; a nil reg offers none.
+// from reg filtered by [registry.Registry.Visible] and Options.Hidden; a
+// nil reg offers none.
 // The message slice is the request's own, but the messages' contents
 // (tool calls, results, provider state) are shared with s: neither the
 // caller nor a provider may modify them.
@@ -40,6 +45,12 @@ func Request(s *state.State, reg *registry.Registry, opts *Options) *contract.Mo
 	}
 	if reg != nil {
 		req.Tools = reg.Visible(s)
+		if opts.Hidden != nil {
+			req.Tools = slices.DeleteFunc(req.Tools, func(spec contract.ToolSpec) bool {
+				t, ok := reg.Lookup(spec.Name)
+				return ok && opts.Hidden(t)
+			})
+		}
 	}
 	uniqueCallIDs(req.Messages)
 	return req

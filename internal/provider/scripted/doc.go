@@ -63,6 +63,13 @@
 //     Without steps the error is the only thing the stream yields, as with
 //     an HTTP error before any output.
 //   - steps: what the stream yields, in order.
+//   - expect (optional): what the turn expects of the tool results the
+//     request carries (the observations of the previous turn's calls, in
+//     order), one entry per result: {"tool": "bash", "ok": false,
+//     "contains": ["FAIL"], "excludes": ["panic"]}, every field optional.
+//     When a result differs, the turn does not play: the stream says what
+//     differed, as text, and fails with a bad_request error, so a script
+//     cannot pass by reciting steps whose premises did not hold.
 //
 // Every step has exactly one action:
 //

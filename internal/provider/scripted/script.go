@@ -30,8 +30,9 @@ func (s *Script) Turns() int { return len(s.turns) }
 
 // turn is one model call of the script.
 type turn struct {
-	fail  []failure
-	steps []step
+	fail   []failure
+	steps  []step
+	expect []expectation
 }
 
 // failure is one entry of a turn's fail list: the error, and the steps
@@ -139,13 +140,19 @@ func parse(data []byte) (*Script, error) {
 
 func parseTurn(data []byte) (turn, error) {
 	var file struct {
-		Fail  []json.RawMessage `json:"fail"`
-		Steps []json.RawMessage `json:"steps"`
+		Fail   []json.RawMessage `json:"fail"`
+		Steps  []json.RawMessage `json:"steps"`
+		Expect []json.RawMessage `json:"expect"`
 	}
 	if err := decodeObject(data, &file); err != nil {
 		return turn{}, err
 	}
 	var t turn
+	expect, err := parseExpect(file.Expect)
+	if err != nil {
+		return turn{}, err
+	}
+	t.expect = expect
 	for i, raw := range file.Fail {
 		f, err := parseFailure(raw)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"strings"
 	"sync"
 	"time"
 
@@ -106,6 +107,18 @@ func (p *Provider) Stream(ctx context.Context, req *contract.ModelRequest) iter.
 		attempt := p.attempt(n)
 		requestID := fmt.Sprintf("scripted-%d-%d", n+1, attempt+1)
 		ref := contract.ProviderRef{Name: p.name, Model: model, RequestID: requestID}
+		if problem := check(t.expect, lastResults(req)); problem != "" {
+			// The script cannot go on as written: a scripted model that
+			// recited its next step anyway would pass whatever happened.
+			if yield(&contract.ModelStarted{Provider: ref.Name, Model: ref.Model, RequestID: requestID}, nil) &&
+				yield(&contract.TextDelta{Text: "The scripted model stops here: " + problem}, nil) {
+				yield(nil, &contract.ProviderError{
+					Kind: contract.KindBadRequest, Provider: p.name, Model: model, RequestID: requestID,
+					Message: fmt.Sprintf("scripted turn %d: %s", n+1, strings.SplitN(problem, "\n", 2)[0]),
+				})
+			}
+			return
+		}
 		if attempt >= len(t.fail) {
 			p.play(ctx, t.steps, nil, ref, yield)
 			return
