@@ -54,6 +54,20 @@ type Spec struct {
 	Script string
 	// Cwd is the workspace.
 	Cwd string
+	// PermissionMode is the --permission-mode flag (default, accept-edits,
+	// plan, yolo); empty means the configuration's, else default.
+	PermissionMode string
+	// Allow and Deny are the --allow and --deny rules, added to the
+	// configuration's.
+	Allow, Deny []string
+	// AddDirs are the --add-dir directories: more roots the file tools may
+	// touch besides the workspace.
+	AddDirs []string
+	// MaxTurns is the --max-turns flag; 0 means the default.
+	MaxTurns int
+	// Approver asks the person when a tool needs approval; nil means the
+	// run is headless and never waits (an ask is denied, with a hint).
+	Approver kernel.Approver
 }
 
 // Session is a runtime opened for one command, with what the CLI shows
@@ -122,6 +136,9 @@ type flags struct {
 	fallback                         []string
 	json, deltas                     bool
 	api                              string
+	permissionMode                   string
+	allow, deny, addDirs             []string
+	maxTurns                         int
 }
 
 // Execute runs rein with args (without the program name) and returns the
@@ -296,12 +313,20 @@ func (a *app) sessionFlags(cmd *cobra.Command) {
 	f.StringVar(&a.flags.script, "script", "", "script file for --provider scripted")
 	f.BoolVar(&a.flags.json, "json", false, "print the durable events as JSON lines on stdout, and nothing else there")
 	f.BoolVar(&a.flags.deltas, "deltas", false, "with --json, print the deltas too")
+	f.StringVar(&a.flags.permissionMode, "permission-mode", "", "default (reads run, edits and commands ask), accept-edits (edits in the workspace run too), plan (read-only), yolo (everything runs, still recorded)")
+	f.StringArrayVar(&a.flags.allow, "allow", nil, "a rule of what runs without asking, repeatable: 'bash(go test:*)', 'edit_file(docs/**)', read_file")
+	f.StringArrayVar(&a.flags.deny, "deny", nil, "a rule of what never runs, repeatable; deny wins over every allow and every mode")
+	f.StringArrayVar(&a.flags.addDirs, "add-dir", nil, "another directory the file tools may use besides the workspace, repeatable")
+	f.IntVar(&a.flags.maxTurns, "max-turns", 0, "the most model turns a run may take before it stops as max_turns (default 50)")
 }
 
 // open builds the session the flags ask for.
-func (a *app) open(ctx context.Context) (*Session, error) {
+func (a *app) open(ctx context.Context, approver kernel.Approver) (*Session, error) {
 	if a.flags.deltas && !a.flags.json {
 		return nil, fmt.Errorf("%w: --deltas goes with --json", ErrUsage)
+	}
+	if a.flags.maxTurns < 0 {
+		return nil, fmt.Errorf("%w: --max-turns must be 1 or more", ErrUsage)
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -310,6 +335,8 @@ func (a *app) open(ctx context.Context) (*Session, error) {
 	return a.deps.Open(ctx, Spec{
 		Provider: a.flags.provider, Model: a.flags.model, BaseURL: a.flags.baseURL,
 		Fallback: a.flags.fallback, Script: a.flags.script, Cwd: cwd,
+		PermissionMode: a.flags.permissionMode, Allow: a.flags.allow, Deny: a.flags.deny,
+		AddDirs: a.flags.addDirs, MaxTurns: a.flags.maxTurns, Approver: approver,
 	})
 }
 

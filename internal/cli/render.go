@@ -98,8 +98,27 @@ func (t *terminal) event(env contract.Envelope) error {
 		fmt.Fprint(t.errw, t.style("2", text))
 		t.errOpen = !strings.HasSuffix(e.Text, "\n")
 	case *contract.IntentProposed:
-		t.line(t.style("1", "● "+e.ToolName) + " " + compact(e.Input) +
-			t.style("2", "  (proposed, pending: not executed)"))
+		t.line(t.style("1", "● "+e.ToolName) + " " + compact(e.Input))
+	case *contract.ToolValidation:
+		if !e.OK {
+			t.line(t.style("31", "  ✗ refused ("+e.Code+"): "+strings.Join(e.Errors, "; ")))
+		}
+	case *contract.ToolPermission:
+		who := e.By
+		if e.Rule != "" {
+			who += " " + e.Rule
+		}
+		if e.Decision == contract.Allow {
+			t.line(t.style("2", "  allowed by "+who))
+		} else {
+			t.line(t.style("31", "  ✗ "+string(e.Decision)+" by "+who+": "+e.Reason))
+		}
+	case *contract.InvocationCompleted:
+		status := fmt.Sprintf("exit %d", e.ExitCode)
+		if e.Exit != contract.ExitOK && e.Exit != contract.ExitError {
+			status = string(e.Exit) + ", " + status
+		}
+		t.line(t.style("2", fmt.Sprintf("  %s · %s · %s", status, duration(e.DurationMS), size(e.OutputBytes))))
 	case *contract.ProviderError:
 		t.line(t.style("31", "✗ model error: "+e.Error()))
 	case *contract.RetryScheduled:
@@ -109,8 +128,10 @@ func (t *terminal) event(env contract.Envelope) error {
 	case *contract.ModelDiscarded:
 		t.line(t.style("2", "  (the partial answer above was discarded: "+e.Reason+")"))
 	case *contract.ToolObservation:
-		if !e.OK && e.Code == "not_executed" {
-			t.line(t.style("2", "  ("+e.ToolName+" was never run: there is no tool runtime in this build yet)"))
+		if e.Phase == "execution" {
+			t.line(t.style("2", preview(e.Text, 10)))
+		} else if e.Phase == "kernel" {
+			t.line(t.style("2", "  "+e.Text))
 		}
 	case *contract.RunFinished:
 		switch e.Outcome {
@@ -133,6 +154,43 @@ func (t *terminal) end() {
 	if t.errOpen {
 		fmt.Fprintln(t.errw)
 		t.errOpen = false
+	}
+}
+
+// preview indents the first lines of an observation, and says how many
+// more there are.
+func preview(text string, lines int) string {
+	text = strings.TrimRight(text, "\n")
+	all := strings.Split(text, "\n")
+	shown := all[:min(len(all), lines)]
+	var b strings.Builder
+	for _, l := range shown {
+		if len(l) > 160 {
+			l = l[:160] + "…"
+		}
+		b.WriteString("  │ " + l + "\n")
+	}
+	if n := len(all) - len(shown); n > 0 {
+		fmt.Fprintf(&b, "  │ … %d more lines\n", n)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func duration(ms int64) string {
+	if ms < 1000 {
+		return fmt.Sprintf("%dms", ms)
+	}
+	return fmt.Sprintf("%.1fs", float64(ms)/1000)
+}
+
+func size(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	default:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	}
 }
 

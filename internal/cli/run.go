@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -51,7 +50,7 @@ func (a *app) exec(ctx context.Context, prompt string) error {
 	if strings.TrimSpace(prompt) == "" {
 		return fmt.Errorf("%w: exec needs a prompt", ErrUsage)
 	}
-	s, err := a.open(ctx)
+	s, err := a.open(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -81,7 +80,8 @@ func reasonOf(st *state.State) string {
 // interactive runs a line-mode session: a prompt, a streamed answer, and
 // Ctrl-D to leave.
 func (a *app) interactive(ctx context.Context, first string) error {
-	s, err := a.open(ctx)
+	lines := readLines(a.deps.Stdin)
+	s, err := a.open(ctx, &prompter{lines: lines, w: a.deps.Stderr})
 	if err != nil {
 		return err
 	}
@@ -95,16 +95,15 @@ func (a *app) interactive(ctx context.Context, first string) error {
 			return err
 		}
 	}
-	in := bufio.NewScanner(a.deps.Stdin)
-	in.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	for {
 		if !a.flags.json {
 			fmt.Fprint(a.deps.Stderr, "› ")
 		}
-		if !in.Scan() {
+		l, ok := lines.next(ctx)
+		if !ok {
 			break
 		}
-		line := strings.TrimSpace(in.Text())
+		line := strings.TrimSpace(l)
 		if line == "" {
 			continue
 		}
@@ -115,7 +114,7 @@ func (a *app) interactive(ctx context.Context, first string) error {
 			break
 		}
 	}
-	if err := in.Err(); err != nil {
+	if err := lines.err(); err != nil {
 		return fmt.Errorf("reading input: %w", err)
 	}
 	if !a.flags.json {
@@ -172,7 +171,7 @@ func (a *app) summary(s *Session, st *state.State) {
 		return
 	}
 	if st.Phase() == state.WaitingForTool {
-		fmt.Fprintf(a.deps.Stderr, "%d tool intent(s) recorded as pending, not executed: this build has no tool runtime yet.\n", len(st.Pending))
+		fmt.Fprintf(a.deps.Stderr, "%d tool intent(s) recorded as pending, not executed.\n", len(st.Pending))
 	}
 	a.sessionLine(s)
 }

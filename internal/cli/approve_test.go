@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/eventlog"
+	"github.com/rein-agent/rein/internal/kernel"
+)
+
+func TestPrompterAnswers(t *testing.T) {
+	q := kernel.Question{Tool: "bash", Subject: "go test ./...", Reason: "Commands ask in default mode.", Rules: []string{"bash(go test:*)"}}
+	for _, c := range []struct {
+		name, input string
+		want        kernel.Answer
+		err         error
+	}{
+		{"yes", "y\n", kernel.Yes, nil},
+		{"no", "no\n", kernel.No, nil},
+		{"always", "a\n", kernel.Always, nil},
+		{"never", "D\n", kernel.Never, nil},
+		{"asks again", "maybe\nyes\n", kernel.Yes, nil},
+		{"end of input", "", kernel.No, io.EOF},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var w bytes.Buffer
+			p := &prompter{lines: readLines(strings.NewReader(c.input)), w: &w}
+			got, err := p.Approve(t.Context(), q)
+			if got != c.want || !errors.Is(err, c.err) {
+				t.Errorf("Approve() = %v, %v; want %v, %v", got, err, c.want, c.err)
+			}
+			for _, s := range []string{"run: go test ./...", "[a] always allow bash(go test:*)", "Commands ask"} {
+				if !strings.Contains(w.String(), s) {
+					t.Errorf("prompt lacks %q:\n%s", s, w.String())
+				}
+			}
+		})
+	}
+	// A cancelled run stops waiting for the answer.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	blocked, _ := io.Pipe()
+	p := &prompter{lines: readLines(blocked), w: io.Discard}
+	if _, err := p.Approve(ctx, q); !errors.Is(err, context.Canceled) {
+		t.Errorf("Approve(cancelled) error = %v", err)
+	}
+}
+
+func TestFlagsReachTheSpec(t *testing.T) {
+	var got Spec
+	deps := Deps{
+		Open: func(ctx context.Context, spec Spec) (*Session, error) {
+			got = spec
+			log := eventlog.New(eventlog.NewMemStore(), nil)
+			k, err := kernel.New(model(answer...), log, nil)
+			return &Session{Runtime: k, Close: log.Close}, err
+		},
+		Stdout: io.Discard, Stderr: io.Discard, Stdin: strings.NewReader(""),
+	}
+	args := []string{"exec", "--permission-mode", "accept-edits", "--allow", "bash(go test:*)", "--allow", "edit_file(src/{a,b}/**)",
+		"--deny", "bash(rm:*)", "--add-dir", "/tmp", "--max-turns", "7", "fix it"}
+	if code := Execute(t.Context(), args, deps); code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	want := Spec{PermissionMode: "accept-edits", Allow: []string{"bash(go test:*)", "edit_file(src/{a,b}/**)"}, Deny: []string{"bash(rm:*)"},
+		AddDirs: []string{"/tmp"}, MaxTurns: 7}
+	got.Cwd = ""
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Spec mismatch (-want +got):\n%s", d)
+	}
+	// exec never asks: no approver; the interactive session has one.
+	deps.Stdin = strings.NewReader("")
+	Execute(t.Context(), []string{"hello"}, deps)
+	if got.Approver == nil {
+		t.Error("the interactive session has no approver")
+	}
+}
+
+func TestTerminalShowsEveryStage(t *testing.T) {
+	var out, errw bytes.Buffer
+	r := &terminal{out: &out, errw: &errw}
+	for _, e := range []contract.Event{
+		&contract.IntentProposed{ToolIntent: contract.ToolIntent{ToolName: "bash", Input: json.RawMessage(`{"command":"go test ./..."}`)}},
+		&contract.ToolPermission{Decision: contract.Allow, By: "rule", Rule: "bash(go test:*)"},
+		&contract.InvocationCompleted{Exit: contract.ExitError, ExitCode: 1, DurationMS: 1200, OutputBytes: 2048},
+		&contract.ToolObservation{Observation: contract.Observation{Phase: "execution", Text: "--- FAIL: TestMean\nFAIL\nexit code: 1\n"}},
+		&contract.ToolPermission{Decision: contract.Deny, By: "headless", Reason: "Commands ask. To allow it, run rein again with --allow 'bash(rm:*)'."},
+	} {
+		r.event(contract.Envelope{Seq: 1, Data: e})
+	}
+	for _, want := range []string{"● bash", "allowed by rule bash(go test:*)", "exit 1 · 1.2s · 2.0 KiB", "│ --- FAIL: TestMean", "✗ deny by headless", "--allow"} {
+		if !strings.Contains(errw.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, errw.String())
+		}
+	}
+}
