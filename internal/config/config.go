@@ -36,15 +36,26 @@ type File struct {
 	// Fallback lists the models to switch to when the provider fails for
 	// good, as "provider" or "provider:model".
 	Fallback []string `toml:"fallback"`
+	// PermissionMode is the permission mode when no flag gives one:
+	// default, accept-edits, plan or yolo. A project's file may not ask
+	// for yolo: a cloned repository must not switch approvals off.
+	PermissionMode string `toml:"permission_mode"`
+	// EnvPassthrough names environment variables that tools may see even
+	// though their names look secret (GITHUB_TOKEN). Only the user's file
+	// may set it, for the same reason as BaseURL.
+	EnvPassthrough []string `toml:"env_passthrough"`
 	// Permissions holds the [permissions] table's allow, ask and deny
-	// rules. The permission package reads and writes it (permission.LoadRules,
-	// permission.SaveRule); it is declared here so that the table is a known
-	// key, not an unknown one.
-	Permissions struct {
-		Allow []string `toml:"allow"`
-		Ask   []string `toml:"ask"`
-		Deny  []string `toml:"deny"`
-	} `toml:"permissions"`
+	// rules (rule syntax of package permission). The lists of the user's
+	// and the project's files add up; deny wins whichever file says it.
+	// An interactive "always" answer appends to the project's file.
+	Permissions Permissions `toml:"permissions"`
+}
+
+// Permissions are the rule lists of a [permissions] table.
+type Permissions struct {
+	Allow []string `toml:"allow"`
+	Ask   []string `toml:"ask"`
+	Deny  []string `toml:"deny"`
 }
 
 // Config is the merged configuration, with where each value came from.
@@ -130,6 +141,14 @@ func (c *Config) merge(path string, project bool) error {
 		return fmt.Errorf("config: %s: base_url is not allowed in a project's file, since a cloned repository "+
 			"could send your API key anywhere; set it in your own %s or pass --base-url", path, "config.toml")
 	}
+	if project && len(f.EnvPassthrough) > 0 {
+		return fmt.Errorf("config: %s: env_passthrough is not allowed in a project's file, since a cloned repository "+
+			"could hand your tokens to its own scripts; set it in your own config.toml", path)
+	}
+	if project && f.PermissionMode == "yolo" {
+		return fmt.Errorf("config: %s: permission_mode = \"yolo\" is not allowed in a project's file, since a cloned "+
+			"repository must not switch approvals off; pass --permission-mode yolo or set it in your own config.toml", path)
+	}
 	if f.BaseURL != "" && f.Provider == "" {
 		return fmt.Errorf("config: %s: base_url needs provider in the same file: an endpoint belongs to one provider", path)
 	}
@@ -159,5 +178,16 @@ func (c *Config) merge(path string, project bool) error {
 		c.Fallback = f.Fallback
 		set("fallback", true)
 	}
+	if f.PermissionMode != "" {
+		c.PermissionMode = f.PermissionMode
+		set("permission_mode", true)
+	}
+	if len(f.EnvPassthrough) > 0 {
+		c.EnvPassthrough = f.EnvPassthrough
+		set("env_passthrough", true)
+	}
+	c.Permissions.Allow = append(c.Permissions.Allow, f.Permissions.Allow...)
+	c.Permissions.Ask = append(c.Permissions.Ask, f.Permissions.Ask...)
+	c.Permissions.Deny = append(c.Permissions.Deny, f.Permissions.Deny...)
 	return nil
 }

@@ -28,7 +28,8 @@ func TestLayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := File{Provider: "anthropic", Model: "claude-opus", BaseURL: "http://127.0.0.1:9/v1", Fallback: []string{"gemini", "ollama:llama3:8b"}}
+	want := File{Provider: "anthropic", Model: "claude-opus", BaseURL: "http://127.0.0.1:9/v1", Fallback: []string{"gemini", "ollama:llama3:8b"},
+		Permissions: Permissions{Allow: []string{"bash(go test:*)"}}}
 	if d := cmp.Diff(want, c.File); d != "" {
 		t.Errorf("merged config (-want +got):\n%s", d)
 	}
@@ -82,5 +83,33 @@ func TestDefaultPaths(t *testing.T) {
 	p := DefaultPaths(sub)
 	if p.User != filepath.Join(dir, "xdg", "rein", "config.toml") || p.Project != project {
 		t.Errorf("DefaultPaths() = %+v", p)
+	}
+}
+
+func TestPermissionsAddUpAndProjectLimits(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "user.toml")
+	project := filepath.Join(dir, "project.toml")
+	os.WriteFile(user, []byte("permission_mode = \"accept-edits\"\nenv_passthrough = [\"GITHUB_TOKEN\"]\n[permissions]\nallow = [\"bash(go test:*)\"]\ndeny = [\"bash(rm:*)\"]\n"), 0o600)
+	os.WriteFile(project, []byte("permission_mode = \"plan\"\n[permissions]\nallow = [\"bash(make:*)\"]\n"), 0o600)
+	c, err := Load(Paths{User: user, Project: project})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Permissions{Allow: []string{"bash(go test:*)", "bash(make:*)"}, Deny: []string{"bash(rm:*)"}}
+	if d := cmp.Diff(want, c.Permissions); d != "" {
+		t.Errorf("Permissions mismatch (-want +got):\n%s", d)
+	}
+	if c.PermissionMode != "plan" || c.Source["permission_mode"] != project || len(c.EnvPassthrough) != 1 {
+		t.Errorf("mode %q from %q, passthrough %v", c.PermissionMode, c.Source["permission_mode"], c.EnvPassthrough)
+	}
+	for name, text := range map[string]string{
+		"yolo":        "permission_mode = \"yolo\"\n",
+		"passthrough": "env_passthrough = [\"AWS_SECRET_ACCESS_KEY\"]\n",
+	} {
+		os.WriteFile(project, []byte(text), 0o600)
+		if _, err := Load(Paths{Project: project}); err == nil || !strings.Contains(err.Error(), "not allowed in a project's file") {
+			t.Errorf("%s in a project file: error %v", name, err)
+		}
 	}
 }
