@@ -1,0 +1,183 @@
+package builtin
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rein-agent/rein/internal/registry"
+)
+
+//go:embed edit_file.md
+var editFileDescription string
+
+type editFileInput struct {
+	Path       string `json:"path"`
+	OldString  string `json:"old_string"`
+	NewString  string `json:"new_string"`
+	ReplaceAll bool   `json:"replace_all"`
+}
+
+func (ft *fileTools) editFile() registry.Tool {
+	return registry.Tool{
+		Name:        "edit_file",
+		Description: editFileDescription,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+			`"path":{"type":"string","description":"The file to edit, relative to the workspace root or absolute inside the workspace."},` +
+			`"old_string":{"type":"string","description":"The exact text to replace, as the file holds it (indentation included, no line-number prefixes). It must occur exactly once unless replace_all is set."},` +
+			`"new_string":{"type":"string","description":"The text to put in its place; it must differ from old_string."},` +
+			`"replace_all":{"type":"boolean","description":"Replace every occurrence of old_string instead of exactly one (default false)."}},` +
+			`"required":["path","old_string","new_string"],"additionalProperties":false}`),
+		Risk:        registry.RiskWrite,
+		Concurrency: registry.Exclusive,
+		Check:       ft.checkEditFile,
+		Execute:     fileExecutor(ft, "edit_file", ft.editFileAt),
+	}
+}
+
+// validate returns a precondition_failed *registry.CheckError for an
+// edit that would change nothing.
+func (in editFileInput) validate() error {
+	if in.OldString == in.NewString {
+		return &registry.CheckError{Code: "precondition_failed", Message: "old_string and new_string are the same; there is nothing to change"}
+	}
+	return nil
+}
+
+func (ft *fileTools) checkEditFile(input json.RawMessage) error {
+	in, abs, err := resolveInput[editFileInput](ft, "edit_file", input)
+	if err != nil {
+		return err
+	}
+	if err := in.validate(); err != nil {
+		return err
+	}
+	old, err := ft.existingFile(abs, false)
+	if err != nil {
+		return err
+	}
+	if err := editTarget(ft.show(abs), old != nil, in.OldString); err != nil {
+		return &registry.CheckError{Code: "precondition_failed", Message: err.Error()}
+	}
+	return nil
+}
+
+// editTarget tells whether an edit with oldString may apply to a file
+// that exists or not: an empty oldString creates a file, and only a file
+// that is not there yet.
+func editTarget(shown string, exists bool, oldString string) error {
+	switch {
+	case !exists && oldString != "":
+		return fmt.Errorf("%s does not exist; create it with write_file (or with edit_file and an empty old_string)", shown)
+	case exists && oldString == "":
+		return fmt.Errorf("old_string is empty but %s exists; give the exact text to replace, or use write_file to replace the whole file", shown)
+	}
+	return nil
+}
+
+// editFileAt applies the edit in to the file at abs and reports it to w.
+func (ft *fileTools) editFileAt(_ context.Context, w io.Writer, in editFileInput, abs string) error {
+	if err := in.validate(); err != nil {
+		return err
+	}
+	shown := ft.show(abs)
+	// Checked again: an earlier intent of the turn may have changed the
+	// file since Check ran.
+	old, err := ft.existingFile(abs, true)
+	if err != nil {
+		return err
+	}
+	if err := editTarget(shown, old != nil, in.OldString); err != nil {
+		return fmt.Errorf("edit_file: %w", err)
+	}
+	if old == nil {
+		data := []byte(in.NewString)
+		if err := ft.commit(abs, data); err != nil {
+			return fmt.Errorf("edit_file: %s: %w", shown, err)
+		}
+		return writeOutput(w, "edit_file", fmt.Sprintf("created %s (%s)\n", shown, count(countLines(data), "line", "lines")))
+	}
+	if !old.whole {
+		return fmt.Errorf("edit_file: %s is %s, more than the %s edit_file changes; edit it with bash (sed) instead",
+			shown, humanSize(old.size), humanSize(maxFileSize))
+	}
+	edited, n, err := replace(string(old.data), in.OldString, in.NewString, in.ReplaceAll, shown)
+	if err != nil {
+		return fmt.Errorf("edit_file: %w", err)
+	}
+	data := []byte(edited)
+	if err := ft.commit(abs, data); err != nil {
+		return fmt.Errorf("edit_file: %s: %w", shown, err)
+	}
+	return writeOutput(w, "edit_file",
+		fmt.Sprintf("edited %s: %s\n%s", shown, count(n, "replacement", "replacements"), unifiedDiff(shown, old.data, data)))
+}
+
+// replace replaces oldS with newS in content: the one occurrence there
+// must be, or every one when all is set. It returns the new content and
+// how many occurrences it replaced. In a file with CRLF line ends, an
+// oldS written with bare newlines matches too (and newS gets CRLFs). The
+// error, for the model, says why nothing was replaced.
+func replace(content, oldS, newS string, all bool, shown string) (string, int, error) {
+	n := strings.Count(content, oldS)
+	if n == 0 && strings.Contains(content, "\r\n") && strings.Contains(oldS, "\n") && !strings.Contains(oldS, "\r\n") {
+		crlfOld := strings.ReplaceAll(oldS, "\n", "\r\n")
+		if c := strings.Count(content, crlfOld); c > 0 {
+			n, oldS, newS = c, crlfOld, strings.ReplaceAll(strings.ReplaceAll(newS, "\r\n", "\n"), "\n", "\r\n")
+		}
+	}
+	switch {
+	case n == 0:
+		return "", 0, fmt.Errorf("old_string was not found in %s; %s", shown, notFoundHint(content, oldS))
+	case n > 1 && !all:
+		return "", 0, fmt.Errorf("old_string appears %d times in %s; add surrounding lines to make it unique, or set replace_all to change every one", n, shown)
+	case all:
+		return strings.ReplaceAll(content, oldS, newS), n, nil
+	}
+	return strings.Replace(content, oldS, newS, 1), 1, nil
+}
+
+// notFoundHint guesses why oldS is not in content, for the model.
+func notFoundHint(content, oldS string) string {
+	want := strings.Split(strings.TrimRight(oldS, "\r\n"), "\n")
+	if allNumbered(want) {
+		return "it seems to hold read_file's line-number prefixes (spaces, a number, a tab); give the file's own text without them"
+	}
+	for i := range want {
+		want[i] = strings.TrimSpace(want[i])
+	}
+	if strings.Join(want, "") == "" {
+		return "it is only whitespace; give text the file holds"
+	}
+	lines := strings.Split(content, "\n")
+	for start := 0; start+len(want) <= len(lines); start++ {
+		match := true
+		for j, w := range want {
+			if strings.TrimSpace(lines[start+j]) != w {
+				match = false
+				break
+			}
+		}
+		if match {
+			return fmt.Sprintf("it matches lines %d-%d when leading and trailing whitespace is ignored, so the indentation or spacing differs; copy those lines exactly as read_file shows them (tabs and spaces matter)",
+				start+1, start+len(want))
+		}
+	}
+	return "read_file it again and copy the exact text, whitespace included"
+}
+
+// allNumbered reports whether every line starts like a line of read_file's
+// output: optional spaces, digits, a tab.
+func allNumbered(lines []string) bool {
+	for _, l := range lines {
+		rest := strings.TrimLeft(l, " ")
+		digits := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
+		if digits == 0 || len(rest) == digits || rest[digits] != '\t' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,522 @@
+package builtin
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rein-agent/rein/internal/permission"
+	"github.com/rein-agent/rein/internal/registry"
+)
+
+// maxFileSize is the largest file read_file shows whole and edit_file
+// edits; read_file reads a range of a larger one.
+const maxFileSize = 10 << 20
+
+// FileTools returns rein's file tools for one session, working inside ws:
+// read_file, write_file, edit_file and list_dir, in that order. The tools
+// share one read ledger, created here, which remembers what each file held
+// when the model last read or wrote it: write_file and edit_file refuse to
+// change a file the model has not read, or that changed on disk since, so
+// they never clobber content the model has not seen. Call FileTools once
+// per session; the tools it returns are safe for concurrent use.
+func FileTools(ws *permission.Workspace) []registry.Tool {
+	ft := &fileTools{ws: ws, ledger: &ledger{stamps: make(map[string]stamp)}}
+	return []registry.Tool{ft.readFile(), ft.writeFile(), ft.editFile(), ft.listDir()}
+}
+
+// fileTools is what the file tools of one session share.
+type fileTools struct {
+	ws     *permission.Workspace
+	ledger *ledger
+}
+
+// stamp identifies the content of a file as the model last saw it. Two
+// stamps are the same content when size and hash agree; the modification
+// time is kept for messages, not compared, since a file touched but not
+// changed is still what the model read.
+type stamp struct {
+	size  int64
+	mtime time.Time
+	sum   [sha256.Size]byte
+}
+
+func (s stamp) sameContent(o stamp) bool { return s.size == o.size && s.sum == o.sum }
+
+// contentStamp returns the stamp of data, as held by a file modified at mtime.
+func contentStamp(data []byte, mtime time.Time) stamp {
+	return stamp{size: int64(len(data)), mtime: mtime, sum: sha256.Sum256(data)}
+}
+
+// fileStamp hashes the file at abs without holding it in memory.
+func fileStamp(abs string) (stamp, error) {
+	f, err := os.Open(abs)
+	if err != nil {
+		return stamp{}, err
+	}
+	defer f.Close() // read-only: a close error loses nothing
+	fi, err := f.Stat()
+	if err != nil {
+		return stamp{}, err
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return stamp{}, err
+	}
+	s := stamp{size: n, mtime: fi.ModTime()}
+	h.Sum(s.sum[:0])
+	return s, nil
+}
+
+// ledger records, by resolved path, the stamp of each file the model read
+// or rein wrote in the session. It is safe for concurrent use.
+type ledger struct {
+	mu     sync.Mutex
+	stamps map[string]stamp
+}
+
+func (l *ledger) record(abs string, s stamp) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stamps[abs] = s
+}
+
+func (l *ledger) lookup(abs string) (stamp, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s, ok := l.stamps[abs]
+	return s, ok
+}
+
+// verify returns a stale_file *registry.CheckError unless the file at abs,
+// whose content now has stamp cur, was read in the session and has not
+// changed since. shown is the path as the model should see it.
+func (l *ledger) verify(abs, shown string, cur stamp) error {
+	rec, ok := l.lookup(abs)
+	if !ok {
+		return &registry.CheckError{Code: "stale_file", Message: fmt.Sprintf(
+			"%s has not been read in this session; call read_file on it first, so you change what is really there", shown)}
+	}
+	if !rec.sameContent(cur) {
+		return &registry.CheckError{Code: "stale_file", Message: fmt.Sprintf(
+			"%s changed on disk since you last read it (now %d bytes, modified %s); call read_file again to see its current content, then retry",
+			shown, cur.size, cur.mtime.Format(time.RFC3339))}
+	}
+	return nil
+}
+
+// verifyFile is verify for a file not yet loaded: it hashes the file.
+func (l *ledger) verifyFile(abs, shown string) error {
+	cur, err := fileStamp(abs)
+	if err != nil {
+		return fmt.Errorf("%s: %w", shown, err)
+	}
+	return l.verify(abs, shown, cur)
+}
+
+// resolve returns where path leads inside the workspace. A path outside
+// every root, or one that cannot be resolved, is a precondition_failed
+// *registry.CheckError naming the path.
+func (ft *fileTools) resolve(path string) (string, error) {
+	abs, err := ft.ws.Resolve(path)
+	if outside, ok := errors.AsType[*permission.OutsideError](err); ok {
+		where := path
+		if outside.Resolved != filepath.Clean(path) {
+			where += " leads to " + outside.Resolved + ", which"
+		}
+		return "", &registry.CheckError{Code: "precondition_failed", Message: fmt.Sprintf(
+			"%s is outside the workspace roots (%s); file tools only reach files inside them",
+			where, strings.Join(ft.ws.Roots(), ", "))}
+	}
+	if err != nil {
+		return "", &registry.CheckError{Code: "precondition_failed", Message: fmt.Sprintf("cannot resolve %q: %v", path, err)}
+	}
+	return abs, nil
+}
+
+// show returns abs as the model should see it: relative to the workspace
+// root with forward slashes when inside it, absolute otherwise.
+func (ft *fileTools) show(abs string) string {
+	rel, err := filepath.Rel(ft.ws.Root(), abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return abs
+	}
+	return filepath.ToSlash(rel)
+}
+
+// decodeInput decodes a tool's input into T. The runtime has validated it
+// against the schema, so an error here is a bug upstream; it is reported
+// to the model all the same.
+func decodeInput[T any](tool string, input json.RawMessage) (T, error) {
+	var v T
+	if err := json.Unmarshal(input, &v); err != nil {
+		return v, fmt.Errorf("%s: decode input: %w", tool, err)
+	}
+	return v, nil
+}
+
+// pathInput is a file tool's input, which names one path.
+type pathInput interface{ target() string }
+
+func (in readFileInput) target() string  { return in.Path }
+func (in writeFileInput) target() string { return in.Path }
+func (in editFileInput) target() string  { return in.Path }
+
+// target is the directory to list, "." when none is given.
+func (in listDirInput) target() string {
+	if in.Path == "" {
+		return "."
+	}
+	return in.Path
+}
+
+// resolveInput decodes a file tool's input and resolves the path it names
+// (see resolve); Check and Execute both start with it.
+func resolveInput[T pathInput](ft *fileTools, tool string, input json.RawMessage) (T, string, error) {
+	in, err := decodeInput[T](tool, input)
+	if err != nil {
+		return in, "", err
+	}
+	abs, err := ft.resolve(in.target())
+	return in, abs, err
+}
+
+// pathCheck returns the Check of a file tool whose only precondition is
+// that its path leads inside the workspace.
+func pathCheck[T pathInput](ft *fileTools, tool string) func(json.RawMessage) error {
+	return func(input json.RawMessage) error {
+		_, _, err := resolveInput[T](ft, tool, input)
+		return err
+	}
+}
+
+// fileExecutor returns the registry.Executor of a file tool whose work is
+// run: it returns at once when ctx is done, decodes the input and
+// resolves its path again (the world may have changed since Check), and
+// hands run the input, the resolved path and the output to write to.
+func fileExecutor[T pathInput](ft *fileTools, tool string, run func(ctx context.Context, w io.Writer, in T, abs string) error) registry.Executor {
+	return func(ctx context.Context, call *registry.Call) (registry.Result, error) {
+		if err := ctx.Err(); err != nil {
+			return registry.Result{}, err
+		}
+		in, abs, err := resolveInput[T](ft, tool, call.Input)
+		if err != nil {
+			return registry.Result{}, err
+		}
+		return registry.Result{}, run(ctx, call.Output, in, abs)
+	}
+}
+
+// fileKind names what a non-regular file is, for messages.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	default:
+		return "a special file"
+	}
+}
+
+// writeAtomic replaces (or creates) the file at abs with data: it writes a
+// temporary file beside it and renames it over abs, so a reader sees the
+// old content or the new, never a part. An existing file's permission bits
+// are kept; a new file gets 0666 less the umask. Missing parent
+// directories are created.
+func writeAtomic(abs string, data []byte) error {
+	dir := filepath.Dir(abs)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var keep fs.FileMode
+	old, err := os.Stat(abs)
+	switch {
+	case err == nil:
+		keep = old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	tmp, err := createTemp(dir, filepath.Base(abs))
+	if err != nil {
+		return err
+	}
+	if err := fillTemp(tmp, data, old != nil, keep); err != nil {
+		// The temp file is ours and useless now; failing to remove it
+		// leaves litter, not a wrong file, so the first error wins.
+		_ = os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), abs); err != nil {
+		_ = os.Remove(tmp.Name()) // as above
+		return err
+	}
+	return nil
+}
+
+// createTemp creates a new hidden file in dir named after base. It opens
+// with 0666, not os.CreateTemp's 0600, so a new file gets the umask's mode.
+func createTemp(dir, base string) (*os.File, error) {
+	for range 100 {
+		name := filepath.Join(dir, "."+base+".rein-"+strconv.FormatUint(rand.Uint64(), 36)+".tmp")
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, fmt.Errorf("create a temporary file in %s: too many name collisions", dir)
+}
+
+func fillTemp(f *os.File, data []byte, chmod bool, mode fs.FileMode) error {
+	_, err := f.Write(data)
+	if err == nil && chmod {
+		err = f.Chmod(mode)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeOutput writes s to w, wrapping a failure with the tool's name.
+func writeOutput(w io.Writer, tool, s string) error {
+	if _, err := io.WriteString(w, s); err != nil {
+		return fmt.Errorf("%s: write output: %w", tool, err)
+	}
+	return nil
+}
+
+// count returns n and the noun for n of a thing: "1 line", "3 lines".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// countLines returns how many lines data holds; a last line without a
+// newline counts.
+func countLines(data []byte) int {
+	n := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// diffContext is how many unchanged lines a hunk shows around a change.
+const diffContext = 3
+
+// maxDiffEdits bounds the edit distance the line diff searches for; past
+// it, the changed region is shown as one block removed and one added,
+// still a correct diff, only a longer one.
+const maxDiffEdits = 1000
+
+// unifiedDiff returns the unified diff (three lines of context) that turns
+// before into after, with the headers "--- a/name" and "+++ b/name" (name
+// alone when it is absolute), or "" when they are equal.
+func unifiedDiff(name string, before, after []byte) string {
+	ops := diffLines(splitLines(before), splitLines(after))
+	var b strings.Builder
+	prefix := "a/"
+	if filepath.IsAbs(name) {
+		prefix = ""
+	}
+	oldLine, newLine := 0, 0 // lines of before and after passed so far
+	for i := 0; i < len(ops); {
+		if ops[i].kind == ' ' {
+			i, oldLine, newLine = i+1, oldLine+1, newLine+1
+			continue
+		}
+		if b.Len() == 0 {
+			fmt.Fprintf(&b, "--- %s%s\n+++ %s%s\n", prefix, name, strings.Replace(prefix, "a", "b", 1), name)
+		}
+		// A hunk starts diffContext lines before its first change and
+		// runs until a stretch of more than 2*diffContext equal lines.
+		lo := max(0, i-diffContext)
+		hi := i
+		for j := i; j < len(ops); j++ {
+			if ops[j].kind != ' ' {
+				hi = j + 1
+			} else if j-hi >= 2*diffContext {
+				break
+			}
+		}
+		hi = min(len(ops), hi+diffContext)
+		oldStart, newStart := oldLine-(i-lo), newLine-(i-lo)
+		oldCount, newCount := 0, 0
+		for _, op := range ops[lo:hi] {
+			if op.kind != '+' {
+				oldCount++
+			}
+			if op.kind != '-' {
+				newCount++
+			}
+		}
+		fmt.Fprintf(&b, "@@ -%s +%s @@\n", hunkRange(oldStart, oldCount), hunkRange(newStart, newCount))
+		for _, op := range ops[lo:hi] {
+			b.WriteByte(op.kind)
+			if text, ok := strings.CutSuffix(op.line, "\n"); ok {
+				b.WriteString(op.line)
+			} else {
+				b.WriteString(text + "\n\\ No newline at end of file\n")
+			}
+		}
+		oldLine, newLine = oldStart+oldCount, newStart+newCount
+		i = hi
+	}
+	return b.String()
+}
+
+// hunkRange formats a hunk's range as diff does: start is the number of
+// lines before the hunk; a one-line range omits its count, and an empty
+// one names the line it follows.
+func hunkRange(start, count int) string {
+	switch count {
+	case 0:
+		return strconv.Itoa(start) + ",0"
+	case 1:
+		return strconv.Itoa(start + 1)
+	}
+	return strconv.Itoa(start+1) + "," + strconv.Itoa(count)
+}
+
+// splitLines splits data into lines, each with its newline; the last has
+// none when data does not end with one.
+func splitLines(data []byte) []string {
+	s := string(data)
+	lines := make([]string, 0, countLines(data))
+	for s != "" {
+		i := strings.IndexByte(s, '\n') + 1
+		if i == 0 {
+			i = len(s)
+		}
+		lines = append(lines, s[:i])
+		s = s[i:]
+	}
+	return lines
+}
+
+// diffOp is one line of a diff: kind is ' ' (kept), '-' (removed) or '+'
+// (added).
+type diffOp struct {
+	kind byte
+	line string
+}
+
+// diffLines returns a shortest edit script from a to b: the common head
+// and tail are kept as they are, and the region between is diffed with
+// Myers' algorithm.
+func diffLines(a, b []string) []diffOp {
+	head := 0
+	for head < len(a) && head < len(b) && a[head] == b[head] {
+		head++
+	}
+	tail := 0
+	for tail < len(a)-head && tail < len(b)-head && a[len(a)-1-tail] == b[len(b)-1-tail] {
+		tail++
+	}
+	ops := make([]diffOp, 0, len(a)+len(b)-head-tail)
+	for _, l := range a[:head] {
+		ops = append(ops, diffOp{' ', l})
+	}
+	ops = append(ops, myers(a[head:len(a)-tail], b[head:len(b)-tail])...)
+	for _, l := range a[len(a)-tail:] {
+		ops = append(ops, diffOp{' ', l})
+	}
+	return ops
+}
+
+// myers returns a shortest edit script from a to b (E. Myers, "An O(ND)
+// Difference Algorithm and Its Variations", 1986), removals before
+// additions where both are shortest. Beyond maxDiffEdits edits it gives up
+// and removes all of a, then adds all of b.
+func myers(a, b []string) []diffOp {
+	n, m := len(a), len(b)
+	limit := min(n+m, maxDiffEdits)
+	off := limit + 1
+	v := make([]int, 2*limit+3) // v[off+k]: furthest x on diagonal k
+	var trace [][]int           // trace[d]: v[off-d : off+d+1] before round d
+	for d := 0; d <= limit; d++ {
+		trace = append(trace, slices.Clone(v[off-d:off+d+1]))
+		for k := -d; k <= d; k += 2 {
+			x := v[off+k-1] + 1
+			if k == -d || k != d && v[off+k-1] < v[off+k+1] {
+				x = v[off+k+1]
+			}
+			y := x - k
+			for x < n && y < m && a[x] == b[y] {
+				x, y = x+1, y+1
+			}
+			v[off+k] = x
+			if x >= n && y >= m {
+				return backtrack(a, b, trace)
+			}
+		}
+	}
+	ops := make([]diffOp, 0, n+m)
+	for _, l := range a {
+		ops = append(ops, diffOp{'-', l})
+	}
+	for _, l := range b {
+		ops = append(ops, diffOp{'+', l})
+	}
+	return ops
+}
+
+// backtrack walks the rounds of myers back from the end of a and b.
+func backtrack(a, b []string, trace [][]int) []diffOp {
+	x, y := len(a), len(b)
+	var rev []diffOp
+	for d := len(trace) - 1; d >= 0; d-- {
+		k := x - y
+		prevX, prevY := 0, 0
+		if d > 0 {
+			v := trace[d] // v[i] is diagonal i-d
+			prevK := k - 1
+			if k == -d || k != d && v[k-1+d] < v[k+1+d] {
+				prevK = k + 1
+			}
+			prevX = v[prevK+d]
+			prevY = prevX - prevK
+		}
+		for x > prevX && y > prevY {
+			rev = append(rev, diffOp{' ', a[x-1]})
+			x, y = x-1, y-1
+		}
+		if d > 0 {
+			if x == prevX {
+				rev = append(rev, diffOp{'+', b[y-1]})
+			} else {
+				rev = append(rev, diffOp{'-', a[x-1]})
+			}
+		}
+		x, y = prevX, prevY
+	}
+	slices.Reverse(rev)
+	return rev
+}
