@@ -91,15 +91,28 @@ func TestDemo(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("rein demo: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
-	if !strings.Contains(r.stdout, "I'll start by running the test suite to see which test fails and how.") {
-		t.Errorf("stdout lacks the streamed answer:\n%s", r.stdout)
+	for _, want := range []string{"I'll start by running the test suite to see which test fails and how.", "The tests pass now."} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
 	}
-	for _, want := range []string{"SCRIPTED", "● bash", `"go test ./..."`, "pending: not executed", "session: "} {
+	// Every step is visible: intent, decision, execution, observation.
+	for _, want := range []string{"SCRIPTED", "● bash", `"go test ./..."`, "allowed by rule bash(go test:*)", "exit 1", "--- FAIL: TestMean",
+		"● read_file", "● edit_file", "+\treturn sum / float64(len(xs))", "exit code: 0", "session: "} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
 	}
 	sessionLog(t, r)
+	// The fix is real: the demo's workspace now passes its tests.
+	_, rest, _ := strings.Cut(r.stderr, "workspace: ")
+	ws, _, _ := strings.Cut(rest, " ")
+	test := exec.Command("go", "test", "./...")
+	test.Dir = ws
+	test.Env = append(cleanEnv(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	if out, err := test.CombinedOutput(); err != nil {
+		t.Errorf("go test in the demo workspace %s: %v\n%s", ws, err, out)
+	}
 }
 
 func TestDemoJSON(t *testing.T) {
@@ -118,7 +131,9 @@ func TestDemoJSON(t *testing.T) {
 		}
 		seen = append(seen, env.Type())
 	}
-	for _, want := range []string{contract.TypeUserMessage, contract.TypeModelRequested, contract.TypeIntentProposed, contract.TypeModelFinished} {
+	for _, want := range []string{contract.TypeUserMessage, contract.TypeModelRequested, contract.TypeIntentProposed, contract.TypeModelFinished,
+		contract.TypeToolValidation, contract.TypeToolPermission, contract.TypeInvocationStarted, contract.TypeInvocationCompleted,
+		contract.TypeToolObservation, contract.TypeRunFinished} {
 		if !slices.Contains(seen, want) {
 			t.Errorf("demo --json lacks %s; got %v", want, seen)
 		}

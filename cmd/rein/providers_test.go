@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -130,8 +131,11 @@ func serveAPI(t *testing.T, stream string) *apiServer {
 }
 
 // Each API works end to end through the binary against a local server
-// speaking it: the answer streams to stdout, the tool call is recorded as
-// pending, the key goes where it belongs, and nowhere into the session.
+// speaking it: the answer streams to stdout, the tool call is proposed and,
+// in a headless run in default mode, denied without waiting for anyone;
+// the key goes where it belongs, and nowhere into the session or the
+// tools' environment. The server answers every request with the same
+// call, so the run ends at its turn limit.
 func TestExecAgainstLocalServers(t *testing.T) {
 	for _, tc := range []struct {
 		provider, keyVar, baseSuffix, path, authHeader string
@@ -145,12 +149,13 @@ func TestExecAgainstLocalServers(t *testing.T) {
 			srv := serveAPI(t, apiStreams[tc.provider])
 			const key = "test-key-0123456789-SECRET"
 			stateDir := t.TempDir()
-			cmd := exec.Command(rein, "exec", "--json", "--provider", tc.provider, "--model", "test-model",
-				"--base-url", srv.URL+tc.baseSuffix, "look at why this project's tests fail and fix them")
+			cmd := exec.Command(rein, "exec", "--json", "--provider", tc.provider, "--model", "test-model", "--max-turns", "1",
+				"--permission-mode", "default", "--base-url", srv.URL+tc.baseSuffix, "look at why this project's tests fail and fix them")
 			cmd.Env = append(cleanEnv(), "XDG_STATE_HOME="+stateDir, "XDG_CONFIG_HOME="+t.TempDir(), tc.keyVar+"="+key)
+			cmd.Dir = t.TempDir()
 			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("rein exec: %v\n%s", err, out)
+			if ee, ok := errors.AsType[*exec.ExitError](err); !ok || ee.ExitCode() != 1 {
+				t.Fatalf("rein exec: %v, want exit 1 (max_turns)\n%s", err, out)
 			}
 			if srv.path != tc.path {
 				t.Errorf("request path %q, want %q", srv.path, tc.path)
@@ -163,6 +168,8 @@ func TestExecAgainstLocalServers(t *testing.T) {
 			}
 			var text strings.Builder
 			var proposed *contract.IntentProposed
+			var denied bool
+			var outcome contract.Outcome
 			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 				var env contract.Envelope
 				if err := json.Unmarshal([]byte(line), &env); err != nil {
@@ -173,6 +180,10 @@ func TestExecAgainstLocalServers(t *testing.T) {
 					text.WriteString(e.Text)
 				case *contract.IntentProposed:
 					proposed = e
+				case *contract.ToolPermission:
+					denied = e.Decision == contract.Deny && e.By == "headless" && strings.Contains(e.Reason, "--allow 'bash(go test:*)'")
+				case *contract.RunFinished:
+					outcome = e.Outcome
 				case *contract.ProviderError:
 					t.Errorf("provider error: %v", e)
 				}
@@ -182,6 +193,9 @@ func TestExecAgainstLocalServers(t *testing.T) {
 			}
 			if proposed == nil || proposed.ToolName != "bash" || string(proposed.Input) != `{"command":"go test ./..."}` {
 				t.Errorf("proposed intent %+v", proposed)
+			}
+			if !denied || outcome != contract.OutcomeMaxTurns {
+				t.Errorf("denied by headless with a hint: %v; outcome %s, want max_turns", denied, outcome)
 			}
 			// The key never reaches the session's files.
 			filepath.WalkDir(stateDir, func(p string, d os.DirEntry, err error) error {

@@ -109,6 +109,9 @@ func (t *terminal) event(env contract.Envelope) error {
 			who += " " + e.Rule
 		}
 		if e.Decision == contract.Allow {
+			if e.By != "rule" && e.Reason != "" {
+				who += ": " + e.Reason
+			}
 			t.line(t.style("2", "  allowed by "+who))
 		} else {
 			t.line(t.style("31", "  ✗ "+string(e.Decision)+" by "+who+": "+e.Reason))
@@ -129,7 +132,11 @@ func (t *terminal) event(env contract.Envelope) error {
 		t.line(t.style("2", "  (the partial answer above was discarded: "+e.Reason+")"))
 	case *contract.ToolObservation:
 		if e.Phase == "execution" {
-			t.line(t.style("2", preview(e.Text, 10)))
+			lines := 10
+			if e.ToolName == "edit_file" || e.ToolName == "write_file" {
+				lines = 40 // the diff is the point
+			}
+			t.line(t.style("2", preview(e.Text, lines)))
 		} else if e.Phase == "kernel" {
 			t.line(t.style("2", "  "+e.Text))
 		}

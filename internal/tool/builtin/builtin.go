@@ -1,34 +1,36 @@
-// Package builtin defines rein's built-in tools.
+// Package builtin holds rein's built-in tools: read_file, write_file,
+// edit_file, list_dir, glob, grep and bash. Each is a registry.Tool with its
+// schema, its preconditions (Check) and its executor; the description the
+// model reads lives in a .md file beside the code.
 //
-// In this milestone the tools are declared, not runnable: the model may
-// propose using them, the kernel records the intent as pending, and nothing
-// executes. The tool runtime that validates, asks permission and runs them
-// is the next milestone.
+// The tools run only through the tool runtime (internal/tool), which
+// validates, asks permission, bounds the output and records every step.
+// Every path a file tool touches is resolved through the session's
+// permission.Workspace, symbolic links followed, at validation and again
+// at execution; bash runs in the workspace root, in a session and process
+// group of its own, with credentials stripped from its environment.
 package builtin
 
 import (
-	_ "embed"
-	"encoding/json"
-
+	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
 )
 
-//go:embed bash.md
-var bashDescription string
-
-// Bash declares the bash tool: a shell command run in the workspace.
-func Bash() registry.Tool {
-	return registry.Tool{
-		Name:        "bash",
-		Description: bashDescription,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-			`"command":{"type":"string","description":"The command line, run with bash -c in the workspace."},` +
-			`"timeout_ms":{"type":"integer","minimum":1,"maximum":600000,"description":"How long the command may run, in milliseconds (default 120000)."}},` +
-			`"required":["command"],"additionalProperties":false}`),
-		Risk:        registry.RiskExecute,
-		Concurrency: registry.Exclusive,
-	}
+// Options configure the built-in tools. The zero value uses the process's
+// environment, minus what looks secret, for commands.
+type Options struct {
+	// Bash configures the bash tool; nil means its defaults.
+	Bash *BashOptions
 }
 
-// Tools returns every built-in tool definition.
-func Tools() []registry.Tool { return []registry.Tool{Bash()} }
+// Tools returns the built-in tools of one session working in ws: the file
+// tools share one read ledger, so a file read by read_file may then be
+// edited. Call it once per session.
+func Tools(ws *permission.Workspace, opts *Options) []registry.Tool {
+	var bash *BashOptions
+	if opts != nil {
+		bash = opts.Bash
+	}
+	tools := FileTools(ws)
+	return append(tools, Bash(ws, bash))
+}

@@ -1,0 +1,272 @@
+package builtin
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/rein-agent/rein/internal/permission"
+	"github.com/rein-agent/rein/internal/registry"
+)
+
+//go:embed bash.md
+var bashDescription string
+
+const (
+	// bashDefaultTimeout and bashMaxTimeout bound a command's run time:
+	// the default when the input sets none, and the most it may ask for.
+	bashDefaultTimeout = 120 * time.Second
+	bashMaxTimeout     = 600 * time.Second
+
+	// bashKillGrace is how long the shell has, after its process group is
+	// sent SIGTERM (timeout or cancel), to exit before it is killed. The
+	// grace lasts while the shell lives: a script's `trap ... TERM` may
+	// clean up, but once the shell is gone whatever is left of the group
+	// gets SIGKILL at once.
+	bashKillGrace = 2 * time.Second
+
+	// bashPipeGrace is how long the output is still read once the process
+	// group is dead. It matters only when a process that left the group
+	// (setsid, a daemon) still holds the output pipe: the call does not
+	// wait for it, the pipe is closed under it instead.
+	bashPipeGrace = 500 * time.Millisecond
+)
+
+const bashSchema = `{"type":"object","properties":{` +
+	`"command":{"type":"string","minLength":1,"description":"The command line, run with bash -c in the workspace root."},` +
+	`"timeout_ms":{"type":"integer","minimum":1,"maximum":600000,"description":"How long the command may run, in milliseconds (default 120000, at most 600000)."},` +
+	`"description":{"type":"string","description":"What the command does, in a few words, shown to the user (for example \"Run the unit tests\")."}},` +
+	`"required":["command"],"additionalProperties":false}`
+
+// BashOptions configure the bash tool. A nil *BashOptions, like the zero
+// value, means the process's environment with credentials removed.
+type BashOptions struct {
+	// Environ is the base environment of the commands, as "NAME=value"
+	// entries; nil means os.Environ() when the tool is built. It is
+	// filtered by [ToolEnv].
+	Environ []string
+	// Passthrough names variables kept even though they look like
+	// credentials (the configuration's env_passthrough); nil means none.
+	Passthrough []string
+	// Secrets are credential values: a variable whose value contains one
+	// is removed whatever its name. Empty strings are ignored.
+	Secrets []string
+}
+
+// bashInput is the bash tool's input.
+type bashInput struct {
+	Command   string `json:"command"`
+	TimeoutMS int64  `json:"timeout_ms"`
+	// Description is for the user; execution ignores it.
+	Description string `json:"description"`
+}
+
+// timeout is how long the command may run: timeout_ms, or the default
+// when it is unset, at most bashMaxTimeout.
+func (in *bashInput) timeout() time.Duration {
+	switch {
+	case in.TimeoutMS <= 0:
+		return bashDefaultTimeout
+	case in.TimeoutMS >= bashMaxTimeout.Milliseconds():
+		return bashMaxTimeout
+	}
+	return time.Duration(in.TimeoutMS) * time.Millisecond
+}
+
+// Bash returns the bash tool: a command line run with `bash -c` (sh when
+// bash is not on PATH) in the root of ws, which must not be nil.
+//
+// The command runs without a terminal, stdin reading /dev/null, in a
+// session and process group of its own, with the environment [ToolEnv]
+// makes of opts. Its stdout and stderr share one pipe, so the output
+// interleaves them as the command wrote them; it is streamed to the call's
+// Output, never held whole, and followed by a line "exit code: N". When
+// the command exits, whatever it left running in its process group
+// (`sleep 1000 &`) is killed: nothing it started outlives the call. When
+// ctx is done (timeout or cancel) the group gets SIGTERM, and SIGKILL once
+// the shell has exited or after a grace of two seconds.
+//
+// Execute returns the exit code in the Result (128+N for a command killed
+// by signal N) and a nil error whatever the code; it returns an error when
+// the shell cannot start, and ctx's error, wrapped, when the command was
+// killed because ctx was done. It is safe for concurrent use.
+func Bash(ws *permission.Workspace, opts *BashOptions) registry.Tool {
+	if opts == nil {
+		opts = &BashOptions{}
+	}
+	environ := opts.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	b := &bashTool{ws: ws, env: ToolEnv(environ, opts.Passthrough, opts.Secrets)}
+	return registry.Tool{
+		Name:        "bash",
+		Description: bashDescription,
+		InputSchema: json.RawMessage(bashSchema),
+		Risk:        registry.RiskExecute,
+		Concurrency: registry.Exclusive,
+		Timeout:     bashTimeout,
+		Execute:     b.execute,
+	}
+}
+
+// bashTimeout is the bash tool's Timeout: the effective timeout of input,
+// or 0 (the runtime's default) when input does not decode.
+func bashTimeout(input json.RawMessage) time.Duration {
+	var in bashInput
+	if err := json.Unmarshal(input, &in); err != nil {
+		return 0
+	}
+	return in.timeout()
+}
+
+// bashTool runs commands in one workspace with one environment.
+type bashTool struct {
+	ws  *permission.Workspace
+	env []string
+}
+
+func (b *bashTool) execute(ctx context.Context, call *registry.Call) (registry.Result, error) {
+	var in bashInput
+	if err := json.Unmarshal(call.Input, &in); err != nil {
+		return registry.Result{}, fmt.Errorf("bash: decode input: %w", err)
+	}
+	timeout := in.timeout()
+	if call.Timeout > 0 {
+		timeout = min(timeout, call.Timeout)
+	}
+	// The runtime sets the same deadline; applying it here too keeps the
+	// tool bounded when it is called directly.
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	shell, err := findShell()
+	if err != nil {
+		return registry.Result{}, err
+	}
+	// One pipe for stdout and stderr: the kernel orders the writes, and
+	// the output is read by one goroutine, which serialises call.Output.
+	r, w, err := os.Pipe()
+	if err != nil {
+		return registry.Result{}, fmt.Errorf("bash: create the output pipe: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, shell, "-c", in.Command)
+	cmd.Dir = b.ws.Root()
+	cmd.Env = b.env
+	cmd.Stdout, cmd.Stderr = w, w // stdin stays nil: /dev/null
+	cmd.SysProcAttr = ownSession()
+	var killed atomic.Bool // the group was signalled because ctx was done
+	cmd.Cancel = func() error {
+		killed.Store(true)
+		return signalGroup(cmd.Process.Pid, syscall.SIGTERM)
+	}
+	// After the grace, exec kills the shell, and the group below.
+	cmd.WaitDelay = bashKillGrace
+	err = cmd.Start()
+	// The child has its copy of w; the parent's must go, or the pipe
+	// would never reach end of file.
+	if cerr := w.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		// Close of a read end has nothing to report worth more than err.
+		_ = r.Close()
+		return registry.Result{}, fmt.Errorf("bash: start %s in %s: %w", shell, cmd.Dir, err)
+	}
+
+	out := &lineEndWriter{w: call.Output}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		if _, err := io.Copy(out, r); err != nil {
+			// Keep draining so the command never blocks on a full pipe;
+			// a read error here means the pipe was closed, and ends it.
+			_, _ = io.Copy(io.Discard, r)
+		}
+	}()
+
+	waitErr := cmd.Wait()
+	pgid := cmd.Process.Pid
+	// The shell is gone: whatever is left of its group (`cmd &`) dies now,
+	// so nothing the command started outlives the call. A failure means
+	// the group is already empty.
+	_ = signalGroup(pgid, syscall.SIGKILL)
+	drainPipe(r, copied)
+
+	if cmd.ProcessState == nil {
+		return registry.Result{}, fmt.Errorf("bash: wait for %s: %w", shell, waitErr)
+	}
+	code := exitCode(cmd.ProcessState)
+	res := registry.Result{ExitCode: code}
+	var ctxErr error
+	if killed.Load() {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			out.line(fmt.Sprintf("killed: the command ran past its timeout of %s", timeout))
+			ctxErr = fmt.Errorf("bash: the command did not finish within %s; raise timeout_ms (at most 600000) or do less in one call: %w", timeout, ctx.Err())
+		} else {
+			out.line("killed: the command was cancelled")
+			ctxErr = fmt.Errorf("bash: the command was cancelled: %w", ctx.Err())
+		}
+	}
+	out.line(fmt.Sprintf("exit code: %d", code))
+	return res, ctxErr
+}
+
+// drainPipe waits for the output to be copied to its end, then closes r.
+// It waits at most bashPipeGrace, as the group is dead by now and only a
+// process that escaped it can still hold the pipe open; closing r under
+// the copy ends it.
+func drainPipe(r *os.File, copied <-chan struct{}) {
+	t := time.NewTimer(bashPipeGrace)
+	defer t.Stop()
+	select {
+	case <-copied:
+	case <-t.C:
+	}
+	// Closing a pipe's read end cannot lose anything we still want.
+	_ = r.Close()
+	<-copied
+}
+
+// findShell returns the path of bash, or of sh when there is no bash.
+func findShell() (string, error) {
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p, nil
+	}
+	if p, err := exec.LookPath("sh"); err == nil {
+		return p, nil
+	}
+	return "", errors.New("bash: neither bash nor sh is on PATH, so no command can run")
+}
+
+// lineEndWriter passes writes to w and remembers whether the last byte
+// written was a newline, so a line of its own can follow any output.
+type lineEndWriter struct {
+	w       io.Writer
+	started bool // something was written
+	newline bool // the last byte written was '\n'
+}
+
+func (l *lineEndWriter) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		l.started, l.newline = true, p[len(p)-1] == '\n'
+	}
+	return l.w.Write(p)
+}
+
+// line writes s as a line of its own after whatever was written before.
+// Write errors are dropped: registry.Call.Output never fails.
+func (l *lineEndWriter) line(s string) {
+	if l.started && !l.newline {
+		s = "\n" + s
+	}
+	_, _ = io.WriteString(l, s+"\n")
+}
