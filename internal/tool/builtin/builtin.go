@@ -32,5 +32,6 @@ func Tools(ws *permission.Workspace, opts *Options) []registry.Tool {
 		bash = opts.Bash
 	}
 	tools := FileTools(ws)
+	tools = append(tools, SearchTools(ws)...)
 	return append(tools, Bash(ws, bash))
 }
