@@ -3,13 +3,17 @@ package kernel
 import (
 	_ "embed"
 	"strings"
+	"sync"
 	"text/template"
 )
 
 //go:embed system.md
 var systemText string
 
-var systemTemplate = template.Must(template.New("system").Parse(systemText))
+// systemTemplate is parsed on first use, not at start-up.
+var systemTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("system").Parse(systemText))
+})
 
 // Environment is what the system prompt tells the model about where it
 // works. The zero value gives a prompt with the fields left blank.
@@ -32,7 +36,7 @@ type Environment struct {
 // system.md beside this file.
 func SystemPrompt(env Environment) string {
 	var b strings.Builder
-	if err := systemTemplate.Execute(&b, env); err != nil {
+	if err := systemTemplate().Execute(&b, env); err != nil {
 		// The template is ours and its data plain strings: it cannot fail.
 		panic("kernel: system prompt: " + err.Error())
 	}

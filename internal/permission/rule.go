@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -19,7 +18,7 @@ const bashTool = "bash"
 // the wrong case (Claude Code spells its tools Bash, Edit...).
 var builtinTools = []string{bashTool, "read_file", "write_file", "edit_file", "glob", "grep", "list_dir"}
 
-var validToolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var validToolName = lazyRegexp(`^[A-Za-z0-9_-]{1,64}$`)
 
 // Rule names a tool and, optionally, which of its inputs it covers:
 //

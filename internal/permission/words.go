@@ -3,6 +3,7 @@ package permission
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -148,7 +149,7 @@ func callWords(c *syntax.CallExpr) (words []word, nAssign int) {
 	return words, len(c.Assigns)
 }
 
-var plainWord = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+var plainWord = lazyRegexp(`^[A-Za-z0-9_@%+=:,./-]+$`)
 
 // render writes w back as shell source that reads as the same word.
 func (w word) render() string {
@@ -184,7 +185,7 @@ func quote(s string) string {
 	return q
 }
 
-var number = regexp.MustCompile(`^(0[xX][0-9a-fA-F]+|[0-9]+|[0-9]+#[0-9A-Za-z@_]+)$`)
+var number = lazyRegexp(`^(0[xX][0-9a-fA-F]+|[0-9]+|[0-9]+#[0-9A-Za-z@_]+)$`)
 
 // plainArithm reports whether an arithmetic expression uses only number
 // literals. Bash evaluates the value of a variable named in an arithmetic
@@ -206,4 +207,18 @@ func plainArithm(x syntax.ArithmExpr) bool {
 	default:
 		return false
 	}
+}
+
+// lazyRegexp is a regular expression compiled on first use, so that
+// starting rein (rein version) does not pay for the ones it never needs.
+type lazyRegexp string
+
+var compiled sync.Map // lazyRegexp -> *regexp.Regexp
+
+func (l lazyRegexp) MatchString(s string) bool {
+	if re, ok := compiled.Load(l); ok {
+		return re.(*regexp.Regexp).MatchString(s)
+	}
+	re, _ := compiled.LoadOrStore(l, regexp.MustCompile(string(l)))
+	return re.(*regexp.Regexp).MatchString(s)
 }

@@ -16,6 +16,7 @@ import (
 	"io"
 	"regexp"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/rein-agent/rein/internal/contract"
@@ -146,12 +147,13 @@ func New(tools ...Tool) (*Registry, error) {
 	return r, nil
 }
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// validName is compiled on first use: rein version should not pay for it.
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // Register adds t. A duplicate name wraps [ErrDuplicate]; a name, risk,
 // concurrency or schema that is not valid is an error too.
 func (r *Registry) Register(t Tool) error {
-	if !validName.MatchString(t.Name) {
+	if !validName().MatchString(t.Name) {
 		return fmt.Errorf("registry: tool name %q: want 1 to 64 letters, digits, '_' or '-'", t.Name)
 	}
 	if _, ok := r.Lookup(t.Name); ok {
