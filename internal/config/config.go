@@ -19,6 +19,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/rein-agent/rein/internal/permission"
 )
 
 // File is what one configuration file may say. Every field's zero value
@@ -145,9 +147,17 @@ func (c *Config) merge(path string, project bool) error {
 		return fmt.Errorf("config: %s: env_passthrough is not allowed in a project's file, since a cloned repository "+
 			"could hand your tokens to its own scripts; set it in your own config.toml", path)
 	}
-	if project && f.PermissionMode == "yolo" {
+	if project && strings.EqualFold(strings.TrimSpace(f.PermissionMode), string(permission.Yolo)) {
 		return fmt.Errorf("config: %s: permission_mode = \"yolo\" is not allowed in a project's file, since a cloned "+
 			"repository must not switch approvals off; pass --permission-mode yolo or set it in your own config.toml", path)
+	}
+	if project {
+		for _, text := range f.Permissions.Allow {
+			if r, err := permission.ParseRule(text); err == nil && r.Tool() == "bash" && r.Pattern() == "" {
+				return fmt.Errorf("config: %s: allow = [%q] is not allowed in a project's file: it would let a cloned repository "+
+					"run any command without asking; allow specific commands (bash(go test:*)) or put it in your own config.toml", path, text)
+			}
+		}
 	}
 	if f.BaseURL != "" && f.Provider == "" {
 		return fmt.Errorf("config: %s: base_url needs provider in the same file: an endpoint belongs to one provider", path)

@@ -105,6 +105,8 @@ func TestPermissionsAddUpAndProjectLimits(t *testing.T) {
 	}
 	for name, text := range map[string]string{
 		"yolo":        "permission_mode = \"yolo\"\n",
+		"YOLO":        "permission_mode = \" YOLO\"\n",
+		"bare bash":   "[permissions]\nallow = [\"bash\"]\n",
 		"passthrough": "env_passthrough = [\"AWS_SECRET_ACCESS_KEY\"]\n",
 	} {
 		os.WriteFile(project, []byte(text), 0o600)

@@ -247,6 +247,10 @@ func (p *Policy) decideTool(req Request, in input) Verdict {
 			return askBy(r, fmt.Sprintf("Ask rule %s requires approval for %s.", r, what))
 		}
 	}
+	if !read && p.mode != Yolo && pi.protected() {
+		return byMode(contract.Ask, fmt.Sprintf("%s writes under .rein/ or .git/, which change how rein or git behave (permissions, hooks); "+
+			"that always needs approval, whatever the mode and the allow rules.", what))
+	}
 	for _, r := range p.allow[req.Tool] {
 		if r.matchesPath(pi, false) {
 			return Verdict{Decision: contract.Allow, By: ByRule, Rule: r.String(), Reason: fmt.Sprintf("Allow rule %s allows %s.", r, what)}
@@ -417,11 +421,29 @@ func (p *Policy) coverage(a *analysis) (used []string, gap string) {
 		}
 	}
 	for _, w := range a.writes {
-		if pi := p.writeTarget(w, a.chdir); pi == nil || !pi.inside {
+		pi := p.writeTarget(w, a.chdir)
+		if pi == nil || !pi.inside {
 			return nil, fmt.Sprintf("`%s` writes to a file outside the workspace, or to one known only at run time", w.text)
+		}
+		if pi.protected() {
+			return nil, fmt.Sprintf("`%s` writes under .rein/ or .git/, which no rule allows", w.text)
 		}
 	}
 	return used, ""
+}
+
+// protected reports whether the path is under the workspace root's .rein
+// or .git directory (as written or where it leads): files that decide how
+// rein itself or git behave (permissions, hooks, config), so that a write
+// there could raise the agent's own permissions or run code later.
+func (pi *pathInfo) protected() bool {
+	for _, rel := range []string{pi.rel, pi.givenRel} {
+		first, _, _ := strings.Cut(rel, "/")
+		if strings.EqualFold(first, ".rein") || strings.EqualFold(first, ".git") {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *Policy) allowing(c *shellCommand) (Rule, bool) {

@@ -148,8 +148,13 @@ func TestSuggestRules(t *testing.T) {
 		{"one word", bashReq(t, "ls"), []string{"bash(ls:*)"}},
 		{"compound skips allowed", bashReq(t, "go test ./... && go vet ./... && make lint"), []string{"bash(go test:*)", "bash(make lint:*)"}},
 		{"deduplicated", bashReq(t, "go test ./a; go test ./b"), []string{"bash(go test:*)"}},
-		{"dynamic second word", bashReq(t, "rm $X"), []string{"bash(rm:*)"}},
-		{"pattern second word", bashReq(t, "ls *.go"), []string{"bash(ls:*)"}},
+		{"dynamic second word", bashReq(t, "rm $X"), nil},
+		{"pattern second word", bashReq(t, "ls *.go"), nil},
+		{"flag second word: exact", bashReq(t, "rm -rf build"), []string{"bash(rm -rf build)"}},
+		{"interpreter: exact", bashReq(t, "python3 -c print"), []string{"bash(python3 -c print)"}},
+		{"broad command with a word: exact", bashReq(t, "find . -delete"), []string{"bash(find . -delete)"}},
+		{"option before the subcommand: exact", bashReq(t, "git -C /tmp push"), []string{"bash(git -C /tmp push)"}},
+		{"broad lone command: exact", bashReq(t, "env"), []string{"bash(env)"}},
 		{"quoted second word", bashReq(t, `git commit -m "a b"`), []string{"bash(git commit:*)"}},
 		{"assignment kept", bashReq(t, "CGO_ENABLED=0 go build ./..."), []string{"bash(CGO_ENABLED=0 go build:*)"}},
 		{"bare assignment", bashReq(t, "X=1"), []string{"bash(X=1)"}},
@@ -269,4 +274,32 @@ func TestDecideConcurrently(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// Writes under .rein/ and .git/ always ask (short of yolo): they would let
+// an agent raise its own permissions or plant a git hook.
+func TestProtectedPaths(t *testing.T) {
+	askMode := decision{contract.Ask, ByMode, ""}
+	for _, c := range []struct {
+		name  string
+		mode  Mode
+		rules Rules
+		req   Request
+		want  decision
+	}{
+		{"accept-edits config", AcceptEdits, Rules{}, fileReq(t, "edit_file", ".rein/config.toml"), askMode},
+		{"accept-edits hook", AcceptEdits, Rules{}, fileReq(t, "write_file", ".git/hooks/pre-commit"), askMode},
+		{"case folded", AcceptEdits, Rules{}, fileReq(t, "write_file", ".GIT/config"), askMode},
+		{"allow rule does not cover it", AcceptEdits, Rules{Allow: mustRules(t, "write_file(**)")}, fileReq(t, "write_file", ".rein/config.toml"), askMode},
+		{"yolo allows", Yolo, Rules{}, fileReq(t, "write_file", ".rein/config.toml"), decision{contract.Allow, ByMode, ""}},
+		{"reads are fine", Default, Rules{}, fileReq(t, "read_file", ".git/config"), decision{contract.Allow, ByMode, ""}},
+		{"elsewhere is fine", AcceptEdits, Rules{}, fileReq(t, "edit_file", "src/.reinrc"), decision{contract.Allow, ByMode, ""}},
+		{"redirect into it", Default, Rules{Allow: mustRules(t, "bash(echo:*)")}, bashReq(t, "echo x > .rein/config.toml"), askMode},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := decisionOf(t, policyOf(t, c.mode, c.rules).Decide(c.req)); got != c.want {
+				t.Errorf("Decide() = %+v, want %+v", got, c.want)
+			}
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"path"
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
@@ -74,8 +75,14 @@ func (p *Policy) SuggestRules(req Request) []Rule {
 	return out
 }
 
-// suggestCommand returns bash(ASSIGNMENTS NAME ARG:*) for c, the argument
-// left out when it is not a plain word.
+// suggestCommand returns the rule an "always" answer saves for c:
+// bash(NAME SUBCOMMAND:*) for a command with a subcommand (go test ./...
+// gives bash(go test:*)), bash(NAME:*) for a lone command that is not one
+// of the broad ones (make), else the exact command, bash(rm -rf build),
+// and nothing when that has words known only at run time:
+// a prefix is offered only where the words after it are arguments of a
+// known action, never where they are code, paths or flags that change
+// what runs (rm -rf, python3 -c, find . -delete, git -C dir).
 func suggestCommand(c *shellCommand) (Rule, bool) {
 	var parts []string
 	for _, w := range c.words[:c.nAssign] {
@@ -94,15 +101,49 @@ func suggestCommand(c *shellCommand) (Rule, bool) {
 		}
 	case cw[0].kind != kindLiteral:
 		return Rule{}, false
-	default:
-		parts = append(parts, cw[0].render())
-		if len(cw) > 1 && cw[1].kind == kindLiteral {
-			parts = append(parts, cw[1].render())
-		}
+	case len(cw) > 1 && cw[1].kind == kindLiteral && isSubcommand(cw[0].text, cw[1].text):
+		parts = append(parts, cw[0].render(), cw[1].render())
 		suffix = ":*"
+	case len(cw) == 1 && !broadCommands[path.Base(cw[0].text)]:
+		// make, ls: the command with any arguments.
+		parts = append(parts, cw[0].render())
+		suffix = ":*"
+	default:
+		// The exact command: every word must be a plain literal.
+		for _, w := range cw {
+			if w.kind != kindLiteral {
+				return Rule{}, false
+			}
+			parts = append(parts, w.render())
+		}
 	}
 	r, err := ParseRule("bash(" + strings.Join(parts, " ") + suffix + ")")
 	return r, err == nil
+}
+
+// broadCommands run what their arguments say (code, other commands, any
+// file operation): a prefix rule for them would allow anything.
+var broadCommands = map[string]bool{
+	"bash": true, "sh": true, "zsh": true, "dash": true, "fish": true, "python": true, "python3": true, "node": true,
+	"perl": true, "ruby": true, "php": true, "lua": true, "deno": true, "bun": true, "eval": true, "exec": true,
+	"env": true, "xargs": true, "find": true, "sudo": true, "doas": true, "su": true, "nohup": true, "timeout": true,
+	"nice": true, "time": true, "watch": true, "ssh": true, "rm": true, "dd": true, "chmod": true, "chown": true,
+	"mv": true, "cp": true, "ln": true, "curl": true, "wget": true, "awk": true, "sed": true, "command": true, "builtin": true,
+}
+
+// isSubcommand reports whether sub, after name, reads as a subcommand (go
+// test, npm run, cargo build, git status): a lower-case word, not a flag,
+// a path, a number or an assignment, after a command that is not broad.
+func isSubcommand(name, sub string) bool {
+	if broadCommands[path.Base(name)] || sub == "" || len(sub) > 32 {
+		return false
+	}
+	for _, r := range sub {
+		if !(r >= 'a' && r <= 'z' || r == '-' && sub[0] != '-' || r == ':' || r >= '0' && r <= '9' && sub[0] > '9') {
+			return false
+		}
+	}
+	return sub[0] >= 'a' && sub[0] <= 'z'
 }
 
 // ForHeadless turns an Ask into what a run that cannot ask records: a Deny
