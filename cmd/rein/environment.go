@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rein-agent/rein/internal/kernel"
+	"github.com/rein-agent/rein/internal/tool/builtin"
 )
 
 // maxInstructions bounds the AGENTS.md text put into the system prompt.
@@ -20,7 +21,10 @@ const maxInstructions = 32 << 10
 // environment gathers what the system prompt says about the workspace:
 // the OS, the date, git's view of the repository, and the repository's
 // AGENTS.md (the nearest one from the workspace up to the repository's
-// root).
+// root; outside a repository, only the workspace's own). git runs with the
+// tools' environment (no credentials) and without the repository's
+// fsmonitor hook, which would otherwise run code from an untrusted
+// checkout before any permission is asked.
 func environment(ctx context.Context, workspace string, now time.Time) kernel.Environment {
 	env := kernel.Environment{
 		Workspace: workspace,
@@ -38,7 +42,7 @@ func environment(ctx context.Context, workspace string, now time.Time) kernel.En
 			break
 		}
 		parent := filepath.Dir(dir)
-		if parent == dir || dir == top {
+		if parent == dir || dir == top || top == "" {
 			break
 		}
 		dir = parent
@@ -71,8 +75,9 @@ func gitSummary(ctx context.Context, dir string) string {
 func gitOutput(ctx context.Context, dir string, args ...string) string {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0")
+	safe := []string{"-C", dir, "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false", "--no-pager"}
+	cmd := exec.CommandContext(ctx, "git", append(safe, args...)...)
+	cmd.Env = append(builtin.ToolEnv(os.Environ(), nil, nil), "GIT_OPTIONAL_LOCKS=0")
 	out, err := cmd.Output()
 	if err != nil {
 		return ""

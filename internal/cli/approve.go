@@ -64,7 +64,7 @@ type prompter struct {
 }
 
 func (p *prompter) Approve(ctx context.Context, q kernel.Question) (kernel.Answer, error) {
-	what := q.Subject
+	what := printable(q.Subject)
 	if what == "" {
 		what = compact(q.Input)
 	}
@@ -74,9 +74,9 @@ func (p *prompter) Approve(ctx context.Context, q kernel.Question) (kernel.Answe
 	}
 	fmt.Fprintf(p.w, "\n? rein wants to %s: %s\n", verb, what)
 	if q.Reason != "" {
-		fmt.Fprintf(p.w, "  (%s)\n", q.Reason)
+		fmt.Fprintf(p.w, "  (%s)\n", printable(q.Reason))
 	}
-	rules := strings.Join(q.Rules, ", ")
+	rules := printable(strings.Join(q.Rules, ", "))
 	options := "  [y] yes  [n] no"
 	if rules != "" {
 		options += "  [a] always allow " + rules + "  [d] never: deny " + rules

@@ -102,3 +102,16 @@ func TestTerminalShowsEveryStage(t *testing.T) {
 		}
 	}
 }
+
+// A command to approve cannot rewrite the line the person reads.
+func TestPrompterEscapesControlCharacters(t *testing.T) {
+	var w bytes.Buffer
+	p := &prompter{lines: readLines(strings.NewReader("n\n")), w: &w}
+	p.Approve(t.Context(), kernel.Question{Tool: "bash", Subject: "rm -rf ~ #\r\x1b[2Kgo test ./...\u009b"})
+	if strings.ContainsAny(w.String(), "\r\x1b\u009b") || !strings.Contains(w.String(), `rm -rf ~ #\x0d\x1b[2Kgo test ./...\x9b`) {
+		t.Errorf("prompt = %q", w.String())
+	}
+	if got := preview("ok\n\x1b]0;title\x07done", 5); strings.ContainsAny(got, "\x1b\x07") {
+		t.Errorf("preview = %q", got)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rein-agent/rein/internal/contract"
 )
@@ -101,7 +102,7 @@ func (t *terminal) event(env contract.Envelope) error {
 		t.line(t.style("1", "● "+e.ToolName) + " " + compact(e.Input))
 	case *contract.ToolValidation:
 		if !e.OK {
-			t.line(t.style("31", "  ✗ refused ("+e.Code+"): "+strings.Join(e.Errors, "; ")))
+			t.line(t.style("31", "  ✗ refused ("+e.Code+"): "+printable(strings.Join(e.Errors, "; "))))
 		}
 	case *contract.ToolPermission:
 		who := e.By
@@ -112,9 +113,9 @@ func (t *terminal) event(env contract.Envelope) error {
 			if e.By != "rule" && e.Reason != "" {
 				who += ": " + e.Reason
 			}
-			t.line(t.style("2", "  allowed by "+who))
+			t.line(t.style("2", "  allowed by "+printable(who)))
 		} else {
-			t.line(t.style("31", "  ✗ "+string(e.Decision)+" by "+who+": "+e.Reason))
+			t.line(t.style("31", "  ✗ "+string(e.Decision)+" by "+who+": "+printable(e.Reason)))
 		}
 	case *contract.InvocationCompleted:
 		status := fmt.Sprintf("exit %d", e.ExitCode)
@@ -138,7 +139,7 @@ func (t *terminal) event(env contract.Envelope) error {
 			}
 			t.line(t.style("2", preview(e.Text, lines)))
 		} else if e.Phase == "kernel" {
-			t.line(t.style("2", "  "+e.Text))
+			t.line(t.style("2", "  "+printable(e.Text)))
 		}
 	case *contract.RunFinished:
 		switch e.Outcome {
@@ -172,10 +173,7 @@ func preview(text string, lines int) string {
 	shown := all[:min(len(all), lines)]
 	var b strings.Builder
 	for _, l := range shown {
-		if len(l) > 160 {
-			l = l[:160] + "…"
-		}
-		b.WriteString("  │ " + l + "\n")
+		b.WriteString("  │ " + printable(clip(l, 160)) + "\n")
 	}
 	if n := len(all) - len(shown); n > 0 {
 		fmt.Fprintf(&b, "  │ … %d more lines\n", n)
@@ -203,11 +201,48 @@ func size(n int64) string {
 
 // compact prints a JSON value on one line, shortened for display.
 func compact(raw json.RawMessage) string {
-	s := string(raw)
-	if len(s) > 200 {
-		s = s[:200] + "…"
+	return printable(clip(string(raw), 200))
+}
+
+// clip cuts s to at most n bytes, on a character boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return s
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// printable escapes the control characters of s, tabs and newlines apart,
+// so that text from a model or a tool (a command to approve, a file's
+// contents) cannot move the cursor, rewrite what the person reads, or set
+// the terminal's title or clipboard.
+func printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if isControl(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool {
+	return r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == utf8.RuneError)
 }
 
 // isTerminal reports whether w is a character device (a terminal).
