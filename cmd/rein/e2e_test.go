@@ -37,6 +37,7 @@ type chatServer struct {
 	turns    []chatTurn
 	problems []string
 	requests int
+	system   string // the system message of the first request
 }
 
 func serveChat(t *testing.T, turns []chatTurn) *chatServer {
@@ -64,6 +65,10 @@ func (s *chatServer) serve(w http.ResponseWriter, r *http.Request) {
 	n, last := 0, ""
 	for _, m := range req.Messages {
 		switch m.Role {
+		case "system":
+			if s.requests == 1 {
+				s.system = fmt.Sprint(m.Content)
+			}
 		case "assistant":
 			n++
 		case "tool":
@@ -116,6 +121,7 @@ func TestEndToEndFixesAFailingTest(t *testing.T) {
 	files := map[string]string{
 		"go.mod":       "module calc\n\ngo 1.22\n",
 		"calc.go":      "package calc\n\n// Add returns a plus b.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n",
+		"AGENTS.md":    "Keep the package free of dependencies.\n",
 		"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n\t\tt.Errorf(\"Add(2, 3) = %d, want 5\", got)\n\t}\n}\n",
 	}
 	for name, text := range files {
@@ -145,6 +151,11 @@ func TestEndToEndFixesAFailingTest(t *testing.T) {
 		t.Error(p)
 	}
 	srv.mu.Unlock()
+	for _, want := range []string{"You are rein", repoReal(t, repo), "Keep the package free of dependencies.", "Today's date"} {
+		if !strings.Contains(srv.system, want) {
+			t.Errorf("the system prompt lacks %q:\n%s", want, srv.system)
+		}
+	}
 	if !strings.Contains(string(out), "Fixed: Add subtracted") {
 		t.Errorf("output lacks the answer:\n%s", out)
 	}
@@ -210,4 +221,15 @@ func TestEndToEndFixesAFailingTest(t *testing.T) {
 	if strings.Contains(string(data), "sk-e2e-test-key") {
 		t.Error("the API key reached the session log")
 	}
+}
+
+// repoReal is dir with its symbolic links resolved, as rein reports the
+// workspace.
+func repoReal(t *testing.T, dir string) string {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
 }

@@ -132,13 +132,13 @@ func (t *terminal) event(env contract.Envelope) error {
 	case *contract.ModelDiscarded:
 		t.line(t.style("2", "  (the partial answer above was discarded: "+e.Reason+")"))
 	case *contract.ToolObservation:
-		if e.Phase == "execution" {
+		if e.Phase == contract.PhaseExecution {
 			lines := 10
 			if e.ToolName == "edit_file" || e.ToolName == "write_file" {
 				lines = 40 // the diff is the point
 			}
 			t.line(t.style("2", preview(e.Text, lines)))
-		} else if e.Phase == "kernel" {
+		} else if e.Phase == contract.PhaseKernel {
 			t.line(t.style("2", "  "+printable(e.Text)))
 		}
 	case *contract.RunFinished:

@@ -52,8 +52,8 @@ type Observation struct {
 	IntentID string `json:"intent_id"`
 	ToolName string `json:"tool_name,omitempty"`
 	OK       bool   `json:"ok"`
-	// Phase is the stage that produced the observation: validation,
-	// permission, execution, or kernel.
+	// Phase is the stage that produced the observation: one of the Phase
+	// constants.
 	Phase string `json:"phase"`
 	// Code is a machine-readable reason when OK is false
 	// (unknown_tool, schema_invalid, denied, not_executed...).
@@ -66,3 +66,13 @@ type Observation struct {
 	// the model must treat it as data, never as instructions.
 	Untrusted bool `json:"untrusted,omitempty"`
 }
+
+// The phases of an observation: the stage of the pipeline that produced it.
+const (
+	PhaseValidation = "validation"
+	PhasePermission = "permission"
+	PhaseExecution  = "execution"
+	// PhaseKernel: the intent never reached a stage (the run was cancelled,
+	// or the session stopped before it ran).
+	PhaseKernel = "kernel"
+)

@@ -234,3 +234,39 @@ func TestSystemPrompt(t *testing.T) {
 		t.Errorf("prompt without instructions or git:\n%s", p)
 	}
 }
+
+// A caller that stops reading while a tool runs stops the tool, and the
+// run is still completed in the log, with nothing left pending.
+func TestStoppingReadingStopsTheTool(t *testing.T) {
+	stopped := make(chan struct{})
+	block := registry.Tool{
+		Name: "wait", Description: "wait", Risk: registry.RiskRead, ReadOnly: true, Concurrency: registry.Exclusive,
+		InputSchema: json.RawMessage(`{"type":"object"}`),
+		Execute: func(ctx context.Context, c *registry.Call) (registry.Result, error) {
+			<-ctx.Done()
+			close(stopped)
+			return registry.Result{}, ctx.Err()
+		},
+	}
+	k, log := loopKernel(t, `{"turns":[`+call("wait", `{}`)+`,{"steps":[{"finish":"stop"}]}]}`, permission.Default, 0, block)
+	for env, err := range k.Send(t.Context(), Input{Text: "wait"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if env.Type() == contract.TypeInvocationStarted {
+			break // the caller goes away while the tool runs
+		}
+	}
+	select {
+	case <-stopped:
+	default:
+		t.Fatal("the tool was not stopped")
+	}
+	envs := durable(t, log)
+	if f, ok := envs[len(envs)-1].Data.(*contract.RunFinished); !ok || f.Outcome != contract.OutcomeCancelled {
+		t.Errorf("last event %s, want run.finished cancelled", envs[len(envs)-1].Type())
+	}
+	if st := k.State(); len(st.Pending) != 0 {
+		t.Errorf("%d intents pending", len(st.Pending))
+	}
+}

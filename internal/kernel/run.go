@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/id"
@@ -122,7 +123,7 @@ func (r *run) send(ctx context.Context, in Input) {
 	r.turn = st.Turn
 	r.id = id.New("run")
 	for _, in := range st.Pending {
-		obs := contract.Observation{IntentID: in.ID, ToolName: in.ToolName, Phase: "kernel", Code: "not_executed", Text: notExecuted}
+		obs := contract.Observation{IntentID: in.ID, ToolName: in.ToolName, Phase: contract.PhaseKernel, Code: "not_executed", Text: notExecuted}
 		if _, ok := r.emit(&contract.ToolObservation{Observation: obs}, ""); !ok {
 			return
 		}
@@ -169,6 +170,11 @@ func (r *run) send(ctx context.Context, in Input) {
 			return
 		}
 		cause = r.runTools(ctx, cause)
+		if r.err == nil {
+			// The end of a turn is a durable point: what the tools did is
+			// on disk before the model is asked again.
+			r.Sync()
+		}
 		if r.err != nil {
 			return
 		}
@@ -220,7 +226,11 @@ func (r *run) summary(turns int) string {
 		if m := st.Messages[i]; m.Role == contract.RoleAssistant && m.Text != "" {
 			text := m.Text
 			if len(text) > 300 {
-				text = text[:300] + "..."
+				cut := 300
+				for cut > 0 && !utf8.RuneStart(text[cut]) {
+					cut--
+				}
+				text = text[:cut] + "..."
 			}
 			b.WriteString("; the model last said: " + text)
 			break

@@ -176,6 +176,8 @@ func (c *capture) finish() (result, error) {
 	var ferr error
 	if c.file != nil {
 		if c.overflow > 0 && c.fileErr == nil {
+			// A failed write of the marker shows in Close's error, or
+			// leaves an artifact that ends at the cap: nothing to add.
 			fmt.Fprintf(c.file, "\n[rein: the artifact stops at %d bytes; %d more bytes of output were not kept]\n", c.lim.ArtifactBytes, c.overflow)
 		}
 		if err := c.file.Close(); err != nil && c.fileErr == nil {
@@ -276,4 +278,15 @@ func (r *redactor) flush() {
 		r.keep(r.pending)
 		r.pending = nil
 	}
+}
+
+// redactString cuts the credentials out of s, as the redactor does for a
+// stream.
+func redactString(s string, secrets []string) string {
+	for _, sec := range secrets {
+		if len(sec) >= 4 {
+			s = strings.ReplaceAll(s, sec, redacted)
+		}
+	}
+	return s
 }

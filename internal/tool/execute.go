@@ -23,9 +23,11 @@ type done struct {
 }
 
 // runBatch runs the jobs of one batch together (a batch of one for an
-// exclusive tool), at most Parallel at a time, and emits their events:
-// every start first, in order, then each end as it comes. Events are
-// emitted only from this goroutine.
+// exclusive tool; at most Parallel), and emits their events: every start
+// first, in order, then each end in the order proposed, whatever order the
+// tools finish in, so that the log and the conversation do not depend on
+// timing. Events are emitted only from this goroutine, and no goroutine
+// outlives the call.
 func (rt *Runtime) runBatch(ctx context.Context, batch []job, sink Sink) error {
 	invocations := make([]string, len(batch))
 	starts := make([]string, len(batch))
@@ -47,36 +49,49 @@ func (rt *Runtime) runBatch(ctx context.Context, batch []job, sink Sink) error {
 		}
 		starts[i] = id
 	}
-	// The starts are durable before the tools run: a crash during a run
-	// leaves an invocation that resume can mark interrupted.
+	// Durable point: every decision of the turn and these starts are on
+	// disk before anything runs, so a crash leaves a record of what was
+	// under way.
 	if err := sink.Sync(); err != nil {
 		return err
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	results := make(chan done, len(batch))
-	slots := make(chan struct{}, rt.opts.Parallel)
 	for i, j := range batch {
-		go func() {
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			results <- rt.invoke(ctx, i, j, invocations[i])
-		}()
+		go func() { results <- rt.invoke(ctx, i, j, invocations[i]) }()
 	}
-	for n := range batch {
+	ended := make([]*done, len(batch))
+	next := 0
+	for range batch {
 		d := <-results
-		cid, err := sink.Emit(&d.completed, starts[d.i])
-		if err == nil {
-			_, err = sink.Emit(&contract.ToolObservation{Observation: d.obs}, cid)
-		}
-		if err != nil {
-			// Let the others finish (they are cancelled with the run
-			// soon enough), so no goroutine outlives Run.
-			for range len(batch) - n - 1 {
-				<-results
+		ended[d.i] = &d
+		for ; next < len(batch) && ended[next] != nil; next++ {
+			cid, err := sink.Emit(&ended[next].completed, starts[next])
+			if err == nil {
+				_, err = sink.Emit(&contract.ToolObservation{Observation: ended[next].obs}, cid)
 			}
-			return err
+			if err != nil {
+				// The log failed: stop the others and wait for them.
+				cancel()
+				for range len(batch) - countEnded(ended) {
+					<-results
+				}
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+func countEnded(ended []*done) int {
+	n := 0
+	for _, d := range ended {
+		if d != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // invoke runs one job and returns how it ended. It never panics: a tool's
@@ -98,18 +113,22 @@ func (rt *Runtime) invoke(ctx context.Context, i int, j job, invocation string) 
 	exit := contract.ExitOK
 	code := ""
 	var note string
+	// A tool that returned without an error did its work, even if the
+	// run was cancelled just then: the record says what happened.
 	switch {
-	case ctx.Err() != nil:
+	case err != nil && ctx.Err() != nil:
 		exit, code, note = contract.ExitCancelled, CodeCancelled, "The user cancelled the run, and this tool call was stopped."
-	case errors.Is(tctx.Err(), context.DeadlineExceeded):
+	case err != nil && errors.Is(tctx.Err(), context.DeadlineExceeded):
 		exit, code, note = contract.ExitTimeout, CodeTimeout, fmt.Sprintf("Stopped after its timeout of %s.", j.timeout)
 	case err != nil:
-		exit, code = contract.ExitError, CodeToolError
-		note = err.Error()
+		exit, code, note = contract.ExitError, CodeToolError, err.Error()
+		if ce, ok := errors.AsType[*registry.CheckError](err); ok && ce.Code != "" {
+			code = ce.Code // stale_file found at execution
+		}
 	case res.ExitCode != 0:
 		exit, code = contract.ExitError, CodeToolError
 	}
-	if exit != contract.ExitOK && res.ExitCode == 0 {
+	if err != nil && res.ExitCode == 0 {
 		res.ExitCode = 1
 	}
 	out, aerr := capt.finish()
@@ -121,7 +140,7 @@ func (rt *Runtime) invoke(ctx context.Context, i int, j job, invocation string) 
 		if text != "" && !strings.HasSuffix(text, "\n") {
 			text += "\n"
 		}
-		text += note
+		text += redactString(note, rt.opts.Secrets)
 	}
 	if text == "" {
 		text = "(no output)"

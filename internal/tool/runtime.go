@@ -16,30 +16,30 @@ import (
 	"github.com/rein-agent/rein/internal/state"
 )
 
-// The phases of an observation: the stage that produced it.
+// The phases of an observation, as package contract names them.
 const (
-	PhaseValidation = "validation"
-	PhasePermission = "permission"
-	PhaseExecution  = "execution"
-	PhaseKernel     = "kernel"
+	PhaseValidation = contract.PhaseValidation
+	PhasePermission = contract.PhasePermission
+	PhaseExecution  = contract.PhaseExecution
+	PhaseKernel     = contract.PhaseKernel
 )
 
 // The codes of tool.validation and tool.observation.
 const (
-	CodeUnknownTool         = "unknown_tool"
-	CodeNotVisible          = "tool_not_visible"
-	CodeSchemaInvalid       = "schema_invalid"
-	CodePreconditionFailed  = "precondition_failed"
-	CodeStaleFile           = "stale_file"
-	CodeDenied              = "denied"
-	CodeNotRun              = "not_run"
-	CodeToolError           = "tool_error"
-	CodeTimeout             = "timeout"
-	CodeCancelled           = "cancelled"
-	CodeNotExecutable       = "not_executable"
-	defaultTimeout          = 120 * time.Second
-	defaultParallel         = 8
-	maxValidationErrorCount = 8
+	CodeUnknownTool        = "unknown_tool"
+	CodeNotVisible         = "tool_not_visible"
+	CodeSchemaInvalid      = "schema_invalid"
+	CodePreconditionFailed = "precondition_failed"
+	CodeStaleFile          = "stale_file"
+	CodeDenied             = "denied"
+	CodeToolError          = "tool_error"
+	CodeTimeout            = "timeout"
+	CodeCancelled          = "cancelled"
+)
+
+const (
+	defaultTimeout  = 120 * time.Second
+	defaultParallel = 8
 )
 
 // Options configure a Runtime. The zero value is usable: headless, no
@@ -63,7 +63,9 @@ type Options struct {
 	// DefaultTimeout is the timeout of a tool that sets none; 0 means two
 	// minutes.
 	DefaultTimeout time.Duration
-	// Secrets are credentials cut out of every output and artifact.
+	// Secrets are credentials cut out of every output, artifact and error
+	// text; values shorter than 4 bytes are ignored (cutting them would
+	// mangle ordinary text).
 	Secrets []string
 	// Logger receives diagnostics; nil means discard.
 	Logger *slog.Logger
@@ -151,6 +153,7 @@ type job struct {
 	Proposal
 	tool    registry.Tool
 	cause   string // the tool.permission event
+	by      string // who allowed it
 	timeout time.Duration
 }
 
@@ -177,17 +180,10 @@ func (rt *Runtime) Run(ctx context.Context, st *state.State, turn []Proposal, si
 			jobs = append(jobs, j)
 		}
 	}
-	if len(jobs) == 0 {
-		return nil
-	}
-	// Durable point: every decision is on disk before anything runs.
-	if err := sink.Sync(); err != nil {
-		return err
-	}
-	for len(jobs) > 0 {
+	for first := true; len(jobs) > 0; first = false {
 		n := 1
 		if jobs[0].tool.Concurrency == registry.Safe {
-			for n < len(jobs) && jobs[n].tool.Concurrency == registry.Safe {
+			for n < len(jobs) && n < rt.opts.Parallel && jobs[n].tool.Concurrency == registry.Safe {
 				n++
 			}
 		}
@@ -201,11 +197,45 @@ func (rt *Runtime) Run(ctx context.Context, st *state.State, turn []Proposal, si
 			}
 			continue
 		}
+		if !first {
+			// An earlier call of the turn may have changed the world
+			// (a command turning docs/ into a link to src/): decisions
+			// made by mode or rule are taken again before running.
+			var err error
+			if batch, err = rt.recheck(batch, sink); err != nil {
+				return err
+			}
+		}
 		if err := rt.runBatch(ctx, batch, sink); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// recheck decides again, without asking anyone, the jobs that the policy
+// allowed by mode or rule, and returns those it still allows; the others
+// get their observation here.
+func (rt *Runtime) recheck(batch []job, sink Sink) ([]job, error) {
+	keep := batch[:0:0]
+	policy := rt.Policy()
+	for _, j := range batch {
+		if j.by == permission.ByUser {
+			keep = append(keep, j)
+			continue
+		}
+		v := policy.Decide(permission.RequestFor(j.tool, j.Intent.Input))
+		if v.Decision == contract.Allow {
+			keep = append(keep, j)
+			continue
+		}
+		obs := observation(j.Intent, PhasePermission, CodeDenied, "Blocked: rein did not run this "+j.tool.Name+
+			" call: it was allowed when the turn began, but an earlier call of the same turn changed what it would touch. "+v.Reason)
+		if _, err := sink.Emit(&contract.ToolObservation{Observation: obs}, j.cause); err != nil {
+			return nil, err
+		}
+	}
+	return keep, nil
 }
 
 // admit validates p and asks the policy. It reports whether p may run;
@@ -223,7 +253,12 @@ func (rt *Runtime) admit(ctx context.Context, st *state.State, p Proposal, sink 
 		_, err := sink.Emit(&contract.ToolObservation{Observation: obs}, vid)
 		return job{}, false, err
 	}
-	verdict := rt.decide(ctx, t, in)
+	verdict, asked := rt.decide(ctx, t, in)
+	if asked && ctx.Err() != nil {
+		// The run was cancelled while a person was being asked: nobody
+		// decided anything.
+		return job{}, false, rt.notRun(sink, in, vid, "the run was cancelled while rein was asking for approval")
+	}
 	pid, err := sink.Emit(verdict.Event(in.ID), vid)
 	if err != nil {
 		return job{}, false, err
@@ -233,7 +268,7 @@ func (rt *Runtime) admit(ctx context.Context, st *state.State, p Proposal, sink 
 		_, err := sink.Emit(&contract.ToolObservation{Observation: obs}, pid)
 		return job{}, false, err
 	}
-	return job{Proposal: p, tool: t, cause: pid}, true, nil
+	return job{Proposal: p, tool: t, cause: pid, by: verdict.By}, true, nil
 }
 
 // validate looks the intent's tool up and checks its input. It returns the
@@ -251,7 +286,7 @@ func (rt *Runtime) validate(st *state.State, in contract.ToolIntent) (registry.T
 		return t, CodeNotVisible, []string{fmt.Sprintf("the tool %q is not available: %s", t.Name, why)}
 	}
 	if t.Execute == nil {
-		return t, CodeNotExecutable, []string{fmt.Sprintf("the tool %q is declared but this build cannot run it", t.Name)}
+		return t, CodeNotVisible, []string{fmt.Sprintf("the tool %q is declared but this build cannot run it", t.Name)}
 	}
 	if errs := rt.schemas.validate(t.Name, in.Input); len(errs) > 0 {
 		return t, CodeSchemaInvalid, errs
@@ -294,16 +329,17 @@ func validationText(tool, code string, msgs []string, reg *registry.Registry) st
 	return b.String()
 }
 
-// decide asks the policy, and a person when the policy says ask.
-func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.ToolIntent) permission.Verdict {
+// decide asks the policy, and a person when the policy says ask; asked
+// says whether a person was asked.
+func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.ToolIntent) (v permission.Verdict, asked bool) {
 	policy := rt.Policy()
 	req := permission.RequestFor(t, in.Input)
-	v := policy.Decide(req)
+	v = policy.Decide(req)
 	if v.Decision != contract.Ask {
-		return v
+		return v, false
 	}
 	if rt.opts.Approver == nil {
-		return policy.ForHeadless(v, req)
+		return policy.ForHeadless(v, req), false
 	}
 	q := Question{IntentID: in.ID, Tool: t.Name, Subject: subject(in.Input), Input: in.Input, Reason: v.Reason}
 	rules := policy.SuggestRules(req)
@@ -312,8 +348,15 @@ func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.Tool
 	}
 	answer, err := rt.opts.Approver.Approve(ctx, q)
 	if err != nil {
-		return permission.Verdict{Decision: contract.Deny, By: permission.ByUser, Reason: "No answer came (" + err.Error() + "), so it was not run."}
+		// No one can answer (the input ended): as in a run that cannot
+		// ask, with the hint of how to allow it.
+		return policy.ForHeadless(v, req), true
 	}
+	return rt.answered(answer, rules), true
+}
+
+// answered is the verdict of a person's answer.
+func (rt *Runtime) answered(answer Answer, rules []permission.Rule) permission.Verdict {
 	switch answer {
 	case Yes:
 		return permission.Verdict{Decision: contract.Allow, By: permission.ByUser, Reason: "The user allowed it once."}

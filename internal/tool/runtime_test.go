@@ -26,6 +26,7 @@ type sink struct {
 	mu     sync.Mutex
 	events []contract.Event
 	syncs  int
+	synced int // how many events the last Sync covered
 	fail   error
 }
 
@@ -39,7 +40,20 @@ func (s *sink) Emit(e contract.Event, _ string) (string, error) {
 	return fmt.Sprintf("evt_%d", len(s.events)), nil
 }
 
-func (s *sink) Sync() error { s.syncs++; return nil }
+func (s *sink) Sync() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.syncs++
+	s.synced = len(s.events)
+	return nil
+}
+
+// unsynced returns how many emitted events the last Sync did not cover.
+func (s *sink) unsynced() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.events) - s.synced
+}
 
 // types returns the event types emitted for intent id, in order.
 func (s *sink) types(id string) []string {
@@ -156,8 +170,19 @@ func (f *fixture) run(t *testing.T, ctx context.Context, ps ...Proposal) {
 }
 
 func TestEveryStageIsAnEventInOrder(t *testing.T) {
-	f := newFixture(t, permission.Default, nil, nil, echo("say", registry.RiskRead, registry.Safe, nil))
+	var f *fixture
+	unsynced := -1
+	say := echo("say", registry.RiskRead, registry.Safe, func(_ context.Context, c *registry.Call) (registry.Result, error) {
+		// The durable point: everything emitted so far is synced.
+		unsynced = f.sink.unsynced()
+		io.WriteString(c.Output, "hello")
+		return registry.Result{}, nil
+	})
+	f = newFixture(t, permission.Default, nil, nil, say)
 	f.run(t, t.Context(), intent("int_1", "say", `{"text":"hello"}`))
+	if unsynced != 0 {
+		t.Errorf("%d events were not synced when the tool ran, want 0", unsynced)
+	}
 	want := []string{contract.TypeToolValidation, contract.TypeToolPermission, contract.TypeInvocationStarted,
 		contract.TypeInvocationCompleted, contract.TypeToolObservation}
 	if d := cmp.Diff(want, f.sink.types("int_1")); d != "" {
@@ -166,9 +191,6 @@ func TestEveryStageIsAnEventInOrder(t *testing.T) {
 	o := f.sink.observation(t, "int_1")
 	if !o.OK || o.Text != "hello" || !o.Untrusted || o.Phase != PhaseExecution {
 		t.Errorf("observation = %+v", o)
-	}
-	if f.sink.syncs == 0 {
-		t.Error("the log was never synced before the tool ran")
 	}
 }
 
@@ -420,5 +442,107 @@ func TestBoundedOutputAndArtifact(t *testing.T) {
 	}
 	if o := f.sink.observation(t, "int_2"); o.Text != "key=[REDACTED]\n" || o.Truncated {
 		t.Errorf("small observation = %+v", o)
+	}
+}
+
+// Ends are recorded in the order proposed, whatever order tools finish in;
+// a tool that finished its work is recorded as done even if the run was
+// cancelled just then; a stale file found at execution keeps its code.
+func TestEndsAreRecordedHonestlyAndInOrder(t *testing.T) {
+	firstMayEnd := make(chan struct{})
+	slowFirst := func(_ context.Context, c *registry.Call) (registry.Result, error) {
+		<-firstMayEnd
+		io.WriteString(c.Output, "first")
+		return registry.Result{}, nil
+	}
+	fastSecond := func(_ context.Context, c *registry.Call) (registry.Result, error) {
+		defer close(firstMayEnd)
+		io.WriteString(c.Output, "second")
+		return registry.Result{}, nil
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	finishThenCancel := func(_ context.Context, c *registry.Call) (registry.Result, error) {
+		io.WriteString(c.Output, "written")
+		cancel() // Ctrl-C lands just as the tool returns
+		return registry.Result{}, nil
+	}
+	stale := func(context.Context, *registry.Call) (registry.Result, error) {
+		return registry.Result{}, &registry.CheckError{Code: CodeStaleFile, Message: "main.go changed since it was read"}
+	}
+	f := newFixture(t, permission.Yolo, nil, nil,
+		echo("slow", registry.RiskRead, registry.Safe, slowFirst), echo("fast", registry.RiskRead, registry.Safe, fastSecond),
+		echo("stale", registry.RiskWrite, registry.Exclusive, stale), echo("finish", registry.RiskWrite, registry.Exclusive, finishThenCancel))
+	f.run(t, t.Context(), intent("int_1", "slow", `{}`), intent("int_2", "fast", `{}`), intent("int_3", "stale", `{}`))
+	var order []string
+	for _, e := range f.sink.events {
+		if o, ok := e.(*contract.ToolObservation); ok {
+			order = append(order, o.IntentID)
+		}
+	}
+	if d := cmp.Diff([]string{"int_1", "int_2", "int_3"}, order); d != "" {
+		t.Errorf("observation order (-want +got):\n%s", d)
+	}
+	if o := f.sink.observation(t, "int_3"); o.Code != CodeStaleFile {
+		t.Errorf("stale at execution: %+v", o)
+	}
+	f.sink.events = nil
+	f.run(t, ctx, intent("int_4", "finish", `{}`))
+	if o := f.sink.observation(t, "int_4"); !o.OK || o.Text != "written" {
+		t.Errorf("a tool that finished is recorded as %+v", o)
+	}
+}
+
+// An approval that gets no answer: a cancelled run records no decision,
+// only that the call never ran; an ended input is a headless denial with
+// its hint.
+func TestUnansweredApproval(t *testing.T) {
+	shell := echo("bash", registry.RiskExecute, registry.Exclusive, nil)
+	shell.InputSchema = json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}}}`)
+	ctx, cancel := context.WithCancel(t.Context())
+	f := newFixture(t, permission.Default, nil, &Options{Approver: ApproverFunc(func(ctx context.Context, q Question) (Answer, error) {
+		if q.Subject == "cancel" {
+			cancel()
+			return No, ctx.Err()
+		}
+		return No, io.EOF
+	})}, shell)
+	f.run(t, t.Context(), intent("int_1", "bash", `{"command":"make"}`))
+	if p := f.sink.permission("int_1"); p == nil || p.Decision != contract.Deny || p.By != permission.ByHeadless || !strings.Contains(p.Reason, "--allow") {
+		t.Errorf("input ended: permission %+v", p)
+	}
+	f.run(t, ctx, intent("int_2", "bash", `{"command":"cancel"}`))
+	if p := f.sink.permission("int_2"); p != nil {
+		t.Errorf("cancelled while asking: permission %+v recorded", p)
+	}
+	if o := f.sink.observation(t, "int_2"); o.Code != CodeCancelled {
+		t.Errorf("cancelled while asking: %+v", o)
+	}
+}
+
+// A call allowed by a rule when the turn began is decided again after an
+// earlier call of the turn changed the world: here a command turns docs/
+// into a link to src/, and the write allowed by write(docs/**) would land
+// in src/.
+func TestDecisionsAreTakenAgainAfterAnEarlierCall(t *testing.T) {
+	var root string
+	relink := func(context.Context, *registry.Call) (registry.Result, error) {
+		os.RemoveAll(filepath.Join(root, "docs"))
+		return registry.Result{}, os.Symlink(filepath.Join(root, "src"), filepath.Join(root, "docs"))
+	}
+	wrote := false
+	write := func(context.Context, *registry.Call) (registry.Result, error) {
+		wrote = true
+		return registry.Result{}, nil
+	}
+	w := echo("write", registry.RiskWrite, registry.Exclusive, write)
+	w.InputSchema = json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)
+	f := newFixture(t, permission.Default, []string{"relink", "write(docs/**)"}, nil,
+		echo("relink", registry.RiskExecute, registry.Exclusive, relink), w)
+	root = f.dir
+	os.MkdirAll(filepath.Join(root, "docs"), 0o755)
+	os.MkdirAll(filepath.Join(root, "src"), 0o755)
+	f.run(t, t.Context(), intent("int_1", "relink", `{}`), intent("int_2", "write", `{"path":"docs/x.md"}`))
+	if o := f.sink.observation(t, "int_2"); o.Code != CodeDenied || !strings.Contains(o.Text, "earlier call of the same turn") || wrote {
+		t.Errorf("observation %+v, wrote %v", o, wrote)
 	}
 }
