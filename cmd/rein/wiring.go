@@ -74,6 +74,9 @@ type setup struct {
 // setupFrom layers the flags over the configuration.
 func setupFrom(spec cli.Spec, cfg *config.Config) (setup, error) {
 	set := setup{cwd: spec.Cwd, addDirs: spec.AddDirs, passthrough: cfg.EnvPassthrough, approver: spec.Approver, maxTurns: spec.MaxTurns}
+	if set.maxTurns == 0 {
+		set.maxTurns = cfg.MaxTurns
+	}
 	modeText := spec.PermissionMode
 	if modeText == "" {
 		modeText = cfg.PermissionMode

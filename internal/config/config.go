@@ -42,6 +42,9 @@ type File struct {
 	// default, accept-edits, plan or yolo. A project's file may not ask
 	// for yolo: a cloned repository must not switch approvals off.
 	PermissionMode string `toml:"permission_mode"`
+	// MaxTurns bounds the model turns of a run when no flag says; 0 means
+	// rein's default (50).
+	MaxTurns int `toml:"max_turns"`
 	// EnvPassthrough names environment variables that tools may see even
 	// though their names look secret (GITHUB_TOKEN). Only the user's file
 	// may set it, for the same reason as BaseURL.
@@ -191,6 +194,13 @@ func (c *Config) merge(path string, project bool) error {
 	if f.PermissionMode != "" {
 		c.PermissionMode = f.PermissionMode
 		set("permission_mode", true)
+	}
+	if f.MaxTurns < 0 {
+		return fmt.Errorf("config: %s: max_turns is %d; it must be 1 or more (0 means the default)", path, f.MaxTurns)
+	}
+	if f.MaxTurns > 0 {
+		c.MaxTurns = f.MaxTurns
+		set("max_turns", true)
 	}
 	if len(f.EnvPassthrough) > 0 {
 		c.EnvPassthrough = f.EnvPassthrough

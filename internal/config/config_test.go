@@ -91,7 +91,7 @@ func TestPermissionsAddUpAndProjectLimits(t *testing.T) {
 	user := filepath.Join(dir, "user.toml")
 	project := filepath.Join(dir, "project.toml")
 	os.WriteFile(user, []byte("permission_mode = \"accept-edits\"\nenv_passthrough = [\"GITHUB_TOKEN\"]\n[permissions]\nallow = [\"bash(go test:*)\"]\ndeny = [\"bash(rm:*)\"]\n"), 0o600)
-	os.WriteFile(project, []byte("permission_mode = \"plan\"\n[permissions]\nallow = [\"bash(make:*)\"]\n"), 0o600)
+	os.WriteFile(project, []byte("permission_mode = \"plan\"\nmax_turns = 12\n[permissions]\nallow = [\"bash(make:*)\"]\n"), 0o600)
 	c, err := Load(Paths{User: user, Project: project})
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestPermissionsAddUpAndProjectLimits(t *testing.T) {
 	if d := cmp.Diff(want, c.Permissions); d != "" {
 		t.Errorf("Permissions mismatch (-want +got):\n%s", d)
 	}
-	if c.PermissionMode != "plan" || c.Source["permission_mode"] != project || len(c.EnvPassthrough) != 1 {
+	if c.PermissionMode != "plan" || c.Source["permission_mode"] != project || len(c.EnvPassthrough) != 1 || c.MaxTurns != 12 {
 		t.Errorf("mode %q from %q, passthrough %v", c.PermissionMode, c.Source["permission_mode"], c.EnvPassthrough)
 	}
 	for name, text := range map[string]string{
