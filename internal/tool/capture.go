@@ -67,7 +67,6 @@ func newCapture(lim Limits, dir, name string, secrets []string) *capture {
 		c.path = filepath.Join(dir, name)
 		c.ref = filepath.ToSlash(filepath.Join(filepath.Base(dir), name))
 	}
-	c.head = make([]byte, 0, min(c.lim.HeadBytes, 4<<10))
 	c.redact = newRedactor(secrets, c.keep)
 	return c
 }
