@@ -1,10 +1,12 @@
 package tool
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestCaptureRedactsSecretsSplitAcrossWrites(t *testing.T) {
@@ -62,4 +64,68 @@ func TestCaptureSmallOutputKeepsNoArtifact(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("artifact dir exists for a small output: %v", err)
 	}
+}
+
+// FuzzCapture checks the capture against the plain output: what fits is
+// kept whole; what does not keeps an exact head and tail around a marker
+// whose counts add up, and the artifact holds everything.
+func FuzzCapture(f *testing.F) {
+	f.Add([]byte("line 1\nline 2\nline 3\n"), uint8(4), uint8(5), uint8(3))
+	f.Add([]byte(strings.Repeat("x", 300)), uint8(10), uint8(10), uint8(7))
+	f.Add([]byte("a\nb\n\n\nc"), uint8(1), uint8(1), uint8(1))
+	f.Fuzz(func(t *testing.T, out []byte, head, tail, chunk uint8) {
+		lim := Limits{HeadBytes: int(head) + 1, TailBytes: int(tail) + 1}
+		dir := t.TempDir()
+		c := newCapture(lim, dir, "a.txt", nil)
+		for rest := out; len(rest) > 0; {
+			n := min(len(rest), int(chunk)+1)
+			c.Write(rest[:n])
+			rest = rest[n:]
+		}
+		res, err := c.finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Bytes != int64(len(out)) {
+			t.Fatalf("Bytes = %d, want %d", res.Bytes, len(out))
+		}
+		if !res.Truncated {
+			if res.Text != text(out) {
+				t.Fatalf("untruncated text %q, want %q", res.Text, out)
+			}
+			return
+		}
+		art, err := os.ReadFile(filepath.Join(dir, "a.txt"))
+		if err != nil || string(art) != string(out) {
+			t.Fatalf("artifact %q (%v), want the whole output %q", art, err, out)
+		}
+		i := strings.Index(res.Text, "[... ")
+		j := strings.Index(res.Text, " ...]\n")
+		if i < 0 || j < i {
+			t.Fatalf("no marker in %q", res.Text)
+		}
+		var lines, bytes int64
+		if _, err := fmt.Sscanf(res.Text[i:], "[... %d lines omitted (%d bytes)", &lines, &bytes); err != nil {
+			t.Fatalf("marker %q: %v", res.Text[i:j], err)
+		}
+		if bytes != res.OmittedBytes || bytes <= 0 {
+			t.Fatalf("marker says %d bytes, result %d", bytes, res.OmittedBytes)
+		}
+		if !utf8.Valid(out) {
+			return // text() replaced bytes: lengths no longer line up
+		}
+		shownTail := res.Text[j+len(" ...]\n"):]
+		headLen := len(out) - int(bytes) - len(shownTail)
+		if headLen < 0 || !strings.HasSuffix(string(out), shownTail) {
+			t.Fatalf("tail %q is not the output's end: %q", shownTail, out)
+		}
+		shownHead := string(out[:headLen])
+		// A head that ends inside a line gets a newline before the marker.
+		if got := res.Text[:i]; got != shownHead && got != shownHead+"\n" {
+			t.Fatalf("head %q, want %q", got, shownHead)
+		}
+		if middle := string(out[headLen : len(out)-len(shownTail)]); int64(strings.Count(middle, "\n")) != lines {
+			t.Fatalf("marker says %d lines; the middle %q has %d", lines, middle, strings.Count(middle, "\n"))
+		}
+	})
 }
