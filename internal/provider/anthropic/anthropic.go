@@ -131,25 +131,12 @@ func (a *Adapter) Stream(ctx context.Context, req *contract.ModelRequest) iter.S
 			yield(nil, e)
 			return
 		}
-		hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, a.url, bytes.NewReader(body))
-		if err != nil {
-			e := provider.NewError(ref, contract.KindBadRequest, "invalid base URL: "+err.Error())
-			e.Err = err
-			yield(nil, e)
-			return
-		}
-		a.setHeaders(hreq.Header)
-		resp, err := a.client.Do(hreq)
-		if err != nil {
-			yield(nil, provider.TransportError(ctx, ref, err, false))
+		resp, perr := provider.Post(ctx, a.client, &ref, provider.Call{URL: a.url, Body: body, Header: a.headers(), Extra: a.header}, responseError)
+		if perr != nil {
+			yield(nil, perr)
 			return
 		}
 		defer resp.Body.Close()
-		ref.RequestID = provider.RequestID(resp.Header)
-		if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			yield(nil, responseError(ref, resp))
-			return
-		}
 		// A server that ignored "stream": true answers one application/json
 		// message; Normalize recognises it by its first byte, whatever the
 		// content type says.
@@ -157,21 +144,17 @@ func (a *Adapter) Stream(ctx context.Context, req *contract.ModelRequest) iter.S
 	}
 }
 
-// setHeaders writes the request headers: the API version, the key when
-// there is one, then the configured extra headers. Nothing else: a custom
-// base URL gets no credential but the configured one.
-func (a *Adapter) setHeaders(h http.Header) {
-	h.Set("Content-Type", "application/json")
-	h.Set("Anthropic-Version", apiVersion)
+// headers returns the adapter's own request headers: the API version and
+// the key when there is one. Nothing else: a custom base URL gets no
+// credential but the configured one. The configured extra headers come
+// after these, so they may replace anthropic-version or add
+// anthropic-beta.
+func (a *Adapter) headers() http.Header {
+	h := http.Header{"Content-Type": {"application/json"}, "Anthropic-Version": {apiVersion}}
 	if a.apiKey != "" {
 		h.Set("X-Api-Key", a.apiKey)
 	}
-	for k, vs := range a.header {
-		h.Del(k)
-		for _, v := range vs {
-			h.Add(k, v)
-		}
-	}
+	return h
 }
 
 // responseError maps a response with an error status into the taxonomy:

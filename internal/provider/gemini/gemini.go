@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"bytes"
 	"context"
 	"iter"
 	"net/http"
@@ -109,32 +108,16 @@ func (a *Adapter) Stream(ctx context.Context, req *contract.ModelRequest) iter.S
 			yield(nil, e)
 			return
 		}
-		hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, a.endpoint(model), bytes.NewReader(body))
-		if err != nil {
-			e := provider.NewError(ref, contract.KindBadRequest, "gemini: "+err.Error())
-			e.Err = err
-			yield(nil, e)
-			return
-		}
-		hreq.Header.Set("Content-Type", "application/json")
-		hreq.Header.Set("Accept", "text/event-stream")
+		h := http.Header{"Content-Type": {"application/json"}, "Accept": {"text/event-stream"}}
 		if a.apiKey != "" {
-			hreq.Header.Set("x-goog-api-key", a.apiKey)
+			h.Set("x-goog-api-key", a.apiKey)
 		}
-		for k, v := range a.header {
-			hreq.Header[k] = v
-		}
-		resp, err := a.client.Do(hreq)
-		if err != nil {
-			yield(nil, provider.TransportError(ctx, ref, err, false))
+		resp, perr := provider.Post(ctx, a.client, &ref, provider.Call{URL: a.endpoint(model), Body: body, Header: h, Extra: a.header}, responseError)
+		if perr != nil {
+			yield(nil, perr)
 			return
 		}
 		defer resp.Body.Close()
-		ref.RequestID = provider.RequestID(resp.Header)
-		if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			yield(nil, responseError(ref, resp))
-			return
-		}
 		for ev, err := range Normalize(ctx, resp.Body, ref) {
 			if !yield(ev, err) {
 				return

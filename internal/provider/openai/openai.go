@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"iter"
 	"net/http"
@@ -149,33 +148,16 @@ func (a *Adapter) Stream(ctx context.Context, req *contract.ModelRequest) iter.S
 			yield(nil, provider.NewError(ref, contract.KindBadRequest, err.Error()))
 			return
 		}
-		hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, a.endpoint, bytes.NewReader(body))
-		if err != nil {
-			yield(nil, provider.NewError(ref, contract.KindBadRequest, "openai: "+err.Error()))
-			return
-		}
-		hreq.Header.Set("Content-Type", "application/json")
-		hreq.Header.Set("Accept", "text/event-stream")
+		h := http.Header{"Content-Type": {"application/json"}, "Accept": {"text/event-stream"}}
 		if a.key != "" {
-			hreq.Header.Set("Authorization", "Bearer "+a.key)
+			h.Set("Authorization", "Bearer "+a.key)
 		}
-		for k, vs := range a.header {
-			hreq.Header.Del(k)
-			for _, v := range vs {
-				hreq.Header.Add(k, v)
-			}
-		}
-		resp, err := a.client.Do(hreq)
-		if err != nil {
-			yield(nil, provider.TransportError(ctx, ref, err, false))
+		resp, perr := provider.Post(ctx, a.client, &ref, provider.Call{URL: a.endpoint, Body: body, Header: h, Extra: a.header}, responseError)
+		if perr != nil {
+			yield(nil, perr)
 			return
 		}
 		defer resp.Body.Close()
-		ref.RequestID = provider.RequestID(resp.Header)
-		if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			yield(nil, responseError(ref, resp))
-			return
-		}
 		for ev, err := range Normalize(ctx, resp.Body, ref) {
 			if !yield(ev, err) {
 				return

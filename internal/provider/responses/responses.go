@@ -118,25 +118,12 @@ func (a *Adapter) Stream(ctx context.Context, req *contract.ModelRequest) iter.S
 			yield(nil, e)
 			return
 		}
-		hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, a.url, bytes.NewReader(body))
-		if err != nil {
-			e := provider.NewError(ref, contract.KindBadRequest, fmt.Sprintf("responses: build the HTTP request for %s: %v", a.url, err))
-			e.Err = err
-			yield(nil, e)
-			return
-		}
-		a.setHeaders(hreq.Header)
-		resp, err := a.client.Do(hreq)
-		if err != nil {
-			yield(nil, provider.TransportError(ctx, ref, err, false))
+		resp, perr := provider.Post(ctx, a.client, &ref, provider.Call{URL: a.url, Body: body, Header: a.headers(), Extra: a.header}, responseError)
+		if perr != nil {
+			yield(nil, perr)
 			return
 		}
 		defer resp.Body.Close()
-		ref.RequestID = provider.RequestID(resp.Header)
-		if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			yield(nil, responseError(ref, resp))
-			return
-		}
 		if isJSON(resp.Header.Get("Content-Type")) {
 			whole(ctx, resp.Body, ref, yield)
 			return
@@ -149,21 +136,15 @@ func (a *Adapter) Stream(ctx context.Context, req *contract.ModelRequest) iter.S
 	}
 }
 
-// setHeaders writes the request headers: the content types, the API key
-// when there is one (and no other credential, whatever the base URL), then
-// the extra headers of the options.
-func (a *Adapter) setHeaders(h http.Header) {
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "text/event-stream")
+// headers returns the adapter's own request headers: the content types
+// and the API key when there is one (and no other credential, whatever the
+// base URL); the extra headers of the options come after them.
+func (a *Adapter) headers() http.Header {
+	h := http.Header{"Content-Type": {"application/json"}, "Accept": {"text/event-stream"}}
 	if a.apiKey != "" {
 		h.Set("Authorization", "Bearer "+a.apiKey)
 	}
-	for k, vs := range a.header {
-		h.Del(k)
-		for _, v := range vs {
-			h.Add(k, v)
-		}
-	}
+	return h
 }
 
 // isJSON reports whether a content type is JSON rather than an event
