@@ -48,7 +48,7 @@ func samples() []Event {
 		&ToolObservation{Observation: Observation{IntentID: "int_1", ToolName: "bash", OK: true, Phase: "execution", Code: "c", Text: "ok", Truncated: true, OmittedBytes: 10, ArtifactRef: "artifacts/inv_1.txt", Untrusted: true}},
 		&ContextProjected{Turn: 2, EstimatedTokens: 1000, Included: []string{"evt_1"}, Excluded: []string{"evt_2"}, Summarised: []string{"evt_3"}},
 		&ContextCompacted{Turn: 3, EstimatedTokens: 500, Summarised: []string{"evt_1"}, Summary: "earlier: ran tests"},
-		&SessionResumed{FromSeq: 41, Gates: map[string]string{"workspace": "ok"}},
+		&SessionResumed{FromSeq: 41, Gates: map[string]string{"workspace": "ok"}, Version: "0.1.0"},
 		&SessionForked{ParentSession: "ses_1", ParentSeq: 12},
 	}
 }

@@ -268,10 +268,13 @@ type ContextCompacted struct {
 	Summary         string   `json:"summary,omitempty"`
 }
 
-// SessionResumed records that a session was reopened to continue.
+// SessionResumed records that a session was reopened to continue: the
+// last seq before it, what each check of the resume gate found, and the
+// version of rein that resumed it.
 type SessionResumed struct {
 	FromSeq uint64            `json:"from_seq"`
 	Gates   map[string]string `json:"gates,omitempty"`
+	Version string            `json:"version,omitempty"`
 }
 
 // SessionForked records that this session began as a prefix of another.

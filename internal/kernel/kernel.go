@@ -104,6 +104,10 @@ type Options struct {
 	Fallback []Model
 	// Retry is the retry policy; the zero value means its defaults.
 	Retry RetryPolicy
+	// State is the fold of what log already holds, when the caller folded
+	// it while opening the log; nil (or a state whose LastSeq is not the
+	// log's) means New folds the log itself.
+	State *state.State
 	// Logger receives diagnostics; nil means discard.
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
@@ -172,11 +176,16 @@ func New(prov provider.Provider, log *eventlog.Log, opts *Options) (*Kernel, err
 	if k.opts.Logger == nil {
 		k.opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	st, err := state.Reduce(log.Events(1))
-	if err != nil {
-		return nil, err
+	if k.opts.State != nil && k.opts.State.LastSeq == log.LastSeq() {
+		k.st = *k.opts.State
+	} else {
+		st, err := state.Reduce(log.Events(1))
+		if err != nil {
+			return nil, err
+		}
+		k.st = st
 	}
-	k.st = st
+	st := k.st
 	k.session = st.Session
 	if k.session == "" {
 		k.session = k.opts.Session
@@ -211,6 +220,12 @@ func (k *Kernel) Events() iter.Seq2[contract.Envelope, error] { return k.log.Eve
 // Breaking out of the loop early also ends the run as cancelled: the log is
 // completed and synced before Send returns.
 func (k *Kernel) Send(ctx context.Context, in Input) iter.Seq2[contract.Envelope, error] {
+	return k.do(func(r *run) { r.send(ctx, in) })
+}
+
+// do runs f as the kernel's one run at a time, yielding what it appends,
+// and syncs the log when f returns.
+func (k *Kernel) do(f func(r *run)) iter.Seq2[contract.Envelope, error] {
 	return func(yield func(contract.Envelope, error) bool) {
 		if !k.busy.CompareAndSwap(false, true) {
 			yield(contract.Envelope{}, ErrBusy)
@@ -218,7 +233,7 @@ func (k *Kernel) Send(ctx context.Context, in Input) iter.Seq2[contract.Envelope
 		}
 		defer k.busy.Store(false)
 		r := &run{k: k, yield: yield}
-		r.send(ctx, in)
+		f(r)
 		if err := k.log.Sync(); err != nil && r.err == nil {
 			r.err = fmt.Errorf("kernel: sync: %w", err)
 		}

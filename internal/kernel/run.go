@@ -16,11 +16,6 @@ import (
 	"github.com/rein-agent/rein/internal/tool"
 )
 
-// notExecuted is what the model is told about an intent that was still
-// pending when the user spoke again: the session stopped before it ran.
-const notExecuted = "rein did not run this tool call: the session stopped before it could " +
-	"(no tool runtime, or the process ended), so it was recorded and never run."
-
 // run is one Send: it appends events, keeps the kernel's state, and hands
 // every envelope to the caller.
 type run struct {
@@ -120,14 +115,20 @@ func (r *run) send(ctx context.Context, in Input) {
 			return
 		}
 	}
-	r.turn = st.Turn
-	r.id = id.New("run")
-	for _, in := range st.Pending {
-		obs := contract.Observation{IntentID: in.ID, ToolName: in.ToolName, Phase: contract.PhaseKernel, Code: "not_executed", Text: notExecuted}
-		if _, ok := r.emit(&contract.ToolObservation{Observation: obs}, ""); !ok {
-			return
-		}
+	// What the last run left open belongs to it.
+	r.id, r.turn = st.Run, st.Turn
+	if !r.settle() {
+		return
 	}
+	r.start(ctx, in)
+}
+
+// start begins a new run with in: the user's message, run.started, and the
+// loop.
+func (r *run) start(ctx context.Context, in Input) {
+	k := r.k
+	r.turn = r.state().Turn
+	r.id = id.New("run")
 	um, ok := r.emit(&contract.UserMessage{Text: in.Text}, "")
 	if !ok {
 		return
@@ -142,16 +143,22 @@ func (r *run) send(ctx context.Context, in Input) {
 		r.err = fmt.Errorf("kernel: sync: %w", err)
 		return
 	}
+	r.loop(ctx, started.ID)
+}
+
+// loop asks the model and runs the tools it calls, turn after turn, until
+// the run ends; cause is the event the first model call follows from.
+func (r *run) loop(ctx context.Context, cause string) {
+	k := r.k
 	if r.stopped || ctx.Err() != nil {
 		// Nobody is listening any more, or the run was cancelled: do not
 		// pay for a model call.
-		r.emit(&contract.RunFinished{Outcome: contract.OutcomeCancelled, Reason: "cancelled before the model was asked"}, started.ID)
+		r.emit(&contract.RunFinished{Outcome: contract.OutcomeCancelled, Reason: "cancelled before the model was asked"}, cause)
 		return
 	}
 	ctx, r.cancel = context.WithCancel(ctx)
 	defer r.cancel()
 	r.tally = map[string]int{}
-	cause := started.ID
 	var outcome contract.Outcome
 	var reason string
 	for turns := 1; ; turns++ {

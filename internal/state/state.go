@@ -69,12 +69,29 @@ type State struct {
 	// Pending holds the proposed intents that have no observation yet, in
 	// the order proposed.
 	Pending []contract.ToolIntent `json:"pending"`
+	// InFlight holds the invocations that started and have not completed,
+	// in the order started. Outside a live run, what is left here was
+	// interrupted: the process ended while the tool ran.
+	InFlight []Invocation `json:"in_flight,omitempty"`
 
 	Usage     Usage                   `json:"usage"`
 	LastError *contract.ProviderError `json:"last_error,omitempty"`
 
 	// LastSeq is the seq of the last durable event applied.
 	LastSeq uint64 `json:"last_seq"`
+}
+
+// Invocation names a tool run that started: the intent it carries out.
+type Invocation struct {
+	IntentID     string `json:"intent_id"`
+	InvocationID string `json:"invocation_id"`
+	ToolName     string `json:"tool_name"`
+}
+
+// Unfinished reports whether a run started and has no run.finished yet:
+// outside a live run, the process ended before the run did.
+func (s *State) Unfinished() bool {
+	return s.Run != "" && (s.Status == Running || s.Status == WaitingForTool)
 }
 
 // Phase returns the status, reading the zero value as Idle.
@@ -169,6 +186,12 @@ func Apply(s State, env contract.Envelope) State {
 		}
 	case *contract.ProviderError:
 		s.LastError = e
+	case *contract.InvocationStarted:
+		s.InFlight = append(s.InFlight, Invocation{IntentID: e.IntentID, InvocationID: e.InvocationID, ToolName: e.ToolName})
+	case *contract.InvocationCompleted:
+		if i := slices.IndexFunc(s.InFlight, func(in Invocation) bool { return in.InvocationID == e.InvocationID }); i >= 0 {
+			s.InFlight = slices.Concat(s.InFlight[:i], s.InFlight[i+1:])
+		}
 	case *contract.ToolObservation:
 		s = observe(s, &e.Observation)
 	case *contract.FallbackSelected:

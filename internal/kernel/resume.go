@@ -1,0 +1,134 @@
+package kernel
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"slices"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/state"
+)
+
+// What the model is told about intents a stopped session left open.
+const (
+	// notExecuted: the intent never started.
+	notExecuted = "rein did not run this tool call: the session stopped before it could " +
+		"(no tool runtime, or the process ended), so it was recorded and never run."
+	// interrupted: the tool started and the process ended before it
+	// finished.
+	interrupted = "rein stopped while this tool call was running (the rein process ended before it " +
+		"finished), so its result is unknown: it may have done part or all of its work. It was not " +
+		"run again. Check the current state (read the file, list the directory, look at what the " +
+		"command changes) before deciding whether to run it again."
+	// abandoned is the reason of run.finished for a run that a resume with
+	// a new prompt closes instead of continuing.
+	abandoned = "the rein process ended (killed or crashed) before this run finished; " +
+		"the session was resumed with a new prompt instead"
+	// answered is the reason of run.finished for a run whose final answer
+	// was recorded before the process ended.
+	answered = "the final answer was recorded before the rein process ended; " +
+		"run.finished was added when the session was resumed"
+)
+
+// Resume is how a stopped session continues.
+type Resume struct {
+	// Gates are the results of the resume gate's checks, by name, for the
+	// record (session.resumed).
+	Gates map[string]string
+	// Text, when not empty, starts the next run with this message; empty
+	// means finish the run the log shows unfinished, if any.
+	Text string
+}
+
+// Resume reopens a stopped session and yields what it appends, like Send.
+// It records session.resumed, then settles what the log left open: the
+// partial output of a model call that was streaming is discarded, an
+// invocation that started and never completed is recorded as interrupted
+// (never run again) and the model is told so, and an intent that never
+// started is observed as not executed. Then, with res.Text, the last run
+// (if unfinished) is closed and a new one starts; without, an unfinished
+// run goes on where it stopped: a run whose final answer was recorded only
+// gets its missing run.finished, any other one asks the model again. The
+// log is synced before the model is asked.
+func (k *Kernel) Resume(ctx context.Context, res Resume) iter.Seq2[contract.Envelope, error] {
+	return k.do(func(r *run) { r.resume(ctx, res) })
+}
+
+func (r *run) resume(ctx context.Context, res Resume) {
+	k := r.k
+	st := r.state()
+	if st.Session == "" {
+		r.err = fmt.Errorf("kernel: resume: the log holds no session")
+		return
+	}
+	r.id, r.turn = st.Run, st.Turn
+	if _, ok := r.emit(&contract.SessionResumed{FromSeq: st.LastSeq, Gates: res.Gates, Version: k.opts.Version}, ""); !ok {
+		return
+	}
+	if !r.settle() {
+		return
+	}
+	st = r.state()
+	if st.Unfinished() {
+		outcome, reason := contract.OutcomeFailed, abandoned
+		if answeredRun(&st) {
+			outcome, reason = contract.OutcomeCompleted, answered
+		}
+		if res.Text == "" && outcome != contract.OutcomeCompleted {
+			if err := k.log.Sync(); err != nil {
+				r.err = fmt.Errorf("kernel: sync: %w", err)
+				return
+			}
+			r.loop(ctx, r.lastID)
+			return
+		}
+		if _, ok := r.emit(&contract.RunFinished{Outcome: outcome, Reason: reason}, r.lastID); !ok {
+			return
+		}
+	}
+	if res.Text != "" {
+		r.start(ctx, Input{Text: res.Text})
+	}
+}
+
+// answeredRun reports whether the last run's conversation ends with the
+// model's final answer: an assistant message that calls no tool.
+func answeredRun(st *state.State) bool {
+	if len(st.Messages) == 0 || len(st.Pending) > 0 {
+		return false
+	}
+	m := st.Messages[len(st.Messages)-1]
+	return m.Role == contract.RoleAssistant && len(m.ToolCalls) == 0
+}
+
+// settle records the end of what a stopped session left open: a partial
+// model call, invocations that never completed, intents that never ran. It
+// reports false once the run cannot go on.
+func (r *run) settle() bool {
+	st := r.state()
+	if st.Draft.Role != "" {
+		if _, ok := r.emit(&contract.ModelDiscarded{Reason: "rein stopped during this model call; " +
+			"its partial output is not part of the conversation"}, r.lastID); !ok {
+			return false
+		}
+		st = r.state()
+	}
+	for _, inv := range st.InFlight {
+		if _, ok := r.emit(&contract.InvocationCompleted{
+			IntentID: inv.IntentID, InvocationID: inv.InvocationID, Exit: contract.ExitInterrupted, ExitCode: -1,
+		}, r.lastID); !ok {
+			return false
+		}
+	}
+	for _, in := range st.Pending {
+		obs := contract.Observation{IntentID: in.ID, ToolName: in.ToolName, Phase: contract.PhaseKernel, Code: "not_executed", Text: notExecuted}
+		if slices.ContainsFunc(st.InFlight, func(inv state.Invocation) bool { return inv.IntentID == in.ID }) {
+			obs.Phase, obs.Code, obs.Text = contract.PhaseExecution, string(contract.ExitInterrupted), interrupted
+		}
+		if _, ok := r.emit(&contract.ToolObservation{Observation: obs}, r.lastID); !ok {
+			return false
+		}
+	}
+	return true
+}

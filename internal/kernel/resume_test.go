@@ -1,0 +1,202 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/eventlog"
+	"github.com/rein-agent/rein/internal/permission"
+	"github.com/rein-agent/rein/internal/provider"
+	"github.com/rein-agent/rein/internal/provider/scripted"
+	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/tool"
+)
+
+// threeTurns says hello, then world, then answers.
+const threeTurns = `{"turns":[
+	{"steps":[{"text":"First hello."},{"tool":{"index":0,"id":"c1","name":"say","input":{"text":"hello"}}},{"finish":"tool_use"}]},
+	{"steps":[{"text":"Then world."},{"tool":{"index":0,"id":"c2","name":"say","input":{"text":"world"}}},{"finish":"tool_use"}]},
+	{"steps":[{"text":"Said both."},{"finish":"stop"}]}]}`
+
+// counting is the say tool counting its runs by text.
+func counting(runs map[string]int) registry.Tool {
+	t := say(new(int))
+	inner := t.Execute
+	t.Execute = func(ctx context.Context, c *registry.Call) (registry.Result, error) {
+		var in struct{ Text string }
+		json.Unmarshal(c.Input, &in)
+		runs[in.Text]++
+		return inner(ctx, c)
+	}
+	return t
+}
+
+// kernelOver returns a kernel with the say tool over a log holding prefix,
+// as a reopened session would have it.
+func kernelOver(t *testing.T, prefix []contract.Envelope, script string, runs map[string]int) (*Kernel, *eventlog.Log) {
+	t.Helper()
+	store := eventlog.NewMemStore()
+	for _, env := range prefix {
+		if err := store.Append(env); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := scripted.Parse([]byte(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := registry.New(counting(runs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := permission.NewWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := permission.New(permission.Default, permission.Rules{}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := tool.New(reg, policy, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := eventlog.New(store, nil)
+	t.Cleanup(func() { log.Close() })
+	st := state.ReduceSlice(prefix)
+	k, err := New(scripted.New(s, nil), log, &Options{
+		ProviderName: "scripted", Registry: reg, Tools: rt, State: &st, Version: "test",
+		Capabilities: provider.Capabilities{Streaming: true, Tools: true}, Retry: RetryPolicy{Attempts: 1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, log
+}
+
+// The crash test of the kernel: a session cut after any of its events
+// resumes to the end of its run, and no tool that started before the cut
+// runs again.
+func TestResumeAfterACutAtEveryEvent(t *testing.T) {
+	whole := func() []contract.Envelope {
+		k, log := kernelOver(t, nil, threeTurns, map[string]int{})
+		collect(t, k.Send(t.Context(), Input{Text: "say hello, then world"}))
+		return durable(t, log)
+	}()
+	if f := whole[len(whole)-1].Data.(*contract.RunFinished); f.Outcome != contract.OutcomeCompleted {
+		t.Fatalf("the uncut session ended %+v", f)
+	}
+	for cut := 1; cut < len(whole); cut++ {
+		prefix := whole[:cut]
+		t.Run(fmt.Sprintf("after %d %s", cut, prefix[cut-1].Type()), func(t *testing.T) {
+			before := map[string]int{} // tools that started before the cut
+			for _, env := range prefix {
+				if s, ok := env.Data.(*contract.InvocationStarted); ok {
+					var in struct{ Text string }
+					json.Unmarshal(s.Input, &in)
+					before[in.Text]++
+				}
+			}
+			runs := map[string]int{}
+			k, log := kernelOver(t, prefix, threeTurns, runs)
+			st := k.State()
+			out := collect(t, k.Resume(t.Context(), Resume{Gates: map[string]string{"workspace": "ok"}}))
+			if r, ok := out[0].Data.(*contract.SessionResumed); !ok || r.FromSeq != uint64(cut) || r.Version != "test" {
+				t.Fatalf("first event = %s %+v, want session.resumed from %d", out[0].Type(), out[0].Data, cut)
+			}
+			for text, n := range runs {
+				if before[text]+n > 1 {
+					t.Errorf("say %q ran %d time(s) after the cut and %d before", text, n, before[text])
+				}
+			}
+			after := k.State()
+			if !st.Unfinished() {
+				if len(out) != 1 {
+					t.Errorf("nothing was unfinished, yet the resume appended %v", types(out))
+				}
+				return
+			}
+			if after.Status != state.Completed || len(after.Pending) != 0 || len(after.InFlight) != 0 {
+				t.Errorf("after resume: %s, %d pending, %d in flight; want completed", after.Status, len(after.Pending), len(after.InFlight))
+			}
+			for _, inv := range st.InFlight {
+				if !hasInterrupted(out, inv.InvocationID) {
+					t.Errorf("invocation %s was running at the cut; no interrupted completion and observation: %v", inv.InvocationID, types(out))
+				}
+			}
+			if folded := state.ReduceSlice(durable(t, log)); folded.Status != after.Status || len(folded.Messages) != len(after.Messages) {
+				t.Errorf("fold of the log differs from the live state")
+			}
+		})
+	}
+}
+
+// hasInterrupted reports whether out records invocation inv as
+// interrupted, and the model is told.
+func hasInterrupted(out []contract.Envelope, inv string) bool {
+	completed, observed := false, false
+	intent := ""
+	for _, env := range out {
+		switch e := env.Data.(type) {
+		case *contract.InvocationCompleted:
+			if e.InvocationID == inv && e.Exit == contract.ExitInterrupted {
+				completed, intent = true, e.IntentID
+			}
+		case *contract.ToolObservation:
+			if completed && e.IntentID == intent && e.Code == "interrupted" && !e.OK && strings.Contains(e.Text, "not run again") {
+				observed = true
+			}
+		}
+	}
+	return completed && observed
+}
+
+func TestResumeAfterTheFinalAnswerOnlyFinishesTheRun(t *testing.T) {
+	k, log := kernelOver(t, nil, threeTurns, map[string]int{})
+	collect(t, k.Send(t.Context(), Input{Text: "go"}))
+	whole := durable(t, log)
+	prefix := whole[:len(whole)-1]                                                                                       // the crash came just before run.finished
+	k2, _ := kernelOver(t, prefix, `{"turns":[{"steps":[{"text":"asked again"},{"finish":"stop"}]}]}`, map[string]int{}) // a model call would show
+	out := collect(t, k2.Resume(t.Context(), Resume{}))
+	if got := types(out); strings.Join(got, " ") != "session.resumed run.finished" {
+		t.Fatalf("resume appended %v, want session.resumed run.finished", got)
+	}
+	if f := out[1].Data.(*contract.RunFinished); f.Outcome != contract.OutcomeCompleted || !strings.Contains(f.Reason, "final answer was recorded") {
+		t.Errorf("run.finished = %+v", f)
+	}
+}
+
+func TestResumeWithAPromptClosesTheOldRunAndStartsANewOne(t *testing.T) {
+	k, log := kernelOver(t, nil, threeTurns, map[string]int{})
+	collect(t, k.Send(t.Context(), Input{Text: "go"}))
+	whole := durable(t, log)
+	var cut int
+	for i, env := range whole {
+		if _, ok := env.Data.(*contract.InvocationStarted); ok {
+			cut = i + 1 // inside the first tool call
+			break
+		}
+	}
+	runs := map[string]int{}
+	script := `{"turns":[{"steps":[{"text":"x"},{"finish":"stop"}]},{"steps":[{"text":"Fine, stopping."},{"finish":"stop"}]}]}`
+	k2, _ := kernelOver(t, whole[:cut], script, runs)
+	out := collect(t, k2.Resume(t.Context(), Resume{Text: "never mind, stop"}))
+	want := "session.resumed tool.invocation.completed tool.observation run.finished user.message run.started"
+	if got := strings.Join(types(out), " "); !strings.HasPrefix(got, want) {
+		t.Fatalf("resume appended %s, want it to start with %s", got, want)
+	}
+	if f := out[3].Data.(*contract.RunFinished); f.Outcome != contract.OutcomeFailed || !strings.Contains(f.Reason, "ended (killed or crashed)") {
+		t.Errorf("old run finished %+v", f)
+	}
+	if len(runs) != 0 {
+		t.Errorf("tools ran: %v", runs)
+	}
+	if st := k2.State(); st.Status != state.Completed {
+		t.Errorf("new run: %s, want completed", st.Status)
+	}
+}
