@@ -49,7 +49,15 @@
 //     that is not what a crash does, and guessing would lose events.
 //
 // Only writers (a new run, a resume) repair a torn tail; read-only commands
-// open the store with [FileOptions.ReadOnly].
+// open the store with [FileOptions.ReadOnly], or read the log with
+// [ReadFile], which is tolerant where OpenFile is strict: it skips and
+// reports damaged lines and visits every event that can be read.
+//
+// Opening reads the whole file once: the lines are decoded in batches on
+// up to min(GOMAXPROCS, 8) goroutines and checked in order on the caller's, and
+// [FileOptions.Visit] hands every event over on the way, so that resuming
+// a session folds its state in the same pass. [FileOptions.Secrets] is the
+// last line of defence that keeps API keys out of the file.
 //
 // # Subscribers
 //

@@ -42,7 +42,26 @@ type FileOptions struct {
 	// ReadOnly opens the store for reading only: nothing is ever written,
 	// a torn last line is skipped with a warning rather than cut off, and
 	// a missing directory or file is an error wrapping fs.ErrNotExist.
+	// Where the system allows it (Linux, on files the process owns), the
+	// file is opened without updating its access time.
 	ReadOnly bool
+	// Visit, if not nil, is called by OpenFile with every event stored,
+	// in order of Seq, on the goroutine that called OpenFile, before
+	// OpenFile returns: a caller can fold its state in the same pass that
+	// checks the file. An event is visited once its line has been checked;
+	// a torn last line is not visited. If Visit returns an error, OpenFile
+	// stops, leaves the file untouched (a torn tail is not cut) and
+	// returns that error, wrapped with the file and the line. An error on
+	// a later line fails OpenFile after the events before it have been
+	// visited.
+	Visit func(contract.Envelope) error
+	// Secrets are strings that must never reach the file, such as API
+	// keys. Append replaces every occurrence of each non-empty one in the
+	// line it writes by "[REDACTED]". An occurrence is the secret as the
+	// writer encodes it in a JSON string (without the quotes), so a secret
+	// holding a quote or a backslash is still found; the same text spelled
+	// with other escapes (\u0041 for A) is not. Nil means none.
+	Secrets []string
 }
 
 // FileStore is a [Store] kept in one JSON Lines file, dir/events.jsonl: one
@@ -64,6 +83,7 @@ type FileStore struct {
 	logger   *slog.Logger
 	readOnly bool
 	syncEach bool
+	secrets  [][]byte // as encoded in a JSON string
 
 	f     *os.File
 	w     *bufio.Writer // nil when read-only
@@ -82,10 +102,12 @@ var _ Store = (*FileStore)(nil)
 // 0o600) if they are missing; a read-only one fails with an error wrapping
 // fs.ErrNotExist. opts may be nil.
 //
-// OpenFile reads the whole file to check it and index it. A torn last line
-// is cut off (writable) or skipped (read-only), with a warning on the
-// logger giving the line number and byte count. Any other damage is an
-// error naming the file and the line, and the file is left untouched.
+// OpenFile reads the whole file to check it and index it, decoding it on
+// several goroutines, none of which outlives the call; FileOptions.Visit
+// sees every event on the way. A torn last line is cut off (writable) or
+// skipped (read-only), with a warning on the logger giving the line number
+// and byte count. Any other damage is an error naming the file and the
+// line, and the file is left untouched.
 func OpenFile(dir string, opts *FileOptions) (*FileStore, error) {
 	var o FileOptions
 	if opts != nil {
@@ -96,20 +118,21 @@ func OpenFile(dir string, opts *FileOptions) (*FileStore, error) {
 		logger:   o.Logger,
 		readOnly: o.ReadOnly,
 		syncEach: o.SyncEveryAppend,
+		secrets:  encodeSecrets(o.Secrets),
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
 	var err error
 	if s.readOnly {
-		s.f, err = os.Open(s.path)
+		s.f, err = OpenReadOnly(s.path)
 	} else {
 		s.f, err = createOrOpen(dir, s.path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("eventlog: open %s: %w", s.path, err)
 	}
-	if err := s.scan(); err != nil {
+	if err := s.scan(o.Visit); err != nil {
 		// The scan failed, so the file was not modified; the close error
 		// adds nothing to the one being returned.
 		_ = s.f.Close()
@@ -165,46 +188,37 @@ func syncDir(dir string) error {
 	return err
 }
 
-// scan reads the whole file, checks every line and builds the index. It
-// handles a torn last line, and fails on any other damage without
-// modifying the file.
-func (s *FileStore) scan() error {
-	r := bufio.NewReaderSize(s.f, bufferSize)
-	var (
-		buf  []byte
-		off  int64 // start of the current line
-		line int
-	)
-	for {
-		b, complete, err := readLine(r, &buf)
+// scan reads the whole file, checks every line, visits its event (visit
+// may be nil) and builds the index. It handles a torn last line, and fails
+// on any other damage, or when visit fails, without modifying the file.
+func (s *FileStore) scan(visit func(contract.Envelope) error) error {
+	var torn *Damage
+	err := decodeLines(s.f, "eventlog: open "+s.path, func(l *logLine) error {
+		if reason := l.tornReason(); reason != "" {
+			torn = &Damage{Line: l.num, Offset: l.off, Bytes: l.size, Reason: reason}
+			return nil
+		}
+		err := l.err
+		if err == nil {
+			err = checkAppend(l.env, s.last)
+		}
+		if err == nil && visit != nil {
+			err = visit(l.env)
+		}
 		if err != nil {
-			return fmt.Errorf("eventlog: open %s: read line %d: %w", s.path, line+1, err)
-		}
-		if len(b) == 0 {
-			break
-		}
-		line++
-		if !complete {
-			return s.tornTail(off, line, int64(len(b)), "no trailing newline")
-		}
-		var env contract.Envelope
-		if err := env.UnmarshalJSON(b); err != nil {
-			if _, perr := r.Peek(1); perr == io.EOF {
-				return s.tornTail(off, line, int64(len(b)), err.Error())
-			}
-			return fmt.Errorf("eventlog: open %s: line %d: %w", s.path, line, err)
-		}
-		if err := checkAppend(env, s.last); err != nil {
-			return fmt.Errorf("eventlog: open %s: line %d: %w", s.path, line, err)
+			return fmt.Errorf("eventlog: open %s: line %d: %w", s.path, l.num, err)
 		}
 		if s.last%indexEvery == 0 {
-			s.index = append(s.index, off)
+			s.index = append(s.index, l.off)
 		}
 		s.last++
-		off += int64(len(b))
+		s.size = l.off + l.size
+		return nil
+	})
+	if err != nil || torn == nil {
+		return err
 	}
-	s.size = off
-	return nil
+	return s.tornTail(torn.Offset, torn.Line, torn.Bytes, torn.Reason)
 }
 
 // tornTail handles a torn last line, the n bytes from off to the end of
@@ -270,6 +284,9 @@ func (s *FileStore) Append(env contract.Envelope) error {
 		return fmt.Errorf("eventlog: append to %s: %w", s.path, err)
 	}
 	b, err := env.MarshalJSON()
+	if err == nil {
+		b, err = redact(b, s.secrets)
+	}
 	if err != nil {
 		return fmt.Errorf("eventlog: append to %s: %w", s.path, err)
 	}

@@ -1,0 +1,151 @@
+package eventlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rein-agent/rein/internal/contract"
+)
+
+func TestOpenFileVisits(t *testing.T) {
+	const n = 300 // several batches of a small decoder, and of the index
+	for _, readOnly := range []bool{false, true} {
+		t.Run(fmt.Sprint("read-only=", readOnly), func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, append(lines(t, n), `{"seq":301,"ty`...))
+			var visited []contract.Envelope
+			s := mustOpen(t, dir, &FileOptions{ReadOnly: readOnly, Visit: func(env contract.Envelope) error {
+				// No lock: the race detector checks Visit runs on the
+				// goroutine that reads visited below.
+				visited = append(visited, env)
+				return nil
+			}})
+			defer s.Close()
+			want := collect(t, New(NewMemStoreOf(t, n), nil).Events(1))
+			if d := cmp.Diff(want, visited); d != "" {
+				t.Errorf("visited mismatch (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(want, collect(t, s.Events(1))); d != "" {
+				t.Errorf("Events(1) mismatch (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestOpenFileVisitError(t *testing.T) {
+	const n = 10
+	stop := errors.New("state does not fold")
+	torn := append(lines(t, n), `{"seq":11,"ty`...)
+	for _, at := range []uint64{1, 4, n} {
+		t.Run(fmt.Sprint(at), func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, torn)
+			var seen uint64
+			_, err := OpenFile(dir, &FileOptions{Visit: func(env contract.Envelope) error {
+				seen = env.Seq
+				if env.Seq == at {
+					return stop
+				}
+				return nil
+			}})
+			want := fmt.Sprintf("eventlog: open %s: line %d: ", filepath.Join(dir, FileName), at)
+			if !errors.Is(err, stop) || !strings.HasPrefix(err.Error(), want) {
+				t.Fatalf("OpenFile() = %v, want the visit error prefixed %q", err, want)
+			}
+			if seen != at {
+				t.Errorf("visited up to seq %d, want %d", seen, at)
+			}
+			if got := readFile(t, dir); !bytes.Equal(got, torn) {
+				t.Error("OpenFile() modified the file after a visit error")
+			}
+		})
+	}
+}
+
+func TestSecretsAreRedacted(t *testing.T) {
+	tests := []struct {
+		name    string
+		secrets []string
+		text    string
+		want    string // the text as read back
+	}{
+		{"api key", []string{"sk-proj-abc123"}, "export KEY=sk-proj-abc123; curl", "export KEY=[REDACTED]; curl"},
+		{"every occurrence", []string{"tok"}, "tok tok,tok", "[REDACTED] [REDACTED],[REDACTED]"},
+		{"several secrets", []string{"alpha", "beta"}, "alpha and beta", "[REDACTED] and [REDACTED]"},
+		{"a quote", []string{`ab"cd`}, `x ab"cd y`, "x [REDACTED] y"},
+		{"a backslash", []string{`ab\cd`}, `x ab\cd y`, "x [REDACTED] y"},
+		{"html characters", []string{"a<b&c>"}, "x a<b&c> y", "x [REDACTED] y"},
+		{"not ASCII", []string{"clé-€"}, "la clé-€ ici", "la [REDACTED] ici"},
+		{"a newline", []string{"a\nb"}, "x a\nb y", "x [REDACTED] y"},
+		{"a secret after a backslash", []string{`\x`}, `a\\x`, `a\[REDACTED]`},
+		{"an escape is not the secret", []string{"nfoo"}, "\nfoo", "\nfoo"},
+		{"empty secrets are ignored", []string{"", ""}, "text", "text"},
+		{"no secrets", nil, "text", "text"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := mustOpen(t, dir, &FileOptions{Secrets: tc.secrets})
+			// A tool input as a model sends it: HTML characters as they are.
+			var input bytes.Buffer
+			enc := json.NewEncoder(&input)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(map[string]string{"command": tc.text}); err != nil {
+				t.Fatal(err)
+			}
+			envs := []contract.Envelope{
+				withSeq(durable(tc.text), 1),
+				withSeq(contract.Envelope{ID: "e2", Time: t0, Data: &contract.InvocationStarted{
+					IntentID: "int_1", InvocationID: "inv_1", ToolName: "bash", Input: bytes.TrimSpace(input.Bytes()),
+				}}, 2),
+			}
+			for _, env := range envs {
+				if err := s.Append(env); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			file := readFile(t, dir)
+			for _, secret := range encodeSecrets(tc.secrets) {
+				if tc.want != tc.text && bytes.Contains(file, secret) {
+					t.Errorf("the file holds the secret %s:\n%s", secret, file)
+				}
+			}
+			got := collect(t, mustOpen(t, dir, &FileOptions{ReadOnly: true}).Events(1))
+			if text := got[0].Data.(*contract.ModelText).Text; text != tc.want {
+				t.Errorf("text read back = %q, want %q", text, tc.want)
+			}
+			var in map[string]string
+			if err := json.Unmarshal(got[1].Data.(*contract.InvocationStarted).Input, &in); err != nil || in["command"] != tc.want {
+				t.Errorf("input read back = %v (%v), want command %q", in, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestSecretThatCannotBeRedacted(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir, &FileOptions{Secrets: []string{"true"}})
+	defer s.Close()
+	err := s.Append(withSeq(contract.Envelope{Data: &contract.ToolValidation{IntentID: "i", OK: true}}, 1))
+	if !errors.Is(err, errUnredactable) {
+		t.Fatalf("Append() = %v, want the secret refused", err)
+	}
+	if err := s.Append(withSeq(durable("next"), 1)); err != nil {
+		t.Fatalf("Append() after a refused line: %v", err)
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, dir); bytes.Contains(got, []byte("true")) {
+		t.Errorf("the refused line was written:\n%s", got)
+	}
+}
