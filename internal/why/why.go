@@ -1,0 +1,278 @@
+// Package why answers "why did you change this file?" from the record alone:
+// it reads the durable events of sessions and collects every tool intent
+// that read or changed one path, with what the model said before proposing
+// it and what then happened to it (validation, permission, invocation,
+// observation).
+//
+// It only reads events: it never touches the file system, not even to
+// stat the path, so the answer is the same on any machine that holds the
+// logs. Paths are compared as text, after resolving relative ones against
+// the session's workspace and cleaning them.
+package why
+
+import (
+	"cmp"
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rein-agent/rein/internal/contract"
+)
+
+// Access says how an intent touched the path.
+type Access string
+
+// The accesses, from weakest to strongest. An intent that touches the path
+// in several ways is reported once, with the strongest.
+const (
+	// Read: read_file of the path; grep, list_dir or glob whose path is it.
+	Read Access = "read"
+	// Write: write_file or edit_file of the path; a bash redirection (>,
+	// >>, >|, &>, &>>, <>) to it.
+	Write Access = "write"
+	// Command: a bash command naming the path, or a directory holding it,
+	// as a word.
+	Command Access = "command"
+)
+
+// rank orders accesses by strength; the zero Access (no touch) is 0.
+func (a Access) rank() int {
+	switch a {
+	case Read:
+		return 1
+	case Command:
+		return 2
+	case Write:
+		return 3
+	}
+	return 0
+}
+
+// stronger returns the stronger of a and b.
+func stronger(a, b Access) Access {
+	if b.rank() > a.rank() {
+		return b
+	}
+	return a
+}
+
+// Touch is one intent that touched the path, with what the log says
+// happened to it. Pointer fields are nil when the log holds no such event
+// (a denied intent has no Started, an intent of a crashed session may have
+// nothing after its proposal). The pointed-to events belong to the Touch;
+// the Finder does not change them once Touches has returned.
+type Touch struct {
+	// Session is the session's id; Cwd its workspace (the cwd of
+	// session.started), "" when the log has no session.started.
+	Session string
+	Cwd     string
+	// Seq, Time, Run and Turn are those of the tool_intent.proposed event.
+	Seq  uint64
+	Time time.Time
+	Run  string
+	Turn int
+	// Intent is the intent as proposed.
+	Intent contract.ToolIntent
+	// Access is the strongest way the intent touched the path.
+	Access Access
+	// Said is the model's text in the same model call before the intent:
+	// the model.text blocks after the last model.requested, joined by a
+	// blank line; "" if there were none.
+	Said        string
+	Validation  *contract.ToolValidation
+	Permission  *contract.ToolPermission
+	Started     *contract.InvocationStarted
+	Completed   *contract.InvocationCompleted
+	Observation *contract.ToolObservation
+}
+
+// Finder collects the touches of one path over the events of sessions.
+// Its memory holds the touches found, plus, per session, the text of the
+// current model call and the bash intents proposed but not yet started.
+// A Finder is not safe for concurrent use.
+type Finder struct {
+	target   string
+	sessions map[string]*session
+	touches  []Touch
+}
+
+// session is what a Finder keeps of one session while reading it.
+type session struct {
+	cwd string
+	// said holds the model.text blocks of the current model call.
+	said []string
+	// index maps the id of an intent found to touch the target to its
+	// place in Finder.touches.
+	index map[string]int
+	// pending holds the bash intents whose match waits for the cwd of
+	// their tool.invocation.started, by intent id.
+	pending map[string]*Touch
+}
+
+// New returns a Finder of the touches of target, an absolute, cleaned path.
+func New(target string) *Finder {
+	return &Finder{target: target, sessions: make(map[string]*session)}
+}
+
+// Add reads one durable event. Give it each session's events in seq
+// order; sessions may follow one another (a session.started begins a new
+// one) and are told apart by env.Session. Events of types this version does
+// not know, and events of intents that did not touch the target, are
+// ignored.
+func (f *Finder) Add(env contract.Envelope) {
+	if st, ok := env.Data.(*contract.SessionStarted); ok {
+		f.sessions[env.Session] = &session{cwd: st.Cwd}
+		return
+	}
+	s := f.sessions[env.Session]
+	if s == nil {
+		// A log without its session.started (a damaged or partial one):
+		// absolute paths still match.
+		s = &session{}
+		f.sessions[env.Session] = s
+	}
+	switch e := env.Data.(type) {
+	case *contract.ModelRequested, *contract.ModelDiscarded:
+		s.said = s.said[:0]
+	case *contract.ModelText:
+		s.said = append(s.said, e.Text)
+	case *contract.IntentProposed:
+		f.proposed(env, s, e)
+	case *contract.ToolValidation:
+		if t := f.find(s, e.IntentID); t != nil {
+			t.Validation = e
+		}
+	case *contract.ToolPermission:
+		if t := f.find(s, e.IntentID); t != nil {
+			t.Permission = e
+		}
+	case *contract.InvocationStarted:
+		if t, ok := s.pending[e.IntentID]; ok {
+			delete(s.pending, e.IntentID)
+			t.Started = e
+			f.settle(s, t)
+		} else if t := f.find(s, e.IntentID); t != nil {
+			t.Started = e
+		}
+	case *contract.InvocationCompleted:
+		if t := f.found(s, e.IntentID); t != nil {
+			t.Completed = e
+		}
+	case *contract.ToolObservation:
+		if t := f.found(s, e.IntentID); t != nil {
+			t.Observation = e
+		}
+	}
+}
+
+// proposed starts a Touch for an intent, kept when it touches the target.
+// A bash intent waits for its tool.invocation.started, whose cwd is where
+// it really ran.
+func (f *Finder) proposed(env contract.Envelope, s *session, e *contract.IntentProposed) {
+	if e.ToolName != "bash" {
+		a := fileAccess(f.target, s.cwd, e.ToolName, e.Input)
+		if a == "" {
+			return
+		}
+		f.keep(s, f.touch(env, s, e, a))
+		return
+	}
+	if _, ok := inputOf(e.Input); !ok {
+		return
+	}
+	if s.pending == nil {
+		s.pending = make(map[string]*Touch)
+	}
+	t := f.touch(env, s, e, "")
+	s.pending[e.ID] = &t
+}
+
+func (f *Finder) touch(env contract.Envelope, s *session, e *contract.IntentProposed, a Access) Touch {
+	return Touch{
+		Session: env.Session, Cwd: s.cwd, Seq: env.Seq, Time: env.Time, Run: env.Run, Turn: env.Turn,
+		Intent: e.ToolIntent, Access: a, Said: strings.Join(s.said, "\n\n"),
+	}
+}
+
+func (f *Finder) keep(s *session, t Touch) {
+	if s.index == nil {
+		s.index = make(map[string]int)
+	}
+	s.index[t.Intent.ID] = len(f.touches)
+	f.touches = append(f.touches, t)
+}
+
+// settle decides whether a pending bash intent touched the target, and
+// keeps it if so.
+func (f *Finder) settle(s *session, t *Touch) {
+	if t.Access = bashTouch(f.target, s.cwd, t); t.Access != "" {
+		f.keep(s, *t)
+	}
+}
+
+// find returns the Touch, kept or pending, of intent id in s, or nil.
+func (f *Finder) find(s *session, id string) *Touch {
+	if t, ok := s.pending[id]; ok {
+		return t
+	}
+	if i, ok := s.index[id]; ok {
+		return &f.touches[i]
+	}
+	return nil
+}
+
+// found is find for the events that end an intent: a bash intent still
+// pending never started, and is settled with the session's cwd.
+func (f *Finder) found(s *session, id string) *Touch {
+	if t, ok := s.pending[id]; ok {
+		delete(s.pending, id)
+		f.settle(s, t)
+	}
+	if i, ok := s.index[id]; ok {
+		return &f.touches[i]
+	}
+	return nil
+}
+
+// Touches returns the touches found so far, in time order (then session,
+// then seq). Bash intents still waiting for their start are judged with
+// their session's cwd. The result is a new slice; the Finder may go on
+// reading events.
+func (f *Finder) Touches() []Touch {
+	out := slices.Clone(f.touches)
+	for _, s := range f.sessions {
+		for _, t := range s.pending {
+			if a := bashTouch(f.target, s.cwd, t); a != "" {
+				c := *t
+				c.Access = a
+				out = append(out, c)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Touch) int {
+		if c := a.Time.Compare(b.Time); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Session, b.Session); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Seq, b.Seq)
+	})
+	return out
+}
+
+// toolInput holds the fields of the builtin tools' inputs that name paths.
+type toolInput struct {
+	Path    string `json:"path"`
+	Command string `json:"command"`
+}
+
+// inputOf decodes the fields of raw that name paths; ok is false when raw
+// is not an object or those fields are not strings.
+func inputOf(raw json.RawMessage) (in toolInput, ok bool) {
+	if len(raw) == 0 {
+		return in, false
+	}
+	return in, json.Unmarshal(raw, &in) == nil
+}
