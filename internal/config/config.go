@@ -49,6 +49,11 @@ type File struct {
 	// though their names look secret (GITHUB_TOKEN). Only the user's file
 	// may set it, for the same reason as BaseURL.
 	EnvPassthrough []string `toml:"env_passthrough"`
+	// SessionDir is where sessions are kept (one directory each), when no
+	// --session-dir flag says; "~/" at its start means the home directory.
+	// Only the user's file may set it: a cloned repository must not choose
+	// where your transcripts go.
+	SessionDir string `toml:"session_dir"`
 	// Permissions holds the [permissions] table's allow, ask and deny
 	// rules (rule syntax of package permission). The lists of the user's
 	// and the project's files add up; deny wins whichever file says it.
@@ -150,6 +155,10 @@ func (c *Config) merge(path string, project bool) error {
 		return fmt.Errorf("config: %s: env_passthrough is not allowed in a project's file, since a cloned repository "+
 			"could hand your tokens to its own scripts; set it in your own config.toml", path)
 	}
+	if project && f.SessionDir != "" {
+		return fmt.Errorf("config: %s: session_dir is not allowed in a project's file, since a cloned repository "+
+			"must not choose where your transcripts go; set it in your own config.toml or pass --session-dir", path)
+	}
 	if project && strings.EqualFold(strings.TrimSpace(f.PermissionMode), string(permission.Yolo)) {
 		return fmt.Errorf("config: %s: permission_mode = \"yolo\" is not allowed in a project's file, since a cloned "+
 			"repository must not switch approvals off; pass --permission-mode yolo or set it in your own config.toml", path)
@@ -206,8 +215,32 @@ func (c *Config) merge(path string, project bool) error {
 		c.EnvPassthrough = f.EnvPassthrough
 		set("env_passthrough", true)
 	}
+	if f.SessionDir != "" {
+		dir, err := expandHome(f.SessionDir)
+		if err != nil {
+			return fmt.Errorf("config: %s: session_dir: %w", path, err)
+		}
+		c.SessionDir = dir
+		set("session_dir", true)
+	}
 	c.Permissions.Allow = append(c.Permissions.Allow, f.Permissions.Allow...)
 	c.Permissions.Ask = append(c.Permissions.Ask, f.Permissions.Ask...)
 	c.Permissions.Deny = append(c.Permissions.Deny, f.Permissions.Deny...)
 	return nil
+}
+
+// expandHome makes "~/x" the home directory's x, and requires an absolute
+// path otherwise: a relative one would depend on where rein runs.
+func expandHome(p string) (string, error) {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(home, rest), nil
+	}
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("%q is not an absolute path (or ~/...)", p)
+	}
+	return filepath.Clean(p), nil
 }

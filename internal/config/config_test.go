@@ -115,3 +115,41 @@ func TestPermissionsAddUpAndProjectLimits(t *testing.T) {
 		}
 	}
 }
+
+func TestSessionDir(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	dir := t.TempDir()
+	user := filepath.Join(dir, "user.toml")
+	project := filepath.Join(dir, "project.toml")
+	for _, tc := range []struct {
+		name, user, project, want, err string
+	}{
+		{name: "absolute", user: `session_dir = "/var/rein"`, want: "/var/rein"},
+		{name: "home", user: `session_dir = "~/rein/s"`, want: filepath.Join(home, "rein/s")},
+		{name: "relative", user: `session_dir = "rein"`, err: "not an absolute path"},
+		{name: "project may not", project: `session_dir = "/tmp/x"`, err: "not allowed in a project's file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(user, []byte(tc.user), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(project, []byte(tc.project), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			c, err := Load(Paths{User: user, Project: project})
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Load() error = %v, want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.SessionDir != tc.want {
+				t.Errorf("SessionDir = %q, want %q", c.SessionDir, tc.want)
+			}
+		})
+	}
+}

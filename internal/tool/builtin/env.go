@@ -72,3 +72,23 @@ func isCredential(name, value string, secrets []string) bool {
 		return s != "" && strings.Contains(value, s)
 	})
 }
+
+// minCredential is the shortest value Credentials takes for a secret:
+// shorter ones ("1", "true") would cut ordinary words out of the record.
+const minCredential = 8
+
+// Credentials returns the values of the variables of environ that look
+// like credentials by their names (as ToolEnv decides, passthrough ones
+// included: a token a tool may see must still never be recorded), at least
+// 8 bytes long, without repeats. They are what a session's log and
+// artifacts must never hold.
+func Credentials(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		if len(value) >= minCredential && isCredential(name, "", nil) && !slices.Contains(out, value) {
+			out = append(out, value)
+		}
+	}
+	return out
+}

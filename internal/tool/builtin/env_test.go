@@ -69,3 +69,14 @@ func TestToolEnv(t *testing.T) {
 		})
 	}
 }
+
+func TestCredentials(t *testing.T) {
+	got := Credentials([]string{
+		"PATH=/usr/bin", "OPENAI_API_KEY=sk-test-1234567890", "GITHUB_TOKEN=ghp_abcdefgh",
+		"MY_SECRET=short", "OTHER_TOKEN=ghp_abcdefgh", "HOME=/home/me", "AWS_SECRET_ACCESS_KEY=abcdefghijkl",
+	})
+	want := []string{"sk-test-1234567890", "ghp_abcdefgh", "abcdefghijkl"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Credentials() mismatch (-want +got):\n%s", diff)
+	}
+}
