@@ -37,7 +37,8 @@ type chatServer struct {
 	turns    []chatTurn
 	problems []string
 	requests int
-	system   string // the system message of the first request
+	system   string   // the system message of the first request
+	auth     []string // the Authorization header of every request
 }
 
 func serveChat(t *testing.T, turns []chatTurn) *chatServer {
@@ -62,6 +63,7 @@ func (s *chatServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests++
+	s.auth = append(s.auth, r.Header.Get("Authorization"))
 	n, last := 0, ""
 	for _, m := range req.Messages {
 		switch m.Role {

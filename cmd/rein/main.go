@@ -25,6 +25,8 @@ func main() {
 		Version:    "rein " + version + " (" + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + ")",
 		Open:       openSession,
 		Demo:       openDemo,
+		Resume:     resumeSession,
+		Store:      openStore,
 		Normalize:  normalize,
 		Interrupts: interrupts,
 	}))

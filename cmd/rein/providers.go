@@ -113,7 +113,23 @@ func model(name, modelName, baseURL string) (kernel.Model, error) {
 	return kernel.Model{
 		Provider: a.build(baseURL, key, modelName), Name: name, Model: modelName,
 		Capabilities: a.capabilities(modelName), KeyHint: keyVar, Secret: key,
+		BaseURL: recordable(baseURL, a.defaultBaseURL),
 	}, nil
+}
+
+// recordable is the endpoint as the log may keep it: empty for the
+// provider's default, and never with a user, password, query or fragment
+// (where credentials hide).
+func recordable(baseURL, defaultURL string) string {
+	if strings.TrimSuffix(baseURL, "/") == strings.TrimSuffix(defaultURL, "/") {
+		return ""
+	}
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return ""
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return u.String()
 }
 
 // chooseModels resolves the primary model and the fallbacks from the

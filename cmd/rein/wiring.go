@@ -4,56 +4,199 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/rein-agent/rein/cmd/rein/demo"
 	"github.com/rein-agent/rein/internal/cli"
 	"github.com/rein-agent/rein/internal/config"
-	"github.com/rein-agent/rein/internal/eventlog"
 	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/provider/scripted"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/session"
 	"github.com/rein-agent/rein/internal/state"
 	"github.com/rein-agent/rein/internal/tool"
 	"github.com/rein-agent/rein/internal/tool/builtin"
 )
 
-// openSession builds the runtime of a session from the command line and
-// the configuration files.
+// openSession builds the runtime of a new session from the command line
+// and the configuration files.
 func openSession(ctx context.Context, spec cli.Spec) (*cli.Session, error) {
-	cfg, err := config.Load(config.DefaultPaths(spec.Cwd))
+	cfg, err := loadConfig(spec.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	set, err := setupFrom(spec, cfg)
+	if err != nil {
+		return nil, err
+	}
+	m, fallbacks, err := models(spec, cfg)
+	if err != nil {
+		return nil, err
+	}
+	store, err := storeFor(spec.SessionDir, cfg)
+	if err != nil {
+		return nil, err
+	}
+	secrets := secretsOf(m, fallbacks)
+	sess, err := store.Create(id.New("ses"), &session.WriteOptions{Secrets: secrets})
+	if err != nil {
+		return nil, err
+	}
+	return build(ctx, sess, m, fallbacks, set, secrets)
+}
+
+// loadConfig reads the configuration files that apply in dir, and prints
+// their warnings.
+func loadConfig(dir string) (*config.Config, error) {
+	cfg, err := config.Load(config.DefaultPaths(dir))
 	if err != nil {
 		return nil, err
 	}
 	for _, w := range cfg.Warnings {
 		fmt.Fprintln(os.Stderr, "rein: warning: "+w)
 	}
+	return cfg, nil
+}
+
+// models resolves the model and its fallbacks: the scripted one, or real
+// providers.
+func models(spec cli.Spec, cfg *config.Config) (kernel.Model, []kernel.Model, error) {
+	if spec.Provider != "scripted" {
+		return chooseModels(spec, cfg)
+	}
+	if spec.Script == "" {
+		return kernel.Model{}, nil, fmt.Errorf("%w: --provider scripted needs --script FILE (the format is documented in internal/provider/scripted)", cli.ErrUsage)
+	}
+	s, err := scripted.Load(spec.Script)
+	if err != nil {
+		return kernel.Model{}, nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
+	}
+	return scriptedModel(scripted.New(s, &scripted.Options{Model: spec.Model})), nil, nil
+}
+
+// secretsOf returns what must never be recorded: the models' keys and
+// every credential in rein's environment.
+func secretsOf(m kernel.Model, fallbacks []kernel.Model) []string {
+	secrets := builtin.Credentials(os.Environ())
+	for _, mm := range append([]kernel.Model{m}, fallbacks...) {
+		if mm.Secret != "" && !slices.Contains(secrets, mm.Secret) {
+			secrets = append(secrets, mm.Secret)
+		}
+	}
+	return secrets
+}
+
+// openStore is the store of the read-only commands (sessions, replay, log,
+// why, fork): the --session-dir flag, else the user's configuration, else
+// the default.
+func openStore(cwd, dir string) (*session.Store, error) {
+	if dir != "" {
+		return storeFor(dir, &config.Config{})
+	}
+	// session_dir is the user's to set: the project's file cannot, so its
+	// state (or brokenness) does not matter here.
+	cfg, err := config.Load(config.Paths{User: config.DefaultPaths(cwd).User})
+	if err != nil {
+		return nil, err
+	}
+	return storeFor("", cfg)
+}
+
+// storeFor returns the session store at dir, else the configuration's,
+// else the default.
+func storeFor(dir string, cfg *config.Config) (*session.Store, error) {
+	if dir == "" {
+		dir = cfg.SessionDir
+	}
+	if dir == "" {
+		var err error
+		if dir, err = session.DefaultRoot(); err != nil {
+			return nil, err
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --session-dir %q: %v", cli.ErrUsage, dir, err)
+	}
+	return session.NewStore(abs, &session.Options{Logger: warnings()}), nil
+}
+
+// resumeSession opens an existing session for writing, passes its resume
+// gate, and builds its runtime with today's configuration and flags.
+func resumeSession(ctx context.Context, spec cli.Spec) (*cli.Session, error) {
+	store, err := openStore(spec.Cwd, spec.SessionDir)
+	if err != nil {
+		return nil, err
+	}
+	sid := spec.Session
+	if sid == "" {
+		if sid, err = store.Last(spec.Cwd); err != nil {
+			return nil, err
+		}
+	}
+	secrets := builtin.Credentials(os.Environ())
+	sess, err := store.Open(sid, &session.WriteOptions{Secrets: secrets})
+	if err != nil {
+		return nil, err
+	}
+	cs, err := resumeRuntime(ctx, sess, spec)
+	if err != nil {
+		return nil, errors.Join(err, sess.Close())
+	}
+	return cs, nil
+}
+
+// resumeRuntime builds the runtime of a session opened for resuming.
+func resumeRuntime(ctx context.Context, sess *session.Session, spec cli.Spec) (*cli.Session, error) {
+	gates, err := sess.Gate(version)
+	if err != nil {
+		return nil, err
+	}
+	st := &sess.State
+	// The session goes on in its own workspace, under the configuration
+	// that applies there today.
+	spec.Cwd = st.Cwd
+	cfg, err := loadConfig(spec.Cwd)
+	if err != nil {
+		return nil, err
+	}
 	set, err := setupFrom(spec, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if spec.Provider == "scripted" {
-		if spec.Script == "" {
-			return nil, fmt.Errorf("%w: --provider scripted needs --script FILE (the format is documented in internal/provider/scripted)", cli.ErrUsage)
+	if spec.Provider == "" {
+		// The provider the log says the session last used, at the same
+		// endpoint.
+		spec.Provider = st.Provider
+		if spec.Model == "" {
+			spec.Model = st.Model
 		}
-		s, err := scripted.Load(spec.Script)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
+		if spec.BaseURL == "" {
+			spec.BaseURL = st.BaseURL
 		}
-		p := scripted.New(s, &scripted.Options{Model: spec.Model})
-		return newSession(ctx, scriptedModel(p), nil, set)
 	}
-	primary, fallbacks, err := chooseModels(spec, cfg)
+	if spec.Provider == "scripted" && spec.Script == "" {
+		return nil, fmt.Errorf("%w: session %s used the scripted provider; pass --script FILE to resume it with one, or choose another --provider",
+			cli.ErrUsage, sess.ID)
+	}
+	m, fallbacks, err := models(spec, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return newSession(ctx, primary, fallbacks, set)
+	gates["permissions"] = fmt.Sprintf("read again from today's configuration and flags (mode %s; %d allow, %d ask, %d deny rules); nothing taken from the session",
+		set.mode, len(set.rules.Allow), len(set.rules.Ask), len(set.rules.Deny))
+	cs, err := build(ctx, sess, m, fallbacks, set, secretsOf(m, fallbacks))
+	if err != nil {
+		return nil, err
+	}
+	cs.Gates = gates
+	return cs, nil
 }
 
 // setup is how a session's tools work: where, under which permissions,
@@ -115,9 +258,18 @@ func scriptedModel(p *scripted.Provider) kernel.Model {
 		Capabilities: provider.Capabilities{Streaming: true, Tools: true, ParallelTools: true}}
 }
 
-// newSession opens a new session directory and a kernel over it, with the
-// built-in tools and a tool runtime.
-func newSession(ctx context.Context, m kernel.Model, fallbacks []kernel.Model, set setup) (*cli.Session, error) {
+// build makes the runtime of an opened session: its workspace, policy,
+// built-in tools and tool runtime, and a kernel over its log. On failure
+// the session is closed.
+func build(ctx context.Context, sess *session.Session, m kernel.Model, fallbacks []kernel.Model, set setup, secrets []string) (*cli.Session, error) {
+	cs, err := buildRuntime(ctx, sess, m, fallbacks, set, secrets)
+	if err != nil {
+		return nil, errors.Join(err, sess.Close())
+	}
+	return cs, nil
+}
+
+func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fallbacks []kernel.Model, set setup, secrets []string) (*cli.Session, error) {
 	ws, err := permission.NewWorkspace(set.cwd, set.addDirs...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
@@ -126,62 +278,36 @@ func newSession(ctx context.Context, m kernel.Model, fallbacks []kernel.Model, s
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
 	}
-	root, err := sessionsDir()
-	if err != nil {
-		return nil, err
-	}
-	sid := id.New("ses")
-	dir := filepath.Join(root, sid)
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	store, err := eventlog.OpenFile(dir, &eventlog.FileOptions{Logger: logger})
-	if err != nil {
-		return nil, err
-	}
-	log := eventlog.New(store, &eventlog.Options{Logger: logger})
-	var secrets []string
-	for _, mm := range append([]kernel.Model{m}, fallbacks...) {
-		if mm.Secret != "" {
-			secrets = append(secrets, mm.Secret)
-		}
-	}
+	logger := warnings()
 	reg, err := registry.New(builtin.Tools(ws, &builtin.Options{
 		Bash: &builtin.BashOptions{Passthrough: set.passthrough, Secrets: secrets},
 	})...)
 	if err != nil {
-		return nil, errors.Join(err, log.Close())
+		return nil, err
 	}
 	var approver tool.Approver
 	if set.approver != nil {
 		approver = set.approver
 	}
 	tools, err := tool.New(reg, policy, &tool.Options{
-		Approver: approver, ArtifactDir: filepath.Join(dir, "artifacts"), Secrets: secrets, Logger: logger,
+		Approver: approver, ArtifactDir: filepath.Join(sess.Dir, "artifacts"), Secrets: secrets, Logger: logger,
 	})
 	if err != nil {
-		return nil, errors.Join(err, log.Close())
+		return nil, err
 	}
 	env := kernel.Environment{Workspace: ws.Root()}
 	if !set.fixedPrompt {
 		env = environment(ctx, ws.Root(), time.Now())
 	}
-	k, err := kernel.New(m.Provider, log, &kernel.Options{
-		ProviderName: m.Name, Model: m.Model, Capabilities: m.Capabilities, KeyHint: m.KeyHint, Secret: m.Secret,
+	k, err := kernel.New(m.Provider, sess.Log, &kernel.Options{
+		ProviderName: m.Name, Model: m.Model, BaseURL: m.BaseURL, Capabilities: m.Capabilities, KeyHint: m.KeyHint, Secret: m.Secret,
 		Fallback: fallbacks, Registry: reg, Tools: tools, MaxTurns: set.maxTurns, System: kernel.SystemPrompt(env),
-		Cwd: set.cwd, Version: version, Session: sid, Logger: logger,
+		Cwd: set.cwd, Version: version, Session: sess.ID, State: &sess.State, Logger: logger,
 	})
 	if err != nil {
-		return nil, errors.Join(err, log.Close())
+		return nil, err
 	}
-	closeLog := func() error {
-		empty := log.LastSeq() == 0
-		err := log.Close()
-		if empty && err == nil {
-			// Nothing was said: leave no empty session behind.
-			err = os.RemoveAll(dir)
-		}
-		return err
-	}
-	return &cli.Session{Runtime: k, Dir: dir, Close: closeLog}, nil
+	return &cli.Session{Runtime: k, Dir: sess.Dir, Close: sess.Close}, nil
 }
 
 // demoRules are the demo's permissions: it runs in accept-edits with the
@@ -191,7 +317,7 @@ var demoRules = []string{"bash(go test:*)"}
 // openDemo prepares the offline demo: a fresh copy of the bundled project
 // and the scripted model. It ignores the person's configuration, so that
 // it runs the same everywhere.
-func openDemo(ctx context.Context) (*cli.Demo, error) {
+func openDemo(ctx context.Context, sessionDir string) (*cli.Demo, error) {
 	ws, err := demo.Workspace()
 	if err != nil {
 		return nil, err
@@ -205,9 +331,23 @@ func openDemo(ctx context.Context) (*cli.Demo, error) {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
 	p := scripted.New(s, nil)
-	sess, err := newSession(ctx, scriptedModel(p), nil, setup{
+	cfg, err := config.Load(config.Paths{User: config.DefaultPaths(ws).User})
+	if err != nil {
+		return nil, err
+	}
+	store, err := storeFor(sessionDir, cfg)
+	if err != nil {
+		return nil, err
+	}
+	m := scriptedModel(p)
+	secrets := secretsOf(m, nil)
+	created, err := store.Create(id.New("ses"), &session.WriteOptions{Secrets: secrets})
+	if err != nil {
+		return nil, err
+	}
+	sess, err := build(ctx, created, m, nil, setup{
 		cwd: ws, mode: permission.AcceptEdits, rules: permission.Rules{Allow: allow}, fixedPrompt: true,
-	})
+	}, secrets)
 	if err != nil {
 		return nil, err
 	}
@@ -221,17 +361,4 @@ func openDemo(ctx context.Context) (*cli.Demo, error) {
 			"bash(go test:*)), run for real in the workspace and observed; each turn of the script checked that the\n" +
 			"real observation was the one it expected before going on.",
 	}, nil
-}
-
-// sessionsDir is where sessions live: $XDG_STATE_HOME/rein/sessions, or
-// ~/.local/state/rein/sessions.
-func sessionsDir() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "rein", "sessions"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("cannot find where to keep sessions: set XDG_STATE_HOME or HOME: %w", err)
-	}
-	return filepath.Join(home, ".local", "state", "rein", "sessions"), nil
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/kernel"
+	"github.com/rein-agent/rein/internal/session"
 	"github.com/rein-agent/rein/internal/state"
 )
 
@@ -33,6 +34,7 @@ const (
 // Runtime is the runtime facade as the CLI uses it.
 type Runtime interface {
 	Send(ctx context.Context, in kernel.Input) iter.Seq2[contract.Envelope, error]
+	Resume(ctx context.Context, res kernel.Resume) iter.Seq2[contract.Envelope, error]
 	State() state.State
 	Session() string
 }
@@ -68,6 +70,14 @@ type Spec struct {
 	// Approver asks the person when a tool needs approval; nil means the
 	// run is headless and never waits (an ask is denied, with a hint).
 	Approver kernel.Approver
+	// SessionDir is the --session-dir flag: where sessions are kept;
+	// empty means the configuration's, else the default.
+	SessionDir string
+	// Session is the session to resume, by full id; Last, when Session is
+	// empty, means the most recent session of Cwd. Both are for Resume
+	// only.
+	Session string
+	Last    bool
 }
 
 // Session is a runtime opened for one command, with what the CLI shows
@@ -79,6 +89,8 @@ type Session struct {
 	Dir string
 	// Close releases the session (syncs and closes its log); may be nil.
 	Close func() error
+	// Gates are what the resume gate found, for a resumed session.
+	Gates map[string]string
 }
 
 // Demo is the offline demo as the wiring prepared it.
@@ -105,8 +117,18 @@ type Deps struct {
 	// Open builds the runtime for a session. An error wrapping ErrUsage
 	// (an unknown provider, a missing script) exits with code 2.
 	Open func(ctx context.Context, spec Spec) (*Session, error)
-	// Demo builds the offline demo's session.
-	Demo func(ctx context.Context) (*Demo, error)
+	// Demo builds the offline demo's session, kept under sessionDir
+	// (empty means the configuration's, else the default).
+	Demo func(ctx context.Context, sessionDir string) (*Demo, error)
+	// Resume opens the existing session spec names (Session or Last) for
+	// writing, passes its resume gate and builds its runtime. An error
+	// wrapping session.ErrNotFound, ErrNewer, ErrGate or ErrLocked says
+	// why it cannot go on.
+	Resume func(ctx context.Context, spec Spec) (*Session, error)
+	// Store returns the session store for read-only commands: dir is the
+	// --session-dir flag, empty meaning the configuration's, else the
+	// default; cwd is the working directory.
+	Store func(cwd, dir string) (*session.Store, error)
 	// Normalize prints what the adapter for api yields for the raw
 	// response body r, deltas included, as JSON lines on w (rein debug
 	// normalize); nil means the command is not available.
@@ -139,6 +161,11 @@ type flags struct {
 	permissionMode                   string
 	allow, deny, addDirs             []string
 	maxTurns                         int
+	sessionDir                       string
+	// sessions, resume, fork, log, why
+	all, reindex, last, interactive bool
+	at                              uint64
+	types                           []string
 }
 
 // Execute runs rein with args (without the program name) and returns the
@@ -174,6 +201,9 @@ func Execute(ctx context.Context, args []string, deps Deps) int {
 			fmt.Fprintln(deps.Stderr, "rein: "+ex.msg)
 		}
 		return ex.code
+	case errors.Is(err, session.ErrNotFound):
+		fmt.Fprintln(deps.Stderr, "rein: "+strings.TrimPrefix(err.Error(), "session: not found: "))
+		return ExitUsage
 	case errors.Is(err, ErrUsage):
 		fmt.Fprintln(deps.Stderr, "rein: "+strings.TrimPrefix(err.Error(), "usage: "))
 		return ExitUsage
@@ -281,6 +311,8 @@ func (a *app) commands() *cobra.Command {
 	normalize.Flags().StringVar(&a.flags.api, "api", "", "the API the body speaks: chat (OpenAI Chat and compatible), responses, messages (anthropic), gemini")
 	debug.AddCommand(normalize)
 	root.AddCommand(exec, demo, version, debug)
+	root.AddCommand(a.sessionCommands()...)
+	root.PersistentFlags().StringVar(&a.flags.sessionDir, "session-dir", "", "where sessions are kept (default $XDG_STATE_HOME/rein/sessions or ~/.local/state/rein/sessions; config key session_dir)")
 	return root
 }
 
@@ -322,22 +354,32 @@ func (a *app) sessionFlags(cmd *cobra.Command) {
 
 // open builds the session the flags ask for.
 func (a *app) open(ctx context.Context, approver kernel.Approver) (*Session, error) {
+	spec, err := a.spec(approver)
+	if err != nil {
+		return nil, err
+	}
+	return a.deps.Open(ctx, spec)
+}
+
+// spec is what the flags ask of a session.
+func (a *app) spec(approver kernel.Approver) (Spec, error) {
 	if a.flags.deltas && !a.flags.json {
-		return nil, fmt.Errorf("%w: --deltas goes with --json", ErrUsage)
+		return Spec{}, fmt.Errorf("%w: --deltas goes with --json", ErrUsage)
 	}
 	if a.flags.maxTurns < 0 {
-		return nil, fmt.Errorf("%w: --max-turns must be 1 or more", ErrUsage)
+		return Spec{}, fmt.Errorf("%w: --max-turns must be 1 or more", ErrUsage)
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return nil, fmt.Errorf("cannot tell the working directory: %w", err)
+		return Spec{}, fmt.Errorf("cannot tell the working directory: %w", err)
 	}
-	return a.deps.Open(ctx, Spec{
+	return Spec{
 		Provider: a.flags.provider, Model: a.flags.model, BaseURL: a.flags.baseURL,
 		Fallback: a.flags.fallback, Script: a.flags.script, Cwd: cwd,
 		PermissionMode: a.flags.permissionMode, Allow: a.flags.allow, Deny: a.flags.deny,
 		AddDirs: a.flags.addDirs, MaxTurns: a.flags.maxTurns, Approver: approver,
-	})
+		SessionDir: a.flags.sessionDir,
+	}, nil
 }
 
 func closeSession(s *Session, stderr io.Writer) {

@@ -118,6 +118,10 @@ func (t *terminal) event(env contract.Envelope) error {
 			t.line(t.style("31", "  ✗ "+string(e.Decision)+" by "+who+": "+printable(e.Reason)))
 		}
 	case *contract.InvocationCompleted:
+		if e.Exit == contract.ExitInterrupted {
+			t.line(t.style("33", "  interrupted: rein stopped while this tool ran; it is not run again"))
+			break
+		}
 		status := fmt.Sprintf("exit %d", e.ExitCode)
 		if e.Exit != contract.ExitOK && e.Exit != contract.ExitError {
 			status = string(e.Exit) + ", " + status

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
@@ -22,11 +23,18 @@ func (a *app) renderer() renderer {
 // drive sends text and renders the run. It returns the exit code the
 // person's interrupt calls for, or 0 when the run was not interrupted.
 func (a *app) drive(ctx context.Context, rt Runtime, text string, r renderer) (interrupted int, err error) {
+	return a.follow(ctx, r, func(ctx context.Context) iter.Seq2[contract.Envelope, error] {
+		return rt.Send(ctx, kernel.Input{Text: text})
+	})
+}
+
+// follow renders what run yields; see drive.
+func (a *app) follow(ctx context.Context, r renderer, run func(ctx context.Context) iter.Seq2[contract.Envelope, error]) (interrupted int, err error) {
 	ctx, stop := a.deps.Interrupts(ctx)
 	defer stop()
 	defer r.end()
 	a.sent = true
-	for env, err := range rt.Send(ctx, kernel.Input{Text: text}) {
+	for env, err := range run(ctx) {
 		if err != nil {
 			return 0, err
 		}
@@ -86,10 +94,16 @@ func (a *app) interactive(ctx context.Context, first string) error {
 		return err
 	}
 	defer closeSession(s, a.deps.Stderr)
-	r := a.renderer()
 	if !a.flags.json {
 		fmt.Fprintf(a.deps.Stderr, "rein, session %s (Ctrl-D to leave, Ctrl-C to stop a run)\n", s.Runtime.Session())
 	}
+	return a.converse(ctx, s, lines, first)
+}
+
+// converse sends first, if any, then each line the person types until
+// Ctrl-D.
+func (a *app) converse(ctx context.Context, s *Session, lines *lineReader, first string) error {
+	r := a.renderer()
 	if strings.TrimSpace(first) != "" {
 		if _, err := a.drive(ctx, s.Runtime, first, r); err != nil {
 			return err
@@ -134,7 +148,7 @@ func (a *app) demo(ctx context.Context) error {
 	if a.deps.Demo == nil {
 		return errors.New("this build has no demo")
 	}
-	d, err := a.deps.Demo(ctx)
+	d, err := a.deps.Demo(ctx, a.flags.sessionDir)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ import (
 func samples() []Event {
 	raw := json.RawMessage(`{"command":"go test ./..."}`)
 	return []Event{
-		&SessionStarted{Cwd: "/w", Version: "v", Profile: "default", Provider: "openai", Model: "gpt"},
+		&SessionStarted{Cwd: "/w", Version: "v", Profile: "default", Provider: "openai", Model: "gpt", BaseURL: "http://127.0.0.1:11434/v1"},
 		&UserMessage{Text: "帮我看看这个项目为什么测试失败，并把它修好。"},
 		&RunStarted{Goal: "fix"},
 		&RunFinished{Outcome: OutcomeCompleted, Reason: "done"},

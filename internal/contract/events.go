@@ -63,6 +63,9 @@ type SessionStarted struct {
 	Profile  string `json:"profile,omitempty"`
 	Provider string `json:"provider"`
 	Model    string `json:"model,omitempty"`
+	// BaseURL is the provider's endpoint when it is not the default one
+	// (a local server), without credentials.
+	BaseURL string `json:"base_url,omitempty"`
 }
 
 // UserMessage is what the person typed.

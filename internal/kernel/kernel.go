@@ -70,6 +70,9 @@ type Options struct {
 	ProviderName string
 	// Model is passed to the provider as given; empty means its default.
 	Model string
+	// BaseURL is the provider's endpoint, recorded in session.started;
+	// empty means its default. It must hold no credential.
+	BaseURL string
 	// Profile names the configuration profile, for the record only.
 	Profile string
 	// System is the system prompt of every request.

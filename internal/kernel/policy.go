@@ -26,6 +26,10 @@ type Model struct {
 	// can cut it out of anything it records (a server may echo a key in an
 	// error message); empty means none.
 	Secret string
+	// BaseURL is the endpoint, for the record (session.started), so that a
+	// resumed session reaches the same server; empty means the provider's
+	// default. It must hold no credential.
+	BaseURL string
 }
 
 // RetryPolicy is how the kernel retries a failed model call before it

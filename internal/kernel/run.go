@@ -110,7 +110,7 @@ func (r *run) send(ctx context.Context, in Input) {
 	if st.Session == "" {
 		if _, ok := r.emit(&contract.SessionStarted{
 			Cwd: k.opts.Cwd, Version: k.opts.Version, Profile: k.opts.Profile,
-			Provider: k.opts.ProviderName, Model: k.opts.Model,
+			Provider: k.opts.ProviderName, Model: k.opts.Model, BaseURL: k.opts.BaseURL,
 		}, ""); !ok {
 			return
 		}

@@ -53,6 +53,9 @@ type State struct {
 	Cwd      string `json:"cwd,omitempty"`
 	Provider string `json:"provider,omitempty"`
 	Model    string `json:"model,omitempty"`
+	// BaseURL is the endpoint of Provider when session.started named one
+	// and no fallback has switched providers since.
+	BaseURL string `json:"base_url,omitempty"`
 
 	Status  Status           `json:"status"`
 	Run     string           `json:"run,omitempty"`
@@ -135,7 +138,7 @@ func Apply(s State, env contract.Envelope) State {
 	switch e := env.Data.(type) {
 	case *contract.SessionStarted:
 		s.Session = env.Session
-		s.Cwd, s.Provider, s.Model = e.Cwd, e.Provider, e.Model
+		s.Cwd, s.Provider, s.Model, s.BaseURL = e.Cwd, e.Provider, e.Model, e.BaseURL
 		s.Status = Idle
 	case *contract.UserMessage:
 		s.Messages = append(s.Messages, contract.ModelMessage{Role: contract.RoleUser, Text: e.Text})
@@ -198,6 +201,7 @@ func Apply(s State, env contract.Envelope) State {
 		// "provider:model"; a model name may hold colons of its own
 		// (llama3:8b), a provider name never does.
 		s.Provider, s.Model, _ = strings.Cut(e.To, ":")
+		s.BaseURL = "" // a fallback's endpoint is its own default
 	case *contract.RunFinished:
 		s.Outcome = e.Outcome
 		if e.Outcome == contract.OutcomeCompleted {

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+)
+
+// warnings is the logger of what a person should know about: warnings and
+// errors, one line each on stderr, "rein: warning: what happened (key=value, ...)".
+func warnings() *slog.Logger {
+	return slog.New(&lineHandler{w: os.Stderr, mu: new(sync.Mutex)})
+}
+
+// lineHandler writes records at warning level and above as one line for
+// a person: no timestamp, the message first, the attributes after it.
+type lineHandler struct {
+	w     io.Writer
+	mu    *sync.Mutex
+	attrs []slog.Attr
+	group string
+}
+
+func (h *lineHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+
+func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString("rein: ")
+	if r.Level >= slog.LevelError {
+		b.WriteString("error: ")
+	} else {
+		b.WriteString("warning: ")
+	}
+	b.WriteString(r.Message)
+	var kv []string
+	add := func(a slog.Attr) bool {
+		if !a.Equal(slog.Attr{}) {
+			key := a.Key
+			if h.group != "" {
+				key = h.group + "." + key
+			}
+			kv = append(kv, fmt.Sprintf("%s=%v", key, a.Value.Resolve()))
+		}
+		return true
+	}
+	for _, a := range h.attrs {
+		add(a)
+	}
+	r.Attrs(add)
+	if len(kv) > 0 {
+		b.WriteString(" (" + strings.Join(kv, ", ") + ")")
+	}
+	b.WriteByte('\n')
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, err := io.WriteString(h.w, b.String())
+	return err
+}
+
+func (h *lineHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	c := *h
+	c.attrs = append(append([]slog.Attr(nil), h.attrs...), attrs...)
+	return &c
+}
+
+func (h *lineHandler) WithGroup(name string) slog.Handler {
+	c := *h
+	if c.group != "" {
+		name = c.group + "." + name
+	}
+	c.group = name
+	return &c
+}

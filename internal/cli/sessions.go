@@ -1,0 +1,388 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/eventlog"
+	"github.com/rein-agent/rein/internal/kernel"
+	"github.com/rein-agent/rein/internal/session"
+	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/why"
+)
+
+// sessionCommands are the commands over recorded sessions: sessions,
+// resume, fork, replay, log and why.
+func (a *app) sessionCommands() []*cobra.Command {
+	sessions := &cobra.Command{
+		Use:   "sessions",
+		Short: "List the sessions of this directory (all with --all), most recently active first",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return a.sessions() },
+	}
+	sessions.Flags().BoolVar(&a.flags.all, "all", false, "list the sessions of every working directory")
+	sessions.Flags().BoolVar(&a.flags.json, "json", false, "one JSON object per session per line")
+	sessions.Flags().BoolVar(&a.flags.reindex, "reindex", false, "rebuild the index of sessions from their logs first")
+
+	resume := &cobra.Command{
+		Use:   "resume [ID | --last] [prompt]",
+		Short: "Continue a session: finish the run it left unfinished, or start the next one with a prompt",
+		Long: "Continue a recorded session, headless like exec (-i to go on interactively).\n\n" +
+			"Without a prompt, a run the log shows unfinished (rein was killed or crashed) goes on where it\n" +
+			"stopped: a tool that was running is recorded as interrupted and never run again, and the model\n" +
+			"is told. With a prompt, the next run starts. The state is rebuilt from the log alone;\n" +
+			"permissions come from today's configuration and flags, never from the old session.",
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return a.resume(cmd.Context(), args) },
+	}
+	a.sessionFlags(resume)
+	resume.Flags().BoolVar(&a.flags.last, "last", false, "resume the most recently active session of this directory")
+	resume.Flags().BoolVarP(&a.flags.interactive, "interactive", "i", false, "go on interactively after the resumed run")
+
+	fork := &cobra.Command{
+		Use:   "fork ID",
+		Short: "Make a new session from a session's log up to --at SEQ (default all of it)",
+		Args:  cobra.ExactArgs(1),
+		RunE:  func(cmd *cobra.Command, args []string) error { return a.fork(args[0]) },
+	}
+	fork.Flags().Uint64Var(&a.flags.at, "at", 0, "the last event (seq) of the parent to keep; 0 means all")
+	fork.Flags().BoolVar(&a.flags.json, "json", false, "print the new session as a JSON object")
+
+	replay := &cobra.Command{
+		Use:   "replay ID",
+		Short: "Show a session's transcript and trace from its log alone: no model, no tool, nothing written",
+		Args:  cobra.ExactArgs(1),
+		RunE:  func(cmd *cobra.Command, args []string) error { return a.replay(args[0]) },
+	}
+	replay.Flags().BoolVar(&a.flags.json, "json", false, "print the events as JSON lines, as exec --json does")
+
+	logCmd := &cobra.Command{
+		Use:   "log ID",
+		Short: "Print a session's events, one per line, optionally only some types",
+		Args:  cobra.ExactArgs(1),
+		RunE:  func(cmd *cobra.Command, args []string) error { return a.log(args[0]) },
+	}
+	logCmd.Flags().StringArrayVar(&a.flags.types, "type", nil, "only events whose type matches this glob, repeatable: 'tool.*', run.finished")
+	logCmd.Flags().BoolVar(&a.flags.json, "json", false, "print the events as JSON lines, exactly as the log holds them")
+
+	whyCmd := &cobra.Command{
+		Use:   "why PATH",
+		Short: "Show every recorded intent that read or changed PATH, and why: the model's words, the decision, the result",
+		Args:  cobra.ExactArgs(1),
+		RunE:  func(cmd *cobra.Command, args []string) error { return a.why(args[0]) },
+	}
+	whyCmd.Flags().BoolVar(&a.flags.json, "json", false, "one JSON object per intent per line")
+	return []*cobra.Command{sessions, resume, fork, replay, logCmd, whyCmd}
+}
+
+// store opens the session store the flags and configuration name.
+func (a *app) store() (*session.Store, string, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, "", fmt.Errorf("cannot tell the working directory: %w", err)
+	}
+	if a.deps.Store == nil {
+		return nil, "", errors.New("this build keeps no sessions")
+	}
+	s, err := a.deps.Store(cwd, a.flags.sessionDir)
+	return s, cwd, err
+}
+
+// find opens the store and resolves ref to a session id.
+func (a *app) find(ref string) (*session.Store, string, error) {
+	s, _, err := a.store()
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := s.Find(ref)
+	return s, id, err
+}
+
+// sessions runs rein sessions.
+func (a *app) sessions() error {
+	s, cwd, err := a.store()
+	if err != nil {
+		return err
+	}
+	if a.flags.reindex {
+		n, problems, err := s.Reindex()
+		a.problems(problems)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.deps.Stderr, "rein: index of %s rebuilt from %d session logs\n", s.Root(), n)
+	}
+	var keep func(*session.Summary) bool
+	if !a.flags.all {
+		keep = func(sum *session.Summary) bool { return sum.Cwd == cwd }
+	}
+	list, problems, err := s.List(keep)
+	a.problems(problems)
+	if err != nil {
+		return err
+	}
+	w := a.deps.Stdout
+	if a.flags.json {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		for _, sum := range list {
+			if err := enc.Encode(sum); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(list) == 0 {
+		where := "in " + cwd + " (--all lists every directory's)"
+		if a.flags.all {
+			where = "in " + s.Root()
+		}
+		fmt.Fprintf(a.deps.Stderr, "no sessions %s\n", where)
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tDIRECTORY\tSTARTED\tLAST ACTIVITY\tOUTCOME\tFIRST PROMPT")
+	for _, sum := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", sum.ID, printable(sum.Cwd), stamp(sum.Started), stamp(sum.LastActivity), sum.Outcome,
+			printable(clip(oneLine(sum.FirstPrompt), 60)))
+	}
+	return tw.Flush()
+}
+
+// problems prints the sessions a command could not read.
+func (a *app) problems(errs []error) {
+	for _, err := range errs {
+		fmt.Fprintf(a.deps.Stderr, "rein: warning: %v\n", err)
+	}
+}
+
+// stamp shows a time in the local zone to the second.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-------------------"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+// oneLine puts text on one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// resume runs rein resume.
+func (a *app) resume(ctx context.Context, args []string) error {
+	if a.deps.Resume == nil {
+		return errors.New("this build cannot resume sessions")
+	}
+	var ref string
+	if !a.flags.last {
+		if len(args) == 0 {
+			return fmt.Errorf("%w: resume needs a session id or --last (`rein sessions` lists them)", ErrUsage)
+		}
+		ref, args = args[0], args[1:]
+	}
+	prompt := strings.TrimSpace(strings.Join(args, " "))
+	var lines *lineReader
+	var approver kernel.Approver
+	if a.flags.interactive {
+		lines = readLines(a.deps.Stdin)
+		approver = &prompter{lines: lines, w: a.deps.Stderr}
+	}
+	spec, err := a.spec(approver)
+	if err != nil {
+		return err
+	}
+	if ref != "" {
+		if _, spec.Session, err = a.find(ref); err != nil {
+			return err
+		}
+	}
+	spec.Last = a.flags.last
+	s, err := a.deps.Resume(ctx, spec)
+	if err != nil {
+		return err
+	}
+	defer closeSession(s, a.deps.Stderr)
+	st := s.Runtime.State()
+	if !a.flags.json {
+		fmt.Fprintf(a.deps.Stderr, "rein: resuming session %s (%d events; its last run %s)\n", s.Runtime.Session(), st.LastSeq, describe(&st))
+	}
+	if prompt == "" && !st.Unfinished() && !a.flags.interactive {
+		// Nothing to do, and nothing is written.
+		fmt.Fprintf(a.deps.Stderr, "rein: nothing to continue: the last run of %s %s; give a prompt to start the next one: rein resume %s \"...\"\n",
+			s.Runtime.Session(), describe(&st), s.Runtime.Session())
+		return nil
+	}
+	interrupted, err := a.follow(ctx, a.renderer(), func(ctx context.Context) iter.Seq2[contract.Envelope, error] {
+		return s.Runtime.Resume(ctx, kernel.Resume{Gates: s.Gates, Text: prompt})
+	})
+	if err != nil {
+		return err
+	}
+	st = s.Runtime.State()
+	if interrupted != 0 || !a.flags.interactive {
+		a.summary(s, &st)
+		a.code = exitCode(&st, interrupted)
+		return nil
+	}
+	return a.converse(ctx, s, lines, "")
+}
+
+// describe says how a state's last run stands.
+func describe(st *state.State) string {
+	switch {
+	case st.Unfinished():
+		return "is unfinished (rein stopped before it ended)"
+	case st.Outcome != "":
+		return "ended " + string(st.Outcome)
+	}
+	return "never started"
+}
+
+// fork runs rein fork.
+func (a *app) fork(ref string) error {
+	s, id, err := a.find(ref)
+	if err != nil {
+		return err
+	}
+	newID, kept, err := s.Fork(id, a.flags.at, time.Now())
+	if err != nil {
+		return err
+	}
+	if a.flags.json {
+		enc := json.NewEncoder(a.deps.Stdout)
+		return enc.Encode(map[string]any{"session": newID, "parent": id, "parent_seq": kept, "dir": s.Dir(newID)})
+	}
+	fmt.Fprintln(a.deps.Stdout, newID)
+	fmt.Fprintf(a.deps.Stderr, "rein: forked %s at seq %d into %s; go on with: rein resume %s \"...\"\n", id, kept, s.Dir(newID), newID)
+	return nil
+}
+
+// log runs rein log.
+func (a *app) log(ref string) error {
+	for _, g := range a.flags.types {
+		if _, err := path.Match(g, ""); err != nil {
+			return fmt.Errorf("%w: --type %q: %v", ErrUsage, g, err)
+		}
+	}
+	s, id, err := a.find(ref)
+	if err != nil {
+		return err
+	}
+	out := a.renderer()
+	info, err := s.Read(id, func(env contract.Envelope) error {
+		if !matchType(a.flags.types, env.Type()) {
+			return nil
+		}
+		if a.flags.json {
+			return out.event(env)
+		}
+		_, err := fmt.Fprintln(a.deps.Stdout, logLine(env))
+		return err
+	})
+	a.damage(s.Dir(id), info)
+	return err
+}
+
+// matchType reports whether event type t matches one of globs (all match
+// when there are none).
+func matchType(globs []string, t string) bool {
+	if len(globs) == 0 {
+		return true
+	}
+	for _, g := range globs {
+		if ok, _ := path.Match(g, t); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// logLine shows one event on one line: seq, time, type and its data.
+func logLine(env contract.Envelope) string {
+	data, err := json.Marshal(env.Data)
+	if err != nil {
+		data = []byte(err.Error())
+	}
+	typ := env.Type()
+	if _, ok := env.Data.(*contract.Unknown); ok {
+		typ += " (unknown to this rein)"
+	}
+	return fmt.Sprintf("%6d  %s  %-25s  %s", env.Seq, env.Time.Local().Format("15:04:05.000"), typ, printable(clip(string(data), 240)))
+}
+
+// damage tells what a read-only command skipped in a log, beyond the
+// warnings already logged.
+func (a *app) damage(dir string, info eventlog.ReadInfo) {
+	if n := len(info.Damaged); n > 0 {
+		fmt.Fprintf(a.deps.Stderr, "rein: warning: %d damaged line(s) of %s were skipped (first: line %d: %s); every valid event was read\n",
+			n, filepath.Join(dir, eventlog.FileName), info.Damaged[0].Line, info.Damaged[0].Reason)
+	}
+	if info.Torn != nil {
+		fmt.Fprintf(a.deps.Stderr, "rein: warning: the last line of %s is torn (a write cut short); it was skipped, and the next writer (rein resume) cuts it off\n",
+			filepath.Join(dir, eventlog.FileName))
+	}
+}
+
+// why runs rein why.
+func (a *app) why(p string) error {
+	s, cwd, err := a.store()
+	if err != nil {
+		return err
+	}
+	target := p
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(cwd, target)
+	}
+	target = filepath.Clean(target)
+	list, problems, err := s.List(func(sum *session.Summary) bool {
+		return sum.Cwd != "" && (target == sum.Cwd || strings.HasPrefix(target, strings.TrimSuffix(sum.Cwd, string(filepath.Separator))+string(filepath.Separator)))
+	})
+	a.problems(problems)
+	if err != nil {
+		return err
+	}
+	f := why.New(target)
+	for i := len(list) - 1; i >= 0; i-- { // oldest first
+		info, err := s.Read(list[i].ID, func(env contract.Envelope) error { f.Add(env); return nil })
+		a.damage(s.Dir(list[i].ID), info)
+		if err != nil {
+			return err
+		}
+	}
+	touches := firstOfEachIntent(f.Touches())
+	if a.flags.json {
+		return writeWhyJSON(a.deps.Stdout, touches)
+	}
+	shown := p
+	if rel, err := filepath.Rel(cwd, target); err == nil && !strings.HasPrefix(rel, "..") {
+		shown = rel
+	}
+	return writeWhy(a.deps.Stdout, shown, touches, isTerminal(a.deps.Stdout) && os.Getenv("NO_COLOR") == "")
+}
+
+// firstOfEachIntent drops the touches of intents already shown: a fork
+// copies its parent's events, so one intent can be in several sessions;
+// the oldest session's record (the parent's) is kept.
+func firstOfEachIntent(touches []why.Touch) []why.Touch {
+	seen := map[string]bool{}
+	out := touches[:0]
+	for _, t := range touches {
+		if t.Intent.ID != "" && seen[t.Intent.ID] {
+			continue
+		}
+		seen[t.Intent.ID] = true
+		out = append(out, t)
+	}
+	return out
+}

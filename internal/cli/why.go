@@ -1,0 +1,251 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/why"
+)
+
+// whySaidMax bounds, in bytes, what rein why shows of the model's words
+// before an intent; --json gives them whole.
+const whySaidMax = 500
+
+// whyPreviewLines is how many lines of an observation rein why shows.
+const whyPreviewLines = 10
+
+// writeWhy prints the touches of target for a person: a summary line, then
+// one block per intent, oldest first. Every text that came from a model or
+// a tool goes through printable. color enables ANSI bold, dim and red.
+func writeWhy(w io.Writer, target string, touches []why.Touch, color bool) error {
+	var b strings.Builder
+	if len(touches) == 0 {
+		fmt.Fprintf(&b, "%s: no recorded intent read or changed it\n", printable(target))
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	sessions := map[string]bool{}
+	for _, t := range touches {
+		sessions[t.Session] = true
+	}
+	fmt.Fprintf(&b, "%s: %s in %s\n", printable(target), plural(len(touches), "intent"), plural(len(sessions), "session"))
+	style := whyStyler(color)
+	for _, t := range touches {
+		b.WriteString("\n")
+		writeWhyTouch(&b, t, style)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// whyStyler returns a function that wraps text in an ANSI style when color
+// is on.
+func whyStyler(color bool) func(code, s string) string {
+	return func(code, s string) string {
+		if !color {
+			return s
+		}
+		return "\x1b[" + code + "m" + s + "\x1b[0m"
+	}
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// writeWhyTouch writes the block of one intent: when and where, what the
+// model said, the intent, who decided what, what ran and what came of it.
+func writeWhyTouch(b *strings.Builder, t why.Touch, style func(code, s string) string) {
+	head := fmt.Sprintf("%s  %s  session %s", t.Time.UTC().Format("2006-01-02 15:04:05 UTC"), t.Access, t.Session)
+	if t.Run != "" {
+		head += "  run " + t.Run
+	}
+	head += fmt.Sprintf("  turn %d  (seq %d)", t.Turn, t.Seq)
+	b.WriteString(printable(head) + "\n")
+
+	if said := strings.TrimSpace(t.Said); said != "" {
+		said = strings.ReplaceAll(printable(clip(said, whySaidMax)), "\n", "\n    ")
+		b.WriteString(style("2", "  the model said: \""+said+"\"") + "\n")
+	} else {
+		b.WriteString(style("2", "  (the model said nothing before it)") + "\n")
+	}
+	b.WriteString("  " + style("1", "● "+printable(t.Intent.ToolName)) + " " + compact(t.Intent.Input) + "\n")
+
+	if line := whyDecision(t); line != "" {
+		code := "2"
+		if strings.HasPrefix(line, "✗") {
+			code = "31"
+		}
+		b.WriteString(style(code, "  "+line) + "\n")
+	}
+	if line := whyRan(t); line != "" {
+		b.WriteString(style("2", "  "+line) + "\n")
+	}
+	if o := t.Observation; o != nil {
+		switch {
+		case o.Phase == contract.PhaseExecution:
+			b.WriteString(style("2", preview(o.Text, whyPreviewLines)) + "\n")
+			if o.ArtifactRef != "" {
+				b.WriteString(style("2", "  full output: "+printable(o.ArtifactRef)) + "\n")
+			}
+		case t.Started != nil || o.Phase == contract.PhaseKernel:
+			// Refusals and denials were said by the decision line.
+			b.WriteString(style("2", "  "+printable(clip(o.Text, 200))) + "\n")
+		}
+	}
+}
+
+// whyDecision says what validation and permission made of the intent; ""
+// when the log holds neither.
+func whyDecision(t why.Touch) string {
+	if v := t.Validation; v != nil && !v.OK {
+		return "✗ refused (" + printable(v.Code) + "): " + printable(strings.Join(v.Errors, "; "))
+	}
+	p := t.Permission
+	if p == nil {
+		if t.Validation == nil {
+			return "no decision recorded"
+		}
+		return "valid; no permission decision recorded"
+	}
+	who := p.By
+	if p.Rule != "" {
+		who += " " + p.Rule
+	}
+	switch {
+	case p.Decision == contract.Allow && (p.By == "rule" || p.Reason == ""):
+		return "allowed by " + printable(who)
+	case p.Decision == contract.Allow:
+		return "allowed by " + printable(who+": "+p.Reason)
+	}
+	line := string(p.Decision) + " by " + who
+	if p.Reason != "" {
+		line += ": " + p.Reason
+	}
+	return "✗ " + printable(line)
+}
+
+// whyRan says what really ran, where, and how it ended; "" when nothing
+// started.
+func whyRan(t why.Touch) string {
+	var parts []string
+	if s := t.Started; s != nil {
+		ran := "ran"
+		if !sameJSON(s.Input, t.Intent.Input) {
+			ran += ": " + compact(s.Input)
+		}
+		parts = append(parts, ran+" in "+printable(s.Cwd))
+	}
+	if c := t.Completed; c != nil {
+		status := fmt.Sprintf("exit %d", c.ExitCode)
+		if c.Exit != contract.ExitOK && c.Exit != contract.ExitError {
+			status = printable(string(c.Exit)) + ", " + status
+		}
+		parts = append(parts, status, duration(c.DurationMS), size(c.OutputBytes))
+	} else if t.Started != nil {
+		parts = append(parts, "no end recorded")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// sameJSON reports whether a and b are the same JSON text, whitespace
+// apart.
+func sameJSON(a, b json.RawMessage) bool {
+	var ca, cb bytes.Buffer
+	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
+		return bytes.Equal(a, b)
+	}
+	return bytes.Equal(ca.Bytes(), cb.Bytes())
+}
+
+// whyLine is the JSON shape of one touch in rein why --json.
+type whyLine struct {
+	Session  string          `json:"session"`
+	Seq      uint64          `json:"seq"`
+	Time     time.Time       `json:"time"`
+	Run      string          `json:"run,omitempty"`
+	Turn     int             `json:"turn"`
+	IntentID string          `json:"intent_id"`
+	ToolName string          `json:"tool_name"`
+	Input    json.RawMessage `json:"input"`
+	Access   why.Access      `json:"access"`
+	Said     string          `json:"said,omitempty"`
+
+	Validation *whyValidation `json:"validation,omitempty"`
+	Permission *whyPermission `json:"permission,omitempty"`
+	// EffectiveInput and Cwd are what ran and where; Cwd is the session's
+	// workspace when the intent never started.
+	EffectiveInput json.RawMessage `json:"effective_input,omitempty"`
+	Cwd            string          `json:"cwd,omitempty"`
+	Exit           contract.Exit   `json:"exit,omitempty"`
+	ExitCode       *int            `json:"exit_code,omitempty"`
+	DurationMS     *int64          `json:"duration_ms,omitempty"`
+
+	Observation *whyObservation `json:"observation,omitempty"`
+}
+
+type whyValidation struct {
+	OK     bool     `json:"ok"`
+	Code   string   `json:"code,omitempty"`
+	Errors []string `json:"errors,omitempty"`
+}
+
+type whyPermission struct {
+	Decision contract.Decision `json:"decision"`
+	By       string            `json:"by"`
+	Rule     string            `json:"rule,omitempty"`
+	Reason   string            `json:"reason,omitempty"`
+}
+
+type whyObservation struct {
+	OK          bool   `json:"ok"`
+	Code        string `json:"code,omitempty"`
+	Text        string `json:"text"`
+	Truncated   bool   `json:"truncated"`
+	ArtifactRef string `json:"artifact_ref,omitempty"`
+}
+
+// writeWhyJSON prints one JSON object per touch per line, in the order
+// given, with the parts the log does not hold left out.
+func writeWhyJSON(w io.Writer, touches []why.Touch) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, t := range touches {
+		if err := enc.Encode(whyLineOf(t)); err != nil {
+			return fmt.Errorf("why: write intent %s: %w", t.Intent.ID, err)
+		}
+	}
+	return nil
+}
+
+func whyLineOf(t why.Touch) whyLine {
+	l := whyLine{
+		Session: t.Session, Seq: t.Seq, Time: t.Time, Run: t.Run, Turn: t.Turn,
+		IntentID: t.Intent.ID, ToolName: t.Intent.ToolName, Input: t.Intent.Input,
+		Access: t.Access, Said: t.Said, Cwd: t.Cwd,
+	}
+	if v := t.Validation; v != nil {
+		l.Validation = &whyValidation{OK: v.OK, Code: v.Code, Errors: v.Errors}
+	}
+	if p := t.Permission; p != nil {
+		l.Permission = &whyPermission{Decision: p.Decision, By: p.By, Rule: p.Rule, Reason: p.Reason}
+	}
+	if s := t.Started; s != nil {
+		l.EffectiveInput, l.Cwd = s.Input, s.Cwd
+	}
+	if c := t.Completed; c != nil {
+		l.Exit, l.ExitCode, l.DurationMS = c.Exit, &c.ExitCode, &c.DurationMS
+	}
+	if o := t.Observation; o != nil {
+		l.Observation = &whyObservation{OK: o.OK, Code: o.Code, Text: o.Text, Truncated: o.Truncated, ArtifactRef: o.ArtifactRef}
+	}
+	return l
+}

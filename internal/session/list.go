@@ -1,0 +1,320 @@
+package session
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/eventlog"
+)
+
+// The outcomes a summary shows besides run.finished's.
+const (
+	// OutcomeRunning: a process holds the session's lock now.
+	OutcomeRunning = "running"
+	// OutcomeUnfinished: the last run started and never finished, and
+	// nobody is writing the session: the process ended (`rein resume`
+	// finishes it).
+	OutcomeUnfinished = "unfinished"
+	// OutcomeIdle: no run ever started.
+	OutcomeIdle = "idle"
+)
+
+// Summary is one line of `rein sessions`.
+type Summary struct {
+	ID  string `json:"id"`
+	Cwd string `json:"cwd"`
+	// Started is session.started's time; LastActivity the last event's.
+	Started      time.Time `json:"started"`
+	LastActivity time.Time `json:"last_activity"`
+	// Outcome is the last run's (completed, failed, cancelled, max_turns,
+	// needs_user), or unfinished, running or idle.
+	Outcome string `json:"outcome"`
+	// FirstPrompt is the session's first user message.
+	FirstPrompt string `json:"first_prompt"`
+	// Events is the last seq: how many events the log holds.
+	Events uint64 `json:"events"`
+	// Size and ModTime are the log's, when the summary was made; the
+	// index uses them to tell a stale entry.
+	Size    int64 `json:"size"`
+	ModTime int64 `json:"mod_time_ns"`
+}
+
+// headBytes and tailBytes are how much of a log Summarize reads from each
+// end; it reads the whole log only when the tail holds no run event.
+const (
+	headBytes = 64 << 10
+	tailBytes = 256 << 10
+)
+
+// Summarize reads the summary of session id from its log: the first
+// events (session.started, the first user.message) and the last ones (the
+// last activity, how the last run ended); an unfinished run whose session
+// a process holds is running. It writes nothing.
+func (s *Store) Summarize(id string) (Summary, error) {
+	sum, err := s.summarize(id)
+	if err == nil {
+		sum.live(s.Dir(id))
+	}
+	return sum, err
+}
+
+// live makes an unfinished run that a process is writing running.
+func (sum *Summary) live(dir string) {
+	if sum.Outcome == OutcomeUnfinished && locked(dir) {
+		sum.Outcome = OutcomeRunning
+	}
+}
+
+// summarize is Summarize from the log alone, as the index keeps it.
+func (s *Store) summarize(id string) (Summary, error) {
+	dir := s.Dir(id)
+	f, err := openRead(filepath.Join(dir, logName))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Summary{}, fmt.Errorf("%w: no session %s in %s", ErrNotFound, id, s.root)
+		}
+		return Summary{}, fmt.Errorf("session: summarize %s: %w", id, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Summary{}, fmt.Errorf("session: summarize %s: %w", id, err)
+	}
+	sum := Summary{ID: id, Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}
+	head := make([]byte, min(fi.Size(), headBytes))
+	if _, err := io.ReadFull(f, head); err != nil {
+		return Summary{}, fmt.Errorf("session: summarize %s: %w", id, err)
+	}
+	for _, env := range decodeLines(head, false) {
+		switch e := env.Data.(type) {
+		case *contract.SessionStarted:
+			sum.Cwd, sum.Started = e.Cwd, env.Time
+		case *contract.UserMessage:
+			if sum.FirstPrompt == "" {
+				sum.FirstPrompt = e.Text
+			}
+		}
+		if sum.FirstPrompt != "" {
+			break
+		}
+	}
+	tail, off := head, int64(0)
+	if fi.Size() > headBytes {
+		off = max(0, fi.Size()-tailBytes)
+		tail = make([]byte, fi.Size()-off)
+		if _, err := f.ReadAt(tail, off); err != nil && !errors.Is(err, io.EOF) {
+			return Summary{}, fmt.Errorf("session: summarize %s: %w", id, err)
+		}
+	}
+	events := decodeLines(tail, off > 0)
+	if !sum.ending(events) && off > 0 {
+		// A run longer than the tail: read it all.
+		whole := make([]byte, fi.Size())
+		if _, err := f.ReadAt(whole, 0); err != nil && !errors.Is(err, io.EOF) {
+			return Summary{}, fmt.Errorf("session: summarize %s: %w", id, err)
+		}
+		sum.ending(decodeLines(whole, false))
+	}
+	return sum, nil
+}
+
+// ending fills the last activity, the event count and the outcome from
+// the last events of a log, and reports whether they said how the last run
+// ended (or that none started).
+func (sum *Summary) ending(events []contract.Envelope) bool {
+	if len(events) == 0 {
+		sum.Outcome = OutcomeIdle
+		return false
+	}
+	last := events[len(events)-1]
+	sum.LastActivity, sum.Events = last.Time, last.Seq
+	for _, env := range slices.Backward(events) {
+		switch e := env.Data.(type) {
+		case *contract.RunFinished:
+			sum.Outcome = string(e.Outcome)
+			return true
+		case *contract.RunStarted:
+			sum.Outcome = OutcomeUnfinished
+			return true
+		}
+	}
+	sum.Outcome = OutcomeIdle
+	return events[0].Seq == 1
+}
+
+// decodeLines decodes the complete lines of b that hold envelopes; partial
+// says b starts in the middle of a line, which is skipped. Lines that do
+// not decode (a torn tail, damage) are left out: a summary is a glance,
+// and replay or resume say what is wrong.
+func decodeLines(b []byte, partial bool) []contract.Envelope {
+	if partial {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return nil
+		}
+		b = b[i+1:]
+	}
+	var out []contract.Envelope
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			break // a torn last line
+		}
+		var env contract.Envelope
+		if err := env.UnmarshalJSON(b[:i]); err == nil {
+			out = append(out, env)
+		}
+		b = b[i+1:]
+	}
+	return out
+}
+
+// List returns the summaries of the sessions that keep says to keep (nil
+// keeps all), most recently active first. It uses the index where it is
+// still true of a log and reads the log otherwise; it writes nothing. A
+// session it cannot read is reported in problems, not left out silently.
+func (s *Store) List(keep func(*Summary) bool) (list []Summary, problems []error, err error) {
+	ids, err := s.ids()
+	if err != nil {
+		return nil, nil, err
+	}
+	idx := s.readIndex()
+	for _, id := range ids {
+		sum, ok := idx[id]
+		if fi, err := os.Stat(filepath.Join(s.Dir(id), logName)); err != nil || !ok ||
+			fi.Size() != sum.Size || fi.ModTime().UnixNano() != sum.ModTime {
+			sum, err = s.summarize(id)
+			if err != nil {
+				problems = append(problems, err)
+				continue
+			}
+		}
+		sum.live(s.Dir(id))
+		if keep == nil || keep(&sum) {
+			list = append(list, sum)
+		}
+	}
+	slices.SortFunc(list, func(a, b Summary) int {
+		return cmp.Or(b.LastActivity.Compare(a.LastActivity), cmp.Compare(b.ID, a.ID))
+	})
+	return list, problems, nil
+}
+
+// Last returns the id of the most recently active session whose working
+// directory is cwd, or an error wrapping ErrNotFound.
+func (s *Store) Last(cwd string) (string, error) {
+	list, _, err := s.List(func(sum *Summary) bool { return sum.Cwd == cwd })
+	if err != nil {
+		return "", err
+	}
+	if len(list) == 0 {
+		return "", fmt.Errorf("%w: no session was started in %s (`rein sessions --all` lists the others)", ErrNotFound, cwd)
+	}
+	return list[0].ID, nil
+}
+
+// indexName is the index's file name in the root.
+const indexName = "index.json"
+
+// readIndex returns the index's entries by id; a missing or unreadable
+// index is an empty one (the logs say it all anyway).
+func (s *Store) readIndex() map[string]Summary {
+	f, err := openRead(filepath.Join(s.root, indexName))
+	if err != nil {
+		return nil
+	}
+	b, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return nil
+	}
+	var list []Summary
+	if err := json.Unmarshal(b, &list); err != nil {
+		s.logger.Warn("session: ignoring an unreadable index; the logs are read instead", "path", filepath.Join(s.root, indexName), "err", err)
+		return nil
+	}
+	idx := make(map[string]Summary, len(list))
+	for _, sum := range list {
+		idx[sum.ID] = sum
+	}
+	return idx
+}
+
+// writeIndex replaces the index with list, atomically: a crash leaves the
+// old index or the new one, never half of one.
+func (s *Store) writeIndex(list []Summary) error {
+	slices.SortFunc(list, func(a, b Summary) int { return cmp.Compare(a.ID, b.ID) })
+	b, err := json.Marshal(list)
+	if err != nil {
+		return fmt.Errorf("session: write index: %w", err)
+	}
+	return writeAtomic(filepath.Join(s.root, indexName), b)
+}
+
+// remember updates the index entry of session id from its log. The index
+// is an optimisation: a failure is logged, never returned, and two
+// processes updating it at once can only lose an entry, which the next
+// List reads from the log.
+func (s *Store) remember(id string) {
+	sum, err := s.summarize(id)
+	if err == nil {
+		idx := s.readIndex()
+		if idx == nil {
+			idx = map[string]Summary{}
+		}
+		idx[id] = sum
+		for k := range idx {
+			if _, serr := os.Stat(s.Dir(k)); errors.Is(serr, fs.ErrNotExist) {
+				delete(idx, k)
+			}
+		}
+		err = s.writeIndex(slices.Collect(maps.Values(idx)))
+	}
+	if err != nil {
+		s.logger.Warn("session: could not update the index; `rein sessions` reads the log instead", "session", id, "err", err)
+	}
+}
+
+// Reindex rebuilds the index from every log and returns how many sessions
+// it holds, with the sessions it could not read.
+func (s *Store) Reindex() (n int, problems []error, err error) {
+	ids, err := s.ids()
+	if err != nil {
+		return 0, nil, err
+	}
+	list := make([]Summary, 0, len(ids))
+	for _, id := range ids {
+		sum, err := s.summarize(id)
+		if err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		list = append(list, sum)
+	}
+	if err := os.MkdirAll(s.root, 0o700); err != nil {
+		return 0, problems, fmt.Errorf("session: reindex: %w", err)
+	}
+	return len(list), problems, s.writeIndex(list)
+}
+
+// Read reads session id's log without writing anything (see
+// eventlog.ReadFile): a torn tail and damaged lines are skipped with a
+// warning and reported in the result, every valid event is visited.
+func (s *Store) Read(id string, visit func(contract.Envelope) error) (eventlog.ReadInfo, error) {
+	info, err := eventlog.ReadFile(s.Dir(id), &eventlog.ReadOptions{Logger: s.logger}, visit)
+	if errors.Is(err, fs.ErrNotExist) {
+		return info, fmt.Errorf("%w: no session %s in %s", ErrNotFound, id, s.root)
+	}
+	return info, err
+}

@@ -1,0 +1,118 @@
+package session
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/rein-agent/rein/internal/contract"
+)
+
+func TestListIsTheLogsAndTheIndexOnlyHelps(t *testing.T) {
+	root := t.TempDir()
+	s := NewStore(root, nil)
+	a, b := t.TempDir(), t.TempDir()
+	record(t, s, "ses_1", events(a))
+	unfinished := events(b)[:12] // the process died after an observation
+	record(t, s, "ses_2", unfinished)
+	record(t, s, "ses_3", events(a)[:1]) // started, nothing asked
+
+	want := []Summary{
+		{ID: "ses_1", Cwd: a, Started: t0, LastActivity: t0.Add(15 * time.Second), Outcome: "completed", FirstPrompt: "fix the tests", Events: 16},
+		{ID: "ses_2", Cwd: b, Started: t0, LastActivity: t0.Add(11 * time.Second), Outcome: OutcomeUnfinished, FirstPrompt: "fix the tests", Events: 12},
+		{ID: "ses_3", Cwd: a, Started: t0, LastActivity: t0, Outcome: OutcomeIdle, Events: 1},
+	}
+	ignore := cmpopts.IgnoreFields(Summary{}, "Size", "ModTime")
+	check := func(what string) {
+		t.Helper()
+		got, problems, err := s.List(nil)
+		if err != nil || len(problems) > 0 {
+			t.Fatalf("%s: List() = %v, %v", what, problems, err)
+		}
+		if diff := cmp.Diff(want, got, ignore, cmpopts.EquateApproxTime(0)); diff != "" {
+			t.Errorf("%s: List() mismatch (-want +got):\n%s", what, diff)
+		}
+	}
+	check("index written at close")
+
+	// A stale index entry (the log grew behind its back) loses to the log.
+	x, err := s.Open("ses_3", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Log.Append(contract.Envelope{ID: "e", Time: t0.Add(time.Hour), Session: "ses_3", Data: &contract.UserMessage{Text: "hello"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Log.Close(); err != nil { // no index update: as if killed
+		t.Fatal(err)
+	}
+	if err := x.unlock(); err != nil {
+		t.Fatal(err)
+	}
+	want[2].FirstPrompt, want[2].Events, want[2].LastActivity = "hello", 2, t0.Add(time.Hour)
+	want[0], want[1], want[2] = want[2], want[0], want[1]
+	check("stale entry")
+
+	// A broken index is ignored; reindex rebuilds it.
+	if err := os.WriteFile(filepath.Join(root, indexName), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	check("broken index")
+	n, problems, err := s.Reindex()
+	if n != 3 || len(problems) > 0 || err != nil {
+		t.Fatalf("Reindex() = %d, %v, %v", n, problems, err)
+	}
+	if idx := s.readIndex(); len(idx) != 3 || idx["ses_3"].FirstPrompt != "hello" {
+		t.Errorf("index after Reindex = %+v", idx)
+	}
+	check("reindexed")
+
+	last, err := s.Last(a)
+	if err != nil || last != "ses_3" {
+		t.Errorf("Last(a) = %q, %v; want ses_3", last, err)
+	}
+	if _, err := s.Last(t.TempDir()); err == nil {
+		t.Error("Last(elsewhere) = nil error, want not found")
+	}
+}
+
+func TestListWritesNothing(t *testing.T) {
+	root := t.TempDir()
+	s := NewStore(root, nil)
+	record(t, s, "ses_1", events(t.TempDir()))
+	record(t, s, "ses_2", events(t.TempDir())[:5])
+	if err := os.Remove(filepath.Join(root, indexName)); err != nil {
+		t.Fatal(err)
+	}
+	before := listing(t, root)
+	if _, _, err := s.List(nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Read("ses_2", func(contract.Envelope) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, listing(t, root)); diff != "" {
+		t.Errorf("reading changed the store (-before +after):\n%s", diff)
+	}
+}
+
+// listing returns every file under root with its size and times.
+func listing(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		out[p] = fi.Mode().String() + " " + fi.ModTime().String() + " " + string(rune(fi.Size()))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -1,0 +1,135 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// The conditions callers branch on.
+var (
+	// ErrNotFound: no session has that id (or id prefix).
+	ErrNotFound = errors.New("session: not found")
+	// ErrLocked: another process is writing the session.
+	ErrLocked = errors.New("session: in use by another rein")
+	// ErrNewer: the log holds events a newer rein wrote.
+	ErrNewer = errors.New("session: written by a newer rein")
+	// ErrGate: the session cannot continue as it is (its workspace or an
+	// artifact is gone).
+	ErrGate = errors.New("session: resume gate")
+)
+
+// validID matches what may name a session directory: letters, digits, '_'
+// and '-', so that an id never walks out of the root.
+var validID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`) })
+
+// DefaultRoot returns where sessions live when nothing says otherwise:
+// $XDG_STATE_HOME/rein/sessions, or ~/.local/state/rein/sessions.
+func DefaultRoot() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "rein", "sessions"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot find where to keep sessions: set XDG_STATE_HOME or HOME: %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "rein", "sessions"), nil
+}
+
+// Options configure a [Store]. The zero value is usable.
+type Options struct {
+	// Logger receives warnings (a torn tail cut or skipped, a damaged
+	// line skipped, a stray directory); nil means discard.
+	Logger *slog.Logger
+}
+
+// Store is the directory that holds sessions. It is safe for concurrent
+// use; the processes that share a root coordinate through each session's
+// lock.
+type Store struct {
+	root   string
+	logger *slog.Logger
+}
+
+// NewStore returns the store rooted at root, which need not exist yet
+// (writers create it). opts may be nil.
+func NewStore(root string, opts *Options) *Store {
+	s := &Store{root: filepath.Clean(root), logger: slog.New(slog.DiscardHandler)}
+	if opts != nil && opts.Logger != nil {
+		s.logger = opts.Logger
+	}
+	return s
+}
+
+// Root returns the store's directory.
+func (s *Store) Root() string { return s.root }
+
+// Dir returns the directory of session id.
+func (s *Store) Dir(id string) string { return filepath.Join(s.root, id) }
+
+// Find returns the id of the session ref names: its full id, or a prefix
+// of exactly one session's id. It fails with an error wrapping ErrNotFound
+// when none matches, and names the candidates when several do. Find
+// writes nothing.
+func (s *Store) Find(ref string) (string, error) {
+	if !validID().MatchString(ref) {
+		return "", fmt.Errorf("%w: %q is not a session id (ids look like ses_01K...; `rein sessions` lists them)", ErrNotFound, ref)
+	}
+	if fi, err := os.Stat(filepath.Join(s.Dir(ref), logName)); err == nil && fi.Mode().IsRegular() {
+		return ref, nil
+	}
+	ids, err := s.ids()
+	if err != nil {
+		return "", err
+	}
+	var match []string
+	for _, id := range ids {
+		if strings.HasPrefix(id, ref) {
+			match = append(match, id)
+		}
+	}
+	switch len(match) {
+	case 0:
+		return "", fmt.Errorf("%w: no session %s in %s (`rein sessions --all` lists them)", ErrNotFound, ref, s.root)
+	case 1:
+		return match[0], nil
+	}
+	if len(match) > 5 {
+		match = append(match[:5], "...")
+	}
+	return "", fmt.Errorf("%w: %q names %d sessions (%s); give more of the id", ErrNotFound, ref, len(match), strings.Join(match, ", "))
+}
+
+// logName is the log's file name in a session directory.
+const logName = "events.jsonl"
+
+// ids returns the ids of the session directories under the root, sorted;
+// a missing root holds none.
+func (s *Store) ids() ([]string, error) {
+	entries, err := os.ReadDir(s.root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session: list %s: %w", s.root, err)
+	}
+	var ids []string
+	for _, e := range entries {
+		if e.IsDir() && validID().MatchString(e.Name()) && !strings.HasPrefix(e.Name(), tmpPrefix) {
+			ids = append(ids, e.Name())
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// tmpPrefix starts the name of a session directory under construction (a
+// fork being copied): it is renamed into place when complete.
+const tmpPrefix = "tmp-"
