@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -58,18 +57,9 @@ type result struct {
 func run(t *testing.T, args ...string) result {
 	t.Helper()
 	stateDir, tmp := t.TempDir(), t.TempDir()
-	cmd := exec.Command(rein, args...)
-	cmd.Env = append(cleanEnv(), "XDG_STATE_HOME="+stateDir, "TMPDIR="+tmp, "NO_COLOR=1", "XDG_CONFIG_HOME="+filepath.Join(tmp, "config"))
-	var out, errw bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errw
-	err := cmd.Run()
-	code := 0
-	if ee, ok := errors.AsType[*exec.ExitError](err); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{code, out.String(), errw.String(), stateDir}
+	r := reinIn(t, "", []string{"XDG_STATE_HOME=" + stateDir, "TMPDIR=" + tmp, "XDG_CONFIG_HOME=" + filepath.Join(tmp, "config")}, args...)
+	r.state = stateDir
+	return r
 }
 
 // sessionLog returns the one events.jsonl under the run's state directory.
