@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/eventlog"
 	"github.com/rein-agent/rein/internal/state"
 )
 
@@ -54,26 +55,40 @@ func decode(t *testing.T, text string) []contract.Envelope {
 }
 
 // world is every file and directory under roots, with what a write, a
-// creation or a read would change: size, modification time, mode, and for
-// files the access time.
+// creation or a read would change: size, modification time, mode and
+// access time. It lists directories without touching their access times.
 func world(t *testing.T, roots ...string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, root := range roots {
-		err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-			if err != nil {
-				return err
-			}
-			desc := fmt.Sprintf("%v %d %d", fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
-			if st, ok := fi.Sys().(*syscall.Stat_t); ok && fi.Mode().IsRegular() {
-				desc += fmt.Sprintf(" atime %d.%d", st.Atim.Sec, st.Atim.Nsec)
-			}
-			out[p] = desc
-			return nil
-		})
+	var walk func(p string)
+	walk = func(p string) {
+		fi, err := os.Lstat(p)
 		if err != nil {
 			t.Fatal(err)
 		}
+		desc := fmt.Sprintf("%v %d %d", fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			desc += fmt.Sprintf(" atime %d.%d", st.Atim.Sec, st.Atim.Nsec)
+		}
+		out[p] = desc
+		if !fi.IsDir() {
+			return
+		}
+		d, err := eventlog.OpenReadOnly(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, err := d.Readdirnames(-1)
+		d.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			walk(filepath.Join(p, n))
+		}
+	}
+	for _, root := range roots {
+		walk(root)
 	}
 	return out
 }
@@ -155,7 +170,7 @@ func TestReplayHasNoSideEffects(t *testing.T) {
 		}
 		rest = rest[i+len(want):]
 	}
-	for _, args := range [][]string{{"log", id}, {"log", "--type", "tool.*", "--json", id}, {"sessions", "--all"}, {"why", "effects.txt"}} {
+	for _, args := range [][]string{{"log", id[:12]}, {"log", "--type", "tool.*", "--json", id}, {"sessions", "--all"}, {"why", "effects.txt"}} {
 		if r := reinIn(t, c.ws, env, args...); r.code != 0 {
 			t.Errorf("rein %s: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
 		}
@@ -358,5 +373,24 @@ func TestResumeReachesTheSameServer(t *testing.T) {
 	defer srv.mu.Unlock()
 	if srv.requests != 2 || len(srv.problems) > 0 {
 		t.Errorf("the server saw %d requests (%v), want 2", srv.requests, srv.problems)
+	}
+}
+
+// A local server's dummy key ("x") is no secret: cutting it out of the
+// record would break it (event types, field names and words hold an x).
+func TestShortKeyLeavesTheLogWhole(t *testing.T) {
+	srv := serveChat(t, []chatTurn{{text: "next text"}})
+	ws, stateDir := t.TempDir(), t.TempDir()
+	r := reinIn(t, ws, []string{"XDG_STATE_HOME=" + stateDir, "XDG_CONFIG_HOME=" + t.TempDir(), "OPENAI_API_KEY=x"},
+		"exec", "--provider", "openai", "--base-url", srv.URL+"/v1", "say next")
+	if r.code != 0 {
+		t.Fatalf("rein exec: exit %d\n%s", r.code, r.stderr)
+	}
+	log := sessionLog(t, result{state: stateDir})
+	if bytes.Contains(log, []byte("REDACTED")) {
+		t.Errorf("a one-letter key was cut out of the log:\n%s", log)
+	}
+	if events := decode(t, string(log)); events[len(events)-1].Type() != contract.TypeRunFinished {
+		t.Errorf("the log does not end with run.finished")
 	}
 }

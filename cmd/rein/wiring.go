@@ -12,6 +12,7 @@ import (
 	"github.com/rein-agent/rein/cmd/rein/demo"
 	"github.com/rein-agent/rein/internal/cli"
 	"github.com/rein-agent/rein/internal/config"
+	"github.com/rein-agent/rein/internal/eventlog"
 	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/permission"
@@ -81,11 +82,13 @@ func models(spec cli.Spec, cfg *config.Config) (kernel.Model, []kernel.Model, er
 }
 
 // secretsOf returns what must never be recorded: the models' keys and
-// every credential in rein's environment.
+// every credential in rein's environment. A value shorter than
+// eventlog.MinSecret is no secret (local servers take "x" or "ollama"), and
+// cutting it out would break the record.
 func secretsOf(m kernel.Model, fallbacks []kernel.Model) []string {
 	secrets := builtin.Credentials(os.Environ())
 	for _, mm := range append([]kernel.Model{m}, fallbacks...) {
-		if mm.Secret != "" && !slices.Contains(secrets, mm.Secret) {
+		if len(mm.Secret) >= eventlog.MinSecret && !slices.Contains(secrets, mm.Secret) {
 			secrets = append(secrets, mm.Secret)
 		}
 	}

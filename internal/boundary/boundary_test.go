@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -23,6 +26,7 @@ type pkg struct {
 // imports, as `go list -deps` sees them.
 func packages(t *testing.T) map[string]pkg {
 	t.Helper()
+	watchSources(t)
 	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", module+"/...")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -45,6 +49,34 @@ func packages(t *testing.T) map[string]pkg {
 		t.Fatalf("go list found only %d packages", len(pkgs))
 	}
 	return pkgs
+}
+
+// watchSources stats every Go file of the module. go test caches a passing
+// result by the files the test itself opened or stated; what go list reads
+// in its own process it does not see. Stating them here makes a change to
+// any import in the module run these tests again instead of reporting a
+// cached pass.
+func watchSources(t *testing.T) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && (strings.HasSuffix(p, ".go") || d.Name() == "go.mod") {
+			_, err = os.Stat(p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func under(path, root string) bool { return path == root || strings.HasPrefix(path, root+"/") }
@@ -73,12 +105,28 @@ func TestProvidersOnlyTranslate(t *testing.T) {
 	}
 }
 
-// The CLI may import, of this module, only the contracts, the kernel and
-// the state: an allowlist, so that no new path to a provider, a tool or the
-// log opens up unnoticed.
+// The CLI may import, of this module, only the contracts, the kernel, the
+// state, and the read side of recorded sessions (session: list, read,
+// fork; why: a query over read events): an allowlist, so that no new path
+// to a provider, a tool or the log opens up unnoticed. The read side
+// itself may reach neither a provider nor the tool runtime, so replay,
+// log and why cannot ask a model or run a tool even by mistake.
 func TestCLIReachesProvidersOnlyThroughTheKernel(t *testing.T) {
-	allowed := []string{module + "/internal/contract", module + "/internal/kernel", module + "/internal/state"}
+	allowed := []string{module + "/internal/contract", module + "/internal/kernel", module + "/internal/state",
+		module + "/internal/session", module + "/internal/why"}
 	pkgs := packages(t)
+	for _, reader := range []string{module + "/internal/session", module + "/internal/why"} {
+		for _, dep := range pkgs[reader].Deps {
+			for _, f := range []string{"/internal/provider", "/internal/tool", "/internal/kernel", "/internal/permission"} {
+				if under(dep, module+f) {
+					t.Errorf("%s depends on %s: reading a session must not reach a model or a tool", reader, dep)
+				}
+			}
+			if dep == "os/exec" {
+				t.Errorf("%s depends on os/exec: reading a session starts no process", reader)
+			}
+		}
+	}
 	found := 0
 	for path, p := range pkgs {
 		if !under(path, module+"/internal/cli") {

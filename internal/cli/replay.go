@@ -26,7 +26,7 @@ func (a *app) replay(ref string) error {
 	}
 	info, err := s.Read(id, r.event)
 	r.end()
-	a.damage(s.Dir(id), info)
+	a.damage(s.LogPath(id), info)
 	if err == nil && info.Events == 0 {
 		fmt.Fprintf(a.deps.Stderr, "rein: the log of session %s holds no event\n", id)
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rein-agent/rein/internal/contract"
-	"github.com/rein-agent/rein/internal/eventlog"
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/session"
 	"github.com/rein-agent/rein/internal/state"
@@ -190,6 +189,8 @@ func (a *app) resume(ctx context.Context, args []string) error {
 			return fmt.Errorf("%w: resume needs a session id or --last (`rein sessions` lists them)", ErrUsage)
 		}
 		ref, args = args[0], args[1:]
+	} else if len(args) > 0 && strings.HasPrefix(args[0], "ses_") && !strings.ContainsAny(args[0], " \t") {
+		return fmt.Errorf("%w: --last and a session id (%s) both given; give one of them", ErrUsage, args[0])
 	}
 	prompt := strings.TrimSpace(strings.Join(args, " "))
 	var lines *lineReader
@@ -290,7 +291,7 @@ func (a *app) log(ref string) error {
 		_, err := fmt.Fprintln(a.deps.Stdout, logLine(env))
 		return err
 	})
-	a.damage(s.Dir(id), info)
+	a.damage(s.LogPath(id), info)
 	return err
 }
 
@@ -323,14 +324,14 @@ func logLine(env contract.Envelope) string {
 
 // damage tells what a read-only command skipped in a log, beyond the
 // warnings already logged.
-func (a *app) damage(dir string, info eventlog.ReadInfo) {
+func (a *app) damage(path string, info session.ReadInfo) {
 	if n := len(info.Damaged); n > 0 {
 		fmt.Fprintf(a.deps.Stderr, "rein: warning: %d damaged line(s) of %s were skipped (first: line %d: %s); every valid event was read\n",
-			n, filepath.Join(dir, eventlog.FileName), info.Damaged[0].Line, info.Damaged[0].Reason)
+			n, path, info.Damaged[0].Line, info.Damaged[0].Reason)
 	}
 	if info.Torn != nil {
 		fmt.Fprintf(a.deps.Stderr, "rein: warning: the last line of %s is torn (a write cut short); it was skipped, and the next writer (rein resume) cuts it off\n",
-			filepath.Join(dir, eventlog.FileName))
+			path)
 	}
 }
 
@@ -345,9 +346,9 @@ func (a *app) why(p string) error {
 		target = filepath.Join(cwd, target)
 	}
 	target = filepath.Clean(target)
-	list, problems, err := s.List(func(sum *session.Summary) bool {
-		return sum.Cwd != "" && (target == sum.Cwd || strings.HasPrefix(target, strings.TrimSuffix(sum.Cwd, string(filepath.Separator))+string(filepath.Separator)))
-	})
+	// Every session, not only those started here: a session's tools may
+	// reach other roots (--add-dir), and paths are compared whole.
+	list, problems, err := s.List(nil)
 	a.problems(problems)
 	if err != nil {
 		return err
@@ -355,7 +356,7 @@ func (a *app) why(p string) error {
 	f := why.New(target)
 	for i := len(list) - 1; i >= 0; i-- { // oldest first
 		info, err := s.Read(list[i].ID, func(env contract.Envelope) error { f.Add(env); return nil })
-		a.damage(s.Dir(list[i].ID), info)
+		a.damage(s.LogPath(list[i].ID), info)
 		if err != nil {
 			return err
 		}

@@ -147,3 +147,12 @@ func logBytes(t *testing.T, store *session.Store, id string) []byte {
 	}
 	return b.Bytes()
 }
+
+func TestResumeLastWithAnIDIsAMistake(t *testing.T) {
+	var out, errw bytes.Buffer
+	deps, _ := storeDeps(t, model(answer...), true, &out, &errw)
+	r := execute(t, deps, "resume", "--last", "ses_01ABC")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "--last and a session id") {
+		t.Errorf("resume --last ses_01ABC: exit %d %s", r.code, r.stderr)
+	}
+}

@@ -2,6 +2,7 @@ package eventlog
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,17 +33,23 @@ type logLine struct {
 	last     bool  // nothing follows it in the file
 	env      contract.Envelope
 	err      error // why it does not decode; nil when it is not complete, as it is not decoded then
+	// json says a line that does not decode is well-formed JSON all the
+	// same: a whole write whose content this version cannot read (a newer
+	// rein's), not one a crash cut short.
+	json bool
 }
 
 // tornReason says why l is a torn last line, or "" if it is not one: a
-// line without its trailing newline, or a last line that does not decode.
-// A crash during a write can leave either; only the writer's own newline
-// says a line is whole.
+// line without its trailing newline, or a last line that is not even
+// well-formed JSON (a crash, or a power cut that persisted the file's
+// length before its bytes, can leave either). A well-formed last line that
+// does not decode is not torn: a whole line that this version cannot read
+// must not be cut off.
 func (l *logLine) tornReason() string {
 	switch {
 	case !l.complete:
 		return "no trailing newline"
-	case l.err != nil && l.last:
+	case l.err != nil && l.last && !l.json:
 		return l.err.Error()
 	}
 	return ""
@@ -54,6 +61,7 @@ type decoded struct {
 	err      error
 	size     int
 	complete bool
+	json     bool // see logLine.json
 }
 
 // batch is a run of whole lines of the file; the last one lacks its
@@ -137,7 +145,7 @@ func decodeBatches(r io.Reader, size int, prefix string, fn func(*logLine) error
 		for i, d := range b.lines {
 			l = logLine{
 				num: l.num + 1, off: l.off + l.size, size: int64(d.size), complete: d.complete,
-				last: b.eof && i == len(b.lines)-1, env: d.env, err: d.err,
+				last: b.eof && i == len(b.lines)-1, env: d.env, err: d.err, json: d.json,
 			}
 			if err := fn(&l); err != nil {
 				return err
@@ -168,7 +176,9 @@ func (b *batch) decode() {
 		}
 		b.lines = append(b.lines, decoded{size: n, complete: true})
 		d := &b.lines[len(b.lines)-1]
-		d.err = d.env.UnmarshalJSON(rest[:n])
+		if d.err = d.env.UnmarshalJSON(rest[:n]); d.err != nil {
+			d.json = json.Valid(rest[:n])
+		}
 		rest = rest[n:]
 	}
 }

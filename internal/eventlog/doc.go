@@ -38,7 +38,10 @@
 //   - a last line without its trailing newline is torn, even when it
 //     happens to decode: the writer always ends a line with a newline, so
 //     the event was never completely written, and it was never synced;
-//   - a last line that ends with a newline but does not decode is torn too;
+//   - a last line that ends with a newline but is not even well-formed
+//     JSON is torn too (a power cut can persist a file's length before its
+//     bytes); a well-formed one that does not decode is damage, below: it
+//     may be a newer rein's event, and cutting it would lose it;
 //   - a writable store cuts a torn last line off (the file is truncated to
 //     the end of the last good line and synced) and logs a warning with the
 //     line number and the number of bytes cut; a read-only store skips it

@@ -194,6 +194,10 @@ func TestOpenFileCorrupt(t *testing.T) {
 			[]byte(`{"seq":2,"id":"x","time":"2025-01-01T00:00:00Z","session":"s","turn":0,"type":"model.text","data":{"text":5}}`+"\n"),
 			l(3, 3)), 2},
 		{"a delta", join(l(1, 1), line(t, textDelta("c", "x"), 2), l(3, 3)), 2},
+		// Well-formed, so a whole write (a newer rein's, say), not a torn
+		// one: never cut.
+		{"a last line well-formed but undecodable", join(l(1, 1),
+			[]byte(`{"seq":2,"id":"x","time":"2025-01-01T00:00:00Z","session":"s","turn":0,"type":"model.text","data":{"text":5}}`+"\n")), 2},
 	}
 	for _, tc := range tests {
 		for _, readOnly := range []bool{false, true} {

@@ -76,15 +76,18 @@ func TestSecretsAreRedacted(t *testing.T) {
 		want    string // the text as read back
 	}{
 		{"api key", []string{"sk-proj-abc123"}, "export KEY=sk-proj-abc123; curl", "export KEY=[REDACTED]; curl"},
-		{"every occurrence", []string{"tok"}, "tok tok,tok", "[REDACTED] [REDACTED],[REDACTED]"},
-		{"several secrets", []string{"alpha", "beta"}, "alpha and beta", "[REDACTED] and [REDACTED]"},
-		{"a quote", []string{`ab"cd`}, `x ab"cd y`, "x [REDACTED] y"},
-		{"a backslash", []string{`ab\cd`}, `x ab\cd y`, "x [REDACTED] y"},
-		{"html characters", []string{"a<b&c>"}, "x a<b&c> y", "x [REDACTED] y"},
+		{"every occurrence", []string{"tok12345"}, "tok12345 tok12345,tok12345", "[REDACTED] [REDACTED],[REDACTED]"},
+		{"several secrets", []string{"alpha-123", "beta-4567"}, "alpha-123 and beta-4567", "[REDACTED] and [REDACTED]"},
+		{"one holding another", []string{"abcdefgh", "abcdefgh-PRIVATE"}, "key abcdefgh-PRIVATE and abcdefgh", "key [REDACTED] and [REDACTED]"},
+		{"repeated", []string{"abcdefgh", "abcdefgh"}, "abcdefgh", "[REDACTED]"},
+		{"a quote", []string{`abc"defg`}, `x abc"defg y`, "x [REDACTED] y"},
+		{"a backslash", []string{`abc\defg`}, `x abc\defg y`, "x [REDACTED] y"},
+		{"html characters", []string{"a<b&c>de"}, "x a<b&c>de y", "x [REDACTED] y"},
 		{"not ASCII", []string{"clé-€"}, "la clé-€ ici", "la [REDACTED] ici"},
-		{"a newline", []string{"a\nb"}, "x a\nb y", "x [REDACTED] y"},
-		{"a secret after a backslash", []string{`\x`}, `a\\x`, `a\[REDACTED]`},
-		{"an escape is not the secret", []string{"nfoo"}, "\nfoo", "\nfoo"},
+		{"a newline", []string{"abcd\nefg"}, "x abcd\nefg y", "x [REDACTED] y"},
+		{"a secret after a backslash", []string{`\xyzabcd`}, `a\\xyzabcd`, `a\[REDACTED]`},
+		{"an escape is not the secret", []string{"nfoo1234"}, "\nfoo1234", "\nfoo1234"},
+		{"short values are not secrets", []string{"x", "ollama"}, "x ollama", "x ollama"},
 		{"empty secrets are ignored", []string{"", ""}, "text", "text"},
 		{"no secrets", nil, "text", "text"},
 	}
@@ -133,9 +136,9 @@ func TestSecretsAreRedacted(t *testing.T) {
 
 func TestSecretThatCannotBeRedacted(t *testing.T) {
 	dir := t.TempDir()
-	s := mustOpen(t, dir, &FileOptions{Secrets: []string{"true"}})
+	s := mustOpen(t, dir, &FileOptions{Secrets: []string{"12345678"}})
 	defer s.Close()
-	err := s.Append(withSeq(contract.Envelope{Data: &contract.ToolValidation{IntentID: "i", OK: true}}, 1))
+	err := s.Append(withSeq(contract.Envelope{Data: &contract.ModelUsage{InputTokens: 12345678}}, 1))
 	if !errors.Is(err, errUnredactable) {
 		t.Fatalf("Append() = %v, want the secret refused", err)
 	}
@@ -145,7 +148,7 @@ func TestSecretThatCannotBeRedacted(t *testing.T) {
 	if err := s.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, dir); bytes.Contains(got, []byte("true")) {
+	if got := readFile(t, dir); bytes.Contains(got, []byte("12345678")) {
 		t.Errorf("the refused line was written:\n%s", got)
 	}
 }

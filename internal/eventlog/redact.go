@@ -2,20 +2,33 @@ package eventlog
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
 )
 
 // redacted is what a secret is replaced by in a line.
 const redacted = "[REDACTED]"
 
-// encodeSecrets returns the non-empty secrets as they appear inside a JSON
-// string the writer encodes: escaped as contract.Envelope.MarshalJSON
-// escapes (HTML characters left alone), without the quotes.
+// MinSecret is the length below which a value is not taken for a secret:
+// redacting "x" or "ollama" (the keys local servers are given) would cut
+// ordinary words and names out of the log, and break it.
+const MinSecret = 8
+
+// encodeSecrets returns the secrets of MinSecret bytes or more as they
+// appear inside a JSON string the writer encodes: escaped as
+// contract.Envelope.MarshalJSON escapes (HTML characters left alone),
+// without the quotes; without repeats, longest first, so that a secret
+// that holds a shorter one is cut out whole.
 func encodeSecrets(secrets []string) [][]byte {
+	secrets = slices.Clone(secrets)
+	slices.SortFunc(secrets, func(a, b string) int { return cmp.Or(cmp.Compare(len(b), len(a)), strings.Compare(a, b)) })
+	secrets = slices.Compact(secrets)
 	var out [][]byte
 	for _, secret := range secrets {
-		if secret == "" {
+		if len(secret) < MinSecret {
 			continue
 		}
 		var buf bytes.Buffer

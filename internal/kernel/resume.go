@@ -21,6 +21,11 @@ const (
 		"finished), so its result is unknown: it may have done part or all of its work. It was not " +
 		"run again. Check the current state (read the file, list the directory, look at what the " +
 		"command changes) before deciding whether to run it again."
+	// lost: the tool ran to its end, and the process ended before its
+	// output was recorded.
+	lost = "This tool call ran to its end (%s), but rein stopped before it recorded the output, so the output " +
+		"is lost. It was not run again. Check its effects (read the file, list the directory) before deciding " +
+		"whether to run it again."
 	// abandoned is the reason of run.finished for a run that a resume with
 	// a new prompt closes instead of continuing.
 	abandoned = "the rein process ended (killed or crashed) before this run finished; " +
@@ -121,10 +126,24 @@ func (r *run) settle() bool {
 			return false
 		}
 	}
+	ran := func(list []state.Invocation, id string) (state.Invocation, bool) {
+		i := slices.IndexFunc(list, func(inv state.Invocation) bool { return inv.IntentID == id })
+		if i < 0 {
+			return state.Invocation{}, false
+		}
+		return list[i], true
+	}
 	for _, in := range st.Pending {
 		obs := contract.Observation{IntentID: in.ID, ToolName: in.ToolName, Phase: contract.PhaseKernel, Code: "not_executed", Text: notExecuted}
-		if slices.ContainsFunc(st.InFlight, func(inv state.Invocation) bool { return inv.IntentID == in.ID }) {
+		if _, ok := ran(st.InFlight, in.ID); ok {
 			obs.Phase, obs.Code, obs.Text = contract.PhaseExecution, string(contract.ExitInterrupted), interrupted
+		} else if inv, ok := ran(st.Ended, in.ID); ok && inv.Exit == contract.ExitInterrupted {
+			// An earlier resume recorded it interrupted and stopped before
+			// telling the model.
+			obs.Phase, obs.Code, obs.Text = contract.PhaseExecution, string(contract.ExitInterrupted), interrupted
+		} else if ok {
+			obs.Phase, obs.Code = contract.PhaseExecution, "output_lost"
+			obs.Text = fmt.Sprintf(lost, fmt.Sprintf("exit %s, exit code %d", inv.Exit, inv.ExitCode))
 		}
 		if _, ok := r.emit(&contract.ToolObservation{Observation: obs}, r.lastID); !ok {
 			return false

@@ -94,12 +94,14 @@ func TestResumeAfterACutAtEveryEvent(t *testing.T) {
 	for cut := 1; cut < len(whole); cut++ {
 		prefix := whole[:cut]
 		t.Run(fmt.Sprintf("after %d %s", cut, prefix[cut-1].Type()), func(t *testing.T) {
-			before := map[string]int{} // tools that started before the cut
+			before := map[string]int{}   // tools that started before the cut
+			started := map[string]bool{} // by intent
 			for _, env := range prefix {
 				if s, ok := env.Data.(*contract.InvocationStarted); ok {
 					var in struct{ Text string }
 					json.Unmarshal(s.Input, &in)
 					before[in.Text]++
+					started[s.IntentID] = true
 				}
 			}
 			runs := map[string]int{}
@@ -112,6 +114,11 @@ func TestResumeAfterACutAtEveryEvent(t *testing.T) {
 			for text, n := range runs {
 				if before[text]+n > 1 {
 					t.Errorf("say %q ran %d time(s) after the cut and %d before", text, n, before[text])
+				}
+			}
+			for _, o := range observations(out) {
+				if started[o.IntentID] && (o.Code == "not_executed" || o.OK) {
+					t.Errorf("intent %s started before the cut; the model is told %s: %s", o.IntentID, o.Code, o.Text)
 				}
 			}
 			after := k.State()

@@ -13,6 +13,17 @@ import (
 // the system allows, so that looking at a session changes nothing at all.
 func openRead(path string) (*os.File, error) { return eventlog.OpenReadOnly(path) }
 
+// readDir lists dir, leaving its access time alone where the system
+// allows (as openRead).
+func readDir(dir string) ([]os.DirEntry, error) {
+	d, err := openRead(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.ReadDir(-1)
+}
+
 // writeAtomic replaces path with b: a temporary file beside it, synced and
 // renamed over it, and the directory synced, so a crash leaves the old
 // contents or the new ones.

@@ -109,8 +109,9 @@ func (s *Store) copyArtifact(parent, dir, ref string) error {
 	if _, err := os.Stat(dst); err == nil {
 		return nil // two observations of one artifact
 	}
-	if _, err := os.Stat(src); err != nil {
-		s.logger.Warn("session: fork: an artifact of the parent is missing; the fork refers to it anyway", "session", parent, "artifact", ref)
+	if fi, err := os.Lstat(src); err != nil || !fi.Mode().IsRegular() {
+		s.logger.Warn("session: fork: an artifact of the parent is missing (or not a regular file); the fork refers to it anyway",
+			"session", parent, "artifact", ref)
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {

@@ -78,11 +78,15 @@ func (sum *Summary) live(dir string) {
 
 // summarize is Summarize from the log alone, as the index keeps it.
 func (s *Store) summarize(id string) (Summary, error) {
+	if err := s.checkFiles(id); err != nil {
+		return Summary{}, err
+	}
 	dir := s.Dir(id)
 	f, err := openRead(filepath.Join(dir, logName))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return Summary{}, fmt.Errorf("%w: no session %s in %s", ErrNotFound, id, s.root)
+			return Summary{}, fmt.Errorf("%w: the session directory %s has no %s: rein stopped while creating it, and it holds nothing",
+				ErrNotFound, dir, logName)
 		}
 		return Summary{}, fmt.Errorf("session: summarize %s: %w", id, err)
 	}
@@ -212,9 +216,10 @@ func (s *Store) List(keep func(*Summary) bool) (list []Summary, problems []error
 }
 
 // Last returns the id of the most recently active session whose working
-// directory is cwd, or an error wrapping ErrNotFound.
+// directory is cwd and that no process is writing, or an error wrapping
+// ErrNotFound.
 func (s *Store) Last(cwd string) (string, error) {
-	list, _, err := s.List(func(sum *Summary) bool { return sum.Cwd == cwd })
+	list, _, err := s.List(func(sum *Summary) bool { return sum.Cwd == cwd && sum.Outcome != OutcomeRunning })
 	if err != nil {
 		return "", err
 	}
@@ -308,10 +313,17 @@ func (s *Store) Reindex() (n int, problems []error, err error) {
 	return len(list), problems, s.writeIndex(list)
 }
 
+// ReadInfo is what a read-only pass over a log found: how many events, and
+// the torn tail and damaged lines it skipped.
+type ReadInfo = eventlog.ReadInfo
+
 // Read reads session id's log without writing anything (see
 // eventlog.ReadFile): a torn tail and damaged lines are skipped with a
 // warning and reported in the result, every valid event is visited.
-func (s *Store) Read(id string, visit func(contract.Envelope) error) (eventlog.ReadInfo, error) {
+func (s *Store) Read(id string, visit func(contract.Envelope) error) (ReadInfo, error) {
+	if err := s.checkFiles(id); err != nil {
+		return ReadInfo{}, err
+	}
 	info, err := eventlog.ReadFile(s.Dir(id), &eventlog.ReadOptions{Logger: s.logger}, visit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return info, fmt.Errorf("%w: no session %s in %s", ErrNotFound, id, s.root)

@@ -30,6 +30,7 @@ type Session struct {
 	unlock func() error
 	// created says this process made the session (Create).
 	created bool
+	closed  bool
 }
 
 // Facts are what reading a log noticed besides the state.
@@ -137,9 +138,11 @@ func (s *Store) Open(id string, opts *WriteOptions) (*Session, error) {
 	if !validID().MatchString(id) {
 		return nil, fmt.Errorf("%w: %q is not a session id", ErrNotFound, id)
 	}
-	dir := s.Dir(id)
-	if _, err := os.Stat(filepath.Join(dir, logName)); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: no session %s in %s", ErrNotFound, id, s.root)
+	if err := s.checkFiles(id); err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(filepath.Join(s.Dir(id), logName)); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: no session %s in %s (its directory has no %s)", ErrNotFound, id, s.root, logName)
 	}
 	return s.open(id, opts)
 }
@@ -174,8 +177,13 @@ func (s *Store) open(id string, opts *WriteOptions) (*Session, error) {
 
 // Close closes the log, updates the session's index entry if the log
 // grew, and releases the lock. A session Create made that recorded
-// nothing is removed: no empty session is left behind.
+// nothing is removed: no empty session is left behind. Closing twice is
+// not an error.
 func (x *Session) Close() error {
+	if x.closed {
+		return nil
+	}
+	x.closed = true
 	last := x.Log.LastSeq()
 	empty := last == 0 && x.created
 	err := x.Log.Close()

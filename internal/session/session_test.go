@@ -256,3 +256,53 @@ func TestGateRefuses(t *testing.T) {
 		})
 	}
 }
+
+// A link inside the sessions directory is never followed: rein truncates
+// and appends to logs, and must not do that to the file a link points to.
+func TestLinksAreRefused(t *testing.T) {
+	root := t.TempDir()
+	s := NewStore(root, nil)
+	victim := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(victim, []byte("notes, no newline"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(root, "ses_file"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(root, "ses_file", logName)); err != nil {
+		t.Fatal(err)
+	}
+	record(t, s, "ses_real", events(t.TempDir()))
+	if err := os.Symlink(s.Dir("ses_real"), filepath.Join(root, "ses_dir")); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"ses_file", "ses_dir"} {
+		if _, err := s.Open(id, nil); err == nil || !strings.Contains(err.Error(), "does not follow links") {
+			t.Errorf("Open(%s) = %v, want a refusal", id, err)
+		}
+		if _, err := s.Read(id, func(contract.Envelope) error { return nil }); err == nil {
+			t.Errorf("Read(%s) followed a link", id)
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "notes, no newline" {
+		t.Errorf("the file a link points to changed: %q", b)
+	}
+}
+
+func TestLastSkipsASessionBeingWritten(t *testing.T) {
+	s := NewStore(t.TempDir(), nil)
+	cwd := t.TempDir()
+	record(t, s, "ses_1", events(cwd)[:12])
+	x := func() *Session {
+		record(t, s, "ses_2", events(cwd)[:12])
+		x, err := s.Open("ses_2", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}()
+	defer x.Close()
+	if got, err := s.Last(cwd); err != nil || got != "ses_1" {
+		t.Errorf("Last() = %q, %v; want ses_1 (ses_2 is being written)", got, err)
+	}
+}

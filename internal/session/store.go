@@ -74,12 +74,15 @@ func (s *Store) Root() string { return s.root }
 // Dir returns the directory of session id.
 func (s *Store) Dir(id string) string { return filepath.Join(s.root, id) }
 
+// LogPath returns the path of session id's log.
+func (s *Store) LogPath(id string) string { return filepath.Join(s.root, id, logName) }
+
 // Find returns the id of the session ref names: its full id, or a prefix
 // of exactly one session's id. It fails with an error wrapping ErrNotFound
 // when none matches, and names the candidates when several do. Find
 // writes nothing.
 func (s *Store) Find(ref string) (string, error) {
-	if !validID().MatchString(ref) {
+	if !validID().MatchString(ref) || strings.HasPrefix(ref, tmpPrefix) {
 		return "", fmt.Errorf("%w: %q is not a session id (ids look like ses_01K...; `rein sessions` lists them)", ErrNotFound, ref)
 	}
 	if fi, err := os.Stat(filepath.Join(s.Dir(ref), logName)); err == nil && fi.Mode().IsRegular() {
@@ -110,10 +113,34 @@ func (s *Store) Find(ref string) (string, error) {
 // logName is the log's file name in a session directory.
 const logName = "events.jsonl"
 
+// checkFiles refuses a session whose directory or log is a symbolic link
+// or another kind of file: rein writes and truncates logs, and must never
+// do that to a file elsewhere that a link in its sessions directory points
+// to. A missing log is left to the caller.
+func (s *Store) checkFiles(id string) error {
+	dir := s.Dir(id)
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%w: no session %s in %s", ErrNotFound, id, s.root)
+		}
+		return fmt.Errorf("session: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("session: %s is not a directory (a symbolic link?); rein does not follow links in its sessions directory", dir)
+	}
+	fi, err = os.Lstat(filepath.Join(dir, logName))
+	if err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("session: %s is not a regular file (a symbolic link?); rein does not follow links in its sessions directory",
+			filepath.Join(dir, logName))
+	}
+	return nil
+}
+
 // ids returns the ids of the session directories under the root, sorted;
 // a missing root holds none.
 func (s *Store) ids() ([]string, error) {
-	entries, err := os.ReadDir(s.root)
+	entries, err := readDir(s.root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -76,6 +76,10 @@ type State struct {
 	// in the order started. Outside a live run, what is left here was
 	// interrupted: the process ended while the tool ran.
 	InFlight []Invocation `json:"in_flight,omitempty"`
+	// Ended holds the invocations that completed while their intent has
+	// no observation yet. Outside a live run, what is left here ran to its
+	// end but the process ended before the model was told.
+	Ended []Invocation `json:"ended,omitempty"`
 
 	Usage     Usage                   `json:"usage"`
 	LastError *contract.ProviderError `json:"last_error,omitempty"`
@@ -84,11 +88,14 @@ type State struct {
 	LastSeq uint64 `json:"last_seq"`
 }
 
-// Invocation names a tool run that started: the intent it carries out.
+// Invocation names a tool run that started: the intent it carries out,
+// and once it completed, how it ended.
 type Invocation struct {
-	IntentID     string `json:"intent_id"`
-	InvocationID string `json:"invocation_id"`
-	ToolName     string `json:"tool_name"`
+	IntentID     string        `json:"intent_id"`
+	InvocationID string        `json:"invocation_id"`
+	ToolName     string        `json:"tool_name"`
+	Exit         contract.Exit `json:"exit,omitempty"`
+	ExitCode     int           `json:"exit_code,omitempty"`
 }
 
 // Unfinished reports whether a run started and has no run.finished yet:
@@ -193,7 +200,10 @@ func Apply(s State, env contract.Envelope) State {
 		s.InFlight = append(s.InFlight, Invocation{IntentID: e.IntentID, InvocationID: e.InvocationID, ToolName: e.ToolName})
 	case *contract.InvocationCompleted:
 		if i := slices.IndexFunc(s.InFlight, func(in Invocation) bool { return in.InvocationID == e.InvocationID }); i >= 0 {
+			inv := s.InFlight[i]
+			inv.Exit, inv.ExitCode = e.Exit, e.ExitCode
 			s.InFlight = slices.Concat(s.InFlight[:i], s.InFlight[i+1:])
+			s.Ended = append(s.Ended, inv)
 		}
 	case *contract.ToolObservation:
 		s = observe(s, &e.Observation)
@@ -223,6 +233,9 @@ func observe(s State, o *contract.Observation) State {
 	}
 	in := s.Pending[i]
 	s.Pending = slices.Concat(s.Pending[:i], s.Pending[i+1:])
+	if j := slices.IndexFunc(s.Ended, func(inv Invocation) bool { return inv.IntentID == o.IntentID }); j >= 0 {
+		s.Ended = slices.Concat(s.Ended[:j], s.Ended[j+1:])
+	}
 	s.Messages = append(s.Messages, contract.ModelMessage{
 		Role: contract.RoleTool,
 		Result: &contract.ToolResult{
