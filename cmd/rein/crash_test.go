@@ -155,6 +155,7 @@ func TestKilledAnywhereResumesWithoutRunningAToolTwice(t *testing.T) {
 		})
 	}
 	t.Cleanup(func() {
+		t.Logf("%d kill points, %d kills mid-run, %d of them inside a tool invocation", len(points), kills.Load(), inside.Load())
 		if n := kills.Load(); n < 50 {
 			t.Errorf("only %d of %d kill points killed rein mid-run; want 50 or more", n, len(points))
 		}

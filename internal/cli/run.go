@@ -175,6 +175,10 @@ func (a *app) demo(ctx context.Context) error {
 	}
 	a.sessionLine(&d.Session)
 	fmt.Fprintf(w, "The workspace and the session are kept for you to look at; delete them when done.\n")
+	if !a.flags.json {
+		fmt.Fprintf(w, "See it again from the log alone: rein replay %s\nAsk the record why stats.go changed: cd %s && rein why stats.go\n",
+			d.Runtime.Session(), d.Workspace)
+	}
 	return nil
 }
 
