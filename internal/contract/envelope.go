@@ -162,9 +162,10 @@ const (
 // characters, in valid UTF-8; seq and turn plain decimal integers in
 // range; a time in the RFC 3339 shape MarshalJSON writes. The data is the
 // text from its first byte to the object's closing brace, which must be
-// the last one of the line: it is decoded with json.Unmarshal as
-// decodeSlow does, which also checks that it is one whole JSON value (for
-// a type this version does not know, json.Valid checks it).
+// the last one of the line: it is decoded by decodeData, which gives what
+// json.Unmarshal gives as decodeSlow does, and checks that it is one whole
+// JSON value (for a type this version does not know, json.Valid checks
+// it).
 //
 // It reports false on anything else, and whenever it might disagree with
 // decodeSlow (an error included): the caller then falls back to
@@ -184,7 +185,7 @@ func decodeFast(b []byte) (Envelope, bool) {
 		}
 		env.Data = unknown(string(typ), data)
 	case !isNull(data):
-		if json.Unmarshal(data, env.Data) != nil {
+		if env.Data = decodeData(env.Data, data); env.Data == nil {
 			return Envelope{}, false
 		}
 	}
@@ -309,9 +310,10 @@ func parseTime(v []byte, ok bool) (time.Time, bool) {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-// scanner reads the tokens of an envelope line for decodeFast. Each method
-// skips the JSON whitespace before its token, and reports false when the
-// token is not there or not of the plain kind the fast path takes.
+// scanner reads the tokens of an envelope line for decodeFast, and those of
+// its data for scanData (data.go). Each method skips the JSON whitespace
+// before its token, and reports false when the token is not there or not
+// of the plain kind the fast path takes.
 type scanner struct {
 	b []byte
 	i int
