@@ -100,14 +100,16 @@ func (s *Store) summarize(id string) (Summary, error) {
 	if _, err := io.ReadFull(f, head); err != nil {
 		return Summary{}, fmt.Errorf("session: summarize %s: %w", id, err)
 	}
-	for _, env := range decodeLines(head, false) {
+	for _, line := range lines(head, false) {
+		env, ok := decode(line)
+		if !ok {
+			continue
+		}
 		switch e := env.Data.(type) {
 		case *contract.SessionStarted:
 			sum.Cwd, sum.Started = e.Cwd, env.Time
 		case *contract.UserMessage:
-			if sum.FirstPrompt == "" {
-				sum.FirstPrompt = e.Text
-			}
+			sum.FirstPrompt = e.Text
 		}
 		if sum.FirstPrompt != "" {
 			break
@@ -121,29 +123,32 @@ func (s *Store) summarize(id string) (Summary, error) {
 			return Summary{}, fmt.Errorf("session: summarize %s: %w", id, err)
 		}
 	}
-	events := decodeLines(tail, off > 0)
-	if !sum.ending(events) && off > 0 {
+	if !sum.ending(lines(tail, off > 0)) && off > 0 {
 		// A run longer than the tail: read it all.
 		whole := make([]byte, fi.Size())
 		if _, err := f.ReadAt(whole, 0); err != nil && !errors.Is(err, io.EOF) {
 			return Summary{}, fmt.Errorf("session: summarize %s: %w", id, err)
 		}
-		sum.ending(decodeLines(whole, false))
+		sum.ending(lines(whole, false))
 	}
 	return sum, nil
 }
 
 // ending fills the last activity, the event count and the outcome from
-// the last events of a log, and reports whether they said how the last run
-// ended (or that none started).
-func (sum *Summary) ending(events []contract.Envelope) bool {
-	if len(events) == 0 {
-		sum.Outcome = OutcomeIdle
-		return false
-	}
-	last := events[len(events)-1]
-	sum.LastActivity, sum.Events = last.Time, last.Seq
-	for _, env := range slices.Backward(events) {
+// the last lines of a log, decoding from the end only as far as it must,
+// and reports whether they said how the last run ended (or that none
+// started).
+func (sum *Summary) ending(lines [][]byte) bool {
+	sum.Outcome = OutcomeIdle
+	first := true
+	for _, line := range slices.Backward(lines) {
+		env, ok := decode(line)
+		if !ok {
+			continue
+		}
+		if first {
+			sum.LastActivity, sum.Events, first = env.Time, env.Seq, false
+		}
 		switch e := env.Data.(type) {
 		case *contract.RunFinished:
 			sum.Outcome = string(e.Outcome)
@@ -151,17 +156,17 @@ func (sum *Summary) ending(events []contract.Envelope) bool {
 		case *contract.RunStarted:
 			sum.Outcome = OutcomeUnfinished
 			return true
+		case *contract.SessionStarted:
+			return true // the whole log was read: no run ever started
 		}
 	}
-	sum.Outcome = OutcomeIdle
-	return events[0].Seq == 1
+	return false
 }
 
-// decodeLines decodes the complete lines of b that hold envelopes; partial
-// says b starts in the middle of a line, which is skipped. Lines that do
-// not decode (a torn tail, damage) are left out: a summary is a glance,
-// and replay or resume say what is wrong.
-func decodeLines(b []byte, partial bool) []contract.Envelope {
+// lines returns the complete lines of b, without their newlines; partial
+// says b starts in the middle of a line, which is skipped. A last line
+// without its newline (a torn tail) is left out.
+func lines(b []byte, partial bool) [][]byte {
 	if partial {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
@@ -169,19 +174,23 @@ func decodeLines(b []byte, partial bool) []contract.Envelope {
 		}
 		b = b[i+1:]
 	}
-	var out []contract.Envelope
-	for len(b) > 0 {
+	var out [][]byte
+	for {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
-			break // a torn last line
+			return out
 		}
-		var env contract.Envelope
-		if err := env.UnmarshalJSON(b[:i]); err == nil {
-			out = append(out, env)
-		}
+		out = append(out, b[:i])
 		b = b[i+1:]
 	}
-	return out
+}
+
+// decode decodes one line. A line that does not decode (damage) is left
+// out of a summary, which is a glance: replay and resume say what is
+// wrong.
+func decode(line []byte) (contract.Envelope, bool) {
+	var env contract.Envelope
+	return env, env.UnmarshalJSON(line) == nil
 }
 
 // List returns the summaries of the sessions that keep says to keep (nil
