@@ -217,3 +217,47 @@ func TestReadFileInAReadOnlyDirectory(t *testing.T) {
 		t.Errorf("ReadFile() changed the directory (-before +after):\n%s", d)
 	}
 }
+
+// FuzzReadFile reads arbitrary bytes as a log, as replay does. ReadFile
+// must never panic nor change the file; it visits events in strictly
+// increasing seq, counts what it visits, and when a strict open accepts the
+// file it visits exactly what that open holds, with no damage reported.
+func FuzzReadFile(f *testing.F) {
+	good := lines(f, 3)
+	f.Add([]byte{})
+	f.Add(good)
+	f.Add(good[:len(good)-7])
+	f.Add(append(bytes.Clone(good), "garbage\n"...))
+	f.Add(append([]byte("garbage\n"), good...))
+	f.Add(append(bytes.Clone(good), good...))
+	f.Add([]byte(`{"seq":1,"type":"some.future_event","data":[1,2]}` + "\n" + `{"seq":3,"type":"x","data":null}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		writeFile(t, dir, data)
+		var visited []uint64
+		info, err := ReadFile(dir, nil, func(env contract.Envelope) error {
+			if n := len(visited); n > 0 && env.Seq <= visited[n-1] {
+				t.Fatalf("seq %d visited after %d", env.Seq, visited[n-1])
+			}
+			visited = append(visited, env.Seq)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("ReadFile() = %v; damage is skipped, never an error", err)
+		}
+		if got := readFile(t, dir); !bytes.Equal(got, data) {
+			t.Fatal("ReadFile modified the file")
+		}
+		if info.Events != len(visited) || (len(visited) > 0 && info.LastSeq != visited[len(visited)-1]) {
+			t.Fatalf("info %+v, visited %v", info, visited)
+		}
+		s, err := OpenFile(dir, &FileOptions{ReadOnly: true})
+		if err != nil {
+			return
+		}
+		defer s.Close()
+		if s.LastSeq() != uint64(len(visited)) || len(info.Damaged) > 0 {
+			t.Fatalf("a strict open holds %d events; ReadFile visited %d with damage %+v", s.LastSeq(), len(visited), info.Damaged)
+		}
+	})
+}
