@@ -207,3 +207,41 @@ func TestResumeWithAPromptClosesTheOldRunAndStartsANewOne(t *testing.T) {
 		t.Errorf("new run: %s, want completed", st.Status)
 	}
 }
+
+// A resume that is itself cut after recording an invocation interrupted,
+// before telling the model, tells it on the next resume: still
+// interrupted, never "not run", never run again.
+func TestResumeOfAResumeCutWhileSettling(t *testing.T) {
+	k, log := kernelOver(t, nil, threeTurns, map[string]int{})
+	collect(t, k.Send(t.Context(), Input{Text: "go"}))
+	whole := durable(t, log)
+	cut := 0
+	for i, env := range whole {
+		if _, ok := env.Data.(*contract.InvocationStarted); ok {
+			cut = i + 1
+			break
+		}
+	}
+	k2, log2 := kernelOver(t, whole[:cut], threeTurns, map[string]int{})
+	collect(t, k2.Resume(t.Context(), Resume{}))
+	second := durable(t, log2)
+	var settled int // just after the interrupted completion
+	for i, env := range second {
+		if c, ok := env.Data.(*contract.InvocationCompleted); ok && c.Exit == contract.ExitInterrupted {
+			settled = i + 1
+		}
+	}
+	runs := map[string]int{}
+	k3, _ := kernelOver(t, second[:settled], threeTurns, runs)
+	out := collect(t, k3.Resume(t.Context(), Resume{}))
+	obs := observations(out)
+	if len(obs) == 0 || obs[0].Code != "interrupted" || obs[0].OK {
+		t.Fatalf("observations after the second resume = %+v, want the first one interrupted", obs)
+	}
+	if runs["hello"] != 0 {
+		t.Errorf("say hello ran again")
+	}
+	if st := k3.State(); st.Status != state.Completed {
+		t.Errorf("status %s, want completed", st.Status)
+	}
+}
