@@ -14,6 +14,7 @@ import (
 	"iter"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -196,6 +197,11 @@ func Execute(ctx context.Context, args []string, deps Deps) int {
 	switch {
 	case err == nil:
 		return a.code
+	case closedOutput(err):
+		// The reader of stdout went away (rein log ID | head): the
+		// command is over, as git log's is; nothing failed. A run that was
+		// going on is recorded as cancelled.
+		return ExitOK
 	case errors.As(err, &ex):
 		if ex.msg != "" {
 			fmt.Fprintln(deps.Stderr, "rein: "+ex.msg)
@@ -214,6 +220,12 @@ func Execute(ctx context.Context, args []string, deps Deps) int {
 		fmt.Fprintln(deps.Stderr, "rein: "+err.Error())
 		return ExitFailed
 	}
+}
+
+// closedOutput reports whether err comes from writing into a pipe whose
+// reader has closed it.
+func closedOutput(err error) bool {
+	return errors.Is(err, syscall.EPIPE)
 }
 
 // exitError ends a command with a given code and message.
