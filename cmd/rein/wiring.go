@@ -55,12 +55,23 @@ func openSession(ctx context.Context, spec cli.Spec) (*cli.Session, error) {
 // loadConfig reads the configuration files that apply in dir, and prints
 // their warnings.
 func loadConfig(dir string) (*config.Config, error) {
-	cfg, err := config.Load(config.DefaultPaths(dir))
+	cfg, err := readConfig(config.DefaultPaths(dir))
 	if err != nil {
 		return nil, err
 	}
 	for _, w := range cfg.Warnings {
 		fmt.Fprintln(os.Stderr, "rein: warning: "+w)
+	}
+	return cfg, nil
+}
+
+// readConfig loads the configuration files of p. A file that cannot be
+// read or says something invalid is bad configuration, which exits like
+// bad usage (the message names the file, and the line where it can).
+func readConfig(p config.Paths) (*config.Config, error) {
+	cfg, err := config.Load(p)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
 	}
 	return cfg, nil
 }
@@ -104,7 +115,7 @@ func openStore(cwd, dir string) (*session.Store, error) {
 	}
 	// session_dir is the user's to set: the project's file cannot, so its
 	// state (or brokenness) does not matter here.
-	cfg, err := config.Load(config.Paths{User: config.DefaultPaths(cwd).User})
+	cfg, err := readConfig(config.Paths{User: config.DefaultPaths(cwd).User})
 	if err != nil {
 		return nil, err
 	}
@@ -334,7 +345,7 @@ func openDemo(ctx context.Context, sessionDir string) (*cli.Demo, error) {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
 	p := scripted.New(s, nil)
-	cfg, err := config.Load(config.Paths{User: config.DefaultPaths(ws).User})
+	cfg, err := readConfig(config.Paths{User: config.DefaultPaths(ws).User})
 	if err != nil {
 		return nil, err
 	}
