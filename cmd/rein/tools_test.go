@@ -67,7 +67,7 @@ func TestExecDeniesWhatWouldAskAndExitsZero(t *testing.T) {
 	cmd := exec.Command(rein, "exec", "--permission-mode", "default", "--provider", "scripted", "--script", script, "make a file")
 	cmd.Dir = work
 	cmd.Env = append(cleanEnv(), "XDG_STATE_HOME="+stateDir, "XDG_CONFIG_HOME="+t.TempDir())
-	cmd.Stdin = strings.NewReader("y\n") // never read: exec does not ask
+	cmd.Stdin = strings.NewReader("y\n") // context for the prompt, never an answer: exec does not ask
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("rein exec: %v\n%s", err, out)

@@ -280,11 +280,18 @@ func (a *app) commands() *cobra.Command {
 	a.sessionFlags(root)
 
 	exec := &cobra.Command{
-		Use:   "exec prompt",
+		Use:   "exec [prompt | -]",
 		Short: "Run one prompt headless: the answer on stdout, progress on stderr",
-		Args:  cobra.MinimumNArgs(1),
+		Long: "Run one prompt headless: the answer on stdout, progress on stderr. rein never waits for\n" +
+			"anyone: what would ask for approval is denied, and the model and you are told which\n" +
+			"--allow or --permission-mode would allow it.\n\n" +
+			"The prompt is the arguments; with none, or with -, it is read from standard input\n" +
+			"(echo \"fix the failing test\" | rein exec). With both a prompt and piped input, the\n" +
+			"input is added to the prompt as context, inside <stdin> and </stdin>:\n" +
+			"  go test ./... 2>&1 | rein exec \"why does this fail?\"",
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.exec(cmd.Context(), strings.Join(args, " "))
+			return a.exec(cmd.Context(), args)
 		},
 	}
 	a.sessionFlags(exec)

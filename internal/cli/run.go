@@ -53,10 +53,12 @@ func (a *app) follow(ctx context.Context, r renderer, run func(ctx context.Conte
 	return ExitInterrupted, nil
 }
 
-// exec runs one prompt headless.
-func (a *app) exec(ctx context.Context, prompt string) error {
-	if strings.TrimSpace(prompt) == "" {
-		return fmt.Errorf("%w: exec needs a prompt", ErrUsage)
+// exec runs one prompt headless. The prompt is args, or standard input
+// when args is "-" or empty; see [execPrompt].
+func (a *app) exec(ctx context.Context, args []string) error {
+	prompt, err := execPrompt(args, a.deps.Stdin)
+	if err != nil {
+		return err
 	}
 	s, err := a.open(ctx, nil)
 	if err != nil {
