@@ -160,11 +160,35 @@ func (a *app) sessions() error {
 	return tw.Flush()
 }
 
-// problems prints the sessions a command could not read.
+// maxProblems is how many unreadable session directories a command names
+// one by one before it only counts the rest.
+const maxProblems = 5
+
+// problems says, on stderr, how many session directories a command
+// skipped because it could not read their logs, and why: each of the
+// first few by name, then how many more.
 func (a *app) problems(errs []error) {
-	for _, err := range errs {
-		fmt.Fprintf(a.deps.Stderr, "rein: warning: %v\n", err)
+	switch len(errs) {
+	case 0:
+		return
+	case 1:
+		fmt.Fprintf(a.deps.Stderr, "rein: skipped 1 session directory without a readable log: %s\n", problem(errs[0]))
+		return
 	}
+	fmt.Fprintf(a.deps.Stderr, "rein: skipped %d session directories without a readable log:\n", len(errs))
+	for _, err := range errs[:min(len(errs), maxProblems)] {
+		fmt.Fprintf(a.deps.Stderr, "  %s\n", problem(err))
+	}
+	if n := len(errs) - maxProblems; n > 0 {
+		fmt.Fprintf(a.deps.Stderr, "  … and %d more\n", n)
+	}
+}
+
+// problem says why a session directory was skipped, without the
+// package's prefix.
+func problem(err error) string {
+	msg := strings.TrimPrefix(err.Error(), session.ErrNotFound.Error()+": ")
+	return printable(strings.TrimPrefix(msg, "session: "))
 }
 
 // stamp shows a time in the local zone to the second.

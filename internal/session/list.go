@@ -131,6 +131,12 @@ func (s *Store) summarize(id string) (Summary, error) {
 		}
 		sum.ending(lines(whole, false))
 	}
+	switch {
+	case fi.Size() == 0:
+		return Summary{}, fmt.Errorf("%w: %s is empty: rein stopped before it recorded anything", ErrNotFound, filepath.Join(dir, logName))
+	case sum.Events == 0:
+		return Summary{}, fmt.Errorf("%w: %s holds no event that can be read (`rein replay %s` says what is wrong)", ErrNotFound, filepath.Join(dir, logName), id)
+	}
 	return sum, nil
 }
 

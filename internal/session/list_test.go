@@ -1,8 +1,10 @@
 package session
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,3 +118,85 @@ func listing(t *testing.T, root string) map[string]string {
 	}
 	return out
 }
+
+// A session is on disk once it records its first event: Create writes
+// nothing, and a session closed without an event leaves nothing behind.
+func TestCreateWritesNothingUntilTheFirstEvent(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "sessions")
+	s := NewStore(root, nil)
+	x, err := s.Create("ses_lazy", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(root); !os.IsNotExist(err) {
+		t.Errorf("Create made %s before any event: %v", root, err)
+	}
+	if err := x.Log.Sync(); err != nil {
+		t.Errorf("Sync() of a session with no event = %v", err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(root); !os.IsNotExist(err) {
+		t.Errorf("a session closed without an event left %s: %v", root, err)
+	}
+
+	y, err := s.Create("ses_lazy", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := y.Log.Append(contract.Envelope{ID: "evt_1", Time: t0, Session: "ses_lazy", Data: &contract.SessionStarted{Cwd: "/w"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"events.jsonl", "lock"} {
+		if _, err := os.Lstat(filepath.Join(root, "ses_lazy", name)); err != nil {
+			t.Errorf("after the first event: %v", err)
+		}
+	}
+	if _, err := s.Open("ses_lazy", nil); !errors.Is(err, ErrLocked) {
+		t.Errorf("Open() while the creator writes = %v, want ErrLocked", err)
+	}
+	if err := y.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Create("ses_lazy", nil); err == nil {
+		t.Error("Create() over an existing session succeeded")
+	}
+}
+
+// rein sessions lists only sessions with a readable log: a directory
+// without events.jsonl, with an empty one, or with one no line of which
+// can be read is a problem named, never a blank row.
+func TestListSkipsDirectoriesWithoutAReadableLog(t *testing.T) {
+	root := t.TempDir()
+	s := NewStore(root, nil)
+	record(t, s, "ses_ok", events(t.TempDir()))
+	for id, log := range map[string]*string{"ses_nolog": nil, "ses_empty": new(string), "ses_garbage": ptr("not json\n{\"seq\":\n")} {
+		if err := os.Mkdir(filepath.Join(root, id), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if log != nil {
+			if err := os.WriteFile(filepath.Join(root, id, "events.jsonl"), []byte(*log), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	list, problems, err := s.List(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].ID != "ses_ok" {
+		t.Errorf("List() = %+v, want only ses_ok", list)
+	}
+	var said []string
+	for _, p := range problems {
+		said = append(said, p.Error())
+	}
+	for _, want := range []string{"ses_nolog has no events.jsonl", "ses_empty/events.jsonl is empty", "ses_garbage/events.jsonl holds no event that can be read"} {
+		if !strings.Contains(strings.Join(said, "\n"), want) {
+			t.Errorf("problems %q lack %q", said, want)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

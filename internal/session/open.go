@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -106,26 +107,99 @@ type WriteOptions struct {
 	Secrets []string
 }
 
-// Create makes a new session directory for id and opens it for writing.
-// opts may be nil.
+// Create opens a new session id for writing, without touching the disk:
+// its directory, log and lock are made when the first event is appended,
+// so a session that never records anything (rein left at its first
+// prompt, even by a signal) leaves nothing behind. An id whose directory
+// exists already is an error. opts may be nil.
 func (s *Store) Create(id string, opts *WriteOptions) (*Session, error) {
 	if !validID().MatchString(id) {
 		return nil, fmt.Errorf("session: create: %q is not a session id", id)
 	}
 	dir := s.Dir(id)
-	if err := os.MkdirAll(s.root, 0o700); err != nil {
+	if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
+		if err == nil {
+			err = fs.ErrExist
+		}
 		return nil, fmt.Errorf("session: create %s: %w", dir, err)
 	}
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("session: create %s: %w", dir, err)
+	var o WriteOptions
+	if opts != nil {
+		o = *opts
 	}
-	x, err := s.open(id, opts)
-	if err != nil {
-		_ = os.RemoveAll(dir) // nothing was recorded in it; the open error says why
-		return nil, err
-	}
-	x.created = true
+	x := &Session{ID: id, Dir: dir, store: s, unlock: func() error { return nil }, created: true}
+	x.Log = eventlog.New(&pending{make: func() (eventlog.Store, error) { return x.materialize(o) }}, &eventlog.Options{Logger: s.logger})
 	return x, nil
+}
+
+// materialize makes the directory of a session Create opened, takes its
+// lock and opens its log. On failure nothing is left on disk.
+func (x *Session) materialize(o WriteOptions) (eventlog.Store, error) {
+	if err := os.MkdirAll(x.store.root, 0o700); err != nil {
+		return nil, fmt.Errorf("session: create %s: %w", x.Dir, err)
+	}
+	if err := os.Mkdir(x.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("session: create %s: %w", x.Dir, err)
+	}
+	unlock, err := lock(x.Dir)
+	if err != nil {
+		return nil, errors.Join(err, os.RemoveAll(x.Dir))
+	}
+	store, err := eventlog.OpenFile(x.Dir, &eventlog.FileOptions{Logger: x.store.logger, Secrets: o.Secrets})
+	if err != nil {
+		return nil, errors.Join(err, unlock(), os.RemoveAll(x.Dir))
+	}
+	x.unlock = unlock
+	return store, nil
+}
+
+// pending is the store of a session not yet on disk: empty until the
+// first Append, which makes the real store and goes on with it. Like any
+// store it is used by one Log, which serialises its calls.
+type pending struct {
+	make  func() (eventlog.Store, error)
+	store eventlog.Store
+}
+
+var _ eventlog.Store = (*pending)(nil)
+
+func (p *pending) LastSeq() uint64 {
+	if p.store == nil {
+		return 0
+	}
+	return p.store.LastSeq()
+}
+
+func (p *pending) Append(env contract.Envelope) error {
+	if p.store == nil {
+		s, err := p.make()
+		if err != nil {
+			return err
+		}
+		p.store = s
+	}
+	return p.store.Append(env)
+}
+
+func (p *pending) Sync() error {
+	if p.store == nil {
+		return nil
+	}
+	return p.store.Sync()
+}
+
+func (p *pending) Events(from uint64) iter.Seq2[contract.Envelope, error] {
+	if p.store == nil {
+		return func(func(contract.Envelope, error) bool) {}
+	}
+	return p.store.Events(from)
+}
+
+func (p *pending) Close() error {
+	if p.store == nil {
+		return nil
+	}
+	return p.store.Close()
 }
 
 // Open opens the existing session id for writing: it takes the lock (an
@@ -177,8 +251,8 @@ func (s *Store) open(id string, opts *WriteOptions) (*Session, error) {
 
 // Close closes the log, updates the session's index entry if the log
 // grew, and releases the lock. A session Create made that recorded
-// nothing is removed: no empty session is left behind. Closing twice is
-// not an error.
+// nothing was never written to disk, or is removed: no empty session is
+// left behind. Closing twice is not an error.
 func (x *Session) Close() error {
 	if x.closed {
 		return nil
