@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"io"
@@ -186,7 +187,9 @@ func TestInterruptedExec(t *testing.T) {
 		t.Fatal(err)
 	}
 	stateDir := t.TempDir()
-	cmd := exec.Command(rein, "exec", "--provider", "scripted", "--script", script, "go on")
+	// The deltas show when the answer streams (stdout, a pipe, gets plain
+	// text only once a call finished).
+	cmd := exec.Command(rein, "exec", "--json", "--deltas", "--provider", "scripted", "--script", script, "go on")
 	cmd.Env = append(cleanEnv(), "XDG_STATE_HOME="+stateDir)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -195,9 +198,11 @@ func TestInterruptedExec(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	first := make([]byte, 6)
-	if _, err := io.ReadFull(stdout, first); err != nil || string(first) != "first " {
-		t.Fatalf("first output %q, %v", first, err)
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() && !strings.Contains(lines.Text(), `"first "`) {
+	}
+	if lines.Err() != nil {
+		t.Fatal(lines.Err())
 	}
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
@@ -208,9 +213,9 @@ func TestInterruptedExec(t *testing.T) {
 		t.Fatalf("exit: %v, want 130", err)
 	}
 	log := sessionLog(t, result{state: stateDir})
-	lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+	recorded := strings.Split(strings.TrimSpace(string(log)), "\n")
 	var last contract.Envelope
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+	if err := json.Unmarshal([]byte(recorded[len(recorded)-1]), &last); err != nil {
 		t.Fatal(err)
 	}
 	if f, ok := last.Data.(*contract.RunFinished); !ok || f.Outcome != contract.OutcomeCancelled {
@@ -223,7 +228,7 @@ func TestSIGTERMExits143(t *testing.T) {
 	if err := os.WriteFile(script, []byte(`{"chunk_delay_ms":50,"turns":[{"steps":[{"text":"first "},{"text":"a"},{"text":"b"},{"text":"c"},{"text":"d"},{"finish":"stop"}]}]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(rein, "exec", "--provider", "scripted", "--script", script, "go on")
+	cmd := exec.Command(rein, "exec", "--json", "--deltas", "--provider", "scripted", "--script", script, "go on")
 	cmd.Env = append(cleanEnv(), "XDG_STATE_HOME="+t.TempDir())
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -232,9 +237,8 @@ func TestSIGTERMExits143(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	first := make([]byte, 6)
-	if _, err := io.ReadFull(stdout, first); err != nil {
-		t.Fatal(err)
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() && !strings.Contains(lines.Text(), `"first "`) {
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	io.Copy(io.Discard, stdout)

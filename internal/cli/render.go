@@ -42,6 +42,12 @@ func (j *jsonLines) end() {}
 
 // terminal renders for a person: the answer text on out, everything else
 // (reasoning, intents, errors) on errw.
+//
+// On a terminal, the answer streams to out as it comes. When out is not a
+// terminal (a pipe, a file: a script reads it), out gets only text that
+// stands: the text of a model call is written there once the call has
+// finished, and the partial text of a call that failed (and is retried)
+// never is. The stream is then shown live on errw if a person watches it.
 type terminal struct {
 	out, errw io.Writer
 	// color enables ANSI dim and bold on errw.
@@ -50,10 +56,65 @@ type terminal struct {
 	outOpen, errOpen bool
 	// thinking says a reasoning block is being streamed.
 	thinking bool
+	// settle holds the text of the model call under way back from out
+	// until the call finishes; pending is that text.
+	settle  bool
+	pending strings.Builder
+	// live is where text deltas stream as they come: out, errw, or
+	// nowhere (nil).
+	live io.Writer
 }
 
 func newTerminal(out, errw io.Writer) *terminal {
-	return &terminal{out: out, errw: errw, color: isTerminal(errw) && os.Getenv("NO_COLOR") == ""}
+	t := &terminal{out: out, errw: errw, color: isTerminal(errw) && os.Getenv("NO_COLOR") == ""}
+	switch {
+	case isTerminal(out):
+		t.live = out
+	case isTerminal(errw):
+		t.settle, t.live = true, errw
+	default:
+		t.settle = true
+	}
+	return t
+}
+
+// text shows a delta of answer text: streamed live, and held back for
+// out when out only gets what stands.
+func (t *terminal) text(s string) error {
+	if t.settle {
+		t.pending.WriteString(s)
+	}
+	switch t.live {
+	case t.out:
+		if t.errOpen {
+			fmt.Fprintln(t.errw)
+			t.errOpen = false
+		}
+		_, err := io.WriteString(t.out, s)
+		t.outOpen = !strings.HasSuffix(s, "\n")
+		return err
+	case t.errw:
+		fmt.Fprint(t.errw, s)
+		t.errOpen = !strings.HasSuffix(s, "\n")
+	}
+	return nil
+}
+
+// settled writes the text held back for out, once its model call has
+// finished.
+func (t *terminal) settled() error {
+	if t.pending.Len() == 0 {
+		return nil
+	}
+	s := t.pending.String()
+	t.pending.Reset()
+	if t.errOpen && t.live == t.errw {
+		fmt.Fprintln(t.errw)
+		t.errOpen = false
+	}
+	_, err := io.WriteString(t.out, s)
+	t.outOpen = !strings.HasSuffix(s, "\n")
+	return err
 }
 
 func (t *terminal) style(code, s string) string {
@@ -76,13 +137,9 @@ func (t *terminal) event(env contract.Envelope) error {
 	}
 	switch e := env.Data.(type) {
 	case *contract.TextDelta:
-		if t.errOpen {
-			fmt.Fprintln(t.errw)
-			t.errOpen = false
-		}
-		_, err := io.WriteString(t.out, e.Text)
-		t.outOpen = !strings.HasSuffix(e.Text, "\n")
-		return err
+		return t.text(e.Text)
+	case *contract.ModelFinished:
+		return t.settled()
 	case *contract.ReasoningDelta:
 		if t.outOpen {
 			fmt.Fprintln(t.out)
@@ -128,13 +185,19 @@ func (t *terminal) event(env contract.Envelope) error {
 		}
 		t.line(t.style("2", fmt.Sprintf("  %s · %s · %s", status, duration(e.DurationMS), size(e.OutputBytes))))
 	case *contract.ProviderError:
+		t.pending.Reset() // the call failed: its text does not stand
 		t.line(t.style("31", "✗ model error: "+e.Error()))
 	case *contract.RetryScheduled:
 		t.line(t.style("33", fmt.Sprintf("  retrying in %.1fs (attempt %d, after %s)", float64(e.DelayMS)/1000, e.Attempt, e.Kind)))
 	case *contract.FallbackSelected:
 		t.line(t.style("33", fmt.Sprintf("  switching from %s to %s: %s", e.From, e.To, e.Reason)))
 	case *contract.ModelDiscarded:
-		t.line(t.style("2", "  (the partial answer above was discarded: "+e.Reason+")"))
+		t.pending.Reset()
+		what := "the partial answer of the failed call"
+		if t.live != nil {
+			what = "the partial answer above"
+		}
+		t.line(t.style("33", "  ✗ "+what+" is discarded: "+printable(e.Reason)))
 	case *contract.ToolObservation:
 		if e.Phase == contract.PhaseExecution {
 			lines := 10
@@ -146,6 +209,7 @@ func (t *terminal) event(env contract.Envelope) error {
 			t.line(t.style("2", "  "+printable(e.Text)))
 		}
 	case *contract.RunFinished:
+		t.pending.Reset() // a call that never finished: its text does not stand
 		switch e.Outcome {
 		case contract.OutcomeCompleted:
 			t.end()

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rein-agent/rein/internal/contract"
+)
+
+// retried is a model call whose stream broke mid-answer, then a retry
+// that gave the whole answer.
+var retried = []contract.Event{
+	&contract.ModelRequested{Provider: "p", Model: "m"},
+	&contract.TextDelta{Text: "The answ"},
+	&contract.ProviderError{Kind: contract.KindStreamInterrupted, Retryable: true, Provider: "p", Message: "the stream broke off"},
+	&contract.ModelDiscarded{Reason: "the model call failed (stream_interrupted)"},
+	&contract.RetryScheduled{Attempt: 2, DelayMS: 800, Kind: contract.KindStreamInterrupted},
+	&contract.ModelRequested{Provider: "p", Model: "m"},
+	&contract.TextDelta{Text: "The answer "},
+	&contract.TextDelta{Text: "is 42."},
+	&contract.ModelText{Text: "The answer is 42."},
+	&contract.ModelFinished{Reason: contract.FinishStop},
+	&contract.RunFinished{Outcome: contract.OutcomeCompleted},
+}
+
+func render(t *testing.T, term *terminal, evs []contract.Event) {
+	t.Helper()
+	for _, e := range evs {
+		if err := term.event(contract.Envelope{Data: e}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	term.end()
+}
+
+// When stdout is not a terminal it gets only the text of calls that
+// finished; a person watching stderr sees the stream and the discard.
+func TestStdoutHoldsOnlyTextThatStands(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		live           bool // stderr is a terminal: the stream is shown there
+		wantOut        string
+		wantErr, noErr []string
+	}{
+		{"nobody watching", false, "The answer is 42.\n", []string{"the partial answer of the failed call is discarded"}, []string{"The answ"}},
+		{"stderr watched", true, "The answer is 42.\n", []string{"The answ\n", "the partial answer above is discarded", "The answer is 42.\n"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errw strings.Builder
+			term := &terminal{out: &out, errw: &errw, settle: true}
+			if tc.live {
+				term.live = &errw
+			}
+			render(t, term, retried)
+			if out.String() != tc.wantOut {
+				t.Errorf("stdout %q, want %q", out.String(), tc.wantOut)
+			}
+			for _, want := range tc.wantErr {
+				if !strings.Contains(errw.String(), want) {
+					t.Errorf("stderr lacks %q:\n%s", want, errw.String())
+				}
+			}
+			for _, not := range tc.noErr {
+				if strings.Contains(errw.String(), not) {
+					t.Errorf("stderr holds %q:\n%s", not, errw.String())
+				}
+			}
+		})
+	}
+}
+
+// On a terminal the answer streams as it comes, and the discard is said
+// right after the fragment it concerns.
+func TestTerminalStreamsAndShowsTheDiscard(t *testing.T) {
+	var out, errw strings.Builder
+	term := &terminal{out: &out, errw: &errw}
+	term.live = term.out
+	render(t, term, retried)
+	if want := "The answ\nThe answer is 42.\n"; out.String() != want {
+		t.Errorf("stdout %q, want %q", out.String(), want)
+	}
+	if !strings.Contains(errw.String(), "the partial answer above is discarded") {
+		t.Errorf("stderr does not say the fragment was discarded:\n%s", errw.String())
+	}
+}
+
+// A run cancelled mid-answer leaves no fragment on a script's stdout.
+func TestCancelledCallLeavesNoText(t *testing.T) {
+	var out, errw strings.Builder
+	render(t, &terminal{out: &out, errw: &errw, settle: true}, []contract.Event{
+		&contract.ModelRequested{}, &contract.TextDelta{Text: "Let me"}, &contract.RunFinished{Outcome: contract.OutcomeCancelled},
+	})
+	if out.String() != "" {
+		t.Errorf("stdout %q after a cancelled call", out.String())
+	}
+}
