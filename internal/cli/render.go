@@ -63,6 +63,10 @@ type terminal struct {
 	// live is where text deltas stream as they come: out, errw, or
 	// nowhere (nil).
 	live io.Writer
+	// failed is the model call's failure not said yet; retried the
+	// message of the last failure said with its retry.
+	failed  *contract.ProviderError
+	retried string
 }
 
 func newTerminal(out, errw io.Writer) *terminal {
@@ -185,12 +189,25 @@ func (t *terminal) event(env contract.Envelope) error {
 		}
 		t.line(t.style("2", fmt.Sprintf("  %s · %s · %s", status, duration(e.DurationMS), size(e.OutputBytes))))
 	case *contract.ProviderError:
-		t.pending.Reset() // the call failed: its text does not stand
-		t.line(t.style("31", "✗ model error: "+e.Error()))
+		// The call failed: its text does not stand. What failed is said
+		// once, by what comes of it: the retry, the switch to another
+		// model, or the end of the run. A cancelled call (Ctrl-C) is no
+		// failure at all.
+		t.pending.Reset()
+		t.failed = e
 	case *contract.RetryScheduled:
-		t.line(t.style("33", fmt.Sprintf("  retrying in %.1fs (attempt %d, after %s)", float64(e.DelayMS)/1000, e.Attempt, e.Kind)))
+		what := "the model call failed"
+		if f := t.failed; f != nil {
+			what = printable(f.Message) + " (" + string(f.Kind) + ")"
+			if f.Message == t.retried {
+				what = "the same again"
+			}
+			t.retried, t.failed = f.Message, nil
+		}
+		t.line(t.style("33", fmt.Sprintf("  ✗ %s; retrying in %.1fs (attempt %d)", what, float64(e.DelayMS)/1000, e.Attempt)))
 	case *contract.FallbackSelected:
-		t.line(t.style("33", fmt.Sprintf("  switching from %s to %s: %s", e.From, e.To, e.Reason)))
+		t.failed, t.retried = nil, ""
+		t.line(t.style("33", fmt.Sprintf("  switching from %s to %s: %s", e.From, e.To, printable(e.Reason))))
 	case *contract.ModelDiscarded:
 		t.pending.Reset()
 		what := "the partial answer of the failed call"
@@ -210,13 +227,14 @@ func (t *terminal) event(env contract.Envelope) error {
 		}
 	case *contract.RunFinished:
 		t.pending.Reset() // a call that never finished: its text does not stand
+		t.failed, t.retried = nil, ""
 		switch e.Outcome {
 		case contract.OutcomeCompleted:
 			t.end()
 		case contract.OutcomeCancelled:
-			t.line(t.style("33", "run cancelled"))
+			t.line(t.style("33", "stopped"))
 		default:
-			t.line(t.style("31", fmt.Sprintf("run %s: %s", e.Outcome, e.Reason)))
+			t.line(t.style("31", fmt.Sprintf("✗ run %s: %s", e.Outcome, printable(e.Reason))))
 		}
 	}
 	return nil

@@ -94,3 +94,45 @@ func TestCancelledCallLeavesNoText(t *testing.T) {
 		t.Errorf("stdout %q after a cancelled call", out.String())
 	}
 }
+
+// A failure is said once: each retry with what failed (the same failure
+// again only as such), and the end of the run with its reason, never the
+// model error and then the run's failure with the same text.
+func TestFailureIsSaidOnce(t *testing.T) {
+	refused := &contract.ProviderError{Kind: contract.ErrorKind("network"), Retryable: true, Provider: "openai",
+		Message: "could not connect to http://127.0.0.1:18099/v1 (connection refused): is the server running?"}
+	var out, errw strings.Builder
+	render(t, &terminal{out: &out, errw: &errw, settle: true}, []contract.Event{
+		&contract.ModelRequested{}, refused,
+		&contract.RetryScheduled{Attempt: 2, DelayMS: 600, Kind: contract.ErrorKind("network")},
+		&contract.ModelRequested{}, refused,
+		&contract.RetryScheduled{Attempt: 3, DelayMS: 1400, Kind: contract.ErrorKind("network")},
+		&contract.ModelRequested{}, refused,
+		&contract.RunFinished{Outcome: contract.OutcomeFailed, Reason: refused.Error()},
+	})
+	got := errw.String()
+	if n := strings.Count(got, "could not connect to http://127.0.0.1:18099/v1 (connection refused): is the server running?"); n != 2 {
+		t.Errorf("the failure is said %d times, want 2 (first retry, end of the run):\n%s", n, got)
+	}
+	for _, want := range []string{"✗ could not connect", "retrying in 0.6s (attempt 2)", "✗ the same again; retrying in 1.4s (attempt 3)", "✗ run failed: openai: network: could not connect"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "model error") {
+		t.Errorf("stderr says model error besides the run's failure:\n%s", got)
+	}
+}
+
+// Ctrl-C is a person stopping the run, never a model error.
+func TestInterruptIsStopped(t *testing.T) {
+	var out, errw strings.Builder
+	render(t, &terminal{out: &out, errw: &errw, settle: true}, []contract.Event{
+		&contract.ModelRequested{}, &contract.TextDelta{Text: "Let me"},
+		&contract.ProviderError{Kind: contract.KindAborted, Provider: "openai", Message: "the request was cancelled"},
+		&contract.RunFinished{Outcome: contract.OutcomeCancelled, Reason: "the request was cancelled"},
+	})
+	if got := errw.String(); got != "stopped\n" {
+		t.Errorf("stderr %q, want %q", got, "stopped\n")
+	}
+}

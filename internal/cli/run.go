@@ -74,7 +74,11 @@ func (a *app) exec(ctx context.Context, args []string) error {
 	a.code = exitCode(&st, interrupted)
 	if a.code != ExitOK && a.flags.json {
 		// The JSON lines say it all, but a script's log deserves a line.
-		fmt.Fprintf(a.deps.Stderr, "rein: run %s: %s\n", st.Outcome, reasonOf(&st))
+		if st.Outcome == contract.OutcomeCancelled {
+			fmt.Fprintln(a.deps.Stderr, "rein: stopped")
+		} else {
+			fmt.Fprintf(a.deps.Stderr, "rein: run %s: %s\n", st.Outcome, reasonOf(&st))
+		}
 	}
 	return nil
 }
