@@ -94,6 +94,11 @@ func TestDemo(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
 	}
+	// The commands the demo suggests work as shown, or it says how to
+	// make them work.
+	if _, err := exec.LookPath("rein"); err != nil && !strings.Contains(r.stderr, "go install ./cmd/rein") {
+		t.Errorf("rein is not on PATH, and the demo does not say how to install it:\n%s", r.stderr)
+	}
 	sessionLog(t, r)
 	// The fix is real: the demo's workspace now passes its tests.
 	_, rest, _ := strings.Cut(r.stderr, "workspace: ")

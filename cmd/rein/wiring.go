@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"time"
@@ -365,11 +366,13 @@ func openDemo(ctx context.Context, sessionDir string) (*cli.Demo, error) {
 	if err != nil {
 		return nil, err
 	}
+	_, lookErr := exec.LookPath("rein")
 	return &cli.Demo{
 		Session:   *sess,
 		Workspace: ws,
 		Prompt:    demo.Prompt,
 		Want:      state.Completed,
+		Installed: lookErr == nil,
 		Explain: "The demo is done: the scripted model ran the failing test, read the code, fixed the bug and\n" +
 			"ran the tests again, and they pass. Each step was validated, allowed (accept-edits mode, and the rule\n" +
 			"bash(go test:*)), run for real in the workspace and observed; each turn of the script checked that the\n" +

@@ -105,6 +105,9 @@ type Demo struct {
 	Want state.Status
 	// Explain is printed after a run that went as designed.
 	Explain string
+	// Installed says a rein binary is on the PATH, so the commands the demo
+	// suggests afterwards can be typed as they are shown.
+	Installed bool
 }
 
 // ErrUsage marks an error caused by how rein was called; the CLI exits

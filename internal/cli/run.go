@@ -184,6 +184,10 @@ func (a *app) demo(ctx context.Context) error {
 	if !a.flags.json {
 		fmt.Fprintf(w, "See it again from the log alone: rein replay %s\nAsk the record why stats.go changed: cd %s && rein why stats.go\n",
 			d.Runtime.Session(), d.Workspace)
+		if !d.Installed {
+			fmt.Fprintf(w, "(rein is not on your PATH yet: `go install ./cmd/rein` in the repository installs it, as the README says;\n"+
+				"until then `go run ./cmd/rein replay %s` there does the same.)\n", d.Runtime.Session())
+		}
 	}
 	return nil
 }
