@@ -276,6 +276,7 @@ func TestBashReasons(t *testing.T) {
 		want    []string
 	}{
 		{"echo ok && ls -la", []string{"Default mode", "`ls -la` is not allowed by any rule"}},
+		{"ls -la", []string{"Default mode asks before running commands, and no allow rule covers `ls -la`."}},
 		{"echo ok && rm -rf x", []string{"bash(rm:*)", "`rm -rf x`"}},
 		{"echo ok > /etc/x", []string{"outside the workspace"}},
 		{"echo 'x", []string{"cannot be parsed", "bash(rm:*)"}},
@@ -285,6 +286,9 @@ func TestBashReasons(t *testing.T) {
 			if !strings.Contains(v.Reason, w) {
 				t.Errorf("Decide(%q).Reason = %q, want it to mention %q", tc.command, v.Reason, w)
 			}
+		}
+		if n := strings.Count(v.Reason, "`"+tc.command+"`"); n > 1 {
+			t.Errorf("Decide(%q).Reason = %q names the command %d times", tc.command, v.Reason, n)
 		}
 	}
 }

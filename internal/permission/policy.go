@@ -344,6 +344,10 @@ func (p *Policy) decideBash(req Request, in input) Verdict {
 	if p.mode == Yolo {
 		return byMode(contract.Allow, "Yolo mode allows everything no rule denies or asks about.")
 	}
+	if gap == quoted+" is not allowed by any rule" {
+		// The whole command is the gap: say so once.
+		return byMode(contract.Ask, fmt.Sprintf("%s mode asks before running commands, and no allow rule covers %s.", titleMode(p.mode), quoted))
+	}
 	return byMode(contract.Ask, fmt.Sprintf("%s mode asks before running commands, and no allow rule covers %s: %s.", titleMode(p.mode), quoted, gap))
 }
 
