@@ -63,10 +63,6 @@ type terminal struct {
 	// live is where text deltas stream as they come: out, errw, or
 	// nowhere (nil).
 	live io.Writer
-	// failed is the model call's failure not said yet; retried the
-	// message of the last failure said with its retry.
-	failed  *contract.ProviderError
-	retried string
 }
 
 func newTerminal(out, errw io.Writer) *terminal {
@@ -189,24 +185,23 @@ func (t *terminal) event(env contract.Envelope) error {
 		}
 		t.line(t.style("2", fmt.Sprintf("  %s · %s · %s", status, duration(e.DurationMS), size(e.OutputBytes))))
 	case *contract.ProviderError:
+		if e.Kind == contract.KindMalformedToolCall {
+			// One call's arguments did not parse; the stream goes on, and
+			// the model is told.
+			t.line(t.style("31", "  ✗ a tool call could not be parsed: "+printable(e.Message)))
+			break
+		}
 		// The call failed: its text does not stand. What failed is said
 		// once, by what comes of it: the retry, the switch to another
 		// model, or the end of the run. A cancelled call (Ctrl-C) is no
 		// failure at all.
 		t.pending.Reset()
-		t.failed = e
 	case *contract.RetryScheduled:
-		what := "the model call failed"
-		if f := t.failed; f != nil {
-			what = printable(f.Message) + " (" + string(f.Kind) + ")"
-			if f.Message == t.retried {
-				what = "the same again"
-			}
-			t.retried, t.failed = f.Message, nil
-		}
-		t.line(t.style("33", fmt.Sprintf("  ✗ %s; retrying in %.1fs (attempt %d)", what, float64(e.DelayMS)/1000, e.Attempt)))
+		// The kind is enough to follow the retries; the whole message is
+		// said once, by the run's end, if no retry helps (the log has
+		// every attempt's).
+		t.line(t.style("33", fmt.Sprintf("  ✗ the model call failed (%s); retrying in %.1fs (attempt %d)", e.Kind, float64(e.DelayMS)/1000, e.Attempt)))
 	case *contract.FallbackSelected:
-		t.failed, t.retried = nil, ""
 		t.line(t.style("33", fmt.Sprintf("  switching from %s to %s: %s", e.From, e.To, printable(e.Reason))))
 	case *contract.ModelDiscarded:
 		t.pending.Reset()
@@ -227,7 +222,6 @@ func (t *terminal) event(env contract.Envelope) error {
 		}
 	case *contract.RunFinished:
 		t.pending.Reset() // a call that never finished: its text does not stand
-		t.failed, t.retried = nil, ""
 		switch e.Outcome {
 		case contract.OutcomeCompleted:
 			t.end()

@@ -95,9 +95,9 @@ func TestCancelledCallLeavesNoText(t *testing.T) {
 	}
 }
 
-// A failure is said once: each retry with what failed (the same failure
-// again only as such), and the end of the run with its reason, never the
-// model error and then the run's failure with the same text.
+// A failure is said once: each retry with the kind of what failed, and
+// the end of the run with its whole reason, never the model error and
+// then the run's failure with the same text.
 func TestFailureIsSaidOnce(t *testing.T) {
 	refused := &contract.ProviderError{Kind: contract.ErrorKind("network"), Retryable: true, Provider: "openai",
 		Message: "could not connect to http://127.0.0.1:18099/v1 (connection refused): is the server running?"}
@@ -111,10 +111,11 @@ func TestFailureIsSaidOnce(t *testing.T) {
 		&contract.RunFinished{Outcome: contract.OutcomeFailed, Reason: refused.Error()},
 	})
 	got := errw.String()
-	if n := strings.Count(got, "could not connect to http://127.0.0.1:18099/v1 (connection refused): is the server running?"); n != 2 {
-		t.Errorf("the failure is said %d times, want 2 (first retry, end of the run):\n%s", n, got)
+	if n := strings.Count(got, "could not connect to http://127.0.0.1:18099/v1 (connection refused): is the server running?"); n != 1 {
+		t.Errorf("the failure is said %d times, want once:\n%s", n, got)
 	}
-	for _, want := range []string{"✗ could not connect", "retrying in 0.6s (attempt 2)", "✗ the same again; retrying in 1.4s (attempt 3)", "✗ run failed: openai: network: could not connect"} {
+	for _, want := range []string{"✗ the model call failed (network); retrying in 0.6s (attempt 2)", "retrying in 1.4s (attempt 3)",
+		"✗ run failed: openai: network: could not connect"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, got)
 		}
@@ -134,5 +135,20 @@ func TestInterruptIsStopped(t *testing.T) {
 	})
 	if got := errw.String(); got != "stopped\n" {
 		t.Errorf("stderr %q, want %q", got, "stopped\n")
+	}
+}
+
+// A tool call whose arguments do not parse is said, and the call's text
+// still stands: the stream went on.
+func TestMalformedToolCallIsSaidAndTheTextStands(t *testing.T) {
+	var out, errw strings.Builder
+	render(t, &terminal{out: &out, errw: &errw, settle: true}, []contract.Event{
+		&contract.ModelRequested{}, &contract.TextDelta{Text: "Running it."},
+		&contract.ProviderError{Kind: contract.KindMalformedToolCall, Message: "call_1: invalid JSON"},
+		&contract.ModelFinished{Reason: contract.FinishToolUse},
+		&contract.RunFinished{Outcome: contract.OutcomeCompleted},
+	})
+	if out.String() != "Running it.\n" || !strings.Contains(errw.String(), "could not be parsed: call_1: invalid JSON") {
+		t.Errorf("stdout %q, stderr %q", out.String(), errw.String())
 	}
 }
