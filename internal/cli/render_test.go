@@ -152,3 +152,24 @@ func TestMalformedToolCallIsSaidAndTheTextStands(t *testing.T) {
 		t.Errorf("stdout %q, stderr %q", out.String(), errw.String())
 	}
 }
+
+// The replayed trace keeps every failed call, which the live rendering
+// says only by its kind.
+func TestReplayShowsEveryFailedCall(t *testing.T) {
+	var w strings.Builder
+	r := newReplayer(&w)
+	for _, e := range retried {
+		if _, ok := e.(*contract.TextDelta); ok {
+			continue // deltas are not in a log
+		}
+		if err := r.event(contract.Envelope{Data: e}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.end()
+	for _, want := range []string{"✗ model error: p: stream_interrupted: the stream broke off", "retrying in 0.8s (attempt 2)", "The answer is 42."} {
+		if !strings.Contains(w.String(), want) {
+			t.Errorf("replay lacks %q:\n%s", want, w.String())
+		}
+	}
+}

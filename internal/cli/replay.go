@@ -118,6 +118,14 @@ func (r *replayer) event(env contract.Envelope) error {
 		if e.ArtifactRef != "" {
 			r.line(r.t.style("2", "  full output: "+e.ArtifactRef))
 		}
+	case *contract.ProviderError:
+		// The trace keeps every failed call; a cancelled one was a person
+		// stopping it.
+		if e.Kind == contract.KindAborted {
+			r.line(r.t.style("33", fmt.Sprintf("%s model call stopped: %s", r.at(env), printable(e.Message))))
+			break
+		}
+		r.line(r.t.style("31", fmt.Sprintf("%s ✗ model error: %s", r.at(env), printable(e.Error()))))
 	case *contract.RunFinished:
 		r.line(r.t.style("2", fmt.Sprintf("%s run %s", r.at(env), e.Outcome)))
 		if e.Outcome != contract.OutcomeCompleted && e.Reason != "" {
