@@ -6,7 +6,10 @@
 // into a Responses request body, and [Normalize] turns the server's
 // server-sent events into contract.ModelEvents. Tool calls go through the
 // shared provider.Assembler; the tools the vendor runs itself
-// (web_search_call, shell_call, code_interpreter_call...) are never intents.
+// (web_search_call, tool_search_call, shell_call, code_interpreter_call...)
+// are never intents. Of an output item only the fields rein reads of its
+// type are decoded: an item of another type, or of a type not invented yet,
+// is skipped whatever the shape of its fields, and never fails a stream.
 //
 // # The stream
 //

@@ -2,6 +2,7 @@ package responses
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -172,34 +173,124 @@ func (r *response) errorDetail() provider.ErrorDetail {
 	return provider.ParseErrorBody(body)
 }
 
-// outputItem is one item of a response's output, as the API shapes it: a
-// union over the item types, of which only the fields of the types rein
-// reads are declared.
+// outputItem is one item of a response's output, reduced to what rein
+// reads of its type: a function call's id, name and arguments, a message's
+// content, a reasoning item's summary, content and encrypted content. An
+// item of any other type (a tool the vendor runs itself: web_search_call,
+// tool_search_call, image_generation_call...; a type not invented yet)
+// keeps only its Type, whatever the shape of its other fields: an item
+// rein does not use never fails a stream. None of them is sent back: the
+// requests are stateless (store: false), so the server could not resolve
+// their ids, and what they found is in the message that follows them.
 type outputItem struct {
-	// Type is message, reasoning, function_call, or a vendor-run tool's
-	// type (web_search_call, shell_call...).
-	Type   string `json:"type"`
-	ID     string `json:"id"`
-	Status string `json:"status"`
+	Type string
 
 	// function_call
-	CallID    string `json:"call_id"`
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
+	CallID    string
+	Name      string
+	Arguments string
 
 	// message (output_text, refusal) and reasoning (reasoning_text)
-	Content []contentPart `json:"content"`
+	Content []contentPart
 
 	// reasoning
-	Summary          json.RawMessage `json:"summary"`
-	EncryptedContent string          `json:"encrypted_content"`
+	Summary          json.RawMessage
+	EncryptedContent string
 }
 
-// contentPart is one part of a message or reasoning item's content.
+// UnmarshalJSON decodes an item by its type: the fields of the types rein
+// reads, strictly, and nothing of any other type. An item that is not a
+// JSON object is an error; null is no item.
+func (it *outputItem) UnmarshalJSON(b []byte) error {
+	typ, err := typeOf(b)
+	if err != nil {
+		return err
+	}
+	*it = outputItem{Type: typ}
+	switch typ {
+	case itemFunctionCall:
+		var w struct {
+			CallID    string `json:"call_id"`
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		}
+		err = json.Unmarshal(b, &w)
+		it.CallID, it.Name, it.Arguments = w.CallID, w.Name, w.Arguments
+	case itemMessage:
+		var w struct {
+			Content []contentPart `json:"content"`
+		}
+		err = json.Unmarshal(b, &w)
+		it.Content = w.Content
+	case itemReasoning:
+		var w struct {
+			Content          []contentPart   `json:"content"`
+			Summary          json.RawMessage `json:"summary"`
+			EncryptedContent string          `json:"encrypted_content"`
+		}
+		err = json.Unmarshal(b, &w)
+		it.Content, it.Summary, it.EncryptedContent = w.Content, w.Summary, w.EncryptedContent
+	}
+	if err != nil {
+		return fmt.Errorf("%s item: %w", typ, err)
+	}
+	return nil
+}
+
+// contentPart is one part of a message or reasoning item's content,
+// reduced like an item to what rein reads of its type: the text of a text
+// part, the refusal of a refusal part, nothing of any other (output_image,
+// audio, a type not invented yet).
 type contentPart struct {
-	Type    string `json:"type"`
-	Text    string `json:"text"`
-	Refusal string `json:"refusal"`
+	Type    string
+	Text    string
+	Refusal string
+}
+
+// UnmarshalJSON decodes a part by its type, as outputItem does.
+func (p *contentPart) UnmarshalJSON(b []byte) error {
+	typ, err := typeOf(b)
+	if err != nil {
+		return err
+	}
+	*p = contentPart{Type: typ}
+	switch typ {
+	case "output_text", "text", "reasoning_text", "":
+		var w struct {
+			Text string `json:"text"`
+		}
+		err = json.Unmarshal(b, &w)
+		p.Text = w.Text
+	case "refusal":
+		var w struct {
+			Refusal string `json:"refusal"`
+		}
+		err = json.Unmarshal(b, &w)
+		p.Refusal = w.Refusal
+	}
+	if err != nil {
+		return fmt.Errorf("%s content part: %w", cmp.Or(typ, "untyped"), err)
+	}
+	return nil
+}
+
+// typeOf returns the "type" of a JSON object, "" when it has none or one
+// that is not a string (a type rein cannot know), and an error when b is
+// not an object. null has no type.
+func typeOf(b []byte) (string, error) {
+	var head struct {
+		Type json.RawMessage `json:"type"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return "", err
+	}
+	var typ string
+	if len(head.Type) > 0 && head.Type[0] == '"' {
+		if err := json.Unmarshal(head.Type, &typ); err != nil {
+			return "", err
+		}
+	}
+	return typ, nil
 }
 
 // summaryPart is one part of a reasoning item's summary.

@@ -129,6 +129,24 @@ func TestTranslate(t *testing.T) {
 			{typ: "response.web_search_call.searching", data: `{"output_index":1,"item_id":"ws_1"}`},
 			{typ: typeCompleted, data: `{"response":{"status":"completed"}}`, want: []contract.ModelEvent{&contract.ModelFinished{Reason: contract.FinishStop}}},
 		}},
+		{"built-in and unknown items are skipped whatever their shape", []step{
+			{typ: typeItemAdded, data: `{"output_index":0,"item":{"id":"tsc_1","type":"tool_search_call","status":"in_progress","call_id":null,"execution":"server","arguments":{}}}`},
+			{typ: typeItemDone, data: `{"output_index":0,"item":{"id":"tsc_1","type":"tool_search_call","status":"completed","execution":"server","arguments":{"query":"run tests"}}}`},
+			{typ: typeItemDone, data: `{"output_index":1,"item":{"id":"ig_1","type":"image_generation_call","status":{"phase":"done"},"result":"iVBORw0KGgo="}}`},
+			{typ: typeItemDone, data: `{"output_index":2,"item":{"id":7,"type":"future_call","call_id":42,"name":["x"],"arguments":1.5,"content":"text","summary":{},"encrypted_content":[]}}`},
+			{typ: typeItemDone, data: `{"output_index":3,"item":{"type":{"nested":"type"},"content":7}}`},
+			{typ: typeCompleted, data: `{"response":{"status":"completed","output":[{"type":"tool_search_call","arguments":{"query":"x"}}]}}`, want: []contract.ModelEvent{&contract.ModelFinished{Reason: contract.FinishStop}}},
+		}},
+		{"output only in response.completed, with items of any shape", []step{
+			{typ: typeCompleted, data: `{"response":{"status":"completed","output":[{"type":"tool_search_call","arguments":{"query":"x"}},{"type":"web_search_call","status":{"a":1}},{"type":"message","content":[{"type":"output_text","text":"Found it."}]}]}}`, want: []contract.ModelEvent{
+				&contract.TextDelta{Text: "Found it."},
+				&contract.ModelFinished{Reason: contract.FinishStop},
+			}},
+		}},
+		{"content parts of unknown types are skipped", []step{
+			{typ: typeItemDone, data: `{"output_index":0,"item":{"type":"message","content":[{"type":"output_image","image":{"url":"data:"},"text":{"alt":"x"}},{"type":"output_audio","refusal":[1]},{"type":"output_text","text":"Hi","annotations":[{"type":"url_citation"}]}]}}`,
+				want: []contract.ModelEvent{&contract.TextDelta{Text: "Hi"}}},
+		}},
 		{"a message that did not stream its text", []step{
 			{typ: typeItemDone, data: `{"output_index":0,"item":{"type":"message","content":[{"type":"output_text","text":"Hello"},{"type":"refusal","refusal":" no"}]}}`,
 				want: []contract.ModelEvent{&contract.TextDelta{Text: "Hello no"}}},
@@ -229,6 +247,10 @@ func TestDecodeEvent(t *testing.T) {
 		{"not JSON, named", sse.Event{Name: typeItemDone, Data: []byte("{")}, "", "", true},
 		{"not JSON, unknown type", sse.Event{Name: "response.new", Data: []byte("{")}, "", "", true},
 		{"wrong field type", sse.Event{Name: typeTextDelta, Data: []byte(`{"delta":7}`)}, "", "", true},
+		{"a function call rein reads is decoded strictly", sse.Event{Name: typeItemDone, Data: []byte(`{"item":{"type":"function_call","name":"bash","arguments":{"command":"ls"}}}`)}, "", "", true},
+		{"a message rein reads is decoded strictly", sse.Event{Name: typeItemDone, Data: []byte(`{"item":{"type":"message","content":[{"type":"output_text","text":7}]}}`)}, "", "", true},
+		{"an item that is no object", sse.Event{Name: typeItemDone, Data: []byte(`{"item":"message"}`)}, "", "", true},
+		{"a built-in item of any shape", sse.Event{Name: typeItemDone, Data: []byte(`{"item":{"type":"tool_search_call","arguments":{"query":"x"},"status":{}}}`)}, "*responses.itemDoneFrame", "", false},
 		{"stray error body", sse.Event{Stray: []byte(`{"error":{"message":"overloaded"}}`)}, "", "*responses.errorFrame", false},
 		{"stray vLLM error", sse.Event{Stray: []byte(`{"object":"error","message":"bad","code":400}`)}, "", "*responses.errorFrame", false},
 		{"stray whole response", sse.Event{Stray: []byte(`{"object":"response","status":"completed","output":[]}`)}, "", "*responses.wholeFrame", false},
