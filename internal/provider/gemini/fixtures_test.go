@@ -99,6 +99,10 @@ func TestFixtures(t *testing.T) {
 			want: []contract.ModelEvent{started(), text("Let me compute that."), text("It is 1024."), usage(15, 30, 0, 0), finished(contract.FinishStop, "")},
 		},
 		{
+			name: "parts of kinds rein does not read, of any shape", file: "odd_parts.sse", contentType: sse,
+			want: []contract.ModelEvent{started(), text("Plotting it."), text(" The line goes up."), usage(20, 40, 0, 0), finished(contract.FinishStop, "")},
+		},
+		{
 			name: "unknown fields, parts and frames tolerated", file: "unknown.sse", contentType: sse,
 			want: []contract.ModelEvent{started(), text("Hi"), text(" there"), usage(5, 2, 0, 0), finished(contract.FinishStop, "")},
 		},

@@ -32,7 +32,8 @@ type content struct {
 
 // part is one part of a candidate's content. Parts the adapter does not
 // translate (executableCode, codeExecutionResult, inlineData...) decode
-// with all these fields empty and are skipped.
+// with all these fields empty and are skipped, whatever their shape (see
+// decodeChunk).
 type part struct {
 	Text    string `json:"text"`
 	Thought bool   `json:"thought"`
@@ -79,4 +80,87 @@ type usageMetadata struct {
 	ThoughtsTokenCount      int64 `json:"thoughtsTokenCount"`
 	ToolUsePromptTokenCount int64 `json:"toolUsePromptTokenCount"`
 	TotalTokenCount         int64 `json:"totalTokenCount"`
+}
+
+// decodeChunk decodes one GenerateContentResponse into c. A part's kind is
+// its data field: text and functionCall are rein's, and decode strictly (so
+// does a part with no data field, the bearer of a signature). A part of any
+// other kind (executableCode, codeExecutionResult, inlineData, fileData, a
+// kind not invented yet) never fails the chunk, whatever the shape of its
+// fields, the ones rein reads on its own parts included: when the chunk
+// does not decode, such parts are cut down to their thoughtSignature (when
+// it is a string) and the chunk is decoded again. The common chunk decodes
+// once, as fast as it ever did.
+func decodeChunk(data []byte, c *chunk) error {
+	err := json.Unmarshal(data, c)
+	if err == nil {
+		return nil
+	}
+	if cut, ok := cutOtherParts(data); ok {
+		*c = chunk{}
+		if json.Unmarshal(cut, c) == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+// object is a JSON object, its values left undecoded.
+type object = map[string]json.RawMessage
+
+// cutOtherParts returns data with every part of a kind rein does not read
+// replaced by its signature alone; ok is false when there is no such part.
+func cutOtherParts(data []byte) (out []byte, ok bool) {
+	var resp object
+	var cands []object
+	if json.Unmarshal(data, &resp) != nil || json.Unmarshal(resp["candidates"], &cands) != nil {
+		return nil, false
+	}
+	for _, cand := range cands {
+		var content object
+		var parts []object
+		if json.Unmarshal(cand["content"], &content) != nil || json.Unmarshal(content["parts"], &parts) != nil {
+			continue
+		}
+		cut := false
+		for i, p := range parts {
+			if otherKind(p) {
+				parts[i], cut = object{}, true
+				if sig := p["thoughtSignature"]; len(sig) > 0 && sig[0] == '"' {
+					parts[i]["thoughtSignature"] = sig
+				}
+			}
+		}
+		if !cut {
+			continue
+		}
+		// Values decoded from valid JSON always encode again.
+		content["parts"], _ = json.Marshal(parts)
+		cand["content"], _ = json.Marshal(content)
+		ok = true
+	}
+	if !ok {
+		return nil, false
+	}
+	resp["candidates"], _ = json.Marshal(cands)
+	out, err := json.Marshal(resp)
+	return out, err == nil
+}
+
+// partMetadata names the fields of a part that are not its data: they may
+// come with a part of any kind.
+var partMetadata = map[string]bool{"thought": true, "thoughtSignature": true, "partMetadata": true, "videoMetadata": true, "mediaResolution": true}
+
+// otherKind reports whether a part is of a kind rein does not read: it has
+// no functionCall, and a data field other than text.
+func otherKind(p object) bool {
+	if fc, ok := p["functionCall"]; ok && string(fc) != "null" {
+		return false
+	}
+	for k := range p {
+		if k != "text" && !partMetadata[k] {
+			return true
+		}
+	}
+	return false
 }

@@ -231,15 +231,29 @@ func (n *normalizer) readError(err error) *contract.ProviderError {
 	return provider.TransportError(n.ctx, n.ref, err, true)
 }
 
-// decodeChunks reads one chunk, or a JSON array of chunks.
+// decodeChunks reads one chunk, or a JSON array of chunks, each as
+// decodeChunk does.
 func decodeChunks(data []byte) ([]chunk, error) {
-	if data[0] == '[' {
-		var chunks []chunk
-		err := json.Unmarshal(data, &chunks)
-		return chunks, err
+	if data[0] != '[' {
+		chunks := make([]chunk, 1)
+		return chunks, decodeChunk(data, &chunks[0])
 	}
-	chunks := make([]chunk, 1)
-	return chunks, json.Unmarshal(data, &chunks[0])
+	var chunks []chunk
+	err := json.Unmarshal(data, &chunks)
+	if err == nil {
+		return chunks, nil
+	}
+	var raws []json.RawMessage
+	if json.Unmarshal(data, &raws) != nil {
+		return nil, err
+	}
+	chunks = make([]chunk, len(raws))
+	for i, raw := range raws {
+		if decodeChunk(raw, &chunks[i]) != nil {
+			return nil, err
+		}
+	}
+	return chunks, nil
 }
 
 // firstByte returns the first byte of r that is not white space, without

@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/rein-agent/rein/internal/contract"
@@ -231,6 +230,15 @@ func TestTranslator(t *testing.T) {
 			steps: []step{{`{"candidates":[{"content":{"parts":[{"executableCode":{"language":"PYTHON","code":"1"}},{"codeExecutionResult":{"outcome":"OUTCOME_OK"}}]}}]}`, nil}},
 		},
 		{
+			name: "parts of other kinds are skipped whatever their shape; a string signature is kept",
+			steps: []step{
+				{`{"candidates":[{"content":{"parts":[{"executableCode":{"language":"PYTHON","code":"1"},"thought":"false"},{"codeExecutionResult":{"outcome":"OUTCOME_OK"},"thoughtSignature":{"v":1}}]}}]}`, nil},
+				{`{"candidates":[{"content":{"parts":[{"inlineData":{"mimeType":"image/png","data":"iVBO"},"text":{"caption":"chart"}},{"inlineData":"no object"},{"futurePart":[1],"thought":{},"thoughtSignature":"cw=="},{"text":"done"}]},"finishReason":"STOP"}]}`, []contract.ModelEvent{text("done")}},
+			},
+			terminal: true,
+			end:      []contract.ModelEvent{finished(contract.FinishStop, `{"provider":"gemini","parts":[{"kind":"text","signature":"cw=="}]}`)},
+		},
+		{
 			name:  `"error": null is not an error`,
 			steps: []step{{`{"error":null,"candidates":[{"content":{"parts":[{"text":"x"}]}}]}`, []contract.ModelEvent{text("x")}}},
 		},
@@ -250,7 +258,7 @@ func TestTranslator(t *testing.T) {
 			var perr *contract.ProviderError
 			for i, st := range tc.steps {
 				var c chunk
-				if err := json.Unmarshal([]byte(st.frame), &c); err != nil {
+				if err := decodeChunk([]byte(st.frame), &c); err != nil {
 					t.Fatalf("frame %d: %v", i, err)
 				}
 				var got []contract.ModelEvent
@@ -272,6 +280,47 @@ func TestTranslator(t *testing.T) {
 				if d := diffEvents(tc.end, tr.finishEvents()); d != "" {
 					t.Errorf("closing events mismatch (-want +got):\n%s", d)
 				}
+			}
+		})
+	}
+}
+
+// TestDecodeChunks checks that a part of a kind rein does not read never
+// fails a chunk, alone or in a JSON array, while a part rein reads still
+// must have its shape.
+func TestDecodeChunks(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string
+		texts      int // text parts decoded, over all chunks
+		fails      bool
+	}{
+		{"one chunk", `{"candidates":[{"content":{"parts":[{"executableCode":{"code":1},"thought":"no"},{"text":"a"}]}}]}`, 1, false},
+		{"an array", `[{"candidates":[{"content":{"parts":[{"text":"a"}]}}]},{"candidates":[{"content":{"parts":[{"inlineData":[],"text":{}},{"text":"b"}]}}]}]`, 2, false},
+		{"a second candidate", `{"candidates":[{"content":{"parts":[{"text":"a"}]}},{"content":{"parts":[{"codeExecutionResult":"x","thoughtSignature":7}]}}]}`, 1, false},
+		{"a text part of the wrong shape", `{"candidates":[{"content":{"parts":[{"text":"a","thought":"yes"}]}}]}`, 0, true},
+		{"in an array too", `[{"candidates":[]},{"candidates":[{"content":{"parts":[{"text":5}]}}]}]`, 0, true},
+		{"a call of the wrong shape", `{"candidates":[{"content":{"parts":[{"functionCall":{"args":{},"name":5}}]}}]}`, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			chunks, err := decodeChunks([]byte(tc.data))
+			if (err != nil) != tc.fails {
+				t.Fatalf("decodeChunks() error %v, want failure %v", err, tc.fails)
+			}
+			texts := 0
+			for _, c := range chunks {
+				for _, cand := range c.Candidates {
+					if cand.Content == nil {
+						continue
+					}
+					for _, p := range cand.Content.Parts {
+						if p.Text != "" {
+							texts++
+						}
+					}
+				}
+			}
+			if !tc.fails && texts != tc.texts {
+				t.Errorf("%d text parts, want %d", texts, tc.texts)
 			}
 		})
 	}
