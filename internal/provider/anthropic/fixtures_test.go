@@ -116,6 +116,16 @@ func TestFixtures(t *testing.T) {
 			}
 			wantFinish(t, r, contract.FinishStop)
 		}},
+		{"builtin_blocks.sse", func(t *testing.T, r providertest.Result) {
+			// Blocks of tools the vendor runs, and a block type not invented
+			// yet, with fields of any shape: skipped, the turn clean.
+			wantTypes(t, r, "model.started", "model.text_delta", "model.text_delta", "model.usage", "model.finished")
+			if got := textOf(r.Events); got != "Let me look for the right tool. Issue #12 says the tests fail on main." {
+				t.Errorf("text %q", got)
+			}
+			wantUsage(t, r, contract.ModelUsage{InputTokens: 3120, OutputTokens: 96})
+			wantFinish(t, r, contract.FinishStop)
+		}},
 		{"unknown.sse", func(t *testing.T, r providertest.Result) {
 			wantTypes(t, r, "model.started", "model.text_delta", "model.usage", "model.finished")
 			wantFinish(t, r, contract.FinishStop) // pause_turn
@@ -278,4 +288,15 @@ func TestHTTPErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// textOf is the answer text the events carry.
+func textOf(events []contract.ModelEvent) string {
+	var b strings.Builder
+	for _, e := range events {
+		if d, ok := e.(*contract.TextDelta); ok {
+			b.WriteString(d.Text)
+		}
+	}
+	return b.String()
 }

@@ -28,6 +28,11 @@ type blockStartFrame struct {
 type blockDeltaFrame struct {
 	Index int       `json:"index"`
 	Delta wireDelta `json:"delta"`
+	// Err is set when a delta of a known type did not decode. Only the
+	// translator can tell whether that matters: it is the stream's error
+	// for a block rein reads, and nothing for a block it skips (the input
+	// of a tool the vendor runs itself).
+	Err error `json:"-"`
 }
 
 // blockStopFrame closes content block Index.
@@ -188,9 +193,15 @@ func decodeFrame(ev *sse.Event) (frame, error) {
 	}
 	f, err := decodeData(name, data)
 	if err != nil {
-		return nil, fmt.Errorf("anthropic: decode %s event: %w (data %s)", name, err, snippet(data))
+		return nil, decodeError(name, data, err)
 	}
 	return f, nil
+}
+
+// decodeError is the error of the data of an event named name that did
+// not decode.
+func decodeError(name string, data []byte, err error) error {
+	return fmt.Errorf("anthropic: decode %s event: %w (data %s)", name, err, snippet(data))
 }
 
 // decodeData decodes the data of an event named name.
@@ -249,7 +260,8 @@ func decodeData(name string, data []byte) (frame, error) {
 // tolerateDelta handles a content_block_delta that did not decode: a delta
 // of a type this package does not know may have fields whose shape differs
 // from the known ones, and is ignored; a known delta that does not decode
-// is an error.
+// carries its error, for the translator to judge by its block. Data that is
+// not a delta of some block at all is an error.
 func tolerateDelta(data []byte, err error) (frame, error) {
 	var w struct {
 		Index int `json:"index"`
@@ -260,11 +272,12 @@ func tolerateDelta(data []byte, err error) (frame, error) {
 	if json.Unmarshal(data, &w) != nil {
 		return nil, err
 	}
+	f := &blockDeltaFrame{Index: w.Index, Delta: wireDelta{Type: w.Delta.Type}}
 	switch w.Delta.Type {
 	case "text_delta", "input_json_delta", "thinking_delta", "signature_delta":
-		return nil, err
+		f.Err = decodeError("content_block_delta", data, err)
 	}
-	return &blockDeltaFrame{Index: w.Index, Delta: wireDelta{Type: w.Delta.Type}}, nil
+	return f, nil
 }
 
 // decodeMessage decodes the blocks of a Message object.

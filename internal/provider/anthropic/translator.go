@@ -71,7 +71,9 @@ func (t *translator) frame(f frame) ([]contract.ModelEvent, *contract.ProviderEr
 	t.out = t.out[:0]
 	switch f := f.(type) {
 	case *blockDeltaFrame:
-		t.blockDelta(f)
+		if e := t.blockDelta(f); e != nil {
+			return t.out, e
+		}
 	case *blockStartFrame:
 		t.blockStart(f.Index, f.Block)
 	case *blockStopFrame:
@@ -175,10 +177,19 @@ func (t *translator) blockStart(index int, b block) {
 	t.open = append(t.open, ob)
 }
 
-func (t *translator) blockDelta(f *blockDeltaFrame) {
+// blockDelta translates the next piece of a block. A delta that did not
+// decode is the stream's error, unless its block is one rein skips: what
+// a vendor-run tool streams is not rein's to read, whatever its shape.
+func (t *translator) blockDelta(f *blockDeltaFrame) *contract.ProviderError {
 	var ob *openBlock
 	if i := t.find(f.Index); i >= 0 {
 		ob = &t.open[i]
+	}
+	if f.Err != nil {
+		if ob != nil && ob.kind == blockSkipped {
+			return nil
+		}
+		return undecodable(t.ref, f.Err)
 	}
 	d := &f.Delta
 	switch d.Type {
@@ -189,7 +200,7 @@ func (t *translator) blockDelta(f *blockDeltaFrame) {
 		}
 	case "thinking_delta":
 		if d.Thinking == "" || ob != nil && ob.kind != blockThinking {
-			return
+			return nil
 		}
 		if ob != nil {
 			ob.think.thinking = append(ob.think.thinking, d.Thinking...)
@@ -201,7 +212,7 @@ func (t *translator) blockDelta(f *blockDeltaFrame) {
 		}
 	case "input_json_delta":
 		if ob == nil || ob.kind != blockToolUse {
-			return // a vendor-run tool's input, or a block never started
+			return nil // a vendor-run tool's input, or a block never started
 		}
 		if d.PartialJSON != "" {
 			ob.gotArgs = true
@@ -209,6 +220,7 @@ func (t *translator) blockDelta(f *blockDeltaFrame) {
 		t.emit(t.asm.Add(provider.Fragment{Index: f.Index, Args: d.PartialJSON}))
 	}
 	// citations_delta and unknown deltas are tolerated and ignored.
+	return nil
 }
 
 // blockStop ends block index: for a tool call, its own end marker.

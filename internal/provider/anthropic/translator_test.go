@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"testing"
 
@@ -59,6 +60,9 @@ func stopReason(reason string) *messageDeltaFrame {
 	f.Delta.StopReason = reason
 	return f
 }
+
+// errBadDelta stands for the error of a known delta that did not decode.
+var errBadDelta = errors.New("anthropic: decode content_block_delta event: bad shape")
 
 func finish(reason contract.FinishReason) *contract.ModelFinished {
 	return &contract.ModelFinished{Reason: reason}
@@ -157,6 +161,27 @@ func TestTranslator(t *testing.T) {
 				&messageStopFrame{},
 			},
 			want: []contract.ModelEvent{finish(contract.FinishStop)},
+		},
+		{
+			name: "a vendor-run tool's delta of any shape is skipped",
+			frames: []frame{
+				&blockStartFrame{Index: 0, Block: &otherBlock{Type: "server_tool_use"}},
+				&blockDeltaFrame{Index: 0, Delta: wireDelta{Type: "input_json_delta"}, Err: errBadDelta},
+				&blockStopFrame{Index: 0},
+				textStart(1), deltaFrame(1, "text_delta", "ok"),
+				&messageStopFrame{},
+			},
+			want: []contract.ModelEvent{&contract.TextDelta{Text: "ok"}, finish(contract.FinishStop)},
+		},
+		{
+			name:    "a delta that did not decode is an error for a block rein reads",
+			frames:  []frame{textStart(0), &blockDeltaFrame{Index: 0, Delta: wireDelta{Type: "text_delta"}, Err: errBadDelta}},
+			wantErr: &contract.ProviderError{Kind: contract.KindUnknown, Provider: "anthropic", Model: "m", RequestID: "req_1", Message: errBadDelta.Error()},
+		},
+		{
+			name:    "and for a block never started",
+			frames:  []frame{&blockDeltaFrame{Index: 3, Delta: wireDelta{Type: "input_json_delta"}, Err: errBadDelta}},
+			wantErr: &contract.ProviderError{Kind: contract.KindUnknown, Provider: "anthropic", Model: "m", RequestID: "req_1", Message: errBadDelta.Error()},
 		},
 		{
 			name:   "input_json_delta or stop for a block never started is ignored",
@@ -358,7 +383,9 @@ func TestDecodeFrame(t *testing.T) {
 			&blockStartFrame{Index: 0, Block: &otherBlock{Type: "compaction"}}, false},
 		{"unknown delta with fields of other shapes", sse.Event{Name: "content_block_delta", Data: []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"compaction_delta","text":[1]}}`)},
 			&blockDeltaFrame{Index: 0, Delta: wireDelta{Type: "compaction_delta"}}, false},
-		{"known delta of the wrong shape", sse.Event{Name: "content_block_delta", Data: []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":[1]}}`)},
+		{"known delta of the wrong shape: its error is carried, for the translator to judge", sse.Event{Name: "content_block_delta", Data: []byte(`{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":{"a":1}}}`)},
+			&blockDeltaFrame{Index: 1, Delta: wireDelta{Type: "input_json_delta"}, Err: errCarried}, false},
+		{"a delta of no block", sse.Event{Name: "content_block_delta", Data: []byte(`{"type":"content_block_delta","index":"one","delta":{"type":"text_delta","text":"x"}}`)},
 			nil, true},
 		{"message_start with content", sse.Event{Name: "message_start", Data: []byte(`{"type":"message_start","message":{"content":[{"type":"text","text":"a"}],"stop_reason":null,"usage":{"input_tokens":5}}}`)},
 			&messageStartFrame{Message: message{Content: []block{&textBlock{Text: "a"}}, Usage: wireUsage{InputTokens: i64(5)}}}, false},
@@ -387,9 +414,15 @@ func TestDecodeFrame(t *testing.T) {
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("decodeFrame() error %v, want error %v", err, tc.wantErr)
 			}
-			if d := cmp.Diff(tc.want, got); d != "" {
+			if d := cmp.Diff(tc.want, got, cmp.Comparer(sameErrorness)); d != "" {
 				t.Errorf("decodeFrame() (-want +got):\n%s", d)
 			}
 		})
 	}
 }
+
+// errCarried stands for any error a decoded frame carries.
+var errCarried = errors.New("an error")
+
+// sameErrorness compares errors by their presence only.
+func sameErrorness(a, b error) bool { return (a == nil) == (b == nil) }
