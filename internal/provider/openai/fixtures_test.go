@@ -172,6 +172,9 @@ func TestFixtures(t *testing.T) {
 		{"legacy_function_call.sse", summary{Intents: []string{`bash {"command":"pwd"} ()`}, Reason: contract.FinishToolUse}},
 		{"vendor_tools.sse", summary{Intents: []string{`bash {"command":"go test -v"} (call_fn)`}, Reason: contract.FinishToolUse}},
 		{"azure_unknown_fields.sse", summary{Text: "Filtered", Reason: contract.FinishContentFilter}},
+		{"odd_extensions.sse", summary{
+			Text: "Checking the tests.", Usage: &contract.ModelUsage{InputTokens: 40, OutputTokens: 4}, Reason: contract.FinishStop,
+		}},
 		{"error_null.sse", summary{Text: "Fine.", Reason: contract.FinishStop}},
 		{"whole_response.json", summary{
 			Text:    "Running both.",

@@ -18,17 +18,30 @@ type chunk struct {
 	Choices []choice   `json:"choices"`
 	Usage   *wireUsage `json:"usage"`
 	// XGroq carries Groq's usage on the last chunk.
-	XGroq *struct {
-		Usage *wireUsage `json:"usage"`
-	} `json:"x_groq"`
+	XGroq groqExtension `json:"x_groq"`
 	// Error is a mid-stream error, {"error": {...}} or {"error": "text"};
 	// "error": null is no error.
 	Error json.RawMessage `json:"error"`
 	// Message, Type and Code are vLLM's and Mistral's error shape,
 	// {"object": "error", "message": ..., "type": ..., "code": ...}.
 	Message json.RawMessage `json:"message"`
-	Type    string          `json:"type"`
+	Type    looseString     `json:"type"`
 	Code    json.RawMessage `json:"code"`
+}
+
+// groqExtension is Groq's x_groq: its id on the first chunk, its usage on
+// the last. Any other shape (another server's x_groq) is no extension.
+type groqExtension struct {
+	Usage *wireUsage `json:"usage"`
+}
+
+func (g *groqExtension) UnmarshalJSON(b []byte) error {
+	*g = groqExtension{}
+	if len(b) == 0 || b[0] != '{' {
+		return nil
+	}
+	type plain groqExtension // the same fields, without this method
+	return json.Unmarshal(b, (*plain)(g))
 }
 
 type choice struct {
@@ -85,6 +98,31 @@ type reasoningDetail struct {
 	Format    string `json:"format,omitempty"`
 	Signature string `json:"signature,omitempty"`
 	Index     int    `json:"index"`
+}
+
+// The reasoning_details types rein reads.
+var knownDetails = map[string]bool{"reasoning.text": true, "reasoning.summary": true, "reasoning.encrypted": true}
+
+// UnmarshalJSON decodes an entry strictly when it is of a type rein reads;
+// an entry of another type whose fields have other shapes keeps only its
+// type and index (the parts of them that read), since it is nothing rein
+// shows or needs to send back.
+func (d *reasoningDetail) UnmarshalJSON(b []byte) error {
+	type plain reasoningDetail // the same fields, without this method
+	err := json.Unmarshal(b, (*plain)(d))
+	if err == nil {
+		return nil
+	}
+	var w struct {
+		Type  looseString     `json:"type"`
+		Index json.RawMessage `json:"index"`
+	}
+	if json.Unmarshal(b, &w) != nil || knownDetails[string(w.Type)] {
+		return err
+	}
+	*d = reasoningDetail{Type: string(w.Type)}
+	_ = json.Unmarshal(w.Index, &d.Index) // an index that is no number is index 0
+	return nil
 }
 
 // wireUsage is the token count of one call.
@@ -175,7 +213,7 @@ type content struct {
 }
 
 type contentPart struct {
-	Type     string          `json:"type"`
+	Type     looseString     `json:"type"`
 	Text     looseString     `json:"text"`
 	Thinking json.RawMessage `json:"thinking"`
 }

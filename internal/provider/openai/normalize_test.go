@@ -52,6 +52,8 @@ func TestNormalizeEnds(t *testing.T) {
 		{"only comments", ": keep-alive\n\n: keep-alive\n\n", contract.KindStreamInterrupted, false},
 		{"whole JSON, cut", `{"choices":[{"index":0,"message":{"content":"hi"}`, contract.KindStreamInterrupted, false},
 		{"whole JSON, garbage", `{"choices": nope}`, contract.KindUnknown, false},
+		{"reasoning_details of a type rein reads are read strictly", "data: " + `{"choices":[{"index":0,"delta":{"reasoning_details":[{"type":"reasoning.text","text":{"not":"text"}}]}}]}` + "\n\n", contract.KindUnknown, false},
+		{"x_groq usage is read strictly", "data: " + `{"choices":[],"x_groq":{"usage":{"prompt_tokens":"many"}}}` + "\n\n", contract.KindUnknown, false},
 		{"whole JSON without choices", `{"id":"x"}`, contract.KindUnknown, false},
 		{"whole JSON after whitespace", "\n  " + `{"choices":[{"index":0,"message":{"content":"hi"},"finish_reason":"stop"}]}` + "\n", "", false},
 		{"an HTML page", "<!doctype html>\n<html><body>Welcome to nginx</body></html>", contract.KindUnknown, false},

@@ -55,9 +55,7 @@ func (t *translator) chunk(c *chunk, whole bool) ([]contract.ModelEvent, *contra
 		}
 	}
 	t.takeUsage(c.Usage)
-	if c.XGroq != nil {
-		t.takeUsage(c.XGroq.Usage)
-	}
+	t.takeUsage(c.XGroq.Usage)
 	return t.out, nil
 }
 
@@ -67,7 +65,7 @@ func (t *translator) frameError(c *chunk) *contract.ProviderError {
 	if !hasError && !bool(c.Object) {
 		return nil
 	}
-	body := errorBody{Error: c.Error, Message: c.Message, Type: c.Type, Code: c.Code}
+	body := errorBody{Error: c.Error, Message: c.Message, Type: string(c.Type), Code: c.Code}
 	if bool(c.Object) {
 		body.Object = "error"
 	}

@@ -182,6 +182,35 @@ func TestTranslatorFrames(t *testing.T) {
 			want:   []contract.ModelEvent{&contract.ModelUsage{InputTokens: 70, OutputTokens: 3, CacheReadTokens: 64}, finished(contract.FinishStop)},
 		},
 		{
+			name: "logprobs of any shape are ignored",
+			frames: []string{
+				`{"choices":[{"index":0,"delta":{"content":"a"},"logprobs":{"content":[{"token":"a","logprob":-0.1,"bytes":[97],"top_logprobs":[]}]}}]}`,
+				`{"choices":[{"index":0,"delta":{"content":"b"},"logprobs":[1,"x"]}]}`,
+			},
+			want: []contract.ModelEvent{&contract.TextDelta{Text: "a"}, &contract.TextDelta{Text: "b"}},
+		},
+		{
+			name:   "x_groq that is no object is no extension",
+			frames: []string{`{"choices":[{"index":0,"delta":{"content":"a"}}],"x_groq":"req_1"}`, `{"choices":[],"x_groq":["x"]}`},
+			want:   []contract.ModelEvent{&contract.TextDelta{Text: "a"}},
+		},
+		{
+			name:   "a type that is no string",
+			frames: []string{`{"type":{"kind":"chunk"},"choices":[{"index":0,"delta":{"content":"a"}}]}`},
+			want:   []contract.ModelEvent{&contract.TextDelta{Text: "a"}},
+		},
+		{
+			name:   "content parts of unknown types, of any shape",
+			frames: []string{`{"choices":[{"index":0,"delta":{"content":[{"type":{"v":2},"text":"no"},{"type":"image_url","image_url":{"url":"data:"}},{"type":"text","text":"yes"}]}}]}`},
+			want:   []contract.ModelEvent{&contract.TextDelta{Text: "yes"}},
+		},
+		{
+			name: "reasoning_details of an unknown type, of any shape",
+			frames: []string{`{"choices":[{"index":0,"delta":{"reasoning_details":[{"type":"reasoning.future","index":"zero","data":{"blob":true},"id":12,"signature":false},` +
+				`{"type":"reasoning.text","text":"think","index":1}]}}]}`},
+			want: []contract.ModelEvent{&contract.ReasoningDelta{Text: "think"}},
+		},
+		{
 			name:   "Azure's prompt_filter_results chunk",
 			frames: []string{`{"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[{"prompt_index":0,"content_filter_results":{}}]}`},
 		},
