@@ -43,7 +43,7 @@ var adapters = map[string]adapter{
 		keyVars: []string{"OPENAI_API_KEY"}, baseURLVar: "OPENAI_BASE_URL",
 		defaultBaseURL: openai.DefaultBaseURL, defaultModel: openai.DefaultModel,
 		build: func(baseURL, key, model string) provider.Provider {
-			return openai.New(&openai.Options{BaseURL: baseURL, APIKey: key, Model: model})
+			return openai.New(&openai.Options{BaseURL: baseURL, APIKey: key, Model: model, Logger: warnings()})
 		},
 		capabilities: openai.Capabilities, normalize: openai.Normalize,
 	},

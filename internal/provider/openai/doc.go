@@ -46,6 +46,16 @@
 // that proposed intents finished in tool_use whatever its reason, since some
 // servers say "stop".
 //
+// rein asks for one choice and reads choice 0 only, known by its index
+// (not by its place in the list; a choice without an index is choice 0):
+// a server that sends others (n > 1) has them ignored, and the adapter's
+// Options.Logger hears of it once per stream. Of choice 0, a stream is read
+// from its deltas. Some servers also send a message beside each delta
+// (Writer repeats the delta there, Perplexity puts the running total
+// there): it is never read, or text would come twice and tool arguments
+// break. A message is read in a stream only in place of deltas, from a
+// server that streams none, and then once.
+//
 // Tool-call fragments are keyed by their index, or by their id where the
 // server sends no index (Mistral); an empty id or name never overwrites a
 // known one. Chat Completions has no per-call end marker: every call ends

@@ -1,12 +1,15 @@
 package openai
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -172,6 +175,21 @@ func TestFixtures(t *testing.T) {
 		{"legacy_function_call.sse", summary{Intents: []string{`bash {"command":"pwd"} ()`}, Reason: contract.FinishToolUse}},
 		{"vendor_tools.sse", summary{Intents: []string{`bash {"command":"go test -v"} (call_fn)`}, Reason: contract.FinishToolUse}},
 		{"azure_unknown_fields.sse", summary{Text: "Filtered", Reason: contract.FinishContentFilter}},
+		{"writer_message_echo.sse", summary{
+			Text:    "I will run the tests.",
+			Intents: []string{`bash {"command":"go test ./..."} (chatcmpl-tool-4f1e9d7e)`},
+			Usage:   &contract.ModelUsage{InputTokens: 310, OutputTokens: 32},
+			Reason:  contract.FinishToolUse,
+		}},
+		{"perplexity_running_total.sse", summary{
+			Text: "Go tests run with go test.", Usage: &contract.ModelUsage{InputTokens: 12, OutputTokens: 6}, Reason: contract.FinishStop,
+		}},
+		{"n2_choices.sse", summary{
+			Text: "First answer, only.", Usage: &contract.ModelUsage{InputTokens: 20, OutputTokens: 14}, Reason: contract.FinishStop,
+		}},
+		{"message_only.sse", summary{
+			Text: "All tests pass.", Usage: &contract.ModelUsage{InputTokens: 9, OutputTokens: 4}, Reason: contract.FinishStop,
+		}},
 		{"odd_extensions.sse", summary{
 			Text: "Checking the tests.", Usage: &contract.ModelUsage{InputTokens: 40, OutputTokens: 4}, Reason: contract.FinishStop,
 		}},
@@ -204,6 +222,63 @@ func TestFixtures(t *testing.T) {
 				lines = append(lines, "error "+string(b))
 			}
 			golden(t, filepath.Join("testdata", "fixtures", tc.file+".events"), []byte(strings.Join(lines, "\n")+"\n"))
+		})
+	}
+}
+
+// records is a slog handler that keeps what it is given, for tests.
+type records struct {
+	mu   sync.Mutex
+	list []slog.Record
+}
+
+func (h *records) Enabled(context.Context, slog.Level) bool { return true }
+func (h *records) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.list = append(h.list, r)
+	return nil
+}
+func (h *records) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *records) WithGroup(string) slog.Handler      { return h }
+
+// TestOtherChoicesToldOnce streams an n=2 body through the real adapter:
+// the second choice is ignored, and the adapter's logger hears of it once,
+// at warning level, with the provider, model and request id; a body of
+// one choice tells it nothing.
+func TestOtherChoicesToldOnce(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		told int
+	}{
+		{"n2_choices.sse", 1},
+		{"text.sse", 0},
+		{"writer_message_echo.sse", 0},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			body, err := os.ReadFile(filepath.Join("testdata", "fixtures", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := providertest.Serve(t, http.StatusOK, http.Header{"Content-Type": {"text/event-stream"}, "X-Request-Id": {"req_n2"}}, string(body))
+			h := &records{}
+			a := New(&Options{BaseURL: srv.URL + "/v1", Model: "fixture-model", Logger: slog.New(h)})
+			if r := providertest.Collect(t, t.Context(), a, conversation()); r.Err != nil {
+				t.Fatal(r.Err)
+			}
+			if len(h.list) != tc.told {
+				t.Fatalf("%d records, want %d", len(h.list), tc.told)
+			}
+			if tc.told == 0 {
+				return
+			}
+			rec := h.list[0]
+			attrs := map[string]string{}
+			rec.Attrs(func(a slog.Attr) bool { attrs[a.Key] = a.Value.String(); return true })
+			if rec.Level != slog.LevelWarn || !strings.Contains(rec.Message, "choice 0") ||
+				attrs["provider"] != "openai" || attrs["model"] != "fixture-model" || attrs["request_id"] != "req_n2" {
+				t.Errorf("record %v %q %v", rec.Level, rec.Message, attrs)
+			}
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strconv"
 )
 
 // chunk is one "data:" frame of the stream, a chat.completion.chunk, and
@@ -44,13 +45,35 @@ func (g *groqExtension) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, (*plain)(g))
 }
 
+// choice is one of a chunk's choices. rein asks for one (n is left at 1)
+// and reads choice 0 only, known by its index, never by its place in the
+// list: a server that sends others (n > 1) interleaves them.
 type choice struct {
+	Index choiceIndex `json:"index"`
 	// Delta is a value, not a pointer: a choice without one is an empty
 	// delta, and every frame saves an allocation.
-	Delta   wireDelta  `json:"delta"`
+	Delta wireDelta `json:"delta"`
+	// Message is the whole message of a non-streamed response. Inside a
+	// stream some servers send it too, beside the delta: Writer repeats
+	// each delta there, Perplexity puts the running total there. It is
+	// read in a stream only from a server that streams no delta (see
+	// translator.chunk).
 	Message *wireDelta `json:"message"`
 	// FinishReason is "" while the message goes on (null on the wire).
 	FinishReason looseString `json:"finish_reason"`
+}
+
+// choiceIndex is a choice's index. A server that sends none (or null, or
+// something that is no number) sends one choice: its index is 0.
+type choiceIndex int
+
+func (i *choiceIndex) UnmarshalJSON(b []byte) error {
+	n, err := strconv.Atoi(string(bytes.Trim(b, `"`)))
+	if err != nil {
+		n = 0
+	}
+	*i = choiceIndex(n)
+	return nil
 }
 
 // wireDelta is a streamed delta, or a whole message: the fields are the
@@ -69,6 +92,13 @@ type wireDelta struct {
 	ToolCalls        []wireCallDelta   `json:"tool_calls"`
 	// FunctionCall is the legacy single function call.
 	FunctionCall *wireFunctionDelta `json:"function_call"`
+}
+
+// empty reports whether the delta carries nothing: no text, reasoning or
+// tool call (a role alone is nothing).
+func (d *wireDelta) empty() bool {
+	return d.Content.text == "" && d.Content.thinking == "" && d.Refusal == "" && d.ReasoningContent == "" &&
+		d.Reasoning == "" && len(d.ReasoningDetails) == 0 && len(d.ToolCalls) == 0 && d.FunctionCall == nil
 }
 
 // wireCallDelta is one fragment of a tool call. Index is nil when the

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"log/slog"
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
@@ -38,12 +39,21 @@ const terminal = "[DONE] or a finish_reason"
 // error body after the events) is the terminal error, mapped into the
 // taxonomy; a frame that is not JSON ends the stream with an error of kind
 // unknown.
+//
+// Only choice 0 is read; a server that sends others is not told here (see
+// Options.Logger for the adapter's notice).
 func Normalize(ctx context.Context, body io.Reader, ref contract.ProviderRef) iter.Seq2[contract.ModelEvent, error] {
+	return normalize(ctx, body, ref, slog.New(slog.DiscardHandler))
+}
+
+// normalize is Normalize, telling log once when the server sends choices
+// other than choice 0.
+func normalize(ctx context.Context, body io.Reader, ref contract.ProviderRef, log *slog.Logger) iter.Seq2[contract.ModelEvent, error] {
 	return func(yield func(contract.ModelEvent, error) bool) {
 		if !yield(&contract.ModelStarted{Provider: ref.Name, Model: ref.Model, RequestID: ref.RequestID}, nil) {
 			return
 		}
-		n := &normalizer{ctx: ctx, ref: ref, t: newTranslator(ref), yield: yield}
+		n := &normalizer{ctx: ctx, ref: ref, t: newTranslator(ref), yield: yield, log: log}
 		br := bufio.NewReaderSize(body, 4096)
 		first, err := firstByte(br)
 		switch {
@@ -88,6 +98,21 @@ type normalizer struct {
 	frames int
 	stray  []byte
 	dec    frameDecoder
+	// log hears of choices other than choice 0, once (told is then set).
+	log  *slog.Logger
+	told bool
+}
+
+// translate translates one chunk, and tells the log, once, of choices
+// other than choice 0.
+func (n *normalizer) translate(c *chunk, whole bool) ([]contract.ModelEvent, *contract.ProviderError) {
+	events, perr := n.t.chunk(c, whole)
+	if n.t.others && !n.told {
+		n.told = true
+		n.log.Warn("the server sent more than one choice; rein reads choice 0 only and ignores the others",
+			"provider", n.ref.Name, "model", n.ref.Model, "request_id", n.ref.RequestID)
+	}
+	return events, perr
 }
 
 // emit yields events; it reports false when the consumer stopped.
@@ -183,7 +208,7 @@ func (n *normalizer) event(ev *sse.Event) outcome {
 			n.fail(garbage(n.ref, "a stream frame is not valid JSON", data, err))
 			return over
 		}
-		events, perr := n.t.chunk(&c, false)
+		events, perr := n.translate(&c, false)
 		if !n.emit(events) {
 			return over
 		}
@@ -247,7 +272,7 @@ func (n *normalizer) whole(br *bufio.Reader) {
 		n.fail(garbage(n.ref, "the response is not valid JSON", raw, err))
 		return
 	}
-	events, perr := n.t.chunk(&c, true)
+	events, perr := n.translate(&c, true)
 	if !n.emit(events) {
 		return
 	}

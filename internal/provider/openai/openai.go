@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"iter"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -42,6 +43,10 @@ type Options struct {
 	// Header holds extra headers, sent as given on every request; they
 	// replace the adapter's own headers of the same name. New copies it.
 	Header http.Header
+	// Logger receives what a person should know about a stream that is not
+	// an event: a server that sends more than one choice (said once per
+	// stream, at warning level). nil means discard.
+	Logger *slog.Logger
 }
 
 // Adapter streams Chat Completions from OpenAI or any server that speaks
@@ -56,6 +61,7 @@ type Adapter struct {
 	client   *http.Client
 	header   http.Header
 	dialect  dialect
+	logger   *slog.Logger
 }
 
 var _ provider.Provider = (*Adapter)(nil)
@@ -67,7 +73,10 @@ func New(opts *Options) *Adapter {
 	}
 	a := &Adapter{
 		key: opts.APIKey, model: opts.Model, name: opts.Name,
-		client: opts.HTTPClient, header: opts.Header.Clone(),
+		client: opts.HTTPClient, header: opts.Header.Clone(), logger: opts.Logger,
+	}
+	if a.logger == nil {
+		a.logger = slog.New(slog.DiscardHandler)
 	}
 	base := opts.BaseURL
 	if base == "" {
@@ -158,7 +167,7 @@ func (a *Adapter) Stream(ctx context.Context, req *contract.ModelRequest) iter.S
 			return
 		}
 		defer resp.Body.Close()
-		for ev, err := range Normalize(ctx, resp.Body, ref) {
+		for ev, err := range normalize(ctx, resp.Body, ref, a.logger) {
 			if !yield(ev, err) {
 				return
 			}

@@ -26,7 +26,13 @@ type translator struct {
 	details          details
 	// skipped holds the keys of calls that are not function calls.
 	skipped map[string]bool
-	out     []contract.ModelEvent
+	// streamed is set once a delta of choice 0 carried something, and
+	// messaged once a message was read in place of deltas: a stream's
+	// messages are then never read (see chunk).
+	streamed, messaged bool
+	// others is set once a chunk held a choice other than choice 0.
+	others bool
+	out    []contract.ModelEvent
 }
 
 func newTranslator(ref contract.ProviderRef) *translator {
@@ -37,15 +43,37 @@ func newTranslator(ref contract.ProviderRef) *translator {
 // frame is, or ends in, an error; the events come before the error. A whole
 // (non-streamed) response goes through here too, with whole set. The slice
 // is reused by the next call.
+//
+// Only choice 0 is read: the first choice of the chunk whose index is 0.
+// Every other choice is ignored (and others set). Of choice 0, a stream's
+// chunk is read from its delta. Its message is read only in place of
+// deltas, for a server that streams whole messages: when the delta carries
+// nothing, no delta of the stream carried anything yet, and no message was
+// read before; so neither a message that repeats the delta (Writer) nor a
+// running total (Perplexity) is ever read, and a message at most once.
 func (t *translator) chunk(c *chunk, whole bool) ([]contract.ModelEvent, *contract.ProviderError) {
 	t.out = t.out[:0]
 	if e := t.frameError(c); e != nil {
 		return nil, e
 	}
+	var ch *choice
 	for i := range c.Choices {
-		ch := &c.Choices[i]
-		t.message(&ch.Delta, whole)
-		if ch.Message != nil {
+		switch {
+		case c.Choices[i].Index != 0 || ch != nil:
+			t.others = true
+		default:
+			ch = &c.Choices[i]
+		}
+	}
+	if ch != nil {
+		switch {
+		case whole && ch.Message != nil:
+			t.message(ch.Message, true)
+		case whole || !ch.Delta.empty():
+			t.streamed = t.streamed || !whole
+			t.message(&ch.Delta, whole)
+		case ch.Message != nil && !ch.Message.empty() && !t.streamed && !t.messaged:
+			t.messaged = true
 			t.message(ch.Message, true)
 		}
 		if ch.FinishReason != "" {

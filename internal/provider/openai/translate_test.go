@@ -240,6 +240,64 @@ func TestTranslatorFrames(t *testing.T) {
 			wantErr: contract.KindMalformedToolCall,
 		},
 		{
+			name: "choice 0 by its index, not its place; other choices ignored, their finish too",
+			frames: []string{
+				`{"choices":[{"index":1,"delta":{"content":"second"}},{"index":0,"delta":{"content":"first"}}]}`,
+				`{"choices":[{"index":1,"delta":{"tool_calls":[{"index":0,"id":"c2","type":"function","function":{"name":"bash","arguments":"{}"}}]},"finish_reason":"length"}]}`,
+				`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`,
+			},
+			done: true,
+			want: []contract.ModelEvent{&contract.TextDelta{Text: "first"}, finished(contract.FinishStop)},
+		},
+		{
+			name:   "a choice without an index, or with one that is no number, is choice 0",
+			frames: []string{`{"choices":[{"delta":{"content":"a"}}]}`, `{"choices":[{"index":null,"delta":{"content":"b"}}]}`, `{"choices":[{"index":"0","delta":{"content":"c"}}]}`},
+			want:   []contract.ModelEvent{&contract.TextDelta{Text: "a"}, &contract.TextDelta{Text: "b"}, &contract.TextDelta{Text: "c"}},
+		},
+		{
+			name:   "a second choice 0 in one chunk is ignored",
+			frames: []string{`{"choices":[{"index":0,"delta":{"content":"a"}},{"index":0,"delta":{"content":"b"}}]}`},
+			want:   []contract.ModelEvent{&contract.TextDelta{Text: "a"}},
+		},
+		{
+			name: "a message beside the delta is never read (Writer repeats the delta, Perplexity sends the total)",
+			frames: []string{
+				`{"choices":[{"index":0,"delta":{"content":"Hi"},"message":{"content":"Hi"}}]}`,
+				`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","type":"function","function":{"name":"ls","arguments":"{}"}}]},"message":{"tool_calls":[{"index":0,"id":"c","type":"function","function":{"name":"ls","arguments":"{}"}}]}}]}`,
+				`{"choices":[{"index":0,"delta":{"content":""},"message":{"content":"Hi there"},"finish_reason":"tool_calls"}]}`,
+			},
+			done: true,
+			want: []contract.ModelEvent{
+				&contract.TextDelta{Text: "Hi"},
+				&contract.IntentDelta{ProviderCallID: "c", ToolName: "ls", RawInput: "{}"},
+				intent("c", "ls", `{}`, `{}`, 1, 0, 0, false),
+				finished(contract.FinishToolUse),
+			},
+		},
+		{
+			name: "a message in place of deltas is read once; an empty one does not count",
+			frames: []string{
+				`{"choices":[{"index":0,"message":{"role":"assistant","content":""}}]}`,
+				`{"choices":[{"index":0,"message":{"content":"All","tool_calls":[{"id":"c","type":"function","function":{"name":"ls","arguments":"{}"}}]}}]}`,
+				`{"choices":[{"index":0,"message":{"content":"All done"},"finish_reason":"stop"}]}`,
+			},
+			done: true,
+			want: []contract.ModelEvent{
+				&contract.TextDelta{Text: "All"},
+				&contract.IntentDelta{ProviderCallID: "c", ToolName: "ls", RawInput: "{}"},
+				intent("c", "ls", `{}`, `{}`, 1, 0, 0, false),
+				finished(contract.FinishToolUse),
+			},
+		},
+		{
+			name: "no message once deltas streamed",
+			frames: []string{
+				`{"choices":[{"index":0,"delta":{"content":"Hi"}}]}`,
+				`{"choices":[{"index":0,"message":{"content":"Hi"},"finish_reason":"stop"}]}`,
+			},
+			want: []contract.ModelEvent{&contract.TextDelta{Text: "Hi"}},
+		},
+		{
 			name:    "finish_reason error",
 			frames:  []string{`{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"error"}]}`},
 			want:    []contract.ModelEvent{&contract.TextDelta{Text: "a"}},
