@@ -207,7 +207,7 @@ func TestProviderErrorIsAnError(t *testing.T) {
 		t.Error("errors.AsType fails")
 	}
 	for _, k := range ErrorKinds {
-		want := k == KindRateLimit || k == KindTimeout || k == KindOverloaded || k == KindServer || k == KindStreamInterrupted
+		want := k == KindRateLimit || k == KindTimeout || k == KindNetwork || k == KindOverloaded || k == KindServer || k == KindStreamInterrupted
 		if k.Retryable() != want {
 			t.Errorf("%s.Retryable() = %v", k, !want)
 		}
@@ -260,4 +260,14 @@ func FuzzEnvelope(f *testing.F) {
 			t.Errorf("round trip of an accepted envelope changed it (-first +second):\n%s", d)
 		}
 	})
+}
+
+// TestErrorKindsInCatalogueOrder pins the taxonomy to DESIGN.md section 3,
+// in its order: a kind added there is added here and in ErrorKinds.
+func TestErrorKindsInCatalogueOrder(t *testing.T) {
+	want := []ErrorKind{"auth", "permission", "rate_limit", "quota", "timeout", "network", "overloaded", "server",
+		"bad_request", "context_length", "stream_interrupted", "unsupported_feature", "malformed_tool_call", "aborted", "unknown"}
+	if d := cmp.Diff(want, ErrorKinds); d != "" {
+		t.Errorf("ErrorKinds mismatch (-want +got):\n%s", d)
+	}
 }

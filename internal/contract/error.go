@@ -17,6 +17,7 @@ const (
 	KindRateLimit          ErrorKind = "rate_limit"
 	KindQuota              ErrorKind = "quota"
 	KindTimeout            ErrorKind = "timeout"
+	KindNetwork            ErrorKind = "network"
 	KindOverloaded         ErrorKind = "overloaded"
 	KindServer             ErrorKind = "server"
 	KindBadRequest         ErrorKind = "bad_request"
@@ -30,18 +31,19 @@ const (
 
 // ErrorKinds lists every kind of the taxonomy, in catalogue order.
 var ErrorKinds = []ErrorKind{
-	KindAuth, KindPermission, KindRateLimit, KindQuota, KindTimeout,
+	KindAuth, KindPermission, KindRateLimit, KindQuota, KindTimeout, KindNetwork,
 	KindOverloaded, KindServer, KindBadRequest, KindContextLength,
 	KindStreamInterrupted, KindUnsupportedFeature, KindMalformedToolCall,
 	KindAborted, KindUnknown,
 }
 
 // Retryable reports whether a failure of this kind is worth retrying by
-// default: rate limits, timeouts, overload, server errors and interrupted
-// streams are; everything else is not.
+// default: rate limits, timeouts, connections that could not be made,
+// overload, server errors and interrupted streams are; everything else is
+// not.
 func (k ErrorKind) Retryable() bool {
 	switch k {
-	case KindRateLimit, KindTimeout, KindOverloaded, KindServer, KindStreamInterrupted:
+	case KindRateLimit, KindTimeout, KindNetwork, KindOverloaded, KindServer, KindStreamInterrupted:
 		return true
 	}
 	return false
