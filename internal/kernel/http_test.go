@@ -14,6 +14,7 @@ import (
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/provider/anthropic"
 	"github.com/rein-agent/rein/internal/provider/openai"
+	"github.com/rein-agent/rein/internal/provider/providertest"
 	"github.com/rein-agent/rein/internal/state"
 )
 
@@ -185,5 +186,41 @@ func TestFallbackOverHTTP(t *testing.T) {
 	}
 	if st := k.State(); st.Status != state.Completed || st.Provider != "openai" || down.calls != 5 {
 		t.Errorf("status %q on %q after %d calls to the primary", st.Status, st.Provider, down.calls)
+	}
+}
+
+// TestRefusedIsRetriedThenFailsNetwork points the real adapter at a closed
+// port on 127.0.0.1: the connection that cannot be made is network,
+// retried within the policy's attempts like any retryable kind, and the run
+// fails with the message that names the configured endpoint.
+func TestRefusedIsRetriedThenFailsNetwork(t *testing.T) {
+	base := "http://127.0.0.1:" + providertest.ClosedPort(t) + "/v1"
+	k, waits := newKernel(t, kernel.Model{Provider: openai.New(&openai.Options{BaseURL: base}), Name: "openai", Model: "gpt-test"})
+	for range k.Send(t.Context(), kernel.Input{Text: "fix the tests"}) {
+	}
+	want := "could not connect to " + base + " (connection refused): is the server running?"
+	var errs, retries int
+	var fin *contract.RunFinished
+	for _, env := range envelopes(t, k) {
+		switch e := env.Data.(type) {
+		case *contract.ProviderError:
+			errs++
+			if e.Kind != contract.KindNetwork || !e.Retryable || e.Message != want {
+				t.Errorf("provider.error %+v, want a retryable network error: %s", e, want)
+			}
+		case *contract.RetryScheduled:
+			retries++
+			if e.Kind != contract.KindNetwork {
+				t.Errorf("retry scheduled for %s, want network", e.Kind)
+			}
+		case *contract.RunFinished:
+			fin = e
+		}
+	}
+	if errs != 5 || retries != 4 || len(*waits) != 4 {
+		t.Errorf("%d errors, %d retries, %d waits; want 5 attempts, 4 retries (the policy's cap)", errs, retries, len(*waits))
+	}
+	if fin == nil || fin.Outcome != contract.OutcomeFailed || !strings.Contains(fin.Reason, want) {
+		t.Errorf("run.finished %+v, want failed, naming the endpoint", fin)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -290,28 +291,52 @@ func RetryAfterMS(h http.Header, body []byte) int64 {
 
 // TransportError maps a failure to get a response, or to read the body, to
 // a ProviderError: aborted when ctx was cancelled, timeout on a deadline,
-// stream_interrupted once the response had begun (started), and otherwise
-// a retryable unknown (a refused or reset connection).
+// stream_interrupted once the response had begun (started); before it,
+// network for a connection that could not be made (refused, DNS, TLS,
+// reset or closed before any byte), timeout for a response that took too
+// long, and otherwise a retryable unknown. The message never holds the
+// request's URL, where credentials may hide; [Post] names the endpoint in
+// a network error.
 func TransportError(ctx context.Context, ref contract.ProviderRef, err error, started bool) *contract.ProviderError {
+	return transportError(ctx, ref, "", err, started)
+}
+
+// transportError is TransportError, naming endpoint (already shown
+// without credentials) in a network error.
+func transportError(ctx context.Context, ref contract.ProviderRef, endpoint string, err error, started bool) *contract.ProviderError {
 	var e *contract.ProviderError
 	var ne net.Error
 	switch {
 	case ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded):
-		e = NewError(ref, contract.KindTimeout, "the request timed out: "+err.Error())
+		e = NewError(ref, contract.KindTimeout, "the request timed out: "+errorText(err))
 	case ctx.Err() != nil:
 		e = NewError(ref, contract.KindAborted, "the request was cancelled")
 	case errors.Is(err, ErrRedirect):
-		e = NewError(ref, contract.KindBadRequest, err.Error()+"; set the base URL to where the server redirects, if you trust it")
+		e = NewError(ref, contract.KindBadRequest, errorText(err)+"; set the base URL to where the server redirects, if you trust it")
 	case started:
-		e = NewError(ref, contract.KindStreamInterrupted, "the stream broke off: "+err.Error())
-	case errors.As(err, &ne) && ne.Timeout():
-		e = NewError(ref, contract.KindTimeout, err.Error())
+		e = NewError(ref, contract.KindStreamInterrupted, "the stream broke off: "+errorText(err))
 	default:
-		e = NewError(ref, contract.KindUnknown, "cannot reach the server: "+err.Error())
+		e = connectError(ref, endpoint, err)
+	}
+	switch {
+	case e != nil:
+	case errors.As(err, &ne) && ne.Timeout():
+		e = NewError(ref, contract.KindTimeout, errorText(err))
+	default:
+		e = NewError(ref, contract.KindUnknown, "cannot reach the server: "+errorText(err))
 		e.Retryable = true
 	}
 	e.Err = err
 	return e
+}
+
+// errorText is err's text without the request's method and URL that a
+// *url.Error adds: the URL may hold credentials (a key in the query).
+func errorText(err error) string {
+	if ue, ok := errors.AsType[*url.Error](err); ok && ue.Err != nil {
+		return ue.Err.Error()
+	}
+	return err.Error()
 }
 
 // Interrupted is the error of a stream that ended without its terminal

@@ -89,7 +89,7 @@ func TestTransportError(t *testing.T) {
 		{"cancelled", cancelled, false, contract.KindAborted},
 		{"deadline", deadline, true, contract.KindTimeout},
 		{"mid-stream", context.Background(), true, contract.KindStreamInterrupted},
-		{"refused", context.Background(), false, contract.KindUnknown},
+		{"a cause of no known kind", context.Background(), false, contract.KindUnknown},
 		{"redirect", context.Background(), false, contract.KindBadRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -102,7 +102,7 @@ func TestTransportError(t *testing.T) {
 				t.Errorf("TransportError() = %+v, want %s wrapping the cause", e, tc.kind)
 			}
 			if tc.kind == contract.KindUnknown && !e.Retryable {
-				t.Error("a refused connection should be retryable")
+				t.Error("a failure to reach the server should be retryable")
 			}
 		})
 	}

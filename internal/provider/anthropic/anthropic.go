@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"io"
 	"iter"
@@ -55,6 +56,7 @@ type Options struct {
 // implements provider.Provider. It holds only its configuration: every
 // Stream call is independent, so an Adapter is safe for concurrent use.
 type Adapter struct {
+	base   string // the base URL as configured, named when no connection can be made
 	url    string
 	apiKey string
 	model  string
@@ -72,6 +74,7 @@ func New(opts *Options) *Adapter {
 		opts = &Options{}
 	}
 	a := &Adapter{
+		base:   cmp.Or(strings.TrimRight(opts.BaseURL, "/"), DefaultBaseURL),
 		url:    messagesURL(opts.BaseURL),
 		apiKey: opts.APIKey,
 		model:  opts.Model,
@@ -131,7 +134,7 @@ func (a *Adapter) Stream(ctx context.Context, req *contract.ModelRequest) iter.S
 			yield(nil, e)
 			return
 		}
-		resp, perr := provider.Post(ctx, a.client, &ref, provider.Call{URL: a.url, Body: body, Header: a.headers(), Extra: a.header}, responseError)
+		resp, perr := provider.Post(ctx, a.client, &ref, provider.Call{URL: a.url, Base: a.base, Body: body, Header: a.headers(), Extra: a.header}, responseError)
 		if perr != nil {
 			yield(nil, perr)
 			return

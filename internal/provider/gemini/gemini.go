@@ -112,7 +112,7 @@ func (a *Adapter) Stream(ctx context.Context, req *contract.ModelRequest) iter.S
 		if a.apiKey != "" {
 			h.Set("x-goog-api-key", a.apiKey)
 		}
-		resp, perr := provider.Post(ctx, a.client, &ref, provider.Call{URL: a.endpoint(model), Body: body, Header: h, Extra: a.header}, responseError)
+		resp, perr := provider.Post(ctx, a.client, &ref, provider.Call{URL: a.endpoint(model), Base: a.baseURL, Body: body, Header: h, Extra: a.header}, responseError)
 		if perr != nil {
 			yield(nil, perr)
 			return

@@ -54,6 +54,7 @@ type Options struct {
 // configuration: every Stream call is independent, and an Adapter is safe
 // for concurrent use.
 type Adapter struct {
+	base     string // the base URL as configured, named when no connection can be made
 	endpoint string // POST target: the base URL and /chat/completions
 	key      string
 	model    string
@@ -82,7 +83,8 @@ func New(opts *Options) *Adapter {
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	a.endpoint = strings.TrimRight(base, "/")
+	a.base = strings.TrimRight(base, "/")
+	a.endpoint = a.base
 	if !strings.HasSuffix(a.endpoint, "/chat/completions") {
 		a.endpoint += "/chat/completions"
 	}
@@ -161,7 +163,7 @@ func (a *Adapter) Stream(ctx context.Context, req *contract.ModelRequest) iter.S
 		if a.key != "" {
 			h.Set("Authorization", "Bearer "+a.key)
 		}
-		resp, perr := provider.Post(ctx, a.client, &ref, provider.Call{URL: a.endpoint, Body: body, Header: h, Extra: a.header}, responseError)
+		resp, perr := provider.Post(ctx, a.client, &ref, provider.Call{URL: a.endpoint, Base: a.base, Body: body, Header: h, Extra: a.header}, responseError)
 		if perr != nil {
 			yield(nil, perr)
 			return

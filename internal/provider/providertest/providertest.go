@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -23,9 +24,10 @@ import (
 
 // Suite describes an adapter to the conformance tests.
 type Suite struct {
-	// New returns the adapter under test, sending its requests to baseURL
-	// (the test server's URL, without a trailing slash). Whatever path the
-	// adapter appends, the server answers with the body under test.
+	// New returns the adapter under test, configured with baseURL as its
+	// base URL (the test server's URL, without a trailing slash, or a
+	// closed port's). Whatever path the adapter appends, the server answers
+	// with the body under test.
 	New func(baseURL string) provider.Provider
 	// ContentType is the content type of the bodies; empty means
 	// text/event-stream.
@@ -55,6 +57,7 @@ func Run(t *testing.T, s Suite) {
 	t.Run("cancelled", func(t *testing.T) { s.cancelled(t) })
 	t.Run("request-scoped", func(t *testing.T) { s.requestScoped(t) })
 	t.Run("garbage", func(t *testing.T) { s.garbage(t) })
+	t.Run("refused", func(t *testing.T) { s.refused(t) })
 }
 
 // Result is what one Stream yielded.
@@ -376,6 +379,49 @@ func (s *Suite) garbage(t *testing.T) {
 		}
 		if k := r.Err.Kind; (k != contract.KindBadRequest && k != contract.KindUnknown) || r.Err.Retryable {
 			t.Errorf("body %q: %v; want a bad_request or unknown error, not retryable: bad data does not get better", body, r.Err)
+		}
+	}
+}
+
+// ClosedPort returns a port on 127.0.0.1 where nothing listens: it listens
+// on a free port, takes its number and closes the listener.
+func ClosedPort(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, err := net.SplitHostPort(l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return port
+}
+
+// refused streams to a closed port on 127.0.0.1: no event, and an error of
+// kind network, retryable, whose message names the endpoint as configured
+// (the path the adapter appends aside) without its credentials, the short
+// cause and a hint.
+func (s *Suite) refused(t *testing.T) {
+	port := ClosedPort(t)
+	base := "http://127.0.0.1:" + port + "/v1"
+	for _, configured := range []string{base, "http://rein:hunter2@127.0.0.1:" + port + "/v1?key=sk-secret#top"} {
+		r := Collect(t, t.Context(), s.New(configured), request())
+		if len(r.Events) != 0 || r.Err == nil {
+			t.Fatalf("%s: events %v, error %v; want only an error", configured, JSON(r.Events), r.Err)
+		}
+		e := r.Err
+		want := "could not connect to " + base + " (connection refused): is the server running?"
+		if e.Kind != contract.KindNetwork || !e.Retryable || e.Message != want {
+			t.Errorf("%s: %+v; want a retryable network error: %s", configured, e, want)
+		}
+		for _, secret := range []string{"hunter2", "sk-secret", "rein:", "top"} {
+			if strings.Contains(e.Message, secret) {
+				t.Errorf("%s: the message %q shows %q", configured, e.Message, secret)
+			}
 		}
 	}
 }

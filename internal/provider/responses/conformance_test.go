@@ -25,7 +25,9 @@ import (
 
 func TestConformance(t *testing.T) {
 	providertest.Run(t, providertest.Suite{
-		New:       func(baseURL string) provider.Provider { return newAdapter(baseURL) },
+		New: func(baseURL string) provider.Provider {
+			return New(&Options{BaseURL: baseURL, APIKey: "sk-test", Model: "gpt-5"})
+		},
 		Text:      fixture(t, "text.sse"),
 		ToolCalls: fixture(t, "parallel.sse"),
 		Terminal:  "event: response.completed",

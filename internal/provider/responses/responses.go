@@ -55,6 +55,7 @@ type Options struct {
 // provider.Provider and is safe for concurrent use: it holds only its
 // configuration, and every Stream call is independent.
 type Adapter struct {
+	base   string // the base URL as configured, named when no connection can be made
 	url    string
 	apiKey string
 	model  string
@@ -81,6 +82,7 @@ func New(opts *Options) *Adapter {
 	if a.url == "" {
 		a.url = DefaultBaseURL
 	}
+	a.base = a.url
 	a.url += "/responses"
 	if a.model == "" {
 		a.model = DefaultModel
@@ -118,7 +120,7 @@ func (a *Adapter) Stream(ctx context.Context, req *contract.ModelRequest) iter.S
 			yield(nil, e)
 			return
 		}
-		resp, perr := provider.Post(ctx, a.client, &ref, provider.Call{URL: a.url, Body: body, Header: a.headers(), Extra: a.header}, responseError)
+		resp, perr := provider.Post(ctx, a.client, &ref, provider.Call{URL: a.url, Base: a.base, Body: body, Header: a.headers(), Extra: a.header}, responseError)
 		if perr != nil {
 			yield(nil, perr)
 			return
