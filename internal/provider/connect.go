@@ -106,10 +106,10 @@ func tlsFailure(err error) string {
 	return ""
 }
 
-// Endpoint returns rawURL as an error message may show it: without a user,
+// shownURL returns rawURL as an error message may show it: without a user,
 // password, query or fragment, where credentials hide. A URL that does not
 // parse is shown as "the server".
-func Endpoint(rawURL string) string {
+func shownURL(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
 		return "the server"

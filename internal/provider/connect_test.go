@@ -87,8 +87,8 @@ func TestConnectErrors(t *testing.T) {
 	}
 }
 
-// TestEndpoint shows the configured endpoint without its credentials.
-func TestEndpoint(t *testing.T) {
+// TestShownURL shows the configured endpoint without its credentials.
+func TestShownURL(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"http://127.0.0.1:18099/v1", "http://127.0.0.1:18099/v1"},
 		{"https://rein:hunter2@proxy.example/v1?key=sk-secret&x=1#top", "https://proxy.example/v1"},
@@ -96,8 +96,8 @@ func TestEndpoint(t *testing.T) {
 		{"://bad", "the server"},
 		{"/no/host", "the server"},
 	} {
-		if got := Endpoint(tc.in); got != tc.want {
-			t.Errorf("Endpoint(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := shownURL(tc.in); got != tc.want {
+			t.Errorf("shownURL(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

@@ -31,7 +31,7 @@ type Call struct {
 // endpoint returns the endpoint a connection error names.
 func (c *Call) endpoint() string {
 	if c.Base != "" {
-		return Endpoint(c.Base)
+		return shownURL(c.Base)
 	}
 	u, err := url.Parse(c.URL)
 	if err != nil || u.Host == "" {
