@@ -99,14 +99,14 @@ func TestCancelledCallLeavesNoText(t *testing.T) {
 // the end of the run with its whole reason, never the model error and
 // then the run's failure with the same text.
 func TestFailureIsSaidOnce(t *testing.T) {
-	refused := &contract.ProviderError{Kind: contract.ErrorKind("network"), Retryable: true, Provider: "openai",
+	refused := &contract.ProviderError{Kind: contract.KindNetwork, Retryable: true, Provider: "openai",
 		Message: "could not connect to http://127.0.0.1:18099/v1 (connection refused): is the server running?"}
 	var out, errw strings.Builder
 	render(t, &terminal{out: &out, errw: &errw, settle: true}, []contract.Event{
 		&contract.ModelRequested{}, refused,
-		&contract.RetryScheduled{Attempt: 2, DelayMS: 600, Kind: contract.ErrorKind("network")},
+		&contract.RetryScheduled{Attempt: 2, DelayMS: 600, Kind: contract.KindNetwork},
 		&contract.ModelRequested{}, refused,
-		&contract.RetryScheduled{Attempt: 3, DelayMS: 1400, Kind: contract.ErrorKind("network")},
+		&contract.RetryScheduled{Attempt: 3, DelayMS: 1400, Kind: contract.KindNetwork},
 		&contract.ModelRequested{}, refused,
 		&contract.RunFinished{Outcome: contract.OutcomeFailed, Reason: refused.Error()},
 	})
