@@ -61,7 +61,7 @@ func bashTurn(command string) string {
 // on, and the run completes: exit 0.
 func TestExecDeniesWhatWouldAskAndExitsZero(t *testing.T) {
 	script := writeScript(t, `{"turns":[`+bashTurn("touch made-by-rein")+`,
-		{"expect":[{"ok":false,"contains":["Blocked","--allow 'bash(touch made-by-rein:*)'"]}],"steps":[{"text":"I may not."},{"finish":"stop"}]}]}`)
+		{"expect":[{"ok":false,"contains":["Blocked","--allow 'bash(touch made-by-rein)'"]}],"steps":[{"text":"I may not."},{"finish":"stop"}]}]}`)
 	work := t.TempDir()
 	stateDir := t.TempDir()
 	cmd := exec.Command(rein, "exec", "--permission-mode", "default", "--provider", "scripted", "--script", script, "make a file")
@@ -84,8 +84,8 @@ func TestExecDeniesWhatWouldAskAndExitsZero(t *testing.T) {
 // into the project's .rein/config.toml: the next identical call is not
 // asked again.
 func TestInteractiveAlwaysSavesTheRule(t *testing.T) {
-	script := writeScript(t, `{"turns":[`+bashTurn("echo first")+`,`+bashTurn("echo first again")+`,
-		{"expect":[{"ok":true,"contains":["first again"]}],"steps":[{"text":"Both ran."},{"finish":"stop"}]}]}`)
+	script := writeScript(t, `{"turns":[`+bashTurn("echo first")+`,`+bashTurn("echo first")+`,
+		{"expect":[{"ok":true,"contains":["first"]}],"steps":[{"text":"Both ran."},{"finish":"stop"}]}]}`)
 	work := t.TempDir()
 	stateDir := t.TempDir()
 	cmd := exec.Command(rein, "--provider", "scripted", "--script", script, "echo twice")
@@ -99,11 +99,11 @@ func TestInteractiveAlwaysSavesTheRule(t *testing.T) {
 	if n := strings.Count(string(out), "? rein wants to run"); n != 1 {
 		t.Errorf("asked %d times, want once:\n%s", n, out)
 	}
-	if !strings.Contains(string(out), "? rein wants to run: echo first") || !strings.Contains(string(out), "[a] always allow bash(echo first:*)") {
+	if !strings.Contains(string(out), "? rein wants to run: echo first") || !strings.Contains(string(out), "[a] always allow bash(echo first)") {
 		t.Errorf("the question does not name the command and the rule:\n%s", out)
 	}
 	cfg, err := os.ReadFile(filepath.Join(work, ".rein", "config.toml"))
-	if err != nil || !strings.Contains(string(cfg), "[permissions]") || !strings.Contains(string(cfg), `allow = ["bash(echo first:*)"]`) {
+	if err != nil || !strings.Contains(string(cfg), "[permissions]") || !strings.Contains(string(cfg), `allow = ["bash(echo first)"]`) {
 		t.Errorf(".rein/config.toml = %q, %v", cfg, err)
 	}
 	var decisions []string
@@ -112,7 +112,7 @@ func TestInteractiveAlwaysSavesTheRule(t *testing.T) {
 			decisions = append(decisions, string(p.Decision)+" by "+p.By+" "+p.Rule)
 		}
 	}
-	if len(decisions) != 2 || decisions[0] != "allow by user bash(echo first:*)" || decisions[1] != "allow by rule bash(echo first:*)" {
+	if len(decisions) != 2 || decisions[0] != "allow by user bash(echo first)" || decisions[1] != "allow by rule bash(echo first)" {
 		t.Errorf("decisions %q", decisions)
 	}
 }

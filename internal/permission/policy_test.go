@@ -145,7 +145,7 @@ func TestSuggestRules(t *testing.T) {
 	}{
 		{"go test", bashReq(t, "go test ./..."), []string{"bash(go test:*)"}},
 		{"two words only", bashReq(t, "go test -run X ./pkg"), []string{"bash(go test:*)"}},
-		{"one word", bashReq(t, "ls"), []string{"bash(ls:*)"}},
+		{"one word: exact", bashReq(t, "ls"), []string{"bash(ls)"}},
 		{"compound skips allowed", bashReq(t, "go test ./... && go vet ./... && make lint"), []string{"bash(go test:*)", "bash(make lint:*)"}},
 		{"deduplicated", bashReq(t, "go test ./a; go test ./b"), []string{"bash(go test:*)"}},
 		{"dynamic second word", bashReq(t, "rm $X"), nil},
@@ -211,7 +211,7 @@ func TestForHeadless(t *testing.T) {
 		{"edit", Default, Rules{}, fileReq(t, "edit_file", "docs/a.md"), decision{contract.Deny, ByHeadless, ""},
 			[]string{"--allow 'edit_file(docs/a.md)'", "--permission-mode accept-edits"}, nil},
 		{"accept-edits bash", AcceptEdits, Rules{}, bashReq(t, "make"), decision{contract.Deny, ByHeadless, ""},
-			[]string{"--allow 'bash(make:*)'", "--permission-mode yolo"}, nil},
+			[]string{"--allow 'bash(make)'", "--permission-mode yolo"}, nil},
 		{"no rule can", Default, Rules{}, bashReq(t, "$CMD x"), decision{contract.Deny, ByHeadless, ""},
 			[]string{"--permission-mode yolo"}, []string{"--allow"}},
 		{"redirect outside", Default, Rules{}, bashReq(t, "echo x > /tmp/y"), decision{contract.Deny, ByHeadless, ""},

@@ -1,7 +1,6 @@
 package permission
 
 import (
-	"path"
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
@@ -10,15 +9,16 @@ import (
 
 // SuggestRules returns the narrowest rules that would allow what in req no
 // allow rule allows yet, for a person answering "always": for bash, one
-// rule per such simple command, made of its assignments and first two
-// words followed by ":*" (go test ./... gives bash(go test:*)); for a tool
-// with a path, the tool and that path (relative to the workspace root, or
-// absolute in an added root); for any other tool, the tool alone. It
-// returns nil when nothing is missing or no rule can express what is (a
-// command whose name is computed at run time, a path outside the
-// workspace, which file tools refuse whatever the rules say). The rules may not be enough on their own: a
-// redirection outside the workspace, for instance, is never allowed by a
-// rule.
+// rule per such simple command, a prefix for a program with subcommands
+// (go test ./... gives bash(go test:*), npm run build gives
+// bash(npm run build:*)), else the exact command (echo bench-ok gives
+// bash(echo bench-ok)); for a tool with a path, the tool and that path
+// (relative to the workspace root, or absolute in an added root); for any
+// other tool, the tool alone. It returns nil when nothing is missing or no
+// rule can express what is (a command whose name is computed at run time, a
+// path outside the workspace, which file tools refuse whatever the rules
+// say). The rules may not be enough on their own: a redirection outside the
+// workspace, for instance, is never allowed by a rule.
 func (p *Policy) SuggestRules(req Request) []Rule {
 	in := decodeInput(req.Input)
 	if req.Tool != bashTool {
@@ -75,14 +75,16 @@ func (p *Policy) SuggestRules(req Request) []Rule {
 	return out
 }
 
-// suggestCommand returns the rule an "always" answer saves for c:
-// bash(NAME SUBCOMMAND:*) for a command with a subcommand (go test ./...
-// gives bash(go test:*)), bash(NAME:*) for a lone command that is not one
-// of the broad ones (make), else the exact command, bash(rm -rf build),
-// and nothing when that has words known only at run time:
-// a prefix is offered only where the words after it are arguments of a
-// known action, never where they are code, paths or flags that change
-// what runs (rm -rf, python3 -c, find . -delete, git -C dir).
+// suggestCommand returns the rule an "always" answer saves for c: for a
+// program with subcommands (see [subcommandPrograms]), the program and its
+// subcommand with any further arguments (go test ./... gives
+// bash(go test:*), npm run build gives bash(npm run build:*)); for anything
+// else the exact command (echo bench-ok gives bash(echo bench-ok), rm -rf
+// build gives bash(rm -rf build)); and nothing when the exact command has
+// words known only at run time or patterns the shell would expand. The
+// assignments before the command are kept in both forms. The rule allows
+// c: parsed back, it covers what the person approved, and for an exact
+// rule nothing more.
 func suggestCommand(c *shellCommand) (Rule, bool) {
 	var parts []string
 	for _, w := range c.words[:c.nAssign] {
@@ -93,57 +95,31 @@ func suggestCommand(c *shellCommand) (Rule, bool) {
 	}
 	cw := c.words[c.nAssign:]
 	suffix := ""
-	switch {
-	case len(cw) == 0:
-		// A bare assignment: allow exactly it.
-		if len(parts) == 0 {
+	if n := subcommandPrefix(cw); n > 0 {
+		cw, suffix = cw[:n], ":*"
+	}
+	for _, w := range cw {
+		if w.kind != kindLiteral {
 			return Rule{}, false
 		}
-	case cw[0].kind != kindLiteral:
+		parts = append(parts, w.render())
+	}
+	if len(parts) == 0 {
 		return Rule{}, false
-	case len(cw) > 1 && cw[1].kind == kindLiteral && isSubcommand(cw[0].text, cw[1].text):
-		parts = append(parts, cw[0].render(), cw[1].render())
-		suffix = ":*"
-	case len(cw) == 1 && !broadCommands[path.Base(cw[0].text)]:
-		// make, ls: the command with any arguments.
-		parts = append(parts, cw[0].render())
-		suffix = ":*"
-	default:
-		// The exact command: every word must be a plain literal.
-		for _, w := range cw {
-			if w.kind != kindLiteral {
-				return Rule{}, false
-			}
-			parts = append(parts, w.render())
-		}
 	}
 	r, err := ParseRule("bash(" + strings.Join(parts, " ") + suffix + ")")
 	return r, err == nil
 }
 
 // broadCommands run what their arguments say (code, other commands, any
-// file operation): a prefix rule for them would allow anything.
+// file operation): a runner subcommand naming one of them (uv run python)
+// gets only the exact rule.
 var broadCommands = map[string]bool{
 	"bash": true, "sh": true, "zsh": true, "dash": true, "fish": true, "python": true, "python3": true, "node": true,
 	"perl": true, "ruby": true, "php": true, "lua": true, "deno": true, "bun": true, "eval": true, "exec": true,
 	"env": true, "xargs": true, "find": true, "sudo": true, "doas": true, "su": true, "nohup": true, "timeout": true,
 	"nice": true, "time": true, "watch": true, "ssh": true, "rm": true, "dd": true, "chmod": true, "chown": true,
 	"mv": true, "cp": true, "ln": true, "curl": true, "wget": true, "awk": true, "sed": true, "command": true, "builtin": true,
-}
-
-// isSubcommand reports whether sub, after name, reads as a subcommand (go
-// test, npm run, cargo build, git status): a lower-case word, not a flag,
-// a path, a number or an assignment, after a command that is not broad.
-func isSubcommand(name, sub string) bool {
-	if broadCommands[path.Base(name)] || sub == "" || len(sub) > 32 {
-		return false
-	}
-	for _, r := range sub {
-		if !(r >= 'a' && r <= 'z' || r == '-' && sub[0] != '-' || r == ':' || r >= '0' && r <= '9' && sub[0] > '9') {
-			return false
-		}
-	}
-	return sub[0] >= 'a' && sub[0] <= 'z'
 }
 
 // ForHeadless turns an Ask into what a run that cannot ask records: a Deny
