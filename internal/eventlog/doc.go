@@ -32,7 +32,10 @@
 // # The file and crash recovery
 //
 // [FileStore] keeps one session's log in dir/events.jsonl, one JSON
-// envelope per line, each line ending with a newline. A crash can only tear
+// envelope per line, each line ending with a newline. Every line is valid
+// UTF-8 JSON that strict parsers (jq) accept: what an envelope embeds
+// verbatim, such as a tool intent's input, has its invalid UTF-8 and lone
+// surrogate escapes replaced by U+FFFD on the way. A crash can only tear
 // the end of the file, so on open:
 //
 //   - a last line without its trailing newline is torn, even when it

@@ -273,9 +273,12 @@ func (s *FileStore) Path() string { return s.path }
 func (s *FileStore) LastSeq() uint64 { return s.last }
 
 // Append writes env, whose Seq must be LastSeq()+1, as one line to the
-// write buffer, or through to disk with FileOptions.SyncEveryAppend. It
-// fails on a read-only, closed or broken store, and for an envelope that
-// does not encode (nothing is written then).
+// write buffer, or through to disk with FileOptions.SyncEveryAppend. The
+// line is valid UTF-8 JSON that strict parsers accept: invalid UTF-8 and
+// lone surrogate escapes (which a json.RawMessage in env, such as a tool
+// intent's input, may carry) are replaced by U+FFFD, as encoding/json
+// decodes them. It fails on a read-only, closed or broken store, and for an
+// envelope that does not encode (nothing is written then).
 func (s *FileStore) Append(env contract.Envelope) error {
 	if err := s.writable("append to"); err != nil {
 		return err
@@ -285,7 +288,9 @@ func (s *FileStore) Append(env contract.Envelope) error {
 	}
 	b, err := env.MarshalJSON()
 	if err == nil {
-		b, err = redact(b, s.secrets)
+		// Clean first, so that redaction sees the text as it will be
+		// written.
+		b, err = redact(cleanLine(b), s.secrets)
 	}
 	if err != nil {
 		return fmt.Errorf("eventlog: append to %s: %w", s.path, err)

@@ -1,0 +1,120 @@
+package eventlog
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// replacementEscape is what a lone surrogate escape becomes: U+FFFD, as
+// encoding/json decodes one.
+const replacementEscape = `\ufffd`
+
+// cleanLine returns the encoded JSON line b as strict parsers (jq, Python,
+// JavaScript) accept it: every invalid UTF-8 sequence replaced by U+FFFD
+// and every \u escape of a lone UTF-16 surrogate by \ufffd, as encoding/json
+// does when it decodes them. A high surrogate escape followed by a low one
+// is a pair, kept as it is. Nothing else changes, and a line that needs no
+// change is returned as it is, without a copy.
+//
+// The encoder writes Go strings this way already; what it embeds verbatim
+// is json.RawMessage (a tool intent's input, opaque provider state), which
+// holds whatever the model or vendor sent, and encoding/json checks only
+// its syntax.
+//
+// b must be valid JSON apart from its text encoding: a backslash occurs
+// only inside a string, where it starts an escape. The scan takes a
+// backslash and the byte after it together, so in "\\ud800" (an escaped
+// backslash, then the letters ud800) nothing is an escape to replace.
+func cleanLine(b []byte) []byte {
+	if utf8.Valid(b) && !mayHoldSurrogateEscape(b) {
+		return b
+	}
+	var out []byte // nil until the first change
+	last := 0      // b[:last] is in out, or needs no change when out is nil
+	replace := func(from, to int, with string) {
+		if out == nil {
+			out = make([]byte, 0, len(b)+len(b)/8)
+		}
+		out = append(append(out, b[last:from]...), with...)
+		last = to
+	}
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				replace(i, i+1, string(utf8.RuneError))
+			}
+			i += size
+		case c != '\\':
+			i++
+		case i+1 < len(b) && b[i+1] == 'u':
+			r, ok := hex4(b[i+2:])
+			switch {
+			case !ok || r < 0xd800 || r > 0xdfff:
+				i += 2
+			case r < 0xdc00 && i+12 <= len(b) && b[i+6] == '\\' && b[i+7] == 'u' && isLowSurrogate(b[i+8:]):
+				i += 12
+			default:
+				replace(i, i+6, replacementEscape)
+				i += 6
+			}
+		case i+1 < len(b) && b[i+1] < utf8.RuneSelf:
+			// Any other escape, \\ and \" included: two bytes.
+			i += 2
+		default:
+			i++
+		}
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
+}
+
+// mayHoldSurrogateEscape reports whether b holds a backslash, 'u', 'd' or
+// 'D' and one of 8 to F: what starts a surrogate escape. It may be wrong
+// the other way (\\ud800 is an escaped backslash, then text), never this
+// way.
+func mayHoldSurrogateEscape(b []byte) bool {
+	for {
+		i := bytes.Index(b, []byte(`\u`))
+		if i < 0 || i+3 >= len(b) {
+			return false
+		}
+		if d, x := b[i+2], b[i+3]; (d == 'd' || d == 'D') && (x >= '8' && x <= '9' || x >= 'a' && x <= 'f' || x >= 'A' && x <= 'F') {
+			return true
+		}
+		b = b[i+2:]
+	}
+}
+
+// isLowSurrogate reports whether b starts with the four hex digits of a
+// low surrogate, DC00 to DFFF.
+func isLowSurrogate(b []byte) bool {
+	r, ok := hex4(b)
+	return ok && r >= 0xdc00 && r <= 0xdfff
+}
+
+// hex4 decodes the four hex digits b starts with.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
