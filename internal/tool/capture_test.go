@@ -129,3 +129,27 @@ func FuzzCapture(f *testing.F) {
 		}
 	})
 }
+
+// However long the output and however it is cut into writes, the capture
+// holds its head, its tail and what its redactor holds back, no more.
+func TestCaptureHoldsABoundedPart(t *testing.T) {
+	secret := "sk-a-secret-of-some-length"
+	c := newCapture(Limits{}, "", "x", []string{secret})
+	lim := c.lim
+	// Twice what it must hold, as append rounds capacities up.
+	bound := 2 * (lim.HeadBytes + lim.TailBytes + len(secret))
+	chunk := []byte(strings.Repeat("0123456789 "+secret[:7]+"\n", 4096))
+	var total int
+	for i := 1; total < 10<<20; i++ {
+		n := (i * 7919) % len(chunk) // writes of every size, up to 100 KiB
+		c.Write(chunk[:n])
+		total += n
+		if held := c.retained(); held > bound {
+			t.Fatalf("after %d bytes in %d writes the capture holds %d bytes; want at most %d", total, i, held, bound)
+		}
+	}
+	res, err := c.finish()
+	if err != nil || !res.Truncated || res.Bytes != int64(total) {
+		t.Errorf("finish() = %d bytes, truncated %v, %v; want %d bytes, truncated", res.Bytes, res.Truncated, err, total)
+	}
+}
