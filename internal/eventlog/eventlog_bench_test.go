@@ -16,12 +16,33 @@ func reportRate(b *testing.B, n int) {
 // BenchmarkAppendFileBatched appends small events to a file store and
 // syncs every 100 of them, as the kernel does around a turn.
 func BenchmarkAppendFileBatched(b *testing.B) {
+	appendBatched(b, numbered(2))
+}
+
+// BenchmarkAppendFileLongLines appends a tool's observation of 8 KiB of
+// test output (tabs, newlines, quotes, a little non-ASCII) and the intent
+// that asked for it, syncing every 100 lines: the lines the writer spends
+// most on.
+func BenchmarkAppendFileLongLines(b *testing.B) {
+	appendBatched(b,
+		contract.Envelope{ID: "ev-i", Time: t0, Session: "s1", Run: "r1", Turn: 1, Data: &contract.IntentProposed{ToolIntent: contract.ToolIntent{
+			ID: "int_1", ToolName: "bash", Input: json.RawMessage(`{"command":"go test ./... 2>&1 | tail -n 40"}`),
+			RawInput: `{"command":"go test ./... 2>&1 | tail -n 40"}`, Provider: contract.ProviderRef{Name: "anthropic", Model: "claude"},
+		}}},
+		contract.Envelope{ID: "ev-o", Time: t0, Session: "s1", Run: "r1", Turn: 1, Data: &contract.ToolObservation{Observation: contract.Observation{
+			IntentID: "int_1", ToolName: "bash", Phase: contract.PhaseExecution, Text: testOutput(8 << 10), Untrusted: true,
+		}}},
+	)
+}
+
+// appendBatched appends envs in turn to a file store, syncing every 100
+// events, and reports the rate.
+func appendBatched(b *testing.B, envs ...contract.Envelope) {
 	l := New(mustOpen(b, b.TempDir(), nil), nil)
 	defer l.Close()
-	env := numbered(2)
 	n := 0
 	for b.Loop() {
-		if _, err := l.Append(env); err != nil {
+		if _, err := l.Append(envs[n%len(envs)]); err != nil {
 			b.Fatal(err)
 		}
 		if n++; n%100 == 0 {
@@ -36,41 +57,12 @@ func BenchmarkAppendFileBatched(b *testing.B) {
 	reportRate(b, n)
 }
 
-// BenchmarkAppendFileLongLines appends a tool's observation of 8 KiB of
-// test output (tabs, newlines, quotes, a little non-ASCII) and the intent
-// that asked for it, syncing every 100 lines: the lines the writer spends
-// most on.
-func BenchmarkAppendFileLongLines(b *testing.B) {
-	l := New(mustOpen(b, b.TempDir(), nil), nil)
-	defer l.Close()
-	var out strings.Builder
-	for out.Len() < 8<<10 {
-		out.WriteString("=== RUN   TestMean/empty\n\t--- FAIL: mean_test.go:12: Mean(\"[]\") = NaN, want 0 — café\n")
-	}
-	envs := []contract.Envelope{
-		{ID: "ev-i", Time: t0, Session: "s1", Run: "r1", Turn: 1, Data: &contract.IntentProposed{ToolIntent: contract.ToolIntent{
-			ID: "int_1", ToolName: "bash", Input: json.RawMessage(`{"command":"go test ./... 2>&1 | tail -n 40"}`),
-			RawInput: `{"command":"go test ./... 2>&1 | tail -n 40"}`, Provider: contract.ProviderRef{Name: "anthropic", Model: "claude"},
-		}}},
-		{ID: "ev-o", Time: t0, Session: "s1", Run: "r1", Turn: 1, Data: &contract.ToolObservation{Observation: contract.Observation{
-			IntentID: "int_1", ToolName: "bash", Phase: contract.PhaseExecution, Text: out.String(), Untrusted: true,
-		}}},
-	}
-	n := 0
-	for b.Loop() {
-		if _, err := l.Append(envs[n%2]); err != nil {
-			b.Fatal(err)
-		}
-		if n++; n%100 == 0 {
-			if err := l.Sync(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	if err := l.Sync(); err != nil {
-		b.Fatal(err)
-	}
-	reportRate(b, n)
+// testOutput returns about size bytes of a test run's output: tabs,
+// newlines, quotes and a little non-ASCII, all of which the encoder
+// escapes or checks.
+func testOutput(size int) string {
+	const line = "=== RUN   TestMean/empty\n\t--- FAIL: mean_test.go:12: Mean(\"[]\") = NaN, want 0 — café\n"
+	return strings.Repeat(line, max(1, size/len(line)))
 }
 
 // BenchmarkAppendFileSyncEach appends small events to a file store that

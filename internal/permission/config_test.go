@@ -276,19 +276,7 @@ func TestAlwaysRoundTrip(t *testing.T) {
 	if v := p.Decide(req); v.Decision != "ask" {
 		t.Fatalf("before: %+v", v)
 	}
-	for _, r := range p.SuggestRules(req) {
-		if err := SaveRule(dir, "allow", r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rs, err := LoadRules(filepath.Join(dir, ConfigFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := New(Default, rs, ws)
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := alwaysSaved(t, dir, ws, p.SuggestRules(req))
 	want := decision{"allow", ByRule, "bash(go test:*), bash(go vet:*)"}
 	if d := cmp.Diff(want, decisionOf(t, q.Decide(req))); d != "" {
 		t.Errorf("after always (-want +got):\n%s", d)

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"testing"
 
 	"github.com/rein-agent/rein/internal/contract"
@@ -30,6 +31,27 @@ func mustWorkspace(t testing.TB, root string, more ...string) *Workspace {
 func policyOf(t testing.TB, mode Mode, rules Rules) *Policy {
 	t.Helper()
 	p, err := New(mode, rules, mustWorkspace(t, t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// alwaysSaved saves rules into dir's configuration, as an "always" answer
+// does, and returns a default-mode policy over ws with the rules loaded
+// back from it.
+func alwaysSaved(t testing.TB, dir string, ws *Workspace, rules []Rule) *Policy {
+	t.Helper()
+	for _, r := range rules {
+		if err := SaveRule(dir, "allow", r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rs, err := LoadRules(filepath.Join(dir, ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(Default, rs, ws)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package permission
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,13 +75,10 @@ func TestAlwaysSavesTheRuleMeant(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			req := bashReq(t, tc.command)
+			rules := p.SuggestRules(bashReq(t, tc.command))
 			var got []string
-			for _, r := range p.SuggestRules(req) {
+			for _, r := range rules {
 				got = append(got, r.String())
-				if err := SaveRule(dir, "allow", r); err != nil {
-					t.Fatal(err)
-				}
 			}
 			var want []string
 			if tc.want != "" {
@@ -94,14 +90,7 @@ func TestAlwaysSavesTheRuleMeant(t *testing.T) {
 			if tc.want == "" {
 				return
 			}
-			rs, err := LoadRules(filepath.Join(dir, ConfigFile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			q, err := New(Default, rs, ws)
-			if err != nil {
-				t.Fatal(err)
-			}
+			q := alwaysSaved(t, dir, ws, rules)
 			allowed := func(command string) bool { return q.Decide(bashReq(t, command)).Decision == contract.Allow }
 			if !allowed(tc.command) {
 				t.Errorf("the saved rule %s does not allow %q", tc.want, tc.command)
