@@ -26,7 +26,7 @@ const replacementEscape = `\ufffd`
 // backslash and the byte after it together, so in "\\ud800" (an escaped
 // backslash, then the letters ud800) nothing is an escape to replace.
 func cleanLine(b []byte) []byte {
-	if utf8.Valid(b) && !mayHoldSurrogateEscape(b) {
+	if utf8.Valid(b) && !hasSurrogateEscape(b) {
 		return b
 	}
 	var out []byte // nil until the first change
@@ -73,21 +73,25 @@ func cleanLine(b []byte) []byte {
 	return append(out, b[last:]...)
 }
 
-// mayHoldSurrogateEscape reports whether b holds a backslash, 'u', 'd' or
-// 'D' and one of 8 to F: what starts a surrogate escape. It may be wrong
-// the other way (\\ud800 is an escaped backslash, then text), never this
-// way.
-func mayHoldSurrogateEscape(b []byte) bool {
+// hasSurrogateEscape reports whether b holds a \u escape of a UTF-16
+// surrogate, D800 to DFFF, reading escapes as cleanLine does: a backslash
+// and the byte after it together.
+func hasSurrogateEscape(b []byte) bool {
 	for {
-		i := bytes.Index(b, []byte(`\u`))
+		i := bytes.IndexByte(b, '\\')
 		if i < 0 || i+3 >= len(b) {
 			return false
 		}
-		if d, x := b[i+2], b[i+3]; (d == 'd' || d == 'D') && (x >= '8' && x <= '9' || x >= 'a' && x <= 'f' || x >= 'A' && x <= 'F') {
+		if b[i+1] == 'u' && (b[i+2] == 'd' || b[i+2] == 'D') && isHex89AF(b[i+3]) {
 			return true
 		}
 		b = b[i+2:]
 	}
+}
+
+// isHex89AF reports whether c is a hex digit from 8 to F.
+func isHex89AF(c byte) bool {
+	return c >= '8' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 // isLowSurrogate reports whether b starts with the four hex digits of a

@@ -259,6 +259,12 @@ func TestCleanLine(t *testing.T) {
 			if tc.in == tc.want && &got[0] != &in[0] {
 				t.Errorf("cleanLine(%s) copied a line it did not change", tc.in)
 			}
+			// The fast path is taken exactly for lines already clean (an
+			// escaped backslash included) but for a pair, which is read
+			// on the slow path and kept.
+			if fast := utf8.Valid(in) && !hasSurrogateEscape(in); fast != (tc.in == tc.want && tc.name != "a pair") {
+				t.Errorf("cleanLine(%s) takes the fast path: %v", tc.in, fast)
+			}
 			if d := decodedDiff(in, got); d != "" {
 				t.Error(d)
 			}
