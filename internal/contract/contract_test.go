@@ -45,7 +45,9 @@ func samples() []Event {
 		&ToolPermission{IntentID: "int_1", Decision: Deny, By: "rule", Rule: "bash(rm:*)", Reason: "dangerous"},
 		&InvocationStarted{IntentID: "int_1", InvocationID: "inv_1", ToolName: "bash", Input: raw, Cwd: "/w", TimeoutMS: 120000},
 		&InvocationCompleted{IntentID: "int_1", InvocationID: "inv_1", Exit: ExitError, ExitCode: 1, DurationMS: 1234, OutputBytes: 4096},
-		&ToolObservation{Observation: Observation{IntentID: "int_1", ToolName: "bash", OK: true, Phase: "execution", Code: "c", Text: "ok", Truncated: true, OmittedBytes: 10, ArtifactRef: "artifacts/inv_1.txt", Untrusted: true}},
+		&ToolObservation{Observation: Observation{IntentID: "int_1", ToolName: "bash", OK: true, Phase: "execution", Code: "c", Text: "ok", Truncated: true, OmittedBytes: 10, ArtifactRef: "artifacts/inv_1.txt", Untrusted: true,
+			Files: []FileStamp{{Path: "/w/calc.go", Size: 74, ModTime: time.Date(2026, 11, 30, 5, 1, 2, 345678901, time.UTC),
+				SHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", Op: FileRead}}}},
 		&ContextProjected{Turn: 2, EstimatedTokens: 1000, Included: []string{"evt_1"}, Excluded: []string{"evt_2"}, Summarised: []string{"evt_3"}},
 		&ContextCompacted{Turn: 3, EstimatedTokens: 500, Summarised: []string{"evt_1"}, Summary: "earlier: ran tests"},
 		&SessionResumed{FromSeq: 41, Gates: map[string]string{"workspace": "ok"}, Version: "0.1.0"},
@@ -130,6 +132,9 @@ func checkPopulated(t *testing.T, v reflect.Value, path string) {
 		}
 		if f.IsZero() {
 			t.Errorf("sample %s.%s is zero: give it a value", path, sf.Name)
+		}
+		if f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.Struct && f.Len() > 0 {
+			checkPopulated(t, f.Index(0), path+"."+sf.Name+"[0]")
 		}
 	}
 }

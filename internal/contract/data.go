@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"strings"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -38,10 +39,12 @@ func decodeData(ev Event, data []byte) Event {
 // integer in range, possibly negative (no fraction, no exponent, no
 // leading zero), true or false, any valid JSON value for a
 // json.RawMessage (kept verbatim), null or an array of strings for a
-// []string, and an object for a nested struct. It reports false on
-// anything else (a key in another case, a duplicate, null for anything
-// but a []string, trailing bytes...), leaving the event partly set; it
-// must then be decoded afresh.
+// []string, a string in the RFC 3339 shape parseTime takes for a
+// time.Time, an object for a nested struct, and null or an array of
+// objects for a []FileStamp. It reports false on anything else (a key in
+// another case, a duplicate, null for anything but a slice, trailing
+// bytes...), leaving the event partly set; it must then be decoded
+// afresh.
 //
 // Whenever scanData reports true, the event is exactly what json.Unmarshal
 // makes of data: absent keys leave zero values, an empty array is an empty
@@ -54,8 +57,8 @@ func scanData(f fielder, data []byte) bool {
 
 // field is one key of an object as the fast path reads it: the key, and
 // where its value goes: a *string, *int, *int64, *bool, *json.RawMessage,
-// *[]string, or a fielder for a nested object. Named string types are
-// converted to *string.
+// *[]string, *time.Time, *[]FileStamp, or a fielder for a nested object.
+// Named string types are converted to *string.
 type field struct {
 	name string
 	to   any
@@ -63,7 +66,7 @@ type field struct {
 
 // fields lists the keys of an object in the order MarshalJSON writes them.
 // Unused entries have no name.
-type fields [10]field
+type fields [12]field
 
 // fielder is a struct whose JSON object the fast path can read: the event
 // types that make up almost every log, and the structs they nest.
@@ -126,7 +129,11 @@ func (a *Assembly) fields() fields {
 func (o *Observation) fields() fields {
 	return fields{{"intent_id", &o.IntentID}, {"tool_name", &o.ToolName}, {"ok", &o.OK}, {"phase", &o.Phase},
 		{"code", &o.Code}, {"text", &o.Text}, {"truncated", &o.Truncated}, {"omitted_bytes", &o.OmittedBytes},
-		{"artifact_ref", &o.ArtifactRef}, {"untrusted", &o.Untrusted}}
+		{"artifact_ref", &o.ArtifactRef}, {"untrusted", &o.Untrusted}, {"files", &o.Files}}
+}
+func (f *FileStamp) fields() fields {
+	return fields{{"path", &f.Path}, {"size", &f.Size}, {"mtime", &f.ModTime}, {"sha256", &f.SHA256},
+		{"op", (*string)(&f.Op)}}
 }
 
 // index returns the index in t of the key spelled exactly, or -1. Keys
@@ -198,6 +205,10 @@ func (s *scanner) value(to any) bool {
 		*p, ok = s.raw()
 	case *[]string:
 		*p, ok = s.list()
+	case *time.Time:
+		*p, ok = parseTime(s.str())
+	case *[]FileStamp:
+		*p, ok = objects[FileStamp](s)
 	case fielder:
 		t := p.fields()
 		ok = s.object(&t)
@@ -418,4 +429,31 @@ func (s *scanner) array(read func() bool) bool {
 			return false
 		}
 	}
+}
+
+// objects reads null (nil) or an array of objects, each read with the
+// table of a fresh T, as json.Unmarshal fills a slice: an empty array is
+// an empty slice that is not nil. A null element is left to
+// encoding/json.
+func objects[T any, PT interface {
+	*T
+	fielder
+}](s *scanner) ([]T, bool) {
+	if s.word("null") {
+		return nil, true
+	}
+	if !s.byte('[') {
+		return nil, false
+	}
+	out := []T{}
+	ok := s.array(func() bool {
+		var v T
+		t := PT(&v).fields()
+		if !s.object(&t) {
+			return false
+		}
+		out = append(out, v)
+		return true
+	})
+	return out, ok
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -37,7 +38,7 @@ func scanBoth(t *testing.T, typ string, data []byte) bool {
 	if err := json.Unmarshal(data, slow); err != nil {
 		t.Fatalf("scanData took %s data %q, which encoding/json refuses: %v", typ, data, err)
 	}
-	if d := cmp.Diff(slow, fast); d != "" {
+	if d := cmp.Diff(slow, fast, sameDecoding); d != "" {
 		t.Fatalf("scanData(%s, %q) mismatch (-json +fast):\n%s", typ, data, d)
 	}
 	return true
@@ -80,6 +81,12 @@ func checkTable(t *testing.T, f fielder, v reflect.Value) {
 		}
 		if nested, ok := fl.to.(fielder); ok {
 			checkTable(t, nested, fv)
+		}
+		if list, ok := fl.to.(*[]FileStamp); ok {
+			// The table of an element, against a fresh element.
+			*list = make([]FileStamp, 1)
+			checkTable(t, &(*list)[0], fv.Index(0))
+			*list = nil
 		}
 	}
 	for name := range want {
@@ -138,6 +145,15 @@ func writtenEvents() []Event {
 		&InvocationCompleted{IntentID: "int_1", InvocationID: "inv_1", Exit: ExitTimeout, ExitCode: -1, DurationMS: 120000},
 		&ToolObservation{Observation: Observation{IntentID: "int_1", ToolName: "bash", Phase: PhaseExecution, Code: "tool_error", Text: output, Untrusted: true}},
 		&ToolObservation{Observation: Observation{IntentID: "int_1", OK: true, Phase: PhaseExecution, Text: output, Truncated: true, OmittedBytes: 90210, ArtifactRef: "artifacts/inv_1.txt"}},
+		&ToolObservation{Observation: Observation{IntentID: "int_2", ToolName: "edit_file", OK: true, Phase: PhaseExecution,
+			Text: "edited calc.go: 1 replacement\n--- a/calc.go\n+++ b/calc.go\n", Untrusted: true, Files: []FileStamp{{
+				Path: "/work/проект/calc.go", Size: 74, ModTime: time.Date(2026, 11, 30, 5, 1, 2, 345678901, time.UTC),
+				SHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", Op: FileWrite,
+			}}}},
+		&ToolObservation{Observation: Observation{IntentID: "int_3", ToolName: "read_file", Phase: PhaseExecution, Text: "x", Files: []FileStamp{
+			{Path: "/w/a b.go", ModTime: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("", 3600)), Op: FileRead},
+			{Path: "/w/empty", Op: FileRead},
+		}}},
 	}
 	for _, ev := range samples() {
 		if _, ok := ev.(fielder); ok {
@@ -200,6 +216,10 @@ func TestScanDataTakes(t *testing.T) {
 		{"raw object with space", TypeInvocationStarted, `{"input": { "a" : [ 1 , {"b":"}"} ] } ,"cwd":"/"}`},
 		{"empty nested objects", TypeIntentProposed, `{"provider":{},"assembled_from":{}}`},
 		{"bools", TypeToolObservation, `{"ok":true,"truncated":false,"untrusted":true}`},
+		{"null files", TypeToolObservation, `{"files":null}`},
+		{"empty files", TypeToolObservation, `{"files":[ ]}`},
+		{"empty stamp", TypeToolObservation, `{"files":[{}]}`},
+		{"stamps with space", TypeToolObservation, `{"files": [ {"op":"read" , "path":"/a"} , { "size" : 3 , "mtime" : "2026-11-30T05:01:02.5+01:00" } ] }`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -252,6 +272,15 @@ func TestScanDataFallsBack(t *testing.T) {
 		{"not an object", TypeUserMessage, `["a"]`},
 		{"truncated", TypeUserMessage, `{"text":"a"`},
 		{"word prefix", TypeToolValidation, `{"ok":truex}`},
+		{"null stamp", TypeToolObservation, `{"files":[null]}`},
+		{"duplicate stamp key", TypeToolObservation, `{"files":[{"path":"/a","path":"/b"}]}`},
+		{"unknown stamp key", TypeToolObservation, `{"files":[{"path":"/a","mode":420}]}`},
+		{"object for files", TypeToolObservation, `{"files":{"path":"/a"}}`},
+		{"null mtime", TypeToolObservation, `{"files":[{"mtime":null}]}`},
+		{"mtime not RFC 3339", TypeToolObservation, `{"files":[{"mtime":"2026-11-30 05:01:02Z"}]}`},
+		{"mtime hour out of range", TypeToolObservation, `{"files":[{"mtime":"2026-11-30T25:01:02Z"}]}`},
+		{"mtime escaped", TypeToolObservation, `{"files":[{"mtime":"2026-11-30T05:01:02\u005a"}]}`},
+		{"mtime number", TypeToolObservation, `{"files":[{"mtime":1764478862}]}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,9 @@
 package contract
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // ToolIntent is a model's proposal to use a tool: an application form, not
 // an execution. ID is rein's own intent id, assigned by the kernel;
@@ -65,7 +68,48 @@ type Observation struct {
 	// Untrusted marks text that came from outside rein (a tool's output):
 	// the model must treat it as data, never as instructions.
 	Untrusted bool `json:"untrusted,omitempty"`
+	// Files are the stamps of the files the call read whole or wrote, as
+	// the tool left them; nil when it read or wrote none. They are the
+	// record the read ledger is folded from (package state), never shown
+	// to the model. A stamp counts only once its observation is recorded:
+	// what the model was never told it has not seen.
+	Files []FileStamp `json:"files,omitempty"`
 }
+
+// FileStamp records the content of one file as a tool saw it: what
+// read_file read, or what write_file and edit_file wrote. It holds no
+// content, only what tells one content from another. Two stamps are of
+// the same content when Size and SHA256 agree; ModTime is kept for
+// messages and for people reading the log.
+type FileStamp struct {
+	// Path is the file's absolute path, symbolic links resolved: the key
+	// of the read ledger. The model is shown paths relative to the
+	// workspace instead.
+	Path string `json:"path"`
+	// Size is the length of the content in bytes.
+	Size int64 `json:"size"`
+	// ModTime is the file's modification time when the tool read or wrote
+	// it, in UTC.
+	ModTime time.Time `json:"mtime"`
+	// SHA256 is the SHA-256 of the content, in lowercase hexadecimal.
+	SHA256 string `json:"sha256"`
+	// Op says how rein came to know the content: one of the FileOp
+	// constants.
+	Op FileOp `json:"op"`
+}
+
+// FileOp is how a tool came to know the content of a file.
+type FileOp string
+
+// The ops of a FileStamp. Both count as seen: what rein wrote is what the
+// model knows the file holds.
+const (
+	// FileRead: the tool read the whole content (read_file hashes a whole
+	// file even when it shows only a range of its lines).
+	FileRead FileOp = "read"
+	// FileWrite: the tool wrote the content (write_file, edit_file).
+	FileWrite FileOp = "write"
+)
 
 // The phases of an observation: the stage of the pipeline that produced it.
 const (
