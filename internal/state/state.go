@@ -1,6 +1,7 @@
 // Package state folds a session's events into the state the runtime decides
 // on: status, turn, the conversation as the projection needs it, pending
-// intents, usage totals and the last error.
+// intents, usage totals, the last error, and the read ledger of the files
+// the session has seen.
 //
 // State is never edited directly: the only way to change it is to append an
 // event and Apply it. Apply does no I/O and is deterministic, so folding the
@@ -84,6 +85,13 @@ type State struct {
 	Usage     Usage                   `json:"usage"`
 	LastError *contract.ProviderError `json:"last_error,omitempty"`
 
+	// Ledger holds, by resolved path, the stamp of each file as the
+	// session last read it whole or wrote it: the files of every
+	// tool.observation, the last stamp of a path winning. The file tools
+	// check against it before they change a file. It is read through its
+	// methods, and left out of State's JSON form.
+	Ledger Ledger `json:"-"`
+
 	// LastSeq is the seq of the last durable event applied.
 	LastSeq uint64 `json:"last_seq"`
 }
@@ -136,7 +144,8 @@ func ReduceSlice(events []contract.Envelope) State {
 
 // Apply returns the state after env. Deltas do not change the state. It
 // costs O(1) per event, apart from tool observations and discards, which
-// look through the pending intents.
+// look through the pending intents (a tool observation's files cost O(1)
+// each: see [Ledger]).
 func Apply(s State, env contract.Envelope) State {
 	if !env.Durable() {
 		return s
@@ -206,6 +215,10 @@ func Apply(s State, env contract.Envelope) State {
 			s.Ended = append(s.Ended, inv)
 		}
 	case *contract.ToolObservation:
+		// Every observation's files join the ledger, whether or not its
+		// intent is pending: the tool runtime keeps its own view of the
+		// ledger during a turn the same way (see tool.Runtime.Run).
+		s.Ledger = s.Ledger.With(e.Files...)
 		s = observe(s, &e.Observation)
 	case *contract.FallbackSelected:
 		// "provider:model"; a model name may hold colons of its own

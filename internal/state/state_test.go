@@ -175,11 +175,16 @@ func invariants(events []contract.Envelope, s *State) error {
 	var usageCalls int
 	proposed := map[string]bool{}
 	var lastRun *contract.RunFinished
+	seen := map[string]contract.FileStamp{} // the ledger, the naive way
 	for _, env := range events {
 		if env.Durable() {
 			durable++
 		}
 		switch e := env.Data.(type) {
+		case *contract.ToolObservation:
+			for _, f := range e.Files {
+				seen[f.Path] = f
+			}
 		case *contract.ModelUsage:
 			usageCalls++
 		case *contract.IntentProposed:
@@ -195,6 +200,9 @@ func invariants(events []contract.Envelope, s *State) error {
 	}
 	if s.Usage.Calls != usageCalls {
 		return fmt.Errorf("Usage.Calls = %d, want %d model.usage events", s.Usage.Calls, usageCalls)
+	}
+	if err := sameLedger(s.Ledger, seen); err != nil {
+		return err
 	}
 	inConversation := map[string]bool{}
 	answered := map[string]bool{}
@@ -305,7 +313,7 @@ func randomSession(r *rand.Rand) []contract.Envelope {
 				for len(pending) > 0 {
 					id := pending[0]
 					pending = pending[1:]
-					add(&contract.ToolObservation{Observation: contract.Observation{IntentID: id, OK: r.IntN(2) == 0, Phase: "execution", Text: "ok"}})
+					add(&contract.ToolObservation{Observation: contract.Observation{IntentID: id, OK: r.IntN(2) == 0, Phase: "execution", Text: "ok", Files: randomFiles(r, t0.Add(time.Duration(len(out))*time.Second))}})
 				}
 				continue
 			}
@@ -314,6 +322,28 @@ func randomSession(r *rand.Rand) []contract.Envelope {
 		if len(pending) == 0 || outcome != contract.OutcomeCompleted {
 			add(&contract.RunFinished{Outcome: outcome})
 		}
+	}
+	return out
+}
+
+// randomFiles returns what a file tool call may have read or written: no
+// file most often, else one or two stamps of a few paths, so that paths
+// come back with new content and a later stamp must win.
+func randomFiles(r *rand.Rand, at time.Time) []contract.FileStamp {
+	if r.IntN(3) > 0 {
+		return nil
+	}
+	var out []contract.FileStamp
+	for range 1 + r.IntN(2) {
+		op := contract.FileRead
+		if r.IntN(2) == 0 {
+			op = contract.FileWrite
+		}
+		size := int64(r.IntN(4))
+		out = append(out, contract.FileStamp{
+			Path: fmt.Sprintf("/w/f%d.go", r.IntN(5)), Size: size, ModTime: at.Add(time.Duration(r.IntN(1000)) * time.Nanosecond),
+			SHA256: fmt.Sprintf("%064x", size*7+int64(r.IntN(3))), Op: op,
+		})
 	}
 	return out
 }
