@@ -75,6 +75,13 @@ type Call struct {
 	// Timeout is how long the invocation may run; ctx carries the same
 	// deadline.
 	Timeout time.Duration
+	// Ledger is the session's read ledger as the invocation starts: the
+	// state's when the turn's model call finished, with the files of the
+	// observations of this turn recorded since (an edit sees the write of
+	// the edit before it). A tool that changes a file checks against it
+	// again here, since the file may have changed since Check. It is an
+	// immutable value, safe to read from the goroutines of a batch.
+	Ledger state.Ledger
 }
 
 // Result is how an invocation ended, apart from its output. The zero
@@ -84,6 +91,13 @@ type Result struct {
 	// runs no process leaves it 0 (the runtime records 1 when it returned
 	// an error).
 	ExitCode int
+	// Files are the stamps of the files the invocation read whole or
+	// wrote, as it left them, with resolved absolute paths; nil means
+	// none. The runtime records them on the call's tool.observation, and
+	// the state folds them into its ledger: a tool never records anything
+	// itself. A tool that wrote a file and then failed reports it all the
+	// same.
+	Files []contract.FileStamp
 }
 
 // CheckError is a precondition that an intent's input does not meet, as a
@@ -112,10 +126,12 @@ type Tool struct {
 	Visible func(s *state.State) bool
 	// Check tests the preconditions that the schema cannot express (a path
 	// inside the workspace, a file read before it is edited), on input that
-	// is valid against the schema. It runs at validation, before permission
-	// is asked; a returned *CheckError gives the validation code, any other
-	// error is precondition_failed. nil means no preconditions.
-	Check func(input json.RawMessage) error
+	// is valid against the schema, with ledger, the session's read ledger
+	// when the turn's model call finished (see state.Ledger). It runs at
+	// validation, before permission is asked; a returned *CheckError gives
+	// the validation code, any other error is precondition_failed. nil
+	// means no preconditions.
+	Check func(input json.RawMessage, ledger state.Ledger) error
 	// Timeout returns how long an invocation with input may run; nil, or a
 	// zero duration, means the runtime's default.
 	Timeout func(input json.RawMessage) time.Duration

@@ -16,7 +16,10 @@
 //  5. observation (tool.observation): what the model is told, bounded to
 //     a head and a tail with an explicit "N lines omitted" marker; the whole
 //     output, when it does not fit, is kept as a session artifact (up to a
-//     cap) and referenced. Tool output is marked untrusted.
+//     cap) and referenced. Tool output is marked untrusted. The stamps of
+//     the files the call read or wrote (registry.Result.Files) are recorded
+//     here too: the state folds them into the read ledger, which the next
+//     calls' Check and Execute get (registry.Call.Ledger).
 //
 // Every intent ends with exactly one observation, whatever stage stopped
 // it: a validation error, a denial and a tool failure are observations the

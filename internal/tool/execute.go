@@ -10,6 +10,7 @@ import (
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/state"
 )
 
 func newID(prefix string) string { return id.New(prefix) }
@@ -27,8 +28,9 @@ type done struct {
 // first, in order, then each end in the order proposed, whatever order the
 // tools finish in, so that the log and the conversation do not depend on
 // timing. Events are emitted only from this goroutine, and no goroutine
-// outlives the call.
-func (rt *Runtime) runBatch(ctx context.Context, batch []job, sink Sink) error {
+// outlives the call. Every job of the batch gets ledger; runBatch returns
+// it with the files of the observations it emitted recorded.
+func (rt *Runtime) runBatch(ctx context.Context, batch []job, ledger state.Ledger, sink Sink) (state.Ledger, error) {
 	invocations := make([]string, len(batch))
 	starts := make([]string, len(batch))
 	for i, j := range batch {
@@ -45,7 +47,7 @@ func (rt *Runtime) runBatch(ctx context.Context, batch []job, sink Sink) error {
 			Input: j.Intent.Input, Cwd: rt.Policy().Workspace().Root(), TimeoutMS: timeout.Milliseconds(),
 		}, j.cause)
 		if err != nil {
-			return err
+			return ledger, err
 		}
 		starts[i] = id
 	}
@@ -53,13 +55,13 @@ func (rt *Runtime) runBatch(ctx context.Context, batch []job, sink Sink) error {
 	// disk before anything runs, so a crash leaves a record of what was
 	// under way.
 	if err := sink.Sync(); err != nil {
-		return err
+		return ledger, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	results := make(chan done, len(batch))
 	for i, j := range batch {
-		go func() { results <- rt.invoke(ctx, i, j, invocations[i]) }()
+		go func() { results <- rt.invoke(ctx, i, j, invocations[i], ledger) }()
 	}
 	ended := make([]*done, len(batch))
 	next := 0
@@ -77,11 +79,16 @@ func (rt *Runtime) runBatch(ctx context.Context, batch []job, sink Sink) error {
 				for range len(batch) - countEnded(ended) {
 					<-results
 				}
-				return err
+				return ledger, err
 			}
 		}
 	}
-	return nil
+	// Recorded once the whole batch ran, in the order of the log: the
+	// jobs of one batch all started with the same ledger.
+	for _, d := range ended {
+		ledger = ledger.With(d.obs.Files...)
+	}
+	return ledger, nil
 }
 
 func countEnded(ended []*done) int {
@@ -94,9 +101,9 @@ func countEnded(ended []*done) int {
 	return n
 }
 
-// invoke runs one job and returns how it ended. It never panics: a tool's
-// panic is its failure.
-func (rt *Runtime) invoke(ctx context.Context, i int, j job, invocation string) (d done) {
+// invoke runs one job with ledger and returns how it ended. It never
+// panics: a tool's panic is its failure.
+func (rt *Runtime) invoke(ctx context.Context, i int, j job, invocation string, ledger state.Ledger) (d done) {
 	start := rt.opts.Now()
 	capt := newCapture(rt.opts.Limits, rt.opts.ArtifactDir, invocation+".txt", rt.opts.Secrets)
 	tctx, cancel := context.WithTimeout(ctx, j.timeout)
@@ -108,7 +115,7 @@ func (rt *Runtime) invoke(ctx context.Context, i int, j job, invocation string) 
 				err = fmt.Errorf("the tool %s failed inside rein (a bug: %v)", j.tool.Name, p)
 			}
 		}()
-		return j.tool.Execute(tctx, &registry.Call{IntentID: j.Intent.ID, InvocationID: invocation, Input: j.Intent.Input, Output: capt, Timeout: j.timeout})
+		return j.tool.Execute(tctx, &registry.Call{IntentID: j.Intent.ID, InvocationID: invocation, Input: j.Intent.Input, Output: capt, Timeout: j.timeout, Ledger: ledger})
 	}()
 	exit := contract.ExitOK
 	code := ""
@@ -153,7 +160,7 @@ func (rt *Runtime) invoke(ctx context.Context, i int, j job, invocation string) 
 	d.obs = contract.Observation{
 		IntentID: j.Intent.ID, ToolName: j.tool.Name, OK: exit == contract.ExitOK, Phase: PhaseExecution, Code: code,
 		Text: text, Truncated: out.Truncated, OmittedBytes: out.OmittedBytes, ArtifactRef: out.ArtifactRef,
-		Untrusted: true,
+		Untrusted: true, Files: res.Files,
 	}
 	return d
 }

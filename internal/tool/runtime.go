@@ -159,11 +159,18 @@ type job struct {
 
 // Run takes the intents of one turn, in the order proposed, through the
 // pipeline, and emits every stage to sink. st is the session's state when
-// the turn's model call finished (tools' visibility depends on it). Every
-// intent ends with one tool.observation, also when ctx is cancelled (then
-// whatever did not run is observed as cancelled). The error is non-nil
-// only when sink fails.
+// the turn's model call finished: tools' visibility depends on it, and
+// Check sees its read ledger. Every intent ends with one tool.observation,
+// also when ctx is cancelled (then whatever did not run is observed as
+// cancelled). The error is non-nil only when sink fails.
+//
+// Each batch runs with the ledger of st plus the files of the
+// observations this Run emitted before it: the same records, folded the
+// same way ([state.Ledger.With] of every tool.observation's files), as the
+// state that sink's log will hold, so a tool at execution sees what a
+// fold of the log up to its start would show.
 func (rt *Runtime) Run(ctx context.Context, st *state.State, turn []Proposal, sink Sink) error {
+	ledger := st.Ledger
 	var jobs []job
 	for _, p := range turn {
 		if ctx.Err() != nil {
@@ -206,7 +213,8 @@ func (rt *Runtime) Run(ctx context.Context, st *state.State, turn []Proposal, si
 				return err
 			}
 		}
-		if err := rt.runBatch(ctx, batch, sink); err != nil {
+		var err error
+		if ledger, err = rt.runBatch(ctx, batch, ledger, sink); err != nil {
 			return err
 		}
 	}
@@ -292,7 +300,7 @@ func (rt *Runtime) validate(st *state.State, in contract.ToolIntent) (registry.T
 		return t, CodeSchemaInvalid, errs
 	}
 	if t.Check != nil {
-		if err := t.Check(in.Input); err != nil {
+		if err := t.Check(in.Input, st.Ledger); err != nil {
 			code := CodePreconditionFailed
 			if ce, ok := errors.AsType[*registry.CheckError](err); ok && ce.Code != "" {
 				code = ce.Code

@@ -203,7 +203,7 @@ func TestRefusedIntentsAreObservationsAndRunNothing(t *testing.T) {
 	hidden := echo("secret", registry.RiskRead, registry.Safe, run)
 	hidden.Visible = func(*state.State) bool { return false }
 	failing := echo("checked", registry.RiskRead, registry.Safe, run)
-	failing.Check = func(json.RawMessage) error {
+	failing.Check = func(json.RawMessage, state.Ledger) error {
 		return &registry.CheckError{Code: CodeStaleFile, Message: "main.go changed since it was read"}
 	}
 	f := newFixture(t, permission.Default, nil, nil,

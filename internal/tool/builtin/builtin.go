@@ -23,9 +23,10 @@ type Options struct {
 	Bash *BashOptions
 }
 
-// Tools returns the built-in tools of one session working in ws: the file
-// tools share one read ledger, so a file read by read_file may then be
-// edited. Call it once per session.
+// Tools returns the built-in tools of one session working in ws. They
+// keep no state between calls: a file read by read_file may then be
+// edited because the read is recorded in the log and folded into the
+// state's read ledger (see FileTools).
 func Tools(ws *permission.Workspace, opts *Options) []registry.Tool {
 	var bash *BashOptions
 	if opts != nil {

@@ -8,7 +8,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/state"
 )
 
 //go:embed edit_file.md
@@ -47,7 +49,7 @@ func (in editFileInput) validate() error {
 	return nil
 }
 
-func (ft *fileTools) checkEditFile(input json.RawMessage) error {
+func (ft *fileTools) checkEditFile(input json.RawMessage, ledger state.Ledger) error {
 	in, abs, err := resolveInput[editFileInput](ft, "edit_file", input)
 	if err != nil {
 		return err
@@ -55,7 +57,7 @@ func (ft *fileTools) checkEditFile(input json.RawMessage) error {
 	if err := in.validate(); err != nil {
 		return err
 	}
-	old, err := ft.existingFile(abs, false)
+	old, err := ft.existingFile(abs, false, ledger)
 	if err != nil {
 		return err
 	}
@@ -78,41 +80,45 @@ func editTarget(shown string, exists bool, oldString string) error {
 	return nil
 }
 
-// editFileAt applies the edit in to the file at abs and reports it to w.
-func (ft *fileTools) editFileAt(_ context.Context, w io.Writer, in editFileInput, abs string) error {
+// editFileAt applies the edit in to the file at abs, which ledger must
+// hold as it is, and reports it to w.
+func (ft *fileTools) editFileAt(_ context.Context, w io.Writer, in editFileInput, abs string, ledger state.Ledger) ([]contract.FileStamp, error) {
 	if err := in.validate(); err != nil {
-		return err
+		return nil, err
 	}
 	shown := ft.show(abs)
-	// Checked again: an earlier intent of the turn may have changed the
-	// file since Check ran.
-	old, err := ft.existingFile(abs, true)
+	// Checked again: the file may have changed since Check ran (an
+	// earlier intent of the turn, or another process), and the ledger is
+	// the one of this invocation, which holds the turn's earlier writes.
+	old, err := ft.existingFile(abs, true, ledger)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := editTarget(shown, old != nil, in.OldString); err != nil {
-		return fmt.Errorf("edit_file: %w", err)
+		return nil, fmt.Errorf("edit_file: %w", err)
 	}
 	if old == nil {
 		data := []byte(in.NewString)
-		if err := ft.commit(abs, data); err != nil {
-			return fmt.Errorf("edit_file: %s: %w", shown, err)
+		files, err := commit(abs, data)
+		if err != nil {
+			return nil, fmt.Errorf("edit_file: %s: %w", shown, err)
 		}
-		return writeOutput(w, "edit_file", fmt.Sprintf("created %s (%s)\n", shown, count(countLines(data), "line", "lines")))
+		return files, writeOutput(w, "edit_file", fmt.Sprintf("created %s (%s)\n", shown, count(countLines(data), "line", "lines")))
 	}
 	if !old.whole {
-		return fmt.Errorf("edit_file: %s is %s, more than the %s edit_file changes; edit it with bash (sed) instead",
+		return nil, fmt.Errorf("edit_file: %s is %s, more than the %s edit_file changes; edit it with bash (sed) instead",
 			shown, humanSize(old.size), humanSize(maxFileSize))
 	}
 	edited, n, err := replace(string(old.data), in.OldString, in.NewString, in.ReplaceAll, shown)
 	if err != nil {
-		return fmt.Errorf("edit_file: %w", err)
+		return nil, fmt.Errorf("edit_file: %w", err)
 	}
 	data := []byte(edited)
-	if err := ft.commit(abs, data); err != nil {
-		return fmt.Errorf("edit_file: %s: %w", shown, err)
+	files, err := commit(abs, data)
+	if err != nil {
+		return nil, fmt.Errorf("edit_file: %s: %w", shown, err)
 	}
-	return writeOutput(w, "edit_file",
+	return files, writeOutput(w, "edit_file",
 		fmt.Sprintf("edited %s: %s\n%s", shown, count(n, "replacement", "replacements"), unifiedDiff(shown, old.data, data)))
 }
 

@@ -40,7 +40,7 @@ func TestEditFileStale(t *testing.T) {
 
 	// Check passed, then the file changed before Execute.
 	e.mustRun("read_file", m{"path": "main.go"})
-	if err := e.tools["edit_file"].Check(e.input(edit)); err != nil {
+	if err := e.check("edit_file", edit); err != nil {
 		t.Fatalf("Check after a fresh read: %v", err)
 	}
 	e.put("main.go", goSource)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,11 +16,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/state"
 )
 
 // maxFileSize is the largest file read_file shows whole and edit_file
@@ -27,105 +29,88 @@ import (
 const maxFileSize = 10 << 20
 
 // FileTools returns rein's file tools for one session, working inside ws:
-// read_file, write_file, edit_file and list_dir, in that order. The tools
-// share one read ledger, created here, which remembers what each file held
-// when the model last read or wrote it: write_file and edit_file refuse to
-// change a file the model has not read, or that changed on disk since, so
-// they never clobber content the model has not seen. Call FileTools once
-// per session; the tools it returns are safe for concurrent use.
+// read_file, write_file, edit_file and list_dir, in that order.
+// write_file and edit_file refuse to change a file the session has not
+// read, or that changed on disk since, so they never clobber content the
+// model has not seen. The tools keep no memory of their own: read_file,
+// write_file and edit_file report the stamp of each file they read whole
+// or wrote in their Result, the tool runtime records it on the call's
+// tool.observation, and the state folds it into the read ledger
+// (state.Ledger) that Check and Execute consult. So a resumed session, or
+// a fork, knows what the model had read. The tools are safe for concurrent
+// use.
 func FileTools(ws *permission.Workspace) []registry.Tool {
-	ft := &fileTools{ws: ws, ledger: &ledger{stamps: make(map[string]stamp)}}
+	ft := &fileTools{ws: ws}
 	return []registry.Tool{ft.readFile(), ft.writeFile(), ft.editFile(), ft.listDir()}
 }
 
 // fileTools is what the file tools of one session share.
 type fileTools struct {
-	ws     *permission.Workspace
-	ledger *ledger
+	ws *permission.Workspace
 }
 
-// stamp identifies the content of a file as the model last saw it. Two
-// stamps are the same content when size and hash agree; the modification
-// time is kept for messages, not compared, since a file touched but not
-// changed is still what the model read.
-type stamp struct {
-	size  int64
-	mtime time.Time
-	sum   [sha256.Size]byte
+// sameContent reports whether two stamps are of the same content. The
+// modification time is not compared: a file touched but not changed is
+// still what the model read.
+func sameContent(a, b contract.FileStamp) bool { return a.Size == b.Size && a.SHA256 == b.SHA256 }
+
+// newStamp returns the stamp of the file at abs, modified at mtime, whose
+// content has length size and SHA-256 sum.
+func newStamp(abs string, size int64, sum []byte, mtime time.Time, op contract.FileOp) contract.FileStamp {
+	return contract.FileStamp{Path: abs, Size: size, ModTime: mtime.UTC(), SHA256: hex.EncodeToString(sum), Op: op}
 }
 
-func (s stamp) sameContent(o stamp) bool { return s.size == o.size && s.sum == o.sum }
-
-// contentStamp returns the stamp of data, as held by a file modified at mtime.
-func contentStamp(data []byte, mtime time.Time) stamp {
-	return stamp{size: int64(len(data)), mtime: mtime, sum: sha256.Sum256(data)}
+// contentStamp returns the stamp of data, as held by the file at abs
+// modified at mtime.
+func contentStamp(abs string, data []byte, mtime time.Time, op contract.FileOp) contract.FileStamp {
+	sum := sha256.Sum256(data)
+	return newStamp(abs, int64(len(data)), sum[:], mtime, op)
 }
 
 // fileStamp hashes the file at abs without holding it in memory.
-func fileStamp(abs string) (stamp, error) {
+func fileStamp(abs string) (contract.FileStamp, error) {
 	f, err := os.Open(abs)
 	if err != nil {
-		return stamp{}, err
+		return contract.FileStamp{}, err
 	}
 	defer f.Close() // read-only: a close error loses nothing
 	fi, err := f.Stat()
 	if err != nil {
-		return stamp{}, err
+		return contract.FileStamp{}, err
 	}
 	h := sha256.New()
 	n, err := io.Copy(h, f)
 	if err != nil {
-		return stamp{}, err
+		return contract.FileStamp{}, err
 	}
-	s := stamp{size: n, mtime: fi.ModTime()}
-	h.Sum(s.sum[:0])
-	return s, nil
-}
-
-// ledger records, by resolved path, the stamp of each file the model read
-// or rein wrote in the session. It is safe for concurrent use.
-type ledger struct {
-	mu     sync.Mutex
-	stamps map[string]stamp
-}
-
-func (l *ledger) record(abs string, s stamp) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.stamps[abs] = s
-}
-
-func (l *ledger) lookup(abs string) (stamp, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s, ok := l.stamps[abs]
-	return s, ok
+	return newStamp(abs, n, h.Sum(nil), fi.ModTime(), contract.FileRead), nil
 }
 
 // verify returns a stale_file *registry.CheckError unless the file at abs,
-// whose content now has stamp cur, was read in the session and has not
-// changed since. shown is the path as the model should see it.
-func (l *ledger) verify(abs, shown string, cur stamp) error {
-	rec, ok := l.lookup(abs)
+// whose content now has stamp cur, is in ledger with that content: read
+// or written in the session and not changed since. shown is the path as
+// the model should see it.
+func verify(ledger state.Ledger, abs, shown string, cur contract.FileStamp) error {
+	rec, ok := ledger.Lookup(abs)
 	if !ok {
 		return &registry.CheckError{Code: "stale_file", Message: fmt.Sprintf(
 			"%s has not been read in this session; call read_file on it first, so you change what is really there", shown)}
 	}
-	if !rec.sameContent(cur) {
+	if !sameContent(rec, cur) {
 		return &registry.CheckError{Code: "stale_file", Message: fmt.Sprintf(
 			"%s changed on disk since you last read it (now %d bytes, modified %s); call read_file again to see its current content, then retry",
-			shown, cur.size, cur.mtime.Format(time.RFC3339))}
+			shown, cur.Size, cur.ModTime.Format(time.RFC3339))}
 	}
 	return nil
 }
 
 // verifyFile is verify for a file not yet loaded: it hashes the file.
-func (l *ledger) verifyFile(abs, shown string) error {
+func verifyFile(ledger state.Ledger, abs, shown string) error {
 	cur, err := fileStamp(abs)
 	if err != nil {
 		return fmt.Errorf("%s: %w", shown, err)
 	}
-	return l.verify(abs, shown, cur)
+	return verify(ledger, abs, shown, cur)
 }
 
 // resolve returns where path leads inside the workspace. A path outside
@@ -197,18 +182,24 @@ func resolveInput[T pathInput](ft *fileTools, tool string, input json.RawMessage
 
 // pathCheck returns the Check of a file tool whose only precondition is
 // that its path leads inside the workspace.
-func pathCheck[T pathInput](ft *fileTools, tool string) func(json.RawMessage) error {
-	return func(input json.RawMessage) error {
+func pathCheck[T pathInput](ft *fileTools, tool string) func(json.RawMessage, state.Ledger) error {
+	return func(input json.RawMessage, _ state.Ledger) error {
 		_, _, err := resolveInput[T](ft, tool, input)
 		return err
 	}
 }
 
+// fileRun is the work of a file tool: it writes what it has to show to w,
+// checks against ledger what it must, and returns the stamps of the files
+// it read whole or wrote (see registry.Result.Files), even with an error.
+type fileRun[T pathInput] func(ctx context.Context, w io.Writer, in T, abs string, ledger state.Ledger) ([]contract.FileStamp, error)
+
 // fileExecutor returns the registry.Executor of a file tool whose work is
 // run: it returns at once when ctx is done, decodes the input and
 // resolves its path again (the world may have changed since Check), and
-// hands run the input, the resolved path and the output to write to.
-func fileExecutor[T pathInput](ft *fileTools, tool string, run func(ctx context.Context, w io.Writer, in T, abs string) error) registry.Executor {
+// hands run the input, the resolved path, the output to write to and the
+// call's ledger.
+func fileExecutor[T pathInput](ft *fileTools, tool string, run fileRun[T]) registry.Executor {
 	return func(ctx context.Context, call *registry.Call) (registry.Result, error) {
 		if err := ctx.Err(); err != nil {
 			return registry.Result{}, err
@@ -217,7 +208,8 @@ func fileExecutor[T pathInput](ft *fileTools, tool string, run func(ctx context.
 		if err != nil {
 			return registry.Result{}, err
 		}
-		return registry.Result{}, run(ctx, call.Output, in, abs)
+		files, err := run(ctx, call.Output, in, abs, call.Ledger)
+		return registry.Result{Files: files}, err
 	}
 }
 

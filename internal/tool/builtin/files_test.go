@@ -9,21 +9,28 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/state"
 )
 
 // fileEnv is a temporary workspace with one session's file tools, and a
-// directory outside it.
+// directory outside it. It keeps the session's read ledger as the tool
+// runtime and the state do: every call's Check and Execute get the
+// ledger, and the files a call reports are recorded in it.
 type fileEnv struct {
 	t       *testing.T
 	root    string // the workspace root, symlinks resolved
 	outside string // a directory beside the workspace
 	tools   map[string]registry.Tool
+
+	mu     sync.Mutex // guards ledger: calls may run side by side
+	ledger state.Ledger
 }
 
 func newFileEnv(t *testing.T) *fileEnv {
@@ -79,20 +86,35 @@ func (e *fileEnv) get(rel string) string {
 // whichever step failed.
 func (e *fileEnv) run(name string, input any) (string, error) {
 	e.t.Helper()
-	raw := e.input(input)
-	if err := e.tools[name].Check(raw); err != nil {
+	if err := e.check(name, input); err != nil {
 		return "", err
 	}
 	return e.execute(name, input)
 }
 
+// check calls only the tool's Check, with the ledger as it stands.
+func (e *fileEnv) check(name string, input any) error {
+	e.t.Helper()
+	return e.tools[name].Check(e.input(input), e.seen())
+}
+
 // execute calls only the tool's Execute, as after a Check that passed
-// before the world changed.
+// before the world changed, and records the files it reports.
 func (e *fileEnv) execute(name string, input any) (string, error) {
 	e.t.Helper()
 	var out bytes.Buffer
-	_, err := e.tools[name].Execute(e.t.Context(), &registry.Call{IntentID: "i1", InvocationID: "v1", Input: e.input(input), Output: &out})
+	res, err := e.tools[name].Execute(e.t.Context(), &registry.Call{IntentID: "i1", InvocationID: "v1", Input: e.input(input), Output: &out, Ledger: e.seen()})
+	e.mu.Lock()
+	e.ledger = e.ledger.With(res.Files...)
+	e.mu.Unlock()
 	return out.String(), err
+}
+
+// seen returns the ledger as it stands.
+func (e *fileEnv) seen() state.Ledger {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ledger
 }
 
 func (e *fileEnv) input(input any) json.RawMessage {
@@ -241,7 +263,7 @@ func TestExecuteResolvesAgain(t *testing.T) {
 		"list_dir":   {"path": "sub"},
 	}
 	for tool, input := range calls {
-		if err := e.tools[tool].Check(e.input(input)); err != nil {
+		if err := e.check(tool, input); err != nil {
 			t.Fatalf("%s Check before the swap: %v", tool, err)
 		}
 	}

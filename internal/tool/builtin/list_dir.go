@@ -14,7 +14,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/state"
 )
 
 //go:embed list_dir.md
@@ -40,7 +42,9 @@ func (ft *fileTools) listDir() registry.Tool {
 		ReadOnly:    true,
 		Concurrency: registry.Safe,
 		Check:       pathCheck[listDirInput](ft, "list_dir"),
-		Execute:     fileExecutor(ft, "list_dir", ft.listDirAt),
+		Execute: fileExecutor(ft, "list_dir", func(ctx context.Context, w io.Writer, in listDirInput, abs string, _ state.Ledger) ([]contract.FileStamp, error) {
+			return nil, ft.listDirAt(ctx, w, in, abs) // a listing reads no file
+		}),
 	}
 }
 

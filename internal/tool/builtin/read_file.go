@@ -14,7 +14,9 @@ import (
 	"os"
 	"unicode/utf8"
 
+	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/state"
 )
 
 //go:embed read_file.md
@@ -53,29 +55,34 @@ func (ft *fileTools) readFile() registry.Tool {
 }
 
 // readFileAt writes to w the lines of the file at abs that in asks for,
-// and records the file's stamp in the ledger.
-func (ft *fileTools) readFileAt(ctx context.Context, w io.Writer, in readFileInput, abs string) error {
+// and returns the file's stamp. A read of some lines counts as a read of
+// the file: the model asked for what it needed, and the stamp is of the
+// whole content, which readLines hashes whatever it shows (a range of a
+// file over maxFileSize included; edit_file refuses such a file anyway,
+// write_file may replace it). A read that fails, or an offset past the
+// end, returns no stamp.
+func (ft *fileTools) readFileAt(ctx context.Context, w io.Writer, in readFileInput, abs string, _ state.Ledger) ([]contract.FileStamp, error) {
 	shown := ft.show(abs)
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("read_file: %s does not exist; list_dir shows what its directory holds", shown)
+		return nil, fmt.Errorf("read_file: %s does not exist; list_dir shows what its directory holds", shown)
 	case err != nil:
-		return fmt.Errorf("read_file: %w", err)
+		return nil, fmt.Errorf("read_file: %w", err)
 	case fi.IsDir():
-		return fmt.Errorf("read_file: %s is a directory; use list_dir to see what it holds", shown)
+		return nil, fmt.Errorf("read_file: %s is a directory; use list_dir to see what it holds", shown)
 	case !fi.Mode().IsRegular():
 		// Not opened: a named pipe or a device may block or never end.
-		return fmt.Errorf("read_file: %s is %s, not a file read_file can show", shown, fileKind(fi.Mode()))
+		return nil, fmt.Errorf("read_file: %s is %s, not a file read_file can show", shown, fileKind(fi.Mode()))
 	}
 	ranged := in.Offset > 0 || in.Limit > 0
 	if fi.Size() > maxFileSize && !ranged {
-		return fmt.Errorf("read_file: %s is %s, more than the %s read_file shows at once; pass offset and limit to read a part of it, or search it with grep",
+		return nil, fmt.Errorf("read_file: %s is %s, more than the %s read_file shows at once; pass offset and limit to read a part of it, or search it with grep",
 			shown, humanSize(fi.Size()), humanSize(maxFileSize))
 	}
 	f, err := os.Open(abs)
 	if err != nil {
-		return fmt.Errorf("read_file: %w", err)
+		return nil, fmt.Errorf("read_file: %w", err)
 	}
 	defer f.Close() // read-only: a close error loses nothing
 	first := max(in.Offset, 1)
@@ -87,23 +94,21 @@ func (ft *fileTools) readFileAt(ctx context.Context, w io.Writer, in readFileInp
 	res, err := readLines(ctx, f, &out, first, limit)
 	switch {
 	case errors.Is(err, errBinary):
-		return fmt.Errorf("read_file: %s looks binary (%s), so it is not shown; inspect it with bash (file, xxd, strings) if you must", shown, res.why)
+		return nil, fmt.Errorf("read_file: %s looks binary (%s), so it is not shown; inspect it with bash (file, xxd, strings) if you must", shown, res.why)
 	case err != nil:
-		return fmt.Errorf("read_file: %s: %w", shown, err)
+		return nil, fmt.Errorf("read_file: %s: %w", shown, err)
 	case res.total == 0:
-		ft.ledger.record(abs, res.stamp(fi))
-		return writeOutput(w, "read_file", shown+" is empty (0 bytes).\n")
+		return []contract.FileStamp{res.stamp(abs, fi)}, writeOutput(w, "read_file", shown+" is empty (0 bytes).\n")
 	case first > res.total:
-		return fmt.Errorf("read_file: offset %d is past the end of %s, which has %s", first, shown, count(res.total, "line", "lines"))
+		return nil, fmt.Errorf("read_file: offset %d is past the end of %s, which has %s", first, shown, count(res.total, "line", "lines"))
 	}
-	ft.ledger.record(abs, res.stamp(fi))
 	if last := first + limit - 1; last < res.total {
 		fmt.Fprintf(&out, "(%s more after line %d; to read on, call read_file with offset=%d)\n", count(res.total-last, "line", "lines"), last, last+1)
 	}
 	if _, err := out.WriteTo(w); err != nil {
-		return fmt.Errorf("read_file: write output: %w", err)
+		return nil, fmt.Errorf("read_file: write output: %w", err)
 	}
-	return nil
+	return []contract.FileStamp{res.stamp(abs, fi)}, nil
 }
 
 // errBinary is what readLines returns for a file that is not text.
@@ -117,12 +122,11 @@ type readResult struct {
 	why   string // for errBinary, what gave it away
 }
 
-// stamp is the file's stamp as read; the size is what was hashed, not what
-// fi says, so that the stamp describes exactly the content read.
-func (r readResult) stamp(fi fs.FileInfo) stamp {
-	s := stamp{size: r.size, mtime: fi.ModTime()}
-	copy(s.sum[:], r.sum)
-	return s
+// stamp is the stamp of the file at abs as read; the size is what was
+// hashed, not what fi says, so that the stamp describes exactly the
+// content read.
+func (r readResult) stamp(abs string, fi fs.FileInfo) contract.FileStamp {
+	return newStamp(abs, r.size, r.sum, fi.ModTime(), contract.FileRead)
 }
 
 // readLines streams r once: it writes lines first to first+limit-1,

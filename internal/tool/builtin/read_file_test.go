@@ -143,7 +143,8 @@ func TestReadFileLarge(t *testing.T) {
 }
 
 // TestReadFileConcurrent runs reads of one session side by side, as the
-// runtime may for a Safe tool; -race checks the shared ledger.
+// runtime may for a Safe tool, all with one ledger; -race checks that the
+// tools share nothing mutable.
 func TestReadFileConcurrent(t *testing.T) {
 	e := newFileEnv(t)
 	for i := range 8 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/state"
 )
 
 // SearchTools returns the search tools over ws, glob then grep. Both only
@@ -44,7 +45,7 @@ func searchTool[T any](name, description, schema string, check func(T) error, ru
 		Risk:        registry.RiskRead,
 		ReadOnly:    true,
 		Concurrency: registry.Safe,
-		Check: func(input json.RawMessage) error {
+		Check: func(input json.RawMessage, _ state.Ledger) error {
 			in, err := decode(input)
 			if err != nil {
 				return err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/state"
 )
 
 // searchTree writes files (slash paths to contents) below dir.
@@ -64,7 +65,7 @@ func walkedPaths(t *testing.T, ws *permission.Workspace, start string) []string 
 // would, and returns the output and the tool's error.
 func runSearchTool(t *testing.T, tool registry.Tool, input string) (string, error) {
 	t.Helper()
-	if err := tool.Check(json.RawMessage(input)); err != nil {
+	if err := tool.Check(json.RawMessage(input), state.Ledger{}); err != nil {
 		return "", err
 	}
 	var out bytes.Buffer
@@ -314,7 +315,7 @@ func TestSearchPathOutside(t *testing.T) {
 		for name, p := range paths {
 			t.Run(tool.Name+"/"+name, func(t *testing.T) {
 				input, _ := json.Marshal(map[string]string{"pattern": "x", "path": p})
-				err := tool.Check(input)
+				err := tool.Check(input, state.Ledger{})
 				var ce *registry.CheckError
 				if !errors.As(err, &ce) || ce.Code != "precondition_failed" {
 					t.Fatalf("Check(%s) = %v, want a precondition_failed CheckError", input, err)

@@ -11,7 +11,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/state"
 )
 
 //go:embed write_file.md
@@ -32,12 +34,12 @@ func (ft *fileTools) writeFile() registry.Tool {
 			`"required":["path","content"],"additionalProperties":false}`),
 		Risk:        registry.RiskWrite,
 		Concurrency: registry.Exclusive,
-		Check: func(input json.RawMessage) error {
+		Check: func(input json.RawMessage, ledger state.Ledger) error {
 			_, abs, err := resolveInput[writeFileInput](ft, "write_file", input)
 			if err != nil {
 				return err
 			}
-			_, err = ft.existingFile(abs, false)
+			_, err = ft.existingFile(abs, false, ledger)
 			return err
 		},
 		Execute: fileExecutor(ft, "write_file", ft.writeFileAt),
@@ -45,12 +47,13 @@ func (ft *fileTools) writeFile() registry.Tool {
 }
 
 // existingFile returns the file at abs as it is now, nil when there is
-// none. A file that is there must be a regular one which the model read
-// in the session and which has not changed since, else the error is a
-// *registry.CheckError (stale_file or precondition_failed). With load
-// set, the content of a file up to maxFileSize is returned too; otherwise,
-// or for a larger file, the file is only hashed.
-func (ft *fileTools) existingFile(abs string, load bool) (*loaded, error) {
+// none. A file that is there must be a regular one which ledger holds
+// with its current content (read or written in the session, not changed
+// since), else the error is a *registry.CheckError (stale_file or
+// precondition_failed). With load set, the content of a file up to
+// maxFileSize is returned too; otherwise, or for a larger file, the file
+// is only hashed.
+func (ft *fileTools) existingFile(abs string, load bool, ledger state.Ledger) (*loaded, error) {
 	shown := ft.show(abs)
 	fi, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -63,17 +66,17 @@ func (ft *fileTools) existingFile(abs string, load bool) (*loaded, error) {
 		return nil, &registry.CheckError{Code: "precondition_failed", Message: fmt.Sprintf("%s is %s, not a file to write", shown, fileKind(fi.Mode()))}
 	}
 	if !load || fi.Size() > maxFileSize {
-		return &loaded{size: fi.Size()}, ft.ledger.verifyFile(abs, shown)
+		return &loaded{size: fi.Size()}, verifyFile(ledger, abs, shown)
 	}
 	data, err := os.ReadFile(abs)
 	if err != nil {
 		return nil, &registry.CheckError{Code: "precondition_failed", Message: fmt.Sprintf("%s: %v", shown, err)}
 	}
-	st := contentStamp(data, fi.ModTime())
-	if err := ft.ledger.verify(abs, shown, st); err != nil {
+	cur := contentStamp(abs, data, fi.ModTime(), contract.FileRead)
+	if err := verify(ledger, abs, shown, cur); err != nil {
 		return nil, err
 	}
-	return &loaded{data: data, size: st.size, whole: true}, nil
+	return &loaded{data: data, size: cur.Size, whole: true}, nil
 }
 
 // loaded is what existingFile found.
@@ -83,42 +86,47 @@ type loaded struct {
 	whole bool
 }
 
-// commit writes data to abs atomically and records its new stamp, so the
-// model may change the file again without reading it back.
-func (ft *fileTools) commit(abs string, data []byte) error {
+// commit writes data to abs atomically and returns its new stamp, which
+// the tool reports: what rein wrote the model has seen, so it may change
+// the file again without reading it back.
+func commit(abs string, data []byte) ([]contract.FileStamp, error) {
 	if err := writeAtomic(abs, data); err != nil {
-		return err
+		return nil, err
 	}
-	mtime := time.Now()
+	mtime := time.Now().Round(0)
 	if fi, err := os.Stat(abs); err == nil {
 		mtime = fi.ModTime()
 	}
-	ft.ledger.record(abs, contentStamp(data, mtime))
-	return nil
+	return []contract.FileStamp{contentStamp(abs, data, mtime, contract.FileWrite)}, nil
 }
 
-// writeFileAt writes in.Content to the file at abs and reports what
-// changed to w.
-func (ft *fileTools) writeFileAt(_ context.Context, w io.Writer, in writeFileInput, abs string) error {
+// writeFileAt writes in.Content to the file at abs, which ledger must hold
+// as it is if it exists, and reports what changed to w.
+func (ft *fileTools) writeFileAt(_ context.Context, w io.Writer, in writeFileInput, abs string, ledger state.Ledger) ([]contract.FileStamp, error) {
 	shown := ft.show(abs)
-	old, err := ft.existingFile(abs, true)
+	old, err := ft.existingFile(abs, true, ledger)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	data := []byte(in.Content)
-	if err := ft.commit(abs, data); err != nil {
-		return fmt.Errorf("write_file: %s: %w", shown, err)
+	files, err := commit(abs, data)
+	if err != nil {
+		return nil, fmt.Errorf("write_file: %s: %w", shown, err)
 	}
-	if old == nil {
-		return writeOutput(w, "write_file", fmt.Sprintf("created %s (%s)\n", shown, count(countLines(data), "line", "lines")))
+	return files, writeOutput(w, "write_file", writeReport(shown, old, data))
+}
+
+// writeReport says what writing data over old (nil when there was no
+// file) changed.
+func writeReport(shown string, old *loaded, data []byte) string {
+	switch {
+	case old == nil:
+		return fmt.Sprintf("created %s (%s)\n", shown, count(countLines(data), "line", "lines"))
+	case !old.whole:
+		return fmt.Sprintf("updated %s (%s, was %s: too large to show a diff)\n", shown, humanSize(int64(len(data))), humanSize(old.size))
 	}
-	if !old.whole {
-		return writeOutput(w, "write_file", fmt.Sprintf("updated %s (%s, was %s: too large to show a diff)\n",
-			shown, humanSize(int64(len(data))), humanSize(old.size)))
+	if diff := unifiedDiff(shown, old.data, data); diff != "" {
+		return fmt.Sprintf("updated %s\n%s", shown, diff)
 	}
-	diff := unifiedDiff(shown, old.data, data)
-	if diff == "" {
-		return writeOutput(w, "write_file", fmt.Sprintf("updated %s (content unchanged)\n", shown))
-	}
-	return writeOutput(w, "write_file", fmt.Sprintf("updated %s\n%s", shown, diff))
+	return fmt.Sprintf("updated %s (content unchanged)\n", shown)
 }

@@ -63,7 +63,7 @@ func TestWriteFileStale(t *testing.T) {
 	// Check passes, then the file changes before Execute (an earlier
 	// intent of the turn, or another process): Execute refuses too.
 	e.mustRun("read_file", m{"path": "x.txt"})
-	if err := e.tools["write_file"].Check(e.input(m{"path": "x.txt", "content": "new\n"})); err != nil {
+	if err := e.check("write_file", m{"path": "x.txt", "content": "new\n"}); err != nil {
 		t.Fatalf("Check after a fresh read: %v", err)
 	}
 	e.put("x.txt", "changed again\n")
