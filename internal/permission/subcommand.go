@@ -43,8 +43,10 @@ const (
 // inner maps list, by the space-separated words after the program, the
 // subcommands that are not plain; a subcommand missing there is plain.
 var subcommandPrograms = map[string]map[string]subKind{
+	// bisect run and submodule foreach run any command they are given.
 	"git": {"config": exactSub, "stash": groupSub, "remote": groupSub, "worktree": groupSub,
-		"submodule": groupSub, "bisect": groupSub, "notes": groupSub, "lfs": groupSub},
+		"submodule": groupSub, "submodule foreach": exactSub, "bisect": groupSub, "bisect run": exactSub,
+		"notes": groupSub, "lfs": groupSub},
 	"go":    {"run": runnerSub, "env": exactSub, "mod": groupSub, "work": groupSub, "tool": groupSub},
 	"cargo": {"config": exactSub},
 	"npm":   {"run": runnerSub, "run-script": runnerSub, "exec": runnerSub, "config": exactSub, "cache": groupSub},
@@ -87,7 +89,7 @@ func subcommandPrefix(cw []word) int {
 		return 0
 	}
 	subs, ok := subcommandPrograms[cw[0].text]
-	if !ok {
+	if !ok || dryRun(cw[1:]) {
 		return 0
 	}
 	key := ""
@@ -110,6 +112,19 @@ func subcommandPrefix(cw []word) int {
 		// A group: the next word must be one of its subcommands.
 	}
 	return 0
+}
+
+// dryRun reports whether a command's arguments ask for a dry run (git
+// clean -n, npm publish --dry-run): approving one approves only itself,
+// never the real run the same prefix would allow.
+func dryRun(args []word) bool {
+	for _, w := range args {
+		switch w.text {
+		case "-n", "--dry-run", "--dryrun", "--what-if":
+			return true
+		}
+	}
+	return false
 }
 
 // isSubcommand reports whether sub reads as a subcommand or a target (test,

@@ -30,6 +30,12 @@ func TestAlwaysSavesTheRuleMeant(t *testing.T) {
 		{`git commit -m "a b"`, "bash(git commit:*)", "git push"},
 		{"cargo build --release", "bash(cargo build:*)", "cargo publish"},
 		{"make test", "bash(make test:*)", "make deploy"},
+		// What runs any command it is given, and a dry run, is approved as
+		// it stands.
+		{"git bisect run make test", "bash(git bisect run make test)", "git bisect run sh -c x"},
+		{"git submodule foreach echo", "bash(git submodule foreach echo)", "git submodule foreach rm -rf x"},
+		{"git clean -n", "bash(git clean -n)", "git clean -fdx"},
+		{"npm publish --dry-run", "bash(npm publish --dry-run)", "npm publish"},
 		{"make", "bash(make)", "make deploy"},
 		{"make -j4 test", "bash(make -j4 test)", "make -j4 deploy"},
 		{"./gradlew bootRun", "bash(./gradlew bootRun:*)", "./gradlew publish"},
