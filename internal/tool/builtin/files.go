@@ -55,9 +55,16 @@ type fileTools struct {
 func sameContent(a, b contract.FileStamp) bool { return a.Size == b.Size && a.SHA256 == b.SHA256 }
 
 // newStamp returns the stamp of the file at abs, modified at mtime, whose
-// content has length size and SHA-256 sum.
+// content has length size and SHA-256 sum. A modification time the log
+// cannot hold (a year outside 0 to 9999, which touch -d can set) is
+// recorded as the zero time: it is for people to read, and the content
+// is what the ledger compares.
 func newStamp(abs string, size int64, sum []byte, mtime time.Time, op contract.FileOp) contract.FileStamp {
-	return contract.FileStamp{Path: abs, Size: size, ModTime: mtime.UTC(), SHA256: hex.EncodeToString(sum), Op: op}
+	mtime = mtime.UTC()
+	if y := mtime.Year(); y < 0 || y > 9999 {
+		mtime = time.Time{}
+	}
+	return contract.FileStamp{Path: abs, Size: size, ModTime: mtime, SHA256: hex.EncodeToString(sum), Op: op}
 }
 
 // contentStamp returns the stamp of data, as held by the file at abs

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -191,4 +192,20 @@ func workspaceAt(t *testing.T, root string) *permission.Workspace {
 		t.Fatal(err)
 	}
 	return ws
+}
+
+// A file dated where JSON times cannot go (touch -d @253402300800 sets
+// year 10000) is still read and recorded: its stamp has the zero time,
+// and the observation that carries it encodes.
+func TestStampOfAFileFromFarFuture(t *testing.T) {
+	far := time.Unix(253402300800, 0)
+	s := newStamp("/w/far.go", 3, make([]byte, sha256.Size), far, contract.FileRead)
+	if !s.ModTime.IsZero() {
+		t.Errorf("ModTime = %v, want the zero time", s.ModTime)
+	}
+	env := contract.Envelope{ID: "evt_1", Time: time.Unix(0, 0), Session: "ses_1", Data: &contract.ToolObservation{
+		Observation: contract.Observation{IntentID: "int_1", ToolName: "read_file", OK: true, Files: []contract.FileStamp{s}}}}
+	if _, err := env.MarshalJSON(); err != nil {
+		t.Errorf("the observation does not encode: %v", err)
+	}
 }
