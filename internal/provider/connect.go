@@ -59,7 +59,8 @@ func connectCause(err error) (cause, hint string) {
 	switch {
 	case errors.Is(err, syscall.ECONNRESET):
 		return "connection reset", running
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE):
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, net.ErrClosed), strings.Contains(err.Error(), "server closed idle connection"):
 		// The server took the connection and closed it without a byte
 		// of answer: a proxy or a port forward with nothing behind it.
 		return "connection closed before any response", running

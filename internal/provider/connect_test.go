@@ -47,6 +47,10 @@ func TestConnectErrors(t *testing.T) {
 			"could not connect to http://127.0.0.1:18099/v1 (no such host): is the host name right?"},
 		{"DNS failure", dial(&net.DNSError{Err: "server misbehaving", Name: "api.example.com", IsTemporary: true}), contract.KindNetwork,
 			"could not connect to http://127.0.0.1:18099/v1 (DNS lookup failed: server misbehaving): is the network up?"},
+		{"closed under the request", &url.Error{Op: "Post", Err: &net.OpError{Op: "write", Net: "tcp", Err: net.ErrClosed}}, contract.KindNetwork,
+			"could not connect to http://127.0.0.1:18099/v1 (connection closed before any response): is the server running?"},
+		{"closed while idle", &url.Error{Op: "Post", Err: errors.New("http: server closed idle connection")}, contract.KindNetwork,
+			"could not connect to http://127.0.0.1:18099/v1 (connection closed before any response): is the server running?"},
 		{"untrusted certificate", &url.Error{Op: "Post", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}, contract.KindNetwork,
 			"could not connect to http://127.0.0.1:18099/v1 (TLS handshake failed: x509: certificate signed by unknown authority): is the scheme right…"},
 		{"wrong host in the certificate", &url.Error{Op: "Post", Err: x509.HostnameError{Certificate: &x509.Certificate{DNSNames: []string{"a.example"}}, Host: "b.example"}}, contract.KindNetwork,
@@ -115,9 +119,10 @@ func TestPostCannotConnect(t *testing.T) {
 		l.Close()
 		return "http://" + addr
 	}
-	// hangUp accepts connections, reads the request and closes: with
-	// reset, with an RST instead of a FIN.
-	hangUp := func(t *testing.T, reset bool) string {
+	// hangUp accepts connections, reads the request (when read) and closes:
+	// with reset, with an RST instead of a FIN. Without read it is a port
+	// forward with nothing behind it.
+	hangUp := func(t *testing.T, reset, read bool) string {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
@@ -129,8 +134,10 @@ func TestPostCannotConnect(t *testing.T) {
 				if err != nil {
 					return
 				}
-				buf := make([]byte, 4096)
-				c.Read(buf) // the request, or enough of it
+				if read {
+					buf := make([]byte, 4096)
+					c.Read(buf) // the request, or enough of it
+				}
 				if reset {
 					c.(*net.TCPConn).SetLinger(0)
 				}
@@ -152,8 +159,9 @@ func TestPostCannotConnect(t *testing.T) {
 	}{
 		{"refused", closed(t) + "/v1/chat/completions", "{base}/v1", "could not connect to {base}/v1 (connection refused): is the server running?"},
 		{"refused, no base", closed(t) + "/v1/chat/completions", "", "could not connect to {base} (connection refused): is the server running?"},
-		{"closed after the request", hangUp(t, false) + "/v1/messages", "{base}", "could not connect to {base} (connection closed before any response): is the server running?"},
-		{"reset after the request", hangUp(t, true) + "/v1/messages", "{base}", "could not connect to {base} (connection reset): is the server running?"},
+		{"closed after the request", hangUp(t, false, true) + "/v1/messages", "{base}", "could not connect to {base} (connection closed before any response): is the server running?"},
+		{"reset after the request", hangUp(t, true, true) + "/v1/messages", "{base}", "could not connect to {base} (connection reset): is the server running?"},
+		{"closed at once", hangUp(t, false, false) + "/v1/messages", "{base}", "could not connect to {base} (connection …"},
 		{"untrusted certificate", tlsSrv.URL + "/v1/responses", "{base}/v1", "could not connect to {base}/v1 (TLS handshake failed: x509: certificate signed by unknown authority): …"},
 		{"https to a plain server", strings.Replace(plain.URL, "http:", "https:", 1) + "/v1beta/models/m", "{base}/v1beta", "could not connect to {base}/v1beta (TLS handshake failed: the server does not speak TLS): …"},
 	} {
