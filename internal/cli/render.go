@@ -63,6 +63,8 @@ type terminal struct {
 	// live is where text deltas stream as they come: out, errw, or
 	// nowhere (nil).
 	live io.Writer
+	// stopped says the model call under way was stopped by the person.
+	stopped bool
 }
 
 func newTerminal(out, errw io.Writer) *terminal {
@@ -194,8 +196,9 @@ func (t *terminal) event(env contract.Envelope) error {
 		// The call failed: its text does not stand. What failed is said
 		// once, by what comes of it: the retry, the switch to another
 		// model, or the end of the run. A cancelled call (Ctrl-C) is no
-		// failure at all.
+		// failure at all: "stopped" says it.
 		t.pending.Reset()
+		t.stopped = e.Kind == contract.KindAborted
 	case *contract.RetryScheduled:
 		// The kind is enough to follow the retries; the whole message is
 		// said once, by the run's end, if no retry helps (the log has
@@ -205,6 +208,9 @@ func (t *terminal) event(env contract.Envelope) error {
 		t.line(t.style("33", fmt.Sprintf("  switching from %s to %s: %s", e.From, e.To, printable(e.Reason))))
 	case *contract.ModelDiscarded:
 		t.pending.Reset()
+		if t.stopped {
+			break // the person stopped the call: "stopped" follows
+		}
 		what := "the partial answer of the failed call"
 		if t.live != nil {
 			what = "the partial answer above"
@@ -222,6 +228,7 @@ func (t *terminal) event(env contract.Envelope) error {
 		}
 	case *contract.RunFinished:
 		t.pending.Reset() // a call that never finished: its text does not stand
+		t.stopped = false
 		switch e.Outcome {
 		case contract.OutcomeCompleted:
 			t.end()

@@ -131,6 +131,7 @@ func TestInterruptIsStopped(t *testing.T) {
 	render(t, &terminal{out: &out, errw: &errw, settle: true}, []contract.Event{
 		&contract.ModelRequested{}, &contract.TextDelta{Text: "Let me"},
 		&contract.ProviderError{Kind: contract.KindAborted, Provider: "openai", Message: "the request was cancelled"},
+		&contract.ModelDiscarded{Reason: "the model call was stopped; its partial output is not part of the conversation"},
 		&contract.RunFinished{Outcome: contract.OutcomeCancelled, Reason: "the request was cancelled"},
 	})
 	if got := errw.String(); got != "stopped\n" {

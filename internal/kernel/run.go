@@ -313,7 +313,11 @@ func (r *run) attempt(ctx context.Context, m *Model, cause string) (last string,
 	env, _ := r.emit(perr, requested.ID)
 	last = env.ID
 	if produced {
-		r.emit(&contract.ModelDiscarded{Reason: "the model call failed (" + string(perr.Kind) + "); its partial output is not part of the conversation"}, env.ID)
+		why := "the model call failed (" + string(perr.Kind) + ")"
+		if perr.Kind == contract.KindAborted {
+			why = "the model call was stopped"
+		}
+		r.emit(&contract.ModelDiscarded{Reason: why + "; its partial output is not part of the conversation"}, env.ID)
 	}
 	return last, perr
 }
