@@ -56,7 +56,9 @@ func (a *app) follow(ctx context.Context, r renderer, run func(ctx context.Conte
 // exec runs one prompt headless. The prompt is args, or standard input
 // when args is "-" or empty; see [execPrompt].
 func (a *app) exec(ctx context.Context, args []string) error {
-	prompt, err := execPrompt(args, a.deps.Stdin)
+	prompt, err := execPrompt(args, a.deps.Stdin, func(waiting string) {
+		fmt.Fprintln(a.deps.Stderr, "rein: "+waiting)
+	})
 	if err != nil {
 		return err
 	}

@@ -5,20 +5,27 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 )
 
 // maxStdinPrompt bounds what exec reads from standard input: a prompt, or
 // the context piped to one, is text a person chose, not a data stream.
 const maxStdinPrompt = 8 << 20
 
+// stdinNotice is how long exec reads standard input before it says, on
+// stderr, that it is waiting for it to close: a pipe nobody closes (a
+// harness's, a loop's) would otherwise hang rein without a word.
+const stdinNotice = time.Second
+
 // execPrompt returns the prompt of `rein exec args`, as Codex's exec
 // reads it: the arguments, joined; with none, or with "-", standard input
 // whole; with arguments and piped input, the input added to the prompt as
 // context between <stdin> and </stdin>. Input is read only when it is
-// piped or a file: a terminal would wait for a person who is not asked,
-// and a device (/dev/null) has nothing to say. No prompt at all is a
-// usage error saying what is missing.
-func execPrompt(args []string, stdin io.Reader) (string, error) {
+// piped, a socket or a file: a terminal would wait for a person who is
+// not asked, and a device (/dev/null) has nothing to say. When input takes
+// longer than stdinNotice to close, notice is called with what rein waits
+// for. No prompt at all is a usage error saying what is missing.
+func execPrompt(args []string, stdin io.Reader, notice func(string)) (string, error) {
 	prompt := strings.Join(args, " ")
 	fromStdin := prompt == "-" || strings.TrimSpace(prompt) == ""
 	if !piped(stdin) {
@@ -27,7 +34,15 @@ func execPrompt(args []string, stdin io.Reader) (string, error) {
 		}
 		return prompt, nil
 	}
-	b, err := io.ReadAll(io.LimitReader(stdin, maxStdinPrompt+1))
+	waiting := "reading the prompt from standard input until it closes"
+	if !fromStdin {
+		waiting = "reading context for the prompt from standard input until it closes (< /dev/null skips it)"
+	}
+	b, err := readAll(io.LimitReader(stdin, maxStdinPrompt+1), func() {
+		if notice != nil {
+			notice(waiting)
+		}
+	})
 	if err != nil {
 		return "", fmt.Errorf("reading the prompt from standard input: %w", err)
 	}
@@ -50,9 +65,33 @@ func execPrompt(args []string, stdin io.Reader) (string, error) {
 	return prompt + "\n\n<stdin>\n" + input + "</stdin>", nil
 }
 
-// piped reports whether r is input to read: a pipe or a regular file, or
-// any reader that is not a file (a test's). A terminal and a device are
-// not.
+// readAll reads r to its end, calling slow once if that takes longer
+// than stdinNotice. The reading goroutine ends before readAll returns.
+func readAll(r io.Reader, slow func()) ([]byte, error) {
+	type read struct {
+		b   []byte
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		b, err := io.ReadAll(r)
+		done <- read{b, err}
+	}()
+	t := time.NewTimer(stdinNotice)
+	defer t.Stop()
+	select {
+	case res := <-done:
+		return res.b, res.err
+	case <-t.C:
+		slow()
+	}
+	res := <-done
+	return res.b, res.err
+}
+
+// piped reports whether r is input to read: a pipe, a socket (what Node's
+// child_process hands a child) or a regular file, or any reader that is
+// not a file (a test's). A terminal and a device are not.
 func piped(r io.Reader) bool {
 	f, ok := r.(*os.File)
 	if !ok {
@@ -63,5 +102,5 @@ func piped(r io.Reader) bool {
 		return false
 	}
 	m := fi.Mode()
-	return m&os.ModeNamedPipe != 0 || m.IsRegular()
+	return m&(os.ModeNamedPipe|os.ModeSocket) != 0 || m.IsRegular()
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -27,7 +28,7 @@ func TestExecPrompt(t *testing.T) {
 		{"blank arguments", []string{" "}, "", "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := execPrompt(tc.args, strings.NewReader(tc.stdin))
+			got, err := execPrompt(tc.args, strings.NewReader(tc.stdin), nil)
 			if tc.usage {
 				if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "rein exec --help") {
 					t.Errorf("execPrompt(%q, %q) = %q, %v; want a usage error pointing at rein exec --help", tc.args, tc.stdin, got, err)
@@ -49,10 +50,10 @@ func TestExecPromptIgnoresDevices(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer null.Close()
-	if got, err := execPrompt([]string{"fix", "it"}, null); err != nil || got != "fix it" {
+	if got, err := execPrompt([]string{"fix", "it"}, null, nil); err != nil || got != "fix it" {
 		t.Errorf("with /dev/null: %q, %v", got, err)
 	}
-	if _, err := execPrompt(nil, null); !errors.Is(err, ErrUsage) {
+	if _, err := execPrompt(nil, null, nil); !errors.Is(err, ErrUsage) {
 		t.Errorf("no prompt, /dev/null: %v, want a usage error", err)
 	}
 	// A regular file is input, as with rein exec - < prompt.txt.
@@ -63,7 +64,46 @@ func TestExecPromptIgnoresDevices(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got, err := execPrompt([]string{"-"}, f); err != nil || got != "from a file" {
+	if got, err := execPrompt([]string{"-"}, f, nil); err != nil || got != "from a file" {
 		t.Errorf("from a file: %q, %v", got, err)
+	}
+}
+
+// Input that takes long to close is waited for, and rein says so; a
+// socket (Node's child_process) is input like a pipe.
+func TestExecPromptSaysItWaits(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	said := make(chan string, 1)
+	go func() {
+		// Close only once rein has said it waits: no clock decides.
+		w.Write([]byte("late context\n"))
+		<-said
+		w.Close()
+	}()
+	var told string
+	got, err := execPrompt([]string{"why?"}, r, func(s string) { told = s; said <- s })
+	if err != nil || got != "why?\n\n<stdin>\nlate context\n</stdin>" {
+		t.Errorf("execPrompt = %q, %v", got, err)
+	}
+	if !strings.Contains(told, "< /dev/null") {
+		t.Errorf("notice %q does not say how to skip the input", told)
+	}
+}
+
+func TestSocketIsInput(t *testing.T) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	a, b := os.NewFile(uintptr(fds[0]), "a"), os.NewFile(uintptr(fds[1]), "b")
+	defer a.Close()
+	b.Write([]byte("fix it\n"))
+	b.Close()
+	if got, err := execPrompt(nil, a, nil); err != nil || got != "fix it" {
+		t.Errorf("from a socket: %q, %v", got, err)
 	}
 }
