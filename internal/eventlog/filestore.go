@@ -290,7 +290,7 @@ func (s *FileStore) Append(env contract.Envelope) error {
 	if err == nil {
 		// Clean first, so that redaction sees the text as it will be
 		// written.
-		b, err = redact(cleanLine(b), s.secrets)
+		b, err = redact(contract.CleanJSON(b), s.secrets)
 	}
 	if err != nil {
 		return fmt.Errorf("eventlog: append to %s: %w", s.path, err)

@@ -231,7 +231,7 @@ func (a *Assembler) finish(c *openCall) contract.ModelEvent {
 	return &contract.IntentProposed{ToolIntent: contract.ToolIntent{
 		ProviderCallID: c.id,
 		ToolName:       c.name,
-		Input:          json.RawMessage(input.Bytes()),
+		Input:          json.RawMessage(contract.CleanJSON(input.Bytes())),
 		RawInput:       raw,
 		Provider:       a.ref,
 		AssembledFrom:  from,

@@ -555,3 +555,20 @@ func checkProposed(t *testing.T, ev *contract.IntentProposed) {
 		t.Fatalf("Input %s is not the compacted RawInput %q (%v)", ev.Input, ev.RawInput, err)
 	}
 }
+
+// An intent's input is JSON every strict parser reads: a lone surrogate
+// escape or an invalid byte the model sent becomes U+FFFD, so the live
+// state, --json and the log hold the same input. The raw text is kept as
+// sent.
+func TestAssemblerCleansTheInput(t *testing.T) {
+	a := NewAssembler(testRef)
+	raw := "{\"command\":\"echo \\ud800 \xff \\ud83d\\ude00\"}"
+	a.Add(Fragment{Index: 0, ID: "c1", Name: "bash", Args: raw})
+	ev, ok := a.End(0, "").(*contract.IntentProposed)
+	if !ok {
+		t.Fatalf("End() = %T, want *contract.IntentProposed", ev)
+	}
+	if want := "{\"command\":\"echo \\ufffd \uFFFD \\ud83d\\ude00\"}"; string(ev.Input) != want || ev.RawInput != raw {
+		t.Errorf("Input %q (raw %q), want %q (raw as sent)", ev.Input, ev.RawInput, want)
+	}
+}

@@ -1,4 +1,4 @@
-package eventlog
+package contract
 
 import (
 	"bytes"
@@ -9,23 +9,25 @@ import (
 // encoding/json decodes one.
 const replacementEscape = `\ufffd`
 
-// cleanLine returns the encoded JSON line b as strict parsers (jq, Python,
+// CleanJSON returns the encoded JSON text b as strict parsers (jq, Python,
 // JavaScript) accept it: every invalid UTF-8 sequence replaced by U+FFFD
 // and every \u escape of a lone UTF-16 surrogate by \ufffd, as encoding/json
 // does when it decodes them. A high surrogate escape followed by a low one
-// is a pair, kept as it is. Nothing else changes, and a line that needs no
+// is a pair, kept as it is. Nothing else changes, and a text that needs no
 // change is returned as it is, without a copy.
 //
 // The encoder writes Go strings this way already; what it embeds verbatim
 // is json.RawMessage (a tool intent's input, opaque provider state), which
 // holds whatever the model or vendor sent, and encoding/json checks only
-// its syntax.
+// its syntax. The assembler cleans an intent's input with it, so that the
+// live state, --json and the log hold the same input; the log's writer
+// cleans every line with it, whatever embedded what.
 //
 // b must be valid JSON apart from its text encoding: a backslash occurs
 // only inside a string, where it starts an escape. The scan takes a
 // backslash and the byte after it together, so in "\\ud800" (an escaped
 // backslash, then the letters ud800) nothing is an escape to replace.
-func cleanLine(b []byte) []byte {
+func CleanJSON(b []byte) []byte {
 	if utf8.Valid(b) && !hasSurrogateEscape(b) {
 		return b
 	}
@@ -50,11 +52,11 @@ func cleanLine(b []byte) []byte {
 		case c != '\\':
 			i++
 		case i+1 < len(b) && b[i+1] == 'u':
-			r, ok := hex4(b[i+2:])
+			r, ok := hex4(b[i+1:])
 			switch {
 			case !ok || r < 0xd800 || r > 0xdfff:
 				i += 2
-			case r < 0xdc00 && i+12 <= len(b) && b[i+6] == '\\' && b[i+7] == 'u' && isLowSurrogate(b[i+8:]):
+			case r < 0xdc00 && i+12 <= len(b) && b[i+6] == '\\' && isLowSurrogate(b[i+7:]):
 				i += 12
 			default:
 				replace(i, i+6, replacementEscape)
@@ -74,7 +76,7 @@ func cleanLine(b []byte) []byte {
 }
 
 // hasSurrogateEscape reports whether b holds a \u escape of a UTF-16
-// surrogate, D800 to DFFF, reading escapes as cleanLine does: a backslash
+// surrogate, D800 to DFFF, reading escapes as CleanJSON does: a backslash
 // and the byte after it together.
 func hasSurrogateEscape(b []byte) bool {
 	for {
@@ -94,31 +96,9 @@ func isHex89AF(c byte) bool {
 	return c >= '8' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
-// isLowSurrogate reports whether b starts with the four hex digits of a
-// low surrogate, DC00 to DFFF.
+// isLowSurrogate reports whether b starts with the escape of a low
+// surrogate, uDC00 to uDFFF (the backslash before it aside).
 func isLowSurrogate(b []byte) bool {
 	r, ok := hex4(b)
 	return ok && r >= 0xdc00 && r <= 0xdfff
-}
-
-// hex4 decodes the four hex digits b starts with.
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }
