@@ -30,6 +30,19 @@ func TestExitCodes(t *testing.T) {
 	}
 	write(filepath.Join(brokenCfg, "rein", "config.toml"), "model = \"x\"\nmax_turns = = 3\n")
 	write(filepath.Join(invalidCfg, "rein", "config.toml"), "max_turns = -4\n")
+	// Values no parser rejects, that rein does: each error names the file
+	// and the line.
+	values := map[string]string{}
+	for name, text := range map[string]string{
+		"mode":     "model = \"x\"\npermission_mode = \"sideways\"\n",
+		"rule":     "[permissions]\nallow = [\"bash(go test:*)\"]\ndeny = [\"bash(\"]\n",
+		"provider": "\nprovider = \"nope\"\n",
+		"fallback": "\n\nfallback = [\"nope:m\"]\n",
+		"base_url": "provider = \"openai\"\nbase_url = \"ftp://x\"\n",
+	} {
+		values[name] = t.TempDir()
+		write(filepath.Join(values[name], "rein", "config.toml"), text)
+	}
 	brokenProject := t.TempDir()
 	write(filepath.Join(brokenProject, ".rein", "config.toml"), "[permissions\nallow = 1\n")
 
@@ -49,6 +62,11 @@ func TestExitCodes(t *testing.T) {
 		{"exec unknown provider", "", "", []string{"exec", "--provider", "nope", "hi"}, 2, "nope"},
 		{"exec broken config", "", brokenCfg, append([]string{"exec", "hi"}, scripted...), 2, "config.toml:2"},
 		{"exec invalid config", "", invalidCfg, append([]string{"exec", "hi"}, scripted...), 2, "max_turns"},
+		{"exec invalid mode in config", "", values["mode"], append([]string{"exec", "hi"}, scripted...), 2, "config.toml:2: permission_mode"},
+		{"exec invalid rule in config", "", values["rule"], append([]string{"exec", "hi"}, scripted...), 2, "config.toml:3: [permissions] deny"},
+		{"exec unknown provider in config", "", values["provider"], []string{"exec", "hi"}, 2, "config.toml:2: unknown provider \"nope\""},
+		{"exec unknown fallback in config", "", values["fallback"], []string{"exec", "--provider", "openai", "--base-url", "http://127.0.0.1:1/v1", "hi"}, 2, "config.toml:3: fallback \"nope:m\""},
+		{"exec bad base_url in config", "", values["base_url"], []string{"exec", "hi"}, 2, "config.toml:2: base URL"},
 		{"exec broken project config", brokenProject, "", append([]string{"exec", "hi"}, scripted...), 2, filepath.Join(".rein", "config.toml") + ":2"},
 		{"interactive unknown flag", "", "", []string{"--bogus"}, 2, "--bogus"},
 		{"interactive broken config", "", brokenCfg, scripted, 2, "config.toml:2"},

@@ -142,18 +142,30 @@ func chooseModels(spec cli.Spec, cfg *config.Config) (kernel.Model, []kernel.Mod
 	}
 	primary, err := model(name, modelName, baseURL)
 	if err != nil {
+		// Say which file and line to fix when the provider or its
+		// endpoint came from one.
+		key := ""
+		switch msg := err.Error(); {
+		case strings.HasPrefix(msg, "unknown provider") && spec.Provider == "":
+			key = "provider"
+		case strings.HasPrefix(msg, "base URL") && spec.BaseURL == "":
+			key = "base_url"
+		}
+		if where := cfg.Where(key); where != "" {
+			return kernel.Model{}, nil, fmt.Errorf("%w: config: %s: %v", cli.ErrUsage, where, err)
+		}
 		return kernel.Model{}, nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
 	}
-	list := spec.Fallback
+	list, from := spec.Fallback, "--fallback"
 	if list == nil {
-		list = cfg.Fallback
+		list, from = cfg.Fallback, "config: "+cfg.Where("fallback")+": fallback"
 	}
 	var fallbacks []kernel.Model
 	for _, entry := range list {
 		n, m, _ := strings.Cut(strings.TrimSpace(entry), ":")
 		fb, err := model(n, m, "")
 		if err != nil {
-			return kernel.Model{}, nil, fmt.Errorf("%w: fallback %q: %v", cli.ErrUsage, entry, err)
+			return kernel.Model{}, nil, fmt.Errorf("%w: %s %q: %v", cli.ErrUsage, from, entry, err)
 		}
 		fallbacks = append(fallbacks, fb)
 	}

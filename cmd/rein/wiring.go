@@ -72,7 +72,7 @@ func loadConfig(dir string) (*config.Config, error) {
 func readConfig(p config.Paths) (*config.Config, error) {
 	cfg, err := config.Load(p)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
+		return nil, fmt.Errorf("%w: %w", cli.ErrUsage, err)
 	}
 	return cfg, nil
 }

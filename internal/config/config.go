@@ -73,6 +73,9 @@ type Config struct {
 	File
 	// Source maps a key ("provider", "fallback"...) to the file that set it.
 	Source map[string]string
+	// lines maps a key to the line of Source's file that sets it, where
+	// it could be found.
+	lines map[string]int
 	// Warnings are things worth telling the person (unknown keys).
 	Warnings []string
 }
@@ -112,7 +115,7 @@ func DefaultPaths(dir string) Paths {
 // Load reads the files of p, the project's over the user's. A missing file
 // is not an error.
 func Load(p Paths) (*Config, error) {
-	c := &Config{Source: map[string]string{}}
+	c := &Config{Source: map[string]string{}, lines: map[string]int{}}
 	for _, f := range []struct {
 		path    string
 		project bool
@@ -171,17 +174,32 @@ func (c *Config) merge(path string, project bool) error {
 			}
 		}
 	}
+	at := func(key string) string { return where(path, keyLine(string(data), key)) }
 	if f.BaseURL != "" && f.Provider == "" {
-		return fmt.Errorf("config: %s: base_url needs provider in the same file: an endpoint belongs to one provider", path)
+		return fmt.Errorf("config: %s: base_url needs provider in the same file: an endpoint belongs to one provider", at("base_url"))
 	}
 	for _, fb := range f.Fallback {
 		if strings.TrimSpace(fb) == "" || strings.HasPrefix(fb, ":") {
-			return fmt.Errorf("config: %s: fallback entry %q: want \"provider\" or \"provider:model\"", path, fb)
+			return fmt.Errorf("config: %s: fallback entry %q: want \"provider\" or \"provider:model\"", at("fallback"), fb)
+		}
+	}
+	if f.PermissionMode != "" {
+		if _, err := permission.ParseMode(f.PermissionMode); err != nil {
+			return fmt.Errorf("config: %s: permission_mode: %v", at("permission_mode"), err)
+		}
+	}
+	for _, l := range []struct {
+		key   string
+		rules []string
+	}{{"allow", f.Permissions.Allow}, {"ask", f.Permissions.Ask}, {"deny", f.Permissions.Deny}} {
+		if _, err := permission.ParseRules(l.rules); err != nil {
+			return fmt.Errorf("config: %s: [permissions] %s: %v", at(l.key), l.key, err)
 		}
 	}
 	set := func(key string, ok bool) {
 		if ok {
 			c.Source[key] = path
+			c.lines[key] = keyLine(string(data), key)
 		}
 	}
 	if f.Provider != "" {
@@ -205,7 +223,7 @@ func (c *Config) merge(path string, project bool) error {
 		set("permission_mode", true)
 	}
 	if f.MaxTurns < 0 {
-		return fmt.Errorf("config: %s: max_turns is %d; it must be 1 or more (0 means the default)", path, f.MaxTurns)
+		return fmt.Errorf("config: %s: max_turns is %d; it must be 1 or more (0 means the default)", at("max_turns"), f.MaxTurns)
 	}
 	if f.MaxTurns > 0 {
 		c.MaxTurns = f.MaxTurns
@@ -218,7 +236,7 @@ func (c *Config) merge(path string, project bool) error {
 	if f.SessionDir != "" {
 		dir, err := expandHome(f.SessionDir)
 		if err != nil {
-			return fmt.Errorf("config: %s: session_dir: %w", path, err)
+			return fmt.Errorf("config: %s: session_dir: %w", at("session_dir"), err)
 		}
 		c.SessionDir = dir
 		set("session_dir", true)
@@ -227,6 +245,35 @@ func (c *Config) merge(path string, project bool) error {
 	c.Permissions.Ask = append(c.Permissions.Ask, f.Permissions.Ask...)
 	c.Permissions.Deny = append(c.Permissions.Deny, f.Permissions.Deny...)
 	return nil
+}
+
+// Where says where key was set: "file:line", or the file alone when the
+// line is not known, or "" when no file set it.
+func (c *Config) Where(key string) string {
+	path, ok := c.Source[key]
+	if !ok {
+		return ""
+	}
+	return where(path, c.lines[key])
+}
+
+func where(path string, line int) string {
+	if line == 0 {
+		return path
+	}
+	return fmt.Sprintf("%s:%d", path, line)
+}
+
+// keyLine returns the number of the first line of the TOML text data that
+// assigns key (key = ..., at the start of the line), or 0.
+func keyLine(data, key string) int {
+	for i, l := range strings.Split(data, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(l), key)
+		if ok && strings.HasPrefix(strings.TrimLeft(rest, " \t"), "=") {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // expandHome makes "~/x" the home directory's x, and requires an absolute
