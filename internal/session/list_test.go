@@ -128,8 +128,8 @@ func TestCreateWritesNothingUntilTheFirstEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Lstat(root); !os.IsNotExist(err) {
-		t.Errorf("Create made %s before any event: %v", root, err)
+	if _, err := os.Lstat(x.Dir); !os.IsNotExist(err) {
+		t.Errorf("Create made %s before any event: %v", x.Dir, err)
 	}
 	if err := x.Log.Sync(); err != nil {
 		t.Errorf("Sync() of a session with no event = %v", err)
@@ -137,8 +137,12 @@ func TestCreateWritesNothingUntilTheFirstEvent(t *testing.T) {
 	if err := x.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Lstat(root); !os.IsNotExist(err) {
-		t.Errorf("a session closed without an event left %s: %v", root, err)
+	if entries, err := os.ReadDir(root); err != nil || len(entries) != 0 {
+		t.Errorf("a session closed without an event left %v in %s (%v)", entries, root, err)
+	}
+	// A sessions directory rein cannot write in is said at once.
+	if _, err := NewStore("/proc/no-sessions-here", nil).Create("ses_x", nil); err == nil {
+		t.Error("Create() under /proc succeeded")
 	}
 
 	y, err := s.Create("ses_lazy", nil)

@@ -74,3 +74,12 @@ func locked(dir string) bool {
 	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) // closing unlocks anyway
 	return false
 }
+
+// writable reports, as an error naming dir, whether this process may make
+// entries in the directory dir.
+func writable(dir string) error {
+	if err := syscall.Access(dir, 0x2|0x1); err != nil { // W_OK|X_OK
+		return fmt.Errorf("session: %s is not a directory rein may write in: %w", dir, err)
+	}
+	return nil
+}

@@ -107,14 +107,22 @@ type WriteOptions struct {
 	Secrets []string
 }
 
-// Create opens a new session id for writing, without touching the disk:
-// its directory, log and lock are made when the first event is appended,
-// so a session that never records anything (rein left at its first
-// prompt, even by a signal) leaves nothing behind. An id whose directory
-// exists already is an error. opts may be nil.
+// Create opens a new session id for writing. Its directory, log and lock
+// are made when the first event is appended, so a session that never
+// records anything (rein left at its first prompt, even by a signal)
+// leaves nothing behind; the store's root is made, and checked to be
+// writable, at once, so that a sessions directory rein cannot use is said
+// before anything is asked. An id whose directory exists already is an
+// error. opts may be nil.
 func (s *Store) Create(id string, opts *WriteOptions) (*Session, error) {
 	if !validID().MatchString(id) {
 		return nil, fmt.Errorf("session: create: %q is not a session id", id)
+	}
+	if err := os.MkdirAll(s.root, 0o700); err != nil {
+		return nil, fmt.Errorf("session: create the sessions directory: %w", err)
+	}
+	if err := writable(s.root); err != nil {
+		return nil, err
 	}
 	dir := s.Dir(id)
 	if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
