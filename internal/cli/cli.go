@@ -14,6 +14,7 @@ import (
 	"iter"
 	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -189,6 +190,8 @@ func Execute(ctx context.Context, args []string, deps Deps) int {
 			return context.WithCancel(ctx)
 		}
 	}
+	out := &output{w: deps.Stdout}
+	deps.Stdout = out
 	a := &app{deps: deps}
 	root := a.commands()
 	root.SetArgs(args)
@@ -200,7 +203,7 @@ func Execute(ctx context.Context, args []string, deps Deps) int {
 	switch {
 	case err == nil:
 		return a.code
-	case closedOutput(err):
+	case out.closed.Load() && errors.Is(err, syscall.EPIPE):
 		// The reader of stdout went away (rein log ID | head): the
 		// command is over, as git log's is; nothing failed. A run that was
 		// going on is recorded as cancelled.
@@ -225,10 +228,20 @@ func Execute(ctx context.Context, args []string, deps Deps) int {
 	}
 }
 
-// closedOutput reports whether err comes from writing into a pipe whose
-// reader has closed it.
-func closedOutput(err error) bool {
-	return errors.Is(err, syscall.EPIPE)
+// output is rein's stdout, which tells when its reader went away: a
+// write failed with EPIPE. Only that broken pipe ends a command quietly;
+// any other one (a tool's, a provider's) is an error like the rest.
+type output struct {
+	w      io.Writer
+	closed atomic.Bool
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	if errors.Is(err, syscall.EPIPE) {
+		o.closed.Store(true)
+	}
+	return n, err
 }
 
 // exitError ends a command with a given code and message.

@@ -334,6 +334,9 @@ func isControl(r rune) bool {
 
 // isTerminal reports whether w is a character device (a terminal).
 func isTerminal(w io.Writer) bool {
+	if o, ok := w.(*output); ok {
+		w = o.w
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
