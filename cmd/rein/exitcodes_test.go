@@ -79,6 +79,7 @@ func TestExitCodes(t *testing.T) {
 		{"resume broken config", "", brokenCfg, append([]string{"resume", id, "go on"}, scripted...), 2, "config.toml:2"},
 		{"fork without id", "", "", []string{"fork"}, 2, "arg"},
 		{"fork unknown id", "", "", []string{"fork", "ses_nope"}, 2, "ses_nope"},
+		{"fork past the end", "", "", []string{"fork", id, "--at", "99999"}, 2, "the log ends at seq"},
 		{"fork broken config", "", brokenCfg, []string{"fork", id}, 2, "config.toml:2"},
 		{"replay unknown id", "", "", []string{"replay", "ses_nope"}, 2, "ses_nope"},
 		{"replay broken config", "", brokenCfg, []string{"replay", id}, 2, "config.toml:2"},

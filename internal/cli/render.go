@@ -303,33 +303,39 @@ func clip(s string, n int) string {
 }
 
 // printable escapes the control characters of s, tabs and newlines apart,
-// so that text from a model or a tool (a command to approve, a file's
-// contents) cannot move the cursor, rewrite what the person reads, or set
-// the terminal's title or clipboard.
+// and the bytes that are not UTF-8, so that text from a model or a tool (a
+// command to approve, a file's contents) cannot move the cursor, rewrite
+// what the person reads, or set the terminal's title or clipboard (a lone
+// 0x9b is a control sequence to some terminals). U+FFFD itself, which the
+// log writes for what was not UTF-8, is shown as it is.
 func printable(s string) string {
 	clean := true
-	for _, r := range s {
-		if isControl(r) {
-			clean = false
-			break
-		}
+	for i := 0; i < len(s) && clean; {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		clean = !isControl(r) && (r != utf8.RuneError || size > 1)
+		i += size
 	}
 	if clean {
 		return s
 	}
 	var b strings.Builder
-	for _, r := range s {
-		if isControl(r) {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case isControl(r):
 			fmt.Fprintf(&b, "\\x%02x", r)
-			continue
+		default:
+			b.WriteString(s[i : i+size])
 		}
-		b.WriteRune(r)
+		i += size
 	}
 	return b.String()
 }
 
 func isControl(r rune) bool {
-	return r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == utf8.RuneError)
+	return r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0)
 }
 
 // isTerminal reports whether w is a character device (a terminal).

@@ -174,3 +174,19 @@ func TestReplayShowsEveryFailedCall(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text\twith a tab\n": "plain text\twith a tab\n",
+		"\x1b]52;c;aGk=\x07":       `\x1b]52;c;aGk=\x07`,
+		"a \u009b b":               `a \x9b b`,
+		"raw \x9b byte":            `raw \x9b byte`,
+		"bad \xff byte":            `bad \xff byte`,
+		"replaced \uFFFD here":     "replaced \uFFFD here",
+		"café ✓":                   "café ✓",
+	} {
+		if got := printable(in); got != want {
+			t.Errorf("printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -87,7 +87,7 @@ func (s *Store) copyPrefix(parent string, at uint64, newID, dir string, store *e
 	case last.Seq == 0:
 		return 0, fmt.Errorf("session: fork %s: its log holds no event", parent)
 	case at > last.Seq:
-		return 0, fmt.Errorf("session: fork %s --at %d: the log ends at seq %d", parent, at, info.LastSeq)
+		return 0, fmt.Errorf("%w: fork %s --at %d: the log ends at seq %d", ErrNotFound, parent, at, info.LastSeq)
 	}
 	return last.Seq, store.Append(contract.Envelope{
 		Seq: last.Seq + 1, ID: id.At("evt", now), Time: now.UTC(), Session: newID,
