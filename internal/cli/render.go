@@ -157,35 +157,6 @@ func (t *terminal) event(env contract.Envelope) error {
 		}
 		fmt.Fprint(t.errw, t.style("2", text))
 		t.errOpen = !strings.HasSuffix(e.Text, "\n")
-	case *contract.IntentProposed:
-		t.line(t.style("1", "● "+e.ToolName) + " " + compact(e.Input))
-	case *contract.ToolValidation:
-		if !e.OK {
-			t.line(t.style("31", "  ✗ refused ("+e.Code+"): "+printable(strings.Join(e.Errors, "; "))))
-		}
-	case *contract.ToolPermission:
-		who := e.By
-		if e.Rule != "" {
-			who += " " + e.Rule
-		}
-		if e.Decision == contract.Allow {
-			if e.By != "rule" && e.Reason != "" {
-				who += ": " + e.Reason
-			}
-			t.line(t.style("2", "  allowed by "+printable(who)))
-		} else {
-			t.line(t.style("31", "  ✗ "+string(e.Decision)+" by "+who+": "+printable(e.Reason)))
-		}
-	case *contract.InvocationCompleted:
-		if e.Exit == contract.ExitInterrupted {
-			t.line(t.style("33", "  interrupted: rein stopped while this tool ran; it is not run again"))
-			break
-		}
-		status := fmt.Sprintf("exit %d", e.ExitCode)
-		if e.Exit != contract.ExitOK && e.Exit != contract.ExitError {
-			status = string(e.Exit) + ", " + status
-		}
-		t.line(t.style("2", fmt.Sprintf("  %s · %s · %s", status, duration(e.DurationMS), size(e.OutputBytes))))
 	case *contract.ProviderError:
 		if e.Kind == contract.KindMalformedToolCall {
 			// One call's arguments did not parse; the stream goes on, and
@@ -216,16 +187,6 @@ func (t *terminal) event(env contract.Envelope) error {
 			what = "the partial answer above"
 		}
 		t.line(t.style("33", "  ✗ "+what+" is discarded: "+printable(e.Reason)))
-	case *contract.ToolObservation:
-		if e.Phase == contract.PhaseExecution {
-			lines := 10
-			if e.ToolName == "edit_file" || e.ToolName == "write_file" {
-				lines = 40 // the diff is the point
-			}
-			t.line(t.style("2", preview(e.Text, lines)))
-		} else if e.Phase == contract.PhaseKernel {
-			t.line(t.style("2", "  "+printable(e.Text)))
-		}
 	case *contract.RunFinished:
 		t.pending.Reset() // a call that never finished: its text does not stand
 		t.stopped = false
@@ -237,8 +198,56 @@ func (t *terminal) event(env contract.Envelope) error {
 		default:
 			t.line(t.style("31", fmt.Sprintf("✗ run %s: %s", e.Outcome, printable(e.Reason))))
 		}
+	default:
+		t.tool(env.Data)
 	}
 	return nil
+}
+
+// tool shows the stages of a tool call: the intent, a refusal, the
+// decision, the end of the invocation and what the model is shown.
+func (t *terminal) tool(data contract.Event) {
+	switch e := data.(type) {
+	case *contract.IntentProposed:
+		t.line(t.style("1", "● "+printable(e.ToolName)) + " " + compact(e.Input))
+	case *contract.ToolValidation:
+		if !e.OK {
+			t.line(t.style("31", "  ✗ refused ("+e.Code+"): "+printable(strings.Join(e.Errors, "; "))))
+		}
+	case *contract.ToolPermission:
+		who := e.By
+		if e.Rule != "" {
+			who += " " + e.Rule
+		}
+		if e.Decision == contract.Allow {
+			if e.By != "rule" && e.Reason != "" {
+				who += ": " + e.Reason
+			}
+			t.line(t.style("2", "  allowed by "+printable(who)))
+		} else {
+			t.line(t.style("31", "  ✗ "+string(e.Decision)+" by "+who+": "+printable(e.Reason)))
+		}
+	case *contract.InvocationCompleted:
+		if e.Exit == contract.ExitInterrupted {
+			t.line(t.style("33", "  interrupted: rein stopped while this tool ran; it is not run again"))
+			break
+		}
+		status := fmt.Sprintf("exit %d", e.ExitCode)
+		if e.Exit != contract.ExitOK && e.Exit != contract.ExitError {
+			status = string(e.Exit) + ", " + status
+		}
+		t.line(t.style("2", fmt.Sprintf("  %s · %s · %s", status, duration(e.DurationMS), size(e.OutputBytes))))
+	case *contract.ToolObservation:
+		if e.Phase == contract.PhaseExecution {
+			lines := 10
+			if e.ToolName == "edit_file" || e.ToolName == "write_file" {
+				lines = 40 // the diff is the point
+			}
+			t.line(t.style("2", preview(e.Text, lines)))
+		} else if e.Phase == contract.PhaseKernel {
+			t.line(t.style("2", "  "+printable(e.Text)))
+		}
+	}
 }
 
 func (t *terminal) end() {
