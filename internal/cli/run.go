@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"path/filepath"
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
@@ -188,7 +189,8 @@ func (a *app) demo(ctx context.Context) error {
 			d.Runtime.Session(), d.Workspace)
 		if !d.Installed {
 			fmt.Fprintf(w, "(rein is not on your PATH yet: `go install ./cmd/rein` in the repository installs it, as the README says;\n"+
-				"until then `go run ./cmd/rein replay %s` there does the same.)\n", d.Runtime.Session())
+				"until then, in the repository: go run ./cmd/rein replay %s\n"+
+				"and: go run ./cmd/rein why %s)\n", d.Runtime.Session(), filepath.Join(d.Workspace, "stats.go"))
 		}
 	}
 	return nil
