@@ -332,7 +332,7 @@ func (p *Policy) decideBash(req Request, in input) Verdict {
 			return Verdict{Decision: contract.Allow, By: ByRule, Rule: r.String(), Reason: fmt.Sprintf("Allow rule %s allows every command.", r)}
 		}
 	}
-	used, gap := p.coverage(a)
+	used, gap, bare := p.coverage(a)
 	if gap == "" && len(used) > 0 {
 		return Verdict{Decision: contract.Allow, By: ByRule, Rule: strings.Join(used, ", "),
 			Reason: fmt.Sprintf("Allow rule%s %s allow%s every command of %s.", plural(len(used)), strings.Join(used, ", "), singular(len(used)), quoted)}
@@ -344,7 +344,7 @@ func (p *Policy) decideBash(req Request, in input) Verdict {
 	if p.mode == Yolo {
 		return byMode(contract.Allow, "Yolo mode allows everything no rule denies or asks about.")
 	}
-	if gap == quoted+" is not allowed by any rule" {
+	if bare && len(a.cmds) == 1 {
 		// The whole command is the gap: say so once.
 		return byMode(contract.Ask, fmt.Sprintf("%s mode asks before running commands, and no allow rule covers %s.", titleMode(p.mode), quoted))
 	}
@@ -407,17 +407,18 @@ func (p *Policy) firstPatternRule() (Rule, bool) {
 }
 
 // coverage returns the allow rules that allow a's commands, in order, and,
-// when something is left that no rule allows, what it is.
-func (p *Policy) coverage(a *analysis) (used []string, gap string) {
+// when something is left that no rule allows, what it is; bare says the gap
+// is a command no rule allows.
+func (p *Policy) coverage(a *analysis) (used []string, gap string, bare bool) {
 	if len(a.opaque) > 0 {
-		return nil, a.opaque[0]
+		return nil, a.opaque[0], false
 	}
 	seen := map[string]bool{}
 	for i := range a.cmds {
 		c := &a.cmds[i]
 		r, ok := p.allowing(c)
 		if !ok {
-			return nil, fmt.Sprintf("`%s` is not allowed by any rule", c.text)
+			return nil, fmt.Sprintf("`%s` is not allowed by any rule", c.text), true
 		}
 		if s := r.String(); !seen[s] {
 			seen[s] = true
@@ -427,13 +428,13 @@ func (p *Policy) coverage(a *analysis) (used []string, gap string) {
 	for _, w := range a.writes {
 		pi := p.writeTarget(w, a.chdir)
 		if pi == nil || !pi.inside {
-			return nil, fmt.Sprintf("`%s` writes to a file outside the workspace, or to one known only at run time", w.text)
+			return nil, fmt.Sprintf("`%s` writes to a file outside the workspace, or to one known only at run time", w.text), false
 		}
 		if pi.protected() {
-			return nil, fmt.Sprintf("`%s` writes under .rein/ or .git/, which no rule allows", w.text)
+			return nil, fmt.Sprintf("`%s` writes under .rein/ or .git/, which no rule allows", w.text), false
 		}
 	}
-	return used, ""
+	return used, "", false
 }
 
 // protected reports whether the path is under the workspace root's .rein
