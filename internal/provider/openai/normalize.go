@@ -109,8 +109,11 @@ func (n *normalizer) translate(c *chunk, whole bool) ([]contract.ModelEvent, *co
 	events, perr := n.t.chunk(c, whole)
 	if n.t.others && !n.told {
 		n.told = true
-		n.log.Warn("the server sent more than one choice; rein reads choice 0 only and ignores the others",
-			"provider", n.ref.Name, "model", n.ref.Model, "request_id", n.ref.RequestID)
+		attrs := []any{"provider", n.ref.Name, "model", n.ref.Model}
+		if n.ref.RequestID != "" {
+			attrs = append(attrs, "request_id", n.ref.RequestID)
+		}
+		n.log.Warn("the server sent more than one choice; rein reads choice 0 only and ignores the others", attrs...)
 	}
 	return events, perr
 }
