@@ -33,7 +33,9 @@ func (j *jsonLines) event(env contract.Envelope) error {
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
+	// Strict JSON, as the log's writer makes each line (opaque provider
+	// state may hold what strict parsers reject).
+	b = append(contract.CleanJSON(b), '\n')
 	_, err = j.w.Write(b)
 	return err
 }

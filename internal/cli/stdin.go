@@ -12,19 +12,22 @@ import (
 // the context piped to one, is text a person chose, not a data stream.
 const maxStdinPrompt = 8 << 20
 
-// stdinNotice is how long exec reads standard input before it says, on
-// stderr, that it is waiting for it to close: a pipe nobody closes (a
-// harness's, a loop's) would otherwise hang rein without a word.
-const stdinNotice = time.Second
+// stdinNotice is how long exec waits for a first byte on standard input
+// before it says so on stderr; when the input is only context for a prompt
+// given as arguments, it then goes on without it: a pipe or socket nobody
+// writes to or closes (Node's child_process, a harness's) would otherwise
+// hang rein.
+const stdinNotice = 3 * time.Second
 
 // execPrompt returns the prompt of `rein exec args`, as Codex's exec
 // reads it: the arguments, joined; with none, or with "-", standard input
 // whole; with arguments and piped input, the input added to the prompt as
 // context between <stdin> and </stdin>. Input is read only when it is
 // piped, a socket or a file: a terminal would wait for a person who is
-// not asked, and a device (/dev/null) has nothing to say. When input takes
-// longer than stdinNotice to close, notice is called with what rein waits
-// for. No prompt at all is a usage error saying what is missing.
+// not asked, and a device (/dev/null) has nothing to say. When no byte
+// comes within stdinNotice, notice is told, and context is given up on
+// (a prompt read from stdin is still waited for). No prompt at all is a
+// usage error saying what is missing.
 func execPrompt(args []string, stdin io.Reader, notice func(string)) (string, error) {
 	prompt := strings.Join(args, " ")
 	fromStdin := prompt == "-" || strings.TrimSpace(prompt) == ""
@@ -34,15 +37,19 @@ func execPrompt(args []string, stdin io.Reader, notice func(string)) (string, er
 		}
 		return prompt, nil
 	}
-	waiting := "reading the prompt from standard input until it closes"
-	if !fromStdin {
-		waiting = "reading context for the prompt from standard input until it closes (< /dev/null skips it)"
-	}
-	b, err := readAll(io.LimitReader(stdin, maxStdinPrompt+1), func() {
-		if notice != nil {
-			notice(waiting)
+	b, skipped, err := readAll(io.LimitReader(stdin, maxStdinPrompt+1), func() bool {
+		say := "reading the prompt from standard input until it closes"
+		if !fromStdin {
+			say = "nothing came on standard input; going on with the prompt alone (pipe input in, or < /dev/null)"
 		}
+		if notice != nil {
+			notice(say)
+		}
+		return !fromStdin
 	})
+	if skipped {
+		return prompt, nil
+	}
 	if err != nil {
 		return "", fmt.Errorf("reading the prompt from standard input: %w", err)
 	}
@@ -65,28 +72,44 @@ func execPrompt(args []string, stdin io.Reader, notice func(string)) (string, er
 	return prompt + "\n\n<stdin>\n" + input + "</stdin>", nil
 }
 
-// readAll reads r to its end, calling slow once if that takes longer
-// than stdinNotice. The reading goroutine ends before readAll returns.
-func readAll(r io.Reader, slow func()) ([]byte, error) {
+// readAll reads r to its end. When nothing has come after stdinNotice,
+// it calls slow once and, when slow says to give up (the input is only
+// context for a prompt given as arguments, and a harness may hold a pipe
+// or socket open that it never writes to or closes), it returns nil and
+// true: rein goes on without it, as Claude Code does. The reading
+// goroutine then stays blocked on r until the process ends (exec is one
+// run and then exits); otherwise it ends before readAll returns.
+func readAll(r io.Reader, slow func() (giveUp bool)) ([]byte, bool, error) {
 	type read struct {
 		b   []byte
 		err error
 	}
-	done := make(chan read, 1)
+	first, done := make(chan struct{}), make(chan read, 1)
 	go func() {
-		b, err := io.ReadAll(r)
+		buf := make([]byte, 64<<10)
+		n, err := r.Read(buf)
+		close(first)
+		b := buf[:n]
+		if err == nil {
+			var rest []byte
+			rest, err = io.ReadAll(r)
+			b = append(b, rest...)
+		} else if err == io.EOF {
+			err = nil
+		}
 		done <- read{b, err}
 	}()
 	t := time.NewTimer(stdinNotice)
 	defer t.Stop()
 	select {
-	case res := <-done:
-		return res.b, res.err
+	case <-first:
 	case <-t.C:
-		slow()
+		if slow() {
+			return nil, true, nil
+		}
 	}
 	res := <-done
-	return res.b, res.err
+	return res.b, false, res.err
 }
 
 // piped reports whether r is input to read: a pipe, a socket (what Node's

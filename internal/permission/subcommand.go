@@ -89,7 +89,7 @@ func subcommandPrefix(cw []word) int {
 		return 0
 	}
 	subs, ok := subcommandPrograms[cw[0].text]
-	if !ok || dryRun(cw[1:]) {
+	if !ok || dryRun(cw[0].text, cw[1:]) {
 		return 0
 	}
 	key := ""
@@ -117,11 +117,14 @@ func subcommandPrefix(cw []word) int {
 // dryRun reports whether a command's arguments ask for a dry run (git
 // clean -n, npm publish --dry-run): approving one approves only itself,
 // never the real run the same prefix would allow.
-func dryRun(args []word) bool {
+func dryRun(program string, args []word) bool {
 	for _, w := range args {
-		switch w.text {
-		case "-n", "--dry-run", "--dryrun", "--what-if":
+		t := w.text
+		switch {
+		case t == "-n", t == "--dryrun", t == "--what-if", t == "--dry-run", strings.HasPrefix(t, "--dry-run="):
 			return true
+		case program == "git" && len(t) > 2 && t[0] == '-' && t[1] != '-' && strings.ContainsRune(t[1:], 'n'):
+			return true // -n in a cluster of git's short flags (git clean -nd)
 		}
 	}
 	return false

@@ -36,6 +36,8 @@ func TestAlwaysSavesTheRuleMeant(t *testing.T) {
 		{"git submodule foreach echo", "bash(git submodule foreach echo)", "git submodule foreach rm -rf x"},
 		{"git clean -n", "bash(git clean -n)", "git clean -fdx"},
 		{"npm publish --dry-run", "bash(npm publish --dry-run)", "npm publish"},
+		{"git clean -nd", "bash(git clean -nd)", "git clean -fdx"},
+		{"kubectl apply --dry-run=client -f x.yaml", "bash(kubectl apply --dry-run=client -f x.yaml)", "kubectl apply -f x.yaml"},
 		{"make", "bash(make)", "make deploy"},
 		{"make -j4 test", "bash(make -j4 test)", "make -j4 deploy"},
 		{"./gradlew bootRun", "bash(./gradlew bootRun:*)", "./gradlew publish"},
