@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"bytes"
+	"os"
 	"testing"
 
+	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/permission"
 )
 
@@ -94,6 +97,18 @@ const longScript = `{"turns":[
   {"text":"It printed 30000 lines; the whole output is kept in the session's artifact."},
   {"finish":"stop"}]}]}`
 
+// resumeScript runs a command, and then, resumed after rein stopped
+// inside it, is told it was interrupted.
+const resumeScript = `{"turns":[
+ {"steps":[
+  {"text":"Running the migration."},
+  {"tool":{"index":0,"id":"call_1","name":"bash","input":{"command":"echo migrated >> marks.txt"}}},
+  {"finish":"tool_use"}]},
+ {"expect":[{"tool":"bash","ok":false,"contains":["was not run again"]}],
+  "steps":[
+  {"text":"The migration was interrupted and is not run again; check marks.txt before you rerun it."},
+  {"finish":"stop"}]}]}`
+
 var scenarios = []scenario{
 	{
 		name: "fix", files: greetFiles, prompt: "fix the failing test",
@@ -130,5 +145,46 @@ func TestGoldenSessions(t *testing.T) {
 			checkGolden(t, "render/"+sc.name+".piped.golden", piped)
 			checkGolden(t, "replay/"+sc.name+".golden", s.rein("replay", s.sessionID()))
 		})
+	}
+}
+
+// A session cut between a tool's start and its end, as rein killed
+// inside the tool leaves it, is resumed: the tool is recorded as
+// interrupted, never run again, and the model is told.
+func TestGoldenInterruptedTool(t *testing.T) {
+	s := newStage(t, scenario{
+		name: "interrupted", prompt: "run the migration",
+		models: []goldenModel{{"scripted", "scripted-resume", resumeScript}},
+		mode:   permission.Yolo,
+	})
+	s.rein("exec", "run the migration")
+	sid := s.sessionID()
+	cutAfter(t, s.store.LogPath(sid), contract.TypeInvocationStarted)
+	s.envs = nil
+	piped := s.rein("resume", sid)
+	checkGolden(t, "render/interrupted.tty.golden", s.screen())
+	checkGolden(t, "render/interrupted.redirected.golden", s.redirected())
+	checkGolden(t, "render/interrupted.piped.golden", piped)
+	checkGolden(t, "replay/interrupted.golden", s.rein("replay", sid))
+}
+
+// cutAfter truncates the log at path after the first event of type typ,
+// as a crash right after it would leave it.
+func cutAfter(t *testing.T, path, typ string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(b, []byte(`"type":"`+typ+`"`))
+	if at < 0 {
+		t.Fatalf("%s holds no %s", path, typ)
+	}
+	end := bytes.IndexByte(b[at:], '\n')
+	if end < 0 {
+		t.Fatalf("%s: the %s line does not end", path, typ)
+	}
+	if err := os.WriteFile(path, b[:at+end+1], 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
