@@ -401,7 +401,8 @@ func checkGolden(t *testing.T, path, got string) {
 	if err != nil {
 		t.Fatalf("%v; go test ./internal/cli -run Golden -update writes it", err)
 	}
-	if d := cmp.Diff(string(want), got); d != "" {
+	// Line by line, so that the diff shows which lines changed.
+	if d := cmp.Diff(strings.Split(string(want), "\n"), strings.Split(got, "\n")); d != "" {
 		t.Errorf("%s mismatch (-want +got):\n%s\nIf the change is meant, rewrite the file with go test ./internal/cli -run Golden -update and review its diff.", path, d)
 	}
 }
