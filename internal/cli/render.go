@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rein-agent/rein/internal/clip"
 	"github.com/rein-agent/rein/internal/contract"
 )
 
@@ -271,7 +272,7 @@ func preview(text string, lines int) string {
 	shown := all[:min(len(all), lines)]
 	var b strings.Builder
 	for _, l := range shown {
-		b.WriteString("  │ " + printable(clip(l, 160)) + "\n")
+		b.WriteString("  │ " + printable(clip.Text(l, 160)) + "\n")
 	}
 	if n := len(all) - len(shown); n > 0 {
 		fmt.Fprintf(&b, "  │ … %d more lines\n", n)
@@ -299,18 +300,7 @@ func size(n int64) string {
 
 // compact prints a JSON value on one line, shortened for display.
 func compact(raw json.RawMessage) string {
-	return printable(clip(string(raw), 200))
-}
-
-// clip cuts s to at most n bytes, on a character boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return printable(clip.Text(string(raw), 200))
 }
 
 // printable escapes the control characters of s, tabs and newlines apart,
