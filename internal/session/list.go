@@ -57,18 +57,6 @@ const (
 	tailBytes = 256 << 10
 )
 
-// Summarize reads the summary of session id from its log: the first
-// events (session.started, the first user.message) and the last ones (the
-// last activity, how the last run ended); an unfinished run whose session
-// a process holds is running. It writes nothing.
-func (s *Store) Summarize(id string) (Summary, error) {
-	sum, err := s.summarize(id)
-	if err == nil {
-		sum.live(s.Dir(id))
-	}
-	return sum, err
-}
-
 // live makes an unfinished run that a process is writing running.
 func (sum *Summary) live(dir string) {
 	if sum.Outcome == OutcomeUnfinished && locked(dir) {
@@ -76,7 +64,10 @@ func (sum *Summary) live(dir string) {
 	}
 }
 
-// summarize is Summarize from the log alone, as the index keeps it.
+// summarize reads the summary of session id from its log alone, as the
+// index keeps it: the first events (session.started, the first
+// user.message) and the last ones (the last activity, how the last run
+// ended). It writes nothing; [Summary.live] adds what the lock says.
 func (s *Store) summarize(id string) (Summary, error) {
 	if err := s.checkFiles(id); err != nil {
 		return Summary{}, err
