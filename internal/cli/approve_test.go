@@ -13,6 +13,7 @@ import (
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/eventlog"
+	"github.com/rein-agent/rein/internal/eventlog/memstore"
 	"github.com/rein-agent/rein/internal/kernel"
 )
 
@@ -59,7 +60,7 @@ func TestFlagsReachTheSpec(t *testing.T) {
 	deps := Deps{
 		Open: func(ctx context.Context, spec Spec) (*Session, error) {
 			got = spec
-			log := eventlog.New(eventlog.NewMemStore(), nil)
+			log := eventlog.New(memstore.New(), nil)
 			k, err := kernel.New(model(answer...), log, nil)
 			return &Session{Runtime: k, Close: log.Close}, err
 		},

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/eventlog"
+	"github.com/rein-agent/rein/internal/eventlog/memstore"
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/state"
@@ -59,7 +60,7 @@ func run(t *testing.T, p provider.Provider, stdin string, args ...string) result
 			if spec.Provider == "nope" {
 				return nil, fmt.Errorf("%w: unknown provider %q (known: fake)", ErrUsage, spec.Provider)
 			}
-			log := eventlog.New(eventlog.NewMemStore(), nil)
+			log := eventlog.New(memstore.New(), nil)
 			k, err := kernel.New(p, log, &kernel.Options{ProviderName: "fake", Cwd: spec.Cwd})
 			if err != nil {
 				return nil, err
@@ -67,7 +68,7 @@ func run(t *testing.T, p provider.Provider, stdin string, args ...string) result
 			return &Session{Runtime: k, Dir: "/sessions/x", Close: log.Close}, nil
 		},
 		Demo: func(ctx context.Context, _ string) (*Demo, error) {
-			log := eventlog.New(eventlog.NewMemStore(), nil)
+			log := eventlog.New(memstore.New(), nil)
 			k, err := kernel.New(p, log, &kernel.Options{ProviderName: "scripted"})
 			if err != nil {
 				return nil, err

@@ -41,6 +41,24 @@ func (e Envelope) Type() string {
 // Durable reports whether the envelope belongs in the durable log.
 func (e Envelope) Durable() bool { return e.Data != nil && !IsDelta(e.Type()) }
 
+// ErrNoData is the reason an envelope without an event is refused.
+var ErrNoData = errors.New("envelope has no data")
+
+// Follows reports why e cannot be stored right after the event numbered
+// last, in a store of durable events numbered 1, 2, 3 and so on; nil when
+// it can.
+func (e Envelope) Follows(last uint64) error {
+	switch {
+	case e.Data == nil:
+		return ErrNoData
+	case !e.Durable():
+		return fmt.Errorf("%s is a delta, which is never stored", e.Type())
+	case e.Seq != last+1:
+		return fmt.Errorf("%s has seq %d, want %d", e.Type(), e.Seq, last+1)
+	}
+	return nil
+}
+
 // wireEnvelope is the JSON shape of an Envelope. Field order is the order
 // of DESIGN.md section 3.
 type wireEnvelope struct {

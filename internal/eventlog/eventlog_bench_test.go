@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/eventlog/memstore"
 )
 
 // reportRate reports how many events per second a benchmark appended.
@@ -84,7 +85,7 @@ func BenchmarkAppendFileSyncEach(b *testing.B) {
 // BenchmarkAppendMem appends small events to a memory store with one
 // subscriber keeping up: the cost of the log itself.
 func BenchmarkAppendMem(b *testing.B) {
-	l := New(NewMemStore(), nil)
+	l := New(memstore.New(), nil)
 	defer l.Close()
 	sub := l.Subscribe()
 	done := make(chan struct{})

@@ -200,7 +200,7 @@ func (s *FileStore) scan(visit func(contract.Envelope) error) error {
 		}
 		err := l.err
 		if err == nil {
-			err = checkAppend(l.env, s.last)
+			err = l.env.Follows(s.last)
 		}
 		if err == nil && visit != nil {
 			err = visit(l.env)
@@ -283,7 +283,7 @@ func (s *FileStore) Append(env contract.Envelope) error {
 	if err := s.writable("append to"); err != nil {
 		return err
 	}
-	if err := checkAppend(env, s.last); err != nil {
+	if err := env.Follows(s.last); err != nil {
 		return fmt.Errorf("eventlog: append to %s: %w", s.path, err)
 	}
 	b, err := env.MarshalJSON()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/eventlog/memstore"
 )
 
 func TestOpenFileCreates(t *testing.T) {
@@ -164,9 +165,9 @@ func TestTornTail(t *testing.T) {
 }
 
 // NewMemStoreOf returns a memory store holding numbered(1) to numbered(n).
-func NewMemStoreOf(t *testing.T, n int) *MemStore {
+func NewMemStoreOf(t *testing.T, n int) *memstore.Store {
 	t.Helper()
-	s := NewMemStore()
+	s := memstore.New()
 	for i := 1; i <= n; i++ {
 		if err := s.Append(withSeq(numbered(i), uint64(i))); err != nil {
 			t.Fatal(err)

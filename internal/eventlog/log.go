@@ -14,9 +14,6 @@ import (
 // operation on a closed Log or Store.
 var ErrClosed = errors.New("eventlog: closed")
 
-// errNoData is the reason an envelope without an event is refused.
-var errNoData = errors.New("envelope has no data")
-
 // readChunk is how many events Log.Events reads from the store while
 // holding the log's lock. Between chunks the lock is released, so a long
 // read never holds up Append for more than one chunk, and the loop body may
@@ -75,7 +72,7 @@ func New(store Store, opts *Options) *Log {
 // shared with the store and every subscriber: nobody may modify it.
 func (l *Log) Append(env contract.Envelope) (contract.Envelope, error) {
 	if env.Data == nil {
-		return contract.Envelope{}, fmt.Errorf("eventlog: append: %w", errNoData)
+		return contract.Envelope{}, fmt.Errorf("eventlog: append: %w", contract.ErrNoData)
 	}
 	l.mu.Lock()
 	env, lagging, err := l.appendLocked(env)

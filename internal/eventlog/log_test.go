@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/eventlog/memstore"
 )
 
 // setup makes a fresh Log for a test. dir is the session directory of a
@@ -20,7 +21,7 @@ type setup struct {
 func setups() []setup {
 	return []setup{
 		{"memory", func(t *testing.T) (*Log, string) {
-			return New(NewMemStore(), nil), ""
+			return New(memstore.New(), nil), ""
 		}},
 		{"file", func(t *testing.T) (*Log, string) {
 			dir := t.TempDir()
@@ -100,12 +101,12 @@ func TestEventsFrom(t *testing.T) {
 		open func(t *testing.T) func(uint64) iter.Seq2[contract.Envelope, error]
 	}{
 		{"memory log", func(t *testing.T) func(uint64) iter.Seq2[contract.Envelope, error] {
-			s := NewMemStore()
+			s := memstore.New()
 			fill(t, s)
 			return New(s, nil).Events
 		}},
 		{"memory store", func(t *testing.T) func(uint64) iter.Seq2[contract.Envelope, error] {
-			s := NewMemStore()
+			s := memstore.New()
 			fill(t, s)
 			return s.Events
 		}},
@@ -214,7 +215,7 @@ func (f *failingStore) Append(env contract.Envelope) error {
 
 func TestAppendErrors(t *testing.T) {
 	t.Run("no data", func(t *testing.T) {
-		l := New(NewMemStore(), nil)
+		l := New(memstore.New(), nil)
 		if _, err := l.Append(contract.Envelope{ID: "x"}); err == nil {
 			t.Error("Append(no data) succeeded, want an error")
 		}
@@ -224,7 +225,7 @@ func TestAppendErrors(t *testing.T) {
 	})
 	t.Run("store failure", func(t *testing.T) {
 		boom := errors.New("disk on fire")
-		fs := &failingStore{Store: NewMemStore(), err: boom}
+		fs := &failingStore{Store: memstore.New(), err: boom}
 		l := New(fs, nil)
 		sub := l.Subscribe()
 		if _, err := l.Append(durable("a")); !errors.Is(err, boom) {
@@ -293,3 +294,5 @@ func TestAppendErrors(t *testing.T) {
 		}
 	})
 }
+
+var _ Store = (*memstore.Store)(nil)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/eventlog/memstore"
 )
 
 // read, as a step of a coalescing case, stands for one call to Next.
@@ -117,7 +118,7 @@ func coalesceCases() []struct {
 func TestCoalesce(t *testing.T) {
 	for i, tc := range coalesceCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			l := New(NewMemStore(), nil)
+			l := New(memstore.New(), nil)
 			sub := l.Subscribe()
 			var got []contract.Envelope
 			for _, env := range tc.steps {
@@ -263,7 +264,7 @@ func transcript(envs []contract.Envelope) string {
 }
 
 func TestSlowSubscriber(t *testing.T) {
-	l := New(NewMemStore(), nil)
+	l := New(memstore.New(), nil)
 	slow := l.Subscribe()
 	var sent []contract.Envelope // as Append returned them
 	var durables []contract.Envelope
@@ -347,7 +348,7 @@ func TestSlowSubscriber(t *testing.T) {
 
 func TestSubscriptionEnd(t *testing.T) {
 	t.Run("log close drains the queue, then EOF", func(t *testing.T) {
-		l := New(NewMemStore(), nil)
+		l := New(memstore.New(), nil)
 		sub := l.Subscribe()
 		for _, s := range []string{"a", "b", "c"} {
 			if _, err := l.Append(durable(s)); err != nil {
@@ -366,7 +367,7 @@ func TestSubscriptionEnd(t *testing.T) {
 		}
 	})
 	t.Run("subscription close discards and stops", func(t *testing.T) {
-		l := New(NewMemStore(), nil)
+		l := New(memstore.New(), nil)
 		sub := l.Subscribe()
 		if _, err := l.Append(durable("a")); err != nil {
 			t.Fatal(err)
@@ -381,7 +382,7 @@ func TestSubscriptionEnd(t *testing.T) {
 		}
 	})
 	t.Run("only envelopes appended after Subscribe", func(t *testing.T) {
-		l := New(NewMemStore(), nil)
+		l := New(memstore.New(), nil)
 		if _, err := l.Append(durable("before")); err != nil {
 			t.Fatal(err)
 		}
@@ -395,14 +396,14 @@ func TestSubscriptionEnd(t *testing.T) {
 		}
 	})
 	t.Run("subscribe after close", func(t *testing.T) {
-		l := New(NewMemStore(), nil)
+		l := New(memstore.New(), nil)
 		l.Close()
 		if _, err := l.Subscribe().Next(t.Context()); !errors.Is(err, io.EOF) {
 			t.Errorf("Next() = %v, want io.EOF", err)
 		}
 	})
 	t.Run("context done", func(t *testing.T) {
-		l := New(NewMemStore(), nil)
+		l := New(memstore.New(), nil)
 		sub := l.Subscribe()
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
@@ -416,7 +417,7 @@ func TestSubscriptionEnd(t *testing.T) {
 		}
 	})
 	t.Run("blocked readers wake", func(t *testing.T) {
-		l := New(NewMemStore(), nil)
+		l := New(memstore.New(), nil)
 		sub := l.Subscribe()
 		const n = 3 // concurrent readers of one subscription
 		errs := make(chan error, n)
@@ -443,7 +444,7 @@ func TestSubscriptionEnd(t *testing.T) {
 
 func TestLaggingSubscriberWarning(t *testing.T) {
 	rec := new(recorder)
-	l := New(NewMemStore(), &Options{Logger: rec.logger()})
+	l := New(memstore.New(), &Options{Logger: rec.logger()})
 	sub := l.Subscribe()
 	env := durable("x")
 	for range backlogWarning + 10 {

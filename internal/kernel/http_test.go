@@ -11,6 +11,7 @@ import (
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/eventlog"
+	"github.com/rein-agent/rein/internal/eventlog/memstore"
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/provider/anthropic"
 	"github.com/rein-agent/rein/internal/provider/openai"
@@ -69,7 +70,7 @@ func dropped(w http.ResponseWriter) {
 func newKernel(t *testing.T, primary kernel.Model, fallback ...kernel.Model) (*kernel.Kernel, *[]time.Duration) {
 	t.Helper()
 	var waits []time.Duration
-	log := eventlog.New(eventlog.NewMemStore(), nil)
+	log := eventlog.New(memstore.New(), nil)
 	t.Cleanup(func() { log.Close() })
 	k, err := kernel.New(primary.Provider, log, &kernel.Options{
 		ProviderName: primary.Name, Model: primary.Model, KeyHint: primary.KeyHint, Secret: primary.Secret, Fallback: fallback,

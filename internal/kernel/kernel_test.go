@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/eventlog"
+	"github.com/rein-agent/rein/internal/eventlog/memstore"
 	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
@@ -63,7 +64,7 @@ func newKernel(t *testing.T, p provider.Provider, tools ...registry.Tool) (*Kern
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := eventlog.New(eventlog.NewMemStore(), nil)
+	log := eventlog.New(memstore.New(), nil)
 	t.Cleanup(func() { log.Close() })
 	// One attempt and no fallback: these tests look at a single call; the
 	// failure policy has its own tests.
@@ -408,7 +409,7 @@ func TestOneSendAtATime(t *testing.T) {
 // contract event.
 func TestModelsWithoutToolsAreOfferedNone(t *testing.T) {
 	var reqs []*contract.ModelRequest
-	log := eventlog.New(eventlog.NewMemStore(), nil)
+	log := eventlog.New(memstore.New(), nil)
 	defer log.Close()
 	k, err := New(stream(&reqs, nil, &contract.ModelFinished{Reason: contract.FinishStop}), log,
 		&Options{ProviderName: "fake", Registry: mustRegistry(t, runTests(t)), Capabilities: provider.Capabilities{Streaming: true}})
@@ -464,14 +465,14 @@ func TestFacadeExposesNoProviderObject(t *testing.T) {
 	}
 }
 
-// syncStore is a MemStore that remembers how far it was synced.
+// syncStore is a memory store that remembers how far it was synced.
 type syncStore struct {
-	*eventlog.MemStore
+	*memstore.Store
 	synced atomic.Uint64
 }
 
 func (s *syncStore) Sync() error {
-	if err := s.MemStore.Sync(); err != nil {
+	if err := s.Store.Sync(); err != nil {
 		return err
 	}
 	s.synced.Store(s.LastSeq())
@@ -488,7 +489,7 @@ func TestSyncAtDurablePoints(t *testing.T) {
 		"failed":           {&contract.TextDelta{Text: "hi"}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			store := &syncStore{MemStore: eventlog.NewMemStore()}
+			store := &syncStore{Store: memstore.New()}
 			log := eventlog.New(store, nil)
 			var syncedAtCall uint64
 			p := provider.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/eventlog"
+	"github.com/rein-agent/rein/internal/eventlog/memstore"
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/provider/scripted"
@@ -42,7 +43,7 @@ func loopKernel(t *testing.T, script string, mode permission.Mode, maxTurns int,
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := eventlog.New(eventlog.NewMemStore(), nil)
+	log := eventlog.New(memstore.New(), nil)
 	t.Cleanup(func() { log.Close() })
 	k, err := New(scripted.New(s, nil), log, &Options{
 		ProviderName: "scripted", Registry: reg, Tools: rt, MaxTurns: maxTurns,
@@ -209,7 +210,7 @@ func TestPlanModeOffersOnlyReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := eventlog.New(eventlog.NewMemStore(), nil)
+	log := eventlog.New(memstore.New(), nil)
 	defer log.Close()
 	k, err := New(stream(&reqs, nil, &contract.ModelFinished{Reason: contract.FinishStop}), log, &Options{
 		Registry: reg, Tools: rt, Capabilities: provider.Capabilities{Tools: true}})

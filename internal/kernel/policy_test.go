@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/eventlog"
+	"github.com/rein-agent/rein/internal/eventlog/memstore"
 	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/state"
 )
@@ -62,7 +63,7 @@ func policyKernel(t *testing.T, opts Options, p provider.Provider) (*Kernel, *sl
 	if opts.ProviderName == "" {
 		opts.ProviderName = "primary"
 	}
-	log := eventlog.New(eventlog.NewMemStore(), nil)
+	log := eventlog.New(memstore.New(), nil)
 	t.Cleanup(func() { log.Close() })
 	k, err := New(p, log, &opts)
 	if err != nil {
@@ -206,7 +207,7 @@ func TestExhaustedRetriesFail(t *testing.T) {
 func TestCancelWhileWaitingToRetry(t *testing.T) {
 	f := &flaky{errs: []*contract.ProviderError{pe(contract.KindServer, 0)}}
 	ctx, cancel := context.WithCancel(t.Context())
-	log := eventlog.New(eventlog.NewMemStore(), nil)
+	log := eventlog.New(memstore.New(), nil)
 	defer log.Close()
 	k, err := New(f, log, &Options{ProviderName: "p", Retry: RetryPolicy{Sleep: func(ctx context.Context, d time.Duration) error {
 		cancel()

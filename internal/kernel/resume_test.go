@@ -9,6 +9,7 @@ import (
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/eventlog"
+	"github.com/rein-agent/rein/internal/eventlog/memstore"
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/provider/scripted"
@@ -40,7 +41,7 @@ func counting(runs map[string]int) registry.Tool {
 // as a reopened session would have it.
 func kernelOver(t *testing.T, prefix []contract.Envelope, script string, runs map[string]int) (*Kernel, *eventlog.Log) {
 	t.Helper()
-	store := eventlog.NewMemStore()
+	store := memstore.New()
 	for _, env := range prefix {
 		if err := store.Append(env); err != nil {
 			t.Fatal(err)
