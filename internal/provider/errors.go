@@ -103,7 +103,7 @@ func ParseErrorBody(body []byte) ErrorDetail {
 	}
 	var s errorShape
 	if err := json.Unmarshal(body, &s); err != nil {
-		return ErrorDetail{Message: shorten(string(body))}
+		return ErrorDetail{Message: Shorten(string(body))}
 	}
 	if len(s.Error) > 0 && string(s.Error) != "null" {
 		var text string
@@ -112,7 +112,7 @@ func ParseErrorBody(body []byte) ErrorDetail {
 		}
 		var o errorObject
 		if json.Unmarshal(s.Error, &o) == nil {
-			d := ErrorDetail{Message: o.Message, Type: o.Type, Code: codeString(o.Code)}
+			d := ErrorDetail{Message: o.Message, Type: o.Type, Code: CodeString(o.Code)}
 			if o.Status != "" { // Gemini: the status is the code that matters
 				d.Type = o.Status
 			}
@@ -126,12 +126,14 @@ func ParseErrorBody(body []byte) ErrorDetail {
 	}
 	// A JSON object with none of the known fields says nothing a person
 	// can use; the caller falls back to the status text.
-	return ErrorDetail{Message: messageText(s.Message), Type: s.Type, Code: codeString(s.Code)}
+	return ErrorDetail{Message: MessageText(s.Message), Type: s.Type, Code: CodeString(s.Code)}
 }
 
-// messageText reads a message that may be a string or, as Mistral sends
-// it, an object, which is then shown as compact JSON.
-func messageText(raw json.RawMessage) string {
+// MessageText reads the message of an error body, which is a string or,
+// as Mistral sends its validation errors, an object: {"detail": [{"type",
+// "loc", "msg"}]} is shown as "loc: msg (type)" for each failure, any other
+// value as its JSON, shortened. null is no message.
+func MessageText(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return ""
 	}
@@ -139,22 +141,45 @@ func messageText(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
-	return shorten(string(raw))
+	var v struct {
+		Detail []struct {
+			Type string            `json:"type"`
+			Loc  []json.RawMessage `json:"loc"`
+			Msg  string            `json:"msg"`
+		} `json:"detail"`
+	}
+	if json.Unmarshal(raw, &v) != nil || len(v.Detail) == 0 {
+		return Shorten(string(raw))
+	}
+	parts := make([]string, 0, len(v.Detail))
+	for _, f := range v.Detail {
+		loc := make([]string, 0, len(f.Loc))
+		for _, l := range f.Loc {
+			loc = append(loc, strings.Trim(string(l), `"`))
+		}
+		parts = append(parts, strings.Join(loc, ".")+": "+f.Msg+" ("+f.Type+")")
+	}
+	return strings.Join(parts, "; ")
 }
 
-// codeString reads a code that may be a string or a number.
-func codeString(raw json.RawMessage) string {
+// CodeString reads the code of an error body, which is a string or a
+// number (given as its JSON text); anything else, null included, is no
+// code.
+func CodeString(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
-	if n, err := strconv.Atoi(string(raw)); err == nil {
-		return strconv.Itoa(n)
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
 	}
 	return ""
 }
 
-func shorten(s string) string {
+// Shorten cuts s to 500 bytes, marking the cut with an ellipsis, for an
+// error message that quotes what a server sent.
+func Shorten(s string) string {
 	if len(s) > 500 {
 		return s[:500] + "…"
 	}

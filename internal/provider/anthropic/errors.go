@@ -5,10 +5,6 @@ import (
 	"github.com/rein-agent/rein/internal/provider"
 )
 
-// maxErrorBody bounds how much of an error response is read, as
-// provider.ResponseError does.
-const maxErrorBody = 64 << 10
-
 // errorKind maps an Anthropic error into the taxonomy. status is the HTTP
 // status, 0 for an "error" event inside a 200 stream. The API's error type
 // decides where it is exact; the shared classifier does the rest (its

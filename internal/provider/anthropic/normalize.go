@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -13,9 +12,6 @@ import (
 	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/provider/sse"
 )
-
-// maxWholeBody bounds a whole (non-streamed) JSON response.
-const maxWholeBody = 64 << 20
 
 // Normalize reads a raw Messages API response body and yields what it says
 // as contract events, without any network: Stream uses it on the HTTP body,
@@ -37,100 +33,49 @@ const maxWholeBody = 64 << 20
 // The iterator is single-use; breaking out of the loop stops reading. It
 // does not close body.
 func Normalize(ctx context.Context, body io.Reader, ref contract.ProviderRef) iter.Seq2[contract.ModelEvent, error] {
-	return func(yield func(contract.ModelEvent, error) bool) {
-		if !yield(&contract.ModelStarted{Provider: ref.Name, Model: ref.Model, RequestID: ref.RequestID}, nil) {
-			return
-		}
-		br := bufio.NewReaderSize(body, 64<<10) // the size sse.NewReader asks for, so it reuses this reader
-		t := newTranslator(ref)
-		if isJSON(br) {
-			normalizeWhole(ctx, br, t, yield)
-			return
-		}
-		r := sse.NewReader(br)
-		for {
-			if ctx.Err() != nil {
-				yield(nil, provider.TransportError(ctx, ref, context.Cause(ctx), true))
-				return
-			}
-			ev, err := r.Next()
-			switch {
-			case errors.Is(err, io.EOF):
-				// The calls still open are dropped, never proposed: their
-				// input may be cut short.
-				yield(nil, provider.Interrupted(ref, "its message_stop event"))
-				return
-			case errors.Is(err, sse.ErrLineTooLong):
-				e := provider.NewError(ref, contract.KindUnknown, err.Error())
-				e.Err = err
-				yield(nil, e)
-				return
-			case err != nil:
-				yield(nil, provider.TransportError(ctx, ref, err, true))
-				return
-			}
-			if ev.Unterminated && !wholeJSON(&ev) {
-				// The body ended inside this event, before its data was
-				// whole: a cut, not garbage.
-				yield(nil, provider.Interrupted(ref, "its message_stop event (the last event is cut short)"))
-				return
-			}
-			f, err := decodeFrame(&ev)
-			if err != nil {
-				yield(nil, undecodable(ref, err))
-				return
-			}
-			if !emit(t, f, yield) {
-				return
-			}
-		}
-	}
+	return provider.Normalize(ctx, body, ref, newTranslator(ref))
 }
 
-// emit translates f and yields its events, then its error. It reports
-// whether the stream goes on.
-func emit(t *translator, f frame, yield func(contract.ModelEvent, error) bool) bool {
-	events, perr := t.frame(f)
-	for _, ev := range events {
-		if !yield(ev, nil) {
-			return false
-		}
+// Event decodes and translates one server-sent event, for
+// provider.Normalize.
+func (t *translator) Event(ev *sse.Event) ([]contract.ModelEvent, *contract.ProviderError, bool) {
+	if ev.Unterminated && !wholeJSON(ev) {
+		// The body ended inside this event, before its data was whole: a
+		// cut, not garbage.
+		return nil, provider.Interrupted(t.ref, "its message_stop event (the last event is cut short)"), true
 	}
-	if perr != nil {
-		yield(nil, perr)
-		return false
-	}
-	return !t.done
-}
-
-// normalizeWhole translates a body that is one JSON message, or one JSON
-// error.
-func normalizeWhole(ctx context.Context, r io.Reader, t *translator, yield func(contract.ModelEvent, error) bool) {
-	body, err := io.ReadAll(io.LimitReader(r, maxWholeBody))
+	f, err := decodeFrame(ev)
 	if err != nil {
-		yield(nil, provider.TransportError(ctx, t.ref, err, true))
-		return
+		return nil, undecodable(t.ref, err), true
 	}
-	if ctx.Err() != nil {
-		yield(nil, provider.TransportError(ctx, t.ref, context.Cause(ctx), true))
-		return
-	}
+	events, perr := t.translate(f)
+	return events, perr, t.done
+}
+
+// End is the end of a body before message_stop: the calls still open are
+// dropped, never proposed, since their input may be cut short.
+func (t *translator) End(bool) ([]contract.ModelEvent, *contract.ProviderError) {
+	return nil, provider.Interrupted(t.ref, "its message_stop event")
+}
+
+// Whole translates a body that is one JSON message, or one JSON error.
+func (t *translator) Whole(body []byte) ([]contract.ModelEvent, *contract.ProviderError) {
 	f, err := decodeWhole(body)
 	if err != nil {
 		if truncated(body) {
 			e := provider.Interrupted(t.ref, "the end of its JSON message")
 			e.Err = err
-			yield(nil, e)
-			return
+			return nil, e
 		}
-		yield(nil, undecodable(t.ref, err))
-		return
+		return nil, undecodable(t.ref, err)
 	}
-	if emit(t, f, yield) {
+	events, perr := t.translate(f)
+	if perr == nil && !t.done {
 		// Only an error or a whole message decode from a body: both are
 		// terminal, so this is not reached.
-		yield(nil, provider.Interrupted(t.ref, "a message"))
+		perr = provider.Interrupted(t.ref, "a message")
 	}
+	return events, perr
 }
 
 // wholeJSON reports whether an event holds a whole JSON value: its data,
@@ -149,26 +94,6 @@ func undecodable(ref contract.ProviderRef, err error) *contract.ProviderError {
 	e := provider.NewError(ref, contract.KindUnknown, err.Error())
 	e.Err = err
 	return e
-}
-
-// isJSON reports whether the body starts, after white space, with '{': a
-// whole JSON response rather than server-sent events, which start with a
-// field name, a comment or a blank line. It only peeks.
-func isJSON(br *bufio.Reader) bool {
-	for n := 1; n <= br.Size(); n++ {
-		b, _ := br.Peek(n) // fewer than n bytes: the error is the body's end or failure, seen again by whoever reads next
-		if len(b) < n {
-			return false
-		}
-		switch b[n-1] {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '{':
-			return true
-		}
-		return false
-	}
-	return false
 }
 
 // truncated reports whether body is the start of a JSON value cut short,

@@ -63,11 +63,11 @@ func newTranslator(ref contract.ProviderRef) *translator {
 	return &translator{ref: ref, asm: provider.NewAssembler(ref)}
 }
 
-// frame translates one frame. It returns the events to yield, in order,
+// translate translates one frame. It returns the events to yield, in order,
 // and the terminal error the frame carries, if any. The returned slice is
 // only valid until the next call. Once a terminal frame (message_stop, a
 // whole message) has been translated, done is set and the stream is over.
-func (t *translator) frame(f frame) ([]contract.ModelEvent, *contract.ProviderError) {
+func (t *translator) translate(f frame) ([]contract.ModelEvent, *contract.ProviderError) {
 	t.out = t.out[:0]
 	switch f := f.(type) {
 	case *blockDeltaFrame:

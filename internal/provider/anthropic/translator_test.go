@@ -290,7 +290,7 @@ func TestTranslator(t *testing.T) {
 			var got []contract.ModelEvent
 			var gotErr *contract.ProviderError
 			for _, f := range tc.frames {
-				events, err := tr.frame(f)
+				events, err := tr.translate(f)
 				got = append(got, slices.Clone(events)...)
 				if err != nil {
 					gotErr = err

@@ -3,17 +3,12 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/provider"
 )
-
-// maxErrorBody bounds how much of an error response is read, as
-// provider.ResponseError does.
-const maxErrorBody = 64 << 10
 
 // googleError is Google's error body: {"error": {"code": 429, "message":
 // "...", "status": "RESOURCE_EXHAUSTED", "details": [...]}}, sometimes
@@ -44,21 +39,6 @@ func decodeGoogleError(body []byte) (g googleError, ok bool) {
 		return g, false
 	}
 	return g, true
-}
-
-// responseError maps a response whose status is not a success. It lets
-// provider.ResponseError do the general mapping (status, request id,
-// retry hint from the headers or RetryInfo.retryDelay), then refines the
-// kind with what Google's error body says.
-func responseError(ref contract.ProviderRef, resp *http.Response) *contract.ProviderError {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)) // what was read is all there is to report
-	clone := *resp
-	clone.Body = io.NopCloser(bytes.NewReader(body))
-	e := provider.ResponseError(ref, &clone)
-	if kind, ok := refine(body); ok && kind != e.Kind {
-		e.Kind, e.Retryable = kind, kind.Retryable()
-	}
-	return e
 }
 
 // streamError maps an error object found inside a 200 stream: a data line

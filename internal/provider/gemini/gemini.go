@@ -21,38 +21,17 @@ const (
 	defaultName = "gemini"
 )
 
-// Options configures an [Adapter]. A nil *Options means all defaults.
-type Options struct {
-	// BaseURL is the API's base URL, up to and excluding "/models"; ""
-	// means DefaultBaseURL. Any URL works (a proxy, a local server
-	// speaking this API); a trailing slash is tolerated.
-	BaseURL string
-	// APIKey is sent as the x-goog-api-key header (never in the URL, which
-	// ends up in logs); "" sends no credential at all.
-	APIKey string
-	// Model is used when a request names none; "" means DefaultModel.
-	Model string
-	// Name is the provider name events and errors carry; "" means
-	// "gemini".
-	Name string
-	// HTTPClient sends the requests; nil means provider.DefaultClient(): no
-	// overall timeout (streams are long), bounded waits for headers and
-	// inside a stream, and no redirect to another host.
-	HTTPClient *http.Client
-	// Header holds extra headers, sent as given.
-	Header http.Header
-}
+// Options configures an [Adapter]; a nil *Options means all defaults:
+// DefaultBaseURL (the API's base URL, up to and excluding "/models"),
+// DefaultModel and the name "gemini". The key is sent as the
+// x-goog-api-key header, never in the URL, which ends up in logs.
+type Options = provider.HTTPOptions
 
 // Adapter streams model calls from the Gemini API. It implements
 // provider.Provider. It holds only its configuration: every Stream is
 // independent, and an Adapter is safe for concurrent use.
 type Adapter struct {
-	baseURL string
-	apiKey  string
-	model   string
-	name    string
-	client  *http.Client
-	header  http.Header
+	http provider.HTTP
 }
 
 var _ provider.Provider = (*Adapter)(nil)
@@ -60,30 +39,7 @@ var _ provider.Provider = (*Adapter)(nil)
 // New returns an Adapter configured by opts, which may be nil. opts is
 // copied: changing it later changes nothing.
 func New(opts *Options) *Adapter {
-	if opts == nil {
-		opts = &Options{}
-	}
-	a := &Adapter{
-		baseURL: strings.TrimRight(opts.BaseURL, "/"),
-		apiKey:  opts.APIKey,
-		model:   opts.Model,
-		name:    opts.Name,
-		client:  opts.HTTPClient,
-		header:  opts.Header.Clone(),
-	}
-	if a.baseURL == "" {
-		a.baseURL = DefaultBaseURL
-	}
-	if a.model == "" {
-		a.model = DefaultModel
-	}
-	if a.name == "" {
-		a.name = defaultName
-	}
-	if a.client == nil {
-		a.client = provider.DefaultClient()
-	}
-	return a
+	return &Adapter{http: provider.NewHTTP(opts, provider.Defaults{BaseURL: DefaultBaseURL, Model: DefaultModel, Name: defaultName})}
 }
 
 // Stream sends req to models/{model}:streamGenerateContent?alt=sse and
@@ -95,35 +51,30 @@ func New(opts *Options) *Adapter {
 // iteration does; breaking out of the loop early closes the connection.
 // Stream does not modify req.
 func (a *Adapter) Stream(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
-	return func(yield func(contract.ModelEvent, error) bool) {
-		model := a.model
-		if req != nil && req.Model != "" {
-			model = req.Model
-		}
-		ref := contract.ProviderRef{Name: a.name, Model: model}
-		body, err := BuildRequest(req, model)
-		if err != nil {
-			e := provider.NewError(ref, contract.KindBadRequest, err.Error())
-			e.Err = err
-			yield(nil, e)
-			return
-		}
-		h := http.Header{"Content-Type": {"application/json"}, "Accept": {"text/event-stream"}}
-		if a.apiKey != "" {
-			h.Set("x-goog-api-key", a.apiKey)
-		}
-		resp, perr := provider.Post(ctx, a.client, &ref, provider.Call{URL: a.endpoint(model), Base: a.baseURL, Body: body, Header: h, Extra: a.header}, responseError)
-		if perr != nil {
-			yield(nil, perr)
-			return
-		}
-		defer resp.Body.Close()
-		for ev, err := range Normalize(ctx, resp.Body, ref) {
-			if !yield(ev, err) {
-				return
-			}
-		}
+	return a.http.Stream(ctx, req, a)
+}
+
+// Request builds the call for req, for provider.HTTP.Stream.
+func (a *Adapter) Request(req *contract.ModelRequest, model string) (provider.Call, error) {
+	body, err := BuildRequest(req, model)
+	h := http.Header{"Content-Type": {"application/json"}, "Accept": {"text/event-stream"}}
+	if a.http.APIKey != "" {
+		h.Set("x-goog-api-key", a.http.APIKey)
 	}
+	return provider.Call{URL: a.endpoint(model), Body: body, Header: h}, err
+}
+
+// Refine refines the mapping of an error response with what Google's
+// error body says, for provider.HTTP.Stream.
+func (a *Adapter) Refine(e *contract.ProviderError, _ *http.Response, body []byte) {
+	if kind, ok := refine(body); ok && kind != e.Kind {
+		provider.Reclassify(e, kind)
+	}
+}
+
+// Frames returns the reader of one response body, for provider.HTTP.Stream.
+func (a *Adapter) Frames(ref contract.ProviderRef) provider.Frames {
+	return &frames{tr: newTranslator(ref)}
 }
 
 // endpoint returns the URL of streamGenerateContent for model. The model
@@ -137,5 +88,5 @@ func (a *Adapter) endpoint(model string) string {
 	} else {
 		model = strings.TrimPrefix(model, "models/")
 	}
-	return a.baseURL + "/" + collection + "/" + url.PathEscape(model) + ":streamGenerateContent?alt=sse"
+	return a.http.Base + "/" + collection + "/" + url.PathEscape(model) + ":streamGenerateContent?alt=sse"
 }

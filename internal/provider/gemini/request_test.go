@@ -341,7 +341,7 @@ func TestStreamSendsTheRequest(t *testing.T) {
 			}
 			model := tc.model
 			if model == "" {
-				model = New(&opts).model
+				model = New(&opts).http.Model
 			}
 			want, err := BuildRequest(req, model)
 			if err != nil {

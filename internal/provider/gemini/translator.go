@@ -45,9 +45,9 @@ func newTranslator(ref contract.ProviderRef) *translator {
 // reason, or a prompt blocked before any candidate.
 func (t *translator) terminal() bool { return t.finish != "" || t.blocked != "" }
 
-// frame translates one chunk. It returns the events to yield and, when the
+// translate translates one chunk. It returns the events to yield and, when the
 // chunk is an error, the stream's terminal error.
-func (t *translator) frame(c *chunk) ([]contract.ModelEvent, *contract.ProviderError) {
+func (t *translator) translate(c *chunk) ([]contract.ModelEvent, *contract.ProviderError) {
 	if e := bytes.TrimSpace(c.Error); len(e) > 0 && !bytes.Equal(e, []byte("null")) {
 		body := make([]byte, 0, len(e)+10)
 		body = append(append(append(body, `{"error":`...), e...), '}')

@@ -262,7 +262,7 @@ func TestTranslator(t *testing.T) {
 					t.Fatalf("frame %d: %v", i, err)
 				}
 				var got []contract.ModelEvent
-				got, perr = tr.frame(&c)
+				got, perr = tr.translate(&c)
 				if d := diffEvents(st.want, got); d != "" {
 					t.Errorf("frame %d events mismatch (-want +got):\n%s", i, d)
 				}

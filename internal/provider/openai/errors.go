@@ -3,7 +3,6 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,10 +11,6 @@ import (
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/provider"
 )
-
-// maxErrorBody bounds how much of an error response is read, as
-// provider.ResponseError does.
-const maxErrorBody = 64 << 10
 
 // errorBody is every error shape of this API family, in a response body or
 // in a stream frame:
@@ -62,10 +57,10 @@ func (b *errorBody) detail() (d provider.ErrorDetail, status int, ok bool) {
 			_ = s.UnmarshalJSON(b.Error) // a bad string is no message
 			d.Message = string(s)
 		case json.Unmarshal(b.Error, &o) == nil:
-			d = provider.ErrorDetail{Message: string(o.Message), Type: string(o.Type), Code: codeString(o.Code)}
+			d = provider.ErrorDetail{Message: string(o.Message), Type: string(o.Type), Code: provider.CodeString(o.Code)}
 			code = o.Code
 			if o.FailedGeneration != "" {
-				d.Message += " (failed_generation: " + shorten(string(o.FailedGeneration)) + ")"
+				d.Message += " (failed_generation: " + provider.Shorten(string(o.FailedGeneration)) + ")"
 			}
 			if o.Metadata != nil {
 				if up := upstreamMessage(o.Metadata.Raw); up != "" && up != d.Message {
@@ -74,49 +69,17 @@ func (b *errorBody) detail() (d provider.ErrorDetail, status int, ok bool) {
 			}
 		}
 	case b.Object == "error":
-		d = provider.ErrorDetail{Message: messageText(b.Message), Type: b.Type, Code: codeString(b.Code)}
+		d = provider.ErrorDetail{Message: provider.MessageText(b.Message), Type: b.Type, Code: provider.CodeString(b.Code)}
 	default:
 		return d, 0, false
 	}
-	if n, err := strconv.Atoi(codeString(code)); err == nil && n >= 400 && n <= 599 {
+	if n, err := strconv.Atoi(provider.CodeString(code)); err == nil && n >= 400 && n <= 599 {
 		status = n
 	}
 	if d.Code == strconv.Itoa(status) {
 		d.Code = "" // the status says it already
 	}
 	return d, status, true
-}
-
-// messageText reads a message that is a string or, from Mistral, an object
-// listing validation failures.
-func messageText(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	if raw[0] == '"' {
-		var s looseString
-		_ = s.UnmarshalJSON(raw) // a bad string is no message
-		return string(s)
-	}
-	var v struct {
-		Detail []struct {
-			Type string            `json:"type"`
-			Loc  []json.RawMessage `json:"loc"`
-			Msg  string            `json:"msg"`
-		} `json:"detail"`
-	}
-	if json.Unmarshal(raw, &v) != nil || len(v.Detail) == 0 {
-		return shorten(string(raw))
-	}
-	var parts []string
-	for _, f := range v.Detail {
-		var loc []string
-		for _, l := range f.Loc {
-			loc = append(loc, strings.Trim(string(l), `"`))
-		}
-		parts = append(parts, strings.Join(loc, ".")+": "+f.Msg+" ("+f.Type+")")
-	}
-	return strings.Join(parts, "; ")
 }
 
 // upstreamMessage reads OpenRouter's metadata.raw: a JSON string holding
@@ -132,51 +95,27 @@ func upstreamMessage(raw json.RawMessage) string {
 		text = string(s)
 	}
 	if d := provider.ParseErrorBody([]byte(text)); d.Message != "" {
-		return shorten(d.Message)
+		return provider.Shorten(d.Message)
 	}
-	return shorten(text)
+	return provider.Shorten(text)
 }
 
-func codeString(raw json.RawMessage) string {
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	if raw[0] == '"' {
-		var s looseString
-		_ = s.UnmarshalJSON(raw) // a bad string is no code
-		return string(s)
-	}
-	return string(raw)
-}
-
-func shorten(s string) string {
-	if len(s) > 500 {
-		return s[:500] + "…"
-	}
-	return s
-}
-
-// responseError maps a response whose status is not a success, refining
-// provider.ResponseError with what this API family's bodies say. The
-// caller closes the body.
-func responseError(ref contract.ProviderRef, resp *http.Response) *contract.ProviderError {
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)) // what was read is all there is to report
-	copied := *resp
-	copied.Body = io.NopCloser(bytes.NewReader(raw))
-	e := provider.ResponseError(ref, &copied)
+// Refine refines the mapping of an error response with what this API
+// family's bodies say, for provider.HTTP.Stream; a 429 without a retry
+// hint takes it from the rate-limit headers.
+func (a *Adapter) Refine(e *contract.ProviderError, resp *http.Response, raw []byte) {
 	var b errorBody
 	if json.Unmarshal(bytes.TrimSpace(raw), &b) == nil {
 		if d, _, ok := b.detail(); ok {
 			if d.Message != "" {
 				e.Message = d.Message
 			}
-			setKind(e, classify(resp.StatusCode, d))
+			provider.Reclassify(e, classify(resp.StatusCode, d))
 		}
 	}
 	if e.RetryAfterMS == 0 && resp.StatusCode == http.StatusTooManyRequests {
 		e.RetryAfterMS = rateLimitReset(resp.Header)
 	}
-	return e
 }
 
 // streamError maps an error that came inside a 200 stream (a data frame,
@@ -191,12 +130,6 @@ func streamError(ref contract.ProviderRef, d provider.ErrorDetail, status int) *
 	e := provider.NewError(ref, classify(status, d), msg)
 	e.RetryAfterMS = provider.RetryAfterMS(http.Header{}, []byte(d.Message))
 	return e
-}
-
-func setKind(e *contract.ProviderError, k contract.ErrorKind) {
-	if e.Kind != k {
-		e.Kind, e.Retryable = k, k.Retryable()
-	}
 }
 
 // classify maps an error to a kind: the vendor's machine code first, since

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,15 +9,13 @@ import (
 	"io"
 	"iter"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/provider/sse"
 )
-
-// maxWhole bounds a whole (non-streamed) response body.
-const maxWhole = sse.MaxLine
 
 // terminal names the frames that end a stream, for the error of a stream
 // that ends without one.
@@ -43,55 +40,13 @@ const terminal = "[DONE] or a finish_reason"
 // Only choice 0 is read; a server that sends others is not told here (see
 // Options.Logger for the adapter's notice).
 func Normalize(ctx context.Context, body io.Reader, ref contract.ProviderRef) iter.Seq2[contract.ModelEvent, error] {
-	return normalize(ctx, body, ref, slog.New(slog.DiscardHandler))
+	return provider.Normalize(ctx, body, ref, &normalizer{ref: ref, t: newTranslator(ref), log: slog.New(slog.DiscardHandler)})
 }
 
-// normalize is Normalize, telling log once when the server sends choices
-// other than choice 0.
-func normalize(ctx context.Context, body io.Reader, ref contract.ProviderRef, log *slog.Logger) iter.Seq2[contract.ModelEvent, error] {
-	return func(yield func(contract.ModelEvent, error) bool) {
-		if !yield(&contract.ModelStarted{Provider: ref.Name, Model: ref.Model, RequestID: ref.RequestID}, nil) {
-			return
-		}
-		n := &normalizer{ctx: ctx, ref: ref, t: newTranslator(ref), yield: yield, log: log}
-		br := bufio.NewReaderSize(body, 4096)
-		first, err := firstByte(br)
-		switch {
-		case errors.Is(err, io.EOF):
-			n.fail(provider.Interrupted(ref, terminal))
-		case err != nil:
-			n.fail(provider.TransportError(ctx, ref, err, true))
-		case first == '{':
-			n.whole(br)
-		default:
-			n.stream(sse.NewReader(br))
-		}
-	}
-}
-
-// firstByte skips leading whitespace and returns the first byte of the
-// body without consuming it.
-func firstByte(br *bufio.Reader) (byte, error) {
-	for {
-		b, err := br.Peek(1)
-		if err != nil {
-			return 0, err
-		}
-		switch b[0] {
-		case ' ', '\t', '\r', '\n':
-			_, _ = br.Discard(1) // a peeked byte is always there to discard
-		default:
-			return b[0], nil
-		}
-	}
-}
-
-// normalizer is one run of Normalize.
+// normalizer reads one body for provider.Normalize.
 type normalizer struct {
-	ctx   context.Context
-	ref   contract.ProviderRef
-	t     *translator
-	yield func(contract.ModelEvent, error) bool
+	ref contract.ProviderRef
+	t   *translator
 	// frames counts data frames; stray keeps the first lines that were
 	// not SSE, to tell a body that is no event stream at all (a web page
 	// at a wrong base URL) from one cut short.
@@ -106,7 +61,7 @@ type normalizer struct {
 // translate translates one chunk, and tells the log, once, of choices
 // other than choice 0.
 func (n *normalizer) translate(c *chunk, whole bool) ([]contract.ModelEvent, *contract.ProviderError) {
-	events, perr := n.t.chunk(c, whole)
+	events, perr := n.t.translate(c, whole)
 	if n.t.others && !n.told {
 		n.told = true
 		attrs := []any{"provider", n.ref.Name, "model", n.ref.Model}
@@ -118,77 +73,20 @@ func (n *normalizer) translate(c *chunk, whole bool) ([]contract.ModelEvent, *co
 	return events, perr
 }
 
-// emit yields events; it reports false when the consumer stopped.
-func (n *normalizer) emit(events []contract.ModelEvent) bool {
-	for _, ev := range events {
-		if !n.yield(ev, nil) {
-			return false
-		}
-	}
-	return true
-}
-
-func (n *normalizer) fail(e *contract.ProviderError) {
-	n.yield(nil, e)
-}
-
-// stream reads server-sent events to the terminal frame.
-func (n *normalizer) stream(rd *sse.Reader) {
-	for {
-		if err := n.ctx.Err(); err != nil {
-			n.fail(provider.TransportError(n.ctx, n.ref, err, true))
-			return
-		}
-		ev, err := rd.Next()
-		if err != nil {
-			n.end(err)
-			return
-		}
-		switch n.event(&ev) {
-		case over:
-			return
-		case cut:
-			// A frame that stops short is the body's cut-off tail when the
-			// body ends inside it (no blank line closed it), and a broken
-			// frame otherwise.
-			if _, err := rd.Next(); err != nil && ev.Unterminated {
-				n.end(err)
-				return
-			}
-			n.fail(garbage(n.ref, "a stream frame is not valid JSON", ev.Data, errors.New("it stops short")))
-			return
-		}
-	}
-}
-
-// end handles the end of the events: err is io.EOF when the body ended
-// cleanly, another error when reading it failed.
-func (n *normalizer) end(err error) {
+// End handles the end of the events: a stream is complete at its end once
+// a finish_reason came (usage may follow one, but nothing must).
+func (n *normalizer) End(bool) ([]contract.ModelEvent, *contract.ProviderError) {
 	switch {
-	case errors.Is(err, io.EOF) && n.t.finished:
-		n.emit(n.t.end()) // usage may follow a finish_reason, but nothing must
-	case errors.Is(err, io.EOF) && n.frames == 0 && n.stray != nil:
-		n.fail(garbage(n.ref, "the response is not an event stream", n.stray, errors.New("no data frame")))
-	case errors.Is(err, io.EOF):
-		n.fail(provider.Interrupted(n.ref, terminal))
-	case errors.Is(err, sse.ErrLineTooLong):
-		n.fail(provider.NewError(n.ref, contract.KindUnknown, "openai: "+err.Error()))
-	default:
-		n.fail(provider.TransportError(n.ctx, n.ref, err, true))
+	case n.t.finished:
+		return n.t.end(), nil
+	case n.frames == 0 && n.stray != nil:
+		return nil, garbage(n.ref, "the response is not an event stream", n.stray, errors.New("no data frame"))
 	}
+	return nil, provider.Interrupted(n.ref, terminal)
 }
 
-// outcome is what became of one event.
-type outcome int
-
-const (
-	more outcome = iota // go on reading
-	over                // the stream is over: its end, an error, or a consumer that stopped
-	cut                 // the event's data stops short, as a cut-off body does
-)
-
-// event handles one server-sent event.
-func (n *normalizer) event(ev *sse.Event) outcome {
+// Event handles one server-sent event, for provider.Normalize.
+func (n *normalizer) Event(ev *sse.Event) ([]contract.ModelEvent, *contract.ProviderError, bool) {
 	data := bytes.TrimSpace(ev.Data)
 	switch {
 	case ev.Name == "error":
@@ -196,42 +94,56 @@ func (n *normalizer) event(ev *sse.Event) outcome {
 		if !ok {
 			d = provider.ParseErrorBody(data)
 		}
-		n.fail(streamError(n.ref, d, status))
-		return over
+		return nil, streamError(n.ref, d, status), true
 	case string(data) == "[DONE]":
-		n.emit(n.t.end())
-		return over
+		return n.t.end(), nil, true
 	case len(data) > 0:
 		n.frames++
 		var c chunk
 		if err := n.dec.decode(data, &c); err != nil {
-			if stopsShort(data, err) {
-				return cut
+			if stopsShort(data, err) && ev.Unterminated {
+				// The body ends inside this frame (no blank line closed
+				// it): its cut-off tail.
+				events, perr := n.End(false)
+				return events, perr, true
 			}
-			n.fail(garbage(n.ref, "a stream frame is not valid JSON", data, err))
-			return over
+			return nil, undecodable(n.ref, data, err), true
 		}
 		events, perr := n.translate(&c, false)
-		if !n.emit(events) {
-			return over
+		if perr != nil || len(ev.Stray) == 0 {
+			return events, perr, perr != nil
 		}
-		if perr != nil {
-			n.fail(perr)
-			return over
-		}
+		events = slices.Clone(events) // the translator reuses its slice
+		perr = n.strayLines(ev.Stray)
+		return events, perr, perr != nil
 	}
-	if len(ev.Stray) > 0 {
-		// Lines outside any SSE field: some servers write an error body
-		// after (or instead of) the events. Anything else is noise.
-		if d, status, ok := decodeError(bytes.TrimSpace(ev.Stray)); ok {
-			n.fail(streamError(n.ref, d, status))
-			return over
-		}
-		if n.stray == nil && !fieldStart(ev.Stray) {
-			n.stray = ev.Stray
-		}
+	perr := n.strayLines(ev.Stray)
+	return nil, perr, perr != nil
+}
+
+// undecodable is the error of a data frame that does not decode, and is
+// not the cut-off tail of the body: a frame that stops short with a blank
+// line after it is broken.
+func undecodable(ref contract.ProviderRef, data []byte, err error) *contract.ProviderError {
+	if stopsShort(data, err) {
+		err = errors.New("it stops short")
 	}
-	return more
+	return garbage(ref, "a stream frame is not valid JSON", data, err)
+}
+
+// strayLines reads lines outside any SSE field: some servers write an
+// error body after (or instead of) the events. Anything else is noise.
+func (n *normalizer) strayLines(stray []byte) *contract.ProviderError {
+	if len(stray) == 0 {
+		return nil
+	}
+	if d, status, ok := decodeError(bytes.TrimSpace(stray)); ok {
+		return streamError(n.ref, d, status)
+	}
+	if n.stray == nil && !fieldStart(stray) {
+		n.stray = stray
+	}
+	return nil
 }
 
 // stopsShort reports whether data failed to decode only because it ends
@@ -254,40 +166,25 @@ func stopsShort(data []byte, err error) bool {
 	return false
 }
 
-// whole reads a whole chat.completion (or error) body.
-func (n *normalizer) whole(br *bufio.Reader) {
-	raw, err := io.ReadAll(io.LimitReader(br, maxWhole+1))
-	if err != nil {
-		n.fail(provider.TransportError(n.ctx, n.ref, err, true))
-		return
-	}
-	if len(raw) > maxWhole {
-		n.fail(provider.NewError(n.ref, contract.KindUnknown, fmt.Sprintf("openai: the response is larger than %d bytes", maxWhole)))
-		return
-	}
+// Whole reads a whole chat.completion (or error) body.
+func (n *normalizer) Whole(raw []byte) ([]contract.ModelEvent, *contract.ProviderError) {
 	raw = bytes.TrimSpace(raw)
 	var c chunk
 	if err := json.Unmarshal(raw, &c); err != nil {
 		if stopsShort(raw, err) {
-			n.fail(provider.Interrupted(n.ref, "the end of its JSON body"))
-			return
+			return nil, provider.Interrupted(n.ref, "the end of its JSON body")
 		}
-		n.fail(garbage(n.ref, "the response is not valid JSON", raw, err))
-		return
+		return nil, garbage(n.ref, "the response is not valid JSON", raw, err)
 	}
 	events, perr := n.translate(&c, true)
-	if !n.emit(events) {
-		return
-	}
 	if perr != nil {
-		n.fail(perr)
-		return
+		return events, perr
 	}
 	if len(c.Choices) == 0 {
-		n.fail(provider.NewError(n.ref, contract.KindUnknown, "openai: the response has neither choices nor an error: "+shorten(string(raw))))
-		return
+		return events, provider.NewError(n.ref, contract.KindUnknown, "openai: the response has neither choices nor an error: "+provider.Shorten(string(raw)))
 	}
-	n.emit(n.t.end())
+	events = slices.Clone(events) // the translator reuses its slice
+	return append(events, n.t.end()...), nil
 }
 
 // decodeError reads data as an error body; ok is false when it is not one.

@@ -3,7 +3,6 @@ package openai
 import (
 	"context"
 	"iter"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -23,81 +22,33 @@ const (
 	DefaultName = "openai"
 )
 
-// Options configures an [Adapter]. A nil *Options means all defaults.
-type Options struct {
-	// BaseURL is the API root, such as "http://127.0.0.1:11434/v1"; ""
-	// means DefaultBaseURL. A trailing slash is tolerated, and so is a URL
-	// that already ends in /chat/completions.
-	BaseURL string
-	// APIKey is sent as "Authorization: Bearer <APIKey>"; "" sends no
-	// credential at all (local servers).
-	APIKey string
-	// Model is used when a request names none; "" means DefaultModel.
-	Model string
-	// Name is the provider name in events and errors; "" means DefaultName.
-	Name string
-	// HTTPClient sends the requests; nil means provider.DefaultClient(): no
-	// overall timeout (streams are long), bounded waits for headers and
-	// inside a stream, and no redirect to another host.
-	HTTPClient *http.Client
-	// Header holds extra headers, sent as given on every request; they
-	// replace the adapter's own headers of the same name. New copies it.
-	Header http.Header
-	// Logger receives what a person should know about a stream that is not
-	// an event: a server that sends more than one choice (said once per
-	// stream, at warning level). nil means discard.
-	Logger *slog.Logger
-}
+// Options configures an [Adapter]; a nil *Options means all defaults:
+// DefaultBaseURL (the API root, such as "http://127.0.0.1:11434/v1"; one
+// that already ends in /chat/completions is tolerated), DefaultModel and
+// DefaultName. The key is sent as "Authorization: Bearer <key>". Logger
+// hears of a server that sends more than one choice.
+type Options = provider.HTTPOptions
 
 // Adapter streams Chat Completions from OpenAI or any server that speaks
 // the same API. It implements provider.Provider. It holds only its
 // configuration: every Stream call is independent, and an Adapter is safe
 // for concurrent use.
 type Adapter struct {
-	base     string // the base URL as configured, named when no connection can be made
+	http     provider.HTTP
 	endpoint string // POST target: the base URL and /chat/completions
-	key      string
-	model    string
-	name     string
-	client   *http.Client
-	header   http.Header
 	dialect  dialect
-	logger   *slog.Logger
 }
 
 var _ provider.Provider = (*Adapter)(nil)
 
 // New returns an Adapter configured by opts, which may be nil.
 func New(opts *Options) *Adapter {
-	if opts == nil {
-		opts = &Options{}
-	}
-	a := &Adapter{
-		key: opts.APIKey, model: opts.Model, name: opts.Name,
-		client: opts.HTTPClient, header: opts.Header.Clone(), logger: opts.Logger,
-	}
-	if a.logger == nil {
-		a.logger = slog.New(slog.DiscardHandler)
-	}
-	base := opts.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	a.base = strings.TrimRight(base, "/")
-	a.endpoint = a.base
+	a := &Adapter{http: provider.NewHTTP(opts, provider.Defaults{BaseURL: DefaultBaseURL, Model: DefaultModel, Name: DefaultName})}
+	a.endpoint = a.http.Base
 	if !strings.HasSuffix(a.endpoint, "/chat/completions") {
 		a.endpoint += "/chat/completions"
 	}
 	a.dialect = dialectFor(a.endpoint)
-	if a.model == "" {
-		a.model = DefaultModel
-	}
-	if a.name == "" {
-		a.name = DefaultName
-	}
-	if a.client == nil {
-		a.client = provider.DefaultClient()
-	}
 	return a
 }
 
@@ -145,34 +96,22 @@ func dialectFor(endpoint string) dialect {
 // request starts when the iteration does; breaking out of the loop early
 // closes the connection. req is not modified.
 func (a *Adapter) Stream(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
-	return func(yield func(contract.ModelEvent, error) bool) {
-		if req == nil {
-			req = &contract.ModelRequest{}
-		}
-		model := req.Model
-		if model == "" {
-			model = a.model
-		}
-		ref := contract.ProviderRef{Name: a.name, Model: model}
-		body, err := buildRequest(req, model, a.dialect)
-		if err != nil {
-			yield(nil, provider.NewError(ref, contract.KindBadRequest, err.Error()))
-			return
-		}
-		h := http.Header{"Content-Type": {"application/json"}, "Accept": {"text/event-stream"}}
-		if a.key != "" {
-			h.Set("Authorization", "Bearer "+a.key)
-		}
-		resp, perr := provider.Post(ctx, a.client, &ref, provider.Call{URL: a.endpoint, Base: a.base, Body: body, Header: h, Extra: a.header}, responseError)
-		if perr != nil {
-			yield(nil, perr)
-			return
-		}
-		defer resp.Body.Close()
-		for ev, err := range normalize(ctx, resp.Body, ref, a.logger) {
-			if !yield(ev, err) {
-				return
-			}
-		}
+	return a.http.Stream(ctx, req, a)
+}
+
+// Request builds the call for req in the adapter's dialect, for
+// provider.HTTP.Stream.
+func (a *Adapter) Request(req *contract.ModelRequest, model string) (provider.Call, error) {
+	body, err := buildRequest(req, model, a.dialect)
+	h := http.Header{"Content-Type": {"application/json"}, "Accept": {"text/event-stream"}}
+	if a.http.APIKey != "" {
+		h.Set("Authorization", "Bearer "+a.http.APIKey)
 	}
+	return provider.Call{URL: a.endpoint, Body: body, Header: h}, err
+}
+
+// Frames returns the reader of one response body, for provider.HTTP.Stream;
+// it tells the adapter's logger of choices other than choice 0.
+func (a *Adapter) Frames(ref contract.ProviderRef) provider.Frames {
+	return &normalizer{ref: ref, t: newTranslator(ref), log: a.http.Logger}
 }

@@ -39,7 +39,7 @@ func newTranslator(ref contract.ProviderRef) *translator {
 	return &translator{ref: ref, asm: provider.NewAssembler(ref)}
 }
 
-// chunk returns the events of one frame, and the terminal error when the
+// translate returns the events of one frame, and the terminal error when the
 // frame is, or ends in, an error; the events come before the error. A whole
 // (non-streamed) response goes through here too, with whole set. The slice
 // is reused by the next call.
@@ -51,7 +51,7 @@ func newTranslator(ref contract.ProviderRef) *translator {
 // nothing, no delta of the stream carried anything yet, and no message was
 // read before; so neither a message that repeats the delta (Writer) nor a
 // running total (Perplexity) is ever read, and a message at most once.
-func (t *translator) chunk(c *chunk, whole bool) ([]contract.ModelEvent, *contract.ProviderError) {
+func (t *translator) translate(c *chunk, whole bool) ([]contract.ModelEvent, *contract.ProviderError) {
 	t.out = t.out[:0]
 	if e := t.frameError(c); e != nil {
 		return nil, e

@@ -23,7 +23,7 @@ func run(t *testing.T, frames []string, done bool) ([]contract.ModelEvent, *cont
 		if err := json.Unmarshal([]byte(f), &c); err != nil {
 			t.Fatalf("frame %s: %v", f, err)
 		}
-		events, err := tr.chunk(&c, false)
+		events, err := tr.translate(&c, false)
 		out = append(out, events...)
 		if err != nil {
 			return out, err

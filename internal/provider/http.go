@@ -1,0 +1,178 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"iter"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/rein-agent/rein/internal/contract"
+)
+
+// HTTPOptions configures an adapter that speaks HTTP and server-sent
+// events. A nil *HTTPOptions means all defaults, which are the adapter's
+// own (its [Defaults]).
+type HTTPOptions struct {
+	// BaseURL is where the API lives; "" means the adapter's default. Any
+	// URL works (local servers, proxies); a trailing slash is tolerated.
+	BaseURL string
+	// APIKey is the credential, sent in the header the vendor takes
+	// (Authorization: Bearer, x-api-key, x-goog-api-key), never in the
+	// URL; "" sends no credential at all (local servers).
+	APIKey string
+	// Model is used when a request names none; "" means the adapter's
+	// default.
+	Model string
+	// Name is the provider name in events and errors; "" means the
+	// adapter's.
+	Name string
+	// HTTPClient sends the requests; nil means [DefaultClient]: no overall
+	// timeout (streams are long), bounded waits for headers and inside a
+	// stream, and no redirect to another host.
+	HTTPClient *http.Client
+	// Header holds extra headers, sent on every request after the
+	// adapter's own: one named here replaces the adapter's value (an API
+	// version, say). It is copied.
+	Header http.Header
+	// Logger receives what a person should know about a stream that is not
+	// an event (Chat Completions: a server that sends more than one
+	// choice, said once per stream at warning level). nil means discard.
+	Logger *slog.Logger
+}
+
+// Defaults are an adapter's values for the empty fields of [HTTPOptions]:
+// its base URL, its model and its provider name.
+type Defaults struct {
+	BaseURL, Model, Name string
+}
+
+// Endpoint is what an adapter gives [HTTP.Stream] for one call: the
+// vendor's request, its reading of an error response, and its reading of
+// the stream.
+type Endpoint interface {
+	// Request returns the call that sends req, never nil, to model: its
+	// URL, its JSON body and the adapter's own headers. Stream fills in
+	// Call.Base and Call.Extra when they are empty. An error is a request
+	// that cannot be built: bad_request.
+	Request(req *contract.ModelRequest, model string) (Call, error)
+	// Refine refines e, what [ResponseError] makes of a response with an
+	// error status, with what the vendor's body says; body is the part
+	// of it ResponseError read.
+	Refine(e *contract.ProviderError, resp *http.Response, body []byte)
+	// Frames returns the reader of one response body for ref.
+	Frames(ref contract.ProviderRef) Frames
+}
+
+// HTTP is the part every HTTP adapter shares: its options, with the
+// adapter's defaults in the empty fields. It is what an adapter holds of
+// its configuration; it is never modified, so an adapter built on it is
+// safe for concurrent use.
+type HTTP struct {
+	// Base is the base URL without its trailing slash.
+	Base string
+	// APIKey is the credential; "" means none.
+	APIKey string
+	// Model is the model of a request that names none.
+	Model string
+	// Name is the provider name in events and errors.
+	Name string
+	// Client sends the requests; never nil.
+	Client *http.Client
+	// Header holds the extra headers of every request, the caller's copy.
+	Header http.Header
+	// Logger hears what is not an event; never nil.
+	Logger *slog.Logger
+}
+
+// NewHTTP returns opts, which may be nil, with d in its empty fields and
+// the default client and a discarding logger where it names none. opts is
+// copied: changing it afterwards has no effect.
+func NewHTTP(opts *HTTPOptions, d Defaults) HTTP {
+	if opts == nil {
+		opts = &HTTPOptions{}
+	}
+	h := HTTP{
+		Base:   strings.TrimRight(opts.BaseURL, "/"),
+		APIKey: opts.APIKey, Model: opts.Model, Name: opts.Name,
+		Client: opts.HTTPClient, Header: opts.Header.Clone(), Logger: opts.Logger,
+	}
+	if h.Base == "" {
+		h.Base = strings.TrimRight(d.BaseURL, "/")
+	}
+	if h.Model == "" {
+		h.Model = d.Model
+	}
+	if h.Name == "" {
+		h.Name = d.Name
+	}
+	if h.Client == nil {
+		h.Client = DefaultClient()
+	}
+	if h.Logger == nil {
+		h.Logger = slog.New(slog.DiscardHandler)
+	}
+	return h
+}
+
+// Stream sends req through ep and yields the model's events in order,
+// keeping the stream contract of [Provider]: model.started once the
+// response began, then what ep's [Frames] make of the body (see
+// [Normalize]). A nil req, or one ep cannot build, is bad_request; an HTTP
+// error status and a transport failure are mapped into the taxonomy by
+// [Post] and ep.Refine. The model is req's, else h's.
+//
+// The request starts when the iteration does; breaking out of the loop
+// early closes the connection. Stream does not modify req.
+func (h *HTTP) Stream(ctx context.Context, req *contract.ModelRequest, ep Endpoint) iter.Seq2[contract.ModelEvent, error] {
+	return func(yield func(contract.ModelEvent, error) bool) {
+		ref := contract.ProviderRef{Name: h.Name, Model: h.Model}
+		if req == nil {
+			yield(nil, NewError(ref, contract.KindBadRequest, "no request to send"))
+			return
+		}
+		if req.Model != "" {
+			ref.Model = req.Model
+		}
+		c, err := ep.Request(req, ref.Model)
+		if err != nil {
+			e := NewError(ref, contract.KindBadRequest, err.Error())
+			e.Err = err
+			yield(nil, e)
+			return
+		}
+		if c.Base == "" {
+			c.Base = h.Base
+		}
+		if c.Extra == nil {
+			c.Extra = h.Header
+		}
+		resp, perr := Post(ctx, h.Client, &ref, c, func(ref contract.ProviderRef, resp *http.Response) *contract.ProviderError {
+			return refinedError(ref, resp, ep)
+		})
+		if perr != nil {
+			yield(nil, perr)
+			return
+		}
+		defer resp.Body.Close()
+		Normalize(ctx, resp.Body, ref, ep.Frames(ref))(yield)
+	}
+}
+
+// refinedError is [ResponseError] refined by ep, both seeing the same bytes
+// of the body. The caller closes it.
+func refinedError(ref contract.ProviderRef, resp *http.Response, ep Endpoint) *contract.ProviderError {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)) // what was read is all there is to report
+	copied := *resp
+	copied.Body = io.NopCloser(bytes.NewReader(body))
+	e := ResponseError(ref, &copied)
+	ep.Refine(e, resp, body)
+	return e
+}
+
+// Reclassify gives e kind k, and the retryability that goes with it.
+func Reclassify(e *contract.ProviderError, k contract.ErrorKind) {
+	e.Kind, e.Retryable = k, k.Retryable()
+}
