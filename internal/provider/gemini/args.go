@@ -71,12 +71,23 @@ func (w *argWriter) write(a *partialArg) string {
 		b = append(b, '"')
 		w.inString = false
 	}
+	b, ok := w.enter(b, path, a.JSONPath)
+	if !ok {
+		return string(b)
+	}
+	w.last = path
+	return string(w.appendValue(b, a))
+}
+
+// enter appends to b what takes the writer from where it is to path: the
+// object that opens the arguments, the closing of the containers the new
+// path leaves, the opening of the ones it enters, and the member's key. ok
+// is false when path cannot follow what was written (w.broken says why).
+func (w *argWriter) enter(b []byte, path []segment, jsonPath string) (_ []byte, ok bool) {
 	if len(w.open) == 0 {
 		b = append(b, '{')
 		w.open = append(w.open, container{via: segment{index: -1}})
 	}
-	// Close the containers the new path leaves, then open the ones it
-	// enters.
 	parent := path[:len(path)-1]
 	common := 0
 	for common < len(parent) && common+1 < len(w.open) && w.open[common+1].via == parent[common] {
@@ -91,8 +102,8 @@ func (w *argWriter) write(a *partialArg) string {
 		}
 		top := &w.open[len(w.open)-1]
 		if err := top.member(seg); err != nil {
-			w.broken = fmt.Errorf("path %s: %w", a.JSONPath, err)
-			return string(b)
+			w.broken = fmt.Errorf("path %s: %w", jsonPath, err)
+			return b, false
 		}
 		if top.count > 0 {
 			b = append(b, ',')
@@ -114,7 +125,12 @@ func (w *argWriter) write(a *partialArg) string {
 		}
 		w.open = append(w.open, next)
 	}
-	w.last = path
+	return b, true
+}
+
+// appendValue appends a's value, leaving a string open when more of it is
+// to come.
+func (w *argWriter) appendValue(b []byte, a *partialArg) []byte {
 	switch {
 	case a.NumberValue != nil:
 		b = append(b, bytes.TrimSpace(a.NumberValue)...)
@@ -135,7 +151,7 @@ func (w *argWriter) write(a *partialArg) string {
 			b = append(b, '"')
 		}
 	}
-	return string(b)
+	return b
 }
 
 // member checks that seg may be the next member of c.
