@@ -17,12 +17,13 @@ import (
 	"github.com/rein-agent/rein/internal/eventlog/memstore"
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/provider"
+	"github.com/rein-agent/rein/internal/provider/providertest"
 	"github.com/rein-agent/rein/internal/state"
 )
 
 // model returns a provider that streams the same events on every call.
 func model(events ...contract.ModelEvent) provider.Provider {
-	return provider.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
+	return providertest.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
 		return func(yield func(contract.ModelEvent, error) bool) {
 			for _, e := range events {
 				if pe, ok := e.(*contract.ProviderError); ok {

@@ -21,6 +21,7 @@ import (
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/provider"
+	"github.com/rein-agent/rein/internal/provider/providertest"
 	"github.com/rein-agent/rein/internal/provider/scripted"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/session"
@@ -235,7 +236,7 @@ func (s *stage) timed(name string, run registry.Executor) registry.Executor {
 
 // slow makes a model take its fixed latency once its stream starts.
 func (s *stage) slow(p provider.Provider) provider.Provider {
-	return provider.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
+	return providertest.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
 		return func(yield func(contract.ModelEvent, error) bool) {
 			s.clock.advance(modelLatency)
 			for e, err := range p.Stream(ctx, req) {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/eventlog"
-	"github.com/rein-agent/rein/internal/provider"
+	"github.com/rein-agent/rein/internal/provider/providertest"
 )
 
 // writeSession writes a session of about n durable events to dir: turns of
@@ -66,7 +66,7 @@ func BenchmarkReopenAndFold100k(b *testing.B) {
 			b.Fatal(err)
 		}
 		log := eventlog.New(store, nil)
-		k, err := New(provider.Func(nil), log, nil)
+		k, err := New(providertest.Func(nil), log, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -89,7 +89,7 @@ func BenchmarkDelta(b *testing.B) {
 	log := eventlog.New(store, nil)
 	defer log.Close()
 	delta := &contract.TextDelta{Text: "token "}
-	p := provider.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
+	p := providertest.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
 		return func(yield func(contract.ModelEvent, error) bool) {
 			for range perTurn {
 				if !yield(delta, nil) {

@@ -15,6 +15,7 @@ import (
 	"github.com/rein-agent/rein/internal/eventlog"
 	"github.com/rein-agent/rein/internal/eventlog/memstore"
 	"github.com/rein-agent/rein/internal/provider"
+	"github.com/rein-agent/rein/internal/provider/providertest"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
 )
@@ -22,7 +23,7 @@ import (
 // stream returns a provider that yields events and then, if err is not
 // nil, err; it records every request it gets.
 func stream(reqs *[]*contract.ModelRequest, err error, events ...contract.ModelEvent) provider.Provider {
-	return provider.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
+	return providertest.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
 		return func(yield func(contract.ModelEvent, error) bool) {
 			if reqs != nil {
 				*reqs = append(*reqs, req)
@@ -315,7 +316,7 @@ func TestStreamWithoutFinishIsInterrupted(t *testing.T) {
 func TestPendingIntentsAreAnsweredWhenTheUserWritesAgain(t *testing.T) {
 	var reqs []*contract.ModelRequest
 	var calls atomic.Int32
-	p := provider.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
+	p := providertest.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
 		reqs = append(reqs, req)
 		if calls.Add(1) == 1 {
 			return stream(nil, nil, intent("run_tests", `{}`), &contract.ModelFinished{Reason: contract.FinishToolUse}).Stream(ctx, req)
@@ -343,7 +344,7 @@ func TestPendingIntentsAreAnsweredWhenTheUserWritesAgain(t *testing.T) {
 
 func TestCancelledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
-	p := provider.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
+	p := providertest.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
 		return func(yield func(contract.ModelEvent, error) bool) {
 			if !yield(&contract.TextDelta{Text: "start"}, nil) {
 				return
@@ -378,7 +379,7 @@ func TestEarlyBreakStillCompletesTheLog(t *testing.T) {
 func TestOneSendAtATime(t *testing.T) {
 	started := make(chan struct{})
 	release := make(chan struct{})
-	p := provider.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
+	p := providertest.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
 		return func(yield func(contract.ModelEvent, error) bool) {
 			close(started)
 			<-release
@@ -492,7 +493,7 @@ func TestSyncAtDurablePoints(t *testing.T) {
 			store := &syncStore{Store: memstore.New()}
 			log := eventlog.New(store, nil)
 			var syncedAtCall uint64
-			p := provider.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
+			p := providertest.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
 				syncedAtCall = store.synced.Load()
 				return stream(nil, nil, events...).Stream(ctx, req)
 			})

@@ -207,9 +207,6 @@ func (a *Assembler) EndAll() []contract.ModelEvent {
 	return events
 }
 
-// Pending returns the number of calls started and not yet ended.
-func (a *Assembler) Pending() int { return len(a.open) }
-
 // finish parses the arguments of an ended call.
 func (a *Assembler) finish(c *openCall) contract.ModelEvent {
 	raw := c.args.String()

@@ -572,3 +572,6 @@ func TestAssemblerCleansTheInput(t *testing.T) {
 		t.Errorf("Input %q (raw %q), want %q (raw as sent)", ev.Input, ev.RawInput, want)
 	}
 }
+
+// Pending returns the number of calls started and not yet ended.
+func (a *Assembler) Pending() int { return len(a.open) }

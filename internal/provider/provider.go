@@ -28,13 +28,3 @@ type Provider interface {
 	// everything it holds. Stream must not modify req.
 	Stream(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error]
 }
-
-// Func adapts a function to [Provider], in the manner of
-// http.HandlerFunc. The function must keep the stream contract of
-// [Provider.Stream].
-type Func func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error]
-
-// Stream calls f(ctx, req).
-func (f Func) Stream(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
-	return f(ctx, req)
-}

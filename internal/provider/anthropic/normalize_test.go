@@ -11,14 +11,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rein-agent/rein/internal/contract"
-	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/provider/providertest"
 )
 
 // normalize runs Normalize over body, without any network.
 func normalize(t *testing.T, ctx context.Context, body string) providertest.Result {
 	t.Helper()
-	p := provider.Func(func(ctx context.Context, _ *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
+	p := providertest.Func(func(ctx context.Context, _ *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
 		return Normalize(ctx, strings.NewReader(body), ref("req_file"))
 	})
 	return providertest.Collect(t, ctx, p, nil)

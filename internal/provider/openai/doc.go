@@ -3,10 +3,10 @@
 // Ollama, vLLM, the llama.cpp server, LM Studio, DeepSeek, OpenRouter, Groq,
 // Mistral, xAI. Any model name is passed through as given.
 //
-// The adapter translates and nothing more (see package provider): [BuildRequest]
-// turns a contract.ModelRequest into the request body, [Normalize] turns the
-// response body into contract events, and [Adapter.Stream] joins the two over
-// HTTP. Tool calls go through the shared provider.Assembler.
+// The adapter translates and nothing more (see package provider): its
+// request builder turns a contract.ModelRequest into the request body,
+// [Normalize] turns the response body into contract events, and
+// [Adapter.Stream] joins the two over HTTP through provider.HTTP. Tool calls go through the shared provider.Assembler.
 //
 // # The request
 //
@@ -32,7 +32,7 @@
 // picks by the base URL's host: api.openai.com and Azure OpenAI
 // (*.openai.azure.com) get max_completion_tokens; every other server gets
 // max_tokens; api.mistral.ai also gets no stream_options (it reports usage
-// anyway). BuildRequest shows the body for OpenAI's own API.
+// anyway). The golden request in testdata shows the body for OpenAI's own API.
 //
 // # The stream
 //
@@ -82,7 +82,7 @@
 //
 // model.finished carries opaque state, {"provider": "openai", ...}, when a
 // server needs something back with the assistant message next turn, and
-// BuildRequest puts it back on that message (state of another provider is
+// the request builder puts it back on that message (state of another provider is
 // ignored):
 //
 //   - "reasoning_content": true when the server streamed reasoning_content:

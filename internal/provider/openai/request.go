@@ -68,17 +68,10 @@ type wireToolDef struct {
 // emptySchema stands for a tool whose registry entry has no input schema.
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
-// BuildRequest returns the exact JSON body Stream sends to OpenAI's own API
-// for req, asking for model. Against other servers Stream changes only the
-// name of the output cap (max_tokens rather than max_completion_tokens)
-// and, for Mistral, leaves out stream_options; see the package
-// documentation. It fails when the conversation cannot be expressed: a tool
-// message without a result, a role the API does not have, or a schema or
-// state that is not valid JSON.
-func BuildRequest(req *contract.ModelRequest, model string) ([]byte, error) {
-	return buildRequest(req, model, openAIDialect)
-}
-
+// buildRequest returns the JSON body Stream sends for req, asking for
+// model, in dialect d: see the package documentation. It fails when the
+// conversation cannot be expressed: a tool message without a result, a
+// role the API does not have, or a schema or state that is not valid JSON.
 func buildRequest(req *contract.ModelRequest, model string, d dialect) ([]byte, error) {
 	w := wireRequest{Model: model, Stream: true, Messages: make([]wireMessage, 0, len(req.Messages)+1)}
 	if d.streamOptions {

@@ -306,3 +306,14 @@ func TestDialectByHost(t *testing.T) {
 		}
 	}
 }
+
+// BuildRequest returns the exact JSON body Stream sends to OpenAI's own API
+// for req, asking for model. Against other servers Stream changes only the
+// name of the output cap (max_tokens rather than max_completion_tokens)
+// and, for Mistral, leaves out stream_options; see the package
+// documentation. It fails when the conversation cannot be expressed: a tool
+// message without a result, a role the API does not have, or a schema or
+// state that is not valid JSON.
+func BuildRequest(req *contract.ModelRequest, model string) ([]byte, error) {
+	return buildRequest(req, model, openAIDialect)
+}

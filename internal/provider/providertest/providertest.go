@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -424,4 +425,14 @@ func (s *Suite) refused(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Func adapts a function to provider.Provider, in the manner of
+// http.HandlerFunc: a test's provider in a few lines. The function must
+// keep the stream contract of provider.Provider.
+type Func func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error]
+
+// Stream calls f(ctx, req).
+func (f Func) Stream(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
+	return f(ctx, req)
 }
