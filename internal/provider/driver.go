@@ -26,7 +26,8 @@ type Frames interface {
 	// Event decodes one server-sent event and translates it. It returns
 	// the events to yield, then the error that ends the stream, if any;
 	// over reports that the stream is over once they are yielded (its
-	// terminal frame came, or an error).
+	// terminal frame came, or an error). *ev is only valid during the call;
+	// its slices stay valid.
 	Event(ev *sse.Event) (events []contract.ModelEvent, perr *contract.ProviderError, over bool)
 	// End is called when the events end, cut reporting that the body stops
 	// in the middle of a line. It returns what a stream complete at its
@@ -62,12 +63,14 @@ func Normalize(ctx context.Context, body io.Reader, ref contract.ProviderRef, f 
 			return
 		}
 		r := sse.NewReader(br)
+		var ev sse.Event // one for the whole body: f.Event takes its address, so it lives on the heap
 		for {
 			if ctx.Err() != nil {
 				yield(nil, TransportError(ctx, ref, context.Cause(ctx), true))
 				return
 			}
-			ev, err := r.Next()
+			var err error
+			ev, err = r.Next()
 			if errors.Is(err, io.EOF) {
 				events, perr := f.End(tail.cut())
 				emit(yield, events, perr)

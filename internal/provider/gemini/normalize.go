@@ -53,7 +53,8 @@ func (f *frames) Event(ev *sse.Event) ([]contract.ModelEvent, *contract.Provider
 	}
 	events, perr, bad := f.event(ev)
 	if bad {
-		f.bad = ev
+		kept := *ev // *ev is reused for the next event
+		f.bad = &kept
 	}
 	return events, perr, perr != nil
 }
