@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/rein-agent/rein/internal/clip"
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/excerpt"
 )
 
 // renderer shows the events of a run as they come.
@@ -272,7 +272,7 @@ func preview(text string, lines int) string {
 	shown := all[:min(len(all), lines)]
 	var b strings.Builder
 	for _, l := range shown {
-		b.WriteString("  │ " + printable(clip.Text(l, 160)) + "\n")
+		b.WriteString("  │ " + printable(excerpt.Text(l, 160)) + "\n")
 	}
 	if n := len(all) - len(shown); n > 0 {
 		fmt.Fprintf(&b, "  │ … %d more lines\n", n)
@@ -300,7 +300,7 @@ func size(n int64) string {
 
 // compact prints a JSON value on one line, shortened for display.
 func compact(raw json.RawMessage) string {
-	return printable(clip.Text(string(raw), 200))
+	return printable(excerpt.Text(string(raw), 200))
 }
 
 // printable escapes the control characters of s, tabs and newlines apart,

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rein-agent/rein/internal/clip"
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/excerpt"
 )
 
 // replay runs rein replay: the transcript and the trace of a session from
@@ -135,7 +135,7 @@ func (r *replayer) event(env contract.Envelope) error {
 	case *contract.Unknown:
 		r.unknown[e.Type]++
 		r.line(r.t.style("33", fmt.Sprintf("%s ? %s: an event this rein does not know (a newer rein wrote it): %s",
-			r.at(env), printable(e.Type), printable(clip.Text(string(e.Data), 200)))))
+			r.at(env), printable(e.Type), printable(excerpt.Text(string(e.Data), 200)))))
 	default:
 		return r.t.event(env)
 	}

@@ -15,8 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rein-agent/rein/internal/clip"
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/session"
 	"github.com/rein-agent/rein/internal/state"
@@ -156,7 +156,7 @@ func (a *app) sessions() error {
 	fmt.Fprintln(tw, "ID\tDIRECTORY\tSTARTED\tLAST ACTIVITY\tOUTCOME\tFIRST PROMPT")
 	for _, sum := range list {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", sum.ID, printable(sum.Cwd), stamp(sum.Started), stamp(sum.LastActivity), sum.Outcome,
-			printable(clip.Text(oneLine(sum.FirstPrompt), 60)))
+			printable(excerpt.Text(oneLine(sum.FirstPrompt), 60)))
 	}
 	return tw.Flush()
 }
@@ -344,7 +344,7 @@ func logLine(env contract.Envelope) string {
 	if _, ok := env.Data.(*contract.Unknown); ok {
 		typ += " (unknown to this rein)"
 	}
-	return fmt.Sprintf("%6d  %s  %-25s  %s", env.Seq, env.Time.Local().Format("15:04:05.000"), typ, printable(clip.Text(string(data), 240)))
+	return fmt.Sprintf("%6d  %s  %-25s  %s", env.Seq, env.Time.Local().Format("15:04:05.000"), typ, printable(excerpt.Text(string(data), 240)))
 }
 
 // damage tells what a read-only command skipped in a log, beyond the

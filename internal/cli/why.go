@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rein-agent/rein/internal/clip"
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/why"
 )
 
@@ -73,7 +73,7 @@ func writeWhyTouch(b *strings.Builder, t why.Touch, style func(code, s string) s
 	b.WriteString(printable(head) + "\n")
 
 	if said := strings.TrimSpace(t.Said); said != "" {
-		said = strings.ReplaceAll(printable(clip.Text(said, whySaidMax)), "\n", "\n    ")
+		said = strings.ReplaceAll(printable(excerpt.Text(said, whySaidMax)), "\n", "\n    ")
 		b.WriteString(style("2", "  the model said: \""+said+"\"") + "\n")
 	} else {
 		b.WriteString(style("2", "  (the model said nothing before it)") + "\n")
@@ -99,7 +99,7 @@ func writeWhyTouch(b *strings.Builder, t why.Touch, style func(code, s string) s
 			}
 		case t.Started != nil || o.Phase == contract.PhaseKernel:
 			// Refusals and denials were said by the decision line.
-			b.WriteString(style("2", "  "+printable(clip.Text(o.Text, 200))) + "\n")
+			b.WriteString(style("2", "  "+printable(excerpt.Text(o.Text, 200))) + "\n")
 		}
 	}
 }

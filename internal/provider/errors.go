@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/excerpt"
 )
 
 // maxErrorBody bounds how much of an error response is read.
@@ -103,7 +104,7 @@ func ParseErrorBody(body []byte) ErrorDetail {
 	}
 	var s errorShape
 	if err := json.Unmarshal(body, &s); err != nil {
-		return ErrorDetail{Message: Shorten(string(body))}
+		return ErrorDetail{Message: excerpt.Text(string(body), ErrorTextMax)}
 	}
 	if len(s.Error) > 0 && string(s.Error) != "null" {
 		var text string
@@ -149,7 +150,7 @@ func MessageText(raw json.RawMessage) string {
 		} `json:"detail"`
 	}
 	if json.Unmarshal(raw, &v) != nil || len(v.Detail) == 0 {
-		return Shorten(string(raw))
+		return excerpt.Text(string(raw), ErrorTextMax)
 	}
 	parts := make([]string, 0, len(v.Detail))
 	for _, f := range v.Detail {
@@ -177,14 +178,9 @@ func CodeString(raw json.RawMessage) string {
 	return ""
 }
 
-// Shorten cuts s to 500 bytes, marking the cut with an ellipsis, for an
-// error message that quotes what a server sent.
-func Shorten(s string) string {
-	if len(s) > 500 {
-		return s[:500] + "…"
-	}
-	return s
-}
+// ErrorTextMax is how many bytes of what a server sent an error message
+// quotes at most.
+const ErrorTextMax = 500
 
 // codeKinds maps vendors' machine codes and error types to kinds. A code
 // is more reliable than a message: OpenAI's rate-limit message points to a

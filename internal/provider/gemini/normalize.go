@@ -10,6 +10,7 @@ import (
 	"iter"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/provider/sse"
 )
@@ -96,7 +97,7 @@ func (f *frames) garbage() *contract.ProviderError {
 		what, text = "line outside SSE framing", f.bad.Stray
 	}
 	return provider.NewError(f.tr.ref, contract.KindUnknown,
-		fmt.Sprintf("the stream sent a %s that is not a Gemini response: %s", what, shorten(text)))
+		fmt.Sprintf("the stream sent a %s that is not a Gemini response: %s", what, excerpt.Bytes(text, 200)))
 }
 
 // End closes a body read to its end: after an event that could not be
@@ -172,11 +173,4 @@ func decodeChunks(data []byte) ([]chunk, error) {
 		}
 	}
 	return chunks, nil
-}
-
-func shorten(b []byte) string {
-	if len(b) > 200 {
-		return string(b[:200]) + "…"
-	}
-	return string(b)
 }

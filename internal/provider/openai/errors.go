@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/provider"
 )
 
@@ -60,7 +61,7 @@ func (b *errorBody) detail() (d provider.ErrorDetail, status int, ok bool) {
 			d = provider.ErrorDetail{Message: string(o.Message), Type: string(o.Type), Code: provider.CodeString(o.Code)}
 			code = o.Code
 			if o.FailedGeneration != "" {
-				d.Message += " (failed_generation: " + provider.Shorten(string(o.FailedGeneration)) + ")"
+				d.Message += " (failed_generation: " + excerpt.Text(string(o.FailedGeneration), provider.ErrorTextMax) + ")"
 			}
 			if o.Metadata != nil {
 				if up := upstreamMessage(o.Metadata.Raw); up != "" && up != d.Message {
@@ -95,9 +96,9 @@ func upstreamMessage(raw json.RawMessage) string {
 		text = string(s)
 	}
 	if d := provider.ParseErrorBody([]byte(text)); d.Message != "" {
-		return provider.Shorten(d.Message)
+		return excerpt.Text(d.Message, provider.ErrorTextMax)
 	}
-	return provider.Shorten(text)
+	return excerpt.Text(text, provider.ErrorTextMax)
 }
 
 // Refine refines the mapping of an error response with what this API

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/provider/sse"
 )
@@ -181,7 +182,7 @@ func (n *normalizer) Whole(raw []byte) ([]contract.ModelEvent, *contract.Provide
 		return events, perr
 	}
 	if len(c.Choices) == 0 {
-		return events, provider.NewError(n.ref, contract.KindUnknown, "openai: the response has neither choices nor an error: "+provider.Shorten(string(raw)))
+		return events, provider.NewError(n.ref, contract.KindUnknown, "openai: the response has neither choices nor an error: "+excerpt.Text(string(raw), provider.ErrorTextMax))
 	}
 	events = slices.Clone(events) // the translator reuses its slice
 	return append(events, n.t.end()...), nil
@@ -209,11 +210,7 @@ func fieldStart(stray []byte) bool {
 
 // garbage is the error for bytes that are not what they should be.
 func garbage(ref contract.ProviderRef, what string, data []byte, err error) *contract.ProviderError {
-	excerpt := string(data)
-	if len(excerpt) > 120 {
-		excerpt = excerpt[:120] + "…"
-	}
-	e := provider.NewError(ref, contract.KindUnknown, fmt.Sprintf("openai: %s (%v): %q", what, err, excerpt))
+	e := provider.NewError(ref, contract.KindUnknown, fmt.Sprintf("openai: %s (%v): %q", what, err, excerpt.Bytes(data, 120)))
 	e.Err = err
 	return e
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/excerpt"
 )
 
 // expectation is what a turn expects of one tool result the request
@@ -89,7 +90,7 @@ func check(want []expectation, got []*contract.ToolResult) string {
 		return ""
 	}
 	return "the real observations differ from what the script expects: " + strings.Join(problems, "; ") +
-		". Observation received:\n" + clipText(got[len(got)-1].Text, 2000)
+		". Observation received:\n" + excerpt.Text(got[len(got)-1].Text, 2000)
 }
 
 func okWord(ok bool) string {
@@ -97,11 +98,4 @@ func okWord(ok bool) string {
 		return "a success"
 	}
 	return "a failure"
-}
-
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }

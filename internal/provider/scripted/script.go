@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/provider"
 )
 
@@ -373,7 +374,7 @@ func list[T ~string](values []T) string {
 func decodeObject(data []byte, v any) error {
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] != '{' && json.Valid(data) {
-		return fmt.Errorf("expected a JSON object, found %s", strings.TrimSpace(excerpt(trimmed)))
+		return fmt.Errorf("expected a JSON object, found %s", strings.TrimSpace(excerpt.Bytes(trimmed, 20)))
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -432,13 +433,4 @@ func position(data []byte, offset int64) string {
 	line := bytes.Count(before, []byte("\n")) + 1
 	col := int(offset) - (bytes.LastIndexByte(before, '\n') + 1) + 1
 	return fmt.Sprintf("line %d, column %d", line, col)
-}
-
-// excerpt returns the start of b, for error messages.
-func excerpt(b []byte) string {
-	const n = 20
-	if len(b) > n {
-		return string(b[:n]) + "..."
-	}
-	return string(b)
 }

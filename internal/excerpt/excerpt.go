@@ -1,4 +1,4 @@
-// Package clip cuts text for people to read: an error message, a preview
+// Package excerpt cuts text for people to read: an error message, a preview
 // line, a quoted command. Every cut falls on a character boundary, so a cut
 // never leaves half of a UTF-8 character behind for a terminal or a JSON
 // encoder to mangle.
@@ -6,7 +6,7 @@
 // It cuts by bytes, which is what bounds memory and a line on a screen
 // well enough; a caller that needs the head and the tail of a long output
 // with a marker between them (the tool runtime's capture) does another job.
-package clip
+package excerpt
 
 import "unicode/utf8"
 
