@@ -11,8 +11,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 
+	"github.com/rein-agent/rein/internal/atomicfile"
 	"github.com/rein-agent/rein/internal/contract"
 )
 
@@ -153,7 +153,7 @@ func createOrOpen(dir, path string) (*os.File, error) {
 			return nil, err
 		}
 		// The new directory's own entry must survive a crash too.
-		if err := syncDir(filepath.Dir(dir)); err != nil {
+		if err := atomicfile.SyncDir(filepath.Dir(dir)); err != nil {
 			return nil, err
 		}
 	}
@@ -164,28 +164,11 @@ func createOrOpen(dir, path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syncDir(dir); err != nil {
+	if err := atomicfile.SyncDir(dir); err != nil {
 		_ = f.Close() // the sync error is the one to report
 		return nil, err
 	}
 	return f, nil
-}
-
-// syncDir fsyncs a directory, making the entries created in it durable.
-// Windows cannot, and does not need to.
-func syncDir(dir string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // scan reads the whole file, checks every line, visits its event (visit

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/rein-agent/rein/internal/atomicfile"
 )
 
 // ConfigFile is where a project keeps its configuration, relative to the
@@ -110,7 +112,14 @@ func SaveRule(projectDir, list string, r Rule) error {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return fmt.Errorf("permission: %w", err)
 	}
-	return writeAtomic(file, []byte(out))
+	// A link to a shared file is followed: the shared file gets the rule.
+	if real, err := filepath.EvalSymlinks(file); err == nil {
+		file = real
+	}
+	if err := atomicfile.Write(file, []byte(out), 0o644); err != nil {
+		return fmt.Errorf("permission: save rule: %w", err)
+	}
+	return nil
 }
 
 func isList(s string) bool {
@@ -315,42 +324,4 @@ func tomlString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
-}
-
-// writeAtomic replaces path's content with data through a temporary file
-// and a rename, so a crash leaves the old file or the new one, never half
-// of one. A symbolic link is followed, not replaced.
-func writeAtomic(path string, data []byte) error {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".config.toml.*")
-	if err != nil {
-		return fmt.Errorf("permission: %w", err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		// The temporary file is ours and useless now; a failure to remove
-		// it changes nothing for the caller.
-		_ = os.Remove(tmp)
-		return fmt.Errorf("permission: write %s: %w", path, err)
-	}
-	return nil
 }

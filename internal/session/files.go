@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/rein-agent/rein/internal/eventlog"
 )
@@ -22,46 +21,6 @@ func readDir(dir string) ([]os.DirEntry, error) {
 	}
 	defer d.Close()
 	return d.ReadDir(-1)
-}
-
-// writeAtomic replaces path with b: a temporary file beside it, synced and
-// renamed over it, and the directory synced, so a crash leaves the old
-// contents or the new ones.
-func writeAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp) // the write error is the one to report
-		return err
-	}
-	return syncDir(dir)
-}
-
-// syncDir fsyncs a directory, making the entries created in it durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // copyFile makes dst a copy of src: a hard link when the file system

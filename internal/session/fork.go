@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rein-agent/rein/internal/atomicfile"
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/eventlog"
 	"github.com/rein-agent/rein/internal/id"
@@ -40,7 +41,7 @@ func (s *Store) Fork(parent string, at uint64, now time.Time) (newID string, kep
 		err = os.Rename(tmp, s.Dir(newID))
 	}
 	if err == nil {
-		err = syncDir(s.root)
+		err = atomicfile.SyncDir(s.root)
 	}
 	if err != nil {
 		_ = os.RemoveAll(tmp) // half a fork is no fork; the error says why

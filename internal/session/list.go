@@ -14,6 +14,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rein-agent/rein/internal/atomicfile"
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/eventlog"
 )
@@ -270,7 +271,7 @@ func (s *Store) writeIndex(list []Summary) error {
 	if err != nil {
 		return fmt.Errorf("session: write index: %w", err)
 	}
-	return writeAtomic(filepath.Join(s.root, indexName), b)
+	return atomicfile.Write(filepath.Join(s.root, indexName), b, 0o600)
 }
 
 // remember updates the index entry of session id from its log. The index

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rein-agent/rein/internal/atomicfile"
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
@@ -238,67 +238,15 @@ func fileKind(m fs.FileMode) string {
 	}
 }
 
-// writeAtomic replaces (or creates) the file at abs with data: it writes a
-// temporary file beside it and renames it over abs, so a reader sees the
-// old content or the new, never a part. An existing file's permission bits
-// are kept; a new file gets 0666 less the umask. Missing parent
-// directories are created.
+// writeAtomic replaces (or creates) the file at abs with data, durably
+// (package atomicfile): a reader sees the old content or the new, never a
+// part. An existing file's mode is kept; a new file gets 0666 less the
+// umask. Missing parent directories are created.
 func writeAtomic(abs string, data []byte) error {
-	dir := filepath.Dir(abs)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return err
 	}
-	var keep fs.FileMode
-	old, err := os.Stat(abs)
-	switch {
-	case err == nil:
-		keep = old.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
-	case !errors.Is(err, fs.ErrNotExist):
-		return err
-	}
-	tmp, err := createTemp(dir, filepath.Base(abs))
-	if err != nil {
-		return err
-	}
-	if err := fillTemp(tmp, data, old != nil, keep); err != nil {
-		// The temp file is ours and useless now; failing to remove it
-		// leaves litter, not a wrong file, so the first error wins.
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), abs); err != nil {
-		_ = os.Remove(tmp.Name()) // as above
-		return err
-	}
-	return nil
-}
-
-// createTemp creates a new hidden file in dir named after base. It opens
-// with 0666, not os.CreateTemp's 0600, so a new file gets the umask's mode.
-func createTemp(dir, base string) (*os.File, error) {
-	for range 100 {
-		name := filepath.Join(dir, "."+base+".rein-"+strconv.FormatUint(rand.Uint64(), 36)+".tmp")
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		return f, err
-	}
-	return nil, fmt.Errorf("create a temporary file in %s: too many name collisions", dir)
-}
-
-func fillTemp(f *os.File, data []byte, chmod bool, mode fs.FileMode) error {
-	_, err := f.Write(data)
-	if err == nil && chmod {
-		err = f.Chmod(mode)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return atomicfile.Write(abs, data, 0o666)
 }
 
 // writeOutput writes s to w, wrapping a failure with the tool's name.

@@ -1,0 +1,122 @@
+// Package atomicfile is rein's one durable write: a file's content is
+// replaced whole or not at all, and the replacement survives a crash.
+//
+// [Write] writes a temporary file in the same directory, fsyncs it, gives
+// it the mode of the file it replaces (or the caller's, for a new file),
+// renames it over the file and fsyncs the directory. [SyncDir] is that last
+// step on its own, for code that creates entries by other means (a log's
+// first open, a fork's rename).
+//
+// github.com/google/renameio/v2 does the first half of this, but it keeps
+// only the permission bits, does not fsync the directory, may put the
+// temporary file in os.TempDir, and does not build on Windows.
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+)
+
+// keptBits are the mode bits of a replaced file that its replacement keeps.
+const keptBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
+// Write replaces the file at path with data, or creates it with mode perm
+// (less the umask, as os.WriteFile does). A file it replaces keeps its
+// permission bits, setuid, setgid and sticky included. Readers see the old
+// content or the new, never a part; after a crash the file holds one or
+// the other. A symbolic link at path is replaced, not followed: a caller
+// that means the link's target resolves it first. The directory must
+// exist. On failure the file is unchanged and no temporary file is left.
+func Write(path string, data []byte, perm fs.FileMode) error {
+	keep, replace, err := modeOf(path)
+	if err != nil {
+		return fmt.Errorf("atomicfile: write %s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	f, err := createTemp(dir, filepath.Base(path), perm)
+	if err != nil {
+		return fmt.Errorf("atomicfile: write %s: %w", path, err)
+	}
+	err = fill(f, data, replace, keep)
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		// The temporary file is ours and useless now; failing to remove
+		// it leaves litter, not a wrong file, so the first error wins.
+		_ = os.Remove(f.Name())
+		return fmt.Errorf("atomicfile: write %s: %w", path, err)
+	}
+	if err := SyncDir(dir); err != nil {
+		return fmt.Errorf("atomicfile: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// modeOf returns the mode bits a replacement of path keeps, and whether
+// there is a file to replace.
+func modeOf(path string) (fs.FileMode, bool, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, err
+	case !fi.Mode().IsRegular():
+		return 0, false, nil
+	}
+	return fi.Mode() & keptBits, true, nil
+}
+
+// createTemp creates a new hidden file in dir named after base, opened
+// with perm so that a new file gets perm less the umask.
+func createTemp(dir, base string, perm fs.FileMode) (*os.File, error) {
+	for range 100 {
+		name := filepath.Join(dir, "."+base+".rein-"+strconv.FormatUint(rand.Uint64(), 36)+".tmp")
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm&fs.ModePerm)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, fmt.Errorf("create a temporary file in %s: too many name collisions", dir)
+}
+
+// fill writes data to f, gives it mode when chmod says, syncs and closes it.
+func fill(f *os.File, data []byte, chmod bool, mode fs.FileMode) error {
+	_, err := f.Write(data)
+	if err == nil && chmod {
+		err = f.Chmod(mode)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// SyncDir fsyncs the directory dir, making the entries created, renamed or
+// removed in it durable. Windows cannot, and does not need to: there it
+// does nothing.
+func SyncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
