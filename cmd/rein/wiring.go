@@ -24,6 +24,7 @@ import (
 	"github.com/rein-agent/rein/internal/state"
 	"github.com/rein-agent/rein/internal/tool"
 	"github.com/rein-agent/rein/internal/tool/builtin"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // openSession builds the runtime of a new session from the command line
@@ -285,7 +286,7 @@ func build(ctx context.Context, sess *session.Session, m kernel.Model, fallbacks
 }
 
 func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fallbacks []kernel.Model, set setup, secrets []string) (*cli.Session, error) {
-	ws, err := permission.NewWorkspace(set.cwd, set.addDirs...)
+	ws, err := workspace.New(set.cwd, set.addDirs...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
 	}

@@ -160,3 +160,23 @@ func TestContractIsStandardLibraryOnly(t *testing.T) {
 		}
 	}
 }
+
+// The workspace scope and the durable write are leaves: the file tools,
+// the permission policy, the configuration, the session store and the log
+// all build on them, so they import only the standard library (and no
+// os/exec: resolving a path or writing a file runs nothing).
+func TestLeavesAreStandardLibraryOnly(t *testing.T) {
+	pkgs := packages(t)
+	for _, leaf := range []string{module + "/internal/workspace", module + "/internal/atomicfile"} {
+		p, ok := pkgs[leaf]
+		if !ok {
+			t.Errorf("no package %s", leaf)
+			continue
+		}
+		for _, dep := range p.Deps {
+			if strings.Contains(strings.SplitN(dep, "/", 2)[0], ".") || dep == "os/exec" {
+				t.Errorf("%s depends on %s; it imports only the standard library, and not os/exec", leaf, dep)
+			}
+		}
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"github.com/rein-agent/rein/internal/session"
 	"github.com/rein-agent/rein/internal/tool"
 	"github.com/rein-agent/rein/internal/tool/builtin"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // The golden transcripts: real sessions (the kernel, the scripted
@@ -189,7 +190,7 @@ func (s *stage) runtime(x *session.Session) (*Session, error) {
 // tools builds the built-in tools under the scenario's permissions, each
 // taking its fixed time on the clock.
 func (s *stage) tools(dir string) (*tool.Runtime, *registry.Registry, error) {
-	ws, err := permission.NewWorkspace(s.ws)
+	ws, err := workspace.New(s.ws)
 	if err != nil {
 		return nil, nil, err
 	}

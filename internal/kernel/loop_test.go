@@ -17,6 +17,7 @@ import (
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
 	"github.com/rein-agent/rein/internal/tool"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // loopKernel returns a kernel with a tool runtime over tools, in mode, that
@@ -31,7 +32,7 @@ func loopKernel(t *testing.T, script string, mode permission.Mode, maxTurns int,
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, err := permission.NewWorkspace(t.TempDir())
+	ws, err := workspace.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func TestPlanModeOffersOnlyReads(t *testing.T) {
 	writer := say(&runs)
 	writer.Name, writer.Risk, writer.ReadOnly, writer.Concurrency = "write", registry.RiskWrite, false, registry.Exclusive
 	reg, _ := registry.New(say(&runs), writer)
-	ws, _ := permission.NewWorkspace(t.TempDir())
+	ws, _ := workspace.New(t.TempDir())
 	policy, _ := permission.New(permission.Plan, permission.Rules{}, ws)
 	rt, err := tool.New(reg, policy, nil)
 	if err != nil {

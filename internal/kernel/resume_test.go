@@ -16,6 +16,7 @@ import (
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
 	"github.com/rein-agent/rein/internal/tool"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // threeTurns says hello, then world, then answers.
@@ -55,7 +56,7 @@ func kernelOver(t *testing.T, prefix []contract.Envelope, script string, runs ma
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, err := permission.NewWorkspace(t.TempDir())
+	ws, err := workspace.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

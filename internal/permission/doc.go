@@ -81,10 +81,11 @@
 //
 // # The workspace
 //
-// [Workspace] resolves a tool's path: relative to the root, every symbolic
-// link followed (of the longest existing prefix, for a file not yet
-// created), and refuses, with [ErrOutside], anything that ends up outside
-// the root and the roots the user added.
+// A policy is made over a [workspace.Workspace], which says where a tool's
+// path leads (relative to the root, every symbolic link followed) and
+// whether that is inside the root or a root the user added (accept-edits
+// allows edits only inside). The file tools themselves refuse a path
+// outside, with [workspace.ErrOutside].
 //
 // # Headless runs and "always"
 //

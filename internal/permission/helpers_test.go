@@ -2,11 +2,13 @@ package permission
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 func mustRules(t testing.TB, texts ...string) []Rule {
@@ -18,9 +20,35 @@ func mustRules(t testing.TB, texts ...string) []Rule {
 	return rs
 }
 
-func mustWorkspace(t testing.TB, root string, more ...string) *Workspace {
+func mkdir(t *testing.T, path string) string {
 	t.Helper()
-	ws, err := NewWorkspace(root, more...)
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+}
+
+// realTemp is a temporary directory with its own symlinks resolved (macOS
+// puts them under a linked /var).
+func realTemp(t *testing.T) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func mustWorkspace(t testing.TB, root string, more ...string) *workspace.Workspace {
+	t.Helper()
+	ws, err := workspace.New(root, more...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +68,7 @@ func policyOf(t testing.TB, mode Mode, rules Rules) *Policy {
 // alwaysSaved saves rules into dir's configuration, as an "always" answer
 // does, and returns a default-mode policy over ws with the rules loaded
 // back from it.
-func alwaysSaved(t testing.TB, dir string, ws *Workspace, rules []Rule) *Policy {
+func alwaysSaved(t testing.TB, dir string, ws *workspace.Workspace, rules []Rule) *Policy {
 	t.Helper()
 	for _, r := range rules {
 		if err := SaveRule(dir, "allow", r); err != nil {

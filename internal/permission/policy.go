@@ -9,6 +9,7 @@ import (
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // Who decided, as the tool.permission event's "by" field says it.
@@ -65,7 +66,7 @@ func (v Verdict) Event(intentID string) *contract.ToolPermission {
 type Policy struct {
 	mode  Mode
 	rules Rules
-	ws    *Workspace
+	ws    *workspace.Workspace
 	// The rules by tool name.
 	allow, ask, deny map[string][]Rule
 }
@@ -73,7 +74,7 @@ type Policy struct {
 // New returns the policy of mode (the zero Mode is Default) with rules,
 // for the workspace ws, which is required: path rules and accept-edits are
 // about paths inside it. A zero Rule in rules is an error.
-func New(mode Mode, rules Rules, ws *Workspace) (*Policy, error) {
+func New(mode Mode, rules Rules, ws *workspace.Workspace) (*Policy, error) {
 	if mode == "" {
 		mode = Default
 	}
@@ -117,7 +118,7 @@ func (p *Policy) Mode() Mode { return p.mode }
 func (p *Policy) Rules() Rules { return p.rules.Merge(Rules{}) }
 
 // Workspace returns the policy's workspace.
-func (p *Policy) Workspace() *Workspace { return p.ws }
+func (p *Policy) Workspace() *workspace.Workspace { return p.ws }
 
 // Hidden reports whether the model should not see t at all: in plan mode
 // every tool that is not a read, in any mode a tool denied by a rule
@@ -207,13 +208,13 @@ func (p *Policy) pathInfo(given string) *pathInfo {
 	} else if filepath.IsLocal(given) {
 		pi.givenRel = filepath.ToSlash(filepath.Clean(given))
 	}
-	abs, root, err := p.ws.resolve(given)
+	abs, root, err := p.ws.Locate(given)
 	if err != nil {
 		return pi
 	}
 	pi.abs, pi.absSlash, pi.inside = abs, filepath.ToSlash(abs), root >= 0
 	if root == 0 {
-		if rel, err := filepath.Rel(p.ws.roots[0], abs); err == nil {
+		if rel, err := filepath.Rel(p.ws.Root(), abs); err == nil {
 			pi.rel = filepath.ToSlash(rel)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // discard is a sink that keeps nothing: the benchmark measures the
@@ -37,7 +38,7 @@ func BenchmarkPipeline(b *testing.B) {
 			noop := echo("noop", registry.RiskRead, registry.Safe, nop)
 			bash := echo("bash", registry.RiskExecute, registry.Exclusive, nop)
 			bash.InputSchema = json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}},"required":["command"],"additionalProperties":false}`)
-			ws, _ := permission.NewWorkspace(b.TempDir())
+			ws, _ := workspace.New(b.TempDir())
 			rules, _ := permission.ParseRules(c.rules)
 			policy, _ := permission.New(permission.Default, permission.Rules{Allow: rules}, ws)
 			reg, _ := registry.New(noop, bash)

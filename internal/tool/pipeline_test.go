@@ -18,6 +18,7 @@ import (
 	"github.com/rein-agent/rein/internal/state"
 	"github.com/rein-agent/rein/internal/tool"
 	"github.com/rein-agent/rein/internal/tool/builtin"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 type sink struct {
@@ -101,7 +102,7 @@ func TestGigabyteOfOutputThroughThePipeline(t *testing.T) {
 	maxRetained := 2 * (8<<10 + 16<<10 + len(secrets[0]))
 	// A write is one read of the pipe, whatever the output's size.
 	const maxWrite = 1 << 20
-	ws, err := permission.NewWorkspace(dir)
+	ws, err := workspace.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // sink records what the runtime emits, as the kernel would append it.
@@ -135,7 +136,7 @@ type fixture struct {
 func newFixture(t *testing.T, mode permission.Mode, rules []string, opts *Options, tools ...registry.Tool) *fixture {
 	t.Helper()
 	dir := t.TempDir()
-	ws, err := permission.NewWorkspace(dir)
+	ws, err := workspace.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

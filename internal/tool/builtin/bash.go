@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 //go:embed bash.md
@@ -98,7 +98,7 @@ func (in *bashInput) timeout() time.Duration {
 // by signal N) and a nil error whatever the code; it returns an error when
 // the shell cannot start, and ctx's error, wrapped, when the command was
 // killed because ctx was done. It is safe for concurrent use.
-func Bash(ws *permission.Workspace, opts *BashOptions) registry.Tool {
+func Bash(ws *workspace.Workspace, opts *BashOptions) registry.Tool {
 	if opts == nil {
 		opts = &BashOptions{}
 	}
@@ -130,7 +130,7 @@ func bashTimeout(input json.RawMessage) time.Duration {
 
 // bashTool runs commands in one workspace with one environment.
 type bashTool struct {
-	ws  *permission.Workspace
+	ws  *workspace.Workspace
 	env []string
 }
 

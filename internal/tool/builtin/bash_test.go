@@ -20,8 +20,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/rein-agent/rein/internal/permission"
+
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // hangBound bounds every wait for a call to return. It is not a timing
@@ -29,9 +30,9 @@ import (
 // grace), and the bound only turns a hang into a failure.
 const hangBound = 30 * time.Second
 
-func newWorkspace(t *testing.T) *permission.Workspace {
+func newWorkspace(t *testing.T) *workspace.Workspace {
 	t.Helper()
-	ws, err := permission.NewWorkspace(t.TempDir())
+	ws, err := workspace.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +261,7 @@ func TestBashStartFailure(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := permission.NewWorkspace(dir)
+	ws, err := workspace.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -516,7 +517,7 @@ func TestBashTimeout(t *testing.T) {
 // BenchmarkBashTrue measures what a call costs beyond the command: a
 // shell started, waited for and its group killed, for `true`.
 func BenchmarkBashTrue(b *testing.B) {
-	ws, err := permission.NewWorkspace(b.TempDir())
+	ws, err := workspace.New(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,14 +6,14 @@
 // The tools run only through the tool runtime (internal/tool), which
 // validates, asks permission, bounds the output and records every step.
 // Every path a file tool touches is resolved through the session's
-// permission.Workspace, symbolic links followed, at validation and again
+// workspace.Workspace, symbolic links followed, at validation and again
 // at execution; bash runs in the workspace root, in a session and process
 // group of its own, with credentials stripped from its environment.
 package builtin
 
 import (
-	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // Options configure the built-in tools. The zero value uses the process's
@@ -27,7 +27,7 @@ type Options struct {
 // keep no state between calls: a file read by read_file may then be
 // edited because the read is recorded in the log and folded into the
 // state's read ledger (see FileTools).
-func Tools(ws *permission.Workspace, opts *Options) []registry.Tool {
+func Tools(ws *workspace.Workspace, opts *Options) []registry.Tool {
 	var bash *BashOptions
 	if opts != nil {
 		bash = opts.Bash

@@ -19,9 +19,9 @@ import (
 
 	"github.com/rein-agent/rein/internal/atomicfile"
 	"github.com/rein-agent/rein/internal/contract"
-	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // maxFileSize is the largest file read_file shows whole and edit_file
@@ -39,14 +39,14 @@ const maxFileSize = 10 << 20
 // (state.Ledger) that Check and Execute consult. So a resumed session, or
 // a fork, knows what the model had read. The tools are safe for concurrent
 // use.
-func FileTools(ws *permission.Workspace) []registry.Tool {
+func FileTools(ws *workspace.Workspace) []registry.Tool {
 	ft := &fileTools{ws: ws}
 	return []registry.Tool{ft.readFile(), ft.writeFile(), ft.editFile(), ft.listDir()}
 }
 
 // fileTools is what the file tools of one session share.
 type fileTools struct {
-	ws *permission.Workspace
+	ws *workspace.Workspace
 }
 
 // sameContent reports whether two stamps are of the same content. The
@@ -125,7 +125,7 @@ func verifyFile(ledger state.Ledger, abs, shown string) error {
 // *registry.CheckError naming the path.
 func (ft *fileTools) resolve(path string) (string, error) {
 	abs, err := ft.ws.Resolve(path)
-	if outside, ok := errors.AsType[*permission.OutsideError](err); ok {
+	if outside, ok := errors.AsType[*workspace.OutsideError](err); ok {
 		where := path
 		if outside.Resolved != filepath.Clean(path) {
 			where += " leads to " + outside.Resolved + ", which"

@@ -14,9 +14,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // fileEnv is a temporary workspace with one session's file tools, and a
@@ -41,7 +41,7 @@ func newFileEnv(t *testing.T) *fileEnv {
 			t.Fatal(err)
 		}
 	}
-	ws, err := permission.NewWorkspace(filepath.Join(base, "ws"))
+	ws, err := workspace.New(filepath.Join(base, "ws"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func checkCode(err error) string {
 type m = map[string]any
 
 func TestFileToolsDeclarations(t *testing.T) {
-	ws, err := permission.NewWorkspace(t.TempDir())
+	ws, err := workspace.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 //go:embed glob.md
@@ -36,7 +36,7 @@ const globSchema = `{"type":"object","properties":{` +
 	`"required":["pattern"],"additionalProperties":false}`
 
 // globTool declares the glob tool: find files by name pattern.
-func globTool(ws *permission.Workspace) registry.Tool {
+func globTool(ws *workspace.Workspace) registry.Tool {
 	return searchTool("glob", globDescription, globSchema,
 		func(in globInput) error {
 			_, _, err := globStart(ws, in)
@@ -49,7 +49,7 @@ func globTool(ws *permission.Workspace) registry.Tool {
 // match below it: the pattern's leading elements without metacharacters
 // ("internal/*.go", "/abs/dir/**") move into the start, so the walk covers
 // no more than it must.
-func globStart(ws *permission.Workspace, in globInput) (start, pattern string, err error) {
+func globStart(ws *workspace.Workspace, in globInput) (start, pattern string, err error) {
 	base, pattern := doublestar.SplitPattern(filepath.ToSlash(in.Pattern))
 	dir := in.Path
 	switch {
@@ -70,7 +70,7 @@ type globMatch struct {
 	mod  time.Time
 }
 
-func runGlob(ctx context.Context, ws *permission.Workspace, in globInput, out io.Writer) error {
+func runGlob(ctx context.Context, ws *workspace.Workspace, in globInput, out io.Writer) error {
 	if !doublestar.ValidatePattern(in.Pattern) {
 		return fmt.Errorf("glob: %q is not a valid glob pattern: check that every [ and { is closed and a \\ escapes a character", in.Pattern)
 	}

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rein-agent/rein/internal/permission"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // searchTouch sets the modification times of files (slash paths below the
 // workspace root) to base plus their index seconds: the last is newest.
-func searchTouch(t *testing.T, ws *permission.Workspace, files ...string) {
+func searchTouch(t *testing.T, ws *workspace.Workspace, files ...string) {
 	t.Helper()
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i, f := range files {

@@ -16,8 +16,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 //go:embed grep.md
@@ -59,7 +59,7 @@ const grepSchema = `{"type":"object","properties":{` +
 
 // grepTool declares the grep tool: search file contents with a regular
 // expression.
-func grepTool(ws *permission.Workspace) registry.Tool {
+func grepTool(ws *workspace.Workspace) registry.Tool {
 	return searchTool("grep", grepDescription, grepSchema,
 		func(in grepInput) error {
 			_, err := searchStart(ws, in.Path)
@@ -120,7 +120,7 @@ func (q *grepQuery) wants(rel string) bool {
 	}
 }
 
-func runGrep(ctx context.Context, ws *permission.Workspace, in grepInput, out io.Writer) error {
+func runGrep(ctx context.Context, ws *workspace.Workspace, in grepInput, out io.Writer) error {
 	q, err := newGrepQuery(in)
 	if err != nil {
 		return err
@@ -156,7 +156,7 @@ func runGrep(ctx context.Context, ws *permission.Workspace, in grepInput, out io
 // per processor searches, and the results are reported in walk order
 // whatever order the workers finish in. Once the report is full the walk
 // and the workers stop.
-func grepTree(parent context.Context, q *grepQuery, ws *permission.Workspace, start string, rep *grepReport) error {
+func grepTree(parent context.Context, q *grepQuery, ws *workspace.Workspace, start string, rep *grepReport) error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	n := runtime.GOMAXPROCS(0)
@@ -239,7 +239,7 @@ type grepJob struct {
 // it could not show. It is used by one goroutine.
 type grepReport struct {
 	q         *grepQuery
-	ws        *permission.Workspace
+	ws        *workspace.Workspace
 	w         *bufio.Writer
 	shown     int  // matching lines (content) or files (files, count) written
 	full      bool // shown reached grepLimit: the search stops

@@ -8,8 +8,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // BenchmarkGrepGoroot runs grep over the Go source tree, $GOROOT/src, as a
@@ -21,7 +21,7 @@ func BenchmarkGrepGoroot(b *testing.B) {
 	if fi, err := os.Stat(src); err != nil || !fi.IsDir() {
 		b.Skipf("no Go source tree at %s", src)
 	}
-	ws, err := permission.NewWorkspace(src)
+	ws, err := workspace.New(src)
 	if err != nil {
 		b.Fatal(err)
 	}

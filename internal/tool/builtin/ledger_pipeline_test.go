@@ -17,6 +17,7 @@ import (
 	"github.com/rein-agent/rein/internal/state"
 	"github.com/rein-agent/rein/internal/tool"
 	"github.com/rein-agent/rein/internal/tool/builtin"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // recorder is a tool.Sink that keeps what the runtime emits, in order.
@@ -38,7 +39,7 @@ func (r *recorder) Sync() error { return nil }
 // yolo mode: what a session builds when it starts or resumes.
 func yoloRuntime(t *testing.T, dir string) *tool.Runtime {
 	t.Helper()
-	ws, err := permission.NewWorkspace(dir)
+	ws, err := workspace.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,16 +14,16 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // SearchTools returns the search tools over ws, glob then grep. Both only
 // read, may run beside other tools, and see the files that git would: they
 // skip .git and whatever the .gitignore files (and .git/info/exclude) of the
 // tree ignore.
-func SearchTools(ws *permission.Workspace) []registry.Tool {
+func SearchTools(ws *workspace.Workspace) []registry.Tool {
 	return []registry.Tool{globTool(ws), grepTool(ws)}
 }
 
@@ -65,12 +65,12 @@ func searchTool[T any](name, description, schema string, check func(T) error, ru
 // searchStart resolves the file or directory a search starts from: p, or
 // the workspace root when p is empty. A path outside the workspace is a
 // *registry.CheckError, so Check and Execute refuse it alike.
-func searchStart(ws *permission.Workspace, p string) (string, error) {
+func searchStart(ws *workspace.Workspace, p string) (string, error) {
 	if p == "" {
 		return ws.Root(), nil
 	}
 	abs, err := ws.Resolve(p)
-	if errors.Is(err, permission.ErrOutside) {
+	if errors.Is(err, workspace.ErrOutside) {
 		return "", &registry.CheckError{
 			Code:    "precondition_failed",
 			Message: fmt.Sprintf("%s is outside the workspace roots (%s); search inside the workspace", p, strings.Join(ws.Roots(), ", ")),
@@ -84,7 +84,7 @@ func searchStart(ws *permission.Workspace, p string) (string, error) {
 
 // searchDisplay returns abs as the tools show it: relative to the workspace
 // root with forward slashes when inside it, absolute otherwise.
-func searchDisplay(ws *permission.Workspace, abs string) string {
+func searchDisplay(ws *workspace.Workspace, abs string) string {
 	rel, err := filepath.Rel(ws.Root(), abs)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return abs
@@ -93,7 +93,7 @@ func searchDisplay(ws *permission.Workspace, abs string) string {
 }
 
 // searchWhere names the directory abs in a message.
-func searchWhere(ws *permission.Workspace, abs string) string {
+func searchWhere(ws *workspace.Workspace, abs string) string {
 	if abs == ws.Root() {
 		return "the workspace root"
 	}
@@ -115,7 +115,7 @@ type walkedFile struct {
 // (a FIFO would block a reader). Unreadable directories below start are
 // skipped. It returns ctx's error once ctx is done, visit's error when
 // visit fails, or an error reading start.
-func walkFiles(ctx context.Context, ws *permission.Workspace, start string, visit func(walkedFile) error) error {
+func walkFiles(ctx context.Context, ws *workspace.Workspace, start string, visit func(walkedFile) error) error {
 	w := &walker{ws: ws, visit: visit}
 	entries, err := readDirSorted(start)
 	if err != nil {
@@ -125,7 +125,7 @@ func walkFiles(ctx context.Context, ws *permission.Workspace, start string, visi
 }
 
 type walker struct {
-	ws    *permission.Workspace
+	ws    *workspace.Workspace
 	visit func(walkedFile) error
 }
 

@@ -15,9 +15,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // searchTree writes files (slash paths to contents) below dir.
@@ -36,11 +36,11 @@ func searchTree(t *testing.T, dir string, files map[string]string) {
 
 // searchWorkspace returns a workspace over a new temporary directory
 // holding files.
-func searchWorkspace(t *testing.T, files map[string]string) *permission.Workspace {
+func searchWorkspace(t *testing.T, files map[string]string) *workspace.Workspace {
 	t.Helper()
 	dir := t.TempDir()
 	searchTree(t, dir, files)
-	ws, err := permission.NewWorkspace(dir)
+	ws, err := workspace.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func searchWorkspace(t *testing.T, files map[string]string) *permission.Workspac
 }
 
 // walkedPaths returns the rel paths walkFiles visits from start.
-func walkedPaths(t *testing.T, ws *permission.Workspace, start string) []string {
+func walkedPaths(t *testing.T, ws *workspace.Workspace, start string) []string {
 	t.Helper()
 	var got []string
 	err := walkFiles(t.Context(), ws, start, func(f walkedFile) error {
@@ -183,7 +183,7 @@ func TestIgnoreSemantics(t *testing.T) {
 			}
 			searchTree(t, dir, tt.files)
 			searchTree(t, dir, map[string]string{".git/info/exclude": tt.exclude, ".git/HEAD": "ref: refs/heads/main\n"})
-			ws, err := permission.NewWorkspace(dir)
+			ws, err := workspace.New(dir)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,9 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rein-agent/rein/internal/contract"
-	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // call runs the tool name of e with input and ledger, Check then Execute
@@ -185,9 +185,9 @@ func TestFileToolsCheckTheLedgerTheyAreGiven(t *testing.T) {
 }
 
 // workspaceAt returns a workspace at root.
-func workspaceAt(t *testing.T, root string) *permission.Workspace {
+func workspaceAt(t *testing.T, root string) *workspace.Workspace {
 	t.Helper()
-	ws, err := permission.NewWorkspace(root)
+	ws, err := workspace.New(root)
 	if err != nil {
 		t.Fatal(err)
 	}

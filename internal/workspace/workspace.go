@@ -1,4 +1,10 @@
-package permission
+// Package workspace is the scope of rein's file tools: the workspace root
+// and the roots the user added, kept with their symbolic links resolved,
+// and the resolution of a path through its links to the root that holds
+// it, or to the outside ([ErrOutside]). The file tools refuse what
+// [Workspace.Resolve] puts outside; the permission policy asks where
+// [Workspace.Locate] says a path leads.
+package workspace
 
 import (
 	"errors"
@@ -12,7 +18,7 @@ import (
 // ErrOutside is matched (errors.Is) by the [*OutsideError] that
 // [Workspace.Resolve] returns for a path that leads outside every root of
 // the workspace.
-var ErrOutside = errors.New("permission: path outside the workspace")
+var ErrOutside = errors.New("workspace: path outside the workspace")
 
 // Workspace is the set of directories rein's file tools may touch: the
 // workspace root and the roots the user added. Roots are kept with their
@@ -24,29 +30,29 @@ type Workspace struct {
 	roots []string // absolute, cleaned, symlinks resolved; roots[0] is the root
 }
 
-// NewWorkspace returns the workspace rooted at root with the extra roots
-// more. Each must be an existing directory; a relative one is taken from the
-// current directory.
-func NewWorkspace(root string, more ...string) (*Workspace, error) {
+// New returns the workspace rooted at root with the extra roots more. Each
+// must be an existing directory; a relative one is taken from the current
+// directory.
+func New(root string, more ...string) (*Workspace, error) {
 	w := &Workspace{}
 	for _, r := range append([]string{root}, more...) {
 		if r == "" {
-			return nil, errors.New("permission: empty workspace root")
+			return nil, errors.New("workspace: empty workspace root")
 		}
 		abs, err := filepath.Abs(r)
 		if err != nil {
-			return nil, fmt.Errorf("permission: workspace root %s: %w", r, err)
+			return nil, fmt.Errorf("workspace: workspace root %s: %w", r, err)
 		}
 		real, err := filepath.EvalSymlinks(abs)
 		if err != nil {
-			return nil, fmt.Errorf("permission: workspace root: %w", err)
+			return nil, fmt.Errorf("workspace: workspace root: %w", err)
 		}
 		fi, err := os.Stat(real)
 		if err != nil {
-			return nil, fmt.Errorf("permission: workspace root: %w", err)
+			return nil, fmt.Errorf("workspace: workspace root: %w", err)
 		}
 		if !fi.IsDir() {
-			return nil, fmt.Errorf("permission: workspace root %s is not a directory", r)
+			return nil, fmt.Errorf("workspace: workspace root %s is not a directory", r)
 		}
 		w.roots = append(w.roots, real)
 	}
@@ -67,7 +73,7 @@ func (w *Workspace) Roots() []string { return append([]string(nil), w.roots...) 
 // path and the roots and matches [ErrOutside]; other errors (a permission denied on the
 // way, an empty path) are returned wrapped.
 func (w *Workspace) Resolve(path string) (string, error) {
-	abs, inside, err := w.resolve(path)
+	abs, inside, err := w.Locate(path)
 	if err != nil {
 		return "", err
 	}
@@ -77,6 +83,7 @@ func (w *Workspace) Resolve(path string) (string, error) {
 	return abs, nil
 }
 
+// outside is the error for path, which leads to abs outside every root.
 func (w *Workspace) outside(path, abs string) error {
 	return &OutsideError{Path: path, Resolved: abs, Roots: w.Roots()}
 }
@@ -89,28 +96,31 @@ type OutsideError struct {
 	Roots    []string // the workspace's roots
 }
 
+// Error says where the path leads and which roots it is outside of.
 func (e *OutsideError) Error() string {
 	where := "the workspace " + e.Roots[0]
 	if len(e.Roots) > 1 {
 		where = "the workspace roots " + strings.Join(e.Roots, ", ")
 	}
 	if e.Resolved != filepath.Clean(e.Path) {
-		return fmt.Sprintf("permission: %s leads to %s, outside %s", e.Path, e.Resolved, where)
+		return fmt.Sprintf("workspace: %s leads to %s, outside %s", e.Path, e.Resolved, where)
 	}
-	return fmt.Sprintf("permission: %s is outside %s", e.Path, where)
+	return fmt.Sprintf("workspace: %s is outside %s", e.Path, where)
 }
 
 // Is reports whether target is [ErrOutside].
 func (e *OutsideError) Is(target error) bool { return target == ErrOutside }
 
-// resolve returns where path leads and the index of the root that holds
-// it, -1 for none.
-func (w *Workspace) resolve(path string) (abs string, root int, err error) {
+// Locate returns where path leads, as [Workspace.Resolve] finds it, and
+// the index in [Workspace.Roots] of the root that holds it, -1 for none: a
+// path outside is not an error here. An empty path, one with a NUL byte
+// and one whose links cannot be followed are.
+func (w *Workspace) Locate(path string) (abs string, root int, err error) {
 	if path == "" {
-		return "", -1, errors.New("permission: empty path")
+		return "", -1, errors.New("workspace: empty path")
 	}
 	if strings.IndexByte(path, 0) >= 0 {
-		return "", -1, fmt.Errorf("permission: path %q has a NUL byte", path)
+		return "", -1, fmt.Errorf("workspace: path %q has a NUL byte", path)
 	}
 	p := path
 	if !filepath.IsAbs(p) {
@@ -121,7 +131,7 @@ func (w *Workspace) resolve(path string) (abs string, root int, err error) {
 	}
 	abs, err = evalLongestPrefix(p)
 	if err != nil {
-		return "", -1, fmt.Errorf("permission: resolve %s: %w", path, err)
+		return "", -1, fmt.Errorf("workspace: resolve %s: %w", path, err)
 	}
 	return abs, w.rootOf(abs), nil
 }
@@ -136,6 +146,8 @@ func (w *Workspace) rootOf(abs string) int {
 	return -1
 }
 
+// within reports whether p is root or lies below it; both are clean and
+// absolute.
 func within(root, p string) bool {
 	if p == root {
 		return true

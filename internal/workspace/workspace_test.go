@@ -1,4 +1,4 @@
-package permission
+package workspace
 
 import (
 	"errors"
@@ -34,6 +34,15 @@ func realTemp(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return d
+}
+
+func mustWorkspace(t testing.TB, root string, more ...string) *Workspace {
+	t.Helper()
+	ws, err := New(root, more...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
 }
 
 func TestResolve(t *testing.T) {
@@ -114,7 +123,7 @@ func TestResolve(t *testing.T) {
 	}
 }
 
-func TestNewWorkspace(t *testing.T) {
+func TestNew(t *testing.T) {
 	base := realTemp(t)
 	file := filepath.Join(base, "file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
@@ -122,7 +131,7 @@ func TestNewWorkspace(t *testing.T) {
 	}
 	link := filepath.Join(base, "link")
 	symlink(t, base, link)
-	ws, err := NewWorkspace(link, base)
+	ws, err := New(link, base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,8 +139,8 @@ func TestNewWorkspace(t *testing.T) {
 		t.Errorf("Roots() (-want +got):\n%s", d)
 	}
 	for name, root := range map[string]string{"missing": filepath.Join(base, "nope"), "file": file, "empty": ""} {
-		if _, err := NewWorkspace(root); err == nil {
-			t.Errorf("NewWorkspace(%s) = nil error", name)
+		if _, err := New(root); err == nil {
+			t.Errorf("New(%s) = nil error", name)
 		}
 	}
 }
