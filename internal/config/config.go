@@ -8,6 +8,10 @@
 // A broken file is an error naming the file, line and column; a key rein
 // does not know is a warning, not an error, so an older rein reads a newer
 // file.
+//
+// Config is also the one place that edits those files: [SaveRule] adds an
+// "always" or "never" answer's rule to the project's [permissions] table,
+// editing the text so the person's comments and layout stay.
 package config
 
 import (
@@ -98,7 +102,7 @@ func DefaultPaths(dir string) Paths {
 		p.User = filepath.Join(home, ".config", "rein", "config.toml")
 	}
 	for d := dir; d != ""; {
-		f := filepath.Join(d, ".rein", "config.toml")
+		f := filepath.Join(d, filepath.FromSlash(ProjectFile))
 		if _, err := os.Stat(f); err == nil {
 			p.Project = f
 			break
@@ -130,120 +134,166 @@ func Load(p Paths) (*Config, error) {
 	return c, nil
 }
 
+// merge reads the file at path and applies what it sets over c; project
+// says it is the project's file, which may not set some keys. A missing
+// file sets nothing.
 func (c *Config) merge(path string, project bool) error {
+	f, err := decode(path)
+	if err != nil || f == nil {
+		return err
+	}
+	c.Warnings = append(c.Warnings, f.warnings...)
+	if project {
+		if err := checkProject(path, &f.File); err != nil {
+			return err
+		}
+	}
+	if err := f.validate(); err != nil {
+		return err
+	}
+	return c.apply(f)
+}
+
+// decoded is one configuration file as read: its values, which keys it
+// defines, and its text, to say on which line a key is set.
+type decoded struct {
+	File
+	path     string
+	text     string
+	md       toml.MetaData
+	warnings []string
+}
+
+// decode reads and decodes the file at path; a missing file is nil and no
+// error. A file that is not TOML, or holds a value of the wrong type, is an
+// error naming the file (and the line and column, where the decoder says).
+func decode(path string) (*decoded, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("config: %w", err)
+		return nil, fmt.Errorf("config: %w", err)
 	}
-	var f File
-	md, err := toml.Decode(string(data), &f)
-	if err != nil {
-		var perr toml.ParseError
-		if errors.As(err, &perr) {
-			return fmt.Errorf("config: %s:%d:%d: %s", path, perr.Position.Line, perr.Position.Col, perr.Message)
-		}
-		return fmt.Errorf("config: %s: %w", path, err)
+	d := &decoded{path: path, text: string(data)}
+	if d.md, err = toml.Decode(d.text, &d.File); err != nil {
+		return nil, tomlError(path, err)
 	}
-	for _, k := range md.Undecoded() {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: unknown key %q (ignored)", path, k.String()))
+	for _, k := range d.md.Undecoded() {
+		d.warnings = append(d.warnings, fmt.Sprintf("%s: unknown key %q (ignored)", path, k.String()))
 	}
-	if project && f.BaseURL != "" {
+	return d, nil
+}
+
+// tomlError is the error for the file at path that is not valid TOML: it
+// names the file, and the line and column where the decoder can.
+func tomlError(path string, err error) error {
+	var perr toml.ParseError
+	if errors.As(err, &perr) {
+		return fmt.Errorf("config: %s:%d:%d: %s", path, perr.Position.Line, perr.Position.Col, perr.Message)
+	}
+	return fmt.Errorf("config: %s: %w", path, err)
+}
+
+// checkProject refuses, in the project's file at path, what a cloned
+// repository must not set: where your key is sent, which secrets its
+// scripts see, where your transcripts go, approvals off, any command run
+// without asking.
+func checkProject(path string, f *File) error {
+	if f.BaseURL != "" {
 		return fmt.Errorf("config: %s: base_url is not allowed in a project's file, since a cloned repository "+
 			"could send your API key anywhere; set it in your own %s or pass --base-url", path, "config.toml")
 	}
-	if project && len(f.EnvPassthrough) > 0 {
+	if len(f.EnvPassthrough) > 0 {
 		return fmt.Errorf("config: %s: env_passthrough is not allowed in a project's file, since a cloned repository "+
 			"could hand your tokens to its own scripts; set it in your own config.toml", path)
 	}
-	if project && f.SessionDir != "" {
+	if f.SessionDir != "" {
 		return fmt.Errorf("config: %s: session_dir is not allowed in a project's file, since a cloned repository "+
 			"must not choose where your transcripts go; set it in your own config.toml or pass --session-dir", path)
 	}
-	if project && strings.EqualFold(strings.TrimSpace(f.PermissionMode), string(permission.Yolo)) {
+	if strings.EqualFold(strings.TrimSpace(f.PermissionMode), string(permission.Yolo)) {
 		return fmt.Errorf("config: %s: permission_mode = \"yolo\" is not allowed in a project's file, since a cloned "+
 			"repository must not switch approvals off; pass --permission-mode yolo or set it in your own config.toml", path)
 	}
-	if project {
-		for _, text := range f.Permissions.Allow {
-			if r, err := permission.ParseRule(text); err == nil && r.Tool() == "bash" && r.Pattern() == "" {
-				return fmt.Errorf("config: %s: allow = [%q] is not allowed in a project's file: it would let a cloned repository "+
-					"run any command without asking; allow specific commands (bash(go test:*)) or put it in your own config.toml", path, text)
-			}
+	for _, text := range f.Permissions.Allow {
+		if r, err := permission.ParseRule(text); err == nil && r.Tool() == "bash" && r.Pattern() == "" {
+			return fmt.Errorf("config: %s: allow = [%q] is not allowed in a project's file: it would let a cloned repository "+
+				"run any command without asking; allow specific commands (bash(go test:*)) or put it in your own config.toml", path, text)
 		}
 	}
-	at := func(key string) string { return where(path, keyLine(string(data), key)) }
-	if f.BaseURL != "" && f.Provider == "" {
-		return fmt.Errorf("config: %s: base_url needs provider in the same file: an endpoint belongs to one provider", at("base_url"))
+	return nil
+}
+
+// at says where key is set in the file: "file:line", or the file alone.
+func (d *decoded) at(key string) string { return where(d.path, keyLine(d.text, key)) }
+
+// validate checks the values of the file, each error naming the file and
+// the line that set the value.
+func (d *decoded) validate() error {
+	if d.BaseURL != "" && d.Provider == "" {
+		return fmt.Errorf("config: %s: base_url needs provider in the same file: an endpoint belongs to one provider", d.at("base_url"))
 	}
-	for _, fb := range f.Fallback {
+	for _, fb := range d.Fallback {
 		if strings.TrimSpace(fb) == "" || strings.HasPrefix(fb, ":") {
-			return fmt.Errorf("config: %s: fallback entry %q: want \"provider\" or \"provider:model\"", at("fallback"), fb)
+			return fmt.Errorf("config: %s: fallback entry %q: want \"provider\" or \"provider:model\"", d.at("fallback"), fb)
 		}
 	}
-	if f.PermissionMode != "" {
-		if _, err := permission.ParseMode(f.PermissionMode); err != nil {
-			return fmt.Errorf("config: %s: permission_mode: %v", at("permission_mode"), err)
+	if d.PermissionMode != "" {
+		if _, err := permission.ParseMode(d.PermissionMode); err != nil {
+			return fmt.Errorf("config: %s: permission_mode: %v", d.at("permission_mode"), err)
 		}
 	}
 	for _, l := range []struct {
 		key   string
 		rules []string
-	}{{"allow", f.Permissions.Allow}, {"ask", f.Permissions.Ask}, {"deny", f.Permissions.Deny}} {
+	}{{"allow", d.Permissions.Allow}, {"ask", d.Permissions.Ask}, {"deny", d.Permissions.Deny}} {
 		if _, err := permission.ParseRules(l.rules); err != nil {
-			return fmt.Errorf("config: %s: [permissions] %s: %v", at(l.key), l.key, err)
+			return fmt.Errorf("config: %s: [permissions] %s: %v", d.at(l.key), l.key, err)
 		}
 	}
-	set := func(key string, ok bool) {
-		if ok {
-			c.Source[key] = path
-			c.lines[key] = keyLine(string(data), key)
+	if d.MaxTurns < 0 {
+		return fmt.Errorf("config: %s: max_turns is %d; it must be 1 or more (0 means the default)", d.at("max_turns"), d.MaxTurns)
+	}
+	return nil
+}
+
+// apply sets over c what the file d sets, and remembers that d set it.
+// The permission lists add up instead.
+func (c *Config) apply(d *decoded) error {
+	set := func(key string) {
+		c.Source[key] = d.path
+		c.lines[key] = keyLine(d.text, key)
+	}
+	for _, v := range []struct {
+		key string
+		ok  bool
+		set func()
+	}{
+		{"provider", d.Provider != "", func() { c.Provider = d.Provider }},
+		{"model", d.Model != "", func() { c.Model = d.Model }},
+		{"base_url", d.BaseURL != "", func() { c.BaseURL = d.BaseURL }},
+		{"fallback", d.md.IsDefined("fallback"), func() { c.Fallback = d.Fallback }},
+		{"permission_mode", d.PermissionMode != "", func() { c.PermissionMode = d.PermissionMode }},
+		{"max_turns", d.MaxTurns > 0, func() { c.MaxTurns = d.MaxTurns }},
+		{"env_passthrough", len(d.EnvPassthrough) > 0, func() { c.EnvPassthrough = d.EnvPassthrough }},
+	} {
+		if v.ok {
+			v.set()
+			set(v.key)
 		}
 	}
-	if f.Provider != "" {
-		c.Provider = f.Provider
-		set("provider", true)
-	}
-	if f.Model != "" {
-		c.Model = f.Model
-		set("model", true)
-	}
-	if f.BaseURL != "" {
-		c.BaseURL = f.BaseURL
-		set("base_url", true)
-	}
-	if md.IsDefined("fallback") {
-		c.Fallback = f.Fallback
-		set("fallback", true)
-	}
-	if f.PermissionMode != "" {
-		c.PermissionMode = f.PermissionMode
-		set("permission_mode", true)
-	}
-	if f.MaxTurns < 0 {
-		return fmt.Errorf("config: %s: max_turns is %d; it must be 1 or more (0 means the default)", at("max_turns"), f.MaxTurns)
-	}
-	if f.MaxTurns > 0 {
-		c.MaxTurns = f.MaxTurns
-		set("max_turns", true)
-	}
-	if len(f.EnvPassthrough) > 0 {
-		c.EnvPassthrough = f.EnvPassthrough
-		set("env_passthrough", true)
-	}
-	if f.SessionDir != "" {
-		dir, err := expandHome(f.SessionDir)
+	if d.SessionDir != "" {
+		dir, err := expandHome(d.SessionDir)
 		if err != nil {
-			return fmt.Errorf("config: %s: session_dir: %w", at("session_dir"), err)
+			return fmt.Errorf("config: %s: session_dir: %w", d.at("session_dir"), err)
 		}
 		c.SessionDir = dir
-		set("session_dir", true)
+		set("session_dir")
 	}
-	c.Permissions.Allow = append(c.Permissions.Allow, f.Permissions.Allow...)
-	c.Permissions.Ask = append(c.Permissions.Ask, f.Permissions.Ask...)
-	c.Permissions.Deny = append(c.Permissions.Deny, f.Permissions.Deny...)
+	c.Permissions.Allow = append(c.Permissions.Allow, d.Permissions.Allow...)
+	c.Permissions.Ask = append(c.Permissions.Ask, d.Permissions.Ask...)
+	c.Permissions.Deny = append(c.Permissions.Deny, d.Permissions.Deny...)
 	return nil
 }
 

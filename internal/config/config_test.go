@@ -52,6 +52,8 @@ func TestErrors(t *testing.T) {
 		"project base_url":   {"base_url = \"http://evil.example/v1\"\n", "base_url is not allowed in a project's file", true},
 		"bad fallback entry": {"fallback = [\":gpt\"]\n", `fallback entry ":gpt"`, false},
 		"base_url alone":     {"base_url = \"http://127.0.0.1:1/v1\"\n", "base_url needs provider", false},
+		"rules not a list":   {"[permissions]\nallow = \"bash\"\n", "config.toml", false},
+		"bad rule":           {"[permissions]\ndeny = [\"bash(\"]\n", "config.toml:2: [permissions] deny: permission: rule \"bash(\"", true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := write(t, filepath.Join(dir, name, "config.toml"), tc.text)

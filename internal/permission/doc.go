@@ -94,15 +94,13 @@
 // the request next time (--allow 'bash(go test:*)' or a --permission-mode),
 // each one checked by deciding again with it. [Policy.SuggestRules] gives
 // the narrowest rules for a request, which an interactive "always" saves
-// with [SaveRule] into the project's .rein/config.toml:
+// into the project's .rein/config.toml (config.SaveRule, which keeps the
+// file's comments):
 //
 //	[permissions]
 //	allow = ["bash(go test:*)"]
 //	deny = ["bash(rm:*)"]
 //
-// SaveRule edits the file's text, so comments and the order of keys stay,
-// and checks the edit by decoding the result. Only when the table is written
-// in a form it does not edit (an inline table, dotted keys) does it
-// re-encode the file from its values, losing its comments. [LoadRules]
-// reads the lists back.
+// The configuration (package config) reads those lists back, with the
+// user's own, and rein hands them to [New] as [Rules].
 package permission

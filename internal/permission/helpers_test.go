@@ -65,19 +65,19 @@ func policyOf(t testing.TB, mode Mode, rules Rules) *Policy {
 	return p
 }
 
-// alwaysSaved saves rules into dir's configuration, as an "always" answer
-// does, and returns a default-mode policy over ws with the rules loaded
-// back from it.
+// alwaysSaved saves rules as an "always" answer does, and returns a
+// default-mode policy over ws with the rules read back. What is saved is
+// each rule's text (config.SaveRule writes it into dir's configuration,
+// tested there), so the round trip here is through that text.
 func alwaysSaved(t testing.TB, dir string, ws *workspace.Workspace, rules []Rule) *Policy {
 	t.Helper()
+	var rs Rules
 	for _, r := range rules {
-		if err := SaveRule(dir, "allow", r); err != nil {
+		back, err := ParseRule(r.String())
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	rs, err := LoadRules(filepath.Join(dir, ConfigFile))
-	if err != nil {
-		t.Fatal(err)
+		rs.Allow = append(rs.Allow, back)
 	}
 	p, err := New(Default, rs, ws)
 	if err != nil {

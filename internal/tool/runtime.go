@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rein-agent/rein/internal/config"
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
@@ -369,11 +370,11 @@ func (rt *Runtime) answered(answer Answer, rules []permission.Rule) permission.V
 	case Yes:
 		return permission.Verdict{Decision: contract.Allow, By: permission.ByUser, Reason: "The user allowed it once."}
 	case Always, Never:
-		list, d, verb := "allow", contract.Allow, "allowed"
+		d, verb := contract.Allow, "allowed"
 		if answer == Never {
-			list, d, verb = "deny", contract.Deny, "denied"
+			d, verb = contract.Deny, "denied"
 		}
-		saved, err := rt.save(list, rules)
+		saved, err := rt.save(d, rules)
 		v := permission.Verdict{Decision: d, By: permission.ByUser, Rule: strings.Join(saved, ", ")}
 		switch {
 		case err != nil:
@@ -381,7 +382,7 @@ func (rt *Runtime) answered(answer Answer, rules []permission.Rule) permission.V
 		case len(saved) == 0:
 			v.Reason = "The user " + verb + " it; no rule could express it, so it will be asked again."
 		default:
-			v.Reason = "The user " + verb + " it and saved " + strings.Join(saved, ", ") + " in " + permission.ConfigFile + "."
+			v.Reason = "The user " + verb + " it and saved " + strings.Join(saved, ", ") + " in " + config.ProjectFile + "."
 		}
 		if d == contract.Deny {
 			v.Reason += " Do not try to get around this denial; ask the user what they want instead."
@@ -392,15 +393,16 @@ func (rt *Runtime) answered(answer Answer, rules []permission.Rule) permission.V
 		Reason: "The user said no. Do not retry the same call; change your approach or ask the user."}
 }
 
-// save writes rules to the project's configuration and adds them to the
-// policy in force. It returns the rules saved.
-func (rt *Runtime) save(list string, rules []permission.Rule) ([]string, error) {
+// save writes rules to the list of d (allow or deny) of the project's
+// configuration and adds them to the policy in force. It returns the rules
+// saved.
+func (rt *Runtime) save(d contract.Decision, rules []permission.Rule) ([]string, error) {
 	if len(rules) == 0 {
 		return nil, nil
 	}
 	var saved []string
 	for _, r := range rules {
-		if err := permission.SaveRule(rt.opts.ProjectDir, list, r); err != nil {
+		if err := config.SaveRule(rt.opts.ProjectDir, d, r); err != nil {
 			return saved, err
 		}
 		saved = append(saved, r.String())
@@ -408,7 +410,7 @@ func (rt *Runtime) save(list string, rules []permission.Rule) ([]string, error) 
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	extra := permission.Rules{Allow: rules}
-	if list == "deny" {
+	if d == contract.Deny {
 		extra = permission.Rules{Deny: rules}
 	}
 	p, err := permission.New(rt.policy.Mode(), rt.policy.Rules().Merge(extra), rt.policy.Workspace())

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rein-agent/rein/internal/config"
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
@@ -387,12 +388,16 @@ func TestApprover(t *testing.T) {
 	if p := f.sink.permission("int_4"); p.By != permission.ByRule || p.Rule != "bash(go test:*)" {
 		t.Errorf("after always: %+v, want by rule bash(go test:*)", p)
 	}
-	rules, err := permission.LoadRules(filepath.Join(f.dir, permission.ConfigFile))
+	c, err := config.Load(config.Paths{Project: filepath.Join(f.dir, config.ProjectFile)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rules.Allow) != 1 || rules.Allow[0].String() != "bash(go test:*)" {
-		t.Errorf("saved rules = %+v", rules)
+	rules, err := permission.ParseRules(c.Permissions.Allow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rules) != 1 || rules[0].String() != "bash(go test:*)" || len(c.Permissions.Ask)+len(c.Permissions.Deny) != 0 {
+		t.Errorf("saved rules = %+v", c.Permissions)
 	}
 }
 

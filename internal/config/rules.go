@@ -1,4 +1,4 @@
-package permission
+package config
 
 import (
 	"bytes"
@@ -13,71 +13,19 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/rein-agent/rein/internal/atomicfile"
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/permission"
 )
 
-// ConfigFile is where a project keeps its configuration, relative to the
+// ProjectFile is where a project keeps its configuration, relative to the
 // project's directory.
-const ConfigFile = ".rein/config.toml"
+const ProjectFile = ".rein/config.toml"
 
-// Lists are the names of the rule lists in the [permissions] table.
-var lists = []string{"allow", "ask", "deny"}
+// lists names the rule list of each decision in the [permissions] table.
+var lists = map[contract.Decision]string{contract.Allow: "allow", contract.Ask: "ask", contract.Deny: "deny"}
 
-// LoadRules reads the allow, ask and deny lists of the [permissions] table
-// of the configuration file at path:
-//
-//	[permissions]
-//	allow = ["bash(go test:*)", "edit_file(docs/**)"]
-//	deny = ["bash(rm:*)"]
-//
-// A missing file, or a file without the table, has no rules. A file that is
-// not valid TOML, a list that is not a list of strings and a rule that does
-// not parse are errors naming the file (and the line, for TOML). Other keys
-// of the table are ignored, so an older rein reads a newer file.
-func LoadRules(path string) (Rules, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Rules{}, nil
-	}
-	if err != nil {
-		return Rules{}, fmt.Errorf("permission: %w", err)
-	}
-	var f struct {
-		Permissions struct {
-			Allow []string `toml:"allow"`
-			Ask   []string `toml:"ask"`
-			Deny  []string `toml:"deny"`
-		} `toml:"permissions"`
-	}
-	if _, err := toml.Decode(string(data), &f); err != nil {
-		return Rules{}, tomlError(path, err)
-	}
-	var rules Rules
-	for _, l := range []struct {
-		name  string
-		texts []string
-		out   *[]Rule
-	}{{"allow", f.Permissions.Allow, &rules.Allow}, {"ask", f.Permissions.Ask, &rules.Ask}, {"deny", f.Permissions.Deny, &rules.Deny}} {
-		for _, t := range l.texts {
-			r, err := parseRule(t)
-			if err != nil {
-				return Rules{}, fmt.Errorf("permission: %s: [permissions] %s: %w", path, l.name, err)
-			}
-			*l.out = append(*l.out, r)
-		}
-	}
-	return rules, nil
-}
-
-func tomlError(path string, err error) error {
-	var perr toml.ParseError
-	if errors.As(err, &perr) {
-		return fmt.Errorf("permission: %s:%d:%d: %s", path, perr.Position.Line, perr.Position.Col, perr.Message)
-	}
-	return fmt.Errorf("permission: %s: %w", path, err)
-}
-
-// SaveRule adds r to the list ("allow", "ask" or "deny") of the
-// [permissions] table of projectDir's .rein/config.toml, creating the file
+// SaveRule adds r to the list of decision d (allow, ask or deny) of the
+// [permissions] table of projectDir's [ProjectFile], creating the file
 // and its directory when missing. A rule already in the list is not added
 // twice. The rest of the file is kept byte for byte: the rule is inserted
 // into the text, and the result is checked by decoding it again. Only when
@@ -87,48 +35,40 @@ func tomlError(path string, err error) error {
 // comments or the order of keys. A file that is not valid TOML is left
 // alone and reported. SaveRule is not safe for concurrent use on the same
 // file.
-func SaveRule(projectDir, list string, r Rule) error {
-	if !isList(list) {
-		return fmt.Errorf("permission: unknown rule list %q; want allow, ask or deny", list)
+func SaveRule(projectDir string, d contract.Decision, r permission.Rule) error {
+	list, ok := lists[d]
+	if !ok {
+		return fmt.Errorf("config: unknown rule list %q; want allow, ask or deny", d)
 	}
 	if r.IsZero() {
-		return errors.New("permission: cannot save an empty rule")
+		return errors.New("config: cannot save an empty rule")
 	}
-	file := filepath.Join(projectDir, filepath.FromSlash(ConfigFile))
+	file := filepath.Join(projectDir, filepath.FromSlash(ProjectFile))
 	src, err := os.ReadFile(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("permission: %w", err)
+		return fmt.Errorf("config: save rule: %w", err)
 	}
 	out, changed, err := addRule(string(src), list, r)
 	if err != nil {
 		if errors.Is(err, errNotTOML) {
 			return tomlError(file, errors.Unwrap(err))
 		}
-		return fmt.Errorf("permission: %s: %w", file, err)
+		return fmt.Errorf("config: %s: %w", file, err)
 	}
 	if !changed {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return fmt.Errorf("permission: %w", err)
+		return fmt.Errorf("config: save rule: %w", err)
 	}
 	// A link to a shared file is followed: the shared file gets the rule.
 	if real, err := filepath.EvalSymlinks(file); err == nil {
 		file = real
 	}
 	if err := atomicfile.Write(file, []byte(out), 0o644); err != nil {
-		return fmt.Errorf("permission: save rule: %w", err)
+		return fmt.Errorf("config: save rule: %w", err)
 	}
 	return nil
-}
-
-func isList(s string) bool {
-	for _, l := range lists {
-		if s == l {
-			return true
-		}
-	}
-	return false
 }
 
 // errNotTOML wraps the decoder's error for a file that is not valid TOML.
@@ -142,7 +82,7 @@ func (e *notTOML) Unwrap() error        { return e.err }
 
 // addRule returns src with r added to [permissions] list, and whether that
 // changed anything.
-func addRule(src, list string, r Rule) (string, bool, error) {
+func addRule(src, list string, r permission.Rule) (string, bool, error) {
 	doc, err := decodeMap(src)
 	if err != nil {
 		return "", false, &notTOML{err}
@@ -169,7 +109,7 @@ func addRule(src, list string, r Rule) (string, bool, error) {
 		if !ok {
 			return "", false, fmt.Errorf("permissions.%s holds %v, which is not a string", list, v)
 		}
-		if o, err := parseRule(s); s == text || err == nil && o.Equal(r) {
+		if o, err := permission.ParseRule(s); s == text || err == nil && o.Equal(r) {
 			return src, false, nil
 		}
 	}

@@ -1,4 +1,4 @@
-package permission
+package config
 
 import (
 	"os"
@@ -7,16 +7,50 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/permission"
+	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
-func rulesText(rs Rules) map[string][]string {
+func rulesText(rs permission.Rules) map[string][]string {
 	out := map[string][]string{}
-	for name, list := range map[string][]Rule{"allow": rs.Allow, "ask": rs.Ask, "deny": rs.Deny} {
+	for name, list := range map[string][]permission.Rule{"allow": rs.Allow, "ask": rs.Ask, "deny": rs.Deny} {
 		for _, r := range list {
 			out[name] = append(out[name], r.String())
 		}
 	}
 	return out
+}
+
+// loadRules reads the rules of the project's file at path back, as rein
+// does: config.Load, then the lists parsed.
+func loadRules(t *testing.T, path string) (permission.Rules, error) {
+	t.Helper()
+	c, err := Load(Paths{Project: path})
+	if err != nil {
+		return permission.Rules{}, err
+	}
+	var rs permission.Rules
+	for _, l := range []struct {
+		texts []string
+		out   *[]permission.Rule
+	}{{c.Permissions.Allow, &rs.Allow}, {c.Permissions.Ask, &rs.Ask}, {c.Permissions.Deny, &rs.Deny}} {
+		if *l.out, err = permission.ParseRules(l.texts); err != nil {
+			return permission.Rules{}, err
+		}
+	}
+	return rs, nil
+}
+
+func mustRules(t testing.TB, texts ...string) []permission.Rule {
+	t.Helper()
+	rs, err := permission.ParseRules(texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
 }
 
 func writeFile(t *testing.T, path, text string) string {
@@ -28,45 +62,6 @@ func writeFile(t *testing.T, path, text string) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-func TestLoadRules(t *testing.T) {
-	dir := t.TempDir()
-	for _, tc := range []struct {
-		name, text string
-		want       map[string][]string
-		err        string
-	}{
-		{"all lists", "provider = \"openai\"\n[permissions]\nallow = [\"bash(go test:*)\", \"edit_file(docs/**)\"]\nask = [\"bash(git push:*)\"]\ndeny = [\"bash(rm:*)\"]\n",
-			map[string][]string{"allow": {"bash(go test:*)", "edit_file(docs/**)"}, "ask": {"bash(git push:*)"}, "deny": {"bash(rm:*)"}}, ""},
-		{"no table", "provider = \"openai\"\n", map[string][]string{}, ""},
-		{"canonical form", "[permissions]\nallow = [\"bash( go  test :* )\"]\n", map[string][]string{"allow": {"bash(go test:*)"}}, ""},
-		{"unknown key ignored", "[permissions]\ndefault_mode = \"plan\"\n", map[string][]string{}, ""},
-		{"broken toml", "provider = \"openai\nallow = 1\n", nil, "config.toml:1:"},
-		{"not a list", "[permissions]\nallow = \"bash\"\n", nil, "config.toml"},
-		{"bad rule", "[permissions]\ndeny = [\"bash(\"]\n", nil, "[permissions] deny: rule \"bash(\""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			path := writeFile(t, filepath.Join(dir, tc.name, "config.toml"), tc.text)
-			rs, err := LoadRules(path)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), "permission: ") {
-					t.Errorf("LoadRules error = %v, want one mentioning %q", err, tc.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(tc.want, rulesText(rs)); d != "" {
-				t.Errorf("LoadRules (-want +got):\n%s", d)
-			}
-		})
-	}
-	rs, err := LoadRules(filepath.Join(dir, "missing", "config.toml"))
-	if err != nil || len(rs.Allow)+len(rs.Ask)+len(rs.Deny) != 0 {
-		t.Errorf("LoadRules(missing) = %v, %v; want no rules", rs, err)
-	}
 }
 
 // The text edits keep every other byte of the file.
@@ -122,11 +117,11 @@ func TestSaveRuleEditsText(t *testing.T) {
 			if tc.before != "" {
 				writeFile(t, file, tc.before)
 			}
-			r, err := ParseRule(tc.rule)
+			r, err := permission.ParseRule(tc.rule)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := SaveRule(dir, tc.list, r); err != nil {
+			if err := SaveRule(dir, contract.Decision(tc.list), r); err != nil {
 				t.Fatalf("SaveRule: %v", err)
 			}
 			got, err := os.ReadFile(file)
@@ -136,16 +131,16 @@ func TestSaveRuleEditsText(t *testing.T) {
 			if d := cmp.Diff(tc.after, string(got)); d != "" {
 				t.Errorf("file after SaveRule (-want +got):\n%s", d)
 			}
-			rs, err := LoadRules(file)
+			rs, err := loadRules(t, file)
 			if err != nil {
-				t.Fatalf("LoadRules after SaveRule: %v", err)
+				t.Fatalf("rules after SaveRule: %v", err)
 			}
 			found := false
-			for _, x := range map[string][]Rule{"allow": rs.Allow, "ask": rs.Ask, "deny": rs.Deny}[tc.list] {
+			for _, x := range map[string][]permission.Rule{"allow": rs.Allow, "ask": rs.Ask, "deny": rs.Deny}[tc.list] {
 				found = found || x.Equal(r)
 			}
 			if !found {
-				t.Errorf("LoadRules after SaveRule does not list %s in %s: %v", r, tc.list, rulesText(rs))
+				t.Errorf("rules after SaveRule do not list %s in %s: %v", r, tc.list, rulesText(rs))
 			}
 		})
 	}
@@ -165,7 +160,7 @@ func TestSaveRuleReencodes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			file := writeFile(t, filepath.Join(dir, ".rein", "config.toml"), tc.before)
-			err := SaveRule(dir, "allow", mustRules(t, "bash(go test:*)")[0])
+			err := SaveRule(dir, contract.Allow, mustRules(t, "bash(go test:*)")[0])
 			if tc.want == nil {
 				if err == nil || !strings.Contains(err.Error(), "permissions.allow is not a list") {
 					t.Errorf("SaveRule error = %v, want permissions.allow is not a list", err)
@@ -175,7 +170,7 @@ func TestSaveRuleReencodes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rs, err := LoadRules(file)
+			rs, err := loadRules(t, file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -207,14 +202,14 @@ func TestSaveRuleErrors(t *testing.T) {
 	r := mustRules(t, "bash(go test:*)")[0]
 	for _, tc := range []struct {
 		name, before, list string
-		rule               Rule
+		rule               permission.Rule
 		want               string
 	}{
 		{"broken file", "provider = \"openai\n", "allow", r, "config.toml:1:"},
 		{"permissions not a table", "permissions = 3\n", "allow", r, "permissions is not a table"},
 		{"list of numbers", "[permissions]\nallow = [1]\n", "allow", r, "not a string"},
 		{"unknown list", "", "maybe", r, `unknown rule list "maybe"`},
-		{"zero rule", "", "allow", Rule{}, "empty rule"},
+		{"zero rule", "", "allow", permission.Rule{}, "empty rule"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -222,7 +217,7 @@ func TestSaveRuleErrors(t *testing.T) {
 			if tc.before != "" {
 				writeFile(t, file, tc.before)
 			}
-			err := SaveRule(dir, tc.list, tc.rule)
+			err := SaveRule(dir, contract.Decision(tc.list), tc.rule)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("SaveRule error = %v, want one mentioning %q", err, tc.want)
 			}
@@ -240,9 +235,13 @@ func TestSaveRuleKeepsModeAndLink(t *testing.T) {
 	if err := os.Chmod(real, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	mkdir(t, filepath.Join(dir, "proj", ".rein"))
-	symlink(t, real, filepath.Join(dir, "proj", ".rein", "config.toml"))
-	if err := SaveRule(filepath.Join(dir, "proj"), "deny", mustRules(t, "bash(rm:*)")[0]); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "proj", ".rein"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, filepath.Join(dir, "proj", ".rein", "config.toml")); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+	if err := SaveRule(filepath.Join(dir, "proj"), contract.Deny, mustRules(t, "bash(rm:*)")[0]); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Lstat(filepath.Join(dir, "proj", ".rein", "config.toml"))
@@ -266,19 +265,42 @@ func TestSaveRuleKeepsModeAndLink(t *testing.T) {
 // "Always" end to end: the suggested rule is saved, loaded back, and then
 // allows the request without asking.
 func TestAlwaysRoundTrip(t *testing.T) {
-	dir := realTemp(t)
-	ws := mustWorkspace(t, dir)
-	p, err := New(Default, Rules{}, ws)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := bashReq(t, "go test ./... && go vet ./...")
+	ws, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := permission.New(permission.Default, permission.Rules{}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := permission.Request{Tool: "bash", Risk: registry.RiskExecute, Input: []byte(`{"command":"go test ./... && go vet ./..."}`)}
 	if v := p.Decide(req); v.Decision != "ask" {
 		t.Fatalf("before: %+v", v)
 	}
-	q := alwaysSaved(t, dir, ws, p.SuggestRules(req))
-	want := decision{"allow", ByRule, "bash(go test:*), bash(go vet:*)"}
-	if d := cmp.Diff(want, decisionOf(t, q.Decide(req))); d != "" {
-		t.Errorf("after always (-want +got):\n%s", d)
+	for _, r := range p.SuggestRules(req) {
+		if err := SaveRule(dir, contract.Allow, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rs, err := loadRules(t, filepath.Join(dir, ProjectFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := permission.New(permission.Default, rs, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := q.Decide(req)
+	type decision struct {
+		Decision contract.Decision
+		By, Rule string
+	}
+	want := decision{"allow", permission.ByRule, "bash(go test:*), bash(go vet:*)"}
+	if d := cmp.Diff(want, decision{v.Decision, v.By, v.Rule}); d != "" || v.Reason == "" {
+		t.Errorf("after always (-want +got):\n%s (reason %q)", d, v.Reason)
 	}
 }
