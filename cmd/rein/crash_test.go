@@ -64,8 +64,11 @@ func (c *crashRun) lines() int {
 }
 
 // killWhen starts rein exec and kills it with SIGKILL as soon as ready
-// says so. It returns the complete lines the log held just before the
-// kill, and whether the kill came before rein ended by itself.
+// says so. It returns the complete lines the log held when rein died, and
+// whether the kill came before rein ended by itself. The log is read once
+// rein is dead: between a read before the signal and the signal landing,
+// rein may append (a tool's completion, say), and what resume must keep
+// and finish is the log as the kill left it.
 func (c *crashRun) killWhen(ready func() bool) (durable []byte, killed bool) {
 	cmd := c.command("exec", "do the four steps")
 	if err := cmd.Start(); err != nil {
@@ -77,16 +80,16 @@ func (c *crashRun) killWhen(ready func() bool) (durable []byte, killed bool) {
 	deadline := time.Now().Add(30 * time.Second) // a hang, not a timing assertion
 	for !exited.Load() && time.Now().Before(deadline) {
 		if ready() {
-			if p := c.logPath(); p != "" {
-				b, _ := os.ReadFile(p)
-				durable = b[:bytes.LastIndexByte(b, '\n')+1]
-			}
 			killed = cmd.Process.Signal(syscall.SIGKILL) == nil
 			break
 		}
 		time.Sleep(200 * time.Microsecond)
 	}
 	err := <-done
+	if p := c.logPath(); p != "" {
+		b, _ := os.ReadFile(p)
+		durable = b[:bytes.LastIndexByte(b, '\n')+1]
+	}
 	if killed {
 		if ee, ok := errors.AsType[*exec.ExitError](err); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 			killed = false // it ended before the signal landed
