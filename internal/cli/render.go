@@ -215,7 +215,7 @@ func (t *terminal) tool(data contract.Event) {
 		t.line(t.style("1", "● "+printable(e.ToolName)) + " " + compact(e.Input))
 	case *contract.ToolValidation:
 		if !e.OK {
-			t.line(t.style("31", "  ✗ refused ("+e.Code+"): "+printable(strings.Join(e.Errors, "; "))))
+			t.line(t.style("31", "  ✗ refused ("+string(e.Code)+"): "+printable(strings.Join(e.Errors, "; "))))
 		}
 	case *contract.ToolPermission:
 		who := e.By

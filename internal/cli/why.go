@@ -108,7 +108,7 @@ func writeWhyTouch(b *strings.Builder, t why.Touch, style func(code, s string) s
 // when the log holds neither.
 func whyDecision(t why.Touch) string {
 	if v := t.Validation; v != nil && !v.OK {
-		return "✗ refused (" + printable(v.Code) + "): " + printable(strings.Join(v.Errors, "; "))
+		return "✗ refused (" + printable(string(v.Code)) + "): " + printable(strings.Join(v.Errors, "; "))
 	}
 	p := t.Permission
 	if p == nil {
@@ -194,9 +194,9 @@ type whyLine struct {
 }
 
 type whyValidation struct {
-	OK     bool     `json:"ok"`
-	Code   string   `json:"code,omitempty"`
-	Errors []string `json:"errors,omitempty"`
+	OK     bool          `json:"ok"`
+	Code   contract.Code `json:"code,omitempty"`
+	Errors []string      `json:"errors,omitempty"`
 }
 
 type whyPermission struct {
@@ -207,11 +207,11 @@ type whyPermission struct {
 }
 
 type whyObservation struct {
-	OK          bool   `json:"ok"`
-	Code        string `json:"code,omitempty"`
-	Text        string `json:"text"`
-	Truncated   bool   `json:"truncated"`
-	ArtifactRef string `json:"artifact_ref,omitempty"`
+	OK          bool          `json:"ok"`
+	Code        contract.Code `json:"code,omitempty"`
+	Text        string        `json:"text"`
+	Truncated   bool          `json:"truncated"`
+	ArtifactRef string        `json:"artifact_ref,omitempty"`
 }
 
 // writeWhyJSON prints one JSON object per touch per line, in the order

@@ -96,7 +96,7 @@ func (e *ModelFinished) fields() fields {
 	return fields{{"reason", (*string)(&e.Reason)}, {"provider_state", &e.ProviderState}}
 }
 func (e *ToolValidation) fields() fields {
-	return fields{{"intent_id", &e.IntentID}, {"ok", &e.OK}, {"code", &e.Code}, {"errors", &e.Errors}}
+	return fields{{"intent_id", &e.IntentID}, {"ok", &e.OK}, {"code", (*string)(&e.Code)}, {"errors", &e.Errors}}
 }
 func (e *ToolPermission) fields() fields {
 	return fields{{"intent_id", &e.IntentID}, {"decision", (*string)(&e.Decision)}, {"by", &e.By},
@@ -128,7 +128,7 @@ func (a *Assembly) fields() fields {
 // fields of an Observation serves *ToolObservation, which embeds it.
 func (o *Observation) fields() fields {
 	return fields{{"intent_id", &o.IntentID}, {"tool_name", &o.ToolName}, {"ok", &o.OK}, {"phase", &o.Phase},
-		{"code", &o.Code}, {"text", &o.Text}, {"truncated", &o.Truncated}, {"omitted_bytes", &o.OmittedBytes},
+		{"code", (*string)(&o.Code)}, {"text", &o.Text}, {"truncated", &o.Truncated}, {"omitted_bytes", &o.OmittedBytes},
 		{"artifact_ref", &o.ArtifactRef}, {"untrusted", &o.Untrusted}, {"files", &o.Files}}
 }
 func (f *FileStamp) fields() fields {

@@ -191,7 +191,7 @@ type FallbackSelected struct {
 type ToolValidation struct {
 	IntentID string   `json:"intent_id"`
 	OK       bool     `json:"ok"`
-	Code     string   `json:"code,omitempty"`
+	Code     Code     `json:"code,omitempty"`
 	Errors   []string `json:"errors,omitempty"`
 }
 

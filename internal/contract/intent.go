@@ -58,9 +58,9 @@ type Observation struct {
 	// Phase is the stage that produced the observation: one of the Phase
 	// constants.
 	Phase string `json:"phase"`
-	// Code is a machine-readable reason when OK is false
-	// (unknown_tool, schema_invalid, denied, not_executed...).
-	Code         string `json:"code,omitempty"`
+	// Code is a machine-readable reason when OK is false: one of the
+	// Code constants.
+	Code         Code   `json:"code,omitempty"`
 	Text         string `json:"text"`
 	Truncated    bool   `json:"truncated"`
 	OmittedBytes int64  `json:"omitted_bytes,omitempty"`
@@ -119,4 +119,40 @@ const (
 	// PhaseKernel: the intent never reached a stage (the run was cancelled,
 	// or the session stopped before it ran).
 	PhaseKernel = "kernel"
+)
+
+// Code is the machine-readable reason a tool call was refused or failed,
+// on tool.validation and tool.observation; the empty Code means it was not.
+// Its values are part of the log's format: old logs keep decoding, so a
+// code is never renamed.
+type Code string
+
+// The codes rein records.
+const (
+	// Validation (tool.validation, and the observation that follows it).
+	CodeUnknownTool        Code = "unknown_tool"
+	CodeNotVisible         Code = "tool_not_visible"
+	CodeSchemaInvalid      Code = "schema_invalid"
+	CodePreconditionFailed Code = "precondition_failed"
+	// CodeStaleFile: the file changed since the session read it, or was
+	// never read (found at validation or again at execution).
+	CodeStaleFile Code = "stale_file"
+
+	// Permission: the policy or a person refused the call.
+	CodeDenied Code = "denied"
+
+	// Execution: how a call that ran failed.
+	CodeToolError Code = "tool_error"
+	CodeTimeout   Code = "timeout"
+	// CodeCancelled: the run was cancelled before the call ran, or while
+	// it ran.
+	CodeCancelled Code = "cancelled"
+
+	// Resume: what a resume records for the calls the last process left.
+	// CodeNotExecuted: the call never started. CodeInterrupted: it was
+	// running when the process ended. CodeOutputLost: it ended, but the
+	// process ended before the model was told its output.
+	CodeNotExecuted Code = "not_executed"
+	CodeInterrupted Code = Code(ExitInterrupted)
+	CodeOutputLost  Code = "output_lost"
 )

@@ -126,7 +126,7 @@ func TestUnknownToolIsObservedAndTheModelGoesOn(t *testing.T) {
 	if f := finished(t, out); f.Outcome != contract.OutcomeCompleted {
 		t.Fatalf("run finished %+v, want completed (the model saw the observation)", f)
 	}
-	if obs := observations(out); len(obs) != 1 || obs[0].Code != tool.CodeUnknownTool {
+	if obs := observations(out); len(obs) != 1 || obs[0].Code != contract.CodeUnknownTool {
 		t.Errorf("observations = %+v", obs)
 	}
 }
@@ -191,7 +191,7 @@ func TestCancelStopsTheRunningToolAndLeavesNothingPending(t *testing.T) {
 		t.Errorf("run finished %+v, want cancelled", f)
 	}
 	obs := observations(out)
-	if len(obs) != 2 || obs[0].Code != tool.CodeCancelled || obs[1].Code != tool.CodeCancelled {
+	if len(obs) != 2 || obs[0].Code != contract.CodeCancelled || obs[1].Code != contract.CodeCancelled {
 		t.Errorf("observations = %+v, want both cancelled", obs)
 	}
 	if st := k.State(); len(st.Pending) != 0 || st.Status != state.Failed {

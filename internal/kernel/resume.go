@@ -134,15 +134,15 @@ func (r *run) settle() bool {
 		return list[i], true
 	}
 	for _, in := range st.Pending {
-		obs := contract.Observation{IntentID: in.ID, ToolName: in.ToolName, Phase: contract.PhaseKernel, Code: "not_executed", Text: notExecuted}
+		obs := contract.Observation{IntentID: in.ID, ToolName: in.ToolName, Phase: contract.PhaseKernel, Code: contract.CodeNotExecuted, Text: notExecuted}
 		if _, ok := ran(st.InFlight, in.ID); ok {
-			obs.Phase, obs.Code, obs.Text = contract.PhaseExecution, string(contract.ExitInterrupted), interrupted
+			obs.Phase, obs.Code, obs.Text = contract.PhaseExecution, contract.CodeInterrupted, interrupted
 		} else if inv, ok := ran(st.Ended, in.ID); ok && inv.Exit == contract.ExitInterrupted {
 			// An earlier resume recorded it interrupted and stopped before
 			// telling the model.
-			obs.Phase, obs.Code, obs.Text = contract.PhaseExecution, string(contract.ExitInterrupted), interrupted
+			obs.Phase, obs.Code, obs.Text = contract.PhaseExecution, contract.CodeInterrupted, interrupted
 		} else if ok {
-			obs.Phase, obs.Code = contract.PhaseExecution, "output_lost"
+			obs.Phase, obs.Code = contract.PhaseExecution, contract.CodeOutputLost
 			obs.Text = fmt.Sprintf(lost, fmt.Sprintf("exit %s, exit code %d", inv.Exit, inv.ExitCode))
 		}
 		if _, ok := r.emit(&contract.ToolObservation{Observation: obs}, r.lastID); !ok {

@@ -104,7 +104,7 @@ type Result struct {
 // tool's Check reports it: Code is the tool.validation code (stale_file,
 // precondition_failed...).
 type CheckError struct {
-	Code    string
+	Code    contract.Code
 	Message string
 }
 

@@ -118,22 +118,22 @@ func (rt *Runtime) invoke(ctx context.Context, i int, j job, invocation string, 
 		return j.tool.Execute(tctx, &registry.Call{IntentID: j.Intent.ID, InvocationID: invocation, Input: j.Intent.Input, Output: capt, Timeout: j.timeout, Ledger: ledger})
 	}()
 	exit := contract.ExitOK
-	code := ""
+	var code contract.Code
 	var note string
 	// A tool that returned without an error did its work, even if the
 	// run was cancelled just then: the record says what happened.
 	switch {
 	case err != nil && ctx.Err() != nil:
-		exit, code, note = contract.ExitCancelled, CodeCancelled, "The user cancelled the run, and this tool call was stopped."
+		exit, code, note = contract.ExitCancelled, contract.CodeCancelled, "The user cancelled the run, and this tool call was stopped."
 	case err != nil && errors.Is(tctx.Err(), context.DeadlineExceeded):
-		exit, code, note = contract.ExitTimeout, CodeTimeout, fmt.Sprintf("Stopped after its timeout of %s.", j.timeout)
+		exit, code, note = contract.ExitTimeout, contract.CodeTimeout, fmt.Sprintf("Stopped after its timeout of %s.", j.timeout)
 	case err != nil:
-		exit, code, note = contract.ExitError, CodeToolError, err.Error()
+		exit, code, note = contract.ExitError, contract.CodeToolError, err.Error()
 		if ce, ok := errors.AsType[*registry.CheckError](err); ok && ce.Code != "" {
 			code = ce.Code // stale_file found at execution
 		}
 	case res.ExitCode != 0:
-		exit, code = contract.ExitError, CodeToolError
+		exit, code = contract.ExitError, contract.CodeToolError
 	}
 	if err != nil && res.ExitCode == 0 {
 		res.ExitCode = 1
@@ -158,7 +158,7 @@ func (rt *Runtime) invoke(ctx context.Context, i int, j job, invocation string, 
 		DurationMS: rt.opts.Now().Sub(start).Milliseconds(), OutputBytes: out.Bytes,
 	}
 	d.obs = contract.Observation{
-		IntentID: j.Intent.ID, ToolName: j.tool.Name, OK: exit == contract.ExitOK, Phase: PhaseExecution, Code: code,
+		IntentID: j.Intent.ID, ToolName: j.tool.Name, OK: exit == contract.ExitOK, Phase: contract.PhaseExecution, Code: code,
 		Text: text, Truncated: out.Truncated, OmittedBytes: out.OmittedBytes, ArtifactRef: out.ArtifactRef,
 		Untrusted: true, Files: res.Files,
 	}

@@ -17,27 +17,6 @@ import (
 	"github.com/rein-agent/rein/internal/state"
 )
 
-// The phases of an observation, as package contract names them.
-const (
-	PhaseValidation = contract.PhaseValidation
-	PhasePermission = contract.PhasePermission
-	PhaseExecution  = contract.PhaseExecution
-	PhaseKernel     = contract.PhaseKernel
-)
-
-// The codes of tool.validation and tool.observation.
-const (
-	CodeUnknownTool        = "unknown_tool"
-	CodeNotVisible         = "tool_not_visible"
-	CodeSchemaInvalid      = "schema_invalid"
-	CodePreconditionFailed = "precondition_failed"
-	CodeStaleFile          = "stale_file"
-	CodeDenied             = "denied"
-	CodeToolError          = "tool_error"
-	CodeTimeout            = "timeout"
-	CodeCancelled          = "cancelled"
-)
-
 const (
 	defaultTimeout  = 120 * time.Second
 	defaultParallel = 8
@@ -238,7 +217,7 @@ func (rt *Runtime) recheck(batch []job, sink Sink) ([]job, error) {
 			keep = append(keep, j)
 			continue
 		}
-		obs := observation(j.Intent, PhasePermission, CodeDenied, "Blocked: rein did not run this "+j.tool.Name+
+		obs := observation(j.Intent, contract.PhasePermission, contract.CodeDenied, "Blocked: rein did not run this "+j.tool.Name+
 			" call: it was allowed when the turn began, but an earlier call of the same turn changed what it would touch. "+v.Reason)
 		if _, err := sink.Emit(&contract.ToolObservation{Observation: obs}, j.cause); err != nil {
 			return nil, err
@@ -258,7 +237,7 @@ func (rt *Runtime) admit(ctx context.Context, st *state.State, p Proposal, sink 
 		return job{}, false, err
 	}
 	if code != "" {
-		obs := observation(in, PhaseValidation, code, validationText(in.ToolName, code, msgs, rt.reg))
+		obs := observation(in, contract.PhaseValidation, code, validationText(in.ToolName, code, msgs, rt.reg))
 		_, err := sink.Emit(&contract.ToolObservation{Observation: obs}, vid)
 		return job{}, false, err
 	}
@@ -273,7 +252,7 @@ func (rt *Runtime) admit(ctx context.Context, st *state.State, p Proposal, sink 
 		return job{}, false, err
 	}
 	if verdict.Decision != contract.Allow {
-		obs := observation(in, PhasePermission, CodeDenied, "Blocked: rein did not run this "+in.ToolName+" call. "+verdict.Reason)
+		obs := observation(in, contract.PhasePermission, contract.CodeDenied, "Blocked: rein did not run this "+in.ToolName+" call. "+verdict.Reason)
 		_, err := sink.Emit(&contract.ToolObservation{Observation: obs}, pid)
 		return job{}, false, err
 	}
@@ -282,27 +261,27 @@ func (rt *Runtime) admit(ctx context.Context, st *state.State, p Proposal, sink 
 
 // validate looks the intent's tool up and checks its input. It returns the
 // tool, and a code with messages when the intent is refused.
-func (rt *Runtime) validate(st *state.State, in contract.ToolIntent) (registry.Tool, string, []string) {
+func (rt *Runtime) validate(st *state.State, in contract.ToolIntent) (registry.Tool, contract.Code, []string) {
 	t, ok := rt.reg.Lookup(in.ToolName)
 	if !ok {
-		return t, CodeUnknownTool, []string{fmt.Sprintf("there is no tool named %q", in.ToolName)}
+		return t, contract.CodeUnknownTool, []string{fmt.Sprintf("there is no tool named %q", in.ToolName)}
 	}
 	if (t.Visible != nil && !t.Visible(st)) || rt.Hidden(t) {
 		why := "it is not offered in this session"
 		if m := rt.Policy().Mode(); m == permission.Plan {
 			why = "plan mode is read-only, so tools that change things are not offered"
 		}
-		return t, CodeNotVisible, []string{fmt.Sprintf("the tool %q is not available: %s", t.Name, why)}
+		return t, contract.CodeNotVisible, []string{fmt.Sprintf("the tool %q is not available: %s", t.Name, why)}
 	}
 	if t.Execute == nil {
-		return t, CodeNotVisible, []string{fmt.Sprintf("the tool %q is declared but this build cannot run it", t.Name)}
+		return t, contract.CodeNotVisible, []string{fmt.Sprintf("the tool %q is declared but this build cannot run it", t.Name)}
 	}
 	if errs := rt.schemas.validate(t.Name, in.Input); len(errs) > 0 {
-		return t, CodeSchemaInvalid, errs
+		return t, contract.CodeSchemaInvalid, errs
 	}
 	if t.Check != nil {
 		if err := t.Check(in.Input, st.Ledger); err != nil {
-			code := CodePreconditionFailed
+			code := contract.CodePreconditionFailed
 			if ce, ok := errors.AsType[*registry.CheckError](err); ok && ce.Code != "" {
 				code = ce.Code
 			}
@@ -313,10 +292,10 @@ func (rt *Runtime) validate(st *state.State, in contract.ToolIntent) (registry.T
 }
 
 // validationText is what the model is told about a refused intent.
-func validationText(tool, code string, msgs []string, reg *registry.Registry) string {
+func validationText(tool string, code contract.Code, msgs []string, reg *registry.Registry) string {
 	var b strings.Builder
 	switch code {
-	case CodeUnknownTool:
+	case contract.CodeUnknownTool:
 		fmt.Fprintf(&b, "Unknown tool %q: rein has no such tool, so nothing ran.", tool)
 		var names []string
 		for _, t := range reg.All() {
@@ -326,7 +305,7 @@ func validationText(tool, code string, msgs []string, reg *registry.Registry) st
 			b.WriteString(" The tools are: " + strings.Join(names, ", ") + ".")
 		}
 		return b.String()
-	case CodeSchemaInvalid:
+	case contract.CodeSchemaInvalid:
 		fmt.Fprintf(&b, "The input of this %s call does not match the tool's schema, so nothing ran:\n", tool)
 		for _, m := range msgs {
 			b.WriteString("- " + m + "\n")
@@ -438,11 +417,11 @@ func subject(input json.RawMessage) string {
 
 // notRun emits the observation of an intent that was never run.
 func (rt *Runtime) notRun(sink Sink, in contract.ToolIntent, cause, why string) error {
-	obs := observation(in, PhaseKernel, CodeCancelled, "Not run: "+why+".")
+	obs := observation(in, contract.PhaseKernel, contract.CodeCancelled, "Not run: "+why+".")
 	_, err := sink.Emit(&contract.ToolObservation{Observation: obs}, cause)
 	return err
 }
 
-func observation(in contract.ToolIntent, phase, code, text string) contract.Observation {
+func observation(in contract.ToolIntent, phase string, code contract.Code, text string) contract.Observation {
 	return contract.Observation{IntentID: in.ID, ToolName: in.ToolName, OK: code == "", Phase: phase, Code: code, Text: text}
 }

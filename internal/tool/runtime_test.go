@@ -191,7 +191,7 @@ func TestEveryStageIsAnEventInOrder(t *testing.T) {
 		t.Errorf("events mismatch (-want +got):\n%s", d)
 	}
 	o := f.sink.observation(t, "int_1")
-	if !o.OK || o.Text != "hello" || !o.Untrusted || o.Phase != PhaseExecution {
+	if !o.OK || o.Text != "hello" || !o.Untrusted || o.Phase != contract.PhaseExecution {
 		t.Errorf("observation = %+v", o)
 	}
 }
@@ -206,21 +206,23 @@ func TestRefusedIntentsAreObservationsAndRunNothing(t *testing.T) {
 	hidden.Visible = func(*state.State) bool { return false }
 	failing := echo("checked", registry.RiskRead, registry.Safe, run)
 	failing.Check = func(json.RawMessage, state.Ledger) error {
-		return &registry.CheckError{Code: CodeStaleFile, Message: "main.go changed since it was read"}
+		return &registry.CheckError{Code: contract.CodeStaleFile, Message: "main.go changed since it was read"}
 	}
 	f := newFixture(t, permission.Default, nil, nil,
 		echo("say", registry.RiskRead, registry.Safe, run), hidden, failing,
 		echo("shell", registry.RiskExecute, registry.Exclusive, run))
 	for _, c := range []struct {
-		name, tool, input, code, phase, text string
+		name, tool, input string
+		code              contract.Code
+		phase, text       string
 	}{
-		{"unknown tool", "nope", `{}`, CodeUnknownTool, PhaseValidation, "Unknown tool"},
-		{"not visible", "secret", `{}`, CodeNotVisible, PhaseValidation, "not available"},
-		{"schema", "say", `{"text":3}`, CodeSchemaInvalid, PhaseValidation, "does not match"},
-		{"extra property", "say", `{"txt":"x"}`, CodeSchemaInvalid, PhaseValidation, "txt"},
-		{"not an object", "say", `[1]`, CodeSchemaInvalid, PhaseValidation, "object"},
-		{"precondition", "checked", `{}`, CodeStaleFile, PhaseValidation, "changed since it was read"},
-		{"headless ask", "shell", `{"text":"x"}`, CodeDenied, PhasePermission, "Blocked"},
+		{"unknown tool", "nope", `{}`, contract.CodeUnknownTool, contract.PhaseValidation, "Unknown tool"},
+		{"not visible", "secret", `{}`, contract.CodeNotVisible, contract.PhaseValidation, "not available"},
+		{"schema", "say", `{"text":3}`, contract.CodeSchemaInvalid, contract.PhaseValidation, "does not match"},
+		{"extra property", "say", `{"txt":"x"}`, contract.CodeSchemaInvalid, contract.PhaseValidation, "txt"},
+		{"not an object", "say", `[1]`, contract.CodeSchemaInvalid, contract.PhaseValidation, "object"},
+		{"precondition", "checked", `{}`, contract.CodeStaleFile, contract.PhaseValidation, "changed since it was read"},
+		{"headless ask", "shell", `{"text":"x"}`, contract.CodeDenied, contract.PhasePermission, "Blocked"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f.sink.events = nil
@@ -248,7 +250,7 @@ func TestPlanModeHidesWriters(t *testing.T) {
 		t.Errorf("Hidden(write) = %v, Hidden(say) = %v; want true, false", f.rt.Hidden(w), f.rt.Hidden(r))
 	}
 	f.run(t, t.Context(), intent("int_1", "write", `{"text":"x"}`))
-	if o := f.sink.observation(t, "int_1"); o.Code != CodeNotVisible {
+	if o := f.sink.observation(t, "int_1"); o.Code != contract.CodeNotVisible {
 		t.Errorf("observation = %+v, want tool_not_visible", o)
 	}
 }
@@ -316,7 +318,7 @@ func TestTimeoutAndCancel(t *testing.T) {
 	f := newFixture(t, permission.Yolo, nil, nil, slow, echo("wait", registry.RiskRead, registry.Exclusive, block))
 	f.run(t, t.Context(), intent("int_1", "slow", `{}`))
 	o := f.sink.observation(t, "int_1")
-	if o.OK || o.Code != CodeTimeout || !strings.Contains(o.Text, "started") || !strings.Contains(o.Text, "timeout") {
+	if o.OK || o.Code != contract.CodeTimeout || !strings.Contains(o.Text, "started") || !strings.Contains(o.Text, "timeout") {
 		t.Errorf("timeout observation = %+v", o)
 	}
 	completed := f.sink.events[len(f.sink.events)-2].(*contract.InvocationCompleted)
@@ -328,10 +330,10 @@ func TestTimeoutAndCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(20*time.Millisecond, cancel)
 	f.run(t, ctx, intent("int_2", "wait", `{}`), intent("int_3", "wait", `{}`))
-	if o := f.sink.observation(t, "int_2"); o.Code != CodeCancelled || o.Phase != PhaseExecution {
+	if o := f.sink.observation(t, "int_2"); o.Code != contract.CodeCancelled || o.Phase != contract.PhaseExecution {
 		t.Errorf("cancelled observation = %+v", o)
 	}
-	if o := f.sink.observation(t, "int_3"); o.Code != CodeCancelled || o.Phase != PhaseKernel {
+	if o := f.sink.observation(t, "int_3"); o.Code != contract.CodeCancelled || o.Phase != contract.PhaseKernel {
 		t.Errorf("not-run observation = %+v", o)
 	}
 }
@@ -351,7 +353,7 @@ func TestToolFailuresAreObservations(t *testing.T) {
 		}))
 	f.run(t, t.Context(), intent("int_1", "fail", `{}`), intent("int_2", "exit", `{}`), intent("int_3", "panic", `{}`))
 	for id, want := range map[string]string{"int_1": "partial\nold_string was not found", "int_2": "FAIL\nexit code: 2", "int_3": "boom"} {
-		if o := f.sink.observation(t, id); o.OK || o.Code != CodeToolError || !strings.Contains(o.Text, want) {
+		if o := f.sink.observation(t, id); o.OK || o.Code != contract.CodeToolError || !strings.Contains(o.Text, want) {
 			t.Errorf("%s: observation = %+v, want a tool error containing %q", id, o, want)
 		}
 	}
@@ -473,7 +475,7 @@ func TestEndsAreRecordedHonestlyAndInOrder(t *testing.T) {
 		return registry.Result{}, nil
 	}
 	stale := func(context.Context, *registry.Call) (registry.Result, error) {
-		return registry.Result{}, &registry.CheckError{Code: CodeStaleFile, Message: "main.go changed since it was read"}
+		return registry.Result{}, &registry.CheckError{Code: contract.CodeStaleFile, Message: "main.go changed since it was read"}
 	}
 	f := newFixture(t, permission.Yolo, nil, nil,
 		echo("slow", registry.RiskRead, registry.Safe, slowFirst), echo("fast", registry.RiskRead, registry.Safe, fastSecond),
@@ -488,7 +490,7 @@ func TestEndsAreRecordedHonestlyAndInOrder(t *testing.T) {
 	if d := cmp.Diff([]string{"int_1", "int_2", "int_3"}, order); d != "" {
 		t.Errorf("observation order (-want +got):\n%s", d)
 	}
-	if o := f.sink.observation(t, "int_3"); o.Code != CodeStaleFile {
+	if o := f.sink.observation(t, "int_3"); o.Code != contract.CodeStaleFile {
 		t.Errorf("stale at execution: %+v", o)
 	}
 	f.sink.events = nil
@@ -520,7 +522,7 @@ func TestUnansweredApproval(t *testing.T) {
 	if p := f.sink.permission("int_2"); p != nil {
 		t.Errorf("cancelled while asking: permission %+v recorded", p)
 	}
-	if o := f.sink.observation(t, "int_2"); o.Code != CodeCancelled {
+	if o := f.sink.observation(t, "int_2"); o.Code != contract.CodeCancelled {
 		t.Errorf("cancelled while asking: %+v", o)
 	}
 }
@@ -548,7 +550,7 @@ func TestDecisionsAreTakenAgainAfterAnEarlierCall(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "docs"), 0o755)
 	os.MkdirAll(filepath.Join(root, "src"), 0o755)
 	f.run(t, t.Context(), intent("int_1", "relink", `{}`), intent("int_2", "write", `{"path":"docs/x.md"}`))
-	if o := f.sink.observation(t, "int_2"); o.Code != CodeDenied || !strings.Contains(o.Text, "earlier call of the same turn") || wrote {
+	if o := f.sink.observation(t, "int_2"); o.Code != contract.CodeDenied || !strings.Contains(o.Text, "earlier call of the same turn") || wrote {
 		t.Errorf("observation %+v, wrote %v", o, wrote)
 	}
 }

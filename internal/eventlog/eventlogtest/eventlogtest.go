@@ -180,7 +180,7 @@ func (g *gen) turn(turn int, cause string) string {
 		DurationMS: int64(500 + turn%100), OutputBytes: int64(len(testOutput)),
 	})
 	return g.emit(turn, completed, &contract.ToolObservation{Observation: contract.Observation{
-		IntentID: intentID, ToolName: "bash", Phase: contract.PhaseExecution, Code: "tool_error",
+		IntentID: intentID, ToolName: "bash", Phase: contract.PhaseExecution, Code: contract.CodeToolError,
 		Text: testOutput, Untrusted: true,
 	}})
 }

@@ -44,7 +44,7 @@ func (ft *fileTools) editFile() registry.Tool {
 // edit that would change nothing.
 func (in editFileInput) validate() error {
 	if in.OldString == in.NewString {
-		return &registry.CheckError{Code: "precondition_failed", Message: "old_string and new_string are the same; there is nothing to change"}
+		return &registry.CheckError{Code: contract.CodePreconditionFailed, Message: "old_string and new_string are the same; there is nothing to change"}
 	}
 	return nil
 }
@@ -62,7 +62,7 @@ func (ft *fileTools) checkEditFile(input json.RawMessage, ledger state.Ledger) e
 		return err
 	}
 	if err := editTarget(ft.show(abs), old != nil, in.OldString); err != nil {
-		return &registry.CheckError{Code: "precondition_failed", Message: err.Error()}
+		return &registry.CheckError{Code: contract.CodePreconditionFailed, Message: err.Error()}
 	}
 	return nil
 }

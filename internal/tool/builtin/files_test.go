@@ -139,7 +139,7 @@ func (e *fileEnv) mustRun(name string, input any) string {
 // checkCode returns the code of err's *registry.CheckError, "" for none.
 func checkCode(err error) string {
 	if ce, ok := errors.AsType[*registry.CheckError](err); ok {
-		return ce.Code
+		return string(ce.Code)
 	}
 	return ""
 }

@@ -147,7 +147,7 @@ func TestRuntimeKeepsTheLedgerOfState(t *testing.T) {
 	if !obs[0].OK {
 		t.Fatalf("bash: %+v", obs[0])
 	}
-	if o := obs[1]; o.OK || o.Code != tool.CodeStaleFile || o.Phase != tool.PhaseExecution || o.Files != nil {
+	if o := obs[1]; o.OK || o.Code != contract.CodeStaleFile || o.Phase != contract.PhaseExecution || o.Files != nil {
 		t.Errorf("edit of a file changed after validation: %+v; want stale_file at execution", o)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "util.go")); string(got) != "package calc\n// changed\n" {

@@ -60,17 +60,17 @@ func (ft *fileTools) existingFile(abs string, load bool, ledger state.Ledger) (*
 		return nil, nil
 	}
 	if err != nil {
-		return nil, &registry.CheckError{Code: "precondition_failed", Message: fmt.Sprintf("%s: %v", shown, err)}
+		return nil, &registry.CheckError{Code: contract.CodePreconditionFailed, Message: fmt.Sprintf("%s: %v", shown, err)}
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &registry.CheckError{Code: "precondition_failed", Message: fmt.Sprintf("%s is %s, not a file to write", shown, fileKind(fi.Mode()))}
+		return nil, &registry.CheckError{Code: contract.CodePreconditionFailed, Message: fmt.Sprintf("%s is %s, not a file to write", shown, fileKind(fi.Mode()))}
 	}
 	if !load || fi.Size() > maxFileSize {
 		return &loaded{size: fi.Size()}, verifyFile(ledger, abs, shown)
 	}
 	data, err := os.ReadFile(abs)
 	if err != nil {
-		return nil, &registry.CheckError{Code: "precondition_failed", Message: fmt.Sprintf("%s: %v", shown, err)}
+		return nil, &registry.CheckError{Code: contract.CodePreconditionFailed, Message: fmt.Sprintf("%s: %v", shown, err)}
 	}
 	cur := contentStamp(abs, data, fi.ModTime(), contract.FileRead)
 	if err := verify(ledger, abs, shown, cur); err != nil {
