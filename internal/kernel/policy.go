@@ -137,8 +137,8 @@ func (r *run) modelCall(ctx context.Context, cause string) (last string, outcome
 		if perr.Retryable && tries < policy.Attempts {
 			delay, ok := policy.backoff(tries, perr)
 			if ok {
-				env, ok := r.emit(&contract.RetryScheduled{Attempt: tries + 1, DelayMS: delay.Milliseconds(), Kind: perr.Kind}, last)
-				if !ok {
+				env, err := r.emit(&contract.RetryScheduled{Attempt: tries + 1, DelayMS: delay.Milliseconds(), Kind: perr.Kind}, last)
+				if err != nil {
 					return "", "", ""
 				}
 				if err := policy.Sleep(ctx, delay); err != nil {
@@ -150,11 +150,11 @@ func (r *run) modelCall(ctx context.Context, cause string) (last string, outcome
 		}
 		if k.current+1 < len(k.models) {
 			next := &k.models[k.current+1]
-			env, ok := r.emit(&contract.FallbackSelected{
+			env, err := r.emit(&contract.FallbackSelected{
 				From: label(m), To: label(next),
 				Reason: fmt.Sprintf("%s after %d attempt(s): %s", perr.Kind, tries, perr.Message),
 			}, last)
-			if !ok {
+			if err != nil {
 				return "", "", ""
 			}
 			k.current++

@@ -68,10 +68,10 @@ func (r *run) resume(ctx context.Context, res Resume) {
 		return
 	}
 	r.id, r.turn = st.Run, st.Turn
-	if _, ok := r.emit(&contract.SessionResumed{FromSeq: st.LastSeq, Gates: res.Gates, Version: k.opts.Version}, ""); !ok {
+	if _, err := r.emit(&contract.SessionResumed{FromSeq: st.LastSeq, Gates: res.Gates, Version: k.opts.Version}, ""); err != nil {
 		return
 	}
-	if !r.settle() {
+	if r.settle() != nil {
 		return
 	}
 	st = r.state()
@@ -88,7 +88,7 @@ func (r *run) resume(ctx context.Context, res Resume) {
 			r.loop(ctx, r.lastID)
 			return
 		}
-		if _, ok := r.emit(&contract.RunFinished{Outcome: outcome, Reason: reason}, r.lastID); !ok {
+		if _, err := r.emit(&contract.RunFinished{Outcome: outcome, Reason: reason}, r.lastID); err != nil {
 			return
 		}
 	}
@@ -108,22 +108,22 @@ func answeredRun(st *state.State) bool {
 }
 
 // settle records the end of what a stopped session left open: a partial
-// model call, invocations that never completed, intents that never ran. It
-// reports false once the run cannot go on.
-func (r *run) settle() bool {
+// model call, invocations that never completed, intents that never ran. Its
+// error is the run's runtime failure: the run cannot go on.
+func (r *run) settle() error {
 	st := r.state()
 	if st.Draft.Role != "" {
-		if _, ok := r.emit(&contract.ModelDiscarded{Reason: "rein stopped during this model call; " +
-			"its partial output is not part of the conversation"}, r.lastID); !ok {
-			return false
+		if _, err := r.emit(&contract.ModelDiscarded{Reason: "rein stopped during this model call; " +
+			"its partial output is not part of the conversation"}, r.lastID); err != nil {
+			return err
 		}
 		st = r.state()
 	}
 	for _, inv := range st.InFlight {
-		if _, ok := r.emit(&contract.InvocationCompleted{
+		if _, err := r.emit(&contract.InvocationCompleted{
 			IntentID: inv.IntentID, InvocationID: inv.InvocationID, Exit: contract.ExitInterrupted, ExitCode: -1,
-		}, r.lastID); !ok {
-			return false
+		}, r.lastID); err != nil {
+			return err
 		}
 	}
 	ran := func(list []state.Invocation, id string) (state.Invocation, bool) {
@@ -145,9 +145,9 @@ func (r *run) settle() bool {
 			obs.Phase, obs.Code = contract.PhaseExecution, contract.CodeOutputLost
 			obs.Text = fmt.Sprintf(lost, fmt.Sprintf("exit %s, exit code %d", inv.Exit, inv.ExitCode))
 		}
-		if _, ok := r.emit(&contract.ToolObservation{Observation: obs}, r.lastID); !ok {
-			return false
+		if _, err := r.emit(&contract.ToolObservation{Observation: obs}, r.lastID); err != nil {
+			return err
 		}
 	}
-	return true
+	return nil
 }

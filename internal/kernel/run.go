@@ -48,11 +48,12 @@ type run struct {
 	lastID string
 }
 
-// emit appends e and yields its envelope. It reports false once the run
-// cannot go on (the log failed).
-func (r *run) emit(e contract.Event, cause string) (contract.Envelope, bool) {
+// emit appends e and yields its envelope. Its error is the run's runtime
+// failure (r.err, the log failed), now or from an earlier append: once it
+// is set nothing more is appended, and the run must end.
+func (r *run) emit(e contract.Event, cause string) (contract.Envelope, error) {
 	if r.err != nil {
-		return contract.Envelope{}, false
+		return contract.Envelope{}, r.err
 	}
 	k := r.k
 	env, err := k.log.Append(contract.Envelope{
@@ -61,7 +62,7 @@ func (r *run) emit(e contract.Event, cause string) (contract.Envelope, bool) {
 	})
 	if err != nil {
 		r.err = fmt.Errorf("kernel: append %s: %w", e.EventType(), err)
-		return env, false
+		return env, r.err
 	}
 	if env.Durable() {
 		r.lastID = env.ID
@@ -75,14 +76,14 @@ func (r *run) emit(e contract.Event, cause string) (contract.Envelope, bool) {
 			r.cancel()
 		}
 	}
-	return env, true
+	return env, nil
 }
 
 // Emit appends e for the tool runtime (tool.Sink).
 func (r *run) Emit(e contract.Event, cause string) (string, error) {
-	env, ok := r.emit(e, cause)
-	if !ok {
-		return "", r.err
+	env, err := r.emit(e, cause)
+	if err != nil {
+		return "", err
 	}
 	if o, isObs := e.(*contract.ToolObservation); isObs {
 		r.tally[o.ToolName]++
@@ -108,16 +109,16 @@ func (r *run) send(ctx context.Context, in Input) {
 	k := r.k
 	st := r.state()
 	if st.Session == "" {
-		if _, ok := r.emit(&contract.SessionStarted{
+		if _, err := r.emit(&contract.SessionStarted{
 			Cwd: k.opts.Cwd, Version: k.opts.Version, Profile: k.opts.Profile,
 			Provider: k.opts.ProviderName, Model: k.opts.Model, BaseURL: k.opts.BaseURL,
-		}, ""); !ok {
+		}, ""); err != nil {
 			return
 		}
 	}
 	// What the last run left open belongs to it.
 	r.id, r.turn = st.Run, st.Turn
-	if !r.settle() {
+	if r.settle() != nil {
 		return
 	}
 	r.start(ctx, in)
@@ -129,12 +130,12 @@ func (r *run) start(ctx context.Context, in Input) {
 	k := r.k
 	r.turn = r.state().Turn
 	r.id = id.New("run")
-	um, ok := r.emit(&contract.UserMessage{Text: in.Text}, "")
-	if !ok {
+	um, err := r.emit(&contract.UserMessage{Text: in.Text}, "")
+	if err != nil {
 		return
 	}
-	started, ok := r.emit(&contract.RunStarted{Goal: in.Text}, um.ID)
-	if !ok {
+	started, err := r.emit(&contract.RunStarted{Goal: in.Text}, um.ID)
+	if err != nil {
 		return
 	}
 	// Durable point: what the user asked is on disk before the model is
@@ -152,7 +153,8 @@ func (r *run) loop(ctx context.Context, cause string) {
 	k := r.k
 	if r.stopped || ctx.Err() != nil {
 		// Nobody is listening any more, or the run was cancelled: do not
-		// pay for a model call.
+		// pay for a model call. The run ends here either way: a failed
+		// append is r.err, which do reports.
 		r.emit(&contract.RunFinished{Outcome: contract.OutcomeCancelled, Reason: "cancelled before the model was asked"}, cause)
 		return
 	}
@@ -194,6 +196,7 @@ func (r *run) loop(ctx context.Context, cause string) {
 			break
 		}
 	}
+	// The run's last event: a failed append is r.err, which do reports.
 	r.emit(&contract.RunFinished{Outcome: outcome, Reason: reason}, cause)
 }
 
@@ -264,30 +267,37 @@ func (r *run) attempt(ctx context.Context, m *Model, cause string) (last string,
 	}
 	req.ParallelToolCalls = m.Capabilities.ParallelTools && len(req.Tools) > 1
 	estimate := projection.EstimateTokens(req)
-	requested, ok := r.emit(&contract.ModelRequested{
+	requested, err := r.emit(&contract.ModelRequested{
 		Provider: m.Name, Model: m.Model, MessageCount: len(req.Messages),
 		ToolNames: projection.ToolNames(req), EstimatedInputTokens: estimate,
 	}, cause)
-	if !ok {
+	if err != nil {
 		return "", nil
 	}
 	r.cause = requested.ID
-	last = requested.ID
-	finished := false
-	produced := false // whether this attempt added anything to the conversation
-
+	res := streamed{last: requested.ID}
 	if w := m.Capabilities.ContextWindow; w > 0 && estimate > w {
 		// The window bounds the request: do not send what cannot fit.
-		perr = &contract.ProviderError{Kind: contract.KindContextLength, Message: fmt.Sprintf(
+		res.perr = &contract.ProviderError{Kind: contract.KindContextLength, Message: fmt.Sprintf(
 			"the conversation needs about %d tokens, more than the %d of %s's context window; it was not sent", estimate, w, m.Model)}
 	} else {
-		perr, finished, produced, last = r.stream(ctx, m, req, requested.ID)
+		res = r.stream(ctx, m, req, requested.ID)
 	}
 	if r.err != nil {
 		return "", nil
 	}
+	return r.conclude(ctx, m, res, requested.ID)
+}
+
+// conclude records how an attempt whose stream left res failed, if it did:
+// a stream that neither failed nor finished was stopped or cut short. It
+// returns the id of the last event appended and the error recorded as
+// provider.error, nil when the attempt stands; cause is the attempt's
+// model.requested.
+func (r *run) conclude(ctx context.Context, m *Model, res streamed, cause string) (last string, perr *contract.ProviderError) {
+	perr = res.perr
 	switch {
-	case perr != nil, finished:
+	case perr != nil, res.finished:
 		// A finished call stands, even if the caller stopped reading or
 		// cancelled just after: its output is in the log.
 	case r.stopped:
@@ -299,8 +309,9 @@ func (r *run) attempt(ctx context.Context, m *Model, cause string) (last string,
 			Message: "the provider's stream ended without finishing the model call"}
 	}
 	if perr == nil {
-		return last, nil
+		return res.last, nil
 	}
+	k := r.k
 	copied := *perr // the provider's value is not ours to change
 	perr = &copied
 	perr.Message = redact(perr.Message, k.secrets)
@@ -310,99 +321,145 @@ func (r *run) attempt(ctx context.Context, m *Model, cause string) (last string,
 	if perr.Model == "" {
 		perr.Model = m.Model
 	}
-	env, _ := r.emit(perr, requested.ID)
-	last = env.ID
-	if produced {
+	env, err := r.emit(perr, cause)
+	if err != nil {
+		return "", nil
+	}
+	if res.produced {
 		why := "the model call failed (" + string(perr.Kind) + ")"
 		if perr.Kind == contract.KindAborted {
 			why = "the model call was stopped"
 		}
-		r.emit(&contract.ModelDiscarded{Reason: why + "; its partial output is not part of the conversation"}, env.ID)
+		if _, err := r.emit(&contract.ModelDiscarded{Reason: why + "; its partial output is not part of the conversation"}, env.ID); err != nil {
+			return "", nil
+		}
 	}
-	return last, perr
+	return env.ID, perr
+}
+
+// streamed is what one provider stream left.
+type streamed struct {
+	// perr is the error that ended the stream; nil when it ended without
+	// one (finished, stopped, or cut short).
+	perr *contract.ProviderError
+	// finished reports that model.finished was appended.
+	finished bool
+	// produced reports that the call added something to the conversation
+	// (text, reasoning, an intent), to be discarded if the call fails.
+	produced bool
+	// last is the id of the last event appended, the stream's cause when
+	// none was.
+	last string
 }
 
 // stream runs the provider's stream for req and appends what it yields.
-func (r *run) stream(ctx context.Context, m *Model, req *contract.ModelRequest, cause string) (perr *contract.ProviderError, finished, produced bool, last string) {
-	last = cause
+func (r *run) stream(ctx context.Context, m *Model, req *contract.ModelRequest, cause string) streamed {
+	res := streamed{last: cause}
 	streamCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for ev, err := range m.Provider.Stream(streamCtx, req) {
 		if err != nil {
-			perr = asProviderError(err)
+			res.perr = asProviderError(err)
 			break
 		}
 		if ev == nil {
 			continue
 		}
-		switch e := ev.(type) {
-		case *contract.TextDelta:
-			r.extend(contract.TypeModelText, e.Text)
-			r.emit(e, cause)
-		case *contract.ReasoningDelta:
-			r.extend(contract.TypeModelReasoning, e.Text)
-			r.emit(e, cause)
-		case *contract.IntentProposed:
-			r.flush()
-			intent := e.ToolIntent
-			intent.ID = id.New("int")
-			env, _ := r.emit(&contract.IntentProposed{ToolIntent: intent}, cause)
-			last, produced = env.ID, true
-			r.proposed[intent.ID] = env.ID
-		case *contract.ModelFinished:
-			r.flush()
-			env, _ := r.emit(e, cause)
-			last, finished = env.ID, true
-		case *contract.ProviderError:
-			// Not the end of the stream (a malformed call, say), but
-			// recorded like any provider error.
-			r.flush()
-			copied := *e
-			copied.Message = redact(copied.Message, r.k.secrets)
-			env, _ := r.emit(&copied, cause)
-			last = env.ID
-		default:
-			r.flush()
-			r.emit(e, cause)
-		}
+		err = r.record(ev, cause, &res)
 		if r.blockType != "" {
-			produced = true
+			res.produced = true
 		}
-		if r.err != nil || r.stopped {
+		if err != nil || r.stopped {
 			break
 		}
 	}
+	// A failed append is r.err, which the attempt checks next.
 	r.flush()
-	return perr, finished, produced, last
+	return res
+}
+
+// record appends one event of the stream, keeping res up to date. Its
+// error is the run's runtime failure.
+func (r *run) record(ev contract.ModelEvent, cause string, res *streamed) error {
+	switch e := ev.(type) {
+	case *contract.TextDelta:
+		return r.delta(contract.TypeModelText, e, e.Text, cause)
+	case *contract.ReasoningDelta:
+		return r.delta(contract.TypeModelReasoning, e, e.Text, cause)
+	}
+	if err := r.flush(); err != nil {
+		return err
+	}
+	var keep contract.Event = ev
+	switch e := ev.(type) {
+	case *contract.IntentProposed:
+		intent := e.ToolIntent
+		intent.ID = id.New("int")
+		keep = &contract.IntentProposed{ToolIntent: intent}
+	case *contract.ProviderError:
+		// Not the end of the stream (a malformed call, say), but
+		// recorded like any provider error.
+		copied := *e
+		copied.Message = redact(copied.Message, r.k.secrets)
+		keep = &copied
+	}
+	env, err := r.emit(keep, cause)
+	if err != nil {
+		return err
+	}
+	switch e := keep.(type) {
+	case *contract.IntentProposed:
+		res.last, res.produced = env.ID, true
+		r.proposed[e.ID] = env.ID
+	case *contract.ModelFinished:
+		res.last, res.finished = env.ID, true
+	case *contract.ProviderError:
+		res.last = env.ID
+	}
+	return nil
+}
+
+// delta adds the text of a delta e to the block of blockType, and emits e.
+func (r *run) delta(blockType string, e contract.Event, text, cause string) error {
+	if err := r.extend(blockType, text); err != nil {
+		return err
+	}
+	_, err := r.emit(e, cause)
+	return err
 }
 
 // extend adds delta text to the current block, ending the previous block
 // first when it is of another type.
-func (r *run) extend(blockType, text string) {
+func (r *run) extend(blockType, text string) error {
 	if r.blockType != blockType {
-		r.flush()
+		if err := r.flush(); err != nil {
+			return err
+		}
 		r.blockType = blockType
 	}
 	r.block.WriteString(text)
+	return nil
 }
 
 // flush appends the block being streamed, if any, as one durable event.
-func (r *run) flush() {
+// Its error is the run's runtime failure.
+func (r *run) flush() error {
 	if r.blockType == "" {
-		return
+		return nil
 	}
 	text := r.block.String()
 	typ := r.blockType
 	r.block.Reset()
 	r.blockType = ""
 	if text == "" {
-		return
+		return nil
 	}
+	var e contract.Event = &contract.ModelReasoning{Text: text}
 	if typ == contract.TypeModelText {
-		r.emit(&contract.ModelText{Text: text}, r.cause)
-	} else {
-		r.emit(&contract.ModelReasoning{Text: text}, r.cause)
+		e = &contract.ModelText{Text: text}
 	}
+	_, err := r.emit(e, r.cause)
+	return err
 }
 
 // asProviderError returns err as a provider error, wrapping a foreign error
