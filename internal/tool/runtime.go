@@ -230,17 +230,17 @@ func (rt *Runtime) recheck(batch []job, sink Sink) ([]job, error) {
 // when it may not, its observation has been emitted.
 func (rt *Runtime) admit(ctx context.Context, st *state.State, p Proposal, sink Sink) (job, bool, error) {
 	in := p.Intent
-	t, code, msgs := rt.validate(st, in)
-	v := &contract.ToolValidation{IntentID: in.ID, OK: code == "", Code: code, Errors: msgs}
-	vid, err := sink.Emit(v, p.EventID)
+	val := rt.validate(st, in)
+	vid, err := sink.Emit(&contract.ToolValidation{IntentID: in.ID, OK: val.code == "", Code: val.code, Errors: val.errors}, p.EventID)
 	if err != nil {
 		return job{}, false, err
 	}
-	if code != "" {
-		obs := observation(in, contract.PhaseValidation, code, validationText(in.ToolName, code, msgs, rt.reg))
+	if val.code != "" {
+		obs := observation(in, contract.PhaseValidation, val.code, val.text(in.ToolName, rt.reg))
 		_, err := sink.Emit(&contract.ToolObservation{Observation: obs}, vid)
 		return job{}, false, err
 	}
+	t := val.tool
 	verdict, asked := rt.decide(ctx, t, in)
 	if asked && ctx.Err() != nil {
 		// The run was cancelled while a person was being asked: nobody
@@ -259,25 +259,35 @@ func (rt *Runtime) admit(ctx context.Context, st *state.State, p Proposal, sink 
 	return job{Proposal: p, tool: t, cause: pid, by: verdict.By}, true, nil
 }
 
-// validate looks the intent's tool up and checks its input. It returns the
-// tool, and a code with messages when the intent is refused.
-func (rt *Runtime) validate(st *state.State, in contract.ToolIntent) (registry.Tool, contract.Code, []string) {
+// validation is what validating an intent found: its tool, and when the
+// intent is refused, the code and the messages saying why.
+type validation struct {
+	tool   registry.Tool
+	code   contract.Code // empty when the intent may go on
+	errors []string
+}
+
+// validate looks the intent's tool up and checks its input.
+func (rt *Runtime) validate(st *state.State, in contract.ToolIntent) validation {
 	t, ok := rt.reg.Lookup(in.ToolName)
+	refuse := func(code contract.Code, msgs ...string) validation {
+		return validation{tool: t, code: code, errors: msgs}
+	}
 	if !ok {
-		return t, contract.CodeUnknownTool, []string{fmt.Sprintf("there is no tool named %q", in.ToolName)}
+		return refuse(contract.CodeUnknownTool, fmt.Sprintf("there is no tool named %q", in.ToolName))
 	}
 	if (t.Visible != nil && !t.Visible(st)) || rt.Hidden(t) {
 		why := "it is not offered in this session"
 		if m := rt.Policy().Mode(); m == permission.Plan {
 			why = "plan mode is read-only, so tools that change things are not offered"
 		}
-		return t, contract.CodeNotVisible, []string{fmt.Sprintf("the tool %q is not available: %s", t.Name, why)}
+		return refuse(contract.CodeNotVisible, fmt.Sprintf("the tool %q is not available: %s", t.Name, why))
 	}
 	if t.Execute == nil {
-		return t, contract.CodeNotVisible, []string{fmt.Sprintf("the tool %q is declared but this build cannot run it", t.Name)}
+		return refuse(contract.CodeNotVisible, fmt.Sprintf("the tool %q is declared but this build cannot run it", t.Name))
 	}
 	if errs := rt.schemas.validate(t.Name, in.Input); len(errs) > 0 {
-		return t, contract.CodeSchemaInvalid, errs
+		return refuse(contract.CodeSchemaInvalid, errs...)
 	}
 	if t.Check != nil {
 		if err := t.Check(in.Input, st.Ledger); err != nil {
@@ -285,16 +295,17 @@ func (rt *Runtime) validate(st *state.State, in contract.ToolIntent) (registry.T
 			if ce, ok := errors.AsType[*registry.CheckError](err); ok && ce.Code != "" {
 				code = ce.Code
 			}
-			return t, code, []string{err.Error()}
+			return refuse(code, err.Error())
 		}
 	}
-	return t, "", nil
+	return validation{tool: t}
 }
 
-// validationText is what the model is told about a refused intent.
-func validationText(tool string, code contract.Code, msgs []string, reg *registry.Registry) string {
+// text is what the model is told about a refused intent of tool; reg
+// lists the tools there are.
+func (v validation) text(tool string, reg *registry.Registry) string {
 	var b strings.Builder
-	switch code {
+	switch v.code {
 	case contract.CodeUnknownTool:
 		fmt.Fprintf(&b, "Unknown tool %q: rein has no such tool, so nothing ran.", tool)
 		var names []string
@@ -307,13 +318,13 @@ func validationText(tool string, code contract.Code, msgs []string, reg *registr
 		return b.String()
 	case contract.CodeSchemaInvalid:
 		fmt.Fprintf(&b, "The input of this %s call does not match the tool's schema, so nothing ran:\n", tool)
-		for _, m := range msgs {
+		for _, m := range v.errors {
 			b.WriteString("- " + m + "\n")
 		}
 		b.WriteString("Fix the input and call the tool again.")
 		return b.String()
 	}
-	fmt.Fprintf(&b, "rein did not run this %s call: %s", tool, strings.Join(msgs, "; "))
+	fmt.Fprintf(&b, "rein did not run this %s call: %s", tool, strings.Join(v.errors, "; "))
 	return b.String()
 }
 
