@@ -151,6 +151,17 @@ func Apply(s State, env contract.Envelope) State {
 		return s
 	}
 	s.LastSeq = env.Seq
+	// Each family's events change the state only through its own apply:
+	// an event of another family goes through unchanged.
+	s.applySession(env)
+	s.applyModel(env)
+	s.applyTool(env)
+	return s
+}
+
+// applySession applies the events of a session and its runs: its start,
+// a user's message, a run's start and end, a switch of model.
+func (s *State) applySession(env contract.Envelope) {
 	switch e := env.Data.(type) {
 	case *contract.SessionStarted:
 		s.Session = env.Session
@@ -162,6 +173,26 @@ func Apply(s State, env contract.Envelope) State {
 		s.Run = env.Run
 		s.Status = Running
 		s.Outcome = ""
+	case *contract.FallbackSelected:
+		// "provider:model"; a model name may hold colons of its own
+		// (llama3:8b), a provider name never does.
+		s.Provider, s.Model, _ = strings.Cut(e.To, ":")
+		s.BaseURL = "" // a fallback's endpoint is its own default
+	case *contract.RunFinished:
+		s.Outcome = e.Outcome
+		if e.Outcome == contract.OutcomeCompleted {
+			s.Status = Completed
+		} else {
+			s.Status = Failed
+		}
+	}
+}
+
+// applyModel applies the events of a model call: the request, the blocks
+// and intents of the draft, usage, the end of the call or the discard of
+// its output, a provider's error.
+func (s *State) applyModel(env contract.Envelope) {
+	switch e := env.Data.(type) {
 	case *contract.ModelRequested:
 		s.Turn = env.Turn
 		s.Status = Running
@@ -185,18 +216,7 @@ func Apply(s State, env contract.Envelope) State {
 		s.Usage.ReasoningTokens += e.ReasoningTokens
 		s.Usage.Calls++
 	case *contract.ModelFinished:
-		if s.Draft.Role != "" || len(e.ProviderState) > 0 {
-			d := s.Draft
-			d.Role = contract.RoleAssistant
-			d.ProviderState = e.ProviderState
-			s.Messages = append(s.Messages, d)
-		}
-		s.Draft = contract.ModelMessage{}
-		if len(s.Pending) > 0 {
-			s.Status = WaitingForTool
-		} else {
-			s.Status = Running
-		}
+		s.finish(e)
 	case *contract.ModelDiscarded:
 		s.Pending = withoutCalls(s.Pending, s.Draft.ToolCalls)
 		s.Draft = contract.ModelMessage{}
@@ -205,6 +225,29 @@ func Apply(s State, env contract.Envelope) State {
 		}
 	case *contract.ProviderError:
 		s.LastError = e
+	}
+}
+
+// finish ends the model call under way: its draft joins the conversation.
+func (s *State) finish(e *contract.ModelFinished) {
+	if s.Draft.Role != "" || len(e.ProviderState) > 0 {
+		d := s.Draft
+		d.Role = contract.RoleAssistant
+		d.ProviderState = e.ProviderState
+		s.Messages = append(s.Messages, d)
+	}
+	s.Draft = contract.ModelMessage{}
+	if len(s.Pending) > 0 {
+		s.Status = WaitingForTool
+	} else {
+		s.Status = Running
+	}
+}
+
+// applyTool applies the events of a tool call's execution and its
+// observation.
+func (s *State) applyTool(env contract.Envelope) {
+	switch e := env.Data.(type) {
 	case *contract.InvocationStarted:
 		s.InFlight = append(s.InFlight, Invocation{IntentID: e.IntentID, InvocationID: e.InvocationID, ToolName: e.ToolName})
 	case *contract.InvocationCompleted:
@@ -219,30 +262,17 @@ func Apply(s State, env contract.Envelope) State {
 		// intent is pending: the tool runtime keeps its own view of the
 		// ledger during a turn the same way (see tool.Runtime.Run).
 		s.Ledger = s.Ledger.With(e.Files...)
-		s = observe(s, &e.Observation)
-	case *contract.FallbackSelected:
-		// "provider:model"; a model name may hold colons of its own
-		// (llama3:8b), a provider name never does.
-		s.Provider, s.Model, _ = strings.Cut(e.To, ":")
-		s.BaseURL = "" // a fallback's endpoint is its own default
-	case *contract.RunFinished:
-		s.Outcome = e.Outcome
-		if e.Outcome == contract.OutcomeCompleted {
-			s.Status = Completed
-		} else {
-			s.Status = Failed
-		}
+		s.observe(&e.Observation)
 	}
-	return s
 }
 
 // observe removes the observed intent from Pending and adds its result to
 // the conversation. An observation of an intent that is not pending is
 // recorded in the log but changes nothing here.
-func observe(s State, o *contract.Observation) State {
+func (s *State) observe(o *contract.Observation) {
 	i := slices.IndexFunc(s.Pending, func(in contract.ToolIntent) bool { return in.ID == o.IntentID })
 	if i < 0 {
-		return s
+		return
 	}
 	in := s.Pending[i]
 	s.Pending = slices.Concat(s.Pending[:i], s.Pending[i+1:])
@@ -259,7 +289,6 @@ func observe(s State, o *contract.Observation) State {
 	if len(s.Pending) == 0 && s.Status == WaitingForTool {
 		s.Status = Running
 	}
-	return s
 }
 
 // withoutCalls returns pending without the intents named by calls, as a new

@@ -134,6 +134,8 @@ type bashTool struct {
 	env []string
 }
 
+// execute runs the command of call's input, streaming its output to
+// call.Output, and returns its exit code (see [Bash]).
 func (b *bashTool) execute(ctx context.Context, call *registry.Call) (registry.Result, error) {
 	var in bashInput
 	if err := json.Unmarshal(call.Input, &in); err != nil {
@@ -148,27 +150,66 @@ func (b *bashTool) execute(ctx context.Context, call *registry.Call) (registry.R
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	shell, err := findShell()
+	p, err := b.start(ctx, in.Command)
 	if err != nil {
 		return registry.Result{}, err
+	}
+	out := &lineEndWriter{w: call.Output}
+	ps, err := p.wait(out)
+	if err != nil {
+		return registry.Result{}, err
+	}
+	code := exitCode(ps)
+	var ctxErr error
+	if p.killed.Load() {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			out.line(fmt.Sprintf("killed: the command ran past its timeout of %s", timeout))
+			ctxErr = fmt.Errorf("bash: the command did not finish within %s; raise timeout_ms (at most 600000) or do less in one call: %w", timeout, ctx.Err())
+		} else {
+			out.line("killed: the command was cancelled")
+			ctxErr = fmt.Errorf("bash: the command was cancelled: %w", ctx.Err())
+		}
+	}
+	out.line(fmt.Sprintf("exit code: %d", code))
+	return registry.Result{ExitCode: code}, ctxErr
+}
+
+// bashProcess is a command the bash tool started.
+type bashProcess struct {
+	cmd   *exec.Cmd
+	shell string
+	// output is the read end of the one pipe of its stdout and stderr.
+	output *os.File
+	// killed is set when its group was signalled because ctx was done.
+	killed atomic.Bool
+}
+
+// start starts command with the shell in the workspace root, in a session
+// and process group of its own, stdin reading /dev/null, stdout and stderr
+// on one pipe. When ctx is done the group gets SIGTERM, and the shell is
+// killed after bashKillGrace.
+func (b *bashTool) start(ctx context.Context, command string) (*bashProcess, error) {
+	shell, err := findShell()
+	if err != nil {
+		return nil, err
 	}
 	// One pipe for stdout and stderr: the kernel orders the writes, and
 	// the output is read by one goroutine, which serialises call.Output.
 	r, w, err := os.Pipe()
 	if err != nil {
-		return registry.Result{}, fmt.Errorf("bash: create the output pipe: %w", err)
+		return nil, fmt.Errorf("bash: create the output pipe: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, shell, "-c", in.Command)
+	p := &bashProcess{shell: shell, output: r}
+	cmd := exec.CommandContext(ctx, shell, "-c", command)
 	cmd.Dir = b.ws.Root()
 	cmd.Env = b.env
 	cmd.Stdout, cmd.Stderr = w, w // stdin stays nil: /dev/null
 	cmd.SysProcAttr = ownSession()
-	var killed atomic.Bool // the group was signalled because ctx was done
 	cmd.Cancel = func() error {
-		killed.Store(true)
+		p.killed.Store(true)
 		return signalGroup(cmd.Process.Pid, syscall.SIGTERM)
 	}
-	// After the grace, exec kills the shell, and the group below.
+	// After the grace, exec kills the shell; wait kills the group.
 	cmd.WaitDelay = bashKillGrace
 	err = cmd.Start()
 	// The child has its copy of w; the parent's must go, or the pipe
@@ -179,45 +220,37 @@ func (b *bashTool) execute(ctx context.Context, call *registry.Call) (registry.R
 	if err != nil {
 		// Close of a read end has nothing to report worth more than err.
 		_ = r.Close()
-		return registry.Result{}, fmt.Errorf("bash: start %s in %s: %w", shell, cmd.Dir, err)
+		return nil, fmt.Errorf("bash: start %s in %s: %w", shell, cmd.Dir, err)
 	}
+	p.cmd = cmd
+	return p, nil
+}
 
-	out := &lineEndWriter{w: call.Output}
+// wait copies the command's output to out until the shell has exited and
+// the pipe is drained, kills what is left of its group, and returns how
+// the shell ended.
+func (p *bashProcess) wait(out io.Writer) (*os.ProcessState, error) {
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
-		if _, err := io.Copy(out, r); err != nil {
+		if _, err := io.Copy(out, p.output); err != nil {
 			// Keep draining so the command never blocks on a full pipe;
 			// a read error here means the pipe was closed, and ends it.
-			_, _ = io.Copy(io.Discard, r)
+			_, _ = io.Copy(io.Discard, p.output)
 		}
 	}()
 
-	waitErr := cmd.Wait()
-	pgid := cmd.Process.Pid
+	waitErr := p.cmd.Wait()
 	// The shell is gone: whatever is left of its group (`cmd &`) dies now,
 	// so nothing the command started outlives the call. A failure means
 	// the group is already empty.
-	_ = signalGroup(pgid, syscall.SIGKILL)
-	drainPipe(r, copied)
+	_ = signalGroup(p.cmd.Process.Pid, syscall.SIGKILL)
+	drainPipe(p.output, copied)
 
-	if cmd.ProcessState == nil {
-		return registry.Result{}, fmt.Errorf("bash: wait for %s: %w", shell, waitErr)
+	if p.cmd.ProcessState == nil {
+		return nil, fmt.Errorf("bash: wait for %s: %w", p.shell, waitErr)
 	}
-	code := exitCode(cmd.ProcessState)
-	res := registry.Result{ExitCode: code}
-	var ctxErr error
-	if killed.Load() {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			out.line(fmt.Sprintf("killed: the command ran past its timeout of %s", timeout))
-			ctxErr = fmt.Errorf("bash: the command did not finish within %s; raise timeout_ms (at most 600000) or do less in one call: %w", timeout, ctx.Err())
-		} else {
-			out.line("killed: the command was cancelled")
-			ctxErr = fmt.Errorf("bash: the command was cancelled: %w", ctx.Err())
-		}
-	}
-	out.line(fmt.Sprintf("exit code: %d", code))
-	return res, ctxErr
+	return p.cmd.ProcessState, nil
 }
 
 // drainPipe waits for the output to be copied to its end, then closes r.
