@@ -23,21 +23,15 @@ type editFileInput struct {
 	ReplaceAll bool   `json:"replace_all"`
 }
 
+// editFile declares edit_file: replace exact text in a file the session
+// has read as it is now.
 func (ft *fileTools) editFile() registry.Tool {
-	return registry.Tool{
-		Name:        "edit_file",
-		Description: editFileDescription,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-			`"path":{"type":"string","description":"The file to edit, relative to the workspace root or absolute inside the workspace."},` +
-			`"old_string":{"type":"string","description":"The exact text to replace, as the file holds it (indentation included, no line-number prefixes). It must occur exactly once unless replace_all is set."},` +
-			`"new_string":{"type":"string","description":"The text to put in its place; it must differ from old_string."},` +
-			`"replace_all":{"type":"boolean","description":"Replace every occurrence of old_string instead of exactly one (default false)."}},` +
-			`"required":["path","old_string","new_string"],"additionalProperties":false}`),
-		Risk:        registry.RiskWrite,
-		Concurrency: registry.Exclusive,
-		Check:       ft.checkEditFile,
-		Execute:     fileExecutor(ft, "edit_file", ft.editFileAt),
-	}
+	schema := objectSchema([]string{"path", "old_string", "new_string"},
+		`"path":{"type":"string","description":"The file to edit, relative to the workspace root or absolute inside the workspace."}`,
+		`"old_string":{"type":"string","description":"The exact text to replace, as the file holds it (indentation included, no line-number prefixes). It must occur exactly once unless replace_all is set."}`,
+		`"new_string":{"type":"string","description":"The text to put in its place; it must differ from old_string."}`,
+		`"replace_all":{"type":"boolean","description":"Replace every occurrence of old_string instead of exactly one (default false)."}`)
+	return fileTool(ft, "edit_file", editFileDescription, schema, registry.RiskWrite, ft.checkEditFile, ft.editFileAt)
 }
 
 // validate returns a precondition_failed *registry.CheckError for an

@@ -30,10 +30,9 @@ type globInput struct {
 }
 
 // globSchema is the glob tool's input schema.
-const globSchema = `{"type":"object","properties":{` +
-	`"pattern":{"type":"string","minLength":1,"description":"The glob to match file paths against, relative to path: * and ? within one path element, ** across directories, [abc] classes, {a,b} alternatives. Example: **/*_test.go"},` +
-	`"path":{"type":"string","description":"The directory to search from, relative to the workspace root or absolute (default: the workspace root)."}},` +
-	`"required":["pattern"],"additionalProperties":false}`
+var globSchema = objectSchema([]string{"pattern"},
+	`"pattern":{"type":"string","minLength":1,"description":"The glob to match file paths against, relative to path: * and ? within one path element, ** across directories, [abc] classes, {a,b} alternatives. Example: **/*_test.go"}`,
+	`"path":{"type":"string","description":"The directory to search from, relative to the workspace root or absolute (default: the workspace root)."}`)
 
 // globTool declares the glob tool: find files by name pattern.
 func globTool(ws *workspace.Workspace) registry.Tool {

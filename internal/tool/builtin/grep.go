@@ -48,14 +48,13 @@ type grepInput struct {
 }
 
 // grepSchema is the grep tool's input schema.
-const grepSchema = `{"type":"object","properties":{` +
-	`"pattern":{"type":"string","minLength":1,"description":"The regular expression (Go RE2 syntax) to find in each line, e.g. func \\w+Context\\(. Escape ( ) [ ] { } . * + ? | to match them literally."},` +
-	`"path":{"type":"string","description":"The file or directory to search, relative to the workspace root or absolute (default: the workspace root)."},` +
-	`"glob":{"type":"string","description":"Search only files whose name matches this glob, e.g. *.go or *.{ts,tsx}; a glob with a / is matched against the path relative to path, e.g. cmd/**/*.go."},` +
-	`"ignore_case":{"type":"boolean","description":"Match letters regardless of case (default false)."},` +
-	`"context":{"type":"integer","minimum":0,"maximum":5,"description":"Lines of context to show before and after each matching line in content mode (default 0)."},` +
-	`"output_mode":{"type":"string","enum":["content","files","count"],"description":"content (default): matching lines as path:line:text; files: only the paths of files that match; count: path:number of matching lines."}},` +
-	`"required":["pattern"],"additionalProperties":false}`
+var grepSchema = objectSchema([]string{"pattern"},
+	`"pattern":{"type":"string","minLength":1,"description":"The regular expression (Go RE2 syntax) to find in each line, e.g. func \\w+Context\\(. Escape ( ) [ ] { } . * + ? | to match them literally."}`,
+	`"path":{"type":"string","description":"The file or directory to search, relative to the workspace root or absolute (default: the workspace root)."}`,
+	`"glob":{"type":"string","description":"Search only files whose name matches this glob, e.g. *.go or *.{ts,tsx}; a glob with a / is matched against the path relative to path, e.g. cmd/**/*.go."}`,
+	`"ignore_case":{"type":"boolean","description":"Match letters regardless of case (default false)."}`,
+	`"context":{"type":"integer","minimum":0,"maximum":5,"description":"Lines of context to show before and after each matching line in content mode (default 0)."}`,
+	`"output_mode":{"type":"string","enum":["content","files","count"],"description":"content (default): matching lines as path:line:text; files: only the paths of files that match; count: path:number of matching lines."}`)
 
 // grepTool declares the grep tool: search file contents with a regular
 // expression.

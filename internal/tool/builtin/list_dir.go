@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,22 +29,15 @@ type listDirInput struct {
 	All  bool   `json:"all"`
 }
 
+// listDir declares list_dir: the entries of a directory.
 func (ft *fileTools) listDir() registry.Tool {
-	return registry.Tool{
-		Name:        "list_dir",
-		Description: listDirDescription,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-			`"path":{"type":"string","description":"The directory to list, relative to the workspace root or absolute inside the workspace (default \".\", the root)."},` +
-			`"all":{"type":"boolean","description":"Include hidden entries, whose names start with a dot (default false)."}},` +
-			`"required":[],"additionalProperties":false}`),
-		Risk:        registry.RiskRead,
-		ReadOnly:    true,
-		Concurrency: registry.Safe,
-		Check:       pathCheck[listDirInput](ft, "list_dir"),
-		Execute: fileExecutor(ft, "list_dir", func(ctx context.Context, w io.Writer, in listDirInput, abs string, _ state.Ledger) ([]contract.FileStamp, error) {
+	schema := objectSchema(nil,
+		`"path":{"type":"string","description":"The directory to list, relative to the workspace root or absolute inside the workspace (default \".\", the root)."}`,
+		`"all":{"type":"boolean","description":"Include hidden entries, whose names start with a dot (default false)."}`)
+	return fileTool(ft, "list_dir", listDirDescription, schema, registry.RiskRead, nil,
+		func(ctx context.Context, w io.Writer, in listDirInput, abs string, _ state.Ledger) ([]contract.FileStamp, error) {
 			return nil, ft.listDirAt(ctx, w, in, abs) // a listing reads no file
-		}),
-	}
+		})
 }
 
 // dirEntry is one line of a listing.

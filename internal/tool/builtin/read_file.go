@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/sha256"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -37,21 +36,13 @@ type readFileInput struct {
 	Limit  int    `json:"limit"`
 }
 
+// readFile declares read_file: the lines of a text file.
 func (ft *fileTools) readFile() registry.Tool {
-	return registry.Tool{
-		Name:        "read_file",
-		Description: readFileDescription,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-			`"path":{"type":"string","description":"The file to read, relative to the workspace root or absolute inside the workspace."},` +
-			`"offset":{"type":"integer","minimum":1,"description":"The first line to show, counting from 1 (default 1)."},` +
-			`"limit":{"type":"integer","minimum":1,"description":"The most lines to show (default 2000)."}},` +
-			`"required":["path"],"additionalProperties":false}`),
-		Risk:        registry.RiskRead,
-		ReadOnly:    true,
-		Concurrency: registry.Safe,
-		Check:       pathCheck[readFileInput](ft, "read_file"),
-		Execute:     fileExecutor(ft, "read_file", ft.readFileAt),
-	}
+	schema := objectSchema([]string{"path"},
+		`"path":{"type":"string","description":"The file to read, relative to the workspace root or absolute inside the workspace."}`,
+		`"offset":{"type":"integer","minimum":1,"description":"The first line to show, counting from 1 (default 1)."}`,
+		`"limit":{"type":"integer","minimum":1,"description":"The most lines to show (default 2000)."}`)
+	return fileTool(ft, "read_file", readFileDescription, schema, registry.RiskRead, nil, ft.readFileAt)
 }
 
 // readFileAt writes to w the lines of the file at abs that in asks for,

@@ -38,28 +38,21 @@ func searchTool[T any](name, description, schema string, check func(T) error, ru
 		}
 		return in, nil
 	}
-	return registry.Tool{
-		Name:        name,
-		Description: description,
-		InputSchema: json.RawMessage(schema),
-		Risk:        registry.RiskRead,
-		ReadOnly:    true,
-		Concurrency: registry.Safe,
-		Check: func(input json.RawMessage, _ state.Ledger) error {
+	return declare(name, description, schema, registry.RiskRead,
+		func(input json.RawMessage, _ state.Ledger) error {
 			in, err := decode(input)
 			if err != nil {
 				return err
 			}
 			return check(in)
 		},
-		Execute: func(ctx context.Context, call *registry.Call) (registry.Result, error) {
+		func(ctx context.Context, call *registry.Call) (registry.Result, error) {
 			in, err := decode(call.Input)
 			if err != nil {
 				return registry.Result{}, err
 			}
 			return registry.Result{}, run(ctx, in, call.Output)
-		},
-	}
+		})
 }
 
 // searchStart resolves the file or directory a search starts from: p, or

@@ -24,26 +24,21 @@ type writeFileInput struct {
 	Content string `json:"content"`
 }
 
+// writeFile declares write_file: create or replace a whole file, one the
+// session has read as it is now when it exists.
 func (ft *fileTools) writeFile() registry.Tool {
-	return registry.Tool{
-		Name:        "write_file",
-		Description: writeFileDescription,
-		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-			`"path":{"type":"string","description":"The file to write, relative to the workspace root or absolute inside the workspace. Missing parent directories are created."},` +
-			`"content":{"type":"string","description":"The whole new content of the file."}},` +
-			`"required":["path","content"],"additionalProperties":false}`),
-		Risk:        registry.RiskWrite,
-		Concurrency: registry.Exclusive,
-		Check: func(input json.RawMessage, ledger state.Ledger) error {
-			_, abs, err := resolveInput[writeFileInput](ft, "write_file", input)
-			if err != nil {
-				return err
-			}
-			_, err = ft.existingFile(abs, false, ledger)
+	schema := objectSchema([]string{"path", "content"},
+		`"path":{"type":"string","description":"The file to write, relative to the workspace root or absolute inside the workspace. Missing parent directories are created."}`,
+		`"content":{"type":"string","description":"The whole new content of the file."}`)
+	check := func(input json.RawMessage, ledger state.Ledger) error {
+		_, abs, err := resolveInput[writeFileInput](ft, "write_file", input)
+		if err != nil {
 			return err
-		},
-		Execute: fileExecutor(ft, "write_file", ft.writeFileAt),
+		}
+		_, err = ft.existingFile(abs, false, ledger)
+		return err
 	}
+	return fileTool(ft, "write_file", writeFileDescription, schema, registry.RiskWrite, check, ft.writeFileAt)
 }
 
 // existingFile returns the file at abs as it is now, nil when there is
