@@ -14,6 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
+// Known reports whether this version of rein knows event type t.
+func Known(t string) bool { return newEvent(t) != nil }
+
 // samples has one fully populated value of every event type: every
 // exported field non-zero, so that each JSON name is exercised.
 func samples() []Event {

@@ -441,6 +441,3 @@ var EventTypes = []string{
 	TypeToolObservation, TypeContextProjected, TypeContextCompacted,
 	TypeSessionResumed, TypeSessionForked,
 }
-
-// Known reports whether this version of rein knows event type t.
-func Known(t string) bool { return newEvent(t) != nil }

@@ -46,8 +46,6 @@ type (
 	Answer = tool.Answer
 	// Approver asks them.
 	Approver = tool.Approver
-	// ApproverFunc adapts a function to Approver.
-	ApproverFunc = tool.ApproverFunc
 )
 
 // The answers to a Question.

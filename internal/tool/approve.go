@@ -43,9 +43,3 @@ const (
 type Approver interface {
 	Approve(ctx context.Context, q Question) (Answer, error)
 }
-
-// ApproverFunc adapts a function to [Approver].
-type ApproverFunc func(ctx context.Context, q Question) (Answer, error)
-
-// Approve calls f.
-func (f ApproverFunc) Approve(ctx context.Context, q Question) (Answer, error) { return f(ctx, q) }

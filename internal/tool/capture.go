@@ -110,14 +110,6 @@ func (c *capture) keep(p []byte) {
 	}
 }
 
-// retained returns how many bytes the capture holds in memory: its head,
-// its tail ring and what its redactor holds back, by capacity. It is what
-// must stay bounded however long the output, so a buffer added to the
-// capture belongs here too.
-func (c *capture) retained() int {
-	return cap(c.head) + cap(c.tail) + cap(c.redact.pending)
-}
-
 // spill writes p to the artifact once the output no longer fits in what
 // the model is shown. The artifact starts with the head, so it holds the
 // whole output.

@@ -1,6 +1,9 @@
 package tool
 
-import "io"
+import (
+	"context"
+	"io"
+)
 
 // CaptureRetained returns how many bytes the capture w, a tool's
 // registry.Call.Output, holds in memory (see capture.retained); ok is false
@@ -12,3 +15,18 @@ func CaptureRetained(w io.Writer) (n int, ok bool) {
 	}
 	return c.retained(), true
 }
+
+// retained returns how many bytes the capture holds in memory: its head,
+// its tail ring and what its redactor holds back, by capacity. It is what
+// must stay bounded however long the output, so a buffer added to the
+// capture belongs here too.
+func (c *capture) retained() int {
+	return cap(c.head) + cap(c.tail) + cap(c.redact.pending)
+}
+
+// ApproverFunc adapts a function to [Approver], for the tests' scripted
+// people.
+type ApproverFunc func(ctx context.Context, q Question) (Answer, error)
+
+// Approve calls f.
+func (f ApproverFunc) Approve(ctx context.Context, q Question) (Answer, error) { return f(ctx, q) }
