@@ -179,11 +179,9 @@ func (s *State) applySession(env contract.Envelope) {
 		s.Provider, s.Model, _ = strings.Cut(e.To, ":")
 		s.BaseURL = "" // a fallback's endpoint is its own default
 	case *contract.RunFinished:
-		s.Outcome = e.Outcome
+		s.Outcome, s.Status = e.Outcome, Failed
 		if e.Outcome == contract.OutcomeCompleted {
 			s.Status = Completed
-		} else {
-			s.Status = Failed
 		}
 	}
 }
@@ -237,10 +235,9 @@ func (s *State) finish(e *contract.ModelFinished) {
 		s.Messages = append(s.Messages, d)
 	}
 	s.Draft = contract.ModelMessage{}
+	s.Status = Running
 	if len(s.Pending) > 0 {
 		s.Status = WaitingForTool
-	} else {
-		s.Status = Running
 	}
 }
 
