@@ -1,0 +1,168 @@
+package shell
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Parse lists commands flat, nested scripts after the command that runs
+// them, with their depth.
+func TestParseNested(t *testing.T) {
+	s, err := Parse(`sudo bash -c 'eval "rm x"' && echo ok`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type cmd struct {
+		Text  string
+		Depth int
+	}
+	var got []cmd
+	for _, c := range s.Commands {
+		got = append(got, cmd{c.Text, c.Depth})
+	}
+	want := []cmd{{`sudo bash -c 'eval "rm x"'`, 0}, {`eval "rm x"`, 1}, {"rm x", 2}, {"echo ok", 0}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("commands (-want +got):\n%s", d)
+	}
+	if len(s.Opaque) > 0 {
+		t.Errorf("opaque: %q", s.Opaque)
+	}
+}
+
+// Each word has a role: the programs run, through wrappers, the code run,
+// the files written.
+func TestRoles(t *testing.T) {
+	const (
+		A = RoleArg
+		P = RoleProgram
+		C = RoleCode
+		W = RoleWrite
+		S = RoleAssign
+	)
+	for _, tc := range []struct {
+		script  string
+		want    []Role
+		program int
+	}{
+		{"go test ./...", []Role{P, A, A}, 0},
+		{"X=1 make", []Role{S, P}, 1},
+		{"sudo -u root make install", []Role{P, A, A, P, A}, 3},
+		{"env -i A=1 PATH=/bin go vet", []Role{P, A, A, A, P, A}, 4},
+		{"timeout -s KILL 10 nice -n 5 make", []Role{P, A, A, A, P, A, A, P}, 7},
+		{"sh -c 'rm x'", []Role{P, A, C}, 0},
+		{"eval echo hi", []Role{P, C, C}, 0},
+		{"tee -a log out", []Role{P, A, W, W}, 0},
+		{"sudo $CMD", []Role{P, A}, -1},
+		{"$CMD x", []Role{A, A}, -1},
+	} {
+		t.Run(tc.script, func(t *testing.T) {
+			s, _ := Parse(tc.script)
+			c := s.Commands[0]
+			if d := cmp.Diff(tc.want, c.Roles); d != "" {
+				t.Errorf("roles (-want +got):\n%s", d)
+			}
+			if got := c.Program(); got != tc.program {
+				t.Errorf("Program() = %d, want %d", got, tc.program)
+			}
+		})
+	}
+}
+
+func TestRedirects(t *testing.T) {
+	s, _ := Parse("make 2>&1 >out.log <in.txt >&- 3<>rw <<EOF\nbody\nEOF")
+	type rd struct {
+		Op, Target string
+		Role       Role
+	}
+	var got []rd
+	for _, r := range s.Redirects {
+		got = append(got, rd{r.Op, r.Target.Text, r.Role})
+	}
+	want := []rd{{">&", "1", RoleArg}, {">", "out.log", RoleWrite}, {"<", "in.txt", RoleRead},
+		{">&", "-", RoleArg}, {"<>", "rw", RoleWrite}, {"<<", "EOF", RoleArg}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("redirects (-want +got):\n%s", d)
+	}
+	for _, w := range s.Words {
+		if w.Text == "body" || w.Text == "out.log" {
+			t.Errorf("word %q: a here-document body or a redirection target is no word", w.Text)
+		}
+	}
+}
+
+func TestWords(t *testing.T) {
+	s, _ := Parse(`for f in a "b c" ~/d $x; do :; done`)
+	want := []Word{{Text: "a"}, {Text: "b c"}, {Text: "~/d", Tilde: true}, {Kind: Dynamic}, {Text: ":"}}
+	if d := cmp.Diff(want, s.Words); d != "" {
+		t.Errorf("words (-want +got):\n%s", d)
+	}
+}
+
+// What does not parse or passes a limit is an error for the script itself,
+// opaque and unparsed wherever it is.
+func TestUnreadable(t *testing.T) {
+	for _, tc := range []struct {
+		name, script string
+		topLevel     bool
+	}{
+		{"syntax", "echo 'x", true},
+		{"too long", "echo " + strings.Repeat("x", MaxSource), true},
+		{"too many brackets", strings.Repeat("(", maxBrackets+1), true},
+		{"too many blocks", strings.Repeat("if ", maxBlocks+1), true},
+		{"nested syntax", `bash -c "echo 'x"`, false},
+		{"nested too deep", `bash -c "bash -c \"bash -c 'bash -c \\\"bash -c ls\\\"'\""`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Parse(tc.script)
+			var se *SyntaxError
+			if got := errors.As(err, &se); got != tc.topLevel {
+				t.Errorf("Parse error = %v, want a *SyntaxError: %v", err, tc.topLevel)
+			}
+			if len(s.Opaque) == 0 {
+				t.Errorf("nothing opaque")
+			}
+		})
+	}
+}
+
+func TestParseCommand(t *testing.T) {
+	c, err := ParseCommand("CGO_ENABLED=0 go 'build':*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Word{{Text: "CGO_ENABLED=0", Kind: Assign}, {Text: "go"}, {Text: "build:*", Kind: Pattern}}
+	if d := cmp.Diff(want, c.Words); d != "" || c.NAssign != 1 {
+		t.Errorf("words (-want +got):\n%s nAssign %d", d, c.NAssign)
+	}
+	for src, want := range map[string]error{"a; b": ErrNotOne, "a | b": ErrNotSimple, "a > x": ErrNotSimple, "! a": ErrNotSimple} {
+		if _, err := ParseCommand(src); !errors.Is(err, want) {
+			t.Errorf("ParseCommand(%q) = %v, want %v", src, err, want)
+		}
+	}
+}
+
+func TestSource(t *testing.T) {
+	for _, src := range []string{"go", "'a b'", "A='x y'", `\*.go`, "*.go", `a\ b*`} {
+		s, _ := Parse(src)
+		w := s.Commands[0].Words[0]
+		back, _ := Parse(w.Source())
+		if d := cmp.Diff(w, back.Commands[0].Words[0]); d != "" {
+			t.Errorf("%q: Source() = %q reads back differently (-want +got):\n%s", src, w.Source(), d)
+		}
+	}
+}
+
+// BenchmarkParse measures a typical command: a list with a pipeline, a
+// redirection and a command substitution.
+func BenchmarkParse(b *testing.B) {
+	const src = `cd internal && go test -run 'TestX|TestY' ./... 2>&1 | tee "$(mktemp)" > /dev/null`
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,264 @@
+package shell
+
+import (
+	"fmt"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Kind says how far a word's text can be trusted.
+type Kind uint8
+
+const (
+	// Literal: the text is exactly what the command receives.
+	Literal Kind = iota
+	// Pattern: the word has unquoted glob or brace characters, so the
+	// shell may turn it into other words; the text is the word without
+	// its quotes.
+	Pattern
+	// Assign: NAME=value or NAME+=value with a literal value.
+	Assign
+	// Dynamic: the word depends on run-time values (parameter expansion,
+	// command substitution, $'...' with escapes); its text is empty.
+	Dynamic
+)
+
+// Word is a shell word after quote removal. The zero Word is an empty
+// literal.
+type Word struct {
+	// Text is the word as the command receives it, for a Literal; see
+	// [Kind] for the others.
+	Text string
+	Kind Kind
+	// Tilde reports an unquoted leading ~, which the shell replaces with a
+	// home directory: the text is then not the path the word names.
+	Tilde bool
+}
+
+// Static reports whether w is known before the script runs: a literal
+// without a leading tilde.
+func (w Word) Static() bool { return w.Kind == Literal && !w.Tilde }
+
+// decode reads w as the shell would, without running anything.
+func decode(w *syntax.Word) Word {
+	if w == nil {
+		return Word{}
+	}
+	var b strings.Builder
+	out := Word{}
+	for i, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			if i == 0 && strings.HasPrefix(p.Value, "~") {
+				out.Tilde = true
+			}
+			if unescapeUnquoted(&b, p.Value) {
+				out.Kind = Pattern
+			}
+		case *syntax.SglQuoted:
+			if p.Dollar && strings.ContainsRune(p.Value, '\\') {
+				return Word{Kind: Dynamic}
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			if p.Dollar {
+				return Word{Kind: Dynamic}
+			}
+			for _, q := range p.Parts {
+				lit, ok := q.(*syntax.Lit)
+				if !ok {
+					return Word{Kind: Dynamic}
+				}
+				unescapeDouble(&b, lit.Value)
+			}
+		default:
+			return Word{Kind: Dynamic}
+		}
+	}
+	out.Text = b.String()
+	return out
+}
+
+// unescapeUnquoted writes the value of an unquoted literal and reports
+// whether it holds unescaped glob or brace syntax: * or ?, or a [ or {
+// closed later in the literal (a lone [ is the test command).
+func unescapeUnquoted(b *strings.Builder, s string) (pattern bool) {
+	var openBracket, openBrace bool
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '\\':
+			if i+1 < len(s) {
+				i++
+				if s[i] == '\n' {
+					continue
+				}
+				c = s[i]
+			}
+		case '*', '?':
+			pattern = true
+		case '[':
+			openBracket = true
+		case ']':
+			pattern = pattern || openBracket
+		case '{':
+			openBrace = true
+		case '}':
+			pattern = pattern || openBrace
+		}
+		b.WriteByte(c)
+	}
+	return pattern
+}
+
+// unescapeDouble writes the value of a literal inside double quotes, where a
+// backslash only escapes $, `, ", \ and a newline.
+func unescapeDouble(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '"', '\\':
+				i++
+				c = s[i]
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+}
+
+// decodeAssign turns an assignment into a word: NAME=value.
+func decodeAssign(a *syntax.Assign) Word {
+	if a.Name == nil {
+		// A naked declare argument: an option or a name given as a word.
+		return decode(a.Value)
+	}
+	if a.Index != nil || a.Array != nil {
+		return Word{Kind: Dynamic}
+	}
+	if a.Naked {
+		return Word{Text: a.Name.Value}
+	}
+	v := decode(a.Value)
+	if v.Kind == Dynamic {
+		return v
+	}
+	op := "="
+	if a.Append {
+		op = "+="
+	}
+	return Word{Text: a.Name.Value + op + v.Text, Kind: Assign}
+}
+
+// callWords returns a simple command's words, its assignments first.
+func callWords(c *syntax.CallExpr) (words []Word, nAssign int) {
+	words = make([]Word, 0, len(c.Assigns)+len(c.Args))
+	for _, a := range c.Assigns {
+		words = append(words, decodeAssign(a))
+	}
+	for _, w := range c.Args {
+		words = append(words, decode(w))
+	}
+	return words, len(c.Assigns)
+}
+
+// Source writes w back as shell source that reads as the same word: a
+// literal quoted where needed, an assignment's value quoted, a pattern
+// with its glob characters left unquoted. A Dynamic word has no source
+// and gives "".
+func (w Word) Source() string {
+	switch w.Kind {
+	case Literal:
+		return quoteWord(w.Text)
+	case Assign:
+		i := strings.IndexByte(w.Text, '=')
+		return w.Text[:i+1] + quoteWord(w.Text[i+1:])
+	case Dynamic:
+		return ""
+	}
+	// A pattern keeps its glob characters unquoted; its text has no
+	// quotes left, so quote what the shell would otherwise split.
+	var b strings.Builder
+	for _, c := range w.Text {
+		if strings.ContainsRune(" \t\n'\"\\$`;&|<>()#", c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func quoteWord(s string) string {
+	q, err := Quote(s)
+	if err != nil {
+		// Only a NUL byte cannot be quoted, and no command word holds one.
+		return "'" + s + "'"
+	}
+	return q
+}
+
+// Quote returns s as one bash word: as it is when it is made of letters,
+// digits and @%+=:,./-_ only, quoted otherwise. It fails only for a string
+// holding a NUL byte, which no shell word can hold.
+func Quote(s string) (string, error) {
+	if Plain(s) {
+		return s, nil
+	}
+	q, err := syntax.Quote(s, syntax.LangBash)
+	if err != nil {
+		return "", fmt.Errorf("shell: quote: %w", err)
+	}
+	return q, nil
+}
+
+// Plain reports whether s is non-empty and needs no quoting in any shell:
+// letters, digits and @%+=:,./-_ only.
+func Plain(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_@%+=:,./-", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// isNumber reports whether s is a bash integer literal: decimal, 0x hex,
+// or BASE#digits.
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		return allBytes(s[2:], func(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' })
+	}
+	base, digits, found := strings.Cut(s, "#")
+	if !allBytes(base, isDigit) {
+		return false
+	}
+	return !found || allBytes(digits, func(c byte) bool {
+		return isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '@' || c == '_'
+	})
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// allBytes reports whether s is non-empty and every byte satisfies ok.
+func allBytes(s string, ok func(byte) bool) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !ok(s[i]) {
+			return false
+		}
+	}
+	return true
+}
