@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rein-agent/rein/internal/shell"
 )
 
 // Every construct that holds commands is walked: the analysis lists each
@@ -56,11 +58,11 @@ func TestAnalyzeFindsEveryCommand(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := analyzeBash(tc.script)
 			var got []string
-			for _, c := range a.cmds {
-				got = append(got, c.text)
+			for _, c := range a.Commands {
+				got = append(got, c.Text)
 			}
 			if d := cmp.Diff(tc.want, got); d != "" {
-				t.Errorf("commands of %q (-want +got):\n%s\nopaque: %q", tc.script, d, a.opaque)
+				t.Errorf("commands of %q (-want +got):\n%s\nopaque: %q", tc.script, d, a.Opaque)
 			}
 		})
 	}
@@ -120,8 +122,8 @@ func TestAnalyzeOpaque(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := analyzeBash(tc.script)
-			if got := len(a.opaque) > 0; got != tc.opaque {
-				t.Errorf("analyzeBash(%q) opaque = %v (%q), want %v", tc.script, got, a.opaque, tc.opaque)
+			if got := len(a.Opaque) > 0; got != tc.opaque {
+				t.Errorf("analyzeBash(%q) opaque = %v (%q), want %v", tc.script, got, a.Opaque, tc.opaque)
 			}
 		})
 	}
@@ -130,25 +132,25 @@ func TestAnalyzeOpaque(t *testing.T) {
 func TestWordDecoding(t *testing.T) {
 	for _, tc := range []struct {
 		name, script string
-		want         []word
+		want         []shell.Word
 	}{
-		{"plain", "go test", []word{{"go", kindLiteral}, {"test", kindLiteral}}},
-		{"escaped", `\rm -rf`, []word{{"rm", kindLiteral}, {"-rf", kindLiteral}}},
-		{"quotes", `'r'"m" "a\"b\$c\q"`, []word{{"rm", kindLiteral}, {`a"b$c\q`, kindLiteral}}},
-		{"line continuation", "r\\\nm", []word{{"rm", kindLiteral}}},
-		{"glob", "ls *.go '*.md' \\*.txt", []word{{"ls", kindLiteral}, {"*.go", kindPattern}, {"*.md", kindLiteral}, {"*.txt", kindLiteral}}},
-		{"lone bracket", "[ -n x ]", []word{{"[", kindLiteral}, {"-n", kindLiteral}, {"x", kindLiteral}, {"]", kindLiteral}}},
-		{"bracket glob", `ls a[bc] \[x]`, []word{{"ls", kindLiteral}, {"a[bc]", kindPattern}, {"[x]", kindLiteral}}},
-		{"braces", "echo {a,b} {", []word{{"echo", kindLiteral}, {"{a,b}", kindPattern}, {"{", kindLiteral}}},
-		{"assignment", "A=1 B+='x y' go", []word{{"A=1", kindAssign}, {"B+=x y", kindAssign}, {"go", kindLiteral}}},
-		{"dynamic", "echo $x a$(b)", []word{{"echo", kindLiteral}, {kind: kindDynamic}, {kind: kindDynamic}}},
+		{"plain", "go test", []shell.Word{{Text: "go"}, {Text: "test"}}},
+		{"escaped", `\rm -rf`, []shell.Word{{Text: "rm"}, {Text: "-rf"}}},
+		{"quotes", `'r'"m" "a\"b\$c\q"`, []shell.Word{{Text: "rm"}, {Text: `a"b$c\q`}}},
+		{"line continuation", "r\\\nm", []shell.Word{{Text: "rm"}}},
+		{"glob", "ls *.go '*.md' \\*.txt", []shell.Word{{Text: "ls"}, {Text: "*.go", Kind: shell.Pattern}, {Text: "*.md"}, {Text: "*.txt"}}},
+		{"lone bracket", "[ -n x ]", []shell.Word{{Text: "["}, {Text: "-n"}, {Text: "x"}, {Text: "]"}}},
+		{"bracket glob", `ls a[bc] \[x]`, []shell.Word{{Text: "ls"}, {Text: "a[bc]", Kind: shell.Pattern}, {Text: "[x]"}}},
+		{"braces", "echo {a,b} {", []shell.Word{{Text: "echo"}, {Text: "{a,b}", Kind: shell.Pattern}, {Text: "{"}}},
+		{"assignment", "A=1 B+='x y' go", []shell.Word{{Text: "A=1", Kind: shell.Assign}, {Text: "B+=x y", Kind: shell.Assign}, {Text: "go"}}},
+		{"dynamic", "echo $x a$(b)", []shell.Word{{Text: "echo"}, {Kind: shell.Dynamic}, {Kind: shell.Dynamic}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := analyzeBash(tc.script)
-			if len(a.cmds) == 0 {
-				t.Fatalf("no command in %q (opaque %q)", tc.script, a.opaque)
+			if len(a.Commands) == 0 {
+				t.Fatalf("no command in %q (opaque %q)", tc.script, a.Opaque)
 			}
-			if d := cmp.Diff(tc.want, a.cmds[0].words, cmp.AllowUnexported(word{})); d != "" {
+			if d := cmp.Diff(tc.want, a.Commands[0].Words); d != "" {
 				t.Errorf("words of %q (-want +got):\n%s", tc.script, d)
 			}
 		})

@@ -45,7 +45,7 @@
 //
 // # Bash commands
 //
-// A bash command is parsed with mvdan.cc/sh/v3/syntax, never run. Every
+// A bash command is read by [shell.Parse], never run. Every
 // simple command anywhere in it (lists with && || ;, pipelines, subshells,
 // { } groups, command substitutions $( ) and backticks, process
 // substitutions, here-documents, if/for/while/case bodies, function bodies)

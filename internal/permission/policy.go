@@ -9,6 +9,7 @@ import (
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/shell"
 	"github.com/rein-agent/rein/internal/workspace"
 )
 
@@ -288,15 +289,15 @@ func titleMode(m Mode) string {
 }
 
 func (p *Policy) decideBash(req Request, in input) Verdict {
-	var a *analysis
+	var a *shell.Script
 	script := ""
 	if in.Command == nil {
-		a = &analysis{opaque: []string{`the input has no "command" string`}}
+		a = &shell.Script{Opaque: []string{`the input has no "command" string`}}
 	} else {
 		script = *in.Command
 		a = analyzeBash(script)
 	}
-	quoted := "`" + clip(script) + "`"
+	quoted := "`" + shell.Clip(script) + "`"
 	if in.Command == nil {
 		quoted = "this bash intent"
 	}
@@ -310,9 +311,9 @@ func (p *Policy) decideBash(req Request, in input) Verdict {
 		return byMode(contract.Deny, "Plan mode is read-only: bash cannot run.")
 	}
 	// 3. What cannot be read cannot be checked against deny or ask rules.
-	if len(a.opaque) > 0 {
+	if len(a.Opaque) > 0 {
 		if r, ok := p.firstPatternRule(); ok {
-			return askBy(r, fmt.Sprintf("%s cannot be checked against rule %s: %s; it needs approval.", quoted, r, a.opaque[0]))
+			return askBy(r, fmt.Sprintf("%s cannot be checked against rule %s: %s; it needs approval.", quoted, r, a.Opaque[0]))
 		}
 	}
 	// 4. Ask rules.
@@ -320,9 +321,9 @@ func (p *Policy) decideBash(req Request, in input) Verdict {
 		if r.any() {
 			return askBy(r, fmt.Sprintf("Ask rule %s requires approval for every command.", r))
 		}
-		for i := range a.cmds {
-			if r.catchesCommand(&a.cmds[i]) {
-				return askBy(r, fmt.Sprintf("Ask rule %s requires approval for `%s`, part of %s.", r, a.cmds[i].text, quoted))
+		for i := range a.Commands {
+			if r.catchesCommand(&a.Commands[i]) {
+				return askBy(r, fmt.Sprintf("Ask rule %s requires approval for `%s`, part of %s.", r, a.Commands[i].Text, quoted))
 			}
 		}
 	}
@@ -345,7 +346,7 @@ func (p *Policy) decideBash(req Request, in input) Verdict {
 	if p.mode == Yolo {
 		return byMode(contract.Allow, "Yolo mode allows everything no rule denies or asks about.")
 	}
-	if bare && len(a.cmds) == 1 {
+	if bare && len(a.Commands) == 1 {
 		// The whole command is the gap: say so once.
 		return byMode(contract.Ask, fmt.Sprintf("%s mode asks before running commands, and no allow rule covers %s.", titleMode(p.mode), quoted))
 	}
@@ -354,26 +355,26 @@ func (p *Policy) decideBash(req Request, in input) Verdict {
 
 // denyBash returns the verdict of the first deny rule that catches a
 // command of a, or a file one of its redirections writes.
-func (p *Policy) denyBash(a *analysis, quoted string) (Verdict, bool) {
+func (p *Policy) denyBash(a *shell.Script, quoted string) (Verdict, bool) {
 	for _, r := range p.deny[bashTool] {
 		if r.any() {
 			return denyBy(r, fmt.Sprintf("Deny rule %s forbids every command, so %s cannot run.", r, quoted)), true
 		}
-		for i := range a.cmds {
-			if r.catchesCommand(&a.cmds[i]) {
-				return denyBy(r, fmt.Sprintf("Deny rule %s forbids `%s`, part of %s.", r, a.cmds[i].text, quoted)), true
+		for i := range a.Commands {
+			if r.catchesCommand(&a.Commands[i]) {
+				return denyBy(r, fmt.Sprintf("Deny rule %s forbids `%s`, part of %s.", r, a.Commands[i].Text, quoted)), true
 			}
 		}
 	}
-	for _, w := range a.writes {
-		pi := p.writeTarget(w, a.chdir)
+	for _, w := range writes(a) {
+		pi := p.writeTarget(w, a.ChangesDir)
 		if pi == nil {
 			continue
 		}
 		for _, tool := range []string{"write_file", "edit_file"} {
 			for _, r := range p.deny[tool] {
 				if !r.any() && r.matchesPath(pi, true) {
-					return denyBy(r, fmt.Sprintf("Deny rule %s forbids writing %s, which `%s` in %s would do.", r, pi.given, w.text, quoted)), true
+					return denyBy(r, fmt.Sprintf("Deny rule %s forbids writing %s, which `%s` in %s would do.", r, pi.given, w.Text, quoted)), true
 				}
 			}
 		}
@@ -410,29 +411,29 @@ func (p *Policy) firstPatternRule() (Rule, bool) {
 // coverage returns the allow rules that allow a's commands, in order, and,
 // when something is left that no rule allows, what it is; bare says the gap
 // is a command no rule allows.
-func (p *Policy) coverage(a *analysis) (used []string, gap string, bare bool) {
-	if len(a.opaque) > 0 {
-		return nil, a.opaque[0], false
+func (p *Policy) coverage(a *shell.Script) (used []string, gap string, bare bool) {
+	if len(a.Opaque) > 0 {
+		return nil, a.Opaque[0], false
 	}
 	seen := map[string]bool{}
-	for i := range a.cmds {
-		c := &a.cmds[i]
+	for i := range a.Commands {
+		c := &a.Commands[i]
 		r, ok := p.allowing(c)
 		if !ok {
-			return nil, fmt.Sprintf("`%s` is not allowed by any rule", c.text), true
+			return nil, fmt.Sprintf("`%s` is not allowed by any rule", c.Text), true
 		}
 		if s := r.String(); !seen[s] {
 			seen[s] = true
 			used = append(used, s)
 		}
 	}
-	for _, w := range a.writes {
-		pi := p.writeTarget(w, a.chdir)
+	for _, w := range writes(a) {
+		pi := p.writeTarget(w, a.ChangesDir)
 		if pi == nil || !pi.inside {
-			return nil, fmt.Sprintf("`%s` writes to a file outside the workspace, or to one known only at run time", w.text), false
+			return nil, fmt.Sprintf("`%s` writes to a file outside the workspace, or to one known only at run time", w.Text), false
 		}
 		if pi.protected() {
-			return nil, fmt.Sprintf("`%s` writes under .rein/ or .git/, which no rule allows", w.text), false
+			return nil, fmt.Sprintf("`%s` writes under .rein/ or .git/, which no rule allows", w.Text), false
 		}
 	}
 	return used, "", false
@@ -452,7 +453,7 @@ func (pi *pathInfo) protected() bool {
 	return false
 }
 
-func (p *Policy) allowing(c *shellCommand) (Rule, bool) {
+func (p *Policy) allowing(c *shell.Command) (Rule, bool) {
 	for _, r := range p.allow[bashTool] {
 		if r.allowsCommand(c) {
 			return r, true
@@ -468,16 +469,16 @@ var harmlessTargets = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/
 // writeTarget returns the path a redirection writes, or nil when it is not
 // known before the script runs (a computed name, a ~, a relative name after
 // a cd). A harmless target counts as inside.
-func (p *Policy) writeTarget(w fileWrite, chdir bool) *pathInfo {
-	t := w.target
-	if t.kind != kindLiteral || t.text == "" || strings.HasPrefix(t.text, "~") {
+func (p *Policy) writeTarget(w shell.Redirect, chdir bool) *pathInfo {
+	t := w.Target
+	if t.Kind != shell.Literal || t.Text == "" || strings.HasPrefix(t.Text, "~") {
 		return nil
 	}
-	if harmlessTargets[t.text] || strings.HasPrefix(t.text, "/dev/fd/") {
-		return &pathInfo{given: t.text, inside: true}
+	if harmlessTargets[t.Text] || strings.HasPrefix(t.Text, "/dev/fd/") {
+		return &pathInfo{given: t.Text, inside: true}
 	}
-	if chdir && !filepath.IsAbs(t.text) {
+	if chdir && !filepath.IsAbs(t.Text) {
 		return nil
 	}
-	return p.pathInfo(t.text)
+	return p.pathInfo(t.Text)
 }

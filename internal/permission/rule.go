@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"mvdan.cc/sh/v3/syntax"
+	"github.com/rein-agent/rein/internal/shell"
 )
 
 // bashTool is the tool whose rule patterns are command prefixes rather than
@@ -43,7 +43,7 @@ type Rule struct {
 	pattern string // canonical pattern text; "" means any input
 	// For bash patterns: the words, assignments first, and whether further
 	// arguments are allowed (":*").
-	words   []word
+	words   []shell.Word
 	nAssign int
 	prefix  bool
 }
@@ -125,34 +125,32 @@ func (r *Rule) parseCommand(pattern string) error {
 	if text == "" {
 		return fmt.Errorf("empty command; %s, or bash alone for any command", shape)
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
-	if err != nil {
-		return fmt.Errorf("cannot read %q as a shell command (%v); %s", text, err, shape)
-	}
-	if len(f.Stmts) != 1 {
+	c, err := shell.ParseCommand(text)
+	var se *shell.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("cannot read %q as a shell command (%v); %s", text, se.Err, shape)
+	case errors.Is(err, shell.ErrNotOne):
 		return fmt.Errorf("%q is not one simple command; %s", text, shape)
-	}
-	st := f.Stmts[0]
-	call, ok := st.Cmd.(*syntax.CallExpr)
-	if !ok || st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 {
+	case err != nil:
 		return fmt.Errorf("%q is not one simple command; a rule covers each command of a list or pipeline on its own; %s", text, shape)
 	}
-	words, nAssign := callWords(call)
+	words, nAssign := c.Words, c.NAssign
 	for _, w := range words {
-		if w.kind == kindDynamic {
+		if w.Kind == shell.Dynamic {
 			return fmt.Errorf("%q has a word that depends on run-time values (a variable or a substitution); %s", text, shape)
 		}
 	}
-	if nAssign < len(words) && words[nAssign].kind != kindLiteral {
+	if nAssign < len(words) && words[nAssign].Kind != shell.Literal {
 		return fmt.Errorf("the command name in %q must be a plain word; %s", text, shape)
 	}
-	if last := words[len(words)-1]; !prefix && last.kind == kindPattern && last.text == "*" {
+	if last := words[len(words)-1]; !prefix && last.Kind == shell.Pattern && last.Text == "*" {
 		return fmt.Errorf("%q ends with a lone *, which would only match a literal *; write %s:* for any further arguments", text, strings.TrimSpace(strings.TrimSuffix(text, "*")))
 	}
 	r.words, r.nAssign, r.prefix = words, nAssign, prefix
 	parts := make([]string, len(words))
 	for i, w := range words {
-		parts[i] = w.render()
+		parts[i] = w.Source()
 	}
 	r.pattern = strings.Join(parts, " ")
 	if prefix {
@@ -189,11 +187,11 @@ func (r *Rule) any() bool { return r.pattern == "" }
 // allowsCommand is the strict match used by allow rules: the command's
 // words, assignments included, start with (or, without ":*", are) the
 // rule's words, each exactly as the shell will pass it.
-func (r *Rule) allowsCommand(c *shellCommand) bool {
+func (r *Rule) allowsCommand(c *shell.Command) bool {
 	if r.any() {
 		return true
 	}
-	return matchWords(r.words, c.words, r.prefix, false)
+	return matchWords(r.words, c.Words, r.prefix, false)
 }
 
 // catchesCommand is the broad match used by deny and ask rules: the strict
@@ -201,19 +199,19 @@ func (r *Rule) allowsCommand(c *shellCommand) bool {
 // command's with its assignments dropped, the command name compared by its
 // base name too (/bin/rm is rm), and, after a wrapper such as sudo, env,
 // xargs or timeout, starting at any later word.
-func (r *Rule) catchesCommand(c *shellCommand) bool {
+func (r *Rule) catchesCommand(c *shell.Command) bool {
 	if r.allowsCommand(c) {
 		return true
 	}
 	rw := r.words[r.nAssign:]
-	cw := c.words[c.nAssign:]
+	cw := c.Args()
 	if len(rw) == 0 || len(cw) == 0 {
 		return false
 	}
 	if matchWords(rw, cw, r.prefix, true) {
 		return true
 	}
-	if cw[0].kind == kindLiteral && wrappers[path.Base(cw[0].text)] {
+	if shell.IsWrapper(cw[0]) {
 		for i := 1; i < len(cw); i++ {
 			if matchWords(rw, cw[i:], r.prefix, true) {
 				return true
@@ -223,27 +221,19 @@ func (r *Rule) catchesCommand(c *shellCommand) bool {
 	return false
 }
 
-// wrappers run the command given in their arguments. Deny and ask rules
-// look through them.
-var wrappers = map[string]bool{
-	"sudo": true, "doas": true, "env": true, "command": true, "builtin": true, "exec": true,
-	"nohup": true, "nice": true, "ionice": true, "timeout": true, "time": true, "stdbuf": true,
-	"setsid": true, "xargs": true, "watch": true, "chroot": true, "unbuffer": true, "flock": true,
-}
-
-func matchWords(rule, cmd []word, prefix, baseName bool) bool {
+func matchWords(rule, cmd []shell.Word, prefix, baseName bool) bool {
 	if len(cmd) < len(rule) || (!prefix && len(cmd) != len(rule)) {
 		return false
 	}
 	for i, rw := range rule {
 		cw := cmd[i]
-		if cw.kind == kindDynamic {
+		if cw.Kind == shell.Dynamic {
 			return false
 		}
-		if cw.text == rw.text && cw.kind == rw.kind {
+		if cw.Text == rw.Text && cw.Kind == rw.Kind {
 			continue
 		}
-		if i == 0 && baseName && cw.kind == kindLiteral && rw.kind == kindLiteral && path.Base(cw.text) == rw.text {
+		if i == 0 && baseName && cw.Kind == shell.Literal && rw.Kind == shell.Literal && path.Base(cw.Text) == rw.Text {
 			continue
 		}
 		return false

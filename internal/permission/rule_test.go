@@ -44,7 +44,7 @@ func TestParseRule(t *testing.T) {
 			if err != nil || !again.Equal(r) || again.String() != r.String() {
 				t.Errorf("ParseRule(%q).String() = %q does not round-trip: %v, %v", tc.text, r.String(), again, err)
 			}
-			if d := cmp.Diff(r.words, again.words, cmp.AllowUnexported(word{})); d != "" {
+			if d := cmp.Diff(r.words, again.words); d != "" {
 				t.Errorf("round-trip words (-first +again):\n%s", d)
 			}
 		})

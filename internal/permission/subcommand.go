@@ -3,6 +3,8 @@ package permission
 import (
 	"path"
 	"strings"
+
+	"github.com/rein-agent/rein/internal/shell"
 )
 
 // subKind says what a subcommand's next word is, for the prefix an
@@ -84,27 +86,27 @@ var containerSubcommands = map[string]subKind{
 // subcommandPrefix returns how many of a command's words, its name first,
 // an "always" rule keeps as a prefix (2 for go test ./..., 3 for npm run
 // build), or 0 when only the exact command may be offered.
-func subcommandPrefix(cw []word) int {
-	if len(cw) < 2 || cw[0].kind != kindLiteral {
+func subcommandPrefix(cw []shell.Word) int {
+	if len(cw) < 2 || cw[0].Kind != shell.Literal {
 		return 0
 	}
-	subs, ok := subcommandPrograms[cw[0].text]
-	if !ok || dryRun(cw[0].text, cw[1:]) {
+	subs, ok := subcommandPrograms[cw[0].Text]
+	if !ok || dryRun(cw[0].Text, cw[1:]) {
 		return 0
 	}
 	key := ""
-	for i := 1; i < len(cw) && cw[i].kind == kindLiteral && isSubcommand(cw[i].text); i++ {
+	for i := 1; i < len(cw) && cw[i].Kind == shell.Literal && isSubcommand(cw[i].Text); i++ {
 		if key != "" {
 			key += " "
 		}
-		key += cw[i].text
+		key += cw[i].Text
 		switch subs[key] {
 		case plainSub:
 			return i + 1
 		case exactSub:
 			return 0
 		case runnerSub:
-			if i+1 < len(cw) && cw[i+1].kind == kindLiteral && isRunTarget(cw[i+1].text) {
+			if i+1 < len(cw) && cw[i+1].Kind == shell.Literal && isRunTarget(cw[i+1].Text) {
 				return i + 2
 			}
 			return 0
@@ -117,9 +119,9 @@ func subcommandPrefix(cw []word) int {
 // dryRun reports whether a command's arguments ask for a dry run (git
 // clean -n, npm publish --dry-run): approving one approves only itself,
 // never the real run the same prefix would allow.
-func dryRun(program string, args []word) bool {
+func dryRun(program string, args []shell.Word) bool {
 	for _, w := range args {
-		t := w.text
+		t := w.Text
 		switch {
 		case t == "-n", t == "--dryrun", t == "--what-if", t == "--dry-run", strings.HasPrefix(t, "--dry-run="):
 			return true

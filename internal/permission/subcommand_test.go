@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/shell"
 )
 
 // "Always" saves the rule a person means: a prefix only after a real
@@ -144,27 +145,27 @@ func FuzzSuggestCommand(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, command string) {
 		a := analyzeBash(command)
-		for i := range a.cmds {
-			c := &a.cmds[i]
+		for i := range a.Commands {
+			c := &a.Commands[i]
 			r, ok := suggestCommand(c)
 			if !ok {
 				continue
 			}
 			back, err := ParseRule(r.String())
 			if err != nil || !back.Equal(r) {
-				t.Fatalf("rule %s for %q reads back as %s, %v", r, c.text, back, err)
+				t.Fatalf("rule %s for %q reads back as %s, %v", r, c.Text, back, err)
 			}
 			if !back.allowsCommand(c) {
-				t.Errorf("rule %s does not allow %q", r, c.text)
+				t.Errorf("rule %s does not allow %q", r, c.Text)
 			}
-			more := shellCommand{words: append(append([]word(nil), c.words...), word{text: "more"}), nAssign: c.nAssign}
+			more := shell.Command{Words: append(append([]shell.Word(nil), c.Words...), shell.Word{Text: "more"}), NAssign: c.NAssign}
 			if back.allowsCommand(&more) != back.prefix {
-				t.Errorf("rule %s allows %q with one more argument: %v", r, c.text, back.allowsCommand(&more))
+				t.Errorf("rule %s allows %q with one more argument: %v", r, c.Text, back.allowsCommand(&more))
 			}
 			if back.prefix {
-				name := back.words[back.nAssign].text
+				name := back.words[back.nAssign].Text
 				if _, ok := subcommandPrograms[name]; !ok || len(back.words)-back.nAssign < 2 {
-					t.Errorf("prefix rule %s for %q: %q has no subcommands", r, c.text, name)
+					t.Errorf("prefix rule %s for %q: %q has no subcommands", r, c.Text, name)
 				}
 			}
 		}

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
-	"mvdan.cc/sh/v3/syntax"
+	"github.com/rein-agent/rein/internal/shell"
 )
 
 // SuggestRules returns the narrowest rules that would allow what in req no
@@ -55,8 +55,8 @@ func (p *Policy) SuggestRules(req Request) []Rule {
 	}
 	a := analyzeBash(*in.Command)
 	var out []Rule
-	for i := range a.cmds {
-		c := &a.cmds[i]
+	for i := range a.Commands {
+		c := &a.Commands[i]
 		if _, ok := p.allowing(c); ok {
 			continue
 		}
@@ -85,24 +85,24 @@ func (p *Policy) SuggestRules(req Request) []Rule {
 // assignments before the command are kept in both forms. The rule allows
 // c: parsed back, it covers what the person approved, and for an exact
 // rule nothing more.
-func suggestCommand(c *shellCommand) (Rule, bool) {
+func suggestCommand(c *shell.Command) (Rule, bool) {
 	var parts []string
-	for _, w := range c.words[:c.nAssign] {
-		if w.kind == kindDynamic {
+	for _, w := range c.Words[:c.NAssign] {
+		if w.Kind == shell.Dynamic {
 			return Rule{}, false
 		}
-		parts = append(parts, w.render())
+		parts = append(parts, w.Source())
 	}
-	cw := c.words[c.nAssign:]
+	cw := c.Args()
 	suffix := ""
 	if n := subcommandPrefix(cw); n > 0 {
 		cw, suffix = cw[:n], ":*"
 	}
 	for _, w := range cw {
-		if w.kind != kindLiteral {
+		if w.Kind != shell.Literal {
 			return Rule{}, false
 		}
-		parts = append(parts, w.render())
+		parts = append(parts, w.Source())
 	}
 	if len(parts) == 0 {
 		return Rule{}, false
@@ -186,13 +186,13 @@ func (p *Policy) with(m Mode, extra Rules) (*Policy, bool) {
 // shellQuote quotes s as one shell word, in single quotes when it needs
 // quoting at all, so the flag can be pasted as is.
 func shellQuote(s string) string {
-	if plainWord.MatchString(s) {
+	if shell.Plain(s) {
 		return s
 	}
 	if !strings.ContainsRune(s, '\'') {
 		return "'" + s + "'"
 	}
-	q, err := syntax.Quote(s, syntax.LangBash)
+	q, err := shell.Quote(s)
 	if err != nil {
 		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	}
