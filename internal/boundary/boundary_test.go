@@ -180,3 +180,33 @@ func TestLeavesAreStandardLibraryOnly(t *testing.T) {
 		}
 	}
 }
+
+// internal/shell is the one reader of shell syntax: no other package's
+// non-test files import mvdan.cc/sh, and both permission (which rules a
+// command needs) and why (which paths it touched) use internal/shell, so
+// they cannot disagree about a command. The analyser itself reads text
+// only: it imports nothing of this module and never os/exec.
+func TestOneShellAnalyser(t *testing.T) {
+	const analyser = module + "/internal/shell"
+	pkgs := packages(t)
+	for path, p := range pkgs {
+		for _, imp := range p.Imports {
+			if under(imp, "mvdan.cc/sh") && path != analyser {
+				t.Errorf("%s imports %s: only internal/shell reads shell syntax; use it", path, imp)
+			}
+		}
+	}
+	if !slices.ContainsFunc(pkgs[analyser].Imports, func(imp string) bool { return under(imp, "mvdan.cc/sh/v3") }) {
+		t.Errorf("internal/shell does not import mvdan.cc/sh/v3; what parses bash?")
+	}
+	for _, user := range []string{module + "/internal/permission", module + "/internal/why"} {
+		if !slices.Contains(pkgs[user].Imports, analyser) {
+			t.Errorf("%s does not import internal/shell", user)
+		}
+	}
+	for _, dep := range pkgs[analyser].Deps {
+		if under(dep, module) || dep == "os/exec" {
+			t.Errorf("internal/shell depends on %s: it reads text and nothing else", dep)
+		}
+	}
+}

@@ -41,9 +41,9 @@ func bashTouch(target, root string, t *Touch) Access {
 	}
 	m := matcher{target: target, root: root, dir: dir}
 	in, _ := inputOf(t.Intent.Input)
-	m.script(in.Command, 0)
+	m.script(in.Command)
 	if effective != "" && effective != in.Command {
-		m.script(effective, 0)
+		m.script(effective)
 	}
 	return m.access
 }
