@@ -18,6 +18,7 @@ import (
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/eventlog"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/state/statetest"
 )
 
 // reinIn runs the binary in dir with env added to a clean environment.
@@ -135,7 +136,7 @@ func TestReplayHasNoSideEffects(t *testing.T) {
 	if js.stdout != string(logText) {
 		t.Errorf("replay --json is not the log, line for line")
 	}
-	want, got := state.ReduceSlice(live), state.ReduceSlice(replayed)
+	want, got := statetest.Reduce(live), statetest.Reduce(replayed)
 	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("replayed state mismatch (-live +replayed):\n%s", diff)
 	}
@@ -203,7 +204,7 @@ func TestForkThenResumeLeavesTheParent(t *testing.T) {
 	if uint64(len(events)) != at+1 {
 		t.Fatalf("the fork holds %d events, want %d and session.forked", len(events), at)
 	}
-	if diff := cmp.Diff(state.ReduceSlice(live[:at]), state.ReduceSlice(events[:at]), cmpopts.IgnoreFields(state.State{}, "Session")); diff != "" {
+	if diff := cmp.Diff(statetest.Reduce(live[:at]), statetest.Reduce(events[:at]), cmpopts.IgnoreFields(state.State{}, "Session")); diff != "" {
 		t.Errorf("fork state at %d mismatch (-parent +fork):\n%s", at, diff)
 	}
 	r := reinIn(t, c.ws, append(env, "PATH="+os.Getenv("PATH")), "resume", fork, "--provider", "scripted", "--script", writeScript(t, crashScript), "--permission-mode", "yolo")

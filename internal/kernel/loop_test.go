@@ -16,6 +16,7 @@ import (
 	"github.com/rein-agent/rein/internal/provider/scripted"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/state/statetest"
 	"github.com/rein-agent/rein/internal/tool"
 	"github.com/rein-agent/rein/internal/workspace"
 )
@@ -112,7 +113,7 @@ func TestLoopContinuesAfterAToolCall(t *testing.T) {
 		t.Errorf("state: %s, %d pending, turn %d; want completed, none, 2", st.Status, len(st.Pending), st.Turn)
 	}
 	// The live state is the fold of the log.
-	if folded := state.ReduceSlice(durable(t, log)); folded.Status != st.Status || len(folded.Messages) != len(st.Messages) {
+	if folded := statetest.Reduce(durable(t, log)); folded.Status != st.Status || len(folded.Messages) != len(st.Messages) {
 		t.Errorf("fold differs from the live state")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/rein-agent/rein/internal/provider/scripted"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/state/statetest"
 	"github.com/rein-agent/rein/internal/tool"
 	"github.com/rein-agent/rein/internal/workspace"
 )
@@ -70,7 +71,7 @@ func kernelOver(t *testing.T, prefix []contract.Envelope, script string, runs ma
 	}
 	log := eventlog.New(store, nil)
 	t.Cleanup(func() { log.Close() })
-	st := state.ReduceSlice(prefix)
+	st := statetest.Reduce(prefix)
 	k, err := New(scripted.New(s, nil), log, &Options{
 		ProviderName: "scripted", Registry: reg, Tools: rt, State: &st, Version: "test",
 		Capabilities: provider.Capabilities{Streaming: true, Tools: true}, Retry: RetryPolicy{Attempts: 1},
@@ -138,7 +139,7 @@ func TestResumeAfterACutAtEveryEvent(t *testing.T) {
 					t.Errorf("invocation %s was running at the cut; no interrupted completion and observation: %v", inv.InvocationID, types(out))
 				}
 			}
-			if folded := state.ReduceSlice(durable(t, log)); folded.Status != after.Status || len(folded.Messages) != len(after.Messages) {
+			if folded := statetest.Reduce(durable(t, log)); folded.Status != after.Status || len(folded.Messages) != len(after.Messages) {
 				t.Errorf("fold of the log differs from the live state")
 			}
 		})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/state/statetest"
 )
 
 // t0 is the clock of the test sessions.
@@ -193,8 +194,8 @@ func TestForkAtSeqHasTheParentsStateAtSeq(t *testing.T) {
 			if f, ok := last.Data.(*contract.SessionForked); !ok || f.ParentSession != "ses_p" || f.ParentSeq != kept {
 				t.Errorf("last event of the fork = %s %+v, want session.forked of ses_p at %d", last.Type(), last.Data, kept)
 			}
-			want := state.ReduceSlice(parent)
-			got := state.ReduceSlice(fork[:len(fork)-1])
+			want := statetest.Reduce(parent)
+			got := statetest.Reduce(fork[:len(fork)-1])
 			if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(state.State{}, "Session")); diff != "" {
 				t.Errorf("state of the fork at %d mismatch (-parent +fork):\n%s", at, diff)
 			}

@@ -187,7 +187,7 @@ func TestLedgerFold(t *testing.T) {
 			if prefix[len(prefix)-1].Seq != seq {
 				t.Fatalf("event %d has seq %d", seq, prefix[len(prefix)-1].Seq)
 			}
-			if err := sameLedger(ReduceSlice(prefix).Ledger, wantAt[seq]); err != nil {
+			if err := sameLedger(reduceSlice(prefix).Ledger, wantAt[seq]); err != nil {
 				t.Error(err)
 			}
 		})
@@ -205,7 +205,7 @@ func TestLedgerFold(t *testing.T) {
 		}
 		decoded = append(decoded, back)
 	}
-	if err := sameLedger(ReduceSlice(decoded).Ledger, wantAt[19]); err != nil {
+	if err := sameLedger(reduceSlice(decoded).Ledger, wantAt[19]); err != nil {
 		t.Errorf("fold of the JSON log: %v", err)
 	}
 }
@@ -246,7 +246,7 @@ func BenchmarkReduceWithReads(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		s := ReduceSlice(events)
+		s := reduceSlice(events)
 		if s.Ledger.Len() != paths {
 			b.Fatalf("ledger of %d paths, want %d", s.Ledger.Len(), paths)
 		}

@@ -133,15 +133,6 @@ func Reduce(events iter.Seq2[contract.Envelope, error]) (State, error) {
 	return s, nil
 }
 
-// ReduceSlice folds a slice of envelopes from the zero State.
-func ReduceSlice(events []contract.Envelope) State {
-	var s State
-	for _, env := range events {
-		s = Apply(s, env)
-	}
-	return s
-}
-
 // Apply returns the state after env. Deltas do not change the state. It
 // costs O(1) per event, apart from tool observations and discards, which
 // look through the pending intents (a tool observation's files cost O(1)

@@ -29,7 +29,7 @@ func envs(events ...contract.Event) []contract.Envelope {
 
 // The seed's "rebuilds conversation state from events", in our catalogue.
 func TestRebuildWaitingForTool(t *testing.T) {
-	s := ReduceSlice(envs(
+	s := reduceSlice(envs(
 		&contract.SessionStarted{Cwd: "/w", Provider: "scripted"},
 		&contract.UserMessage{Text: "修复测试"},
 		&contract.RunStarted{Goal: "修复测试"},
@@ -53,7 +53,7 @@ func TestRebuildWaitingForTool(t *testing.T) {
 
 func TestConversation(t *testing.T) {
 	in := contract.ToolIntent{ID: "i1", ProviderCallID: "call_1", ToolName: "bash", Input: json.RawMessage(`{"command":"go test"}`)}
-	s := ReduceSlice(envs(
+	s := reduceSlice(envs(
 		&contract.SessionStarted{Cwd: "/w", Provider: "p", Model: "m"},
 		&contract.UserMessage{Text: "fix it"},
 		&contract.RunStarted{Goal: "fix it"},
@@ -82,7 +82,7 @@ func TestConversation(t *testing.T) {
 }
 
 func TestDiscardDropsPartialOutput(t *testing.T) {
-	s := ReduceSlice(envs(
+	s := reduceSlice(envs(
 		&contract.UserMessage{Text: "hi"},
 		&contract.RunStarted{},
 		&contract.ModelRequested{},
@@ -113,7 +113,7 @@ func TestRunFinished(t *testing.T) {
 		{contract.OutcomeMaxTurns, Failed},
 	} {
 		t.Run(string(tc.outcome), func(t *testing.T) {
-			s := ReduceSlice(envs(&contract.RunStarted{}, &contract.RunFinished{Outcome: tc.outcome}))
+			s := reduceSlice(envs(&contract.RunStarted{}, &contract.RunFinished{Outcome: tc.outcome}))
 			if s.Status != tc.want || s.Outcome != tc.outcome {
 				t.Errorf("Status, Outcome = %q, %q; want %q, %q", s.Status, s.Outcome, tc.want, tc.outcome)
 			}
@@ -135,7 +135,7 @@ func TestFoldEqualsLive(t *testing.T) {
 			for i, env := range events {
 				live = Apply(live, env)
 				history = append(history, live)
-				folds = append(folds, ReduceSlice(events[:i+1]))
+				folds = append(folds, reduceSlice(events[:i+1]))
 				if d := cmp.Diff(folds[i], live); d != "" {
 					t.Fatalf("after event %d (%s): fold != live (-fold +live):\n%s", i, env.Type(), d)
 				}
@@ -161,7 +161,7 @@ func TestFoldEqualsLive(t *testing.T) {
 				}
 				decoded = append(decoded, back)
 			}
-			if d := cmp.Diff(live, ReduceSlice(decoded)); d != "" {
+			if d := cmp.Diff(live, reduceSlice(decoded)); d != "" {
 				t.Fatalf("fold of the JSON log != live (-live +decoded):\n%s", d)
 			}
 		})

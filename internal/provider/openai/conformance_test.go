@@ -24,6 +24,7 @@ import (
 	"github.com/rein-agent/rein/internal/provider/providertest"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/state/statetest"
 )
 
 func fixture(t *testing.T, name string) string {
@@ -319,7 +320,7 @@ func TestProjectedObservationsBecomeToolMessages(t *testing.T) {
 	envs = append(envs, contract.Envelope{Seq: uint64(len(envs) + 1), Data: &contract.ToolObservation{Observation: contract.Observation{
 		IntentID: "in_1", ToolName: "bash", OK: false, Phase: "execution", Text: "npm test failed with exit code 1",
 	}}})
-	s := state.ReduceSlice(envs)
+	s := statetest.Reduce(envs)
 	body, err := BuildRequest(projection.Request(&s, nil, nil), "gpt-4.1")
 	if err != nil {
 		t.Fatal(err)

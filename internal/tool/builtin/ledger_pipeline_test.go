@@ -15,6 +15,7 @@ import (
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/state/statetest"
 	"github.com/rein-agent/rein/internal/tool"
 	"github.com/rein-agent/rein/internal/tool/builtin"
 	"github.com/rein-agent/rein/internal/workspace"
@@ -65,7 +66,7 @@ func fold(events []contract.Event) state.State {
 	for i, e := range events {
 		envs[i] = contract.Envelope{Seq: uint64(i + 1), Data: e}
 	}
-	return state.ReduceSlice(envs)
+	return statetest.Reduce(envs)
 }
 
 // turn runs the intents, given as tool name and input, through rt with

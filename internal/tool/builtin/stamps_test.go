@@ -14,6 +14,7 @@ import (
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/state/statetest"
 	"github.com/rein-agent/rein/internal/workspace"
 )
 
@@ -142,7 +143,7 @@ func TestFileToolsCheckTheLedgerTheyAreGiven(t *testing.T) {
 	if err := env.UnmarshalJSON(line); err != nil {
 		t.Fatal(err)
 	}
-	folded := state.ReduceSlice([]contract.Envelope{env}).Ledger
+	folded := statetest.Reduce([]contract.Envelope{env}).Ledger
 
 	after := &fileEnv{t: t, root: before.root, outside: before.outside, tools: map[string]registry.Tool{}}
 	for _, tool := range FileTools(workspaceAt(t, before.root)) {
