@@ -7,9 +7,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/projection"
 	"github.com/rein-agent/rein/internal/state"
@@ -234,15 +234,7 @@ func (r *run) summary(turns int) string {
 	st := r.state()
 	for i := len(st.Messages) - 1; i >= 0; i-- {
 		if m := st.Messages[i]; m.Role == contract.RoleAssistant && m.Text != "" {
-			text := m.Text
-			if len(text) > 300 {
-				cut := 300
-				for cut > 0 && !utf8.RuneStart(text[cut]) {
-					cut--
-				}
-				text = text[:cut] + "..."
-			}
-			b.WriteString("; the model last said: " + text)
+			b.WriteString("; the model last said: " + excerpt.Text(m.Text, 300))
 			break
 		}
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
+	"github.com/rein-agent/rein/internal/excerpt"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -228,15 +228,7 @@ func (r *reader) text(n syntax.Node) string {
 // (at a character boundary, with an ellipsis) when longer: a command as
 // quoted in a message.
 func Clip(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= maxQuoted {
-		return s
-	}
-	cut := maxQuoted
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return excerpt.Text(strings.Join(strings.Fields(s), " "), maxQuoted)
 }
 
 func (r *reader) opaque(format string, n syntax.Node) {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/rein-agent/rein/internal/excerpt"
 )
 
 const (
@@ -262,11 +264,8 @@ func cutLine(b []byte) string {
 	if len(b) <= grepLineMax {
 		return string(b)
 	}
-	n := grepLineMax
-	for n > 0 && !utf8.RuneStart(b[n]) {
-		n--
-	}
-	return fmt.Sprintf("%s [... %d more bytes]", b[:n], len(b)-n)
+	head := excerpt.Prefix(b, grepLineMax)
+	return fmt.Sprintf("%s [... %d more bytes]", head, len(b)-len(head))
 }
 
 // lowerASCII returns src with A-Z lowered, in dst's storage; every other
