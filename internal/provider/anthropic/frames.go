@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/provider/sse"
 )
@@ -364,7 +365,7 @@ func jsonObject(data []byte) error {
 func snippet(data []byte) string {
 	const n = 120
 	if len(data) > n {
-		return fmt.Sprintf("%q…", data[:n])
+		return fmt.Sprintf("%q…", excerpt.Prefix(data, n))
 	}
 	return fmt.Sprintf("%q", data)
 }

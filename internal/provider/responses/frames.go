@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/provider/sse"
 )
@@ -327,11 +328,7 @@ func (e *decodeFailure) describe() string {
 	if name == "" {
 		name = "an untyped"
 	}
-	data := e.Data
-	if len(data) > 200 {
-		data = data[:200]
-	}
-	return fmt.Sprintf("decode %s event: %v (data %q)", name, e.Err, data)
+	return fmt.Sprintf("decode %s event: %v (data %q)", name, e.Err, excerpt.Prefix(e.Data, 200))
 }
 
 func (e *decodeFailure) Unwrap() error { return e.Err }
