@@ -30,11 +30,7 @@ import (
 // openSession builds the runtime of a new session from the command line
 // and the configuration files.
 func openSession(ctx context.Context, spec cli.Spec) (*cli.Session, error) {
-	cfg, err := loadConfig(spec.Cwd)
-	if err != nil {
-		return nil, err
-	}
-	set, err := setupFrom(spec, cfg)
+	cfg, set, err := configure(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +48,22 @@ func openSession(ctx context.Context, spec cli.Spec) (*cli.Session, error) {
 		return nil, err
 	}
 	return build(ctx, sess, m, fallbacks, set, secrets)
+}
+
+// configure reads the configuration that applies in spec.Cwd, printing its
+// warnings, and layers the flags over it: what a new session and a resumed
+// one both start from. It fails like bad usage on bad configuration or
+// flags.
+func configure(spec cli.Spec) (*config.Config, setup, error) {
+	cfg, err := loadConfig(spec.Cwd)
+	if err != nil {
+		return nil, setup{}, err
+	}
+	set, err := setupFrom(spec, cfg)
+	if err != nil {
+		return nil, setup{}, err
+	}
+	return cfg, set, nil
 }
 
 // loadConfig reads the configuration files that apply in dir, and prints
@@ -178,11 +190,7 @@ func resumeRuntime(ctx context.Context, sess *session.Session, spec cli.Spec) (*
 	// The session goes on in its own workspace, under the configuration
 	// that applies there today.
 	spec.Cwd = st.Cwd
-	cfg, err := loadConfig(spec.Cwd)
-	if err != nil {
-		return nil, err
-	}
-	set, err := setupFrom(spec, cfg)
+	cfg, set, err := configure(spec)
 	if err != nil {
 		return nil, err
 	}
