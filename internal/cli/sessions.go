@@ -51,40 +51,34 @@ func (a *app) sessionCommands() []*cobra.Command {
 	resume.Flags().BoolVar(&a.flags.last, "last", false, "resume the most recently active session of this directory")
 	resume.Flags().BoolVarP(&a.flags.interactive, "interactive", "i", false, "go on interactively after the resumed run")
 
-	fork := &cobra.Command{
-		Use:   "fork ID",
-		Short: "Make a new session from a session's log up to --at SEQ (default all of it)",
-		Args:  cobra.ExactArgs(1),
-		RunE:  func(cmd *cobra.Command, args []string) error { return a.fork(args[0]) },
-	}
+	fork := a.oneArgCommand("fork ID", "Make a new session from a session's log up to --at SEQ (default all of it)",
+		"print the new session as a JSON object", a.fork)
 	fork.Flags().Uint64Var(&a.flags.at, "at", 0, "the last event (seq) of the parent to keep; 0 means all")
-	fork.Flags().BoolVar(&a.flags.json, "json", false, "print the new session as a JSON object")
 
-	replay := &cobra.Command{
-		Use:   "replay ID",
-		Short: "Show a session's transcript and trace from its log alone: no model, no tool, nothing written",
-		Args:  cobra.ExactArgs(1),
-		RunE:  func(cmd *cobra.Command, args []string) error { return a.replay(args[0]) },
-	}
-	replay.Flags().BoolVar(&a.flags.json, "json", false, "print the events as JSON lines, as exec --json does")
+	replay := a.oneArgCommand("replay ID", "Show a session's transcript and trace from its log alone: no model, no tool, nothing written",
+		"print the events as JSON lines, as exec --json does", a.replay)
 
-	logCmd := &cobra.Command{
-		Use:   "log ID",
-		Short: "Print a session's events, one per line, optionally only some types",
-		Args:  cobra.ExactArgs(1),
-		RunE:  func(cmd *cobra.Command, args []string) error { return a.log(args[0]) },
-	}
+	logCmd := a.oneArgCommand("log ID", "Print a session's events, one per line, optionally only some types",
+		"print the events as JSON lines, exactly as the log holds them", a.log)
 	logCmd.Flags().StringArrayVar(&a.flags.types, "type", nil, "only events whose type matches this glob, repeatable: 'tool.*', run.finished")
-	logCmd.Flags().BoolVar(&a.flags.json, "json", false, "print the events as JSON lines, exactly as the log holds them")
 
-	whyCmd := &cobra.Command{
-		Use:   "why PATH",
-		Short: "Show every recorded intent that read or changed PATH, and why: the model's words, the decision, the result",
-		Args:  cobra.ExactArgs(1),
-		RunE:  func(cmd *cobra.Command, args []string) error { return a.why(args[0]) },
-	}
-	whyCmd.Flags().BoolVar(&a.flags.json, "json", false, "one JSON object per intent per line")
+	whyCmd := a.oneArgCommand("why PATH", "Show every recorded intent that read or changed PATH, and why: the model's words, the decision, the result",
+		"one JSON object per intent per line", a.why)
 	return []*cobra.Command{sessions, resume, fork, replay, logCmd, whyCmd}
+}
+
+// oneArgCommand is a command over one recorded thing (a session, a path)
+// that run prints, as JSON with --json, whose usage is jsonUsage: fork,
+// replay, log and why.
+func (a *app) oneArgCommand(use, short, jsonUsage string, run func(arg string) error) *cobra.Command {
+	c := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE:  func(_ *cobra.Command, args []string) error { return run(args[0]) },
+	}
+	c.Flags().BoolVar(&a.flags.json, "json", false, jsonUsage)
+	return c
 }
 
 // store opens the session store the flags and configuration name.
