@@ -33,8 +33,7 @@
 // mksh, ash), also after a wrapper (sudo bash -c '...'), are read too, to
 // a depth of [MaxNesting] (4): their commands and redirections follow the
 // command that runs them in the Script's flat lists. A deeper one is
-// opaque. (why used to stop at 3 and permission at 4; 4 keeps both
-// packages' tests and reads more, and what is past it still asks.)
+// opaque, and a permission rule asks about it.
 //
 // What cannot be seen through is listed in [Script.Opaque]: a script that
 // does not parse or passes the limits, a command name computed at run time

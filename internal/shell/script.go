@@ -69,7 +69,9 @@ type Script struct {
 // Command is one simple command of a script.
 type Command struct {
 	// Words are the command's words, its variable assignments first.
-	Words   []Word
+	Words []Word
+	// NAssign is how many of Words are assignments (FOO=bar before the
+	// command's name).
 	NAssign int
 	// Roles says, for each of Words, what the command does with it.
 	Roles []Role
@@ -112,7 +114,9 @@ type Redirect struct {
 	// it (<), and RoleArg for the rest (descriptors, here-documents).
 	Role Role
 	// Text is the redirection as written, for messages.
-	Text  string
+	Text string
+	// Depth is the depth of the script the redirection is in, as
+	// [Command.Depth].
 	Depth int
 }
 
@@ -123,6 +127,7 @@ type SyntaxError struct {
 	Err error
 }
 
+// Error says why the script was not read.
 func (e *SyntaxError) Error() string { return "shell: " + e.Err.Error() }
 
 // Unwrap returns e.Err.
@@ -186,26 +191,30 @@ func parseBounded(p *syntax.Parser, src string) (*syntax.File, error) {
 
 // tooDeep reports whether src may nest past what the parser is given,
 // counting brackets and block keywords wherever they are, quotes and
-// comments included, which only ever overcounts.
+// comments included, which only ever overcounts. The brackets are
+// checked at each one, so that a run of them with no blank between (a
+// thousand nested $( ) that close again in the same word) counts at its
+// deepest.
 func tooDeep(src string) bool {
 	brackets, blocks := 0, 0
 	for _, f := range strings.FieldsFunc(src, isBlank) {
 		switch f {
 		case "if", "while", "until", "for", "select", "case", "function":
-			blocks++
+			if blocks++; blocks > maxBlocks {
+				return true
+			}
 		case "fi", "done", "esac":
 			blocks = max(blocks-1, 0)
 		}
 		for i := 0; i < len(f); i++ {
 			switch f[i] {
 			case '(', '{', '[':
-				brackets++
+				if brackets++; brackets > maxBrackets {
+					return true
+				}
 			case ')', '}', ']':
 				brackets = max(brackets-1, 0)
 			}
-		}
-		if brackets > maxBrackets || blocks > maxBlocks {
-			return true
 		}
 	}
 	return false
@@ -226,10 +235,24 @@ func (r *reader) text(n syntax.Node) string {
 
 // Clip returns s with its runs of blanks made one space, cut to 160 bytes
 // (at a character boundary, with an ellipsis) when longer: a command as
-// quoted in a message.
+// quoted in a message. Only the start of s is read, so that quoting every
+// node of a deeply nested script costs time in proportion to the nodes,
+// not to the nodes times the script.
 func Clip(s string) string {
-	return excerpt.Text(strings.Join(strings.Fields(s), " "), maxQuoted)
+	cut := len(s) > clipRead
+	if cut {
+		s = excerpt.Prefix(s, clipRead)
+	}
+	s = excerpt.Text(strings.Join(strings.Fields(s), " "), maxQuoted)
+	if cut && !strings.HasSuffix(s, excerpt.Marker) {
+		s += excerpt.Marker
+	}
+	return s
 }
+
+// clipRead is how much of a text Clip reads: enough to fill maxQuoted
+// bytes unless most of it is blank.
+const clipRead = 4 * maxQuoted
 
 func (r *reader) opaque(format string, n syntax.Node) {
 	r.s.Opaque = append(r.s.Opaque, fmt.Sprintf(format, r.text(n)))

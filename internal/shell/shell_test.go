@@ -112,6 +112,7 @@ func TestUnreadable(t *testing.T) {
 		{"too long", "echo " + strings.Repeat("x", MaxSource), true},
 		{"too many brackets", strings.Repeat("(", maxBrackets+1), true},
 		{"too many blocks", strings.Repeat("if ", maxBlocks+1), true},
+		{"too many brackets in one word", "echo " + strings.Repeat("$(", 80000) + "x" + strings.Repeat(")", 80000), true},
 		{"nested syntax", `bash -c "echo 'x"`, false},
 		{"nested too deep", `bash -c "bash -c \"bash -c 'bash -c \\\"bash -c ls\\\"'\""`, false},
 	} {
@@ -163,6 +164,20 @@ func BenchmarkParse(b *testing.B) {
 	for b.Loop() {
 		if _, err := Parse(src); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+func TestClipReadsOnlyTheStart(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"echo   a\tb", "echo a b"},
+		{strings.Repeat("x", maxQuoted+1), strings.Repeat("x", maxQuoted) + "…"},
+		// More than clipRead bytes, mostly blank: what was read fits, and
+		// the cut is still marked.
+		{"a" + strings.Repeat(" ", clipRead) + "b", "a…"},
+	} {
+		if got := Clip(tc.in); got != tc.want {
+			t.Errorf("Clip(%.20q…) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
