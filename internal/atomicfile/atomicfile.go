@@ -21,18 +21,25 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"syscall"
 )
 
-// keptBits are the mode bits of a replaced file that its replacement keeps.
-const keptBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+// keptBits are the mode bits of a replaced file that its replacement
+// keeps: its permissions and the sticky bit, not setuid or setgid, which a
+// write to a file clears (a program rewritten by rein must not keep
+// running as its owner).
+const keptBits = fs.ModePerm | fs.ModeSticky
 
 // Write replaces the file at path with data, or creates it with mode perm
 // (less the umask, as os.WriteFile does). A file it replaces keeps its
-// permission bits, setuid, setgid and sticky included. Readers see the old
-// content or the new, never a part; after a crash the file holds one or
-// the other. A symbolic link at path is replaced, not followed: a caller
-// that means the link's target resolves it first. The directory must
-// exist. On failure the file is unchanged and no temporary file is left.
+// permission bits and sticky bit; setuid and setgid are cleared, as a
+// write clears them. Readers see the old content or the new, never a part;
+// after a crash the file holds one or the other. A symbolic link at path
+// is replaced, not followed: a caller that means the link's target
+// resolves it first. The directory must exist. When writing fails, the
+// file is unchanged and no temporary file is left; when only the last
+// step fails (the directory's fsync), the file already holds data and the
+// error says that the replacement may not survive a crash.
 func Write(path string, data []byte, perm fs.FileMode) error {
 	keep, replace, err := modeOf(path)
 	if err != nil {
@@ -54,7 +61,7 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 		return fmt.Errorf("atomicfile: write %s: %w", path, err)
 	}
 	if err := SyncDir(dir); err != nil {
-		return fmt.Errorf("atomicfile: write %s: %w", path, err)
+		return fmt.Errorf("atomicfile: %s is written, but may not survive a crash: %w", path, err)
 	}
 	return nil
 }
@@ -105,7 +112,9 @@ func fill(f *os.File, data []byte, chmod bool, mode fs.FileMode) error {
 
 // SyncDir fsyncs the directory dir, making the entries created, renamed or
 // removed in it durable. Windows cannot, and does not need to: there it
-// does nothing.
+// does nothing; nor does it fail on a file system that cannot sync a
+// directory (EINVAL or "not supported" from some FUSE, 9p and network
+// mounts), where there is nothing more to do.
 func SyncDir(dir string) error {
 	if runtime.GOOS == "windows" {
 		return nil
@@ -115,6 +124,9 @@ func SyncDir(dir string) error {
 		return err
 	}
 	err = d.Sync()
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, errors.ErrUnsupported) {
+		err = nil
+	}
 	if cerr := d.Close(); err == nil {
 		err = cerr
 	}

@@ -234,7 +234,11 @@ func (r *run) summary(turns int) string {
 	st := r.state()
 	for i := len(st.Messages) - 1; i >= 0; i-- {
 		if m := st.Messages[i]; m.Role == contract.RoleAssistant && m.Text != "" {
-			b.WriteString("; the model last said: " + excerpt.Text(m.Text, 300))
+			text := excerpt.Prefix(m.Text, 300)
+			if len(text) < len(m.Text) {
+				text += "..." // as run.finished has always said it
+			}
+			b.WriteString("; the model last said: " + text)
 			break
 		}
 	}

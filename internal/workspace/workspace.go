@@ -37,22 +37,22 @@ func New(root string, more ...string) (*Workspace, error) {
 	w := &Workspace{}
 	for _, r := range append([]string{root}, more...) {
 		if r == "" {
-			return nil, errors.New("workspace: empty workspace root")
+			return nil, errors.New("workspace: empty root")
 		}
 		abs, err := filepath.Abs(r)
 		if err != nil {
-			return nil, fmt.Errorf("workspace: workspace root %s: %w", r, err)
+			return nil, fmt.Errorf("workspace: root %s: %w", r, err)
 		}
 		real, err := filepath.EvalSymlinks(abs)
 		if err != nil {
-			return nil, fmt.Errorf("workspace: workspace root: %w", err)
+			return nil, fmt.Errorf("workspace: root: %w", err)
 		}
 		fi, err := os.Stat(real)
 		if err != nil {
-			return nil, fmt.Errorf("workspace: workspace root: %w", err)
+			return nil, fmt.Errorf("workspace: root: %w", err)
 		}
 		if !fi.IsDir() {
-			return nil, fmt.Errorf("workspace: workspace root %s is not a directory", r)
+			return nil, fmt.Errorf("workspace: root %s is not a directory", r)
 		}
 		w.roots = append(w.roots, real)
 	}
