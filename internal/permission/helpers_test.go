@@ -1,11 +1,13 @@
 package permission
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/BurntSushi/toml"
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/workspace"
@@ -66,20 +68,34 @@ func policyOf(t testing.TB, mode Mode, rules Rules) *Policy {
 }
 
 // alwaysSaved saves rules as an "always" answer does, and returns a
-// default-mode policy over ws with the rules read back. What is saved is
-// each rule's text (config.SaveRule writes it into dir's configuration,
-// tested there), so the round trip here is through that text.
+// default-mode policy over ws with the rules read back. config.SaveRule
+// writes each rule's text into dir's configuration as a TOML string
+// (tested in package config, which this package's tests cannot import);
+// here the rules go through the same TOML text and back, so that a rule
+// whose text TOML would change is caught.
 func alwaysSaved(t testing.TB, dir string, ws *workspace.Workspace, rules []Rule) *Policy {
 	t.Helper()
-	var rs Rules
-	for _, r := range rules {
-		back, err := ParseRule(r.String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs.Allow = append(rs.Allow, back)
+	var file struct {
+		Permissions struct {
+			Allow []string `toml:"allow"`
+		} `toml:"permissions"`
 	}
-	p, err := New(Default, rs, ws)
+	for _, r := range rules {
+		file.Permissions.Allow = append(file.Permissions.Allow, r.String())
+	}
+	var text bytes.Buffer
+	if err := toml.NewEncoder(&text).Encode(file); err != nil {
+		t.Fatal(err)
+	}
+	file.Permissions.Allow = nil
+	if _, err := toml.Decode(text.String(), &file); err != nil {
+		t.Fatalf("%v in:\n%s", err, text.String())
+	}
+	allow, err := ParseRules(file.Permissions.Allow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(Default, Rules{Allow: allow}, ws)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,47 @@
+package config
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The [permissions] lists of a project's file read back as rein reads
+// them (config.Load, then the rules parsed): what permission.LoadRules
+// promised before it went, since nothing in rein called it.
+func TestPermissionsReadBack(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, text string
+		want       map[string][]string
+		err        string
+	}{
+		{"all lists", "provider = \"openai\"\n[permissions]\nallow = [\"bash(go test:*)\", \"edit_file(docs/**)\"]\nask = [\"bash(git push:*)\"]\ndeny = [\"bash(rm:*)\"]\n",
+			map[string][]string{"allow": {"bash(go test:*)", "edit_file(docs/**)"}, "ask": {"bash(git push:*)"}, "deny": {"bash(rm:*)"}}, ""},
+		{"no table", "provider = \"openai\"\n", map[string][]string{}, ""},
+		{"canonical form", "[permissions]\nallow = [\"bash( go  test :* )\"]\n", map[string][]string{"allow": {"bash(go test:*)"}}, ""},
+		{"unknown key ignored", "[permissions]\ndefault_mode = \"plan\"\n", map[string][]string{}, ""},
+		{"broken toml", "provider = \"openai\nallow = 1\n", nil, "config.toml:1:"},
+		{"not a list", "[permissions]\nallow = \"bash\"\n", nil, "config.toml"},
+		{"bad rule", "[permissions]\ndeny = [\"bash(\"]\n", nil, "config.toml:2: [permissions] deny: permission: rule \"bash(\""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeFile(t, filepath.Join(dir, tc.name, "config.toml"), tc.text)
+			rs, err := loadRules(t, path)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), "config: ") {
+					t.Errorf("error = %v, want one mentioning %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, rulesText(rs)); d != "" {
+				t.Errorf("rules (-want +got):\n%s", d)
+			}
+		})
+	}
+}
