@@ -7,6 +7,7 @@ import (
 	"iter"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
@@ -43,10 +44,19 @@ type HTTPOptions struct {
 	Logger *slog.Logger
 }
 
-// Defaults are an adapter's values for the empty fields of [HTTPOptions]:
-// its base URL, its model and its provider name.
+// Defaults are an adapter's values for the empty fields of [HTTPOptions]
+// (its base URL, its model and its provider name) and how its requests
+// carry their headers.
 type Defaults struct {
 	BaseURL, Model, Name string
+	// KeyHeader is the header the API key goes in, as the vendor names it
+	// (x-api-key, x-goog-api-key); "" means "Authorization: Bearer <key>".
+	// No key, no credential header at all.
+	KeyHeader string
+	// Header holds the adapter's own headers, sent on every request with
+	// Content-Type: application/json and the key: Accept:
+	// text/event-stream, an API version. nil means none; it is copied.
+	Header http.Header
 }
 
 // Endpoint is what an adapter gives [HTTP.Stream] for one call: the
@@ -54,9 +64,9 @@ type Defaults struct {
 // the stream.
 type Endpoint interface {
 	// Request returns the call that sends req, never nil, to model: its
-	// URL, its JSON body and the adapter's own headers. Stream fills in
-	// Call.Base and Call.Extra when they are empty. An error is a request
-	// that cannot be built: bad_request.
+	// URL and its JSON body. Stream fills in Call.Header (the headers of
+	// [HTTP]), Call.Base and Call.Extra when they are empty. An error is a
+	// request that cannot be built: bad_request.
 	Request(req *contract.ModelRequest, model string) (Call, error)
 	// Refine refines e, what [ResponseError] makes of a response with an
 	// error status, with what the vendor's body says; body is the part
@@ -85,11 +95,17 @@ type HTTP struct {
 	Header http.Header
 	// Logger hears what is not an event; never nil.
 	Logger *slog.Logger
+
+	// own holds the adapter's headers of every request, the key's
+	// included (see [Defaults]); never modified once built.
+	own http.Header
 }
 
 // NewHTTP returns opts, which may be nil, with d in its empty fields and
-// the default client and a discarding logger where it names none. opts is
-// copied: changing it afterwards has no effect.
+// the default client and a discarding logger where it names none, and the
+// headers every request sends: Content-Type: application/json, d.Header,
+// and the key in d.KeyHeader when there is one. opts and d are copied:
+// changing them afterwards has no effect.
 func NewHTTP(opts *HTTPOptions, d Defaults) HTTP {
 	if opts == nil {
 		opts = &HTTPOptions{}
@@ -113,6 +129,25 @@ func NewHTTP(opts *HTTPOptions, d Defaults) HTTP {
 	}
 	if h.Logger == nil {
 		h.Logger = slog.New(slog.DiscardHandler)
+	}
+	h.own = ownHeader(d, h.APIKey)
+	return h
+}
+
+// ownHeader returns the headers of every request of an adapter with
+// defaults d and key: the JSON content type, d's headers, and the key,
+// when there is one, in d's header for it.
+func ownHeader(d Defaults, key string) http.Header {
+	h := http.Header{"Content-Type": {"application/json"}}
+	for k, vs := range d.Header {
+		h[http.CanonicalHeaderKey(k)] = slices.Clone(vs)
+	}
+	switch {
+	case key == "":
+	case d.KeyHeader == "":
+		h.Set("Authorization", "Bearer "+key)
+	default:
+		h.Set(d.KeyHeader, key)
 	}
 	return h
 }
@@ -142,6 +177,9 @@ func (h *HTTP) Stream(ctx context.Context, req *contract.ModelRequest, ep Endpoi
 			e.Err = err
 			yield(nil, e)
 			return
+		}
+		if c.Header == nil {
+			c.Header = h.own
 		}
 		if c.Base == "" {
 			c.Base = h.Base

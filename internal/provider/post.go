@@ -15,7 +15,7 @@ type Call struct {
 	URL  string
 	Body []byte
 	// Header holds the adapter's own headers: content types, the API
-	// version, the credential when there is one.
+	// version, the credential when there is one (see [Defaults]).
 	Header http.Header
 	// Extra holds the configured extra headers, set after Header and
 	// replacing any of the same name.

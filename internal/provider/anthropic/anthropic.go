@@ -47,7 +47,10 @@ var _ provider.Provider = (*Adapter)(nil)
 // New returns an Adapter configured by opts, which may be nil. The options
 // are copied: changing them afterwards has no effect.
 func New(opts *Options) *Adapter {
-	h := provider.NewHTTP(opts, provider.Defaults{BaseURL: DefaultBaseURL, Model: DefaultModel, Name: defaultName})
+	h := provider.NewHTTP(opts, provider.Defaults{
+		BaseURL: DefaultBaseURL, Model: DefaultModel, Name: defaultName,
+		KeyHeader: "X-Api-Key", Header: http.Header{"Anthropic-Version": {apiVersion}},
+	})
 	return &Adapter{http: h, url: messagesURL(h.Base)}
 }
 
@@ -77,15 +80,12 @@ func (a *Adapter) Stream(ctx context.Context, req *contract.ModelRequest) iter.S
 }
 
 // Request builds the call for req, for provider.HTTP.Stream. Its headers
-// are the API version and the key when there is one. Nothing else: a
-// custom base URL gets no credential but the configured one.
+// are the driver's: the content type, the API version and the key when
+// there is one. Nothing else: a custom base URL gets no credential but the
+// configured one.
 func (a *Adapter) Request(req *contract.ModelRequest, model string) (provider.Call, error) {
 	body, err := BuildRequest(req, model)
-	h := http.Header{"Content-Type": {"application/json"}, "Anthropic-Version": {apiVersion}}
-	if a.http.APIKey != "" {
-		h.Set("X-Api-Key", a.http.APIKey)
-	}
-	return provider.Call{URL: a.url, Body: body, Header: h}, err
+	return provider.Call{URL: a.url, Body: body}, err
 }
 
 // Refine refines the mapping of an error response with the vendor's error

@@ -39,7 +39,10 @@ var _ provider.Provider = (*Adapter)(nil)
 // New returns an Adapter configured by opts, which may be nil. opts is
 // copied: changing it later changes nothing.
 func New(opts *Options) *Adapter {
-	return &Adapter{http: provider.NewHTTP(opts, provider.Defaults{BaseURL: DefaultBaseURL, Model: DefaultModel, Name: defaultName})}
+	return &Adapter{http: provider.NewHTTP(opts, provider.Defaults{
+		BaseURL: DefaultBaseURL, Model: DefaultModel, Name: defaultName,
+		KeyHeader: "X-Goog-Api-Key", Header: http.Header{"Accept": {"text/event-stream"}},
+	})}
 }
 
 // Stream sends req to models/{model}:streamGenerateContent?alt=sse and
@@ -57,11 +60,7 @@ func (a *Adapter) Stream(ctx context.Context, req *contract.ModelRequest) iter.S
 // Request builds the call for req, for provider.HTTP.Stream.
 func (a *Adapter) Request(req *contract.ModelRequest, model string) (provider.Call, error) {
 	body, err := BuildRequest(req, model)
-	h := http.Header{"Content-Type": {"application/json"}, "Accept": {"text/event-stream"}}
-	if a.http.APIKey != "" {
-		h.Set("x-goog-api-key", a.http.APIKey)
-	}
-	return provider.Call{URL: a.endpoint(model), Body: body, Header: h}, err
+	return provider.Call{URL: a.endpoint(model), Body: body}, err
 }
 
 // Refine refines the mapping of an error response with what Google's

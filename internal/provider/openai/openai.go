@@ -43,7 +43,10 @@ var _ provider.Provider = (*Adapter)(nil)
 
 // New returns an Adapter configured by opts, which may be nil.
 func New(opts *Options) *Adapter {
-	a := &Adapter{http: provider.NewHTTP(opts, provider.Defaults{BaseURL: DefaultBaseURL, Model: DefaultModel, Name: DefaultName})}
+	a := &Adapter{http: provider.NewHTTP(opts, provider.Defaults{
+		BaseURL: DefaultBaseURL, Model: DefaultModel, Name: DefaultName,
+		Header: http.Header{"Accept": {"text/event-stream"}},
+	})}
 	a.endpoint = a.http.Base
 	if !strings.HasSuffix(a.endpoint, "/chat/completions") {
 		a.endpoint += "/chat/completions"
@@ -103,11 +106,7 @@ func (a *Adapter) Stream(ctx context.Context, req *contract.ModelRequest) iter.S
 // provider.HTTP.Stream.
 func (a *Adapter) Request(req *contract.ModelRequest, model string) (provider.Call, error) {
 	body, err := buildRequest(req, model, a.dialect)
-	h := http.Header{"Content-Type": {"application/json"}, "Accept": {"text/event-stream"}}
-	if a.http.APIKey != "" {
-		h.Set("Authorization", "Bearer "+a.http.APIKey)
-	}
-	return provider.Call{URL: a.endpoint, Body: body, Header: h}, err
+	return provider.Call{URL: a.endpoint, Body: body}, err
 }
 
 // Frames returns the reader of one response body, for provider.HTTP.Stream;

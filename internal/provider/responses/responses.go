@@ -38,7 +38,10 @@ var _ provider.Provider = (*Adapter)(nil)
 
 // New returns an Adapter configured by opts, which may be nil.
 func New(opts *Options) *Adapter {
-	return &Adapter{http: provider.NewHTTP(opts, provider.Defaults{BaseURL: DefaultBaseURL, Model: DefaultModel, Name: defaultName})}
+	return &Adapter{http: provider.NewHTTP(opts, provider.Defaults{
+		BaseURL: DefaultBaseURL, Model: DefaultModel, Name: defaultName,
+		Header: http.Header{"Accept": {"text/event-stream"}},
+	})}
 }
 
 // Stream sends req and yields the model's events in order, keeping the
@@ -52,15 +55,11 @@ func (a *Adapter) Stream(ctx context.Context, req *contract.ModelRequest) iter.S
 }
 
 // Request builds the call for req, for provider.HTTP.Stream. Its headers
-// are the content types and the API key when there is one (and no other
-// credential, whatever the base URL).
+// are the driver's: the content types and the API key when there is one
+// (and no other credential, whatever the base URL).
 func (a *Adapter) Request(req *contract.ModelRequest, model string) (provider.Call, error) {
 	body, err := BuildRequest(req, model)
-	h := http.Header{"Content-Type": {"application/json"}, "Accept": {"text/event-stream"}}
-	if a.http.APIKey != "" {
-		h.Set("Authorization", "Bearer "+a.http.APIKey)
-	}
-	return provider.Call{URL: a.http.Base + "/responses", Body: body, Header: h}, err
+	return provider.Call{URL: a.http.Base + "/responses", Body: body}, err
 }
 
 // Refine refines the mapping of an error response with the Responses
