@@ -70,16 +70,25 @@ type ErrorDetail struct {
 	Message string
 }
 
-// errorShape covers the error bodies vendors send: {"error": {...}},
-// {"error": "text"} (Ollama), {"object": "error", ...} (vLLM),
-// {"type": "error", "error": {...}} (Anthropic), and Gemini's
+// ErrorBody is the outer shape of the error bodies vendors send:
+// {"error": {...}}, {"error": "text"} (Ollama), {"object": "error", ...}
+// (vLLM), {"type": "error", "error": {...}} (Anthropic), and Gemini's
 // {"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "details": [...]}}.
-type errorShape struct {
-	Error   json.RawMessage `json:"error"`
-	Object  string          `json:"object"`
-	Message json.RawMessage `json:"message"` // a string, or Mistral's {"detail": [...]}
-	Type    string          `json:"type"`
-	Code    json.RawMessage `json:"code"`
+// The fields whose type differs between vendors are kept raw. Its zero
+// value is an empty body; [ParseErrorBody] reads one, and an adapter
+// whose vendor says more inside "error" reads that part itself.
+type ErrorBody struct {
+	// Error is the error object, or its text; absent or null when the
+	// body has none.
+	Error json.RawMessage `json:"error"`
+	// Object is "error" on a vLLM-style body with its fields at the top.
+	Object string `json:"object"`
+	// Message is a string, or Mistral's {"detail": [...]}.
+	Message json.RawMessage `json:"message"`
+	// Type is the error type of a top-level body ("error" for Anthropic).
+	Type string `json:"type"`
+	// Code is a string or a number.
+	Code json.RawMessage `json:"code"`
 }
 
 type errorObject struct {
@@ -102,7 +111,7 @@ func ParseErrorBody(body []byte) ErrorDetail {
 			body = list[0]
 		}
 	}
-	var s errorShape
+	var s ErrorBody
 	if err := json.Unmarshal(body, &s); err != nil {
 		return ErrorDetail{Message: excerpt.Text(string(body), ErrorTextMax)}
 	}

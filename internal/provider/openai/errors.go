@@ -14,20 +14,17 @@ import (
 )
 
 // errorBody is every error shape of this API family, in a response body or
-// in a stream frame:
+// in a stream frame, all of them shapes of provider.ErrorBody:
 //
 //	{"error": {"message", "type", "code", "param"}}        OpenAI, Groq, DeepSeek, llama.cpp...
 //	{"error": {"message", "code": 502, "metadata": {...}}} OpenRouter
 //	{"error": "text"}                                       Ollama
 //	{"object": "error", "message": "...", "code": 400}      vLLM
 //	{"object": "error", "message": {"detail": [...]}}       Mistral's validation errors
-type errorBody struct {
-	Error   json.RawMessage `json:"error"`
-	Object  string          `json:"object"`
-	Message json.RawMessage `json:"message"`
-	Type    string          `json:"type"`
-	Code    json.RawMessage `json:"code"`
-}
+//
+// What it reads inside "error" (OpenRouter's metadata, Groq's
+// failed_generation) is its own: see detail.
+type errorBody provider.ErrorBody
 
 type errorObject struct {
 	Message looseString     `json:"message"`
