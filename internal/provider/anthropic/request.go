@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/provider"
 )
 
 // The request body, as the Messages API takes it. Field order is the order
@@ -60,8 +61,8 @@ type toolChoice struct {
 // thinking and redacted_thinking blocks of the message, in order, exactly
 // as the API sent them, which the API wants back with that message.
 type providerState struct {
-	Provider string            `json:"provider"` // always "anthropic"
-	Blocks   []json.RawMessage `json:"blocks"`
+	provider.State                   // always "anthropic"
+	Blocks         []json.RawMessage `json:"blocks"`
 }
 
 // BuildRequest returns the JSON body of a streaming Messages API request
@@ -213,11 +214,8 @@ func assistantContent(m *contract.ModelMessage) ([]any, error) {
 // verbatim, or nil when the state is not this package's (the conversation
 // may have switched provider after a fallback) or does not decode.
 func stateBlocks(state json.RawMessage) []json.RawMessage {
-	if len(state) == 0 {
-		return nil
-	}
-	var s providerState
-	if json.Unmarshal(state, &s) != nil || s.Provider != stateProvider {
+	s, ok := provider.OwnState[providerState](state, stateProvider)
+	if !ok {
 		return nil
 	}
 	blocks := s.Blocks[:0]

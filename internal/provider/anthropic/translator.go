@@ -350,7 +350,7 @@ func (t *translator) providerState() json.RawMessage {
 	if len(blocks) == 0 {
 		return nil
 	}
-	raw, err := marshal(providerState{Provider: stateProvider, Blocks: blocks})
+	raw, err := marshal(providerState{State: provider.State{Provider: stateProvider}, Blocks: blocks})
 	if err != nil {
 		return nil // raw messages made by json.Marshal always marshal
 	}

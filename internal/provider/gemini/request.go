@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/provider"
 )
 
 // skipSignature is the value the Gemini documentation gives for a function
@@ -185,19 +186,17 @@ func (b *builder) add(role string, parts ...reqPart) {
 // assistant appends an assistant message as a "model" content, its
 // signatures back on their parts.
 func (b *builder) assistant(m *contract.ModelMessage) error {
-	st := decodeState(m.ProviderState)
+	st, _ := provider.OwnState[state](m.ProviderState, providerName) // foreign or unreadable state has no parts
 	var thoughtSigs, textSigs []string
 	calls := map[string]statePart{}
-	if st != nil {
-		for _, p := range st.Parts {
-			switch p.Kind {
-			case kindThought:
-				thoughtSigs = appendNonEmpty(thoughtSigs, p.Signature)
-			case kindText:
-				textSigs = appendNonEmpty(textSigs, p.Signature)
-			case kindCall:
-				calls[p.CallID] = p
-			}
+	for _, p := range st.Parts {
+		switch p.Kind {
+		case kindThought:
+			thoughtSigs = appendNonEmpty(thoughtSigs, p.Signature)
+		case kindText:
+			textSigs = appendNonEmpty(textSigs, p.Signature)
+		case kindCall:
+			calls[p.CallID] = p
 		}
 	}
 	var parts []reqPart

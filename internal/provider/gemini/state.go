@@ -1,8 +1,9 @@
 package gemini
 
 import (
-	"bytes"
 	"encoding/json"
+
+	"github.com/rein-agent/rein/internal/provider"
 )
 
 // providerName is the value of the "provider" field of this package's
@@ -20,8 +21,8 @@ const (
 // back next turn. It is written by the translator and read by the request
 // builder, never by anyone else.
 type state struct {
-	Provider string      `json:"provider"`
-	Parts    []statePart `json:"parts"`
+	provider.State
+	Parts []statePart `json:"parts"`
 }
 
 // statePart is one part of the model's reply that the next request must
@@ -44,24 +45,9 @@ func encodeState(parts []statePart) json.RawMessage {
 	if len(parts) == 0 {
 		return nil
 	}
-	b, err := json.Marshal(state{Provider: providerName, Parts: parts})
+	b, err := json.Marshal(state{State: provider.State{Provider: providerName}, Parts: parts})
 	if err != nil {
 		return nil // a struct of strings and bools always marshals
 	}
 	return b
-}
-
-// decodeState reads raw when it is this package's state; it returns nil
-// for empty, foreign or unreadable state, which the request builder then
-// ignores: the conversation may come from another provider.
-func decodeState(raw json.RawMessage) *state {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil
-	}
-	var s state
-	if err := json.Unmarshal(raw, &s); err != nil || s.Provider != providerName {
-		return nil
-	}
-	return &s
 }

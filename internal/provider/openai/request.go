@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/provider"
 )
 
 // wireRequest is the body of POST /chat/completions. Field order is the
@@ -132,7 +133,7 @@ func message(m *contract.ModelMessage) (wireMessage, error) {
 				Function: wireFunction{Name: c.ToolName, Arguments: args},
 			})
 		}
-		if st, ok := decodeState(m.ProviderState); ok {
+		if st, ok := provider.OwnState[providerState](m.ProviderState, stateName); ok {
 			if st.ReasoningContent {
 				w.ReasoningContent = m.Reasoning
 			}

@@ -2,6 +2,8 @@ package openai
 
 import (
 	"encoding/json"
+
+	"github.com/rein-agent/rein/internal/provider"
 )
 
 // stateName is the "provider" field of the opaque state this package puts
@@ -20,19 +22,9 @@ const stateName = "openai"
 //     signatures and encrypted reasoning that Anthropic and Gemini models
 //     behind it need back verbatim to go on after a tool call.
 type providerState struct {
-	Provider         string          `json:"provider"`
+	provider.State
 	ReasoningContent bool            `json:"reasoning_content,omitempty"`
 	ReasoningDetails json.RawMessage `json:"reasoning_details,omitempty"`
-}
-
-// decodeState reads the state of an assistant message; ok is false when
-// there is none, or it is another provider's.
-func decodeState(raw json.RawMessage) (providerState, bool) {
-	var st providerState
-	if len(raw) == 0 || json.Unmarshal(raw, &st) != nil || st.Provider != stateName {
-		return providerState{}, false
-	}
-	return st, true
 }
 
 // details merges the pieces of reasoning_details a stream sends into whole

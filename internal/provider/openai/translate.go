@@ -269,7 +269,7 @@ func (t *translator) finishReason() contract.FinishReason {
 // state returns the opaque state for model.finished, or nil when the
 // server needs nothing back.
 func (t *translator) state() json.RawMessage {
-	st := providerState{Provider: stateName, ReasoningContent: t.reasoningContent}
+	st := providerState{State: provider.State{Provider: stateName}, ReasoningContent: t.reasoningContent}
 	if t.details.needed() {
 		st.ReasoningDetails, _ = json.Marshal(t.details.entries) // plain strings and ints always marshal
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/provider"
 )
 
 // stateProvider names this package in the opaque state it writes, so that
@@ -16,7 +17,7 @@ const stateProvider = "responses"
 // state is the opaque ProviderState of an assistant message: the
 // reasoning items of that turn, each exactly as it is sent back.
 type state struct {
-	Provider  string            `json:"provider"`
+	provider.State
 	Reasoning []json.RawMessage `json:"reasoning,omitempty"`
 }
 
@@ -184,12 +185,6 @@ func callID(providerCallID, intentID string) string {
 // state, verbatim, or nil when the state is not this package's (another
 // adapter wrote it, or it does not parse).
 func reasoningItems(raw json.RawMessage) []json.RawMessage {
-	if len(raw) == 0 {
-		return nil
-	}
-	var s state
-	if json.Unmarshal(raw, &s) != nil || s.Provider != stateProvider {
-		return nil
-	}
+	s, _ := provider.OwnState[state](raw, stateProvider) // the zero state has no items
 	return s.Reasoning
 }

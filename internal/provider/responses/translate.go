@@ -383,7 +383,7 @@ func (t *translator) providerState() json.RawMessage {
 	if len(t.state) == 0 {
 		return nil
 	}
-	b, err := json.Marshal(state{Provider: stateProvider, Reasoning: t.state})
+	b, err := json.Marshal(state{State: provider.State{Provider: stateProvider}, Reasoning: t.state})
 	if err != nil {
 		return nil // the items were marshalled by keepReasoning: valid JSON
 	}
