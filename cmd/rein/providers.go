@@ -32,9 +32,12 @@ type adapter struct {
 	baseURLVar     string
 	defaultBaseURL string
 	defaultModel   string
-	build          func(baseURL, key, model string) provider.Provider
-	capabilities   func(model string) provider.Capabilities
-	normalize      func(ctx context.Context, body io.Reader, ref contract.ProviderRef) iter.Seq2[contract.ModelEvent, error]
+	// build makes the provider from the options model resolves: the
+	// endpoint, the key, the model, and the logger of warnings for a
+	// person (only Chat Completions has any).
+	build        func(*provider.HTTPOptions) provider.Provider
+	capabilities func(model string) provider.Capabilities
+	normalize    func(ctx context.Context, body io.Reader, ref contract.ProviderRef) iter.Seq2[contract.ModelEvent, error]
 }
 
 // adapters are the real providers, by the name --provider takes.
@@ -42,35 +45,32 @@ var adapters = map[string]adapter{
 	"openai": {
 		keyVars: []string{"OPENAI_API_KEY"}, baseURLVar: "OPENAI_BASE_URL",
 		defaultBaseURL: openai.DefaultBaseURL, defaultModel: openai.DefaultModel,
-		build: func(baseURL, key, model string) provider.Provider {
-			return openai.New(&openai.Options{BaseURL: baseURL, APIKey: key, Model: model, Logger: warnings()})
-		},
+		build:        built(openai.New),
 		capabilities: openai.Capabilities, normalize: openai.Normalize,
 	},
 	"responses": {
 		keyVars: []string{"OPENAI_API_KEY"}, baseURLVar: "OPENAI_BASE_URL",
 		defaultBaseURL: responses.DefaultBaseURL, defaultModel: responses.DefaultModel,
-		build: func(baseURL, key, model string) provider.Provider {
-			return responses.New(&responses.Options{BaseURL: baseURL, APIKey: key, Model: model})
-		},
+		build:        built(responses.New),
 		capabilities: responses.Capabilities, normalize: responses.Normalize,
 	},
 	"anthropic": {
 		keyVars: []string{"ANTHROPIC_API_KEY"}, baseURLVar: "ANTHROPIC_BASE_URL",
 		defaultBaseURL: anthropic.DefaultBaseURL, defaultModel: anthropic.DefaultModel,
-		build: func(baseURL, key, model string) provider.Provider {
-			return anthropic.New(&anthropic.Options{BaseURL: baseURL, APIKey: key, Model: model})
-		},
+		build:        built(anthropic.New),
 		capabilities: anthropic.Capabilities, normalize: anthropic.Normalize,
 	},
 	"gemini": {
 		keyVars:        []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
 		defaultBaseURL: gemini.DefaultBaseURL, defaultModel: gemini.DefaultModel,
-		build: func(baseURL, key, model string) provider.Provider {
-			return gemini.New(&gemini.Options{BaseURL: baseURL, APIKey: key, Model: model})
-		},
+		build:        built(gemini.New),
 		capabilities: gemini.Capabilities, normalize: gemini.Normalize,
 	},
+}
+
+// built is an adapter's constructor as the table holds it.
+func built[P provider.Provider](newAdapter func(*provider.HTTPOptions) P) func(*provider.HTTPOptions) provider.Provider {
+	return func(opts *provider.HTTPOptions) provider.Provider { return newAdapter(opts) }
 }
 
 // providerNames lists every --provider value, in the order help shows them.
@@ -111,7 +111,8 @@ func model(name, modelName, baseURL string) (kernel.Model, error) {
 		modelName = a.defaultModel
 	}
 	return kernel.Model{
-		Provider: a.build(baseURL, key, modelName), Name: name, Model: modelName,
+		Provider: a.build(&provider.HTTPOptions{BaseURL: baseURL, APIKey: key, Model: modelName, Logger: warnings()}),
+		Name:     name, Model: modelName,
 		Capabilities: a.capabilities(modelName), KeyHint: keyVar, Secret: key,
 		BaseURL: recordable(baseURL, a.defaultBaseURL),
 	}, nil
