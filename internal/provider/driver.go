@@ -34,8 +34,19 @@ type Frames interface {
 	// end still yields, or the error of one cut short.
 	End(cut bool) ([]contract.ModelEvent, *contract.ProviderError)
 	// Whole translates a body that is one JSON document (its first byte,
-	// after white space, is '{' or '['), read to its end.
+	// after white space, is '{', or '[' for an [ArrayFrames]), read to its
+	// end.
 	Whole(body []byte) ([]contract.ModelEvent, *contract.ProviderError)
+}
+
+// ArrayFrames is the Frames of an API whose whole answer may be a JSON
+// array (Gemini's streamGenerateContent without alt=sse answers an array
+// of responses). For the other APIs a body that starts with '[' is read as
+// server-sent events, which it is not, and ends as they end.
+type ArrayFrames interface {
+	Frames
+	// WholeArrays marks the Frames; it does nothing.
+	WholeArrays()
 }
 
 // Normalize reads a raw response body and yields what f makes of it, as the
@@ -58,10 +69,15 @@ func Normalize(ctx context.Context, body io.Reader, ref contract.ProviderRef, f 
 		}
 		tail := &tailReader{r: body}
 		br := bufio.NewReaderSize(tail, 64<<10) // the size sse.NewReader asks for, so it reuses this reader
-		if isJSON(br) {
+		_, arrays := f.(ArrayFrames)
+		blanks, isJSON := sniff(br, arrays)
+		if isJSON {
 			whole(ctx, br, ref, f, yield)
 			return
 		}
+		// White space before the first field is no part of any event (a
+		// proxy's keep-alive newline, a server's stray space).
+		_, _ = br.Discard(blanks) // peeked bytes are always there to discard
 		r := sse.NewReader(br)
 		var ev sse.Event // one for the whole body: f.Event takes its address, so it lives on the heap
 		for {
@@ -133,25 +149,27 @@ func readError(ctx context.Context, ref contract.ProviderRef, err error) *contra
 	return TransportError(ctx, ref, err, true)
 }
 
-// isJSON reports whether the body starts, after white space, with '{' or
-// '[': one JSON document rather than server-sent events, which start with
-// a field name, a comment or a blank line. It only peeks, and looks no
-// further than br's buffer.
-func isJSON(br *bufio.Reader) bool {
+// sniff reports how many bytes of white space the body starts with, and
+// whether what follows is '{' (or '[' when arrays says so): one JSON
+// document rather than server-sent events, which start with a field name
+// or a comment. It only peeks, and looks no further than br's buffer.
+func sniff(br *bufio.Reader, arrays bool) (blanks int, json bool) {
 	for n := 1; n <= br.Size(); n++ {
 		b, _ := br.Peek(n) // fewer than n bytes: the body's end or failure, seen again by whoever reads next
 		if len(b) < n {
-			return false
+			return n - 1, false
 		}
 		switch b[n-1] {
 		case ' ', '\t', '\r', '\n':
 			continue
-		case '{', '[':
-			return true
+		case '{':
+			return n - 1, true
+		case '[':
+			return n - 1, arrays
 		}
-		return false
+		return n - 1, false
 	}
-	return false
+	return br.Size(), false
 }
 
 // tailReader remembers the last byte read, so that a body that stops in

@@ -115,6 +115,10 @@ func (f *frames) End(cut bool) ([]contract.ModelEvent, *contract.ProviderError) 
 	return f.tr.finishEvents(), nil
 }
 
+// WholeArrays marks frames as a provider.ArrayFrames: Gemini may answer a
+// JSON array of responses.
+func (f *frames) WholeArrays() {}
+
 // Whole reads a body that is JSON instead of SSE: one
 // GenerateContentResponse, a JSON array of them (streamGenerateContent
 // without alt=sse), an error object, or several of these one after the

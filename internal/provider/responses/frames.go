@@ -487,5 +487,10 @@ func decodeWhole(data []byte) (frame, error) {
 	if r.Object == "error" || (r.failed() && len(r.Output) == 0 && r.Status == "") {
 		return &errorFrame{Detail: provider.ParseErrorBody(data)}, nil
 	}
+	if r.Object == "" && r.Status == "" && r.Output == nil && !r.failed() {
+		// Not a response, whatever JSON it is: reading it as an empty
+		// finished one would end the call with no answer and no error.
+		return nil, &decodeFailure{Type: "response body", Data: data, Err: errors.New("it is JSON but not a response (no object, status, output or error)")}
+	}
 	return &wholeFrame{Response: r}, nil
 }
