@@ -2,7 +2,9 @@ package provider
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -35,7 +37,9 @@ type Frames interface {
 	End(cut bool) ([]contract.ModelEvent, *contract.ProviderError)
 	// Whole translates a body that is one JSON document (its first byte,
 	// after white space, is '{', or '[' for an [ArrayFrames]), read to its
-	// end.
+	// end. A body that does not decode is an error of kind unknown; when
+	// it is JSON cut short, Normalize makes that error stream_interrupted,
+	// so Whole need not tell the two apart.
 	Whole(body []byte) ([]contract.ModelEvent, *contract.ProviderError)
 }
 
@@ -119,7 +123,30 @@ func whole(ctx context.Context, r io.Reader, ref contract.ProviderRef, f Frames,
 		return
 	}
 	events, perr := f.Whole(body)
+	if perr != nil && perr.Kind == contract.KindUnknown && cutShort(body) {
+		// Not garbage: a whole answer that broke off, worth another try.
+		e := Interrupted(ref, "the end of its JSON body")
+		e.Err = perr
+		perr = e
+	}
 	emit(yield, events, perr)
+}
+
+// cutShort reports whether body is JSON (one value or several, one after
+// another) that stops before its last value is whole.
+func cutShort(body []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	for {
+		var v json.RawMessage
+		switch err := dec.Decode(&v); {
+		case err == nil:
+			continue
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return true
+		default:
+			return false
+		}
+	}
 }
 
 // emit yields events, then perr when there is one. It reports whether the

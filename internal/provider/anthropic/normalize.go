@@ -1,10 +1,8 @@
 package anthropic
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"iter"
 
@@ -62,11 +60,6 @@ func (t *translator) End(bool) ([]contract.ModelEvent, *contract.ProviderError) 
 func (t *translator) Whole(body []byte) ([]contract.ModelEvent, *contract.ProviderError) {
 	f, err := decodeWhole(body)
 	if err != nil {
-		if truncated(body) {
-			e := provider.Interrupted(t.ref, "the end of its JSON message")
-			e.Err = err
-			return nil, e
-		}
 		return nil, undecodable(t.ref, err)
 	}
 	events, perr := t.translate(f)
@@ -94,12 +87,4 @@ func undecodable(ref contract.ProviderRef, err error) *contract.ProviderError {
 	e := provider.NewError(ref, contract.KindUnknown, err.Error())
 	e.Err = err
 	return e
-}
-
-// truncated reports whether body is the start of a JSON value cut short,
-// so that a decoding failure is told apart from a body of the wrong shape.
-func truncated(body []byte) bool {
-	var v json.RawMessage
-	err := json.NewDecoder(bytes.NewReader(body)).Decode(&v)
-	return errors.Is(err, io.ErrUnexpectedEOF)
 }

@@ -132,9 +132,6 @@ func (f *frames) Whole(body []byte) ([]contract.ModelEvent, *contract.ProviderEr
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return events, provider.Interrupted(f.tr.ref, "the end of its JSON")
-		}
 		var chunks []chunk
 		if err == nil {
 			chunks, err = decodeChunks(raw)

@@ -172,9 +172,6 @@ func (n *normalizer) Whole(raw []byte) ([]contract.ModelEvent, *contract.Provide
 	raw = bytes.TrimSpace(raw)
 	var c chunk
 	if err := json.Unmarshal(raw, &c); err != nil {
-		if stopsShort(raw, err) {
-			return nil, provider.Interrupted(n.ref, "the end of its JSON body")
-		}
 		return nil, garbage(n.ref, "the response is not valid JSON", raw, err)
 	}
 	events, perr := n.translate(&c, true)

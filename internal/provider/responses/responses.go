@@ -129,13 +129,6 @@ func (t *translator) End(bool) ([]contract.ModelEvent, *contract.ProviderError) 
 func (t *translator) Whole(data []byte) ([]contract.ModelEvent, *contract.ProviderError) {
 	f, derr := decodeWhole(data)
 	if derr != nil {
-		if cutShort(derr) {
-			// A whole response that breaks off: a cut, as a stream
-			// without its terminal frame is, not garbage.
-			e := provider.Interrupted(t.ref, "the end of its JSON response")
-			e.Err = derr
-			return nil, e
-		}
 		return nil, t.decodeError(derr)
 	}
 	events, perr := t.translate(f)
