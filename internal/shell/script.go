@@ -25,6 +25,12 @@ const (
 	// and, past some hundred thousand levels, its whole stack.
 	maxBrackets = 1000
 	maxBlocks   = 4096
+	// maxOpeners and maxBlockWords bound how many brackets and block
+	// keywords a script opens at all: a closer the count sees may be
+	// quoted, escaped or in a comment, where the parser does not close
+	// anything, so the depth count alone can be led to undercount.
+	maxOpeners    = 10 * maxBrackets
+	maxBlockWords = 4 * maxBlocks
 	// maxNodes bounds the syntax nodes visited over a script and its
 	// nested ones.
 	maxNodes = 1 << 20
@@ -189,18 +195,20 @@ func parseBounded(p *syntax.Parser, src string) (*syntax.File, error) {
 	return p.Parse(strings.NewReader(src), "")
 }
 
-// tooDeep reports whether src may nest past what the parser is given,
-// counting brackets and block keywords wherever they are, quotes and
-// comments included, which only ever overcounts. The brackets are
-// checked at each one, so that a run of them with no blank between (a
-// thousand nested $( ) that close again in the same word) counts at its
-// deepest.
+// tooDeep reports whether src may nest past what the parser is given. It
+// counts brackets and block keywords wherever they are, quotes and
+// comments included, checking the depth at each one (a run of $( with no
+// blank between counts at its deepest), and refuses a script that opens
+// too many in all: a closer it counts may be quoted, escaped or in a
+// comment, so the depth alone could be led to undercount, but the
+// openers cannot.
 func tooDeep(src string) bool {
-	brackets, blocks := 0, 0
+	brackets, blocks, opened, blockWords := 0, 0, 0, 0
 	for _, f := range strings.FieldsFunc(src, isBlank) {
 		switch f {
 		case "if", "while", "until", "for", "select", "case", "function":
-			if blocks++; blocks > maxBlocks {
+			blocks++
+			if blockWords++; blocks > maxBlocks || blockWords > maxBlockWords {
 				return true
 			}
 		case "fi", "done", "esac":
@@ -209,7 +217,8 @@ func tooDeep(src string) bool {
 		for i := 0; i < len(f); i++ {
 			switch f[i] {
 			case '(', '{', '[':
-				if brackets++; brackets > maxBrackets {
+				brackets++
+				if opened++; brackets > maxBrackets || opened > maxOpeners {
 					return true
 				}
 			case ')', '}', ']':

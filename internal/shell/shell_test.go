@@ -181,3 +181,29 @@ func TestClipReadsOnlyTheStart(t *testing.T) {
 		}
 	}
 }
+
+// Closers the count sees but the parser does not (escaped, quoted, in a
+// comment) cannot lead the limits to let a deep script through: how many
+// brackets and blocks a script opens at all is bounded too.
+func TestLimitsCountOpeners(t *testing.T) {
+	for name, src := range map[string]string{
+		"escaped closers":           strings.Repeat(`$[\]`, 65536),
+		"escaped closers, unclosed": strings.Repeat(`$(\)`, 65536),
+		"quoted closers":            strings.Repeat(`$(')'`, 50000),
+		"commented closers":         strings.Repeat("$(#)\n", 40000),
+		"blocks closed by words":    strings.Repeat("if fi ", maxBlockWords+1),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if !tooDeep(src) {
+				t.Errorf("tooDeep = false for %d bytes", len(src))
+			}
+			if _, err := Parse(src); !errors.Is(err, errTooDeep) {
+				t.Errorf("Parse error = %v, want the nesting limit", err)
+			}
+		})
+	}
+	// A long script of ordinary commands stays well inside.
+	if src := strings.Repeat("echo ${a} $(b) [x];\n", 400); tooDeep(src) {
+		t.Errorf("tooDeep = true for 400 ordinary lines")
+	}
+}
