@@ -24,6 +24,11 @@ import (
 	"syscall"
 )
 
+// ErrNotDurable is wrapped by the error of a [Write] that replaced the
+// file but could not fsync its directory: the new content is there for
+// every reader, but may not survive a crash.
+var ErrNotDurable = errors.New("written, but its directory could not be synced, so the change may not survive a crash")
+
 // keptBits are the mode bits of a replaced file that its replacement
 // keeps: its permissions and the sticky bit, not setuid or setgid, which a
 // write to a file clears (a program rewritten by rein must not keep
@@ -39,7 +44,7 @@ const keptBits = fs.ModePerm | fs.ModeSticky
 // resolves it first. The directory must exist. When writing fails, the
 // file is unchanged and no temporary file is left; when only the last
 // step fails (the directory's fsync), the file already holds data and the
-// error says that the replacement may not survive a crash.
+// error wraps [ErrNotDurable].
 func Write(path string, data []byte, perm fs.FileMode) error {
 	keep, replace, err := modeOf(path)
 	if err != nil {
@@ -61,7 +66,7 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 		return fmt.Errorf("atomicfile: write %s: %w", path, err)
 	}
 	if err := SyncDir(dir); err != nil {
-		return fmt.Errorf("atomicfile: %s is written, but may not survive a crash: %w", path, err)
+		return fmt.Errorf("atomicfile: %s: %w (%w)", path, ErrNotDurable, err)
 	}
 	return nil
 }

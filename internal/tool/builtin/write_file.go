@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/rein-agent/rein/internal/atomicfile"
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
@@ -83,9 +84,11 @@ type loaded struct {
 
 // commit writes data to abs atomically and returns its new stamp, which
 // the tool reports: what rein wrote the model has seen, so it may change
-// the file again without reading it back.
+// the file again without reading it back. A write that only could not be
+// made durable (its directory's fsync failed) has changed the file, and
+// is reported as the write it is.
 func commit(abs string, data []byte) ([]contract.FileStamp, error) {
-	if err := writeAtomic(abs, data); err != nil {
+	if err := writeAtomic(abs, data); err != nil && !errors.Is(err, atomicfile.ErrNotDurable) {
 		return nil, err
 	}
 	mtime := time.Now().Round(0)
