@@ -488,6 +488,10 @@ func decodeWhole(data []byte) (frame, error) {
 		return &errorFrame{Detail: provider.ParseErrorBody(data)}, nil
 	}
 	if r.Object == "" && r.Status == "" && r.Output == nil && !r.failed() {
+		if d := provider.ParseErrorBody(data); d.Message != "" || d.Code != "" {
+			// The stream's error event, sent as the whole body.
+			return &errorFrame{Detail: d}, nil
+		}
 		// Not a response, whatever JSON it is: reading it as an empty
 		// finished one would end the call with no answer and no error.
 		return nil, &decodeFailure{Type: "response body", Data: data, Err: errors.New("it is JSON but not a response (no object, status, output or error)")}
