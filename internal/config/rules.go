@@ -43,6 +43,12 @@ func SaveRule(projectDir string, d contract.Decision, r permission.Rule) error {
 	if r.IsZero() {
 		return errors.New("config: cannot save an empty rule")
 	}
+	if back, err := permission.ParseRule(r.String()); err != nil || back.String() != r.String() {
+		// Saved, it would make the file unreadable (or mean another rule)
+		// next time: a command with a control character is written
+		// $'...', which a rule does not accept.
+		return fmt.Errorf("config: cannot save the rule %s: its text does not read back as the same rule", r)
+	}
 	file := filepath.Join(projectDir, filepath.FromSlash(ProjectFile))
 	src, err := os.ReadFile(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

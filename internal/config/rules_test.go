@@ -304,3 +304,33 @@ func TestAlwaysRoundTrip(t *testing.T) {
 		t.Errorf("after always (-want +got):\n%s (reason %q)", d, v.Reason)
 	}
 }
+
+// A rule whose text TOML must quote (quotes, backslashes, control
+// characters, non-ASCII) is read back as it was saved, or refused.
+func TestSaveRuleQuotes(t *testing.T) {
+	for _, text := range []string{
+		`bash(echo 'it''s':*)`, `bash(echo "hi":*)`, `bash(printf a\\b:*)`, "bash(printf 'a\tb':*)",
+		`bash(echo "it's" \n:*)`, "bash(echo héllo 日本:*)", "bash(echo \x7f:*)", "bash(echo \xff:*)",
+	} {
+		t.Run(text, func(t *testing.T) {
+			r, err := permission.ParseRule(text)
+			if err != nil {
+				t.Skipf("not a rule: %v", err)
+			}
+			dir := t.TempDir()
+			if err := SaveRule(dir, contract.Allow, r); err != nil {
+				if _, statErr := os.Stat(filepath.Join(dir, ProjectFile)); statErr == nil {
+					t.Errorf("SaveRule refused (%v) but wrote the file", err)
+				}
+				return
+			}
+			rs, err := loadRules(t, filepath.Join(dir, ProjectFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rs.Allow) != 1 || rs.Allow[0].String() != r.String() {
+				t.Errorf("read back %v, want [%s]", rulesText(rs), r)
+			}
+		})
+	}
+}

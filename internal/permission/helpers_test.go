@@ -69,11 +69,12 @@ func policyOf(t testing.TB, mode Mode, rules Rules) *Policy {
 
 // alwaysSaved saves rules as an "always" answer does, and returns a
 // default-mode policy over ws with the rules read back. config.SaveRule
-// writes each rule's text into dir's configuration as a TOML string
-// (tested in package config, which this package's tests cannot import);
-// here the rules go through the same TOML text and back, so that a rule
-// whose text TOML would change is caught.
-func alwaysSaved(t testing.TB, dir string, ws *workspace.Workspace, rules []Rule) *Policy {
+// writes each rule's text into the project's configuration as a TOML
+// string, with its own quoting (tested in package config, which this
+// package's tests cannot import); here each rule's text goes through a
+// TOML file and back through ParseRules, so that a suggested rule whose
+// text does not read back as itself is caught.
+func alwaysSaved(t testing.TB, ws *workspace.Workspace, rules []Rule) *Policy {
 	t.Helper()
 	var file struct {
 		Permissions struct {

@@ -99,7 +99,7 @@ func TestAlwaysSavesTheRuleMeant(t *testing.T) {
 			if tc.want == "" {
 				return
 			}
-			q := alwaysSaved(t, dir, ws, rules)
+			q := alwaysSaved(t, ws, rules)
 			allowed := func(command string) bool { return q.Decide(bashReq(t, command)).Decision == contract.Allow }
 			if !allowed(tc.command) {
 				t.Errorf("the saved rule %s does not allow %q", tc.want, tc.command)
