@@ -179,37 +179,40 @@ func (r *reader) add(src string, depth int) error {
 	return nil
 }
 
-// errTooLarge and errTooDeep are the limits a script can pass.
+// errTooLarge, errTooDeep and errTooMany are the limits a script can
+// pass.
 var (
 	errTooLarge = fmt.Errorf("it is longer than %d bytes", MaxSource)
 	errTooDeep  = errors.New("it nests brackets or blocks too deep to read")
+	errTooMany  = fmt.Errorf("it opens more than %d brackets or %d blocks", maxOpeners, maxBlockWords)
 )
 
 func parseBounded(p *syntax.Parser, src string) (*syntax.File, error) {
 	if len(src) > MaxSource {
 		return nil, errTooLarge
 	}
-	if tooDeep(src) {
-		return nil, errTooDeep
+	if err := tooDeep(src); err != nil {
+		return nil, err
 	}
 	return p.Parse(strings.NewReader(src), "")
 }
 
-// tooDeep reports whether src may nest past what the parser is given. It
+// tooDeep reports why src may nest past what the parser is given, or nil. It
 // counts brackets and block keywords wherever they are, quotes and
 // comments included, checking the depth at each one (a run of $( with no
 // blank between counts at its deepest), and refuses a script that opens
 // too many in all: a closer it counts may be quoted, escaped or in a
 // comment, so the depth alone could be led to undercount, but the
 // openers cannot.
-func tooDeep(src string) bool {
+func tooDeep(src string) error {
 	brackets, blocks, opened, blockWords := 0, 0, 0, 0
 	for _, f := range strings.FieldsFunc(src, isBlank) {
 		switch f {
 		case "if", "while", "until", "for", "select", "case", "function":
 			blocks++
-			if blockWords++; blocks > maxBlocks || blockWords > maxBlockWords {
-				return true
+			blockWords++
+			if err := limit(blocks, maxBlocks, blockWords, maxBlockWords); err != nil {
+				return err
 			}
 		case "fi", "done", "esac":
 			blocks = max(blocks-1, 0)
@@ -218,15 +221,27 @@ func tooDeep(src string) bool {
 			switch f[i] {
 			case '(', '{', '[':
 				brackets++
-				if opened++; brackets > maxBrackets || opened > maxOpeners {
-					return true
+				opened++
+				if err := limit(brackets, maxBrackets, opened, maxOpeners); err != nil {
+					return err
 				}
 			case ')', '}', ']':
 				brackets = max(brackets-1, 0)
 			}
 		}
 	}
-	return false
+	return nil
+}
+
+// limit says which limit a depth and a total have passed, if any.
+func limit(depth, maxDepth, total, maxTotal int) error {
+	switch {
+	case depth > maxDepth:
+		return errTooDeep
+	case total > maxTotal:
+		return errTooMany
+	}
+	return nil
 }
 
 func isBlank(r rune) bool {

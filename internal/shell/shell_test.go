@@ -194,16 +194,13 @@ func TestLimitsCountOpeners(t *testing.T) {
 		"blocks closed by words":    strings.Repeat("if fi ", maxBlockWords+1),
 	} {
 		t.Run(name, func(t *testing.T) {
-			if !tooDeep(src) {
-				t.Errorf("tooDeep = false for %d bytes", len(src))
-			}
-			if _, err := Parse(src); !errors.Is(err, errTooDeep) {
-				t.Errorf("Parse error = %v, want the nesting limit", err)
+			if _, err := Parse(src); !errors.Is(err, errTooMany) {
+				t.Errorf("Parse error = %v, want the limit on brackets and blocks opened", err)
 			}
 		})
 	}
 	// A long script of ordinary commands stays well inside.
-	if src := strings.Repeat("echo ${a} $(b) [x];\n", 400); tooDeep(src) {
-		t.Errorf("tooDeep = true for 400 ordinary lines")
+	if src := strings.Repeat("echo ${a} $(b) [x];\n", 400); tooDeep(src) != nil {
+		t.Errorf("tooDeep = %v for 400 ordinary lines", tooDeep(src))
 	}
 }
