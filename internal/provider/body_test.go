@@ -57,6 +57,7 @@ func TestBodiesAtTheEdges(t *testing.T) {
 		// worth retrying.
 		{"responses unrelated object", responses.Normalize, `{"model":"gpt"}`, contract.KindUnknown, ""},
 		{"responses empty object", responses.Normalize, `{}`, contract.KindUnknown, ""},
+		{"responses ollama reply", responses.Normalize, `{"model":"m","message":{"role":"assistant","content":"hello"},"done":true}`, contract.KindUnknown, ""},
 		// The stream's error event as the whole body is that error.
 		{"responses error event as body", responses.Normalize, `{"type":"error","code":"rate_limit_exceeded","message":"slow down"}`, contract.KindRateLimit, ""},
 		// A whole response cut short is a cut, to be retried.

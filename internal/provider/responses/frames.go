@@ -488,9 +488,12 @@ func decodeWhole(data []byte) (frame, error) {
 		return &errorFrame{Detail: provider.ParseErrorBody(data)}, nil
 	}
 	if r.Object == "" && r.Status == "" && r.Output == nil && !r.failed() {
-		if d := provider.ParseErrorBody(data); d.Message != "" || d.Code != "" {
+		var head struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(data, &head) == nil && head.Type == "error" {
 			// The stream's error event, sent as the whole body.
-			return &errorFrame{Detail: d}, nil
+			return &errorFrame{Detail: provider.ParseErrorBody(data)}, nil
 		}
 		// Not a response, whatever JSON it is: reading it as an empty
 		// finished one would end the call with no answer and no error.
