@@ -71,7 +71,8 @@ func SaveRule(projectDir string, d contract.Decision, r permission.Rule) error {
 	if real, err := filepath.EvalSymlinks(file); err == nil {
 		file = real
 	}
-	if err := atomicfile.Write(file, []byte(out), 0o644); err != nil {
+	// A write that only could not be made durable has saved the rule.
+	if err := atomicfile.Write(file, []byte(out), 0o644); err != nil && !errors.Is(err, atomicfile.ErrNotDurable) {
 		return fmt.Errorf("config: save rule: %w", err)
 	}
 	return nil

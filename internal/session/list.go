@@ -264,14 +264,19 @@ func (s *Store) readIndex() map[string]Summary {
 }
 
 // writeIndex replaces the index with list, atomically: a crash leaves the
-// old index or the new one, never half of one.
+// old index or the new one, never half of one. (A new index that may not
+// survive a crash is as good as any: the index is only a cache of the
+// logs.)
 func (s *Store) writeIndex(list []Summary) error {
 	slices.SortFunc(list, func(a, b Summary) int { return cmp.Compare(a.ID, b.ID) })
 	b, err := json.Marshal(list)
 	if err != nil {
 		return fmt.Errorf("session: write index: %w", err)
 	}
-	return atomicfile.Write(filepath.Join(s.root, indexName), b, 0o600)
+	if err := atomicfile.Write(filepath.Join(s.root, indexName), b, 0o600); err != nil && !errors.Is(err, atomicfile.ErrNotDurable) {
+		return err
+	}
+	return nil
 }
 
 // remember updates the index entry of session id from its log. The index
