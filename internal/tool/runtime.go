@@ -367,6 +367,9 @@ func (rt *Runtime) answered(answer Answer, rules []permission.Rule) permission.V
 		saved, err := rt.save(d, rules)
 		v := permission.Verdict{Decision: d, By: permission.ByUser, Rule: strings.Join(saved, ", ")}
 		switch {
+		case err != nil && len(saved) > 0:
+			v.Reason = "The user " + verb + " it and saved " + strings.Join(saved, ", ") + " in " + config.ProjectFile +
+				", but not the rest: " + err.Error()
 		case err != nil:
 			v.Reason = "The user " + verb + " it, but the rule could not be saved: " + err.Error()
 		case len(saved) == 0:
@@ -385,17 +388,25 @@ func (rt *Runtime) answered(answer Answer, rules []permission.Rule) permission.V
 
 // save writes rules to the list of d (allow or deny) of the project's
 // configuration and adds them to the policy in force. It returns the rules
-// saved.
+// saved, and why the others were not: those saved before a failure are in
+// force too.
 func (rt *Runtime) save(d contract.Decision, rules []permission.Rule) ([]string, error) {
 	if len(rules) == 0 {
 		return nil, nil
 	}
 	var saved []string
-	for _, r := range rules {
-		if err := config.SaveRule(rt.opts.ProjectDir, d, r); err != nil {
-			return saved, err
+	var serr error
+	for i, r := range rules {
+		if serr = config.SaveRule(rt.opts.ProjectDir, d, r); serr != nil {
+			// The rules saved before this one are in the file: they are
+			// in force from now on too, as they will be next time.
+			rules = rules[:i]
+			break
 		}
 		saved = append(saved, r.String())
+	}
+	if len(rules) == 0 {
+		return saved, serr
 	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
@@ -408,7 +419,7 @@ func (rt *Runtime) save(d contract.Decision, rules []permission.Rule) ([]string,
 		return saved, err
 	}
 	rt.policy = p
-	return saved, nil
+	return saved, serr
 }
 
 // subject is the command or path an input acts on.
