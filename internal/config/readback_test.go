@@ -28,7 +28,7 @@ func TestPermissionsReadBack(t *testing.T) {
 		{"bad rule", "[permissions]\ndeny = [\"bash(\"]\n", nil, "config.toml:2: [permissions] deny: permission: rule \"bash(\""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := writeFile(t, filepath.Join(dir, tc.name, "config.toml"), tc.text)
+			path := write(t, filepath.Join(dir, tc.name, "config.toml"), tc.text)
 			rs, err := loadRules(t, path)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), "config: ") {

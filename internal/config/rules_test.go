@@ -53,17 +53,6 @@ func mustRules(t testing.TB, texts ...string) []permission.Rule {
 	return rs
 }
 
-func writeFile(t *testing.T, path, text string) string {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // The text edits keep every other byte of the file.
 func TestSaveRuleEditsText(t *testing.T) {
 	goTest := "bash(go test:*)"
@@ -115,7 +104,7 @@ func TestSaveRuleEditsText(t *testing.T) {
 			dir := t.TempDir()
 			file := filepath.Join(dir, ".rein", "config.toml")
 			if tc.before != "" {
-				writeFile(t, file, tc.before)
+				write(t, file, tc.before)
 			}
 			r, err := permission.ParseRule(tc.rule)
 			if err != nil {
@@ -159,7 +148,7 @@ func TestSaveRuleReencodes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			file := writeFile(t, filepath.Join(dir, ".rein", "config.toml"), tc.before)
+			file := write(t, filepath.Join(dir, ".rein", "config.toml"), tc.before)
 			err := SaveRule(dir, contract.Allow, mustRules(t, "bash(go test:*)")[0])
 			if tc.want == nil {
 				if err == nil || !strings.Contains(err.Error(), "permissions.allow is not a list") {
@@ -215,7 +204,7 @@ func TestSaveRuleErrors(t *testing.T) {
 			dir := t.TempDir()
 			file := filepath.Join(dir, ".rein", "config.toml")
 			if tc.before != "" {
-				writeFile(t, file, tc.before)
+				write(t, file, tc.before)
 			}
 			err := SaveRule(dir, contract.Decision(tc.list), tc.rule)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -231,7 +220,7 @@ func TestSaveRuleErrors(t *testing.T) {
 
 func TestSaveRuleKeepsModeAndLink(t *testing.T) {
 	dir := t.TempDir()
-	real := writeFile(t, filepath.Join(dir, "shared", "config.toml"), "x = 1\n")
+	real := write(t, filepath.Join(dir, "shared", "config.toml"), "x = 1\n")
 	if err := os.Chmod(real, 0o640); err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,6 @@ package permission
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/BurntSushi/toml"
@@ -20,32 +18,6 @@ func mustRules(t testing.TB, texts ...string) []Rule {
 		t.Fatal(err)
 	}
 	return rs
-}
-
-func mkdir(t *testing.T, path string) string {
-	t.Helper()
-	if err := os.MkdirAll(path, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func symlink(t *testing.T, target, link string) {
-	t.Helper()
-	if err := os.Symlink(target, link); err != nil {
-		t.Skipf("symlinks unavailable: %v", err)
-	}
-}
-
-// realTemp is a temporary directory with its own symlinks resolved (macOS
-// puts them under a linked /var).
-func realTemp(t *testing.T) string {
-	t.Helper()
-	d, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }
 
 func mustWorkspace(t testing.TB, root string, more ...string) *workspace.Workspace {

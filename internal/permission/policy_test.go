@@ -11,16 +11,17 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/workspace/workspacetest"
 )
 
 func TestToolDecisions(t *testing.T) {
-	base := realTemp(t)
-	root := mkdir(t, filepath.Join(base, "ws"))
-	outside := mkdir(t, filepath.Join(base, "outside"))
-	mkdir(t, filepath.Join(root, "docs"))
-	mkdir(t, filepath.Join(root, "secrets"))
-	symlink(t, filepath.Join(root, "secrets"), filepath.Join(root, "docs", "link"))
-	symlink(t, outside, filepath.Join(root, "out"))
+	base := workspacetest.RealTemp(t)
+	root := workspacetest.Mkdir(t, filepath.Join(base, "ws"))
+	outside := workspacetest.Mkdir(t, filepath.Join(base, "outside"))
+	workspacetest.Mkdir(t, filepath.Join(root, "docs"))
+	workspacetest.Mkdir(t, filepath.Join(root, "secrets"))
+	workspacetest.Symlink(t, filepath.Join(root, "secrets"), filepath.Join(root, "docs", "link"))
+	workspacetest.Symlink(t, outside, filepath.Join(root, "out"))
 	ws := mustWorkspace(t, root)
 
 	fetch := Request{Tool: "fetch", Risk: registry.RiskNetwork, ReadOnly: true, Input: json.RawMessage(`{"url":"https://example.com"}`)}
@@ -132,7 +133,7 @@ func TestVerdictEvent(t *testing.T) {
 }
 
 func TestSuggestRules(t *testing.T) {
-	root := realTemp(t)
+	root := workspacetest.RealTemp(t)
 	ws := mustWorkspace(t, root)
 	p, err := New(Default, Rules{Allow: mustRules(t, "bash(go vet:*)")}, ws)
 	if err != nil {
@@ -193,7 +194,7 @@ func TestSuggestRules(t *testing.T) {
 }
 
 func TestForHeadless(t *testing.T) {
-	root := realTemp(t)
+	root := workspacetest.RealTemp(t)
 	ws := mustWorkspace(t, root)
 	for _, tc := range []struct {
 		name    string

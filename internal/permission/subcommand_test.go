@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/shell"
+	"github.com/rein-agent/rein/internal/workspace/workspacetest"
 )
 
 // "Always" saves the rule a person means: a prefix only after a real
@@ -78,7 +79,7 @@ func TestAlwaysSavesTheRuleMeant(t *testing.T) {
 		{"echo $HOME", "", ""},
 	} {
 		t.Run(tc.command, func(t *testing.T) {
-			dir := realTemp(t)
+			dir := workspacetest.RealTemp(t)
 			ws := mustWorkspace(t, dir)
 			p, err := New(Default, Rules{}, ws)
 			if err != nil {

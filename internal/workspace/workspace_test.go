@@ -8,33 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rein-agent/rein/internal/workspace/workspacetest"
 )
-
-func mkdir(t *testing.T, path string) string {
-	t.Helper()
-	if err := os.MkdirAll(path, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func symlink(t *testing.T, target, link string) {
-	t.Helper()
-	if err := os.Symlink(target, link); err != nil {
-		t.Skipf("symlinks unavailable: %v", err)
-	}
-}
-
-// realTemp is a temporary directory with its own symlinks resolved (macOS
-// puts them under a linked /var).
-func realTemp(t *testing.T) string {
-	t.Helper()
-	d, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
 
 func mustWorkspace(t testing.TB, root string, more ...string) *Workspace {
 	t.Helper()
@@ -46,19 +21,19 @@ func mustWorkspace(t testing.TB, root string, more ...string) *Workspace {
 }
 
 func TestResolve(t *testing.T) {
-	base := realTemp(t)
-	root := mkdir(t, filepath.Join(base, "ws"))
-	outside := mkdir(t, filepath.Join(base, "outside"))
-	extra := mkdir(t, filepath.Join(base, "extra"))
-	mkdir(t, filepath.Join(root, "src", "pkg"))
+	base := workspacetest.RealTemp(t)
+	root := workspacetest.Mkdir(t, filepath.Join(base, "ws"))
+	outside := workspacetest.Mkdir(t, filepath.Join(base, "outside"))
+	extra := workspacetest.Mkdir(t, filepath.Join(base, "extra"))
+	workspacetest.Mkdir(t, filepath.Join(root, "src", "pkg"))
 	if err := os.WriteFile(filepath.Join(root, "src", "main.go"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	symlink(t, outside, filepath.Join(root, "escape"))
-	symlink(t, filepath.Join(root, "src"), filepath.Join(root, "alias"))
-	symlink(t, filepath.Join(outside, "missing"), filepath.Join(root, "dangling"))
+	workspacetest.Symlink(t, outside, filepath.Join(root, "escape"))
+	workspacetest.Symlink(t, filepath.Join(root, "src"), filepath.Join(root, "alias"))
+	workspacetest.Symlink(t, filepath.Join(outside, "missing"), filepath.Join(root, "dangling"))
 	linkedRoot := filepath.Join(base, "linked")
-	symlink(t, root, linkedRoot)
+	workspacetest.Symlink(t, root, linkedRoot)
 
 	ws := mustWorkspace(t, root)
 	viaLink := mustWorkspace(t, linkedRoot)
@@ -124,13 +99,13 @@ func TestResolve(t *testing.T) {
 }
 
 func TestNew(t *testing.T) {
-	base := realTemp(t)
+	base := workspacetest.RealTemp(t)
 	file := filepath.Join(base, "file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	link := filepath.Join(base, "link")
-	symlink(t, base, link)
+	workspacetest.Symlink(t, base, link)
 	ws, err := New(link, base)
 	if err != nil {
 		t.Fatal(err)
