@@ -3,6 +3,7 @@ package tool
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,10 +60,19 @@ type capture struct {
 	written  int64 // bytes in the artifact
 	fileErr  error
 	overflow int64 // bytes past the artifact cap
+
+	// budget is the room left for the session's artifacts; nil means no
+	// bound. dropped says it ran out: the artifact was removed (or never
+	// made), and nothing more is written.
+	budget  *artifactBudget
+	dropped bool
 }
 
-func newCapture(lim Limits, dir, name string, secrets []string) *capture {
-	c := &capture{lim: lim.withDefaults()}
+// newCapture returns the capture of one output, whose artifact, when it
+// needs one, is dir/name and takes its bytes from budget (nil: no bound);
+// an empty dir keeps no artifact.
+func newCapture(lim Limits, dir, name string, secrets []string, budget *artifactBudget) *capture {
+	c := &capture{lim: lim.withDefaults(), budget: budget}
 	if dir != "" {
 		c.path = filepath.Join(dir, name)
 		c.ref = filepath.ToSlash(filepath.Join(filepath.Base(dir), name))
@@ -114,33 +124,27 @@ func (c *capture) keep(p []byte) {
 // the model is shown. The artifact starts with the head, so it holds the
 // whole output.
 func (c *capture) spill(p []byte) {
-	if c.path == "" || c.fileErr != nil {
+	if c.path == "" || c.fileErr != nil || c.dropped {
 		return
 	}
 	if c.file == nil {
 		if c.total <= int64(c.lim.HeadBytes+c.lim.TailBytes) {
 			return
 		}
-		if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
-			c.fileErr = err
-			return
-		}
-		f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-		if err != nil {
-			c.fileErr = err
-			return
-		}
-		c.file = f
 		// What came before p: the head and the tail, not yet wrapped,
-		// since the output fitted until now.
+		// since the output fitted until now. The head is not empty, so
+		// the first write opens the file, or drops the artifact, or fails.
 		c.writeFile(c.head)
 		c.writeFile(c.tail)
 	}
 	c.writeFile(p)
 }
 
+// writeFile appends p to the artifact, up to its cap, once the session's
+// budget has room for it; the first write creates the file. When the
+// budget has none, the artifact is dropped.
 func (c *capture) writeFile(p []byte) {
-	if c.fileErr != nil {
+	if c.fileErr != nil || c.dropped {
 		return
 	}
 	room := c.lim.ArtifactBytes - c.written
@@ -151,11 +155,55 @@ func (c *capture) writeFile(p []byte) {
 	if len(p) == 0 {
 		return
 	}
+	if !c.budget.take(int64(len(p))) {
+		c.drop()
+		return
+	}
+	if c.file == nil {
+		if c.fileErr = c.open(); c.fileErr != nil {
+			c.budget.give(int64(len(p)))
+			return
+		}
+	}
 	n, err := c.file.Write(p)
 	c.written += int64(n)
+	c.budget.give(int64(len(p) - n))
 	if err != nil {
 		c.fileErr = err
 	}
+}
+
+// open creates the artifact file.
+func (c *capture) open() error {
+	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	c.file = f
+	return nil
+}
+
+// drop gives up the artifact because the session's budget has no room
+// left: what was written of it is removed and given back, so the bound
+// holds for the output that crosses it too. Should the removal fail, its
+// bytes stay taken, as they stay on disk.
+func (c *capture) drop() {
+	c.dropped = true
+	if c.file == nil {
+		return
+	}
+	// The file is removed: an error closing it loses nothing.
+	_ = c.file.Close()
+	c.file = nil
+	if err := os.Remove(c.path); err != nil {
+		c.fileErr = fmt.Errorf("remove the partial artifact: %w", err)
+		return
+	}
+	c.budget.give(c.written)
+	c.written = 0
 }
 
 // result is what the model is shown of an output.
@@ -172,21 +220,25 @@ type result struct {
 func (c *capture) finish() (result, error) {
 	c.redact.flush()
 	res := result{Bytes: c.total}
-	var ferr error
 	if c.file != nil {
 		if c.overflow > 0 && c.fileErr == nil {
 			// A failed write of the marker shows in Close's error, or
 			// leaves an artifact that ends at the cap: nothing to add.
-			fmt.Fprintf(c.file, "\n[rein: the artifact stops at %d bytes; %d more bytes of output were not kept]\n", c.lim.ArtifactBytes, c.overflow)
+			// Without room in the budget it ends at the cap too.
+			marker := fmt.Sprintf("\n[rein: the artifact stops at %d bytes; %d more bytes of output were not kept]\n", c.lim.ArtifactBytes, c.overflow)
+			if c.budget.take(int64(len(marker))) {
+				n, _ := io.WriteString(c.file, marker)
+				c.budget.give(int64(len(marker) - n))
+			}
 		}
 		if err := c.file.Close(); err != nil && c.fileErr == nil {
 			c.fileErr = err
 		}
-		ferr = c.fileErr
-		if ferr == nil {
+		if c.fileErr == nil {
 			res.ArtifactRef = c.ref
 		}
 	}
+	ferr := c.fileErr
 	if c.total <= int64(c.lim.HeadBytes+c.lim.TailBytes) {
 		res.Text = text(append(c.head, c.tail...))
 		return res, ferr
@@ -213,6 +265,8 @@ func (c *capture) finish() (result, error) {
 		if c.overflow > 0 {
 			where += fmt.Sprintf(" (its first %d bytes)", c.lim.ArtifactBytes)
 		}
+	case c.dropped:
+		where = "; " + c.budget.notKept(c.total)
 	case ferr != nil:
 		where = "; the whole output could not be kept (" + ferr.Error() + ")"
 	default:

@@ -10,7 +10,7 @@ import (
 )
 
 func TestCaptureRedactsSecretsSplitAcrossWrites(t *testing.T) {
-	c := newCapture(Limits{}, "", "x", []string{"sk-abcdef", "tok"})
+	c := newCapture(Limits{}, "", "x", []string{"sk-abcdef", "tok"}, nil)
 	for _, p := range []string{"a sk-a", "bc", "def b sk-", "abcdef", " tok"} {
 		c.Write([]byte(p))
 	}
@@ -26,7 +26,7 @@ func TestCaptureRedactsSecretsSplitAcrossWrites(t *testing.T) {
 
 func TestCaptureArtifactCapAndOneHugeLine(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "artifacts")
-	c := newCapture(Limits{HeadBytes: 10, TailBytes: 10, ArtifactBytes: 1000}, dir, "inv.txt", nil)
+	c := newCapture(Limits{HeadBytes: 10, TailBytes: 10, ArtifactBytes: 1000}, dir, "inv.txt", nil, nil)
 	chunk := []byte(strings.Repeat("x", 333))
 	for range 10 {
 		c.Write(chunk)
@@ -55,7 +55,7 @@ func TestCaptureArtifactCapAndOneHugeLine(t *testing.T) {
 
 func TestCaptureSmallOutputKeepsNoArtifact(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "artifacts")
-	c := newCapture(Limits{}, dir, "inv.txt", nil)
+	c := newCapture(Limits{}, dir, "inv.txt", nil, nil)
 	c.Write([]byte("ok\n"))
 	res, _ := c.finish()
 	if res.Text != "ok\n" || res.Truncated || res.ArtifactRef != "" {
@@ -76,7 +76,7 @@ func FuzzCapture(f *testing.F) {
 	f.Fuzz(func(t *testing.T, out []byte, head, tail, chunk uint8) {
 		lim := Limits{HeadBytes: int(head) + 1, TailBytes: int(tail) + 1}
 		dir := t.TempDir()
-		c := newCapture(lim, dir, "a.txt", nil)
+		c := newCapture(lim, dir, "a.txt", nil, nil)
 		for rest := out; len(rest) > 0; {
 			n := min(len(rest), int(chunk)+1)
 			c.Write(rest[:n])
@@ -134,7 +134,7 @@ func FuzzCapture(f *testing.F) {
 // holds its head, its tail and what its redactor holds back, no more.
 func TestCaptureHoldsABoundedPart(t *testing.T) {
 	secret := "sk-a-secret-of-some-length"
-	c := newCapture(Limits{}, "", "x", []string{secret})
+	c := newCapture(Limits{}, "", "x", []string{secret}, nil)
 	lim := c.lim
 	// Twice what it must hold, as append rounds capacities up.
 	bound := 2 * (lim.HeadBytes + lim.TailBytes + len(secret))

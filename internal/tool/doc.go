@@ -16,7 +16,9 @@
 //  5. observation (tool.observation): what the model is told, bounded to
 //     a head and a tail with an explicit "N lines omitted" marker; the whole
 //     output, when it does not fit, is kept as a session artifact (up to a
-//     cap) and referenced. Tool output is marked untrusted. The stamps of
+//     cap each, and up to Options.ArtifactLimit for all of a session's;
+//     past that the observation says the whole was not kept, and why) and
+//     referenced. Tool output is marked untrusted. The stamps of
 //     the files the call read or wrote (registry.Result.Files) are recorded
 //     here too: the state folds them into the read ledger, which the next
 //     calls' Check and Execute get (registry.Call.Ledger).

@@ -105,7 +105,7 @@ func countEnded(ended []*done) int {
 // panics: a tool's panic is its failure.
 func (rt *Runtime) invoke(ctx context.Context, i int, j job, invocation string, ledger state.Ledger) (d done) {
 	start := rt.opts.Now()
-	capt := newCapture(rt.opts.Limits, rt.opts.ArtifactDir, invocation+".txt", rt.opts.Secrets)
+	capt := newCapture(rt.opts.Limits, rt.opts.ArtifactDir, invocation+".txt", rt.opts.Secrets, rt.artifacts)
 	tctx, cancel := context.WithTimeout(ctx, j.timeout)
 	defer cancel()
 	res, err := func() (res registry.Result, err error) {

@@ -35,6 +35,12 @@ type Options struct {
 	// ArtifactDir is where whole outputs that do not fit in an observation
 	// are kept (one file per invocation); empty means they are not kept.
 	ArtifactDir string
+	// ArtifactLimit bounds the bytes of all the artifacts in ArtifactDir,
+	// those already there when New is called (a resumed session's)
+	// included; Limits.ArtifactBytes bounds each one. Past it an output is
+	// still shortened for the model, no artifact keeps it, and the
+	// observation says so. 0 means 1 GiB; a negative limit keeps none.
+	ArtifactLimit int64
 	// Limits bound outputs; the zero value means the defaults.
 	Limits Limits
 	// Parallel bounds how many concurrency-safe intents run at once; 0
@@ -78,6 +84,10 @@ type Runtime struct {
 	mu     sync.Mutex // guards policy, replaced when an answer saves a rule
 	policy *permission.Policy
 
+	// artifacts is the room left for the session's artifacts, shared by
+	// the invocations that run together; nil when none are kept.
+	artifacts *artifactBudget
+
 	ids func(prefix string) string
 }
 
@@ -107,6 +117,9 @@ func New(reg *registry.Registry, policy *permission.Policy, opts *Options) (*Run
 		rt.opts.Now = time.Now
 	}
 	rt.opts.Limits = rt.opts.Limits.withDefaults()
+	if err := rt.measureArtifacts(); err != nil {
+		return nil, err
+	}
 	s, err := compileSchemas(reg)
 	if err != nil {
 		return nil, err
@@ -114,6 +127,28 @@ func New(reg *registry.Registry, policy *permission.Policy, opts *Options) (*Run
 	rt.schemas = s
 	rt.ids = newID
 	return rt, nil
+}
+
+// measureArtifacts sets the budget of the session's artifacts, counting
+// those already in the directory once, here: the runtime writes every later
+// one itself. A negative limit keeps no artifact at all.
+func (rt *Runtime) measureArtifacts() error {
+	limit := rt.opts.ArtifactLimit
+	switch {
+	case rt.opts.ArtifactDir == "":
+		return nil
+	case limit < 0:
+		rt.opts.ArtifactDir = ""
+		return nil
+	case limit == 0:
+		limit = defaultArtifactLimit
+	}
+	used, err := artifactUsage(rt.opts.ArtifactDir)
+	if err != nil {
+		return err
+	}
+	rt.artifacts = newArtifactBudget(limit, used)
+	return nil
 }
 
 // Policy returns the permission policy in force, which includes the rules
