@@ -3,7 +3,9 @@
 // and the project's (.rein/config.toml in the workspace or the nearest
 // directory above it that has one), the project's keys over the user's, and
 // remembers where each value came from. Flags override both; that layering
-// is the caller's.
+// is the caller's. Some keys are the user's alone (base_url, env_passthrough,
+// session_dir, max_artifact_bytes, yolo and bare bash among the rest): a
+// project's file that sets one is an error saying why.
 //
 // A broken file is an error naming the file, line and column; a key rein
 // does not know is a warning, not an error, so an older rein reads a newer
@@ -58,6 +60,12 @@ type File struct {
 	// Only the user's file may set it: a cloned repository must not choose
 	// where your transcripts go.
 	SessionDir string `toml:"session_dir"`
+	// MaxArtifactBytes bounds the bytes of all the artifacts of one session
+	// (the whole outputs of tools whose output the model saw shortened);
+	// past it outputs are still shortened, but no longer kept. 0 means
+	// rein's default (1 GiB). Only the user's file may set it: artifacts
+	// take room in your session directory, which is yours to size.
+	MaxArtifactBytes int64 `toml:"max_artifact_bytes"`
 	// Permissions holds the [permissions] table's allow, ask and deny
 	// rules (rule syntax of package permission). The lists of the user's
 	// and the project's files add up; deny wins whichever file says it.
@@ -212,6 +220,10 @@ func checkProject(path string, f *File) error {
 		return fmt.Errorf("config: %s: session_dir is not allowed in a project's file, since a cloned repository "+
 			"must not choose where your transcripts go; set it in your own config.toml or pass --session-dir", path)
 	}
+	if f.MaxArtifactBytes != 0 {
+		return fmt.Errorf("config: %s: max_artifact_bytes is not allowed in a project's file, since a cloned repository "+
+			"must not choose how much of your disk its outputs take; set it in your own config.toml", path)
+	}
 	if strings.EqualFold(strings.TrimSpace(f.PermissionMode), string(permission.Yolo)) {
 		return fmt.Errorf("config: %s: permission_mode = \"yolo\" is not allowed in a project's file, since a cloned "+
 			"repository must not switch approvals off; pass --permission-mode yolo or set it in your own config.toml", path)
@@ -255,6 +267,10 @@ func (d *decoded) validate() error {
 	if d.MaxTurns < 0 {
 		return fmt.Errorf("config: %s: max_turns is %d; it must be 1 or more (0 means the default)", d.at("max_turns"), d.MaxTurns)
 	}
+	if d.MaxArtifactBytes < 0 {
+		return fmt.Errorf("config: %s: max_artifact_bytes is %d; it must be 1 or more (0 means the default, 1 GiB)",
+			d.at("max_artifact_bytes"), d.MaxArtifactBytes)
+	}
 	return nil
 }
 
@@ -277,6 +293,7 @@ func (c *Config) apply(d *decoded) error {
 		{"permission_mode", d.PermissionMode != "", func() { c.PermissionMode = d.PermissionMode }},
 		{"max_turns", d.MaxTurns > 0, func() { c.MaxTurns = d.MaxTurns }},
 		{"env_passthrough", len(d.EnvPassthrough) > 0, func() { c.EnvPassthrough = d.EnvPassthrough }},
+		{"max_artifact_bytes", d.MaxArtifactBytes > 0, func() { c.MaxArtifactBytes = d.MaxArtifactBytes }},
 	} {
 		if v.ok {
 			v.set()

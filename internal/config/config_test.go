@@ -155,3 +155,38 @@ func TestSessionDir(t *testing.T) {
 		})
 	}
 }
+
+// max_artifact_bytes is the user's to set: a project's file may not raise
+// (or set) how much of the user's disk a session's artifacts take.
+func TestMaxArtifactBytes(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, user, project string
+		want                int64
+		err                 string
+	}{
+		{name: "unset", want: 0},
+		{name: "user", user: "max_artifact_bytes = 200_000_000\n", want: 200_000_000},
+		{name: "negative", user: "model = \"m\"\nmax_artifact_bytes = -1\n", err: "config.toml:2: max_artifact_bytes is -1; it must be 1 or more"},
+		{name: "project may not", user: "max_artifact_bytes = 1000\n", project: "max_artifact_bytes = 1_000_000_000_000\n",
+			err: "max_artifact_bytes is not allowed in a project's file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			user := write(t, filepath.Join(dir, tc.name, "user", "config.toml"), tc.user)
+			project := write(t, filepath.Join(dir, tc.name, "repo", ".rein", "config.toml"), tc.project)
+			c, err := Load(Paths{User: user, Project: project})
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Load() error = %v, want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.MaxArtifactBytes != tc.want {
+				t.Errorf("MaxArtifactBytes = %d, want %d", c.MaxArtifactBytes, tc.want)
+			}
+		})
+	}
+}
