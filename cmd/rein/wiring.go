@@ -233,6 +233,9 @@ type setup struct {
 	passthrough []string
 	approver    kernel.Approver
 	maxTurns    int
+	// artifactLimit bounds a session's artifacts; 0 means the tool
+	// runtime's default.
+	artifactLimit int64
 	// fixedPrompt, when set, replaces the environment-dependent parts of
 	// the system prompt (the demo's is the same on every machine).
 	fixedPrompt bool
@@ -240,7 +243,8 @@ type setup struct {
 
 // setupFrom layers the flags over the configuration.
 func setupFrom(spec cli.Spec, cfg *config.Config) (setup, error) {
-	set := setup{cwd: spec.Cwd, addDirs: spec.AddDirs, passthrough: cfg.EnvPassthrough, approver: spec.Approver, maxTurns: spec.MaxTurns}
+	set := setup{cwd: spec.Cwd, addDirs: spec.AddDirs, passthrough: cfg.EnvPassthrough, approver: spec.Approver, maxTurns: spec.MaxTurns,
+		artifactLimit: cfg.MaxArtifactBytes}
 	if set.maxTurns == 0 {
 		set.maxTurns = cfg.MaxTurns
 	}
@@ -314,7 +318,8 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 		approver = set.approver
 	}
 	tools, err := tool.New(reg, policy, &tool.Options{
-		Approver: approver, ArtifactDir: filepath.Join(sess.Dir, "artifacts"), Secrets: secrets, Logger: logger,
+		Approver: approver, ArtifactDir: filepath.Join(sess.Dir, "artifacts"), ArtifactLimit: set.artifactLimit,
+		Secrets: secrets, Logger: logger,
 	})
 	if err != nil {
 		return nil, err
