@@ -107,14 +107,15 @@ func TestProvidersOnlyTranslate(t *testing.T) {
 
 // The CLI may import, of this module, only the contracts, the kernel, the
 // state, and the read side of recorded sessions (session: list, read,
-// fork; why: a query over read events), and excerpt, which cuts text and
-// imports nothing of rein: an allowlist, so that no new path
+// fork; why: a query over read events), and excerpt and printable, which
+// cut text and make it safe for a terminal and import nothing of rein: an
+// allowlist, so that no new path
 // to a provider, a tool or the log opens up unnoticed. The read side
 // itself may reach neither a provider nor the tool runtime, so replay,
 // log and why cannot ask a model or run a tool even by mistake.
 func TestCLIReachesProvidersOnlyThroughTheKernel(t *testing.T) {
 	allowed := []string{module + "/internal/contract", module + "/internal/kernel", module + "/internal/state",
-		module + "/internal/session", module + "/internal/why", module + "/internal/excerpt"}
+		module + "/internal/session", module + "/internal/why", module + "/internal/excerpt", module + "/internal/printable"}
 	pkgs := packages(t)
 	for _, reader := range []string{module + "/internal/session", module + "/internal/why"} {
 		for _, dep := range pkgs[reader].Deps {
@@ -148,11 +149,11 @@ func TestCLIReachesProvidersOnlyThroughTheKernel(t *testing.T) {
 	}
 }
 
-// The contracts, and the leaf helpers everyone may use (excerpt), import only
-// the standard library.
+// The contracts, and the leaf helpers everyone may use (excerpt,
+// printable), import only the standard library.
 func TestContractIsStandardLibraryOnly(t *testing.T) {
 	pkgs := packages(t)
-	for _, leaf := range []string{"/internal/contract", "/internal/excerpt"} {
+	for _, leaf := range []string{"/internal/contract", "/internal/excerpt", "/internal/printable"} {
 		for _, dep := range pkgs[module+leaf].Deps {
 			if strings.Contains(strings.SplitN(dep, "/", 2)[0], ".") {
 				t.Errorf("%s depends on %s; it imports only the standard library", leaf[1:], dep)
