@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -63,29 +62,33 @@ type prompter struct {
 	w     io.Writer
 }
 
+// Approve asks q of the person. Everything in the question came from the
+// model or the policy: it is shown printable, so no character in a command
+// (a carriage return, an override, an escape sequence) can change what the
+// person reads before answering.
 func (p *prompter) Approve(ctx context.Context, q kernel.Question) (kernel.Answer, error) {
-	what := printable(q.Subject)
+	what := text(q.Subject) // a script may have several lines
 	if what == "" {
 		what = compact(q.Input)
 	}
-	verb := "use " + q.Tool + " on"
+	verb := "use " + field(q.Tool) + " on"
 	if q.Tool == "bash" {
 		verb = "run"
 	}
-	fmt.Fprintf(p.w, "\n? rein wants to %s: %s\n", verb, what)
+	printf(p.w, "\n? rein wants to %s: %s\n", verb, what)
 	if q.Reason != "" {
-		fmt.Fprintf(p.w, "  (%s)\n", printable(q.Reason))
+		printf(p.w, "  (%s)\n", q.Reason)
 	}
-	rules := printable(strings.Join(q.Rules, ", "))
-	options := "  [y] yes  [n] no"
+	rules := field(strings.Join(q.Rules, ", "))
+	options := shown("  [y] yes  [n] no")
 	if rules != "" {
 		options += "  [a] always allow " + rules + "  [d] never: deny " + rules
 	}
 	for {
-		fmt.Fprint(p.w, options+"\n  › ")
+		say(p.w, options+"\n  › ")
 		line, ok := p.lines.next(ctx)
 		if !ok {
-			fmt.Fprintln(p.w)
+			say(p.w, "\n")
 			if err := ctx.Err(); err != nil {
 				return kernel.No, err
 			}
@@ -106,9 +109,9 @@ func (p *prompter) Approve(ctx context.Context, q kernel.Question) (kernel.Answe
 			}
 		}
 		if rules != "" {
-			fmt.Fprintln(p.w, "  Answer y, n, a or d.")
+			say(p.w, "  Answer y, n, a or d.\n")
 		} else {
-			fmt.Fprintln(p.w, "  Answer y or n.")
+			say(p.w, "  Answer y or n.\n")
 		}
 	}
 }

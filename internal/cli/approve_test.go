@@ -108,11 +108,17 @@ func TestTerminalShowsEveryStage(t *testing.T) {
 func TestPrompterEscapesControlCharacters(t *testing.T) {
 	var w bytes.Buffer
 	p := &prompter{lines: readLines(strings.NewReader("n\n")), w: &w}
-	p.Approve(t.Context(), kernel.Question{Tool: "bash", Subject: "rm -rf ~ #\r\x1b[2Kgo test ./...\u009b"})
-	if strings.ContainsAny(w.String(), "\r\x1b\u009b") || !strings.Contains(w.String(), `rm -rf ~ #\x0d\x1b[2Kgo test ./...\x9b`) {
+	p.Approve(t.Context(), kernel.Question{Tool: "bash", Subject: "rm -rf ~ #\r\x1b[2Kgo test ./...\u009b \u202e", Reason: "no rule \u2066covers\u2069 it",
+		Rules: []string{"bash(rm\u200b:*)"}})
+	if strings.ContainsAny(w.String(), "\r\x1b\u009b\u202e\u2066\u200b") {
 		t.Errorf("prompt = %q", w.String())
 	}
-	if got := preview("ok\n\x1b]0;title\x07done", 5); strings.ContainsAny(got, "\x1b\x07") {
+	for _, want := range []string{`rm -rf ~ #\r\x1b[2Kgo test ./...\x9b <U+202E>`, `(no rule <U+2066>covers<U+2069> it)`, `always allow bash(rm<U+200B>:*)`} {
+		if !strings.Contains(w.String(), want) {
+			t.Errorf("prompt lacks %q:\n%s", want, w.String())
+		}
+	}
+	if got := preview("ok\n\x1b]0;title\x07done", 5); strings.ContainsAny(string(got), "\x1b\x07") {
 		t.Errorf("preview = %q", got)
 	}
 }

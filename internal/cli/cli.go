@@ -210,20 +210,22 @@ func Execute(ctx context.Context, args []string, deps Deps) int {
 		return ExitOK
 	case errors.As(err, &ex):
 		if ex.msg != "" {
-			fmt.Fprintln(deps.Stderr, "rein: "+ex.msg)
+			printf(deps.Stderr, "rein: %s\n", text(ex.msg))
 		}
 		return ex.code
 	case errors.Is(err, session.ErrNotFound):
-		fmt.Fprintln(deps.Stderr, "rein: "+strings.TrimPrefix(err.Error(), "session: not found: "))
+		printf(deps.Stderr, "rein: %s\n", text(strings.TrimPrefix(err.Error(), "session: not found: ")))
 		return ExitUsage
 	case errors.Is(err, ErrUsage):
-		fmt.Fprintln(deps.Stderr, "rein: "+strings.TrimPrefix(err.Error(), "usage: "))
+		printf(deps.Stderr, "rein: %s\n", text(strings.TrimPrefix(err.Error(), "usage: ")))
 		return ExitUsage
 	case isCobraUsage(err):
-		fmt.Fprintf(deps.Stderr, "rein: %v\nRun 'rein --help' for usage.\n", err)
+		printf(deps.Stderr, "rein: %s\nRun 'rein --help' for usage.\n", text(err.Error()))
 		return ExitUsage
 	default:
-		fmt.Fprintln(deps.Stderr, "rein: "+err.Error())
+		// The last word of a failed command: an error may quote a
+		// provider, a file or a log, and may hold several lines.
+		printf(deps.Stderr, "rein: %s\n", text(err.Error()))
 		return ExitFailed
 	}
 }
@@ -328,7 +330,7 @@ func (a *app) commands() *cobra.Command {
 		Short: "Print rein's version",
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintln(cmd.OutOrStdout(), a.deps.Version)
+			printf(cmd.OutOrStdout(), "%s\n", a.deps.Version)
 		},
 	}
 	debug := &cobra.Command{
@@ -422,6 +424,6 @@ func closeSession(s *Session, stderr io.Writer) {
 		return
 	}
 	if err := s.Close(); err != nil {
-		fmt.Fprintf(stderr, "rein: closing the session: %v\n", err)
+		printf(stderr, "rein: closing the session: %s\n", text(err.Error()))
 	}
 }

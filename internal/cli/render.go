@@ -1,15 +1,16 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/excerpt"
+	"github.com/rein-agent/rein/internal/printable"
 )
 
 // renderer shows the events of a run as they come.
@@ -51,6 +52,11 @@ func (j *jsonLines) end() {}
 // stands: the text of a model call is written there once the call has
 // finished, and the partial text of a call that failed (and is retried)
 // never is. The stream is then shown live on errw if a person watches it.
+//
+// Everything it writes is [shown] text, whatever out and errw are: a file
+// or a pipe is read on a terminal later (cat answer.txt). Deltas are made
+// printable as they come, by a [printable.Stream] per kind of block, so a
+// character split across two deltas is shown whole.
 type terminal struct {
 	out, errw io.Writer
 	// color enables ANSI dim and bold on errw.
@@ -59,8 +65,11 @@ type terminal struct {
 	outOpen, errOpen bool
 	// thinking says a reasoning block is being streamed.
 	thinking bool
+	// answer and reasoning make the deltas of the block under way
+	// printable.
+	answer, reasoning printable.Stream
 	// settle holds the text of the model call under way back from out
-	// until the call finishes; pending is that text.
+	// until the call finishes; pending is that text, printable.
 	settle  bool
 	pending strings.Builder
 	// live is where text deltas stream as they come: out, errw, or
@@ -83,24 +92,27 @@ func newTerminal(out, errw io.Writer) *terminal {
 	return t
 }
 
-// text shows a delta of answer text: streamed live, and held back for
-// out when out only gets what stands.
-func (t *terminal) text(s string) error {
+// text shows answer text made printable: streamed live, and held back
+// for out when out only gets what stands.
+func (t *terminal) text(s shown) error {
+	if s == "" {
+		return nil
+	}
 	if t.settle {
-		t.pending.WriteString(s)
+		t.pending.WriteString(string(s))
 	}
 	switch t.live {
 	case t.out:
 		if t.errOpen {
-			fmt.Fprintln(t.errw)
+			say(t.errw, "\n")
 			t.errOpen = false
 		}
-		_, err := io.WriteString(t.out, s)
-		t.outOpen = !strings.HasSuffix(s, "\n")
+		err := say(t.out, s)
+		t.outOpen = !strings.HasSuffix(string(s), "\n")
 		return err
 	case t.errw:
-		fmt.Fprint(t.errw, s)
-		t.errOpen = !strings.HasSuffix(s, "\n")
+		say(t.errw, s)
+		t.errOpen = !strings.HasSuffix(string(s), "\n")
 	}
 	return nil
 }
@@ -111,60 +123,70 @@ func (t *terminal) settled() error {
 	if t.pending.Len() == 0 {
 		return nil
 	}
-	s := t.pending.String()
+	s := shown(t.pending.String()) // printable when it was added
 	t.pending.Reset()
 	if t.errOpen && t.live == t.errw {
-		fmt.Fprintln(t.errw)
+		say(t.errw, "\n")
 		t.errOpen = false
 	}
-	_, err := io.WriteString(t.out, s)
-	t.outOpen = !strings.HasSuffix(s, "\n")
+	err := say(t.out, s)
+	t.outOpen = !strings.HasSuffix(string(s), "\n")
 	return err
 }
 
-func (t *terminal) style(code, s string) string {
+// style wraps s in the ANSI style code when colour is on: the only escape
+// sequences rein writes, around text already printable.
+func (t *terminal) style(code string, s shown) shown {
 	if !t.color {
 		return s
 	}
-	return "\x1b[" + code + "m" + s + "\x1b[0m"
+	return "\x1b[" + shown(code) + "m" + s + "\x1b[0m"
 }
 
 // line ends any streamed line, then prints s on its own line of errw.
-func (t *terminal) line(s string) {
+func (t *terminal) line(s shown) {
 	t.end()
-	fmt.Fprintln(t.errw, s)
+	say(t.errw, s+"\n")
+}
+
+// blockEnds shows what the printable streams hold back when data ends
+// their block: any event but a delta of the same block. The kernel ends a
+// block (model.text, model.reasoning) before any other event.
+func (t *terminal) blockEnds(data contract.Event) error {
+	if _, ok := data.(*contract.TextDelta); !ok {
+		if err := t.text(shown(t.answer.Flush())); err != nil {
+			return err
+		}
+	}
+	if _, ok := data.(*contract.ReasoningDelta); !ok {
+		if rest := shown(t.reasoning.Flush()); rest != "" {
+			say(t.errw, t.style("2", rest))
+			t.errOpen = true
+		}
+		if t.thinking {
+			t.thinking = false
+			t.end()
+		}
+	}
+	return nil
 }
 
 func (t *terminal) event(env contract.Envelope) error {
-	if _, ok := env.Data.(*contract.ReasoningDelta); !ok && t.thinking {
-		t.thinking = false
-		t.end()
+	if err := t.blockEnds(env.Data); err != nil {
+		return err
 	}
 	switch e := env.Data.(type) {
 	case *contract.TextDelta:
-		return t.text(e.Text)
+		return t.text(shown(t.answer.Next(e.Text)))
 	case *contract.ModelFinished:
 		return t.settled()
 	case *contract.ReasoningDelta:
-		if t.outOpen {
-			fmt.Fprintln(t.out)
-			t.outOpen = false
-		}
-		text := e.Text
-		if !t.thinking {
-			// Mark where reasoning starts, so it reads apart from the
-			// answer even without colour.
-			t.end()
-			text = "thinking: " + text
-			t.thinking = true
-		}
-		fmt.Fprint(t.errw, t.style("2", text))
-		t.errOpen = !strings.HasSuffix(e.Text, "\n")
+		t.think(shown(t.reasoning.Next(e.Text)))
 	case *contract.ProviderError:
 		if e.Kind == contract.KindMalformedToolCall {
 			// One call's arguments did not parse; the stream goes on, and
 			// the model is told.
-			t.line(t.style("31", "  ✗ a tool call could not be parsed: "+printable(e.Message)))
+			t.line(t.style("31", "  ✗ a tool call could not be parsed: "+field(e.Message)))
 			break
 		}
 		// The call failed: its text does not stand. What failed is said
@@ -177,19 +199,19 @@ func (t *terminal) event(env contract.Envelope) error {
 		// The kind is enough to follow the retries; the whole message is
 		// said once, by the run's end, if no retry helps (the log has
 		// every attempt's).
-		t.line(t.style("33", fmt.Sprintf("  ✗ the model call failed (%s); retrying in %.1fs (attempt %d)", e.Kind, float64(e.DelayMS)/1000, e.Attempt)))
+		t.line(t.style("33", sayf("  ✗ the model call failed (%s); retrying in %.1fs (attempt %d)", e.Kind, float64(e.DelayMS)/1000, e.Attempt)))
 	case *contract.FallbackSelected:
-		t.line(t.style("33", fmt.Sprintf("  switching from %s to %s: %s", e.From, e.To, printable(e.Reason))))
+		t.line(t.style("33", sayf("  switching from %s to %s: %s", e.From, e.To, e.Reason)))
 	case *contract.ModelDiscarded:
 		t.pending.Reset()
 		if t.stopped {
 			break // the person stopped the call: "stopped" follows
 		}
-		what := "the partial answer of the failed call"
+		what := shown("the partial answer of the failed call")
 		if t.live != nil {
 			what = "the partial answer above"
 		}
-		t.line(t.style("33", "  ✗ "+what+" is discarded: "+printable(e.Reason)))
+		t.line(t.style("33", "  ✗ "+what+" is discarded: "+field(e.Reason)))
 	case *contract.RunFinished:
 		t.pending.Reset() // a call that never finished: its text does not stand
 		t.stopped = false
@@ -199,7 +221,7 @@ func (t *terminal) event(env contract.Envelope) error {
 		case contract.OutcomeCancelled:
 			t.line(t.style("33", "stopped"))
 		default:
-			t.line(t.style("31", fmt.Sprintf("✗ run %s: %s", e.Outcome, printable(e.Reason))))
+			t.line(t.style("31", sayf("✗ run %s: %s", e.Outcome, e.Reason)))
 		}
 	default:
 		t.tool(env.Data)
@@ -207,39 +229,47 @@ func (t *terminal) event(env contract.Envelope) error {
 	return nil
 }
 
+// think shows a delta of reasoning, made printable, dim on errw.
+func (t *terminal) think(s shown) {
+	if t.outOpen {
+		say(t.out, "\n")
+		t.outOpen = false
+	}
+	if !t.thinking {
+		// Mark where reasoning starts, so it reads apart from the
+		// answer even without colour.
+		t.end()
+		s = "thinking: " + s
+		t.thinking = true
+	}
+	if s != "" {
+		say(t.errw, t.style("2", s))
+		t.errOpen = !strings.HasSuffix(string(s), "\n")
+	}
+}
+
 // tool shows the stages of a tool call: the intent, a refusal, the
 // decision, the end of the invocation and what the model is shown.
 func (t *terminal) tool(data contract.Event) {
 	switch e := data.(type) {
 	case *contract.IntentProposed:
-		t.line(t.style("1", "● "+printable(e.ToolName)) + " " + compact(e.Input))
+		t.line(t.style("1", "● "+field(e.ToolName)) + " " + compact(e.Input))
 	case *contract.ToolValidation:
 		if !e.OK {
-			t.line(t.style("31", "  ✗ refused ("+string(e.Code)+"): "+printable(strings.Join(e.Errors, "; "))))
+			t.line(t.style("31", sayf("  ✗ refused (%s): %s", e.Code, strings.Join(e.Errors, "; "))))
 		}
 	case *contract.ToolPermission:
-		who := e.By
-		if e.Rule != "" {
-			who += " " + e.Rule
-		}
-		if e.Decision == contract.Allow {
-			if e.By != "rule" && e.Reason != "" {
-				who += ": " + e.Reason
-			}
-			t.line(t.style("2", "  allowed by "+printable(who)))
-		} else {
-			t.line(t.style("31", "  ✗ "+string(e.Decision)+" by "+who+": "+printable(e.Reason)))
-		}
+		t.line(t.permission(e))
 	case *contract.InvocationCompleted:
 		if e.Exit == contract.ExitInterrupted {
 			t.line(t.style("33", "  interrupted: rein stopped while this tool ran; it is not run again"))
 			break
 		}
-		status := fmt.Sprintf("exit %d", e.ExitCode)
+		status := sayf("exit %d", e.ExitCode)
 		if e.Exit != contract.ExitOK && e.Exit != contract.ExitError {
-			status = string(e.Exit) + ", " + status
+			status = field(string(e.Exit)) + ", " + status
 		}
-		t.line(t.style("2", fmt.Sprintf("  %s · %s · %s", status, duration(e.DurationMS), size(e.OutputBytes))))
+		t.line(t.style("2", sayf("  %s · %s · %s", status, duration(e.DurationMS), size(e.OutputBytes))))
 	case *contract.ToolObservation:
 		if e.Phase == contract.PhaseExecution {
 			lines := 10
@@ -248,36 +278,52 @@ func (t *terminal) tool(data contract.Event) {
 			}
 			t.line(t.style("2", preview(e.Text, lines)))
 		} else if e.Phase == contract.PhaseKernel {
-			t.line(t.style("2", "  "+printable(e.Text)))
+			t.line(t.style("2", "  "+text(e.Text)))
 		}
 	}
 }
 
+// permission is the line of a decision: who allowed it, or who refused it
+// and why.
+func (t *terminal) permission(e *contract.ToolPermission) shown {
+	who := e.By
+	if e.Rule != "" {
+		who += " " + e.Rule
+	}
+	if e.Decision == contract.Allow {
+		if e.By != "rule" && e.Reason != "" {
+			who += ": " + e.Reason
+		}
+		return t.style("2", "  allowed by "+field(who))
+	}
+	return t.style("31", sayf("  ✗ %s by %s: %s", e.Decision, who, e.Reason))
+}
+
 func (t *terminal) end() {
 	if t.outOpen {
-		fmt.Fprintln(t.out)
+		say(t.out, "\n")
 		t.outOpen = false
 	}
 	if t.errOpen {
-		fmt.Fprintln(t.errw)
+		say(t.errw, "\n")
 		t.errOpen = false
 	}
 }
 
 // preview indents the first lines of an observation, and says how many
-// more there are.
-func preview(text string, lines int) string {
-	text = strings.TrimRight(text, "\n")
-	all := strings.Split(text, "\n")
-	shown := all[:min(len(all), lines)]
+// more there are. A line keeps its tabs (a diff of Go code has them).
+func preview(s string, lines int) shown {
+	s = strings.TrimRight(s, "\n")
+	all := strings.Split(s, "\n")
+	shownLines := all[:min(len(all), lines)]
 	var b strings.Builder
-	for _, l := range shown {
-		b.WriteString("  │ " + printable(excerpt.Text(l, 160)) + "\n")
+	for _, l := range shownLines {
+		b.WriteString(string("  │ " + text(excerpt.Text(l, 160)) + "\n"))
 	}
-	if n := len(all) - len(shown); n > 0 {
-		fmt.Fprintf(&b, "  │ … %d more lines\n", n)
+	if n := len(all) - len(shownLines); n > 0 {
+		b.WriteString(string(sayf("  │ … %d more lines\n", n)))
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return shown(strings.TrimSuffix(b.String(), "\n"))
 }
 
 func duration(ms int64) string {
@@ -298,45 +344,15 @@ func size(n int64) string {
 	}
 }
 
-// compact prints a JSON value on one line, shortened for display.
-func compact(raw json.RawMessage) string {
-	return printable(excerpt.Text(string(raw), 200))
-}
-
-// printable escapes the control characters of s, tabs and newlines apart,
-// and the bytes that are not UTF-8, so that text from a model or a tool (a
-// command to approve, a file's contents) cannot move the cursor, rewrite
-// what the person reads, or set the terminal's title or clipboard (a lone
-// 0x9b is a control sequence to some terminals). U+FFFD itself, which the
-// log writes for what was not UTF-8, is shown as it is.
-func printable(s string) string {
-	clean := true
-	for i := 0; i < len(s) && clean; {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		clean = !isControl(r) && (r != utf8.RuneError || size > 1)
-		i += size
+// compact shows a JSON value (a tool's input) on one line, shortened for
+// display: whitespace between its tokens is dropped, and what its strings
+// hold is made printable for the line.
+func compact(raw json.RawMessage) shown {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) == nil {
+		raw = b.Bytes()
 	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, "\\x%02x", s[i])
-		case isControl(r):
-			fmt.Fprintf(&b, "\\x%02x", r)
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool {
-	return r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0)
+	return field(excerpt.Text(string(raw), 200))
 }
 
 // isTerminal reports whether w is a character device (a terminal).

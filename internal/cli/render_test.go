@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/rein-agent/rein/internal/contract"
 )
 
@@ -175,18 +177,47 @@ func TestReplayShowsEveryFailedCall(t *testing.T) {
 	}
 }
 
-func TestPrintable(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain text\twith a tab\n": "plain text\twith a tab\n",
-		"\x1b]52;c;aGk=\x07":       `\x1b]52;c;aGk=\x07`,
-		"a \u009b b":               `a \x9b b`,
-		"raw \x9b byte":            `raw \x9b byte`,
-		"bad \xff byte":            `bad \xff byte`,
-		"replaced \uFFFD here":     "replaced \uFFFD here",
-		"café ✓":                   "café ✓",
-	} {
-		if got := printable(in); got != want {
-			t.Errorf("printable(%q) = %q, want %q", in, got, want)
+// Deltas cut at any byte render as the whole text does: on a terminal
+// (streamed to out), redirected (streamed to errw, out settled), and
+// piped; a character or a sequence split between two deltas is never
+// garbled or let through.
+func TestDeltasCutAnywhereRenderAsTheWhole(t *testing.T) {
+	const answer = "caf\u00e9 \x1b]52;c;aGk=\x07 \u202e\U0001F642 \x9b2J \xff\r\nend"
+	renders := func(pieces []string) []string {
+		var got []string
+		for _, mk := range []func(out, errw *strings.Builder) *terminal{
+			func(out, errw *strings.Builder) *terminal { return &terminal{out: out, errw: errw, live: out} },
+			func(out, errw *strings.Builder) *terminal {
+				return &terminal{out: out, errw: errw, settle: true, live: errw}
+			},
+			func(out, errw *strings.Builder) *terminal { return &terminal{out: out, errw: errw, settle: true} },
+		} {
+			var out, errw strings.Builder
+			evs := []contract.Event{&contract.ModelRequested{}}
+			for _, p := range pieces {
+				evs = append(evs, &contract.TextDelta{Text: p})
+			}
+			evs = append(evs, &contract.ModelText{Text: answer}, &contract.ModelFinished{Reason: contract.FinishStop},
+				&contract.RunFinished{Outcome: contract.OutcomeCompleted})
+			render(t, mk(&out, &errw), evs)
+			got = append(got, out.String(), errw.String())
+		}
+		return got
+	}
+	whole := renders([]string{answer})
+	if want := "café \\x1b]52;c;aGk=\\x07 <U+202E>🙂 \\x9b2J \\xff\\r\nend\n"; whole[0] != want {
+		t.Errorf("rendered %q, want %q", whole[0], want)
+	}
+	var bytes []string
+	for j := range len(answer) {
+		bytes = append(bytes, answer[j:j+1])
+	}
+	if d := cmp.Diff(whole, renders(bytes)); d != "" {
+		t.Errorf("byte by byte: mismatch (-whole +pieces):\n%s", d)
+	}
+	for i := 1; i < len(answer); i++ {
+		if d := cmp.Diff(whole, renders([]string{answer[:i], answer[i:]})); d != "" {
+			t.Fatalf("cut at %d: mismatch (-whole +pieces):\n%s", i, d)
 		}
 	}
 }

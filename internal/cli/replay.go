@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"maps"
 	"slices"
@@ -29,7 +28,7 @@ func (a *app) replay(ref string) error {
 	r.end()
 	a.damage(s.LogPath(id), info)
 	if err == nil && info.Events == 0 {
-		fmt.Fprintf(a.deps.Stderr, "rein: the log of session %s holds no event\n", id)
+		printf(a.deps.Stderr, "rein: the log of session %s holds no event\n", id)
 	}
 	return err
 }
@@ -59,11 +58,11 @@ func newReplayer(w io.Writer) *replayer {
 }
 
 // at is the time of env since the session started.
-func (r *replayer) at(env contract.Envelope) string {
-	return fmt.Sprintf("[+%s]", env.Time.Sub(r.start).Round(time.Millisecond))
+func (r *replayer) at(env contract.Envelope) shown {
+	return sayf("[+%s]", env.Time.Sub(r.start).Round(time.Millisecond))
 }
 
-func (r *replayer) line(s string) { r.t.line(s) }
+func (r *replayer) line(s shown) { r.t.line(s) }
 
 func (r *replayer) event(env contract.Envelope) error {
 	if r.start.IsZero() {
@@ -72,41 +71,42 @@ func (r *replayer) event(env contract.Envelope) error {
 	r.last = env.Time
 	switch e := env.Data.(type) {
 	case *contract.SessionStarted:
-		r.line(fmt.Sprintf("session %s · %s · rein %s · %s %s · started %s", env.Session, printable(e.Cwd), e.Version,
+		r.line(sayf("session %s · %s · rein %s · %s %s · started %s", env.Session, e.Cwd, e.Version,
 			e.Provider, e.Model, env.Time.Local().Format("2006-01-02 15:04:05 MST")))
 	case *contract.SessionResumed:
 		gates := make([]string, 0, len(e.Gates))
 		for _, k := range slices.Sorted(maps.Keys(e.Gates)) {
 			gates = append(gates, k+": "+e.Gates[k])
 		}
-		r.line(fmt.Sprintf("\n%s resumed after seq %d by rein %s (%s)", r.at(env), e.FromSeq, e.Version, printable(strings.Join(gates, "; "))))
+		r.line(sayf("\n%s resumed after seq %d by rein %s (%s)", r.at(env), e.FromSeq, e.Version, strings.Join(gates, "; ")))
 	case *contract.SessionForked:
-		r.line(fmt.Sprintf("%s forked from session %s at seq %d", r.at(env), e.ParentSession, e.ParentSeq))
+		r.line(sayf("%s forked from session %s at seq %d", r.at(env), e.ParentSession, e.ParentSeq))
 	case *contract.UserMessage:
-		r.line(fmt.Sprintf("\n%s › %s", r.at(env), printable(e.Text)))
+		r.line(sayf("\n%s › %s", r.at(env), text(e.Text)))
 	case *contract.RunStarted:
 		r.runs++
 	case *contract.ModelRequested:
 		r.calls++
-		r.line(r.t.style("2", fmt.Sprintf("%s model %s %s · turn %d · %d messages · %d tools · ~%d tokens in",
+		r.line(r.t.style("2", sayf("%s model %s %s · turn %d · %d messages · %d tools · ~%d tokens in",
 			r.at(env), e.Provider, e.Model, env.Turn, e.MessageCount, len(e.ToolNames), e.EstimatedInputTokens)))
 	case *contract.ModelText:
-		r.line(printable(strings.TrimRight(e.Text, "\n")))
+		r.line(text(strings.TrimRight(e.Text, "\n")))
 	case *contract.ModelReasoning:
-		r.line(r.t.style("2", "thinking: "+printable(strings.TrimRight(e.Text, "\n"))))
+		r.line(r.t.style("2", "thinking: "+text(strings.TrimRight(e.Text, "\n"))))
 	case *contract.ModelUsage:
 		r.usage.InputTokens += e.InputTokens
 		r.usage.OutputTokens += e.OutputTokens
 		r.usage.CacheReadTokens += e.CacheReadTokens
-		r.line(r.t.style("2", fmt.Sprintf("  usage: %d in (%d cached) · %d out", e.InputTokens, e.CacheReadTokens, e.OutputTokens)))
+		r.line(r.t.style("2", sayf("  usage: %d in (%d cached) · %d out", e.InputTokens, e.CacheReadTokens, e.OutputTokens)))
 	case *contract.IntentProposed:
 		r.tools++
 		r.proposed[e.ID] = e.Input
-		r.line(r.t.style("2", r.at(env)) + " " + r.t.style("1", "● "+e.ToolName) + " " + compact(e.Input))
+		r.line(r.t.style("2", r.at(env)) + " " + r.t.style("1", "● "+field(e.ToolName)) + " " + compact(e.Input))
 	case *contract.InvocationStarted:
-		what := fmt.Sprintf("  ran in %s, timeout %s", printable(e.Cwd), time.Duration(e.TimeoutMS)*time.Millisecond)
+		where := sayf(" in %s, timeout %s", e.Cwd, time.Duration(e.TimeoutMS)*time.Millisecond)
+		what := "  ran" + where
 		if in, ok := r.proposed[e.IntentID]; ok && !jsonEqual(in, e.Input) {
-			what = "  ran " + compact(e.Input) + " (the effective input)" + strings.TrimPrefix(what, "  ran")
+			what = "  ran " + compact(e.Input) + " (the effective input)" + where
 		}
 		r.line(r.t.style("2", what))
 	case *contract.ToolObservation:
@@ -117,25 +117,25 @@ func (r *replayer) event(env contract.Envelope) error {
 			return err
 		}
 		if e.ArtifactRef != "" {
-			r.line(r.t.style("2", "  full output: "+e.ArtifactRef))
+			r.line(r.t.style("2", "  full output: "+field(e.ArtifactRef)))
 		}
 	case *contract.ProviderError:
 		// The trace keeps every failed call; a cancelled one was a person
 		// stopping it.
 		if e.Kind == contract.KindAborted {
-			r.line(r.t.style("33", fmt.Sprintf("%s model call stopped: %s", r.at(env), printable(e.Message))))
+			r.line(r.t.style("33", sayf("%s model call stopped: %s", r.at(env), e.Message)))
 			break
 		}
-		r.line(r.t.style("31", fmt.Sprintf("%s ✗ model error: %s", r.at(env), printable(e.Error()))))
+		r.line(r.t.style("31", sayf("%s ✗ model error: %s", r.at(env), e.Error())))
 	case *contract.RunFinished:
-		r.line(r.t.style("2", fmt.Sprintf("%s run %s", r.at(env), e.Outcome)))
+		r.line(r.t.style("2", sayf("%s run %s", r.at(env), e.Outcome)))
 		if e.Outcome != contract.OutcomeCompleted && e.Reason != "" {
-			r.line("  " + printable(e.Reason))
+			r.line("  " + field(e.Reason))
 		}
 	case *contract.Unknown:
 		r.unknown[e.Type]++
-		r.line(r.t.style("33", fmt.Sprintf("%s ? %s: an event this rein does not know (a newer rein wrote it): %s",
-			r.at(env), printable(e.Type), printable(excerpt.Text(string(e.Data), 200)))))
+		r.line(r.t.style("33", sayf("%s ? %s: an event this rein does not know (a newer rein wrote it): %s",
+			r.at(env), e.Type, excerpt.Text(string(e.Data), 200))))
 	default:
 		return r.t.event(env)
 	}
@@ -147,11 +147,11 @@ func (r *replayer) end() {
 	if r.start.IsZero() {
 		return
 	}
-	r.line(fmt.Sprintf("\n— %d run(s) · %d model call(s) · %d tool call(s), %d failed or refused · %d tokens in (%d cached), %d out · %s",
+	r.line(sayf("\n— %d run(s) · %d model call(s) · %d tool call(s), %d failed or refused · %d tokens in (%d cached), %d out · %s",
 		r.runs, r.calls, r.tools, r.failed, r.usage.InputTokens, r.usage.CacheReadTokens, r.usage.OutputTokens,
 		r.last.Sub(r.start).Round(time.Millisecond)))
 	if len(r.unknown) > 0 {
-		r.line(fmt.Sprintf("  %d event type(s) unknown to this rein: %s", len(r.unknown), strings.Join(slices.Sorted(maps.Keys(r.unknown)), ", ")))
+		r.line(sayf("  %d event type(s) unknown to this rein: %s", len(r.unknown), strings.Join(slices.Sorted(maps.Keys(r.unknown)), ", ")))
 	}
 	r.t.end()
 }

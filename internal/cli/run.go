@@ -58,7 +58,7 @@ func (a *app) follow(ctx context.Context, r renderer, run func(ctx context.Conte
 // when args is "-" or empty; see [execPrompt].
 func (a *app) exec(ctx context.Context, args []string) error {
 	prompt, err := execPrompt(args, a.deps.Stdin, func(waiting string) {
-		fmt.Fprintln(a.deps.Stderr, "rein: "+waiting)
+		printf(a.deps.Stderr, "rein: %s\n", waiting)
 	})
 	if err != nil {
 		return err
@@ -78,9 +78,9 @@ func (a *app) exec(ctx context.Context, args []string) error {
 	if a.code != ExitOK && a.flags.json {
 		// The JSON lines say it all, but a script's log deserves a line.
 		if st.Outcome == contract.OutcomeCancelled {
-			fmt.Fprintln(a.deps.Stderr, "rein: stopped")
+			say(a.deps.Stderr, "rein: stopped\n")
 		} else {
-			fmt.Fprintf(a.deps.Stderr, "rein: run %s: %s\n", st.Outcome, reasonOf(&st))
+			printf(a.deps.Stderr, "rein: run %s: %s\n", st.Outcome, reasonOf(&st))
 		}
 	}
 	return nil
@@ -104,7 +104,7 @@ func (a *app) interactive(ctx context.Context, first string) error {
 	}
 	defer closeSession(s, a.deps.Stderr)
 	if !a.flags.json {
-		fmt.Fprintf(a.deps.Stderr, "rein, session %s (Ctrl-D to leave, Ctrl-C to stop a run)\n", s.Runtime.Session())
+		printf(a.deps.Stderr, "rein, session %s (Ctrl-D to leave, Ctrl-C to stop a run)\n", s.Runtime.Session())
 	}
 	return a.converse(ctx, s, lines, first)
 }
@@ -120,7 +120,7 @@ func (a *app) converse(ctx context.Context, s *Session, lines *lineReader, first
 	}
 	for {
 		if !a.flags.json {
-			fmt.Fprint(a.deps.Stderr, "› ")
+			say(a.deps.Stderr, "› ")
 		}
 		l, ok := lines.next(ctx)
 		if !ok {
@@ -141,7 +141,7 @@ func (a *app) converse(ctx context.Context, s *Session, lines *lineReader, first
 		return fmt.Errorf("reading input: %w", err)
 	}
 	if !a.flags.json {
-		fmt.Fprintln(a.deps.Stderr)
+		say(a.deps.Stderr, "\n")
 		if a.sent {
 			a.sessionLine(s)
 		}
@@ -163,9 +163,9 @@ func (a *app) demo(ctx context.Context) error {
 	}
 	defer closeSession(&d.Session, a.deps.Stderr)
 	w := a.deps.Stderr
-	fmt.Fprintln(w, "rein demo: OFFLINE, the model is SCRIPTED (no API key, no network; its replies are a fixed script).")
-	fmt.Fprintf(w, "workspace: %s (a temporary copy of a small Go project whose test fails)\n", d.Workspace)
-	fmt.Fprintf(w, "› %s\n", d.Prompt)
+	say(w, "rein demo: OFFLINE, the model is SCRIPTED (no API key, no network; its replies are a fixed script).\n")
+	printf(w, "workspace: %s (a temporary copy of a small Go project whose test fails)\n", d.Workspace)
+	printf(w, "› %s\n", d.Prompt)
 	interrupted, err := a.drive(ctx, d.Runtime, d.Prompt, a.renderer())
 	if err != nil {
 		return err
@@ -180,15 +180,15 @@ func (a *app) demo(ctx context.Context) error {
 		return exitError{code: ExitFailed, msg: fmt.Sprintf("the demo ended %s, not %s as designed", st.Phase(), d.Want)}
 	}
 	if d.Explain != "" {
-		fmt.Fprintln(w, d.Explain)
+		printf(w, "%s\n", text(d.Explain))
 	}
 	a.sessionLine(&d.Session)
-	fmt.Fprintf(w, "The workspace and the session are kept for you to look at; delete them when done.\n")
+	say(w, "The workspace and the session are kept for you to look at; delete them when done.\n")
 	if !a.flags.json {
-		fmt.Fprintf(w, "See it again from the log alone: rein replay %s\nAsk the record why stats.go changed: cd %s && rein why stats.go\n",
+		printf(w, "See it again from the log alone: rein replay %s\nAsk the record why stats.go changed: cd %s && rein why stats.go\n",
 			d.Runtime.Session(), d.Workspace)
 		if !d.Installed {
-			fmt.Fprintf(w, "(rein is not on your PATH yet: `go install ./cmd/rein` in the repository installs it, as the README says;\n"+
+			printf(w, "(rein is not on your PATH yet: `go install ./cmd/rein` in the repository installs it, as the README says;\n"+
 				"until then, in the repository: go run ./cmd/rein replay %s\n"+
 				"and: go run ./cmd/rein why %s)\n", d.Runtime.Session(), filepath.Join(d.Workspace, "stats.go"))
 		}
@@ -203,14 +203,14 @@ func (a *app) summary(s *Session, st *state.State) {
 		return
 	}
 	if st.Phase() == state.WaitingForTool {
-		fmt.Fprintf(a.deps.Stderr, "%d tool intent(s) recorded as pending, not executed.\n", len(st.Pending))
+		printf(a.deps.Stderr, "%d tool intent(s) recorded as pending, not executed.\n", len(st.Pending))
 	}
 	a.sessionLine(s)
 }
 
 func (a *app) sessionLine(s *Session) {
 	if s.Dir != "" && !a.flags.json {
-		fmt.Fprintf(a.deps.Stderr, "session: %s\n", s.Dir)
+		printf(a.deps.Stderr, "session: %s\n", s.Dir)
 	}
 }
 

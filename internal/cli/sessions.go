@@ -116,7 +116,7 @@ func (a *app) sessions() error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(a.deps.Stderr, "rein: index of %s rebuilt from %d session logs\n", s.Root(), n)
+		printf(a.deps.Stderr, "rein: index of %s rebuilt from %d session logs\n", s.Root(), n)
 	}
 	var keep func(*session.Summary) bool
 	if !a.flags.all {
@@ -139,18 +139,20 @@ func (a *app) sessions() error {
 		return nil
 	}
 	if len(list) == 0 {
-		where := "in " + cwd + " (--all lists every directory's)"
+		where := sayf("in %s (--all lists every directory's)", cwd)
 		if a.flags.all {
-			where = "in " + s.Root()
+			where = sayf("in %s", s.Root())
 		}
-		fmt.Fprintf(a.deps.Stderr, "no sessions %s\n", where)
+		printf(a.deps.Stderr, "no sessions %s\n", where)
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tDIRECTORY\tSTARTED\tLAST ACTIVITY\tOUTCOME\tFIRST PROMPT")
+	say(tw, "ID\tDIRECTORY\tSTARTED\tLAST ACTIVITY\tOUTCOME\tFIRST PROMPT\n")
 	for _, sum := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", sum.ID, printable(sum.Cwd), stamp(sum.Started), stamp(sum.LastActivity), sum.Outcome,
-			printable(excerpt.Text(oneLine(sum.FirstPrompt), 60)))
+		// Each field is made printable for its column: a tab in one
+		// would break the table.
+		printf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", sum.ID, sum.Cwd, stamp(sum.Started), stamp(sum.LastActivity), sum.Outcome,
+			excerpt.Text(oneLine(sum.FirstPrompt), 60))
 	}
 	return tw.Flush()
 }
@@ -167,23 +169,23 @@ func (a *app) problems(errs []error) {
 	case 0:
 		return
 	case 1:
-		fmt.Fprintf(a.deps.Stderr, "rein: skipped 1 session directory without a readable log: %s\n", problem(errs[0]))
+		printf(a.deps.Stderr, "rein: skipped 1 session directory without a readable log: %s\n", problem(errs[0]))
 		return
 	}
-	fmt.Fprintf(a.deps.Stderr, "rein: skipped %d session directories without a readable log:\n", len(errs))
+	printf(a.deps.Stderr, "rein: skipped %d session directories without a readable log:\n", len(errs))
 	for _, err := range errs[:min(len(errs), maxProblems)] {
-		fmt.Fprintf(a.deps.Stderr, "  %s\n", problem(err))
+		printf(a.deps.Stderr, "  %s\n", problem(err))
 	}
 	if n := len(errs) - maxProblems; n > 0 {
-		fmt.Fprintf(a.deps.Stderr, "  … and %d more\n", n)
+		printf(a.deps.Stderr, "  … and %d more\n", n)
 	}
 }
 
 // problem says why a session directory was skipped, without the
 // package's prefix.
-func problem(err error) string {
+func problem(err error) shown {
 	msg := strings.TrimPrefix(err.Error(), session.ErrNotFound.Error()+": ")
-	return printable(strings.TrimPrefix(msg, "session: "))
+	return field(strings.TrimPrefix(msg, "session: "))
 }
 
 // stamp shows a time in the local zone to the second.
@@ -235,11 +237,11 @@ func (a *app) resume(ctx context.Context, args []string) error {
 	defer closeSession(s, a.deps.Stderr)
 	st := s.Runtime.State()
 	if !a.flags.json {
-		fmt.Fprintf(a.deps.Stderr, "rein: resuming session %s (%d events; its last run %s)\n", s.Runtime.Session(), st.LastSeq, describe(&st))
+		printf(a.deps.Stderr, "rein: resuming session %s (%d events; its last run %s)\n", s.Runtime.Session(), st.LastSeq, describe(&st))
 	}
 	if prompt == "" && !st.Unfinished() && !a.flags.interactive {
 		// Nothing to do, and nothing is written.
-		fmt.Fprintf(a.deps.Stderr, "rein: nothing to continue: the last run of %s %s; give a prompt to start the next one: rein resume %s \"...\"\n",
+		printf(a.deps.Stderr, "rein: nothing to continue: the last run of %s %s; give a prompt to start the next one: rein resume %s \"...\"\n",
 			s.Runtime.Session(), describe(&st), s.Runtime.Session())
 		return nil
 	}
@@ -283,8 +285,8 @@ func (a *app) fork(ref string) error {
 		enc := json.NewEncoder(a.deps.Stdout)
 		return enc.Encode(map[string]any{"session": newID, "parent": id, "parent_seq": kept, "dir": s.Dir(newID)})
 	}
-	fmt.Fprintln(a.deps.Stdout, newID)
-	fmt.Fprintf(a.deps.Stderr, "rein: forked %s at seq %d into %s; go on with: rein resume %s \"...\"\n", id, kept, s.Dir(newID), newID)
+	printf(a.deps.Stdout, "%s\n", newID)
+	printf(a.deps.Stderr, "rein: forked %s at seq %d into %s; go on with: rein resume %s \"...\"\n", id, kept, s.Dir(newID), newID)
 	return nil
 }
 
@@ -307,8 +309,7 @@ func (a *app) log(ref string) error {
 		if a.flags.json {
 			return out.event(env)
 		}
-		_, err := fmt.Fprintln(a.deps.Stdout, logLine(env))
-		return err
+		return say(a.deps.Stdout, logLine(env)+"\n")
 	})
 	a.damage(s.LogPath(id), info)
 	return err
@@ -329,7 +330,7 @@ func matchType(globs []string, t string) bool {
 }
 
 // logLine shows one event on one line: seq, time, type and its data.
-func logLine(env contract.Envelope) string {
+func logLine(env contract.Envelope) shown {
 	data, err := json.Marshal(env.Data)
 	if err != nil {
 		data = []byte(err.Error())
@@ -338,18 +339,18 @@ func logLine(env contract.Envelope) string {
 	if _, ok := env.Data.(*contract.Unknown); ok {
 		typ += " (unknown to this rein)"
 	}
-	return fmt.Sprintf("%6d  %s  %-25s  %s", env.Seq, env.Time.Local().Format("15:04:05.000"), typ, printable(excerpt.Text(string(data), 240)))
+	return sayf("%6d  %s  %-25s  %s", env.Seq, env.Time.Local().Format("15:04:05.000"), typ, excerpt.Text(string(data), 240))
 }
 
 // damage tells what a read-only command skipped in a log, beyond the
 // warnings already logged.
 func (a *app) damage(path string, info session.ReadInfo) {
 	if n := len(info.Damaged); n > 0 {
-		fmt.Fprintf(a.deps.Stderr, "rein: warning: %d damaged line(s) of %s were skipped (first: line %d: %s); every valid event was read\n",
+		printf(a.deps.Stderr, "rein: warning: %d damaged line(s) of %s were skipped (first: line %d: %s); every valid event was read\n",
 			n, path, info.Damaged[0].Line, info.Damaged[0].Reason)
 	}
 	if info.Torn != nil {
-		fmt.Fprintf(a.deps.Stderr, "rein: warning: the last line of %s is torn (a write cut short); it was skipped, and the next writer (rein resume) cuts it off\n",
+		printf(a.deps.Stderr, "rein: warning: the last line of %s is torn (a write cut short); it was skipped, and the next writer (rein resume) cuts it off\n",
 			path)
 	}
 }

@@ -21,37 +21,35 @@ const whySaidMax = 500
 const whyPreviewLines = 10
 
 // writeWhy prints the touches of target for a person: a summary line, then
-// one block per intent, oldest first. Every text that came from a model or
-// a tool goes through printable. color enables ANSI bold, dim and red.
+// one block per intent, oldest first. Every text that came from a model, a
+// tool or the log is [shown] printable. color enables ANSI bold, dim and
+// red.
 func writeWhy(w io.Writer, target string, touches []why.Touch, color bool) error {
-	var b strings.Builder
 	if len(touches) == 0 {
-		fmt.Fprintf(&b, "%s: no recorded intent read or changed it\n", printable(target))
-		_, err := io.WriteString(w, b.String())
-		return err
+		return printf(w, "%s: no recorded intent read or changed it\n", target)
 	}
 	sessions := map[string]bool{}
 	for _, t := range touches {
 		sessions[t.Session] = true
 	}
-	fmt.Fprintf(&b, "%s: %s in %s\n", printable(target), plural(len(touches), "intent"), plural(len(sessions), "session"))
+	var b strings.Builder
+	b.WriteString(string(sayf("%s: %s in %s\n", target, plural(len(touches), "intent"), plural(len(sessions), "session"))))
 	style := whyStyler(color)
 	for _, t := range touches {
 		b.WriteString("\n")
 		writeWhyTouch(&b, t, style)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return say(w, shown(b.String())) // made of shown text only
 }
 
-// whyStyler returns a function that wraps text in an ANSI style when color
-// is on.
-func whyStyler(color bool) func(code, s string) string {
-	return func(code, s string) string {
+// whyStyler returns a function that wraps shown text in an ANSI style when
+// color is on.
+func whyStyler(color bool) func(code string, s shown) shown {
+	return func(code string, s shown) shown {
 		if !color {
 			return s
 		}
-		return "\x1b[" + code + "m" + s + "\x1b[0m"
+		return "\x1b[" + shown(code) + "m" + s + "\x1b[0m"
 	}
 }
 
@@ -64,51 +62,52 @@ func plural(n int, noun string) string {
 
 // writeWhyTouch writes the block of one intent: when and where, what the
 // model said, the intent, who decided what, what ran and what came of it.
-func writeWhyTouch(b *strings.Builder, t why.Touch, style func(code, s string) string) {
-	head := fmt.Sprintf("%s  %s  session %s", t.Time.UTC().Format("2006-01-02 15:04:05 UTC"), t.Access, t.Session)
+// What it writes to b is shown text only.
+func writeWhyTouch(b *strings.Builder, t why.Touch, style func(code string, s shown) shown) {
+	put := func(s shown) { b.WriteString(string(s) + "\n") }
+	head := sayf("%s  %s  session %s", t.Time.UTC().Format("2006-01-02 15:04:05 UTC"), t.Access, t.Session)
 	if t.Run != "" {
-		head += "  run " + t.Run
+		head += sayf("  run %s", t.Run)
 	}
-	head += fmt.Sprintf("  turn %d  (seq %d)", t.Turn, t.Seq)
-	b.WriteString(printable(head) + "\n")
+	put(head + sayf("  turn %d  (seq %d)", t.Turn, t.Seq))
 
 	if said := strings.TrimSpace(t.Said); said != "" {
-		said = strings.ReplaceAll(printable(excerpt.Text(said, whySaidMax)), "\n", "\n    ")
-		b.WriteString(style("2", "  the model said: \""+said+"\"") + "\n")
+		said := shown(strings.ReplaceAll(string(text(excerpt.Text(said, whySaidMax))), "\n", "\n    "))
+		put(style("2", "  the model said: \""+said+"\""))
 	} else {
-		b.WriteString(style("2", "  (the model said nothing before it)") + "\n")
+		put(style("2", "  (the model said nothing before it)"))
 	}
-	b.WriteString("  " + style("1", "● "+printable(t.Intent.ToolName)) + " " + compact(t.Intent.Input) + "\n")
+	put("  " + style("1", "● "+field(t.Intent.ToolName)) + " " + compact(t.Intent.Input))
 
 	if line := whyDecision(t); line != "" {
 		code := "2"
-		if strings.HasPrefix(line, "✗") {
+		if strings.HasPrefix(string(line), "✗") {
 			code = "31"
 		}
-		b.WriteString(style(code, "  "+line) + "\n")
+		put(style(code, "  "+line))
 	}
 	if line := whyRan(t); line != "" {
-		b.WriteString(style("2", "  "+line) + "\n")
+		put(style("2", "  "+line))
 	}
 	if o := t.Observation; o != nil {
 		switch {
 		case o.Phase == contract.PhaseExecution:
-			b.WriteString(style("2", preview(o.Text, whyPreviewLines)) + "\n")
+			put(style("2", preview(o.Text, whyPreviewLines)))
 			if o.ArtifactRef != "" {
-				b.WriteString(style("2", "  full output: "+printable(o.ArtifactRef)) + "\n")
+				put(style("2", "  full output: "+field(o.ArtifactRef)))
 			}
 		case t.Started != nil || o.Phase == contract.PhaseKernel:
 			// Refusals and denials were said by the decision line.
-			b.WriteString(style("2", "  "+printable(excerpt.Text(o.Text, 200))) + "\n")
+			put(style("2", "  "+text(excerpt.Text(o.Text, 200))))
 		}
 	}
 }
 
 // whyDecision says what validation and permission made of the intent; ""
 // when the log holds neither.
-func whyDecision(t why.Touch) string {
+func whyDecision(t why.Touch) shown {
 	if v := t.Validation; v != nil && !v.OK {
-		return "✗ refused (" + printable(string(v.Code)) + "): " + printable(strings.Join(v.Errors, "; "))
+		return sayf("✗ refused (%s): %s", v.Code, strings.Join(v.Errors, "; "))
 	}
 	p := t.Permission
 	if p == nil {
@@ -123,38 +122,45 @@ func whyDecision(t why.Touch) string {
 	}
 	switch {
 	case p.Decision == contract.Allow && (p.By == "rule" || p.Reason == ""):
-		return "allowed by " + printable(who)
+		return "allowed by " + field(who)
 	case p.Decision == contract.Allow:
-		return "allowed by " + printable(who+": "+p.Reason)
+		return "allowed by " + field(who+": "+p.Reason)
 	}
 	line := string(p.Decision) + " by " + who
 	if p.Reason != "" {
 		line += ": " + p.Reason
 	}
-	return "✗ " + printable(line)
+	return "✗ " + field(line)
 }
 
 // whyRan says what really ran, where, and how it ended; "" when nothing
 // started.
-func whyRan(t why.Touch) string {
-	var parts []string
+func whyRan(t why.Touch) shown {
+	var parts []shown
 	if s := t.Started; s != nil {
-		ran := "ran"
+		ran := shown("ran")
 		if !sameJSON(s.Input, t.Intent.Input) {
 			ran += ": " + compact(s.Input)
 		}
-		parts = append(parts, ran+" in "+printable(s.Cwd))
+		parts = append(parts, ran+" in "+field(s.Cwd))
 	}
 	if c := t.Completed; c != nil {
-		status := fmt.Sprintf("exit %d", c.ExitCode)
+		status := sayf("exit %d", c.ExitCode)
 		if c.Exit != contract.ExitOK && c.Exit != contract.ExitError {
-			status = printable(string(c.Exit)) + ", " + status
+			status = field(string(c.Exit)) + ", " + status
 		}
-		parts = append(parts, status, duration(c.DurationMS), size(c.OutputBytes))
+		parts = append(parts, status, field(duration(c.DurationMS)), field(size(c.OutputBytes)))
 	} else if t.Started != nil {
 		parts = append(parts, "no end recorded")
 	}
-	return strings.Join(parts, " · ")
+	var line shown
+	for i, p := range parts {
+		if i > 0 {
+			line += " · "
+		}
+		line += p
+	}
+	return line
 }
 
 // sameJSON reports whether a and b are the same JSON text, whitespace
