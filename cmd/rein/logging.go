@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/rein-agent/rein/internal/printable"
 )
 
 // warnings is the logger of what a person should know about: warnings and
@@ -54,10 +56,12 @@ func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
 	if len(kv) > 0 {
 		b.WriteString(" (" + strings.Join(kv, ", ") + ")")
 	}
-	b.WriteByte('\n')
+	// A message or a value may quote a log, a file or a provider: the
+	// line is made printable, and stays one line.
+	line := printable.Line(b.String()) + "\n"
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	_, err := io.WriteString(h.w, b.String())
+	_, err := io.WriteString(h.w, line)
 	return err
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/permission"
+	"github.com/rein-agent/rein/internal/printable"
 	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/provider/scripted"
 	"github.com/rein-agent/rein/internal/registry"
@@ -74,7 +75,7 @@ func loadConfig(dir string) (*config.Config, error) {
 		return nil, err
 	}
 	for _, w := range cfg.Warnings {
-		fmt.Fprintln(os.Stderr, "rein: warning: "+w)
+		fmt.Fprintln(os.Stderr, "rein: warning: "+printable.Line(w)) // a file's text may be quoted in it
 	}
 	return cfg, nil
 }
