@@ -20,6 +20,7 @@ import (
 	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/permission"
+	"github.com/rein-agent/rein/internal/printable"
 	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/provider/providertest"
 	"github.com/rein-agent/rein/internal/provider/scripted"
@@ -95,6 +96,9 @@ type scenario struct {
 	// attempts is the retry policy's attempts per model; 0 means its
 	// default.
 	attempts int
+	// stdin is what the person types (the answers to approval prompts of
+	// an interactive session); empty means nothing.
+	stdin string
 }
 
 // stage holds what a golden session runs on: the clock, the workspace,
@@ -134,7 +138,7 @@ func (s *stage) deps(out, errw *bytes.Buffer) Deps {
 			if err != nil {
 				return nil, err
 			}
-			return s.runtime(x)
+			return s.runtime(x, spec.Approver)
 		},
 		Resume: func(ctx context.Context, spec Spec) (*Session, error) {
 			x, err := s.store.Open(spec.Session, nil)
@@ -145,7 +149,7 @@ func (s *stage) deps(out, errw *bytes.Buffer) Deps {
 			if err != nil {
 				return nil, err
 			}
-			cs, err := s.runtime(x)
+			cs, err := s.runtime(x, spec.Approver)
 			if err != nil {
 				return nil, err
 			}
@@ -153,15 +157,16 @@ func (s *stage) deps(out, errw *bytes.Buffer) Deps {
 			return cs, nil
 		},
 		Store:  func(cwd, dir string) (*session.Store, error) { return s.store, nil },
-		Stdin:  strings.NewReader(""),
+		Stdin:  strings.NewReader(s.sc.stdin),
 		Stdout: out,
 		Stderr: errw,
 	}
 }
 
-// runtime builds the scenario's kernel over x, as cmd/rein's wiring does.
-func (s *stage) runtime(x *session.Session) (*Session, error) {
-	tools, reg, err := s.tools(x.Dir)
+// runtime builds the scenario's kernel over x, as cmd/rein's wiring does;
+// approver asks the person, nil meaning the run is headless.
+func (s *stage) runtime(x *session.Session, approver tool.Approver) (*Session, error) {
+	tools, reg, err := s.tools(x.Dir, approver)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +194,7 @@ func (s *stage) runtime(x *session.Session) (*Session, error) {
 
 // tools builds the built-in tools under the scenario's permissions, each
 // taking its fixed time on the clock.
-func (s *stage) tools(dir string) (*tool.Runtime, *registry.Registry, error) {
+func (s *stage) tools(dir string, approver tool.Approver) (*tool.Runtime, *registry.Registry, error) {
 	ws, err := workspace.New(s.ws)
 	if err != nil {
 		return nil, nil, err
@@ -215,7 +220,7 @@ func (s *stage) tools(dir string) (*tool.Runtime, *registry.Registry, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	rt, err := tool.New(reg, policy, &tool.Options{ArtifactDir: filepath.Join(dir, "artifacts"), Now: s.clock.Now})
+	rt, err := tool.New(reg, policy, &tool.Options{Approver: approver, ArtifactDir: filepath.Join(dir, "artifacts"), Now: s.clock.Now})
 	return rt, reg, err
 }
 
@@ -291,7 +296,9 @@ func (s *stage) rein(args ...string) string {
 	var out, errw bytes.Buffer
 	code := Execute(s.t.Context(), args, s.deps(&out, &errw))
 	var b strings.Builder
-	fmt.Fprintf(&b, "$ rein %s\n(exit %d)\n", strings.Join(args, " "), code)
+	// The command line shown as the person would read it (a prompt may be
+	// hostile too).
+	fmt.Fprintf(&b, "$ rein %s\n(exit %d)\n", printable.Line(strings.Join(args, " ")), code)
 	for _, part := range []struct{ name, text string }{{"stdout", out.String()}, {"stderr", errw.String()}} {
 		fmt.Fprintf(&b, "--- %s\n%s", part.name, part.text)
 		if part.text != "" && !strings.HasSuffix(part.text, "\n") {
@@ -308,16 +315,17 @@ func (s *stage) rein(args ...string) string {
 // terminals and NO_COLOR is unset.
 func (s *stage) screen() string {
 	s.t.Helper()
+	return s.scrub(colours.Replace(s.rawScreen()))
+}
+
+// rawScreen is screen as the terminal gets it: the colours are escape
+// sequences.
+func (s *stage) rawScreen() string {
+	s.t.Helper()
 	var b strings.Builder
 	out, errw := &screenWriter{&b}, &screenWriter{&b}
-	term := &terminal{out: out, errw: errw, color: true, live: out}
-	for _, env := range s.envs {
-		if err := term.event(env); err != nil {
-			s.t.Fatal(err)
-		}
-	}
-	term.end()
-	return s.scrub(colours.Replace(b.String()))
+	s.play(&terminal{out: out, errw: errw, color: true, live: out})
+	return b.String()
 }
 
 // redirected renders the recorded envelopes as a person sees them with
@@ -327,15 +335,26 @@ func (s *stage) screen() string {
 // only stderr is a terminal.
 func (s *stage) redirected() string {
 	s.t.Helper()
+	return s.scrub(colours.Replace(s.rawRedirected()))
+}
+
+// rawRedirected is redirected as the file and the terminal get it.
+func (s *stage) rawRedirected() string {
+	s.t.Helper()
 	var file, screen strings.Builder
-	term := &terminal{out: &file, errw: &screen, color: true, settle: true, live: &screen}
+	s.play(&terminal{out: &file, errw: &screen, color: true, settle: true, live: &screen})
+	return "--- stdout (a file)\n" + file.String() + "--- stderr (the terminal)\n" + screen.String()
+}
+
+// play renders the recorded envelopes with term.
+func (s *stage) play(term *terminal) {
+	s.t.Helper()
 	for _, env := range s.envs {
 		if err := term.event(env); err != nil {
 			s.t.Fatal(err)
 		}
 	}
 	term.end()
-	return s.scrub(colours.Replace("--- stdout (a file)\n" + file.String() + "--- stderr (the terminal)\n" + screen.String()))
 }
 
 // screenWriter is one of the two streams of a terminal screen.
