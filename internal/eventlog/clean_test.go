@@ -11,6 +11,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/rein-agent/rein/internal/contract"
 )
 
@@ -311,11 +313,13 @@ func TestLogLinesAreStrictJSON(t *testing.T) {
 	dir := t.TempDir()
 	s := mustOpen(t, dir, &FileOptions{Secrets: []string{"sk-secret-1234"}})
 	for i, in := range inputs {
-		if err := s.Append(withSeq(intent(in), uint64(i+1))); err != nil {
+		if _, err := s.Append(withSeq(intent(in), uint64(i+1))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Append(withSeq(durable("bad \xff and sk-secret-1234"), uint64(len(inputs)+1))); err != nil {
+	text := durable("bad \xff and sk-secret-1234")
+	text.ID = "ev-text" // the envelope's own fields are not redacted
+	if _, err := s.Append(withSeq(text, uint64(len(inputs)+1))); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -367,13 +371,13 @@ func FuzzWriterLinesAreStrictJSON(f *testing.F) {
 	// into, and one holding a backslash.
 	secrets := []string{"sk-ant-secret-42", "abc\uFFFDdefgh", `back\slash`, "foo-secret"}
 	s := mustOpen(f, f.TempDir(), &FileOptions{Secrets: secrets})
-	encoded := encodeSecrets(secrets)
+	encoded := NewRedactor(secrets).encoded
 	f.Fuzz(func(t *testing.T, input []byte, text string) {
 		env := withSeq(intent(string(input)), s.LastSeq()+1)
 		env.Data.(*contract.IntentProposed).RawInput = text
 		marshalled, merr := env.MarshalJSON()
 		off := s.size
-		err := s.Append(env)
+		stored, err := s.Append(env)
 		if err != nil {
 			if merr == nil && !errors.Is(err, errUnredactable) {
 				t.Fatalf("Append() = %v for an envelope that encodes", err)
@@ -403,6 +407,12 @@ func FuzzWriterLinesAreStrictJSON(f *testing.F) {
 		var back contract.Envelope
 		if err := back.UnmarshalJSON(line); err != nil {
 			t.Errorf("line does not decode: %v\n%q", err, line)
+		}
+		if !bytes.Equal(line, marshalled) {
+			// The log publishes what it wrote, not what it was given.
+			if d := cmp.Diff(back, stored); d != "" {
+				t.Errorf("Append() returned what the line does not say (-line +returned):\n%s", d)
+			}
 		}
 		for _, secret := range encoded {
 			for i := 0; ; i++ {

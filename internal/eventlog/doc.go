@@ -62,8 +62,20 @@
 // Opening reads the whole file once: the lines are decoded in batches on
 // up to min(GOMAXPROCS, 8) goroutines and checked in order on the caller's, and
 // [FileOptions.Visit] hands every event over on the way, so that resuming
-// a session folds its state in the same pass. [FileOptions.Secrets] is the
-// last line of defence that keeps API keys out of the file.
+// a session folds its state in the same pass.
+//
+// # Secrets
+//
+// [FileOptions.Secrets] keeps credentials out of the file: each line's data
+// has every one of them replaced by "[REDACTED]" before it is written. What
+// the store wrote is what the bus carries: when a line was changed, the
+// envelope decoded from it is what [Log.Append] returns and every
+// subscriber gets, so a renderer, --json and the kernel's own state hold
+// exactly what the log holds (and a line without a secret costs nothing
+// more). Deltas are never stored, so their appender redacts them: a
+// [Redactor] cuts secrets out of plain text, and a [StreamRedactor] out of
+// a text that arrives in pieces, holding back a tail that may start a
+// secret until the next piece or the end of the block.
 //
 // # Subscribers
 //

@@ -118,7 +118,7 @@ func BenchmarkReopen100k(b *testing.B) {
 	dir := b.TempDir()
 	s := mustOpen(b, dir, nil)
 	for i := 1; i <= n; i++ {
-		if err := s.Append(withSeq(numbered(i), uint64(i))); err != nil {
+		if _, err := s.Append(withSeq(numbered(i), uint64(i))); err != nil {
 			b.Fatal(err)
 		}
 	}

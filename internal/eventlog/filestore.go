@@ -83,7 +83,7 @@ type FileStore struct {
 	logger   *slog.Logger
 	readOnly bool
 	syncEach bool
-	secrets  [][]byte // as encoded in a JSON string
+	redactor *Redactor
 
 	f     *os.File
 	w     *bufio.Writer // nil when read-only
@@ -118,7 +118,7 @@ func OpenFile(dir string, opts *FileOptions) (*FileStore, error) {
 		logger:   o.Logger,
 		readOnly: o.ReadOnly,
 		syncEach: o.SyncEveryAppend,
-		secrets:  encodeSecrets(o.Secrets),
+		redactor: NewRedactor(o.Secrets),
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
@@ -256,38 +256,41 @@ func (s *FileStore) Path() string { return s.path }
 func (s *FileStore) LastSeq() uint64 { return s.last }
 
 // Append writes env, whose Seq must be LastSeq()+1, as one line to the
-// write buffer, or through to disk with FileOptions.SyncEveryAppend. The
-// line is valid UTF-8 JSON that strict parsers accept: invalid UTF-8 and
-// lone surrogate escapes (which a json.RawMessage in env, such as a tool
-// intent's input, may carry) are replaced by U+FFFD, as encoding/json
-// decodes them. It fails on a read-only, closed or broken store, and for an
-// envelope that does not encode (nothing is written then).
-func (s *FileStore) Append(env contract.Envelope) error {
+// write buffer, or through to disk with FileOptions.SyncEveryAppend, and
+// returns it as written. The line is valid UTF-8 JSON that strict parsers
+// accept: invalid UTF-8 and lone surrogate escapes (which a
+// json.RawMessage in env, such as a tool intent's input, may carry) are
+// replaced by U+FFFD, as encoding/json decodes them; and every secret of
+// FileOptions.Secrets in it is replaced by "[REDACTED]". When either
+// changed the line, the envelope returned is the one decoded from the line
+// written, which is what Events will yield; otherwise it is env. It fails
+// on a read-only, closed or broken store, and for an envelope that does
+// not encode (nothing is written then).
+func (s *FileStore) Append(env contract.Envelope) (contract.Envelope, error) {
 	if err := s.writable("append to"); err != nil {
-		return err
+		return contract.Envelope{}, err
 	}
 	if err := env.Follows(s.last); err != nil {
-		return fmt.Errorf("eventlog: append to %s: %w", s.path, err)
+		return contract.Envelope{}, fmt.Errorf("eventlog: append to %s: %w", s.path, err)
 	}
-	b, err := env.MarshalJSON()
-	if err == nil {
-		// Clean first, so that redaction sees the text as it will be
-		// written.
-		b, err = redact(contract.CleanJSON(b), s.secrets)
-	}
+	b, changed, err := s.encode(env)
 	if err != nil {
-		return fmt.Errorf("eventlog: append to %s: %w", s.path, err)
+		return contract.Envelope{}, fmt.Errorf("eventlog: append to %s: %w", s.path, err)
 	}
-	if bytes.IndexByte(b, '\n') >= 0 {
-		// encoding/json never writes one, but a line must stay a line.
-		return fmt.Errorf("eventlog: append to %s: encoded %s contains a newline", s.path, env.Type())
+	if changed {
+		// Rare (a secret, or bytes no parser accepts): the cost of decoding
+		// is paid only then, so that what the log publishes is what it
+		// keeps.
+		if err := env.UnmarshalJSON(b); err != nil {
+			return contract.Envelope{}, fmt.Errorf("eventlog: append to %s: read back the line written for %s: %w", s.path, env.Type(), err)
+		}
 	}
 	if _, err = s.w.Write(b); err == nil {
 		err = s.w.WriteByte('\n')
 	}
 	if err != nil {
 		s.err = fmt.Errorf("eventlog: append to %s: %w", s.path, err)
-		return s.err
+		return contract.Envelope{}, s.err
 	}
 	if s.last%indexEvery == 0 {
 		s.index = append(s.index, s.size)
@@ -295,9 +298,41 @@ func (s *FileStore) Append(env contract.Envelope) error {
 	s.last++
 	s.size += int64(len(b)) + 1
 	if s.syncEach {
-		return s.sync()
+		if err := s.sync(); err != nil {
+			return contract.Envelope{}, err
+		}
 	}
-	return nil
+	return env, nil
+}
+
+// dataField starts the data of an envelope's line, the last of its
+// fields; the ids and names before it never hold a quote, so its first
+// occurrence is the one.
+var dataField = []byte(`,"data":`)
+
+// encode returns the line of env, cleaned and redacted, and whether
+// cleaning or redacting changed it.
+func (s *FileStore) encode(env contract.Envelope) ([]byte, bool, error) {
+	raw, err := env.MarshalJSON()
+	if err != nil {
+		return nil, false, err
+	}
+	// Clean first, so that redaction sees the text as it will be written.
+	b := contract.CleanJSON(raw)
+	cleaned := len(b) != len(raw) || &b[0] != &raw[0]
+	// Only the data is redacted. The envelope's fields before it (seq, id,
+	// time, session, run, turn, type, cause) are rein's own and never a
+	// secret, and a numeric secret cut out of a timestamp would leave a
+	// line that no longer decodes.
+	b, redacted, err := s.redactor.line(b, max(bytes.Index(b, dataField), 0))
+	if err != nil {
+		return nil, false, err
+	}
+	if bytes.IndexByte(b, '\n') >= 0 {
+		// encoding/json never writes one, but a line must stay a line.
+		return nil, false, fmt.Errorf("encoded %s contains a newline", env.Type())
+	}
+	return b, cleaned || redacted, nil
 }
 
 // Sync flushes the write buffer and fsyncs the file. On a read-only store

@@ -151,7 +151,7 @@ func TestTornTail(t *testing.T) {
 			if d := cmp.Diff(wantWarning, rec.warnings()); d != "" {
 				t.Errorf("warnings mismatch (-want +got):\n%s", d)
 			}
-			if err := s.Append(withSeq(numbered(n+1), n+1)); err == nil {
+			if _, err := s.Append(withSeq(numbered(n+1), n+1)); err == nil {
 				t.Error("Append() to a read-only store succeeded")
 			}
 			if err := s.Close(); err != nil {
@@ -169,7 +169,7 @@ func NewMemStoreOf(t *testing.T, n int) *memstore.Store {
 	t.Helper()
 	s := memstore.New()
 	for i := 1; i <= n; i++ {
-		if err := s.Append(withSeq(numbered(i), uint64(i))); err != nil {
+		if _, err := s.Append(withSeq(numbered(i), uint64(i))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -267,20 +267,20 @@ func TestFileStoreAppendChecks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := s.Append(tc.env); err == nil {
+			if _, err := s.Append(tc.env); err == nil {
 				t.Error("Append() succeeded, want an error")
 			}
 		})
 	}
 	// None of those broke the store.
-	if err := s.Append(withSeq(durable("a"), 1)); err != nil {
+	if _, err := s.Append(withSeq(durable("a"), 1)); err != nil {
 		t.Errorf("Append() after refused appends: %v", err)
 	}
 }
 
 func TestFileStoreBroken(t *testing.T) {
 	s := mustOpen(t, t.TempDir(), nil)
-	if err := s.Append(withSeq(durable("a"), 1)); err != nil {
+	if _, err := s.Append(withSeq(durable("a"), 1)); err != nil {
 		t.Fatal(err)
 	}
 	// Pull the file out from under the store: the buffered line cannot
@@ -292,7 +292,7 @@ func TestFileStoreBroken(t *testing.T) {
 	if err == nil {
 		t.Fatal("Sync() succeeded on a closed file")
 	}
-	if err2 := s.Append(withSeq(durable("b"), 2)); !errors.Is(err2, fs.ErrClosed) {
+	if _, err2 := s.Append(withSeq(durable("b"), 2)); !errors.Is(err2, fs.ErrClosed) {
 		t.Errorf("Append() after a failed Sync = %v, want the sync failure", err2)
 	}
 	if err2 := s.Sync(); !errors.Is(err2, fs.ErrClosed) {

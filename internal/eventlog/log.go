@@ -62,9 +62,14 @@ func New(store Store, opts *Options) *Log {
 // Append adds env to the log and returns it as the subscribers see it.
 //
 // A durable event (env.Durable()) gets the next sequence number, is
-// appended to the store and then published; it is durable once a later
+// appended to the store and then published as the store stored it: with
+// a file store, the secrets it cuts out of the line are cut out of what
+// every subscriber, and the caller, gets. It is durable once a later
 // [Log.Sync] returns nil. A delta ([contract.IsDelta]) gets Seq 0, is
-// published and never stored. Any Seq set by the caller is overwritten.
+// published as given and never stored: whoever appends deltas cuts the
+// secrets out of them first, with a [StreamRedactor], since only they know
+// where the text a secret may be split across ends. Any Seq set by the
+// caller is overwritten.
 //
 // Append never blocks on a subscriber. It fails if env.Data is nil, if the
 // log is closed ([ErrClosed]), or if the store fails; then nothing is
@@ -95,9 +100,11 @@ func (l *Log) appendLocked(env contract.Envelope) (_ contract.Envelope, lagging 
 		env.Seq = 0
 	} else {
 		env.Seq = l.last + 1
-		if err := l.store.Append(env); err != nil {
+		stored, err := l.store.Append(env)
+		if err != nil {
 			return contract.Envelope{}, 0, fmt.Errorf("eventlog: append %s seq %d: %w", env.Type(), env.Seq, err)
 		}
+		env = stored
 		l.last = env.Seq
 	}
 	for s := range l.subs {

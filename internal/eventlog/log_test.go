@@ -206,9 +206,9 @@ type failingStore struct {
 	err error
 }
 
-func (f *failingStore) Append(env contract.Envelope) error {
+func (f *failingStore) Append(env contract.Envelope) (contract.Envelope, error) {
 	if f.err != nil {
-		return f.err
+		return contract.Envelope{}, f.err
 	}
 	return f.Store.Append(env)
 }

@@ -102,14 +102,16 @@ func TestSecretsAreRedacted(t *testing.T) {
 			if err := enc.Encode(map[string]string{"command": tc.text}); err != nil {
 				t.Fatal(err)
 			}
+			text := durable(tc.text)
+			text.ID = "e1" // the envelope's own fields are not redacted
 			envs := []contract.Envelope{
-				withSeq(durable(tc.text), 1),
+				withSeq(text, 1),
 				withSeq(contract.Envelope{ID: "e2", Time: t0, Data: &contract.InvocationStarted{
 					IntentID: "int_1", InvocationID: "inv_1", ToolName: "bash", Input: bytes.TrimSpace(input.Bytes()),
 				}}, 2),
 			}
 			for _, env := range envs {
-				if err := s.Append(env); err != nil {
+				if _, err := s.Append(env); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -117,7 +119,7 @@ func TestSecretsAreRedacted(t *testing.T) {
 				t.Fatal(err)
 			}
 			file := readFile(t, dir)
-			for _, secret := range encodeSecrets(tc.secrets) {
+			for _, secret := range NewRedactor(tc.secrets).encoded {
 				if tc.want != tc.text && bytes.Contains(file, secret) {
 					t.Errorf("the file holds the secret %s:\n%s", secret, file)
 				}
@@ -138,17 +140,44 @@ func TestSecretThatCannotBeRedacted(t *testing.T) {
 	dir := t.TempDir()
 	s := mustOpen(t, dir, &FileOptions{Secrets: []string{"12345678"}})
 	defer s.Close()
-	err := s.Append(withSeq(contract.Envelope{Data: &contract.ModelUsage{InputTokens: 12345678}}, 1))
+	_, err := s.Append(withSeq(contract.Envelope{Data: &contract.ModelUsage{InputTokens: 12345678}}, 1))
 	if !errors.Is(err, errUnredactable) {
 		t.Fatalf("Append() = %v, want the secret refused", err)
 	}
-	if err := s.Append(withSeq(durable("next"), 1)); err != nil {
+	if _, err := s.Append(withSeq(durable("next"), 1)); err != nil {
 		t.Fatalf("Append() after a refused line: %v", err)
 	}
 	if err := s.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, dir); bytes.Contains(got, []byte("12345678")) {
+	if got := readFile(t, dir); bytes.Contains(got, []byte("model.usage")) {
 		t.Errorf("the refused line was written:\n%s", got)
+	}
+}
+
+// A numeric secret that happens to occur in an envelope's own fields (t0's
+// nanoseconds hold 12345678) is not cut out of them: they are rein's, and
+// the line would no longer decode. The data is still redacted, and the
+// event the store returns and the one read back agree.
+func TestSecretsStayOutOfTheEnvelopeFields(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir, &FileOptions{Secrets: []string{"12345678"}})
+	env := withSeq(durable("pin 12345678"), 1)
+	env.ID = "evt_1"
+	got, err := s.Append(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := env
+	want.Data = &contract.ModelText{Text: "pin [REDACTED]"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Append() returned (-want +got):\n%s", d)
+	}
+	read := collect(t, mustOpen(t, dir, &FileOptions{ReadOnly: true}).Events(1))
+	if d := cmp.Diff([]contract.Envelope{want}, read); d != "" {
+		t.Errorf("read back (-want +got):\n%s", d)
 	}
 }

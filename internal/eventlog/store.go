@@ -18,12 +18,16 @@ type Store interface {
 	// included), or 0 if there is none.
 	LastSeq() uint64
 
-	// Append stores env, whose Seq the Log has already set to LastSeq()+1.
-	// It may buffer: the event is durable only after a successful Sync. If
-	// Append returns an error, env is not stored; a store that cannot
-	// promise that (a write failed halfway) must fail every later Append
-	// and Sync.
-	Append(env contract.Envelope) error
+	// Append stores env, whose Seq the Log has already set to LastSeq()+1,
+	// and returns it as stored: env itself, or, when the store changed it
+	// on the way (the file store cuts secrets out of the line it writes),
+	// the envelope Events will yield for it. That is what the Log
+	// publishes, so that no subscriber sees what the store refused to
+	// keep. Append may buffer: the event is durable only after a
+	// successful Sync. If Append returns an error, env is not stored; a
+	// store that cannot promise that (a write failed halfway) must fail
+	// every later Append and Sync.
+	Append(env contract.Envelope) (contract.Envelope, error)
 
 	// Sync makes everything appended so far durable: for a file, it
 	// flushes the write buffer and fsyncs.

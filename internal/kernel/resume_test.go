@@ -45,7 +45,7 @@ func kernelOver(t *testing.T, prefix []contract.Envelope, script string, runs ma
 	t.Helper()
 	store := memstore.New()
 	for _, env := range prefix {
-		if err := store.Append(env); err != nil {
+		if _, err := store.Append(env); err != nil {
 			t.Fatal(err)
 		}
 	}

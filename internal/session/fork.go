@@ -75,7 +75,8 @@ func (s *Store) copyPrefix(parent string, at uint64, newID, dir string, store *e
 		}
 		env.Session = newID
 		last = env
-		return store.Append(env)
+		_, err := store.Append(env)
+		return err
 	})
 	if errors.Is(err, errStop) {
 		err = nil
@@ -90,11 +91,12 @@ func (s *Store) copyPrefix(parent string, at uint64, newID, dir string, store *e
 	case at > last.Seq:
 		return 0, fmt.Errorf("%w: fork %s --at %d: the log ends at seq %d", ErrNotFound, parent, at, info.LastSeq)
 	}
-	return last.Seq, store.Append(contract.Envelope{
+	_, err = store.Append(contract.Envelope{
 		Seq: last.Seq + 1, ID: id.At("evt", now), Time: now.UTC(), Session: newID,
 		Run: last.Run, Turn: last.Turn,
 		Data: &contract.SessionForked{ParentSession: parent, ParentSeq: last.Seq},
 	})
+	return last.Seq, err
 }
 
 // copyArtifact links the parent's artifact ref into dir. A reference that

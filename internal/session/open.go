@@ -178,11 +178,11 @@ func (p *pending) LastSeq() uint64 {
 	return p.store.LastSeq()
 }
 
-func (p *pending) Append(env contract.Envelope) error {
+func (p *pending) Append(env contract.Envelope) (contract.Envelope, error) {
 	if p.store == nil {
 		s, err := p.make()
 		if err != nil {
-			return err
+			return contract.Envelope{}, err
 		}
 		p.store = s
 	}

@@ -95,7 +95,7 @@ func WriteSession(dir, session string, events int) error {
 		return fmt.Errorf("eventlogtest: write session: %w", err)
 	}
 	for env := range Session(session, events) {
-		if err := s.Append(env); err != nil {
+		if _, err := s.Append(env); err != nil {
 			_ = s.Close() // the append error is the one to report
 			return fmt.Errorf("eventlogtest: write session: %w", err)
 		}

@@ -38,19 +38,20 @@ func (m *Store) LastSeq() uint64 {
 	return uint64(len(m.events))
 }
 
-// Append stores env. It fails if the store is closed, if env is a delta or
-// has no data, or if env.Seq is not LastSeq()+1.
-func (m *Store) Append(env contract.Envelope) error {
+// Append stores env and returns it unchanged. It fails if the store is
+// closed, if env is a delta or has no data, or if env.Seq is not
+// LastSeq()+1.
+func (m *Store) Append(env contract.Envelope) (contract.Envelope, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
-		return fmt.Errorf("memstore: append: %w", ErrClosed)
+		return contract.Envelope{}, fmt.Errorf("memstore: append: %w", ErrClosed)
 	}
 	if err := env.Follows(uint64(len(m.events))); err != nil {
-		return fmt.Errorf("memstore: append: %w", err)
+		return contract.Envelope{}, fmt.Errorf("memstore: append: %w", err)
 	}
 	m.events = append(m.events, env)
-	return nil
+	return env, nil
 }
 
 // Sync does nothing: memory is as durable as a Store gets. It fails only
