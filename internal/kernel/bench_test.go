@@ -80,9 +80,20 @@ func BenchmarkReopenAndFold100k(b *testing.B) {
 
 // BenchmarkDelta measures the kernel's cost per streamed text delta, from
 // the provider's yield to the caller's loop body, with a file-backed log.
-func BenchmarkDelta(b *testing.B) {
+func BenchmarkDelta(b *testing.B) { benchDelta(b, nil) }
+
+// BenchmarkDeltaRedacted is BenchmarkDelta with secrets to cut out of the
+// deltas (none of which holds one) and of the log, as rein runs with the
+// keys of its environment.
+func BenchmarkDeltaRedacted(b *testing.B) {
+	benchDelta(b, []string{"sk-test-0123456789abcdef", "correct-horse-battery", "postgres://u:longpassword@h/db", "longpassword"})
+}
+
+// benchDelta streams text deltas through a kernel whose log and kernel cut
+// secrets out, and reports the cost per delta.
+func benchDelta(b *testing.B, secrets []string) {
 	const perTurn = 10_000
-	store, err := eventlog.OpenFile(filepath.Join(b.TempDir(), "ses"), nil)
+	store, err := eventlog.OpenFile(filepath.Join(b.TempDir(), "ses"), &eventlog.FileOptions{Secrets: secrets})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -99,7 +110,7 @@ func BenchmarkDelta(b *testing.B) {
 			yield(&contract.ModelFinished{Reason: contract.FinishStop}, nil)
 		}
 	})
-	k, err := New(p, log, nil)
+	k, err := New(p, log, &Options{Secrets: secrets})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -136,16 +136,16 @@ func TestRetriesOverHTTP(t *testing.T) {
 
 func TestUnauthorizedIsNotRetried(t *testing.T) {
 	f := &failing{failures: []func(http.ResponseWriter){
-		status(401, "", "", `{"error":{"message":"Incorrect API key provided: sk-test. You can find your API key at https://platform.openai.com.","code":"invalid_api_key"}}`),
+		status(401, "", "", `{"error":{"message":"Incorrect API key provided: sk-test-key. You can find your API key at https://platform.openai.com.","code":"invalid_api_key"}}`),
 	}}
 	srv := httptest.NewServer(f)
 	defer srv.Close()
-	k, waits := newKernel(t, kernel.Model{Provider: openai.New(&openai.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test"}), Name: "openai", KeyHint: "OPENAI_API_KEY", Secret: "sk-test"})
+	k, waits := newKernel(t, kernel.Model{Provider: openai.New(&openai.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test-key"}), Name: "openai", KeyHint: "OPENAI_API_KEY", Secret: "sk-test-key"})
 	for range k.Send(t.Context(), kernel.Input{Text: "hi"}) {
 	}
 	// The server echoed the key; the log must not.
 	for _, env := range envelopes(t, k) {
-		if b, _ := env.MarshalJSON(); strings.Contains(string(b), "sk-test") {
+		if b, _ := env.MarshalJSON(); strings.Contains(string(b), "sk-test-key") {
 			t.Errorf("the key reached the log: %s", b)
 		}
 	}

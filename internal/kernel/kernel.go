@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -100,6 +101,14 @@ type Options struct {
 	// Secret is the provider's credential, cut out of anything the kernel
 	// records; see Model.Secret.
 	Secret string
+	// Secrets are the other values nothing the kernel publishes may hold
+	// (the credentials of rein's environment). With the models' keys they
+	// are cut out of the deltas the kernel streams, a secret split across
+	// deltas included, and out of provider error messages, as the log's
+	// file store cuts them out of every line: give the store the same
+	// ones. Values shorter than eventlog.MinSecret are no secrets. Nil
+	// means only the models' keys.
+	Secrets []string
 	// Fallback lists the models to switch to, in order, when the model
 	// fails for good; nil means none.
 	Fallback []Model
@@ -133,8 +142,9 @@ type Kernel struct {
 	// (provider.fallback_selected) says.
 	models  []Model
 	current int
-	// secrets are the models' credentials, redacted from what is recorded.
-	secrets []string
+	// redactor cuts the models' keys and Options.Secrets out of what the
+	// kernel publishes without the store seeing it first.
+	redactor *eventlog.Redactor
 
 	busy atomic.Bool
 	mu   sync.Mutex // guards st
@@ -166,14 +176,14 @@ func New(prov provider.Provider, log *eventlog.Log, opts *Options) (*Kernel, err
 		Provider: prov, Name: k.opts.ProviderName, Model: k.opts.Model,
 		Capabilities: k.opts.Capabilities, KeyHint: k.opts.KeyHint, Secret: k.opts.Secret,
 	}}, k.opts.Fallback...)
+	secrets := slices.Clone(k.opts.Secrets)
 	for i, m := range k.models {
 		if m.Provider == nil || m.Name == "" {
 			return nil, fmt.Errorf("kernel: fallback model %d needs a provider and a name", i)
 		}
-		if m.Secret != "" {
-			k.secrets = append(k.secrets, m.Secret)
-		}
+		secrets = append(secrets, m.Secret)
 	}
+	k.redactor = eventlog.NewRedactor(secrets)
 	if k.opts.Logger == nil {
 		k.opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -233,7 +243,7 @@ func (k *Kernel) do(f func(r *run)) iter.Seq2[contract.Envelope, error] {
 			return
 		}
 		defer k.busy.Store(false)
-		r := &run{k: k, yield: yield}
+		r := &run{k: k, yield: yield, shown: k.redactor.Stream()}
 		f(r)
 		if err := k.log.Sync(); err != nil && r.err == nil {
 			r.err = fmt.Errorf("kernel: sync: %w", err)

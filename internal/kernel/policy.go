@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"time"
 
 	"github.com/rein-agent/rein/internal/contract"
@@ -184,15 +183,4 @@ func label(m *Model) string {
 		return m.Name
 	}
 	return m.Name + ":" + m.Model
-}
-
-// redact replaces every secret in s by "[redacted]". Secrets shorter than
-// six characters are left alone: they would cut ordinary words.
-func redact(s string, secrets []string) string {
-	for _, sec := range secrets {
-		if len(sec) >= 6 {
-			s = strings.ReplaceAll(s, sec, "[redacted]")
-		}
-	}
-	return s
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/eventlog"
 	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/projection"
@@ -34,6 +35,12 @@ type run struct {
 	block     strings.Builder
 	blockType string
 	cause     string
+	// shown cuts the secrets out of the block's deltas before they are
+	// published; what it holds back is published when the block ends.
+	shown eventlog.StreamRedactor
+	// intents are the tool calls being streamed, by the index of their
+	// deltas, as published so far.
+	intents map[int]*intentView
 
 	// cancel stops the run's work once the caller stops reading.
 	cancel context.CancelFunc
@@ -310,7 +317,7 @@ func (r *run) conclude(ctx context.Context, m *Model, res streamed, cause string
 	k := r.k
 	copied := *perr // the provider's value is not ours to change
 	perr = &copied
-	perr.Message = redact(perr.Message, k.secrets)
+	perr.Message = k.redactor.String(perr.Message)
 	if perr.Provider == "" {
 		perr.Provider = m.Name
 	}
@@ -351,6 +358,7 @@ type streamed struct {
 // stream runs the provider's stream for req and appends what it yields.
 func (r *run) stream(ctx context.Context, m *Model, req *contract.ModelRequest, cause string) streamed {
 	res := streamed{last: cause}
+	r.intents = nil
 	streamCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for ev, err := range m.Provider.Stream(streamCtx, req) {
@@ -388,6 +396,8 @@ func (r *run) record(ev contract.ModelEvent, cause string, res *streamed) error 
 	}
 	var keep contract.Event = ev
 	switch e := ev.(type) {
+	case *contract.IntentDelta:
+		keep = r.intentDelta(e)
 	case *contract.IntentProposed:
 		intent := e.ToolIntent
 		intent.ID = id.New("int")
@@ -396,7 +406,7 @@ func (r *run) record(ev contract.ModelEvent, cause string, res *streamed) error 
 		// Not the end of the stream (a malformed call, say), but
 		// recorded like any provider error.
 		copied := *e
-		copied.Message = redact(copied.Message, r.k.secrets)
+		copied.Message = r.k.redactor.String(copied.Message)
 		keep = &copied
 	}
 	env, err := r.emit(keep, cause)
@@ -415,13 +425,32 @@ func (r *run) record(ev contract.ModelEvent, cause string, res *streamed) error 
 	return nil
 }
 
-// delta adds the text of a delta e to the block of blockType, and emits e.
+// delta adds the text of a delta e to the block of blockType, and emits
+// what of it may be shown: e itself, or, when the stream redactor cut a
+// secret out or holds back a tail that may start one, a delta of what it
+// lets through (none when it lets nothing through).
 func (r *run) delta(blockType string, e contract.Event, text, cause string) error {
 	if err := r.extend(blockType, text); err != nil {
 		return err
 	}
+	shown := r.shown.Write(text)
+	switch {
+	case shown == text:
+	case shown == "":
+		return nil
+	default:
+		e = deltaOf(blockType, shown)
+	}
 	_, err := r.emit(e, cause)
 	return err
+}
+
+// deltaOf returns a delta of the block type blockType carrying text.
+func deltaOf(blockType, text string) contract.Event {
+	if blockType == contract.TypeModelText {
+		return &contract.TextDelta{Text: text}
+	}
+	return &contract.ReasoningDelta{Text: text}
 }
 
 // extend adds delta text to the current block, ending the previous block
@@ -437,8 +466,9 @@ func (r *run) extend(blockType, text string) error {
 	return nil
 }
 
-// flush appends the block being streamed, if any, as one durable event.
-// Its error is the run's runtime failure.
+// flush ends the block being streamed, if any: it emits the delta the
+// stream redactor held back, then the block as one durable event. Its
+// error is the run's runtime failure.
 func (r *run) flush() error {
 	if r.blockType == "" {
 		return nil
@@ -447,6 +477,11 @@ func (r *run) flush() error {
 	typ := r.blockType
 	r.block.Reset()
 	r.blockType = ""
+	if tail := r.shown.Flush(); tail != "" {
+		if _, err := r.emit(deltaOf(typ, tail), r.cause); err != nil {
+			return err
+		}
+	}
 	if text == "" {
 		return nil
 	}
@@ -456,6 +491,48 @@ func (r *run) flush() error {
 	}
 	_, err := r.emit(e, r.cause)
 	return err
+}
+
+// intentView is what the deltas of one streamed tool call have shown.
+type intentView struct {
+	// raw is the argument text received so far; cut streams it.
+	raw string
+	cut eventlog.StreamRedactor
+	// shown is what was shown of raw, once a secret was cut out of it;
+	// until then what was shown is raw without the tail cut holds back.
+	shown strings.Builder
+}
+
+// intentDelta returns the tool_intent.delta to publish for e, whose
+// RawInput is the call's whole argument text so far: e itself, or a copy
+// whose argument text has its secrets cut out and no tail that may start
+// one (the tool_intent.proposed that ends the call carries the whole text,
+// redacted as the log stores it).
+func (r *run) intentDelta(e *contract.IntentDelta) *contract.IntentDelta {
+	v := r.intents[e.Index]
+	if v == nil || !strings.HasPrefix(e.RawInput, v.raw) {
+		v = &intentView{cut: r.k.redactor.Stream()}
+		if r.intents == nil {
+			r.intents = map[int]*intentView{}
+		}
+		r.intents[e.Index] = v
+	}
+	prev, held, wasCut := v.raw, v.cut.Held(), v.cut.Cut()
+	out := v.cut.Write(e.RawInput[len(prev):])
+	v.raw = e.RawInput
+	shown := v.raw[:len(v.raw)-v.cut.Held()]
+	if v.cut.Cut() {
+		if !wasCut {
+			v.shown.WriteString(prev[:len(prev)-held])
+		}
+		v.shown.WriteString(out)
+		shown = v.shown.String()
+	}
+	name, call := r.k.redactor.String(e.ToolName), r.k.redactor.String(e.ProviderCallID)
+	if shown == e.RawInput && name == e.ToolName && call == e.ProviderCallID {
+		return e
+	}
+	return &contract.IntentDelta{Index: e.Index, ProviderCallID: call, ToolName: name, RawInput: shown}
 }
 
 // asProviderError returns err as a provider error, wrapping a foreign error
