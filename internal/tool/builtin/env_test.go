@@ -37,6 +37,39 @@ func TestToolEnv(t *testing.T) {
 			want: append([]string{"AWS_REGION=eu-west-1"}, set...),
 		},
 		{
+			name: "credential words anywhere in a name, in any case",
+			environ: []string{"DB_PASSWORD=x", "PGPASSWORD=x", "smtp_passwd=x", "GOOGLE_APPLICATION_CREDENTIALS=/k.json",
+				"Docker_Credential_Helper=x", "SSH_PRIVATE_KEY=x", "MYSQL_PWD=x", "AWS_SECRET_ACCESS_KEY=x", "AWS_SESSION_TOKEN=x",
+				"PASSWORD=x", "C=3"},
+			want: append([]string{"C=3"}, set...),
+		},
+		{
+			name: "where a credential is kept is no credential",
+			environ: []string{"PASSWORD_STORE_DIR=/home/u/.password-store", "POSTGRES_PASSWORD_FILE=/run/secrets/db",
+				"AWS_SHARED_CREDENTIALS_FILE=/home/u/.aws/credentials", "CREDENTIALS_DIRECTORY=/run/credentials/x",
+				"GIT_ASKPASS=/usr/lib/git-core/git-gui--askpass", "SSH_ASKPASS=/usr/bin/ksshaskpass", "SSH_AUTH_SOCK=/run/user/1000/ssh",
+				"KEY_PATH=/k", "PASSPORT=kept", "COMPASS=kept"},
+			want: append([]string{"PASSWORD_STORE_DIR=/home/u/.password-store", "POSTGRES_PASSWORD_FILE=/run/secrets/db",
+				"AWS_SHARED_CREDENTIALS_FILE=/home/u/.aws/credentials", "CREDENTIALS_DIRECTORY=/run/credentials/x",
+				"GIT_ASKPASS=/usr/lib/git-core/git-gui--askpass", "SSH_ASKPASS=/usr/bin/ksshaskpass", "SSH_AUTH_SOCK=/run/user/1000/ssh",
+				"KEY_PATH=/k", "PASSPORT=kept", "COMPASS=kept"}, set...),
+		},
+		{
+			name: "a URL with a password under any name",
+			environ: []string{"DATABASE_URL=postgres://u:p@h/db", "REDIS_URL=redis://:p@h:6379", "REMOTE=https://user:tok@host/",
+				"HTTPS_PROXY=http://me:pw@proxy:3128", "SENTINELS=redis://h1,redis://:p@h2",
+				"PLAIN_URL=https://host/path?x=a@b", "USER_URL=ssh://git@github.com/x", "EMPTY_PW=https://user:@host/",
+				"NOT_URL=u:p@h", "D=4"},
+			want: append([]string{"PLAIN_URL=https://host/path?x=a@b", "USER_URL=ssh://git@github.com/x", "EMPTY_PW=https://user:@host/",
+				"NOT_URL=u:p@h", "D=4"}, set...),
+		},
+		{
+			name:        "passthrough hands a password to tools on purpose",
+			environ:     []string{"DB_PASSWORD=hunter22", "DATABASE_URL=postgres://u:hunter22@h/db", "PGPASSWORD=x"},
+			passthrough: []string{"DB_PASSWORD", "DATABASE_URL"},
+			want:        append([]string{"DB_PASSWORD=hunter22", "DATABASE_URL=postgres://u:hunter22@h/db"}, set...),
+		},
+		{
 			name:    "a secret value under an innocent name",
 			environ: []string{"DATABASE_URL=postgres://u:hunter2@db/x", "OTHER=hunter", "CONFIG=sk-live-1"},
 			secrets: []string{"", "hunter2", "sk-live-1"},
@@ -71,12 +104,36 @@ func TestToolEnv(t *testing.T) {
 }
 
 func TestCredentials(t *testing.T) {
-	got := Credentials([]string{
-		"PATH=/usr/bin", "OPENAI_API_KEY=sk-test-1234567890", "GITHUB_TOKEN=ghp_abcdefgh",
-		"MY_SECRET=short", "OTHER_TOKEN=ghp_abcdefgh", "HOME=/home/me", "AWS_SECRET_ACCESS_KEY=abcdefghijkl",
-	})
-	want := []string{"sk-test-1234567890", "ghp_abcdefgh", "abcdefghijkl"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("Credentials() mismatch (-want +got):\n%s", diff)
+	tests := []struct {
+		name    string
+		environ []string
+		want    []string
+	}{
+		{
+			name: "by name, 8 bytes or more, without repeats",
+			environ: []string{"PATH=/usr/bin", "OPENAI_API_KEY=sk-test-1234567890", "GITHUB_TOKEN=ghp_abcdefgh",
+				"MY_SECRET=short", "OTHER_TOKEN=ghp_abcdefgh", "HOME=/home/me", "AWS_SECRET_ACCESS_KEY=abcdefghijkl"},
+			want: []string{"sk-test-1234567890", "ghp_abcdefgh", "abcdefghijkl"},
+		},
+		{
+			name: "the new names",
+			environ: []string{"DB_PASSWORD=correct-horse", "SMTP_PASSWD=battery-staple", "GOOGLE_APPLICATION_CREDENTIALS=/home/me/key.json",
+				"DEPLOY_PRIVATE_KEY=-----BEGIN KEY-----", "AWS_SESSION_TOKEN=FwoGZXIvYXdzEB", "PASSWORD_STORE_DIR=/home/me/.password-store"},
+			want: []string{"correct-horse", "battery-staple", "/home/me/key.json", "-----BEGIN KEY-----", "FwoGZXIvYXdzEB"},
+		},
+		{
+			name: "a URL's password on its own, as written and decoded",
+			environ: []string{"DATABASE_URL=postgres://u:longpassword@h/db", "REDIS_URL=redis://:p@h",
+				"PROXY=http://me:p%40ss%2Fword@proxy:3128", "MIRROR=https://user:tok@host/"},
+			want: []string{"postgres://u:longpassword@h/db", "longpassword", "redis://:p@h",
+				"http://me:p%40ss%2Fword@proxy:3128", "p%40ss%2Fword", "p@ss/word", "https://user:tok@host/"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, Credentials(tt.environ)); diff != "" {
+				t.Errorf("Credentials() mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
