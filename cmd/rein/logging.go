@@ -15,7 +15,7 @@ import (
 // warnings is the logger of what a person should know about: warnings and
 // errors, one line each on stderr, "rein: warning: what happened (key=value, ...)".
 func warnings() *slog.Logger {
-	return slog.New(&lineHandler{w: os.Stderr, mu: new(sync.Mutex)})
+	return slog.New(&lineHandler{w: os.Stderr, mu: new(sync.Mutex), redact: redactText})
 }
 
 // lineHandler writes records at warning level and above as one line for
@@ -25,6 +25,9 @@ type lineHandler struct {
 	mu    *sync.Mutex
 	attrs []slog.Attr
 	group string
+	// redact cuts the secrets out of a line before it is written (those
+	// the log cuts); nil means none.
+	redact func(string) string
 }
 
 func (h *lineHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
@@ -56,9 +59,13 @@ func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
 	if len(kv) > 0 {
 		b.WriteString(" (" + strings.Join(kv, ", ") + ")")
 	}
-	// A message or a value may quote a log, a file or a provider: the
-	// line is made printable, and stays one line.
-	line := printable.Line(b.String()) + "\n"
+	// A message or a value may quote a log, a file or a provider: secrets
+	// are cut, then the line is made printable, and stays one line.
+	text := b.String()
+	if h.redact != nil {
+		text = h.redact(text)
+	}
+	line := printable.Line(text) + "\n"
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	_, err := io.WriteString(h.w, line)

@@ -12,16 +12,23 @@ import (
 	"syscall"
 
 	"github.com/rein-agent/rein/internal/cli"
+	"github.com/rein-agent/rein/internal/tool/builtin"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
 var version = "0.1.0-dev"
 
 func main() {
+	// First, before a tool can start: no process of the user's may read
+	// rein's environment or memory, where the keys are.
+	if err := nonDumpable(); err != nil {
+		warnings().Warn("could not keep tools out of rein's memory (prctl PR_SET_DUMPABLE); a tool may read the keys in its environment", "err", err)
+	}
+	protect(builtin.Credentials(os.Environ()))
 	// A closed stdout (rein ... | head) must fail a write, not kill rein
 	// before the session's log is synced.
 	signal.Ignore(syscall.SIGPIPE)
-	os.Exit(cli.Execute(context.Background(), os.Args[1:], cli.Deps{
+	os.Exit(cli.Execute(context.Background(), os.Args[1:], guarded(cli.Deps{
 		Version:    "rein " + version + " (" + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + ")",
 		Open:       openSession,
 		Demo:       openDemo,
@@ -29,7 +36,7 @@ func main() {
 		Store:      openStore,
 		Normalize:  normalize,
 		Interrupts: interrupts,
-	}))
+	})))
 }
 
 // interrupts makes Ctrl-C (and SIGTERM) cancel ctx instead of killing rein,

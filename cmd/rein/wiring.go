@@ -75,7 +75,7 @@ func loadConfig(dir string) (*config.Config, error) {
 		return nil, err
 	}
 	for _, w := range cfg.Warnings {
-		fmt.Fprintln(os.Stderr, "rein: warning: "+printable.Line(w)) // a file's text may be quoted in it
+		fmt.Fprintln(os.Stderr, "rein: warning: "+printable.Line(redactText(w))) // a file's text may be quoted in it
 	}
 	return cfg, nil
 }
@@ -118,6 +118,7 @@ func secretsOf(m kernel.Model, fallbacks []kernel.Model) []string {
 			secrets = append(secrets, mm.Secret)
 		}
 	}
+	protect(secrets) // rein's own messages cut them as the log does
 	return secrets
 }
 
@@ -332,7 +333,7 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	k, err := kernel.New(m.Provider, sess.Log, &kernel.Options{
 		ProviderName: m.Name, Model: m.Model, BaseURL: m.BaseURL, Capabilities: m.Capabilities, KeyHint: m.KeyHint, Secret: m.Secret,
 		Fallback: fallbacks, Registry: reg, Tools: tools, MaxTurns: set.maxTurns, System: kernel.SystemPrompt(env),
-		Cwd: set.cwd, Version: version, Session: sess.ID, State: &sess.State, Logger: logger,
+		Cwd: set.cwd, Version: version, Session: sess.ID, State: &sess.State, Logger: logger, Secrets: secrets,
 	})
 	if err != nil {
 		return nil, err
