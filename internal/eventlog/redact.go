@@ -163,7 +163,9 @@ func escaped(b []byte, k int) bool {
 // one byte) until the next piece says whether it is; Flush, at the end of
 // the text, returns what is still held. What Write and Flush return, put
 // together, is the whole text with every secret in it replaced by
-// "[REDACTED]", as [Redactor.String] would have replaced them.
+// "[REDACTED]", as [Redactor.String] replaces them; only where two
+// different secrets overlap in the text (the end of one is the start of
+// the other) may the two cut a different one of them out whole.
 //
 // The zero value, like the stream of a nil or empty Redactor, cuts
 // nothing. A StreamRedactor is not safe for concurrent use.
