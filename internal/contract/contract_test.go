@@ -22,7 +22,8 @@ func Known(t string) bool { return newEvent(t) != nil }
 func samples() []Event {
 	raw := json.RawMessage(`{"command":"go test ./..."}`)
 	return []Event{
-		&SessionStarted{Cwd: "/w", Version: "v", Profile: "default", Provider: "openai", Model: "gpt", BaseURL: "http://127.0.0.1:11434/v1"},
+		&SessionStarted{Cwd: "/w", Version: "v", Profile: "default", Provider: "openai", Model: "gpt", BaseURL: "http://127.0.0.1:11434/v1",
+			Sandbox: &SandboxStatus{Available: true, Backend: "landlock+userns", Reason: "why not"}},
 		&UserMessage{Text: "帮我看看这个项目为什么测试失败，并把它修好。"},
 		&RunStarted{Goal: "fix"},
 		&RunFinished{Outcome: OutcomeCompleted, Reason: "done"},
@@ -46,7 +47,9 @@ func samples() []Event {
 		&FallbackSelected{From: "anthropic", To: "openai:gpt-4.1-mini", Reason: "overloaded"},
 		&ToolValidation{IntentID: "int_1", OK: true, Code: "schema_invalid", Errors: []string{"command: required"}},
 		&ToolPermission{IntentID: "int_1", Decision: Deny, By: "rule", Rule: "bash(rm:*)", Reason: "dangerous"},
-		&InvocationStarted{IntentID: "int_1", InvocationID: "inv_1", ToolName: "bash", Input: raw, Cwd: "/w", TimeoutMS: 120000},
+		&InvocationStarted{IntentID: "int_1", InvocationID: "inv_1", ToolName: "bash", Input: raw, Cwd: "/w", TimeoutMS: 120000,
+			Sandbox: &SandboxSpec{Mode: "workspace-write", Writable: []string{"/w", "/tmp/rein"}, ReadOnly: []string{"/w/.git/hooks/"},
+				DenyRead: []string{"/home/u/.ssh"}, Network: true}},
 		&InvocationCompleted{IntentID: "int_1", InvocationID: "inv_1", Exit: ExitError, ExitCode: 1, DurationMS: 1234, OutputBytes: 4096},
 		&ToolObservation{Observation: Observation{IntentID: "int_1", ToolName: "bash", OK: true, Phase: "execution", Code: "c", Text: "ok", Truncated: true, OmittedBytes: 10, ArtifactRef: "artifacts/inv_1.txt", Untrusted: true,
 			Files: []FileStamp{{Path: "/w/calc.go", Size: 74, ModTime: time.Date(2026, 11, 30, 5, 1, 2, 345678901, time.UTC),
@@ -131,6 +134,10 @@ func checkPopulated(t *testing.T, v reflect.Value, path string) {
 		}
 		if sf.Anonymous || (f.Kind() == reflect.Struct && f.Type() != reflect.TypeFor[time.Time]()) {
 			checkPopulated(t, f, path+"."+sf.Name)
+			continue
+		}
+		if f.Kind() == reflect.Pointer && !f.IsNil() && f.Elem().Kind() == reflect.Struct {
+			checkPopulated(t, f.Elem(), path+"."+sf.Name)
 			continue
 		}
 		if f.IsZero() {

@@ -40,8 +40,8 @@ func decodeData(ev Event, data []byte) Event {
 // leading zero), true or false, any valid JSON value for a
 // json.RawMessage (kept verbatim), null or an array of strings for a
 // []string, a string in the RFC 3339 shape parseTime takes for a
-// time.Time, an object for a nested struct, and null or an array of
-// objects for a []FileStamp. It reports false on anything else (a key in
+// time.Time, an object for a nested struct, an object for a pointer to a
+// *SandboxSpec, and null or an array of objects for a []FileStamp. It reports false on anything else (a key in
 // another case, a duplicate, null for anything but a slice, trailing
 // bytes...), leaving the event partly set; it must then be decoded
 // afresh.
@@ -57,7 +57,9 @@ func scanData(f fielder, data []byte) bool {
 
 // field is one key of an object as the fast path reads it: the key, and
 // where its value goes: a *string, *int, *int64, *bool, *json.RawMessage,
-// *[]string, *time.Time, *[]FileStamp, or a fielder for a nested object.
+// *[]string, *time.Time, *[]FileStamp, **SandboxSpec (an optional
+// object: null takes the slow path, as it is never written), or a fielder
+// for a nested object.
 // Named string types are converted to *string.
 type field struct {
 	name string
@@ -104,7 +106,11 @@ func (e *ToolPermission) fields() fields {
 }
 func (e *InvocationStarted) fields() fields {
 	return fields{{"intent_id", &e.IntentID}, {"invocation_id", &e.InvocationID}, {"tool_name", &e.ToolName},
-		{"input", &e.Input}, {"cwd", &e.Cwd}, {"timeout_ms", &e.TimeoutMS}}
+		{"input", &e.Input}, {"cwd", &e.Cwd}, {"timeout_ms", &e.TimeoutMS}, {"sandbox", &e.Sandbox}}
+}
+func (s *SandboxSpec) fields() fields {
+	return fields{{"mode", &s.Mode}, {"writable", &s.Writable}, {"read_only", &s.ReadOnly},
+		{"deny_read", &s.DenyRead}, {"network", &s.Network}}
 }
 func (e *InvocationCompleted) fields() fields {
 	return fields{{"intent_id", &e.IntentID}, {"invocation_id", &e.InvocationID}, {"exit", (*string)(&e.Exit)},
@@ -209,6 +215,10 @@ func (s *scanner) value(to any) bool {
 		*p, ok = parseTime(s.str())
 	case *[]FileStamp:
 		*p, ok = objects[FileStamp](s)
+	case **SandboxSpec:
+		v := new(SandboxSpec)
+		t := v.fields()
+		*p, ok = v, s.object(&t)
 	case fielder:
 		t := p.fields()
 		ok = s.object(&t)

@@ -82,6 +82,12 @@ func checkTable(t *testing.T, f fielder, v reflect.Value) {
 		if nested, ok := fl.to.(fielder); ok {
 			checkTable(t, nested, fv)
 		}
+		if opt, ok := fl.to.(**SandboxSpec); ok {
+			// The table of the object, against a fresh one.
+			*opt = new(SandboxSpec)
+			checkTable(t, *opt, fv.Elem())
+			*opt = nil
+		}
 		if list, ok := fl.to.(*[]FileStamp); ok {
 			// The table of an element, against a fresh element.
 			*list = make([]FileStamp, 1)
@@ -141,6 +147,9 @@ func writtenEvents() []Event {
 		&ToolValidation{IntentID: "int_1", Code: "schema_invalid", Errors: []string{`command: "rm -rf" is not allowed`, "path: required"}},
 		&ToolPermission{IntentID: "int_1", Decision: Allow, By: "rule", Rule: "bash(go test:*)", Reason: "Allow rule `bash(go test:*)`."},
 		&InvocationStarted{IntentID: "int_1", InvocationID: "inv_1", ToolName: "bash", Input: input, Cwd: "/work/проект", TimeoutMS: 120000},
+		&InvocationStarted{IntentID: "int_2", InvocationID: "inv_2", ToolName: "bash", Input: input, Cwd: "/w", TimeoutMS: 1000,
+			Sandbox: &SandboxSpec{Mode: "read-only", Writable: []string{"/tmp/rein-ses_1"}, DenyRead: []string{}}},
+		&InvocationStarted{IntentID: "int_3", InvocationID: "inv_3", ToolName: "bash", Input: input, Cwd: "/w", Sandbox: &SandboxSpec{Mode: "off"}},
 		&InvocationCompleted{IntentID: "int_1", InvocationID: "inv_1", Exit: ExitError, ExitCode: 1, DurationMS: 503, OutputBytes: 201},
 		&InvocationCompleted{IntentID: "int_1", InvocationID: "inv_1", Exit: ExitTimeout, ExitCode: -1, DurationMS: 120000},
 		&ToolObservation{Observation: Observation{IntentID: "int_1", ToolName: "bash", Phase: PhaseExecution, Code: "tool_error", Text: output, Untrusted: true}},

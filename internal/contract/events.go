@@ -66,6 +66,19 @@ type SessionStarted struct {
 	// BaseURL is the provider's endpoint when it is not the default one
 	// (a local server), without credentials.
 	BaseURL string `json:"base_url,omitempty"`
+	// Sandbox says whether commands can be sandboxed on this machine,
+	// and if not why; nil when the session did not ask.
+	Sandbox *SandboxStatus `json:"sandbox,omitempty"`
+}
+
+// SandboxStatus says whether the OS sandbox can be had, as
+// session.started records it.
+type SandboxStatus struct {
+	Available bool `json:"available"`
+	// Backend names what contains the commands ("landlock+userns").
+	Backend string `json:"backend,omitempty"`
+	// Reason says why the sandbox is not available.
+	Reason string `json:"reason,omitempty"`
 }
 
 // UserMessage is what the person typed.
@@ -224,6 +237,26 @@ type InvocationStarted struct {
 	Input        json.RawMessage `json:"input"`
 	Cwd          string          `json:"cwd"`
 	TimeoutMS    int64           `json:"timeout_ms"`
+	// Sandbox is the OS sandbox the tool's process runs in; nil when no
+	// sandbox is involved (a tool that starts no process). A sandbox
+	// turned off is recorded as mode "off".
+	Sandbox *SandboxSpec `json:"sandbox,omitempty"`
+}
+
+// SandboxSpec is the effective sandbox of an invocation.
+type SandboxSpec struct {
+	// Mode is "workspace-write", "read-only" or "off".
+	Mode string `json:"mode"`
+	// Writable are the paths the process may write under: the writable
+	// roots and the private temporary directory.
+	Writable []string `json:"writable,omitempty"`
+	// ReadOnly are the paths under them that stay read-only (a trailing
+	// slash marks a directory).
+	ReadOnly []string `json:"read_only,omitempty"`
+	// DenyRead are the paths the process cannot read.
+	DenyRead []string `json:"deny_read,omitempty"`
+	// Network says whether the process may reach the network.
+	Network bool `json:"network"`
 }
 
 // Exit is how an invocation ended.
