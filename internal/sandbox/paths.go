@@ -1,0 +1,369 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Expand returns paths with ~ (alone or followed by a slash) replaced by
+// the home directory, each cleaned, without repeats and without empty
+// ones. A trailing slash, which marks a directory in a ReadOnly list, is
+// kept. Paths that are neither absolute nor start with ~, and ~ paths when
+// no home directory is known, are dropped: a relative path would mean a
+// different place for every command.
+func Expand(paths []string) []string {
+	home, _ := os.UserHomeDir()
+	var out []string
+	for _, p := range paths {
+		dir := len(p) > 1 && strings.HasSuffix(p, "/")
+		switch {
+		case p == "~" || strings.HasPrefix(p, "~/"):
+			if home == "" {
+				continue
+			}
+			p = filepath.Join(home, p[1:])
+		case !filepath.IsAbs(p):
+			continue
+		}
+		p = filepath.Clean(p)
+		if dir && p != "/" {
+			p += "/"
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// tilde writes p with the home directory as ~, the way a configuration
+// shows it.
+func tilde(p string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || home == "/" {
+		return p
+	}
+	home = filepath.Clean(home)
+	switch {
+	case p == home:
+		return "~"
+	case strings.HasPrefix(p, home+"/"):
+		return "~" + p[len(home):]
+	}
+	return p
+}
+
+// DefaultWritable returns the toolchain caches that ordinary commands
+// write to, as of the environment now, written with ~ where they lie in
+// the home directory: Go's build cache (GOCACHE, or the user cache
+// directory's go-build) and module cache (GOMODCACHE, or pkg/mod in the
+// first GOPATH entry, or ~/go/pkg/mod), ~/.cache (and XDG_CACHE_HOME),
+// npm's ~/.npm, and cargo's ~/.cargo/registry and ~/.cargo/git.
+//
+// Toolchains themselves (~/.rustup, GOPATH/bin, ~/.local/bin) are not
+// writable on purpose: a command could put a program there that the user
+// then runs outside the sandbox.
+func DefaultWritable() []string {
+	var out []string
+	add := func(p string) {
+		if p = strings.TrimSpace(p); filepath.IsAbs(p) || strings.HasPrefix(p, "~/") {
+			if p = tilde(filepath.Clean(p)); !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	if c := os.Getenv("GOCACHE"); c != "off" {
+		add(c)
+	}
+	if c, err := os.UserCacheDir(); err == nil && os.Getenv("GOCACHE") == "" {
+		add(filepath.Join(c, "go-build"))
+	}
+	switch gopath := filepath.SplitList(os.Getenv("GOPATH")); {
+	case os.Getenv("GOMODCACHE") != "":
+		add(os.Getenv("GOMODCACHE"))
+	case len(gopath) > 0 && filepath.IsAbs(gopath[0]):
+		add(filepath.Join(gopath[0], "pkg", "mod"))
+	default:
+		add("~/go/pkg/mod")
+	}
+	add("~/.cache")
+	add(os.Getenv("XDG_CACHE_HOME"))
+	for _, p := range []string{"~/.npm", "~/.cargo/registry", "~/.cargo/git"} {
+		add(p)
+	}
+	return out
+}
+
+// DefaultDenyRead returns the paths a command cannot read by default, as
+// of the environment now, written with ~ where they lie in the home
+// directory: the well-known credential stores (~/.ssh, ~/.aws,
+// ~/.config/gcloud, ~/.azure, ~/.kube, ~/.docker/config.json, ~/.netrc,
+// ~/.gnupg, ~/.git-credentials), rein's configuration directory and its
+// state directory (the sessions), and the sockets through which a command
+// could have a program run outside the sandbox or read secrets: the
+// user's runtime directory (XDG_RUNTIME_DIR: the session bus, systemd's,
+// the keyring's and the agents' sockets), the ssh agent's socket
+// (SSH_AUTH_SOCK), the system bus and Docker's socket.
+func DefaultDenyRead() []string {
+	out := []string{
+		"~/.ssh", "~/.aws", "~/.config/gcloud", "~/.azure", "~/.kube", "~/.docker/config.json",
+		"~/.netrc", "~/.gnupg", "~/.git-credentials",
+	}
+	add := func(p string) {
+		if filepath.IsAbs(p) {
+			if p = tilde(filepath.Clean(p)); !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	add(xdgDir("XDG_CONFIG_HOME", ".config", "rein"))
+	add(xdgDir("XDG_STATE_HOME", filepath.Join(".local", "state"), "rein"))
+	add(os.Getenv("XDG_RUNTIME_DIR"))
+	add(os.Getenv("SSH_AUTH_SOCK"))
+	for _, p := range []string{"/run/dbus/system_bus_socket", "/var/run/docker.sock", "/run/docker.sock"} {
+		add(p)
+	}
+	return out
+}
+
+// xdgDir returns name's directory under the XDG base directory env names
+// (when it is absolute), or under fallback in the home directory, as
+// internal/config and internal/session find rein's; "" when neither is
+// known.
+func xdgDir(env, fallback, name string) string {
+	if x := os.Getenv(env); filepath.IsAbs(x) {
+		return filepath.Join(x, name)
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		return filepath.Join(home, fallback, name)
+	}
+	return ""
+}
+
+// Protected returns the paths of the workspace roots that stay read-only
+// in the sandbox, because a change there would run code outside it or
+// change what rein allows: in each root's repository (.git may be a
+// directory or a "gitdir:" file) the config, config.worktree and
+// commondir files, the hooks directory, the config and hooks of every
+// submodule under modules/, and the directory core.hooksPath names (read
+// from the repository's config, its worktree config, and the user's
+// global one, in git's order); and each root's .rein directory.
+// Directories end with a slash (see [Policy.ReadOnly]). Paths that do not
+// exist are listed all the same: the sandbox makes a missing directory
+// before it mounts it read-only, and watches a missing file.
+//
+// Protected reads only those config files. It does not follow
+// include.path or includeIf, and a repository nested below a root (not
+// at the root itself) is not covered.
+func Protected(roots []string) []string {
+	var out []string
+	add := func(p string, dir bool) {
+		p = filepath.Clean(p)
+		if dir {
+			p += "/"
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	for _, root := range Expand(roots) {
+		root = strings.TrimSuffix(root, "/")
+		if gitdir, ok := gitDir(root); ok {
+			common := commonDir(gitdir)
+			add(filepath.Join(common, "config"), false)
+			add(filepath.Join(gitdir, "config.worktree"), false)
+			add(filepath.Join(common, "config.worktree"), false)
+			add(filepath.Join(gitdir, "commondir"), false)
+			add(filepath.Join(common, "hooks"), true)
+			for _, m := range submodules(filepath.Join(common, "modules"), 0) {
+				add(filepath.Join(m, "config"), false)
+				add(filepath.Join(m, "hooks"), true)
+			}
+			if hp := hooksPath(root, gitdir, common); hp != "" {
+				add(hp, true)
+			}
+		}
+		add(filepath.Join(root, ".rein"), true)
+	}
+	return out
+}
+
+// gitDir returns the git directory of the repository whose worktree is
+// root: root/.git, or where a "gitdir:" file there points.
+func gitDir(root string) (string, bool) {
+	dotgit := filepath.Join(root, ".git")
+	fi, err := os.Stat(dotgit)
+	switch {
+	case err != nil:
+		return "", false
+	case fi.IsDir():
+		return dotgit, true
+	}
+	b, err := os.ReadFile(dotgit)
+	if err != nil {
+		return "", false
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if dir = strings.TrimSpace(dir); !ok || dir == "" {
+		return "", false
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	return filepath.Clean(dir), true
+}
+
+// commonDir returns the directory that holds the repository's shared
+// config and hooks: where gitdir's commondir file points, or gitdir.
+func commonDir(gitdir string) string {
+	b, err := os.ReadFile(filepath.Join(gitdir, "commondir"))
+	if err != nil {
+		return gitdir
+	}
+	dir := strings.TrimSpace(string(b))
+	if dir == "" {
+		return gitdir
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(gitdir, dir)
+	}
+	return filepath.Clean(dir)
+}
+
+// maxModuleDepth bounds how deep submodules of submodules are looked for.
+const maxModuleDepth = 4
+
+// submodules returns the git directories of the submodules under dir (a
+// repository's modules directory), nested ones included, to a bounded
+// depth. A submodule's name may hold slashes, so a directory without a
+// config file is looked into too.
+func submodules(dir string, depth int) []string {
+	if depth > maxModuleDepth {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		d := filepath.Join(dir, e.Name())
+		if _, err := os.Stat(filepath.Join(d, "config")); err == nil {
+			out = append(out, d)
+			out = append(out, submodules(filepath.Join(d, "modules"), depth+1)...)
+			continue
+		}
+		out = append(out, submodules(d, depth+1)...)
+	}
+	return out
+}
+
+// hooksPath returns the directory core.hooksPath names for the repository
+// whose worktree is root, resolved as git does (~ for the home directory,
+// a relative path from the worktree's root), or "" when it is not set.
+// The worktree config wins over the repository's, which wins over the
+// user's.
+func hooksPath(root, gitdir, common string) string {
+	files := []string{filepath.Join(gitdir, "config.worktree"), filepath.Join(common, "config")}
+	if x := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		files = append(files, filepath.Join(x, "git", "config"))
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		files = append(files, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		v, ok := gitConfigValue(b, "core", "hookspath")
+		if !ok || v == "" {
+			continue
+		}
+		if v == "~" || strings.HasPrefix(v, "~/") {
+			if home, err := os.UserHomeDir(); err == nil {
+				v = filepath.Join(home, v[1:])
+			}
+		}
+		if !filepath.IsAbs(v) {
+			v = filepath.Join(root, v)
+		}
+		return filepath.Clean(v)
+	}
+	return ""
+}
+
+// gitConfigValue returns the last value of key (lower case) in section
+// (lower case, without a subsection) of a git config file's text.
+// Quotes, escapes and comments are read as git reads them; a key with no
+// "=" (a boolean true) has no value.
+func gitConfigValue(text []byte, section, key string) (string, bool) {
+	var value string
+	found := false
+	current := ""
+	sc := bufio.NewScanner(bytes.NewReader(text))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				continue
+			}
+			name := strings.TrimSpace(line[1:end])
+			if strings.ContainsAny(name, " \t\"") {
+				name = "" // [section "subsection"]: not the one wanted
+			}
+			current = strings.ToLower(name)
+			// A key may follow the header on the same line.
+			line = strings.TrimSpace(line[end+1:])
+		}
+		if current != section || line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || strings.ToLower(strings.TrimSpace(k)) != key {
+			continue
+		}
+		value, found = gitUnquote(v), true
+	}
+	return value, found
+}
+
+// gitUnquote reads a git config value: surrounding blanks trimmed, double
+// quotes removed, \" \\ \n \t decoded, and a # or ; outside quotes starts
+// a comment.
+func gitUnquote(v string) string {
+	var b strings.Builder
+	quoted := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case c == '\\' && i+1 < len(v):
+			i++
+			switch v[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			default:
+				b.WriteByte(v[i])
+			}
+		case !quoted && (c == '#' || c == ';'):
+			return strings.TrimSpace(b.String())
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}

@@ -1,0 +1,33 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"errors"
+	"os/exec"
+	"runtime"
+)
+
+// platform is the backend of a system without one: nothing can be
+// sandboxed. A macOS backend (sandbox-exec with a profile made of the
+// policy) would take this file's place there.
+var platform backend = noBackend{}
+
+// noBackend says the sandbox is unavailable, and why.
+type noBackend struct{}
+
+func (noBackend) probe() Status {
+	return Status{Reason: "rein has no sandbox for " + runtime.GOOS + " yet (only Linux, with Landlock and user namespaces)"}
+}
+
+func (noBackend) wrap(*exec.Cmd, *Policy) error {
+	return errors.New("sandbox: no sandbox on " + runtime.GOOS)
+}
+
+func (noBackend) helper([]string) int {
+	return helperError(errors.New("no sandbox on " + runtime.GOOS))
+}
+
+// canWrite cannot tell here: a permission error is taken for the
+// sandbox's.
+func canWrite(string) bool { return true }
