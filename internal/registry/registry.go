@@ -98,6 +98,12 @@ type Result struct {
 	// itself. A tool that wrote a file and then failed reports it all the
 	// same.
 	Files []contract.FileStamp
+	// SandboxDenied says what the OS sandbox refused the process, in
+	// sentences for the model and the person (see sandbox.Explain), when
+	// the process failed because of it; empty otherwise. A tool that sets
+	// it has written the same text to its output already; the runtime
+	// may offer to run the call again outside the sandbox.
+	SandboxDenied string
 }
 
 // CheckError is a precondition that an intent's input does not meet, as a
@@ -138,6 +144,10 @@ type Tool struct {
 	// Execute runs the tool; nil means the tool is declared but this build
 	// has no way to run it.
 	Execute Executor
+	// Sandbox returns the OS sandbox an invocation with input runs in, as
+	// tool.invocation.started records it; nil, or a nil result, means no
+	// sandbox is involved (the tool starts no process).
+	Sandbox func(input json.RawMessage) *contract.SandboxSpec
 }
 
 // Spec returns the tool as the model sees it.

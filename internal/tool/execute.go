@@ -42,10 +42,14 @@ func (rt *Runtime) runBatch(ctx context.Context, batch []job, ledger state.Ledge
 			}
 		}
 		batch[i].timeout = timeout
-		id, err := sink.Emit(&contract.InvocationStarted{
+		started := &contract.InvocationStarted{
 			IntentID: j.Intent.ID, InvocationID: invocations[i], ToolName: j.tool.Name,
 			Input: j.Intent.Input, Cwd: rt.Policy().Workspace().Root(), TimeoutMS: timeout.Milliseconds(),
-		}, j.cause)
+		}
+		if j.tool.Sandbox != nil {
+			started.Sandbox = j.tool.Sandbox(j.Intent.Input)
+		}
+		id, err := sink.Emit(started, j.cause)
 		if err != nil {
 			return ledger, err
 		}

@@ -554,3 +554,27 @@ func TestDecisionsAreTakenAgainAfterAnEarlierCall(t *testing.T) {
 		t.Errorf("observation %+v, wrote %v", o, wrote)
 	}
 }
+
+// TestInvocationRecordsTheSandbox checks that tool.invocation.started
+// holds the sandbox the tool says an input runs in, and none for a tool
+// that says nothing.
+func TestInvocationRecordsTheSandbox(t *testing.T) {
+	spec := &contract.SandboxSpec{Mode: "workspace-write", Writable: []string{"/w"}, ReadOnly: []string{"/w/.git/hooks/"}}
+	boxed := echo("boxed", registry.RiskRead, registry.Safe, nil)
+	var asked json.RawMessage
+	boxed.Sandbox = func(input json.RawMessage) *contract.SandboxSpec { asked = input; return spec }
+	f := newFixture(t, permission.Default, nil, nil, boxed, echo("plain", registry.RiskRead, registry.Safe, nil))
+	f.run(t, t.Context(), intent("int_1", "boxed", `{"text":"a"}`), intent("int_2", "plain", `{"text":"b"}`))
+	got := map[string]*contract.SandboxSpec{}
+	for _, e := range f.sink.events {
+		if s, ok := e.(*contract.InvocationStarted); ok {
+			got[s.IntentID] = s.Sandbox
+		}
+	}
+	if d := cmp.Diff(map[string]*contract.SandboxSpec{"int_1": spec, "int_2": nil}, got); d != "" {
+		t.Errorf("tool.invocation.started sandboxes mismatch (-want +got):\n%s", d)
+	}
+	if string(asked) != `{"text":"a"}` {
+		t.Errorf("the tool was asked about input %s, want the intent's", asked)
+	}
+}

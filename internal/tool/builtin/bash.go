@@ -9,11 +9,14 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/sandbox"
 	"github.com/rein-agent/rein/internal/workspace"
 )
 
@@ -59,6 +62,12 @@ type BashOptions struct {
 	// Secrets are credential values: a variable whose value contains one
 	// is removed whatever its name. Empty strings are ignored.
 	Secrets []string
+	// Sandbox is the OS sandbox every command runs in (see
+	// sandbox.Wrap); nil, or mode off, runs commands as they are. The
+	// tool only reads it. With a sandbox that this machine cannot
+	// provide (sandbox.Probe), every call fails with the reason: the
+	// caller chooses to go without one.
+	Sandbox *sandbox.Policy
 }
 
 // bashInput is the bash tool's input.
@@ -106,8 +115,8 @@ func Bash(ws *workspace.Workspace, opts *BashOptions) registry.Tool {
 	if environ == nil {
 		environ = os.Environ()
 	}
-	b := &bashTool{ws: ws, env: ToolEnv(environ, opts.Passthrough, opts.Secrets)}
-	return registry.Tool{
+	b := &bashTool{ws: ws, env: ToolEnv(environ, opts.Passthrough, opts.Secrets), sandbox: opts.Sandbox}
+	t := registry.Tool{
 		Name:        "bash",
 		Description: bashDescription,
 		InputSchema: json.RawMessage(bashSchema),
@@ -116,6 +125,10 @@ func Bash(ws *workspace.Workspace, opts *BashOptions) registry.Tool {
 		Timeout:     bashTimeout,
 		Execute:     b.execute,
 	}
+	if b.sandbox != nil {
+		t.Sandbox = func(json.RawMessage) *contract.SandboxSpec { return b.sandbox.Record() }
+	}
+	return t
 }
 
 // bashTimeout is the bash tool's Timeout: the effective timeout of input,
@@ -132,6 +145,8 @@ func bashTimeout(input json.RawMessage) time.Duration {
 type bashTool struct {
 	ws  *workspace.Workspace
 	env []string
+	// sandbox is the policy commands run under; nil means none.
+	sandbox *sandbox.Policy
 }
 
 // execute runs the command of call's input, streaming its output to
@@ -155,6 +170,13 @@ func (b *bashTool) execute(ctx context.Context, call *registry.Call) (registry.R
 		return registry.Result{}, err
 	}
 	out := &lineEndWriter{w: call.Output}
+	var sample *outputSample
+	if b.sandbox != nil {
+		// What the sandbox refused shows in the output: keep enough of it
+		// to tell.
+		sample = &outputSample{}
+		out.w = io.MultiWriter(call.Output, sample)
+	}
 	ps, err := p.wait(out)
 	if err != nil {
 		return registry.Result{}, err
@@ -170,8 +192,15 @@ func (b *bashTool) execute(ctx context.Context, call *registry.Call) (registry.R
 			ctxErr = fmt.Errorf("bash: the command was cancelled: %w", ctx.Err())
 		}
 	}
+	res := registry.Result{ExitCode: code}
+	if sample != nil && code != 0 && ctxErr == nil {
+		if why := sandbox.Explain(b.sandbox, sample.String(), code); why != "" {
+			out.line(why)
+			res.SandboxDenied = why
+		}
+	}
 	out.line(fmt.Sprintf("exit code: %d", code))
-	return registry.Result{ExitCode: code}, ctxErr
+	return res, ctxErr
 }
 
 // bashProcess is a command the bash tool started.
@@ -211,7 +240,13 @@ func (b *bashTool) start(ctx context.Context, command string) (*bashProcess, err
 	}
 	// After the grace, exec kills the shell; wait kills the group.
 	cmd.WaitDelay = bashKillGrace
-	err = cmd.Start()
+	// In a sandbox the shell's process is its helper, which shares the
+	// group: the signals above reach the shell all the same, and when the
+	// helper dies so does everything the command started.
+	err = sandbox.Wrap(cmd, b.sandbox)
+	if err == nil {
+		err = cmd.Start()
+	}
 	// The child has its copy of w; the parent's must go, or the pipe
 	// would never reach end of file.
 	if cerr := w.Close(); err == nil && cerr != nil {
@@ -302,4 +337,56 @@ func (l *lineEndWriter) line(s string) {
 		s = "\n" + s
 	}
 	_, _ = io.WriteString(l, s+"\n")
+}
+
+// The parts of a sandboxed command's output kept for sandbox.Explain: its
+// head, and its tail, where a failing command usually says why.
+const (
+	sampleHead = 16 << 10
+	sampleTail = 48 << 10
+)
+
+// outputSample keeps the head and the tail of what is written to it, in
+// bounded memory. It is not safe for concurrent use.
+type outputSample struct {
+	head []byte
+	tail []byte // a ring of sampleTail bytes once full
+	next int    // where the ring is written next
+	full bool   // the ring has wrapped: its oldest byte is at next
+}
+
+func (o *outputSample) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := sampleHead - len(o.head); room > 0 {
+		k := min(room, len(p))
+		o.head = append(o.head, p[:k]...)
+		p = p[k:]
+	}
+	if len(p) >= sampleTail {
+		o.tail = append(o.tail[:0], p[len(p)-sampleTail:]...)
+		o.next, o.full = 0, true
+		return n, nil
+	}
+	for len(p) > 0 {
+		if !o.full && len(o.tail) < sampleTail {
+			k := min(sampleTail-len(o.tail), len(p))
+			o.tail = append(o.tail, p[:k]...)
+			p = p[k:]
+			o.full = len(o.tail) == sampleTail
+			continue
+		}
+		k := copy(o.tail[o.next:], p)
+		p = p[k:]
+		o.next = (o.next + k) % sampleTail
+	}
+	return n, nil
+}
+
+// String returns the head, then a newline, then the tail in order.
+func (o *outputSample) String() string {
+	tail := o.tail
+	if o.full {
+		tail = append(slices.Clone(o.tail[o.next:]), o.tail[:o.next]...)
+	}
+	return string(o.head) + "\n" + string(tail)
 }
