@@ -519,3 +519,57 @@ func TestWrapLeavesAlone(t *testing.T) {
 		t.Errorf("Wrap() = %v, SysProcAttr %+v; want Setsid kept", err, cmd.SysProcAttr)
 	}
 }
+
+// TestWritableInsideHidden checks that a writable root and the temporary
+// directory inside a hidden directory stay reachable and writable, while
+// the rest of the hidden directory stays hidden.
+func TestWritableInsideHidden(t *testing.T) {
+	needSandbox(t)
+	w := newWorld(t)
+	state := filepath.Dir(w.ws) + "/state"
+	writeFile(t, state+"/sessions/ses_1/events.jsonl", "secret log\n")
+	if err := os.MkdirAll(state+"/sessions/ses_2/tmp", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := *w.policy
+	p.DenyRead = []string{state}
+	p.TempDir = state + "/sessions/ses_2/tmp"
+	p.Writable = append(p.Writable, state+"/cache")
+	out, code := w.run(t, &p, `echo a > "$TMPDIR/a" && echo b > `+state+`/cache/b && cat "$TMPDIR/a" `+state+`/cache/b; cat `+state+`/sessions/ses_1/events.jsonl; ls `+state)
+	if !strings.HasPrefix(out, "a\nb\n") || strings.Contains(out, "secret log") || !strings.Contains(out, "cannot open directory") || code == 0 {
+		t.Errorf("exit code %d, output %q; want the writable paths written and the rest hidden", code, out)
+	}
+	if got := readFile(t, state+"/cache/b"); got != "b\n" {
+		t.Errorf("the writable root inside the hidden directory holds %q outside, want \"b\\n\"", got)
+	}
+}
+
+// TestProtectedLinkIsRestored checks a protected path that is a symbolic
+// link: its target is read-only, and a link the command replaces is put
+// back when it ends.
+func TestProtectedLinkIsRestored(t *testing.T) {
+	needSandbox(t)
+	w := newWorld(t)
+	if err := os.RemoveAll(w.ws + "/.git/hooks"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(w.ws+"/tracked-hooks", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../tracked-hooks", w.ws+"/.git/hooks"); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := w.run(t, w.policy, `echo evil > tracked-hooks/pre-commit; rm .git/hooks && mkdir .git/hooks && echo evil > .git/hooks/pre-commit && echo replaced`)
+	if !strings.Contains(out, "replaced") {
+		t.Fatalf("output %q: the command could not replace the link, so the test shows nothing", out)
+	}
+	if link, err := os.Readlink(w.ws + "/.git/hooks"); err != nil || link != "../tracked-hooks" {
+		t.Errorf(".git/hooks is %q (%v) after the command, want the link back; output %q", link, err, out)
+	}
+	if msg := notThere(w.ws + "/tracked-hooks/pre-commit"); msg != "" {
+		t.Errorf("%s: the link's target was writable; output %q", msg, out)
+	}
+	if want := "rein: the sandbox restored " + w.ws + "/.git/hooks"; !strings.Contains(out, want) {
+		t.Errorf("output %q, want it to say %q", out, want)
+	}
+}
