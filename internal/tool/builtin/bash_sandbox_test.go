@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -57,39 +58,67 @@ func sandboxed(t *testing.T) (registry.Tool, *sandbox.Policy, *workspace.Workspa
 func TestBashSandboxDenialIsExplained(t *testing.T) {
 	t.Parallel()
 	tool, _, ws, outside := sandboxed(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
 	tests := []struct {
 		name, command, want string
 		code                int
 	}{
 		{"write outside", "echo x > " + outside + "/f", "the sandbox refused a write to " + outside + "/f: outside the writable roots", 1},
 		{"git hook", "echo x > .git/hooks/pre-commit", "the sandbox refused a write to .git/hooks/pre-commit: .git/hooks is read-only inside the sandbox", 1},
+		{"git config", "echo '[core] fsmonitor = x' >> .git/config", "the sandbox refused a write to .git/config: .git/config is read-only inside the sandbox", 1},
+		{"rein config", "mkdir -p .rein && echo x > .rein/config.toml", "the sandbox refused a write to .rein/config.toml: .rein is read-only inside the sandbox", 1},
+		{"a listener on the host's loopback", fmt.Sprintf("cat < /dev/tcp/127.0.0.1/%d", port),
+			"the sandbox refused a network connection to a server outside it: the network is off", 1},
 		{"allowed", "echo x > notes.txt && echo done", "", 0},
 		{"failed for its own reasons", "echo nope; exit 3", "", 3},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, o := run(t, tool, tt.command, 0)
-			if o.err != nil || o.res.ExitCode != tt.code {
-				t.Fatalf("Execute() = %+v, %v; output %q", o.res, o.err, got)
-			}
-			if tt.want == "" {
-				if o.res.SandboxDenied != "" || strings.Contains(got, "the sandbox") {
-					t.Errorf("Result.SandboxDenied = %q, output %q; want no word of the sandbox", o.res.SandboxDenied, got)
+	// The group returns once its parallel cases have all run.
+	t.Run("cases", func(t *testing.T) {
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				got, o := run(t, tool, tt.command, 0)
+				if o.err != nil || o.res.ExitCode != tt.code {
+					t.Fatalf("Execute() = %+v, %v; output %q", o.res, o.err, got)
 				}
-				return
+				if tt.want == "" {
+					if o.res.SandboxDenied != "" || strings.Contains(got, "the sandbox") {
+						t.Errorf("Result.SandboxDenied = %q, output %q; want no word of the sandbox", o.res.SandboxDenied, got)
+					}
+					return
+				}
+				if !strings.HasPrefix(o.res.SandboxDenied, tt.want) {
+					t.Errorf("Result.SandboxDenied = %q, want it to start with %q", o.res.SandboxDenied, tt.want)
+				}
+				if end := o.res.SandboxDenied + fmt.Sprintf("\nexit code: %d\n", tt.code); !strings.HasSuffix(got, end) {
+					t.Errorf("output = %q, want it to end with %q", got, end)
+				}
+			})
+		}
+	})
+	t.Run("effects", func(t *testing.T) {
+		for _, f := range []string{".git/hooks/pre-commit", ".rein/config.toml"} {
+			if _, err := os.Stat(filepath.Join(ws.Root(), f)); err == nil {
+				t.Errorf("%s was written", f)
 			}
-			if !strings.HasPrefix(o.res.SandboxDenied, tt.want) {
-				t.Errorf("Result.SandboxDenied = %q, want it to start with %q", o.res.SandboxDenied, tt.want)
-			}
-			if end := o.res.SandboxDenied + fmt.Sprintf("\nexit code: %d\n", tt.code); !strings.HasSuffix(got, end) {
-				t.Errorf("output = %q, want it to end with %q", got, end)
-			}
-		})
-	}
-	if _, err := os.Stat(filepath.Join(ws.Root(), ".git", "hooks", "pre-commit")); err == nil {
-		t.Error("the hook was written")
-	}
+		}
+		if b, err := os.ReadFile(filepath.Join(ws.Root(), ".git", "config")); err != nil || string(b) != "[core]\n" {
+			t.Errorf(".git/config holds %q (%v), want it unchanged", b, err)
+		}
+		if err := l.(*net.TCPListener).SetDeadline(time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		// A connection that was made is queued already: none must be.
+		if c, err := l.Accept(); err == nil {
+			c.Close()
+			t.Error("the listener outside got a connection from the sandbox")
+		}
+	})
 }
 
 // TestBashSandboxStops checks that a timeout and a cancel still stop a
@@ -213,3 +242,27 @@ func TestOutputSample(t *testing.T) {
 }
 
 func tail(s string) string { return s[max(0, len(s)-8):] }
+
+// TestBashSandboxIdentity checks that commands run as the user, with
+// TMPDIR the private temporary directory, writable, and that a fake
+// private key in a temporary home cannot be read.
+func TestBashSandboxIdentity(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), []byte("fake key\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tool, p, _, _ := sandboxed(t)
+	got, o := run(t, tool, `id -u; echo "$TMPDIR"; echo x > "$TMPDIR/f" && echo written`, 0)
+	want := fmt.Sprintf("%d\n%s\nwritten\nexit code: 0\n", os.Getuid(), p.TempDir)
+	if o.err != nil || got != want {
+		t.Errorf("Execute() = %+v, %v; output %q, want %q", o.res, o.err, got, want)
+	}
+	got, o = run(t, tool, "cat ~/.ssh/id_ed25519", 0)
+	if strings.Contains(got, "fake key") || !strings.Contains(o.res.SandboxDenied, "the sandbox refused a read of ~/.ssh/id_ed25519: credential stores") {
+		t.Errorf("Execute() = %+v, %v; output %q; want the key refused and explained", o.res, o.err, got)
+	}
+}
