@@ -22,6 +22,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -71,6 +72,94 @@ type File struct {
 	// and the project's files add up; deny wins whichever file says it.
 	// An interactive "always" answer appends to the project's file.
 	Permissions Permissions `toml:"permissions"`
+	// Sandbox is the [sandbox] table, or the shorthand sandbox = "MODE":
+	// how the commands tools start are contained.
+	Sandbox Sandbox `toml:"sandbox"`
+}
+
+// Sandbox is what a [sandbox] table says (package sandbox has the
+// meaning of each value). Its zero value sets nothing.
+type Sandbox struct {
+	// Mode is workspace-write, read-only or off; "" means not set here.
+	Mode string `toml:"mode"`
+	// Network, when set, says whether commands may reach the network.
+	Network *bool `toml:"network"`
+	// WritableRoots, when set, replaces the default list of directories
+	// besides the workspace that commands may write (the toolchain caches);
+	// "~/" at an entry's start means the home directory.
+	WritableRoots []string `toml:"writable_roots"`
+	// DenyRead, when set, replaces the default list of paths commands may
+	// not read (the credential stores); rein's own configuration and state
+	// are hidden whatever it says.
+	DenyRead []string `toml:"deny_read"`
+	// Unknown are the keys of the table rein does not know, which decode
+	// turns into warnings like any other unknown key.
+	Unknown []string `toml:"-"`
+}
+
+// UnmarshalTOML reads either sandbox = "MODE" or a [sandbox] table.
+func (s *Sandbox) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case string:
+		s.Mode = v
+		return nil
+	case map[string]any:
+		for k, val := range v {
+			if err := s.setKey(k, val); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("sandbox: want a mode (sandbox = \"workspace-write\") or a [sandbox] table, not %T", v)
+}
+
+// setKey sets one key of a [sandbox] table.
+func (s *Sandbox) setKey(k string, val any) error {
+	switch k {
+	case "mode":
+		m, ok := val.(string)
+		if !ok {
+			return fmt.Errorf("sandbox.mode: want a string, not %T", val)
+		}
+		s.Mode = m
+	case "network":
+		b, ok := val.(bool)
+		if !ok {
+			return fmt.Errorf("sandbox.network: want true or false, not %T", val)
+		}
+		s.Network = &b
+	case "writable_roots", "deny_read":
+		list, err := stringList(val)
+		if err != nil {
+			return fmt.Errorf("sandbox.%s: %w", k, err)
+		}
+		if k == "writable_roots" {
+			s.WritableRoots = list
+		} else {
+			s.DenyRead = list
+		}
+	default:
+		s.Unknown = append(s.Unknown, "sandbox."+k)
+	}
+	return nil
+}
+
+// stringList is a TOML array of strings.
+func stringList(val any) ([]string, error) {
+	items, ok := val.([]any)
+	if !ok {
+		return nil, fmt.Errorf("want a list of strings, not %T", val)
+	}
+	list := make([]string, 0, len(items))
+	for _, it := range items {
+		s, ok := it.(string)
+		if !ok {
+			return nil, fmt.Errorf("want a list of strings, and %v is a %T", it, it)
+		}
+		list = append(list, s)
+	}
+	return list, nil
 }
 
 // Permissions are the rule lists of a [permissions] table.
@@ -190,6 +279,11 @@ func decode(path string) (*decoded, error) {
 	for _, k := range d.md.Undecoded() {
 		d.warnings = append(d.warnings, fmt.Sprintf("%s: unknown key %q (ignored)", path, k.String()))
 	}
+	slices.Sort(d.Sandbox.Unknown)
+	for _, k := range d.Sandbox.Unknown {
+		d.warnings = append(d.warnings, fmt.Sprintf("%s: unknown key %q (ignored)", path, k))
+	}
+	d.Sandbox.Unknown = nil
 	return d, nil
 }
 
@@ -228,11 +322,37 @@ func checkProject(path string, f *File) error {
 		return fmt.Errorf("config: %s: permission_mode = \"yolo\" is not allowed in a project's file, since a cloned "+
 			"repository must not switch approvals off; pass --permission-mode yolo or set it in your own config.toml", path)
 	}
+	if err := checkProjectSandbox(path, &f.Sandbox); err != nil {
+		return err
+	}
 	for _, text := range f.Permissions.Allow {
 		if r, err := permission.ParseRule(text); err == nil && r.Tool() == "bash" && r.Pattern() == "" {
 			return fmt.Errorf("config: %s: allow = [%q] is not allowed in a project's file: it would let a cloned repository "+
 				"run any command without asking; allow specific commands (bash(go test:*)) or put it in your own config.toml", path, text)
 		}
+	}
+	return nil
+}
+
+// checkProjectSandbox refuses, in a project's file, a sandbox looser than
+// the default: a cloned repository may make it stricter (read-only), never
+// turn it off, open the network, add places to write or unhide a
+// credential store.
+func checkProjectSandbox(path string, s *Sandbox) error {
+	fix := "set it in your own config.toml or pass the flag"
+	switch {
+	case strings.EqualFold(strings.TrimSpace(s.Mode), "off"):
+		return fmt.Errorf("config: %s: sandbox mode \"off\" is not allowed in a project's file, since a cloned repository "+
+			"must not take the sandbox away; %s (--sandbox off)", path, fix)
+	case s.Network != nil && *s.Network:
+		return fmt.Errorf("config: %s: sandbox network = true is not allowed in a project's file, since a cloned repository "+
+			"must not open the network to its commands; %s (--network)", path, fix)
+	case s.WritableRoots != nil:
+		return fmt.Errorf("config: %s: sandbox writable_roots is not allowed in a project's file, since a cloned repository "+
+			"must not choose where its commands may write; %s (--add-dir)", path, fix)
+	case s.DenyRead != nil:
+		return fmt.Errorf("config: %s: sandbox deny_read is not allowed in a project's file, since a cloned repository "+
+			"must not unhide your credentials; set it in your own config.toml", path)
 	}
 	return nil
 }
@@ -263,6 +383,11 @@ func (d *decoded) validate() error {
 		if _, err := permission.ParseRules(l.rules); err != nil {
 			return fmt.Errorf("config: %s: [permissions] %s: %v", d.at(l.key), l.key, err)
 		}
+	}
+	switch strings.TrimSpace(d.Sandbox.Mode) {
+	case "", "workspace-write", "read-only", "off":
+	default:
+		return fmt.Errorf("config: %s: sandbox mode %q: want workspace-write, read-only or off", d.at("sandbox"), d.Sandbox.Mode)
 	}
 	if d.MaxTurns < 0 {
 		return fmt.Errorf("config: %s: max_turns is %d; it must be 1 or more (0 means the default)", d.at("max_turns"), d.MaxTurns)
@@ -308,10 +433,34 @@ func (c *Config) apply(d *decoded) error {
 		c.SessionDir = dir
 		set("session_dir")
 	}
+	c.applySandbox(d, set)
 	c.Permissions.Allow = append(c.Permissions.Allow, d.Permissions.Allow...)
 	c.Permissions.Ask = append(c.Permissions.Ask, d.Permissions.Ask...)
 	c.Permissions.Deny = append(c.Permissions.Deny, d.Permissions.Deny...)
 	return nil
+}
+
+// applySandbox sets over c what d's sandbox key or table sets, key by
+// key: a project's read-only mode over the user's table keeps the user's
+// roots.
+func (c *Config) applySandbox(d *decoded, set func(string)) {
+	s := &d.Sandbox
+	if !d.md.IsDefined("sandbox") {
+		return
+	}
+	if s.Mode != "" {
+		c.Sandbox.Mode = strings.TrimSpace(s.Mode)
+		set("sandbox")
+	}
+	if s.Network != nil {
+		c.Sandbox.Network = s.Network
+	}
+	if s.WritableRoots != nil {
+		c.Sandbox.WritableRoots = s.WritableRoots
+	}
+	if s.DenyRead != nil {
+		c.Sandbox.DenyRead = s.DenyRead
+	}
 }
 
 // Where says where key was set: "file:line", or the file alone when the

@@ -190,3 +190,58 @@ func TestMaxArtifactBytes(t *testing.T) {
 		})
 	}
 }
+
+// The sandbox is a [sandbox] table or a mode alone; the project's file
+// may make it stricter, never looser.
+func TestSandboxTable(t *testing.T) {
+	yes := true
+	for _, tc := range []struct {
+		name, user, project string
+		want                Sandbox
+		wantErr             string
+		warning             string
+	}{
+		{name: "shorthand", user: `sandbox = "read-only"`, want: Sandbox{Mode: "read-only"}},
+		{name: "table", user: "[sandbox]\nmode = \"off\"\nnetwork = true\nwritable_roots = [\"~/.cache\"]\ndeny_read = []\n",
+			want: Sandbox{Mode: "off", Network: &yes, WritableRoots: []string{"~/.cache"}, DenyRead: []string{}}},
+		{name: "project tightens", user: "[sandbox]\nnetwork = true\nwritable_roots = [\"/opt/x\"]\n", project: `sandbox = "read-only"`,
+			want: Sandbox{Mode: "read-only", Network: &yes, WritableRoots: []string{"/opt/x"}}},
+		{name: "unknown key warns", user: "[sandbox]\nmode = \"read-only\"\nfuture = 1\n", want: Sandbox{Mode: "read-only"}, warning: `unknown key "sandbox.future"`},
+		{name: "bad mode", user: `sandbox = "loose"`, wantErr: `sandbox mode "loose": want workspace-write, read-only or off`},
+		{name: "bad type", user: "sandbox = 3", wantErr: "want a mode"},
+		{name: "bad network", user: "[sandbox]\nnetwork = \"yes\"\n", wantErr: "sandbox.network: want true or false"},
+		{name: "project off", project: `sandbox = "off"`, wantErr: `sandbox mode "off" is not allowed in a project's file`},
+		{name: "project network", project: "[sandbox]\nnetwork = true\n", wantErr: "network = true is not allowed in a project's file"},
+		{name: "project roots", project: "[sandbox]\nwritable_roots = [\"/\"]\n", wantErr: "writable_roots is not allowed in a project's file"},
+		{name: "project deny_read", project: "[sandbox]\ndeny_read = []\n", wantErr: "deny_read is not allowed in a project's file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var p Paths
+			if tc.user != "" {
+				p.User = filepath.Join(dir, "user.toml")
+				write(t, p.User, tc.user)
+			}
+			if tc.project != "" {
+				p.Project = filepath.Join(dir, "project.toml")
+				write(t, p.Project, tc.project)
+			}
+			c, err := Load(p)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("Load: %v, want an error with %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, c.Sandbox); diff != "" {
+				t.Errorf("Sandbox (-want +got):\n%s", diff)
+			}
+			if tc.warning != "" && !strings.Contains(strings.Join(c.Warnings, "\n"), tc.warning) {
+				t.Errorf("warnings %q lack %q", c.Warnings, tc.warning)
+			}
+		})
+	}
+}
