@@ -241,6 +241,8 @@ type setup struct {
 	// fixedPrompt, when set, replaces the environment-dependent parts of
 	// the system prompt (the demo's is the same on every machine).
 	fixedPrompt bool
+	// sandbox is how commands are contained.
+	sandbox sandboxSetup
 }
 
 // setupFrom layers the flags over the configuration.
@@ -273,6 +275,10 @@ func setupFrom(spec cli.Spec, cfg *config.Config) (setup, error) {
 		}
 		return rules
 	}
+	set.sandbox, err = sandboxFrom(spec, cfg)
+	if err != nil {
+		return setup{}, err
+	}
 	set.rules = permission.Rules{
 		Allow: append(parse("allow rules in the configuration", cfg.Permissions.Allow), parse("--allow", spec.Allow)...),
 		Ask:   parse("ask rules in the configuration", cfg.Permissions.Ask),
@@ -304,27 +310,13 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
 	}
-	policy, err := permission.New(set.mode, set.rules, ws)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
-	}
-	logger := warnings()
-	reg, err := registry.New(builtin.Tools(ws, &builtin.Options{
-		Bash: &builtin.BashOptions{Passthrough: set.passthrough, Secrets: secrets},
-	})...)
+	box, err := contain(set.sandbox, ws, sess.Dir, config.DefaultPaths(set.cwd).User)
 	if err != nil {
 		return nil, err
 	}
-	var approver tool.Approver
-	if set.approver != nil {
-		approver = set.approver
-	}
-	tools, err := tool.New(reg, policy, &tool.Options{
-		Approver: approver, ArtifactDir: filepath.Join(sess.Dir, "artifacts"), ArtifactLimit: set.artifactLimit,
-		Secrets: secrets, Logger: logger,
-	})
+	tools, reg, err := toolRuntime(sess, ws, box, set, secrets)
 	if err != nil {
-		return nil, err
+		return nil, errors.Join(err, box.close())
 	}
 	env := kernel.Environment{Workspace: ws.Root()}
 	if !set.fixedPrompt {
@@ -333,12 +325,38 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	k, err := kernel.New(m.Provider, sess.Log, &kernel.Options{
 		ProviderName: m.Name, Model: m.Model, BaseURL: m.BaseURL, Capabilities: m.Capabilities, KeyHint: m.KeyHint, Secret: m.Secret,
 		Fallback: fallbacks, Registry: reg, Tools: tools, MaxTurns: set.maxTurns, System: kernel.SystemPrompt(env),
-		Cwd: set.cwd, Version: version, Session: sess.ID, State: &sess.State, Logger: logger, Secrets: secrets,
+		Cwd: set.cwd, Version: version, Session: sess.ID, State: &sess.State, Logger: warnings(), Secrets: secrets,
+		Sandbox: box.status.Record(),
 	})
 	if err != nil {
-		return nil, err
+		return nil, errors.Join(err, box.close())
 	}
-	return &cli.Session{Runtime: k, Dir: sess.Dir, Close: sess.Close}, nil
+	closeAll := func() error { return errors.Join(sess.Close(), box.close()) }
+	return &cli.Session{Runtime: k, Dir: sess.Dir, Close: closeAll, Sandbox: box.describe()}, nil
+}
+
+// toolRuntime builds the policy, the built-in tools (bash under the
+// session's sandbox) and the tool runtime of a session.
+func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containment, set setup, secrets []string) (*tool.Runtime, *registry.Registry, error) {
+	policy, err := permission.New(set.mode, set.rules, ws)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
+	}
+	reg, err := registry.New(builtin.Tools(ws, &builtin.Options{
+		Bash: &builtin.BashOptions{Passthrough: set.passthrough, Secrets: secrets, Sandbox: box.policy},
+	})...)
+	if err != nil {
+		return nil, nil, err
+	}
+	var approver tool.Approver
+	if set.approver != nil {
+		approver = set.approver
+	}
+	tools, err := tool.New(reg, policy, &tool.Options{
+		Approver: approver, ArtifactDir: filepath.Join(sess.Dir, "artifacts"), ArtifactLimit: set.artifactLimit,
+		Secrets: secrets, Logger: warnings(),
+	})
+	return tools, reg, err
 }
 
 // demoRules are the demo's permissions: it runs in accept-edits with the
@@ -376,8 +394,13 @@ func openDemo(ctx context.Context, sessionDir string) (*cli.Demo, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The demo's commands run in the default sandbox, as a session's do.
+	box, err := sandboxFrom(cli.Spec{}, &config.Config{})
+	if err != nil {
+		return nil, errors.Join(err, created.Close())
+	}
 	sess, err := build(ctx, created, m, nil, setup{
-		cwd: ws, mode: permission.AcceptEdits, rules: permission.Rules{Allow: allow}, fixedPrompt: true,
+		cwd: ws, mode: permission.AcceptEdits, rules: permission.Rules{Allow: allow}, fixedPrompt: true, sandbox: box,
 	}, secrets)
 	if err != nil {
 		return nil, err

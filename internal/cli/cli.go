@@ -69,6 +69,11 @@ type Spec struct {
 	AddDirs []string
 	// MaxTurns is the --max-turns flag; 0 means the default.
 	MaxTurns int
+	// Sandbox is the --sandbox flag (workspace-write, read-only, off);
+	// empty means the configuration's, else workspace-write.
+	Sandbox string
+	// Network is the --network flag: commands may reach the network.
+	Network bool
 	// Approver asks the person when a tool needs approval; nil means the
 	// run is headless and never waits (an ask is denied, with a hint).
 	Approver kernel.Approver
@@ -93,6 +98,10 @@ type Session struct {
 	Close func() error
 	// Gates are what the resume gate found, for a resumed session.
 	Gates map[string]string
+	// Sandbox says in one line how the session's commands are contained
+	// ("sandbox: workspace-write (...)", "sandbox: off; ..."), said at the
+	// start; empty says nothing.
+	Sandbox string
 }
 
 // Demo is the offline demo as the wiring prepared it.
@@ -163,7 +172,8 @@ type flags struct {
 	fallback                         []string
 	json, deltas                     bool
 	api                              string
-	permissionMode                   string
+	permissionMode, sandbox          string
+	network                          bool
 	allow, deny, addDirs             []string
 	maxTurns                         int
 	sessionDir                       string
@@ -387,6 +397,8 @@ func (a *app) sessionFlags(cmd *cobra.Command) {
 	f.StringArrayVar(&a.flags.deny, "deny", nil, "a rule of what never runs, repeatable; deny wins over every allow and every mode")
 	f.StringArrayVar(&a.flags.addDirs, "add-dir", nil, "another directory the file tools may use besides the workspace, repeatable")
 	f.IntVar(&a.flags.maxTurns, "max-turns", 0, "the most model turns a run may take before it stops as max_turns (default 50)")
+	f.StringVar(&a.flags.sandbox, "sandbox", "", "how commands are contained: workspace-write (the default: writes only in the workspace, no network), read-only, off (no sandbox)")
+	f.BoolVar(&a.flags.network, "network", false, "let sandboxed commands reach the network")
 }
 
 // open builds the session the flags ask for.
@@ -396,6 +408,14 @@ func (a *app) open(ctx context.Context, approver kernel.Approver) (*Session, err
 		return nil, err
 	}
 	return a.deps.Open(ctx, spec)
+}
+
+// saySandbox says on stderr how the session's commands are contained,
+// unless the output is JSON lines (session.started says it there).
+func (a *app) saySandbox(s *Session) {
+	if s.Sandbox != "" && !a.flags.json {
+		printf(a.deps.Stderr, "rein: %s\n", field(s.Sandbox))
+	}
 }
 
 // spec is what the flags ask of a session.
@@ -415,6 +435,7 @@ func (a *app) spec(approver kernel.Approver) (Spec, error) {
 		Fallback: a.flags.fallback, Script: a.flags.script, Cwd: cwd,
 		PermissionMode: a.flags.permissionMode, Allow: a.flags.allow, Deny: a.flags.deny,
 		AddDirs: a.flags.addDirs, MaxTurns: a.flags.maxTurns, Approver: approver,
+		Sandbox: a.flags.sandbox, Network: a.flags.network,
 		SessionDir: a.flags.sessionDir,
 	}, nil
 }

@@ -73,6 +73,9 @@ func (r *replayer) event(env contract.Envelope) error {
 	case *contract.SessionStarted:
 		r.line(sayf("session %s · %s · rein %s · %s %s · started %s", env.Session, e.Cwd, e.Version,
 			e.Provider, e.Model, env.Time.Local().Format("2006-01-02 15:04:05 MST")))
+		if sb := e.Sandbox; sb != nil && !sb.Available {
+			r.line(sayf("  no sandbox on that machine (%s): its commands ran unsandboxed", field(sb.Reason)))
+		}
 	case *contract.SessionResumed:
 		gates := make([]string, 0, len(e.Gates))
 		for _, k := range slices.Sorted(maps.Keys(e.Gates)) {
@@ -108,7 +111,7 @@ func (r *replayer) event(env contract.Envelope) error {
 		if in, ok := r.proposed[e.IntentID]; ok && !jsonEqual(in, e.Input) {
 			what = "  ran " + compact(e.Input) + " (the effective input)" + where
 		}
-		r.line(r.t.style("2", what))
+		r.line(r.t.style("2", what+sandboxed(e.Sandbox)))
 	case *contract.ToolObservation:
 		if !e.OK {
 			r.failed++
@@ -168,4 +171,18 @@ func jsonEqual(a, b json.RawMessage) bool {
 	xa, _ := json.Marshal(x) // values that decoded always encode
 	ya, _ := json.Marshal(y)
 	return bytes.Equal(xa, ya)
+}
+
+// sandboxed says, after "ran in DIR, timeout T", how an invocation was
+// contained; nothing for a tool that started no process.
+func sandboxed(sb *contract.SandboxSpec) shown {
+	switch {
+	case sb == nil:
+		return ""
+	case sb.Mode == "off":
+		return ", no sandbox"
+	case sb.Network:
+		return sayf(", sandbox %s, network on", field(sb.Mode))
+	}
+	return sayf(", sandbox %s, network off", field(sb.Mode))
 }

@@ -68,6 +68,7 @@ func (a *app) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeSession(s, a.deps.Stderr)
+	a.saySandbox(s)
 	interrupted, err := a.drive(ctx, s.Runtime, prompt, a.renderer())
 	if err != nil {
 		return err
@@ -106,6 +107,7 @@ func (a *app) interactive(ctx context.Context, first string) error {
 	if !a.flags.json {
 		printf(a.deps.Stderr, "rein, session %s (Ctrl-D to leave, Ctrl-C to stop a run)\n", s.Runtime.Session())
 	}
+	a.saySandbox(s)
 	return a.converse(ctx, s, lines, first)
 }
 
@@ -165,6 +167,7 @@ func (a *app) demo(ctx context.Context) error {
 	w := a.deps.Stderr
 	say(w, "rein demo: OFFLINE, the model is SCRIPTED (no API key, no network; its replies are a fixed script).\n")
 	printf(w, "workspace: %s (a temporary copy of a small Go project whose test fails)\n", d.Workspace)
+	a.saySandbox(&d.Session)
 	printf(w, "› %s\n", d.Prompt)
 	interrupted, err := a.drive(ctx, d.Runtime, d.Prompt, a.renderer())
 	if err != nil {

@@ -239,6 +239,7 @@ func (a *app) resume(ctx context.Context, args []string) error {
 	if !a.flags.json {
 		printf(a.deps.Stderr, "rein: resuming session %s (%d events; its last run %s)\n", s.Runtime.Session(), st.LastSeq, describe(&st))
 	}
+	a.saySandbox(s)
 	if prompt == "" && !st.Unfinished() && !a.flags.interactive {
 		// Nothing to do, and nothing is written.
 		printf(a.deps.Stderr, "rein: nothing to continue: the last run of %s %s; give a prompt to start the next one: rein resume %s \"...\"\n",

@@ -88,6 +88,9 @@ type Options struct {
 	Cwd string
 	// Version is rein's version, recorded in session.started.
 	Version string
+	// Sandbox says whether this machine can sandbox commands, recorded
+	// in session.started; nil records nothing.
+	Sandbox *contract.SandboxStatus
 	// Session is the id of a new session; empty means a fresh id. It is
 	// ignored when the log already holds a session.
 	Session string

@@ -118,7 +118,7 @@ func (r *run) send(ctx context.Context, in Input) {
 	if st.Session == "" {
 		if _, err := r.emit(&contract.SessionStarted{
 			Cwd: k.opts.Cwd, Version: k.opts.Version, Profile: k.opts.Profile,
-			Provider: k.opts.ProviderName, Model: k.opts.Model, BaseURL: k.opts.BaseURL,
+			Provider: k.opts.ProviderName, Model: k.opts.Model, BaseURL: k.opts.BaseURL, Sandbox: k.opts.Sandbox,
 		}, ""); err != nil {
 			return
 		}

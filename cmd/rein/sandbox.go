@@ -1,0 +1,129 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/rein-agent/rein/internal/cli"
+	"github.com/rein-agent/rein/internal/config"
+	"github.com/rein-agent/rein/internal/sandbox"
+	"github.com/rein-agent/rein/internal/workspace"
+)
+
+// sandboxSetup is how a session's commands are contained, as the flags
+// and the configuration say.
+type sandboxSetup struct {
+	mode    sandbox.Mode
+	network bool
+	// writable and denyRead are the configuration's lists (or the
+	// defaults), ~ not yet expanded.
+	writable, denyRead []string
+}
+
+// sandboxFrom layers the --sandbox and --network flags over the
+// configuration's [sandbox] table.
+func sandboxFrom(spec cli.Spec, cfg *config.Config) (sandboxSetup, error) {
+	text := spec.Sandbox
+	if text == "" {
+		text = cfg.Sandbox.Mode
+	}
+	mode, err := sandbox.ParseMode(text)
+	if err != nil {
+		return sandboxSetup{}, fmt.Errorf("%w: --sandbox: %v", cli.ErrUsage, err)
+	}
+	s := sandboxSetup{mode: mode, network: spec.Network, writable: cfg.Sandbox.WritableRoots, denyRead: cfg.Sandbox.DenyRead}
+	if cfg.Sandbox.Network != nil && *cfg.Sandbox.Network {
+		s.network = true
+	}
+	if s.writable == nil {
+		s.writable = sandbox.DefaultWritable()
+	}
+	if s.denyRead == nil {
+		s.denyRead = sandbox.DefaultDenyRead()
+	}
+	return s, nil
+}
+
+// containment is the sandbox of one session as built: the policy the bash
+// tool runs commands under, whether this machine has a sandbox at all,
+// and the session's private temporary directory.
+type containment struct {
+	policy *sandbox.Policy
+	status sandbox.Status
+	// active says commands really run sandboxed: a mode other than off,
+	// on a machine that has a sandbox.
+	active bool
+	// extra are the writable roots besides the workspace's: the caches
+	// and the temporary directory.
+	extra []string
+	// tempDir is removed when the session closes.
+	tempDir string
+}
+
+// contain builds the sandbox of a session over ws, whose log is in
+// sessionDir: the workspace roots and the configured caches writable
+// (the protected paths in them read-only), the credential stores, rein's
+// configuration and its sessions hidden, a private temporary directory.
+// Where this machine has no sandbox, it says so once on stderr and the
+// policy is off.
+func contain(s sandboxSetup, ws *workspace.Workspace, sessionDir, userConfig string) (*containment, error) {
+	tmp, err := os.MkdirTemp("", "rein-tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("create the session's temporary directory: %w", err)
+	}
+	extra := append(sandbox.Expand(s.writable), tmp)
+	deny := sandbox.Expand(s.denyRead)
+	// rein's own configuration and sessions are hidden whatever the list
+	// says: a command must not read the transcripts or rewrite the rules.
+	if userConfig != "" {
+		deny = append(deny, filepath.Dir(userConfig))
+	}
+	if sessionDir != "" {
+		deny = append(deny, filepath.Dir(sessionDir))
+	}
+	c := &containment{status: sandbox.Probe(), extra: extra, tempDir: tmp}
+	c.policy = &sandbox.Policy{
+		Mode: s.mode, Writable: append(ws.Roots(), extra...), ReadOnly: sandbox.Protected(ws.Roots()),
+		DenyRead: deny, Network: s.network, TempDir: tmp,
+	}
+	switch {
+	case s.mode == sandbox.ModeOff:
+	case !c.status.Available:
+		warn(fmt.Sprintf("no sandbox on this machine (%s): commands run unsandboxed, with your permissions, "+
+			"and accept-edits asks before the commands it would otherwise have run contained", c.status.Reason))
+		c.policy.Mode = sandbox.ModeOff
+	default:
+		c.active = true
+	}
+	return c, nil
+}
+
+// describe is the sandbox in one line for the person, said at the start.
+func (c *containment) describe() string {
+	switch {
+	case c.active:
+		net := "network off"
+		if c.policy.Network {
+			net = "network on"
+		}
+		writes := "writes only in the workspace, the caches and a private temporary directory"
+		if c.policy.Mode == sandbox.ModeReadOnly {
+			writes = "writes only in a private temporary directory"
+		}
+		return fmt.Sprintf("sandbox: %s (%s; %s)", c.policy.Mode, writes, net)
+	case !c.status.Available && c.policy.Mode == sandbox.ModeOff:
+		return "sandbox: none available here; commands run unsandboxed"
+	}
+	return "sandbox: off; commands run unsandboxed, with your permissions"
+}
+
+// close removes the temporary directory.
+func (c *containment) close() error {
+	return os.RemoveAll(c.tempDir)
+}
+
+// warn says something on stderr once, as rein's warnings are said.
+func warn(s string) {
+	warnings().Warn(s)
+}
