@@ -16,17 +16,6 @@ func analyzeBash(script string) *shell.Script {
 	return a
 }
 
-// writes returns the redirections of a that write a file.
-func writes(a *shell.Script) []shell.Redirect {
-	var out []shell.Redirect
-	for _, r := range a.Redirects {
-		if r.Role == shell.RoleWrite {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // lazyRegexp is a regular expression compiled on first use, so that
 // starting rein (rein version) does not pay for the ones it never needs.
 type lazyRegexp string

@@ -51,7 +51,9 @@ func TestAnalyzeFindsEveryCommand(t *testing.T) {
 		{"bash -c", "bash -c 'echo a; rm x'", []string{"bash -c 'echo a; rm x'", "echo a", "rm x"}},
 		{"sh -ec", `sh -ec "rm x"`, []string{`sh -ec "rm x"`, "rm x"}},
 		{"bash -o option -c", "bash -o pipefail -c 'rm x'", []string{"bash -o pipefail -c 'rm x'", "rm x"}},
-		{"sudo bash -c", "sudo bash -c 'rm x'", []string{"sudo bash -c 'rm x'", "rm x"}},
+		{"sudo bash -c", "sudo bash -c 'rm x'", []string{"sudo bash -c 'rm x'", "bash -c 'rm x'", "rm x"}},
+		{"find -exec", `find . -exec rm {} \;`, []string{`find . -exec rm {} \;`, "rm {}"}},
+		{"xargs", "xargs -0 rm -f", []string{"xargs -0 rm -f", "rm -f"}},
 		{"bash script file", "bash script.sh -c x", []string{"bash script.sh -c x"}},
 		{"comment", "ls # rm x", []string{"ls"}},
 	} {
@@ -143,7 +145,7 @@ func TestWordDecoding(t *testing.T) {
 		{"bracket glob", `ls a[bc] \[x]`, []shell.Word{{Text: "ls"}, {Text: "a[bc]", Kind: shell.Pattern}, {Text: "[x]"}}},
 		{"braces", "echo {a,b} {", []shell.Word{{Text: "echo"}, {Text: "{a,b}", Kind: shell.Pattern}, {Text: "{"}}},
 		{"assignment", "A=1 B+='x y' go", []shell.Word{{Text: "A=1", Kind: shell.Assign}, {Text: "B+=x y", Kind: shell.Assign}, {Text: "go"}}},
-		{"dynamic", "echo $x a$(b)", []shell.Word{{Text: "echo"}, {Kind: shell.Dynamic}, {Kind: shell.Dynamic}}},
+		{"dynamic", "echo $x a$(b) \"$y\"", []shell.Word{{Text: "echo"}, {Kind: shell.Dynamic, Splits: true}, {Kind: shell.Dynamic, Prefix: "a", Splits: true}, {Kind: shell.Dynamic}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := analyzeBash(tc.script)
@@ -242,8 +244,12 @@ func TestBashDecisions(t *testing.T) {
 		{"yolo allows", Yolo, Rules{}, "rm -rf x", allowMode},
 		{"empty command", Default, echo, "   ", askMode},
 		// Redirections.
-		{"redirect inside", Default, echo, "echo ok > out.txt", allowRule("bash(echo:*)")},
-		{"redirect append inside", Default, echo, "echo ok >> sub/out.txt 2>&1", allowRule("bash(echo:*)")},
+		// A write asks in default mode whatever the rules (issue 12); in
+		// accept-edits a write inside the workspace is an edit.
+		{"redirect inside", Default, echo, "echo ok > out.txt", askMode},
+		{"redirect append inside", Default, echo, "echo ok >> sub/out.txt 2>&1", askMode},
+		{"redirect inside accept-edits", AcceptEdits, echo, "echo ok > out.txt", allowRule("bash(echo:*)")},
+		{"redirect inside by a write rule", Default, Rules{Allow: mustRules(t, "bash(echo:*)", "write_file(sub/**)")}, "echo ok >> sub/out.txt 2>&1", allowRule("bash(echo:*), write_file(sub/**)")},
 		{"redirect dev null", Default, echo, "echo ok > /dev/null 2>&1", allowRule("bash(echo:*)")},
 		{"redirect stderr dup", Default, echo, "echo ok >&2", allowRule("bash(echo:*)")},
 		{"redirect outside", Default, echo, "echo ok > /etc/passwd", askMode},
@@ -255,7 +261,10 @@ func TestBashDecisions(t *testing.T) {
 		{"redirect after cd", Default, Rules{Allow: mustRules(t, "bash(echo:*)", "bash(cd:*)")}, "cd /tmp && echo ok > x", askMode},
 		{"redirect outside in yolo", Yolo, echo, "echo ok > /etc/x", allowMode},
 		{"redirect into denied file", Yolo, Rules{Deny: mustRules(t, "write_file(.env)")}, "echo X=1 > .env", denyRule("write_file(.env)")},
-		{"input redirect outside", Default, Rules{Allow: mustRules(t, "bash(cat:*)")}, "cat < /etc/hosts", allowRule("bash(cat:*)")},
+		// A read outside the workspace asks, as the file tools refuse it
+		// (issue 12).
+		{"input redirect outside", Default, Rules{Allow: mustRules(t, "bash(cat:*)")}, "cat < /etc/hosts", askMode},
+		{"input redirect outside by a read rule", Default, Rules{Allow: mustRules(t, "bash(cat:*)", "read_file(/etc/**)")}, "cat < /etc/hosts", allowRule("bash(cat:*), read_file(/etc/**)")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := policyOf(t, tc.mode, tc.rules)

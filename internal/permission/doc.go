@@ -19,7 +19,8 @@
 //  4. Allow rules.
 //  5. The mode: default allows reads and asks for the rest; accept-edits
 //     also allows edits (write-risk tools) whose path is inside the
-//     workspace, and asks before commands; yolo allows everything.
+//     workspace, and asks before commands (but those a sandbox contains,
+//     see Containment); yolo allows everything.
 //
 // A read is a tool that is read-only and of read risk in the registry; a
 // read-only tool that reaches the network is not a read and asks.
@@ -56,28 +57,77 @@
 // are read as well, and their commands must be allowed and are checked
 // against deny rules too.
 //
-// Some things cannot be checked, and no rule but a bare "bash" ever allows
-// them: a command that does not parse; a command whose name is computed at
-// run time ($CMD args, $(which go) test) or would be expanded by the shell
-// (globs, braces); a computed script for eval or bash -c; and the places
-// where bash evaluates text as code behind the scenes: arithmetic on names
-// ($((x)), (( )), let, for ((;;)), [[ x -eq y ]], ${a[i]}, ${s:i}), ${!x},
-// ${x@P}, declare -i and -n, and computed or subscripted variable names
-// given to read, printf -v, unset, test -v, declare and the like (x='a[$(rm -rf ~)]' turns
-// any of these into rm). Such a command asks in default and accept-edits
-// modes. In yolo mode it is allowed, unless there are bash deny or ask
-// rules with patterns: then it asks, because "deny wins" must not be undone
+// A command also runs what its arguments name, and [shell.Parse] knows the
+// programs that do (see package shell): the program of a wrapper (sudo,
+// env, timeout, xargs), of find -exec, of go test -exec and -toolexec, of
+// npx and npm exec is a command of its own, which must be allowed as well
+// and is checked against deny rules too, so bash(go test:*) does not allow
+// go test -exec 'sh -c ...', and --deny 'bash(rm:*)' stops find . -exec rm
+// {} +, find . -delete, xargs rm, env -S 'rm -rf x', busybox rm and
+// git -c alias.z='!rm -rf x' z. A rule naming such a program among its own
+// words allows it too: bash(npm exec eslint:*) allows the eslint it runs,
+// and an exact rule allows everything its words run, the code written in
+// them included.
+//
+// Some things cannot be checked, and no prefix rule ever allows them: a
+// command that does not parse or is longer than shell.MaxSource; a command
+// whose name is computed at run time ($CMD args, $(which go) test) or would
+// be expanded by the shell (globs, braces); a computed script for eval or
+// bash -c, or a computed word where an option of go, git, find or a
+// wrapper could be (go test $FLAGS); code in a language the analyser does
+// not read (python3 -c, node -e, awk's system(), sed's e; an exact rule,
+// which names that code, may allow it), code read from a file or standard
+// input (source, awk -f, echo ... | sh), configuration that makes programs
+// run code from elsewhere (git -c core.hooksPath, GOFLAGS, LD_PRELOAD); and
+// the places where bash evaluates text as code behind the scenes:
+// arithmetic on names ($((x)), (( )), let, for ((;;)), [[ x -eq y ]],
+// ${a[i]}, ${s:i}), ${!x}, ${x@P}, declare -i and -n, and computed or
+// subscripted variable names given to read, printf -v, unset, test -v,
+// declare and the like (x='a[$(rm -rf ~)]' turns any of these into rm).
+// Such a command asks in default and accept-edits modes. In yolo mode it
+// is allowed, unless there are deny or ask rules with patterns (for bash
+// or the file tools): then it asks, because "deny wins" must not be undone
 // by writing $(echo rm) instead of rm.
 //
-// An output redirection (>, >>, &>, >|, <>, >&file) writes a file. To a
-// path inside the workspace it is covered by the command's own allow rule:
-// an allowed command may write the workspace anyway (go test writes its
-// cache, sed -i edits). To a path outside the workspace, or to one known
-// only at run time (a variable, ~, a relative path after cd), it is never
-// allowed by a rule, so the mode decides (ask, or allow in yolo). /dev/null
-// and the standard streams are harmless. As a best effort, a redirection
-// target matched by a write_file or edit_file deny rule with a pattern is
-// denied too.
+// # What a command reads and writes
+//
+// The files a command reads and writes, where the analysis sees them (the
+// targets of its redirections, and the files the arguments of cat, grep,
+// cp, sort -o, tee, sed -i, tar, go test -o and many more name), are judged
+// like the file tools' own access, every path cleaned and resolved through
+// its symbolic links first:
+//
+//   - A read outside the workspace roots asks: no bash rule allows it (a
+//     read_file rule with an absolute pattern may), since the file tools
+//     refuse it. A read known only at run time (cat $f) asks too.
+//   - A write asks in default mode even when rules allow every command,
+//     unless a write_file or edit_file rule allows the path; in accept-edits
+//     mode a write inside the workspace is allowed, as an edit is.
+//   - No rule allows a write outside the writable roots (the workspace's
+//     and [Containment.Writable]), a write under .git or .rein (anywhere in
+//     a root, in any case, through any link; or in git's hooks directory,
+//     core.hooksPath; or to a whole tree that holds one, rm -rf .), a
+//     redirection to or from /dev/tcp or /dev/udp, or a write known only at
+//     run time; the mode decides (ask, or allow in yolo).
+//   - Only /dev/null, /dev/stdin, /dev/stdout, /dev/stderr and /dev/fd/N,
+//     exactly so written, are harmless to write (/dev/tty is not: it goes
+//     around what rein shows and takes what the person types); /dev/zero
+//     and /dev/urandom are harmless to read.
+//   - Deny and ask rules of read_file (for a read) and write_file and
+//     edit_file (for a write) catch what bash does too: --deny
+//     'write_file(secret/**)' stops tee secret/x and cp a secret/x; a tree
+//     that may hold such files (grep -r x .) asks.
+//
+// # Containment
+//
+// [Policy.WithContainment] tells the policy whether an OS sandbox contains
+// the commands. In accept-edits mode, a command that no rule denies or asks
+// about and whose every effect the analysis sees and judges fine (nothing
+// opaque, no read outside the workspace, no write but inside the writable
+// roots, no /dev/tcp) runs without asking when the sandbox keeps it off the
+// network: the sandbox contains it. Without a sandbox the same command
+// asks, and the reason says so. Yolo allows what no rule denies or asks
+// about, sandbox or not.
 //
 // # The workspace
 //

@@ -39,8 +39,10 @@ func policyOf(t testing.TB, mode Mode, rules Rules) *Policy {
 	return p
 }
 
-// alwaysSaved saves rules as an "always" answer does, and returns a
-// default-mode policy over ws with the rules read back. config.SaveRule
+// alwaysSaved saves rules as an "always" answer does, and returns an
+// accept-edits policy over ws with the rules read back (accept-edits, so
+// that a command's writes inside the workspace, which default mode asks
+// about whatever the rules, do not hide what the rules allow). config.SaveRule
 // writes each rule's text into the project's configuration as a TOML
 // string, with its own quoting (tested in package config, which this
 // package's tests cannot import); here each rule's text goes through a
@@ -68,7 +70,7 @@ func alwaysSaved(t testing.TB, ws *workspace.Workspace, rules []Rule) *Policy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(Default, Rules{Allow: allow}, ws)
+	p, err := New(AcceptEdits, Rules{Allow: allow}, ws)
 	if err != nil {
 		t.Fatal(err)
 	}

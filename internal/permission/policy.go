@@ -9,7 +9,6 @@ import (
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
-	"github.com/rein-agent/rein/internal/shell"
 	"github.com/rein-agent/rein/internal/workspace"
 )
 
@@ -70,6 +69,14 @@ type Policy struct {
 	ws    *workspace.Workspace
 	// The rules by tool name.
 	allow, ask, deny map[string][]Rule
+	// cont is what contains the commands; writable its Writable roots,
+	// resolved through their links.
+	cont     Containment
+	writable []string
+	// hooks is the directory git takes its hooks from when the
+	// repository's core.hooksPath names one (Husky's .husky/_), resolved;
+	// "" for none, or .git/hooks, protected anyway.
+	hooks []string
 }
 
 // New returns the policy of mode (the zero Mode is Default) with rules,
@@ -87,7 +94,7 @@ func New(mode Mode, rules Rules, ws *workspace.Workspace) (*Policy, error) {
 	if ws == nil {
 		return nil, errors.New("permission: a policy needs a workspace")
 	}
-	p := &Policy{mode: mode, rules: rules.Merge(Rules{}), ws: ws}
+	p := &Policy{mode: mode, rules: rules.Merge(Rules{}), ws: ws, hooks: hooksDirs(ws.Root())}
 	var err error
 	if p.allow, err = index("allow", rules.Allow); err != nil {
 		return nil, err
@@ -196,7 +203,10 @@ type pathInfo struct {
 	abs      string // where it leads, links followed; "" when it cannot be resolved
 	absSlash string
 	rel      string // abs relative to the workspace root, slash-separated, when inside it
+	inRoot   string // abs relative to the root that holds it, slash-separated
 	inside   bool   // abs is inside some root
+	// holdsRoot: abs is outside every root, above the workspace root.
+	holdsRoot bool
 }
 
 func (p *Policy) pathInfo(given string) *pathInfo {
@@ -214,11 +224,15 @@ func (p *Policy) pathInfo(given string) *pathInfo {
 		return pi
 	}
 	pi.abs, pi.absSlash, pi.inside = abs, filepath.ToSlash(abs), root >= 0
-	if root == 0 {
-		if rel, err := filepath.Rel(p.ws.Root(), abs); err == nil {
-			pi.rel = filepath.ToSlash(rel)
+	if root >= 0 {
+		if rel, err := filepath.Rel(p.ws.Roots()[root], abs); err == nil {
+			pi.inRoot = filepath.ToSlash(rel)
 		}
 	}
+	if root == 0 {
+		pi.rel = pi.inRoot
+	}
+	pi.holdsRoot = root < 0 && within(abs, p.ws.Root())
 	return pi
 }
 
@@ -249,9 +263,9 @@ func (p *Policy) decideTool(req Request, in input) Verdict {
 			return askBy(r, fmt.Sprintf("Ask rule %s requires approval for %s.", r, what))
 		}
 	}
-	if !read && p.mode != Yolo && pi.protected() {
-		return byMode(contract.Ask, fmt.Sprintf("%s writes under .rein/ or .git/, which change how rein or git behave (permissions, hooks); "+
-			"that always needs approval, whatever the mode and the allow rules.", what))
+	if !read && p.mode != Yolo && p.protected(pi, false) {
+		return byMode(contract.Ask, fmt.Sprintf("%s writes under .rein/ or .git/ (or git's hooks directory), which change how rein or git behave "+
+			"(permissions, hooks); that always needs approval, whatever the mode and the allow rules.", what))
 	}
 	for _, r := range p.allow[req.Tool] {
 		if r.matchesPath(pi, false) {
@@ -286,199 +300,4 @@ func action(req Request, what string) string {
 func titleMode(m Mode) string {
 	s := m.String()
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-func (p *Policy) decideBash(req Request, in input) Verdict {
-	var a *shell.Script
-	script := ""
-	if in.Command == nil {
-		a = &shell.Script{Opaque: []string{`the input has no "command" string`}}
-	} else {
-		script = *in.Command
-		a = analyzeBash(script)
-	}
-	quoted := "`" + shell.Clip(script) + "`"
-	if in.Command == nil {
-		quoted = "this bash intent"
-	}
-
-	// 1. Deny rules, on every command and on the files redirections write.
-	if v, ok := p.denyBash(a, quoted); ok {
-		return v
-	}
-	// 2. Plan mode's ceiling.
-	if p.mode == Plan && !isRead(req.Risk, req.ReadOnly) {
-		return byMode(contract.Deny, "Plan mode is read-only: bash cannot run.")
-	}
-	// 3. What cannot be read cannot be checked against deny or ask rules.
-	if len(a.Opaque) > 0 {
-		if r, ok := p.firstPatternRule(); ok {
-			return askBy(r, fmt.Sprintf("%s cannot be checked against rule %s: %s; it needs approval.", quoted, r, a.Opaque[0]))
-		}
-	}
-	// 4. Ask rules.
-	for _, r := range p.ask[bashTool] {
-		if r.any() {
-			return askBy(r, fmt.Sprintf("Ask rule %s requires approval for every command.", r))
-		}
-		for i := range a.Commands {
-			if r.catchesCommand(&a.Commands[i]) {
-				return askBy(r, fmt.Sprintf("Ask rule %s requires approval for `%s`, part of %s.", r, a.Commands[i].Text, quoted))
-			}
-		}
-	}
-	// 5. Allow rules: every command, no redirection outside the workspace,
-	// nothing opaque.
-	for _, r := range p.allow[bashTool] {
-		if r.any() {
-			return Verdict{Decision: contract.Allow, By: ByRule, Rule: r.String(), Reason: fmt.Sprintf("Allow rule %s allows every command.", r)}
-		}
-	}
-	used, gap, bare := p.coverage(a)
-	if gap == "" && len(used) > 0 {
-		return Verdict{Decision: contract.Allow, By: ByRule, Rule: strings.Join(used, ", "),
-			Reason: fmt.Sprintf("Allow rule%s %s allow%s every command of %s.", plural(len(used)), strings.Join(used, ", "), singular(len(used)), quoted)}
-	}
-	if gap == "" {
-		gap = "it runs no command a rule could allow"
-	}
-	// 6. The mode.
-	if p.mode == Yolo {
-		return byMode(contract.Allow, "Yolo mode allows everything no rule denies or asks about.")
-	}
-	if bare && len(a.Commands) == 1 {
-		// The whole command is the gap: say so once.
-		return byMode(contract.Ask, fmt.Sprintf("%s mode asks before running commands, and no allow rule covers %s.", titleMode(p.mode), quoted))
-	}
-	return byMode(contract.Ask, fmt.Sprintf("%s mode asks before running commands, and no allow rule covers %s: %s.", titleMode(p.mode), quoted, gap))
-}
-
-// denyBash returns the verdict of the first deny rule that catches a
-// command of a, or a file one of its redirections writes.
-func (p *Policy) denyBash(a *shell.Script, quoted string) (Verdict, bool) {
-	for _, r := range p.deny[bashTool] {
-		if r.any() {
-			return denyBy(r, fmt.Sprintf("Deny rule %s forbids every command, so %s cannot run.", r, quoted)), true
-		}
-		for i := range a.Commands {
-			if r.catchesCommand(&a.Commands[i]) {
-				return denyBy(r, fmt.Sprintf("Deny rule %s forbids `%s`, part of %s.", r, a.Commands[i].Text, quoted)), true
-			}
-		}
-	}
-	for _, w := range writes(a) {
-		pi := p.writeTarget(w, a.ChangesDir)
-		if pi == nil {
-			continue
-		}
-		for _, tool := range []string{"write_file", "edit_file"} {
-			for _, r := range p.deny[tool] {
-				if !r.any() && r.matchesPath(pi, true) {
-					return denyBy(r, fmt.Sprintf("Deny rule %s forbids writing %s, which `%s` in %s would do.", r, pi.given, w.Text, quoted)), true
-				}
-			}
-		}
-	}
-	return Verdict{}, false
-}
-
-func plural(n int) string {
-	if n > 1 {
-		return "s"
-	}
-	return ""
-}
-
-func singular(n int) string {
-	if n > 1 {
-		return ""
-	}
-	return "s"
-}
-
-// firstPatternRule returns the first bash deny or ask rule with a pattern.
-func (p *Policy) firstPatternRule() (Rule, bool) {
-	for _, list := range [][]Rule{p.deny[bashTool], p.ask[bashTool]} {
-		for _, r := range list {
-			if !r.any() {
-				return r, true
-			}
-		}
-	}
-	return Rule{}, false
-}
-
-// coverage returns the allow rules that allow a's commands, in order, and,
-// when something is left that no rule allows, what it is; bare says the gap
-// is a command no rule allows.
-func (p *Policy) coverage(a *shell.Script) (used []string, gap string, bare bool) {
-	if len(a.Opaque) > 0 {
-		return nil, a.Opaque[0], false
-	}
-	seen := map[string]bool{}
-	for i := range a.Commands {
-		c := &a.Commands[i]
-		r, ok := p.allowing(c)
-		if !ok {
-			return nil, fmt.Sprintf("`%s` is not allowed by any rule", c.Text), true
-		}
-		if s := r.String(); !seen[s] {
-			seen[s] = true
-			used = append(used, s)
-		}
-	}
-	for _, w := range writes(a) {
-		pi := p.writeTarget(w, a.ChangesDir)
-		if pi == nil || !pi.inside {
-			return nil, fmt.Sprintf("`%s` writes to a file outside the workspace, or to one known only at run time", w.Text), false
-		}
-		if pi.protected() {
-			return nil, fmt.Sprintf("`%s` writes under .rein/ or .git/, which no rule allows", w.Text), false
-		}
-	}
-	return used, "", false
-}
-
-// protected reports whether the path is under the workspace root's .rein
-// or .git directory (as written or where it leads): files that decide how
-// rein itself or git behave (permissions, hooks, config), so that a write
-// there could raise the agent's own permissions or run code later.
-func (pi *pathInfo) protected() bool {
-	for _, rel := range []string{pi.rel, pi.givenRel} {
-		first, _, _ := strings.Cut(rel, "/")
-		if strings.EqualFold(first, ".rein") || strings.EqualFold(first, ".git") {
-			return true
-		}
-	}
-	return false
-}
-
-func (p *Policy) allowing(c *shell.Command) (Rule, bool) {
-	for _, r := range p.allow[bashTool] {
-		if r.allowsCommand(c) {
-			return r, true
-		}
-	}
-	return Rule{}, false
-}
-
-// harmlessTargets are files a redirection may write without writing
-// anything.
-var harmlessTargets = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true}
-
-// writeTarget returns the path a redirection writes, or nil when it is not
-// known before the script runs (a computed name, a ~, a relative name after
-// a cd). A harmless target counts as inside.
-func (p *Policy) writeTarget(w shell.Redirect, chdir bool) *pathInfo {
-	t := w.Target
-	if t.Kind != shell.Literal || t.Text == "" || strings.HasPrefix(t.Text, "~") {
-		return nil
-	}
-	if harmlessTargets[t.Text] || strings.HasPrefix(t.Text, "/dev/fd/") {
-		return &pathInfo{given: t.Text, inside: true}
-	}
-	if chdir && !filepath.IsAbs(t.Text) {
-		return nil
-	}
-	return p.pathInfo(t.Text)
 }

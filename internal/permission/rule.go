@@ -198,7 +198,8 @@ func (r *Rule) allowsCommand(c *shell.Command) bool {
 // match, or the rule's command words (its assignments dropped) matching the
 // command's with its assignments dropped, the command name compared by its
 // base name too (/bin/rm is rm), and, after a wrapper such as sudo, env,
-// xargs or timeout, starting at any later word.
+// xargs or timeout, or in a command that runs a program the analyser
+// could not place, starting at any later word.
 func (r *Rule) catchesCommand(c *shell.Command) bool {
 	if r.allowsCommand(c) {
 		return true
@@ -211,7 +212,7 @@ func (r *Rule) catchesCommand(c *shell.Command) bool {
 	if matchWords(rw, cw, r.prefix, true) {
 		return true
 	}
-	if shell.IsWrapper(cw[0]) {
+	if shell.IsWrapper(cw[0]) || c.Unplaced {
 		for i := 1; i < len(cw); i++ {
 			if matchWords(rw, cw[i:], r.prefix, true) {
 				return true
@@ -239,6 +240,40 @@ func matchWords(rule, cmd []shell.Word, prefix, baseName bool) bool {
 		return false
 	}
 	return true
+}
+
+// names reports whether a rule that allows a command names its word at
+// index at too: a command the word's program runs is then what the rule
+// allows (bash(npm exec eslint:*) names eslint; bash(go test:*) does not
+// name the program of -exec).
+func (r *Rule) names(at int) bool { return r.any() || at < len(r.words) }
+
+// mayHoldMatches reports whether the tree below the path may hold files
+// the rule's glob matches: the glob's directory before its first pattern
+// character and the path lie one within the other.
+func (r *Rule) mayHoldMatches(p *pathInfo) bool {
+	if r.any() {
+		return true
+	}
+	prefix := r.pattern
+	if i := strings.IndexAny(prefix, "*?[{\\"); i >= 0 {
+		prefix = prefix[:i]
+	}
+	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
+		prefix = prefix[:i]
+	} else {
+		prefix = ""
+	}
+	tree := p.rel
+	if strings.HasPrefix(r.pattern, "/") {
+		tree = p.absSlash
+	} else if p.rel == "" {
+		return p.holdsRoot
+	}
+	if tree == "." {
+		tree = ""
+	}
+	return prefix == "" || tree == "" || tree == prefix || strings.HasPrefix(prefix, tree+"/") || strings.HasPrefix(tree, prefix+"/")
 }
 
 // matchesPath reports whether the rule's glob matches the path. broad (deny

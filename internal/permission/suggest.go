@@ -53,17 +53,33 @@ func (p *Policy) SuggestRules(req Request) []Rule {
 	if in.Command == nil {
 		return nil
 	}
-	a := analyzeBash(*in.Command)
+	return p.suggestBash(analyzeBash(*in.Command))
+}
+
+// suggestBash is SuggestRules for the bash command a: a rule for each
+// command no rule allows yet, unless the rule allowing the command that
+// runs it names it too.
+func (p *Policy) suggestBash(a *shell.Script) []Rule {
+	if !p.expressible(a) {
+		return nil
+	}
 	var out []Rule
+	rules := make([]*Rule, len(a.Commands))
 	for i := range a.Commands {
 		c := &a.Commands[i]
-		if _, ok := p.allowing(c); ok {
+		if r, ok := p.allowing(c); ok {
+			rules[i] = &r
+			continue
+		}
+		if r := parentRule(rules, c, i); r != nil {
+			rules[i] = r
 			continue
 		}
 		r, ok := suggestCommand(c)
 		if !ok {
 			continue
 		}
+		rules[i] = &r
 		dup := false
 		for _, o := range out {
 			dup = dup || o.Equal(r)
@@ -73,6 +89,22 @@ func (p *Policy) SuggestRules(req Request) []Rule {
 		}
 	}
 	return out
+}
+
+// expressible reports whether rules can allow a at all: nothing in it is
+// opaque but code pinned in a command's words, and it reads and writes no
+// file that no rule allows (outside the workspace, under .git, known only
+// at run time, a network device).
+func (p *Policy) expressible(a *shell.Script) bool {
+	if opaqueGap(a) != "" {
+		return false
+	}
+	for _, ac := range p.accesses(a) {
+		if ac.class != harmless && ac.class != writeInside {
+			return false
+		}
+	}
+	return true
 }
 
 // suggestCommand returns the rule an "always" answer saves for c: for a
@@ -137,14 +169,14 @@ func (p *Policy) ForHeadless(v Verdict, req Request) Verdict {
 		return Verdict{Decision: contract.Deny, By: ByHeadless, Reason: reason}
 	}
 	var ways []string
-	if rules := p.SuggestRules(req); len(rules) > 0 {
-		if q, ok := p.with(p.mode, Rules{Allow: rules}); ok && q.Decide(req).Decision == contract.Allow {
-			flags := make([]string, len(rules))
-			for i, r := range rules {
-				flags[i] = "--allow " + shellQuote(r.String())
-			}
-			ways = append(ways, strings.Join(flags, " "))
-		}
+	rules := p.SuggestRules(req)
+	flags := make([]string, len(rules))
+	for i, r := range rules {
+		flags[i] = "--allow " + shellQuote(r.String())
+	}
+	alone := false
+	if q, ok := p.with(p.mode, Rules{Allow: rules}); ok && len(rules) > 0 && q.Decide(req).Decision == contract.Allow {
+		ways, alone = append(ways, strings.Join(flags, " ")), true
 	}
 	for _, m := range []Mode{AcceptEdits, Yolo} {
 		if m == p.mode {
@@ -152,6 +184,11 @@ func (p *Policy) ForHeadless(v Verdict, req Request) Verdict {
 		}
 		if q, ok := p.with(m, Rules{}); ok && q.Decide(req).Decision == contract.Allow {
 			ways = append(ways, "--permission-mode "+string(m))
+			break
+		}
+		// The rules allow the command, and the mode what it writes.
+		if q, ok := p.with(m, Rules{Allow: rules}); ok && len(rules) > 0 && !alone && q.Decide(req).Decision == contract.Allow {
+			ways = append(ways, "--permission-mode "+string(m)+" "+strings.Join(flags, " "))
 			break
 		}
 	}
@@ -180,7 +217,10 @@ func (p *Policy) isAskRule(text string) bool {
 // extra holds a zero Rule.
 func (p *Policy) with(m Mode, extra Rules) (*Policy, bool) {
 	q, err := New(m, p.rules.Merge(extra), p.ws)
-	return q, err == nil
+	if err != nil {
+		return nil, false
+	}
+	return q.WithContainment(p.cont), true
 }
 
 // shellQuote quotes s as one shell word, in single quotes when it needs

@@ -143,5 +143,5 @@ func (r *reader) decl(n *syntax.DeclClause) {
 			break
 		}
 	}
-	r.command(Command{Words: words, Text: r.text(n)})
+	r.command(Command{Words: words, Text: r.text(n)}, nil)
 }

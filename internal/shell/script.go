@@ -13,8 +13,10 @@ import (
 // Limits on what Parse reads, so that hostile input costs bounded time and
 // memory. What goes past them is opaque.
 const (
-	// MaxSource is the longest script, nested ones included, that is read.
-	MaxSource = 256 << 10
+	// MaxSource is the longest script, nested ones included, that is read:
+	// 64 KiB, far more than any command a person would approve, little
+	// enough that reading a hostile one costs a few milliseconds.
+	MaxSource = 64 << 10
 	// MaxNesting is how deep scripts given to eval or sh -c are read: the
 	// top-level script is depth 0, a command at MaxNesting that runs
 	// another script is opaque.
@@ -30,10 +32,15 @@ const (
 	// quoted, escaped or in a comment, where the parser does not close
 	// anything, so the depth count alone can be led to undercount.
 	maxOpeners    = 10 * maxBrackets
-	maxBlockWords = 4 * maxBlocks
+	maxBlockWords = 2 * maxBlocks
 	// maxNodes bounds the syntax nodes visited over a script and its
-	// nested ones.
+	// nested ones, and the words of the commands run through program
+	// arguments.
 	maxNodes = 1 << 20
+	// maxRuns bounds how many commands deep a chain of commands run
+	// through program arguments goes (sudo timeout xargs env nice ...):
+	// each copies the words after it.
+	maxRuns = 8
 	// maxQuoted bounds the command text kept for messages.
 	maxQuoted = 160
 )
@@ -72,12 +79,15 @@ type Script struct {
 	ChangesDir bool
 }
 
-// Command is one simple command of a script.
+// Command is one simple command of a script, or a command it runs
+// through a program argument (the program sudo or xargs runs, find's
+// -exec, go test's -exec): such a command follows the one that runs it in
+// [Script.Commands], at the same Depth, with Parent set.
 type Command struct {
 	// Words are the command's words, its variable assignments first.
 	Words []Word
 	// NAssign is how many of Words are assignments (FOO=bar before the
-	// command's name).
+	// command's name, or given to env).
 	NAssign int
 	// Roles says, for each of Words, what the command does with it.
 	Roles []Role
@@ -87,6 +97,38 @@ type Command struct {
 	// Depth is 0 for a command of the script itself, n for one in a
 	// script nested n deep.
 	Depth int
+	// Files are the files the command names in its arguments and reads or
+	// writes (cat's operands, sort -o's value, dd's of=), as far as the
+	// analyser knows the program. Redirections are in [Script.Redirects].
+	Files []File
+	// Parent is the index in [Script.Commands] of the command that runs
+	// this one, through a program argument or as part of a script it runs
+	// (sh -c, eval, git -c alias.x='!...'), or -1 for a command of the
+	// script itself.
+	Parent int
+	// At is, when Parent is not -1, the index in the parent's Words of the
+	// word that names this command's program or holds it (go test
+	// -exec='prog args'), or holds its script (len(Words) when the script
+	// is a variable's value): a rule that matches the parent's words up to
+	// and including At names this command too.
+	At int
+	// Script reports that the command is part of a script its parent runs:
+	// only a rule naming the parent's words exactly names it.
+	Script bool
+	// Opaque lists what the command's own words hold that cannot be seen
+	// through: code in a language the analyser does not read, a program
+	// computed at run time. Each is in [Script.Opaque] too.
+	Opaque []string
+	// Pinned reports that everything in Opaque is code written out in the
+	// command's words (python3 -c '...', an awk program): a rule naming the
+	// command exactly names that code too.
+	Pinned bool
+	// Unplaced reports that the command runs a program given in its
+	// arguments that the analyser could not place (an option it does not
+	// know before it, a computed word): a caller that must not be fooled
+	// (a deny rule) looks at every word after the command's name, as for
+	// a wrapper ([IsWrapper]).
+	Unplaced bool
 }
 
 // Args returns the command's name and arguments, its assignments left out.
@@ -97,16 +139,32 @@ func (c *Command) Args() []Word { return c.Words[c.NAssign:] }
 // -1 when it runs none or the analyser cannot tell (a computed name, a
 // wrapper whose program it cannot place).
 func (c *Command) Program() int {
-	p := -1
-	for i, r := range c.Roles {
-		if r == RoleProgram {
-			p = i
-		}
+	if len(c.Roles) <= c.NAssign || c.Roles[c.NAssign] != RoleProgram {
+		return -1
 	}
-	if p >= 0 && IsWrapper(c.Words[p]) {
+	p := c.NAssign + chainEnd(c.Args())
+	if p < c.NAssign || IsWrapper(c.Words[p]) {
 		return -1
 	}
 	return p
+}
+
+// File is a file a command names in its arguments and reads or writes.
+type File struct {
+	// Word is the index in the command's Words of the word that names it.
+	Word int
+	// Path is the file's name: the word itself, or part of it (the value
+	// of -o=x, --output=x or of=x, a file a sed or awk program names).
+	// A Dynamic Path is known only at run time.
+	Path Word
+	// Role is RoleRead or RoleWrite.
+	Role Role
+	// Tree reports that the command reads or writes everything below Path
+	// too (rm -r, chmod -R, find -delete, tar -x into a directory).
+	Tree bool
+	// Moved reports that a relative Path does not start where the command
+	// runs but in a directory it moves to first (git -C, env -C, tar -C).
+	Moved bool
 }
 
 // Redirect is one redirection.
@@ -148,7 +206,7 @@ var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant
 // script that cannot be read is reported in the Script only. Parse is
 // safe for concurrent use.
 func Parse(src string) (*Script, error) {
-	r := &reader{s: &Script{}}
+	r := &reader{s: &Script{}, parent: -1}
 	err := r.add(src, 0)
 	return r.s, err
 }
@@ -160,6 +218,13 @@ type reader struct {
 	src   string
 	depth int
 	nodes int
+	// runs is how deep the command being read is in a chain of commands
+	// run through program arguments.
+	runs int
+	// parent and at are, while a nested script is read, the index of the
+	// command that runs it and of its word that holds it; parent is -1
+	// otherwise.
+	parent, at int
 }
 
 // add reads one script, at depth; the error is why src was not read.
@@ -198,12 +263,14 @@ func parseBounded(p *syntax.Parser, src string) (*syntax.File, error) {
 }
 
 // tooDeep reports why src may nest past what the parser is given, or nil. It
-// counts brackets and block keywords wherever they are, quotes and
-// comments included, checking the depth at each one (a run of $( with no
-// blank between counts at its deepest), and refuses a script that opens
+// counts brackets, backquotes and block keywords wherever they are, quotes
+// and comments included, checking the depth at each one (a run of $( with
+// no blank between counts at its deepest), and refuses a script that opens
 // too many in all: a closer it counts may be quoted, escaped or in a
 // comment, so the depth alone could be led to undercount, but the
-// openers cannot.
+// openers cannot. A backquote opens or closes a substitution, so each
+// counts as an opener; one after n backslashes is n levels deeper than a
+// bare one (\` nests inside `...`), which is what it adds to the depth.
 func tooDeep(src string) error {
 	brackets, blocks, opened, blockWords := 0, 0, 0, 0
 	for _, f := range strings.FieldsFunc(src, isBlank) {
@@ -217,6 +284,7 @@ func tooDeep(src string) error {
 		case "fi", "done", "esac":
 			blocks = max(blocks-1, 0)
 		}
+		escapes := 0
 		for i := 0; i < len(f); i++ {
 			switch f[i] {
 			case '(', '{', '[':
@@ -227,6 +295,16 @@ func tooDeep(src string) error {
 				}
 			case ')', '}', ']':
 				brackets = max(brackets-1, 0)
+			case '`':
+				opened++
+				if err := limit(brackets+1+escapes, maxBrackets, opened, maxOpeners); err != nil {
+					return err
+				}
+			}
+			if f[i] == '\\' {
+				escapes++
+			} else {
+				escapes = 0
 			}
 		}
 	}
@@ -246,6 +324,21 @@ func limit(depth, maxDepth, total, maxTotal int) error {
 
 func isBlank(r rune) bool {
 	return r == ' ' || r == '\t' || r == '\n' || r == ';' || r == '&' || r == '|'
+}
+
+// span is where a word is in the source being walked: src[start:end].
+type span struct{ start, end int }
+
+// spans returns where the words of c are, in the order of [callWords].
+func (r *reader) spans(c *syntax.CallExpr) []span {
+	out := make([]span, 0, len(c.Assigns)+len(c.Args))
+	for _, a := range c.Assigns {
+		out = append(out, span{int(a.Pos().Offset()), int(a.End().Offset())})
+	}
+	for _, w := range c.Args {
+		out = append(out, span{int(w.Pos().Offset()), int(w.End().Offset())})
+	}
+	return out
 }
 
 // text returns the source of n, for messages.
@@ -308,11 +401,11 @@ func (r *reader) visit(n syntax.Node) bool {
 		r.s.Words = append(r.s.Words, decode(n))
 	case *syntax.CallExpr:
 		words, nAssign := callWords(n)
-		r.command(Command{Words: words, NAssign: nAssign, Text: r.text(n)})
+		r.command(Command{Words: words, NAssign: nAssign, Text: r.text(n)}, r.spans(n))
 	case *syntax.DeclClause:
 		r.decl(n)
 	case *syntax.LetClause:
-		r.command(Command{Words: []Word{{Text: "let"}, {Kind: Dynamic}}, Text: r.text(n)})
+		r.command(Command{Words: []Word{{Text: "let"}, {Kind: Dynamic}}, Text: r.text(n)}, nil)
 		for _, x := range n.Exprs {
 			r.arithm(x, n)
 		}
@@ -382,5 +475,5 @@ func ParseCommand(src string) (*Command, error) {
 		return nil, ErrNotSimple
 	}
 	words, nAssign := callWords(call)
-	return &Command{Words: words, NAssign: nAssign, Text: Clip(src)}, nil
+	return &Command{Words: words, NAssign: nAssign, Text: Clip(src), Parent: -1}, nil
 }

@@ -23,7 +23,8 @@ func TestParseNested(t *testing.T) {
 	for _, c := range s.Commands {
 		got = append(got, cmd{c.Text, c.Depth})
 	}
-	want := []cmd{{`sudo bash -c 'eval "rm x"'`, 0}, {`eval "rm x"`, 1}, {"rm x", 2}, {"echo ok", 0}}
+	// The program sudo runs is a command of its own, at the same depth.
+	want := []cmd{{`sudo bash -c 'eval "rm x"'`, 0}, {`bash -c 'eval "rm x"'`, 0}, {`eval "rm x"`, 1}, {"rm x", 2}, {"echo ok", 0}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("commands (-want +got):\n%s", d)
 	}
@@ -95,7 +96,7 @@ func TestRedirects(t *testing.T) {
 
 func TestWords(t *testing.T) {
 	s, _ := Parse(`for f in a "b c" ~/d $x; do :; done`)
-	want := []Word{{Text: "a"}, {Text: "b c"}, {Text: "~/d", Tilde: true}, {Kind: Dynamic}, {Text: ":"}}
+	want := []Word{{Text: "a"}, {Text: "b c"}, {Text: "~/d", Tilde: true}, {Kind: Dynamic, Splits: true}, {Text: ":"}}
 	if d := cmp.Diff(want, s.Words); d != "" {
 		t.Errorf("words (-want +got):\n%s", d)
 	}
@@ -187,11 +188,12 @@ func TestClipReadsOnlyTheStart(t *testing.T) {
 // brackets and blocks a script opens at all is bounded too.
 func TestLimitsCountOpeners(t *testing.T) {
 	for name, src := range map[string]string{
-		"escaped closers":           strings.Repeat(`$[\]`, 65536),
-		"escaped closers, unclosed": strings.Repeat(`$(\)`, 65536),
-		"quoted closers":            strings.Repeat(`$(')'`, 50000),
-		"commented closers":         strings.Repeat("$(#)\n", 40000),
+		"escaped closers":           strings.Repeat(`$[\]`, maxOpeners+1),
+		"escaped closers, unclosed": strings.Repeat(`$(\)`, maxOpeners+1),
+		"quoted closers":            strings.Repeat(`$(')'`, maxOpeners+1),
+		"commented closers":         strings.Repeat("$(#)\n", maxOpeners+1),
 		"blocks closed by words":    strings.Repeat("if fi ", maxBlockWords+1),
+		"backquotes":                strings.Repeat("`", maxOpeners+1),
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := Parse(src); !errors.Is(err, errTooMany) {

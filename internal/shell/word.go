@@ -34,6 +34,16 @@ type Word struct {
 	// Tilde reports an unquoted leading ~, which the shell replaces with a
 	// home directory: the text is then not the path the word names.
 	Tilde bool
+	// Prefix is, for a Dynamic word, its literal start before the first
+	// expansion, quotes removed ("-count=" in -count=$N, "/dev/tcp/" in
+	// /dev/tcp/$host/80): enough, often, to tell an option from an
+	// operand. For a Dynamic assignment it starts with NAME=.
+	Prefix string
+	// Splits reports, for a Dynamic word, an unquoted parameter expansion,
+	// command substitution or extended glob: the shell may make several
+	// words of it, or none, so that even its position among the
+	// arguments is not known.
+	Splits bool
 }
 
 // Static reports whether w is known before the script runs: a literal
@@ -58,33 +68,64 @@ func decode(w *syntax.Word) Word {
 			}
 		case *syntax.SglQuoted:
 			if p.Dollar && strings.ContainsRune(p.Value, '\\') {
-				return Word{Kind: Dynamic}
+				return dynamic(&b, w.Parts[i:])
 			}
 			b.WriteString(p.Value)
 		case *syntax.DblQuoted:
 			if p.Dollar {
-				return Word{Kind: Dynamic}
+				return dynamic(&b, w.Parts[i:])
 			}
 			for _, q := range p.Parts {
 				lit, ok := q.(*syntax.Lit)
 				if !ok {
-					return Word{Kind: Dynamic}
+					return dynamic(&b, w.Parts[i:])
 				}
 				unescapeDouble(&b, lit.Value)
 			}
 		default:
-			return Word{Kind: Dynamic}
+			return dynamic(&b, w.Parts[i:])
 		}
 	}
 	out.Text = b.String()
 	return out
 }
 
+// dynamic is the Dynamic word whose literal start is in b and whose
+// remaining parts, from the first that is not literal, are rest.
+func dynamic(b *strings.Builder, rest []syntax.WordPart) Word {
+	if dq, ok := rest[0].(*syntax.DblQuoted); ok && !dq.Dollar {
+		for _, q := range dq.Parts {
+			lit, ok := q.(*syntax.Lit)
+			if !ok {
+				break
+			}
+			unescapeDouble(b, lit.Value)
+		}
+	}
+	return Word{Kind: Dynamic, Prefix: b.String(), Splits: splits(rest)}
+}
+
+// splits reports whether a word's parts hold an unquoted expansion that
+// the shell splits into fields or expands as a pattern: a parameter
+// expansion, a command substitution or an extended glob. Arithmetic gives
+// a number; a process substitution, a /dev/fd path.
+func splits(parts []syntax.WordPart) bool {
+	for _, p := range parts {
+		switch p.(type) {
+		case *syntax.ParamExp, *syntax.CmdSubst, *syntax.ExtGlob:
+			return true
+		}
+	}
+	return false
+}
+
 // unescapeUnquoted writes the value of an unquoted literal and reports
-// whether it holds unescaped glob or brace syntax: * or ?, or a [ or {
-// closed later in the literal (a lone [ is the test command).
+// whether it holds unescaped glob or brace syntax: * or ?, a [ closed later
+// in the literal (a lone [ is the test command), or a { closed later with
+// a comma or .. between ({a,b}, {1..3}; bash leaves {} and {x} as they
+// are).
 func unescapeUnquoted(b *strings.Builder, s string) (pattern bool) {
-	var openBracket, openBrace bool
+	openBracket, openBrace, braceList := false, false, false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch c {
@@ -95,6 +136,8 @@ func unescapeUnquoted(b *strings.Builder, s string) (pattern bool) {
 					continue
 				}
 				c = s[i]
+				b.WriteByte(c)
+				continue
 			}
 		case '*', '?':
 			pattern = true
@@ -103,9 +146,13 @@ func unescapeUnquoted(b *strings.Builder, s string) (pattern bool) {
 		case ']':
 			pattern = pattern || openBracket
 		case '{':
-			openBrace = true
+			openBrace, braceList = true, false
+		case ',':
+			braceList = braceList || openBrace
+		case '.':
+			braceList = braceList || openBrace && i+1 < len(s) && s[i+1] == '.'
 		case '}':
-			pattern = pattern || openBrace
+			pattern = pattern || openBrace && braceList
 		}
 		b.WriteByte(c)
 	}
@@ -144,12 +191,13 @@ func decodeAssign(a *syntax.Assign) Word {
 		return Word{Text: a.Name.Value}
 	}
 	v := decode(a.Value)
-	if v.Kind == Dynamic {
-		return v
-	}
 	op := "="
 	if a.Append {
 		op = "+="
+	}
+	if v.Kind == Dynamic {
+		// A value is not split into fields.
+		return Word{Kind: Dynamic, Prefix: a.Name.Value + op + v.Prefix}
 	}
 	return Word{Text: a.Name.Value + op + v.Text, Kind: Assign}
 }

@@ -1,0 +1,416 @@
+package permission
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/shell"
+)
+
+// pathTools are the tools whose path rules also judge the files a bash
+// command reads and writes: read_file's for a read, write_file's and
+// edit_file's for a write.
+var (
+	readTools  = []string{"read_file"}
+	writeTools = []string{"write_file", "edit_file"}
+)
+
+func toolsFor(write bool) []string {
+	if write {
+		return writeTools
+	}
+	return readTools
+}
+
+// decideBash decides a bash intent, in the order of the package
+// documentation.
+func (p *Policy) decideBash(req Request, in input) Verdict {
+	var a *shell.Script
+	script := ""
+	if in.Command == nil {
+		a = &shell.Script{Opaque: []string{`the input has no "command" string`}}
+	} else {
+		script = *in.Command
+		a = analyzeBash(script)
+	}
+	quoted := "`" + shell.Clip(script) + "`"
+	if in.Command == nil {
+		quoted = "this bash intent"
+	}
+	acc := p.accesses(a)
+
+	// 1. Deny rules, on every command and on every file it reads or writes.
+	if v, ok := p.denyBash(a, acc, quoted); ok {
+		return v
+	}
+	// 2. Plan mode's ceiling.
+	if p.mode == Plan && !isRead(req.Risk, req.ReadOnly) {
+		return byMode(contract.Deny, "Plan mode is read-only: bash cannot run.")
+	}
+	// 3. What cannot be read cannot be checked against deny or ask rules.
+	if v, ok := p.unverifiable(a, acc, quoted); ok {
+		return v
+	}
+	// 4. Ask rules.
+	if v, ok := p.askBash(a, acc, quoted); ok {
+		return v
+	}
+	// 5. What no rule allows: a network device, a protected file, a write
+	// outside the writable roots.
+	if ac := never(acc); ac != nil {
+		return p.bashMode(quoted, gap{text: ac.what() + ", which no rule can allow"})
+	}
+	// 6. Allow rules: a bare bash allows all the rest; prefix rules every
+	// command, and what it reads and writes must be fine too.
+	for _, r := range p.allow[bashTool] {
+		if r.any() {
+			return Verdict{Decision: contract.Allow, By: ByRule, Rule: r.String(), Reason: fmt.Sprintf("Allow rule %s allows every command.", r)}
+		}
+	}
+	used, g := p.coverage(a, acc)
+	if g.text == "" && len(used) > 0 {
+		reason := fmt.Sprintf("Allow rule%s %s allow%s every command of %s.", plural(len(used)), strings.Join(used, ", "), singular(len(used)), quoted)
+		if p.mode == AcceptEdits && writesInside(acc) {
+			reason += " Accept-edits mode allows its writes inside the workspace."
+		}
+		return Verdict{Decision: contract.Allow, By: ByRule, Rule: strings.Join(used, ", "), Reason: reason}
+	}
+	if g.write && len(used) > 0 {
+		return byMode(contract.Ask, fmt.Sprintf("Allow rule%s %s allow%s every command of %s, but %s mode asks before writes: %s; accept-edits mode allows writes inside the workspace.",
+			plural(len(used)), strings.Join(used, ", "), singular(len(used)), quoted, p.mode, g.text))
+	}
+	if g.text == "" {
+		g.text = "it runs no command a rule could allow"
+	}
+	g.single = len(a.Commands) == 1
+	g.fine = fine(a, acc)
+	// 7. The mode.
+	return p.bashMode(quoted, g)
+}
+
+// gap is what keeps rules from allowing a command.
+type gap struct {
+	// text says what it is, as a clause.
+	text string
+	// bare: it is a command no rule allows; single: the only one.
+	bare, single bool
+	// write: it is a write inside the workspace, which default mode asks
+	// about even when rules allow every command.
+	write bool
+	// fine: every effect of the command is seen and judged fine, so that
+	// a sandbox without network may contain it.
+	fine bool
+}
+
+// bashMode is the mode's answer to a command no rule decided.
+func (p *Policy) bashMode(quoted string, g gap) Verdict {
+	mode := titleMode(p.mode)
+	switch {
+	case p.mode == Yolo:
+		return byMode(contract.Allow, "Yolo mode allows everything no rule denies or asks about.")
+	case p.mode == AcceptEdits && g.fine && p.contained():
+		return byMode(contract.Allow, fmt.Sprintf("Accept-edits mode allows %s: the sandbox contains it (no network; writes only inside the workspace and the writable roots).", quoted))
+	case p.mode == AcceptEdits && g.fine && !p.cont.Sandboxed:
+		return byMode(contract.Ask, fmt.Sprintf("Accept-edits mode runs a command no rule allows only inside a sandbox, and there is no sandbox: %s needs approval.", quoted))
+	case p.mode == AcceptEdits && g.fine:
+		return byMode(contract.Ask, fmt.Sprintf("Accept-edits mode runs a command no rule allows only inside a sandbox without network, and this sandbox lets commands reach the network: %s needs approval.", quoted))
+	case g.bare && g.single:
+		// The whole command is the gap: say so once.
+		return byMode(contract.Ask, fmt.Sprintf("%s mode asks before running commands, and no allow rule covers %s.", mode, quoted))
+	}
+	return byMode(contract.Ask, fmt.Sprintf("%s mode asks before running commands, and no allow rule covers %s: %s.", mode, quoted, g.text))
+}
+
+// denyBash returns the verdict of the first deny rule that catches a
+// command of a, or a file it reads or writes.
+func (p *Policy) denyBash(a *shell.Script, acc []access, quoted string) (Verdict, bool) {
+	for _, r := range p.deny[bashTool] {
+		if r.any() {
+			return denyBy(r, fmt.Sprintf("Deny rule %s forbids every command, so %s cannot run.", r, quoted)), true
+		}
+		for i := range a.Commands {
+			if r.catchesCommand(&a.Commands[i]) {
+				return denyBy(r, fmt.Sprintf("Deny rule %s forbids `%s`, part of %s.", r, a.Commands[i].Text, quoted)), true
+			}
+		}
+	}
+	for _, ac := range acc {
+		if r, ok := p.pathRule(p.deny, ac); ok {
+			return denyBy(r, fmt.Sprintf("Deny rule %s forbids %s %s, which %s in %s would do.", r, verbing(ac.write), ac.pi.given, ac.part, quoted)), true
+		}
+	}
+	return Verdict{}, false
+}
+
+// askBash returns the verdict of the first ask rule that catches a command
+// of a, or a file it reads or writes.
+func (p *Policy) askBash(a *shell.Script, acc []access, quoted string) (Verdict, bool) {
+	for _, r := range p.ask[bashTool] {
+		if r.any() {
+			return askBy(r, fmt.Sprintf("Ask rule %s requires approval for every command.", r)), true
+		}
+		for i := range a.Commands {
+			if r.catchesCommand(&a.Commands[i]) {
+				return askBy(r, fmt.Sprintf("Ask rule %s requires approval for `%s`, part of %s.", r, a.Commands[i].Text, quoted)), true
+			}
+		}
+	}
+	for _, ac := range acc {
+		if r, ok := p.pathRule(p.ask, ac); ok {
+			return askBy(r, fmt.Sprintf("Ask rule %s requires approval for %s %s, which %s in %s would do.", r, verbing(ac.write), ac.pi.given, ac.part, quoted)), true
+		}
+	}
+	return Verdict{}, false
+}
+
+func verbing(write bool) string {
+	if write {
+		return "writing"
+	}
+	return "reading"
+}
+
+// pathRule returns the first rule with a pattern, in rules by tool, that
+// catches the file of ac: the path tools' rules for its kind of access.
+func (p *Policy) pathRule(rules map[string][]Rule, ac access) (Rule, bool) {
+	if ac.pi == nil {
+		return Rule{}, false
+	}
+	for _, tool := range toolsFor(ac.write) {
+		for _, r := range rules[tool] {
+			if !r.any() && r.matchesPath(ac.pi, true) {
+				return r, true
+			}
+		}
+	}
+	return Rule{}, false
+}
+
+// unverifiable returns an Ask when something in a cannot be checked
+// against the deny and ask rules with patterns: "deny wins" must not be
+// undone by writing $(echo rm) instead of rm, or > "$F" instead of
+// > .env.
+func (p *Policy) unverifiable(a *shell.Script, acc []access, quoted string) (Verdict, bool) {
+	if len(a.Opaque) > 0 {
+		if r, ok := p.firstPatternRule(bashTool, "read_file", "write_file", "edit_file"); ok {
+			return askBy(r, fmt.Sprintf("%s cannot be checked against rule %s: %s; it needs approval.", quoted, r, a.Opaque[0])), true
+		}
+	}
+	for _, ac := range acc {
+		if ac.class == readUnknown || ac.class == writeUnknown {
+			if r, ok := p.firstPatternRule(toolsFor(ac.write)...); ok {
+				return askBy(r, fmt.Sprintf("%s cannot be checked against rule %s: %s; it needs approval.", quoted, r, ac.what())), true
+			}
+		}
+		if !ac.tree || ac.pi == nil {
+			continue
+		}
+		for _, list := range []map[string][]Rule{p.deny, p.ask} {
+			for _, tool := range toolsFor(ac.write) {
+				for _, r := range list[tool] {
+					if !r.any() && r.mayHoldMatches(ac.pi) {
+						return askBy(r, fmt.Sprintf("%s cannot be checked against rule %s: %s, which may hold files the rule is about; it needs approval.", quoted, r, ac.what())), true
+					}
+				}
+			}
+		}
+	}
+	return Verdict{}, false
+}
+
+// firstPatternRule returns the first deny or ask rule with a pattern for
+// one of tools.
+func (p *Policy) firstPatternRule(tools ...string) (Rule, bool) {
+	for _, list := range []map[string][]Rule{p.deny, p.ask} {
+		for _, tool := range tools {
+			for _, r := range list[tool] {
+				if !r.any() {
+					return r, true
+				}
+			}
+		}
+	}
+	return Rule{}, false
+}
+
+// coverage returns the allow rules that allow a's commands and the files
+// they read and write, in order, and what is left that they do not.
+func (p *Policy) coverage(a *shell.Script, acc []access) (used []string, g gap) {
+	if why := opaqueGap(a); why != "" {
+		return nil, gap{text: why}
+	}
+	rules, missing := p.commandRules(a)
+	if missing >= 0 {
+		c := &a.Commands[missing]
+		if c.Pinned {
+			return nil, gap{text: fmt.Sprintf("`%s` runs code that only a rule naming the whole command exactly allows", c.Text)}
+		}
+		return nil, gap{text: fmt.Sprintf("`%s` is not allowed by any rule", c.Text), bare: true}
+	}
+	seen := map[string]bool{}
+	add := func(r Rule) {
+		if s := r.String(); !seen[s] {
+			seen[s] = true
+			used = append(used, s)
+		}
+	}
+	for _, r := range rules {
+		add(*r)
+	}
+	var write *access
+	for i := range acc {
+		ac := &acc[i]
+		switch ac.class {
+		case readOutside:
+			r, ok := p.allowingPath(ac, false)
+			if !ok {
+				return nil, gap{text: ac.what()}
+			}
+			add(r)
+		case readUnknown, writeUnknown:
+			return nil, gap{text: ac.what()}
+		case writeInside:
+			if p.mode != Default {
+				continue
+			}
+			if r, ok := p.allowingPath(ac, true); ok {
+				add(r)
+			} else if write == nil {
+				write = ac
+			}
+		}
+	}
+	if write != nil {
+		return used, gap{text: write.what(), write: true}
+	}
+	return used, gap{}
+}
+
+// opaqueGap returns the first thing in a that cannot be seen through,
+// leaving out the code pinned in the words of a command (python3 -c
+// '...'), which a rule naming that command exactly may allow; "" when
+// there is none.
+func opaqueGap(a *shell.Script) string {
+	pinned := map[string]int{}
+	for i := range a.Commands {
+		if c := &a.Commands[i]; c.Pinned {
+			for _, o := range c.Opaque {
+				pinned[o]++
+			}
+		}
+	}
+	for _, o := range a.Opaque {
+		if pinned[o] > 0 {
+			pinned[o]--
+			continue
+		}
+		return o
+	}
+	return ""
+}
+
+// commandRules returns, for each command of a, the rule that allows it:
+// its own, or, for a command run through a program argument, the one that
+// allows its parent when that rule names it too (bash(npm exec eslint:*)
+// names the eslint that npm exec runs). A command with pinned code needs
+// an exact rule. missing is the index of the first command no rule
+// allows, -1 when there is none.
+func (p *Policy) commandRules(a *shell.Script) (rules []*Rule, missing int) {
+	rules = make([]*Rule, len(a.Commands))
+	for i := range a.Commands {
+		c := &a.Commands[i]
+		if r, ok := p.allowing(c); ok {
+			rules[i] = &r
+			continue
+		}
+		if r := parentRule(rules, c, i); r != nil {
+			rules[i] = r
+			continue
+		}
+		return nil, i
+	}
+	return rules, -1
+}
+
+// parentRule returns the rule that allows the parent of c, the command at
+// index i, when it names c too: an exact rule names every command its
+// words run, the code written in them included; a prefix rule names the
+// command whose program is among its words, unless c is part of a script
+// or holds pinned code. rules are those of the commands before i.
+func parentRule(rules []*Rule, c *shell.Command, i int) *Rule {
+	if c.Parent < 0 || c.Parent >= i {
+		return nil
+	}
+	r := rules[c.Parent]
+	if r == nil || r.prefix && (c.Script || c.Pinned || !r.names(c.At)) {
+		return nil
+	}
+	return r
+}
+
+// allowing returns the first allow rule that allows c; for a command with
+// pinned code, the first exact one.
+func (p *Policy) allowing(c *shell.Command) (Rule, bool) {
+	for _, r := range p.allow[bashTool] {
+		if r.allowsCommand(c) && (!c.Pinned || !r.prefix) {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
+
+// allowingPath returns the first allow rule of the path tools that allows
+// the file of ac: for a write inside the workspace, a write_file or
+// edit_file rule (a bare one too, as for the tools); for a read outside,
+// a read_file rule with a pattern that names it.
+func (p *Policy) allowingPath(ac *access, write bool) (Rule, bool) {
+	for _, tool := range toolsFor(write) {
+		for _, r := range p.allow[tool] {
+			if (write || !r.any()) && r.matchesPath(ac.pi, false) {
+				return r, true
+			}
+		}
+	}
+	return Rule{}, false
+}
+
+// fine reports whether every effect of a is seen and judged fine: nothing
+// opaque, no file read outside the workspace or known only at run time,
+// no write but inside the writable roots.
+func fine(a *shell.Script, acc []access) bool {
+	if len(a.Opaque) > 0 {
+		return false
+	}
+	for _, ac := range acc {
+		if ac.class != harmless && ac.class != writeInside {
+			return false
+		}
+	}
+	return true
+}
+
+// writesInside reports whether a command writes a file inside the
+// writable roots.
+func writesInside(acc []access) bool {
+	for _, ac := range acc {
+		if ac.class == writeInside {
+			return true
+		}
+	}
+	return false
+}
+
+func plural(n int) string {
+	if n > 1 {
+		return "s"
+	}
+	return ""
+}
+
+func singular(n int) string {
+	if n > 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,163 @@
+package permission
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Containment says what contains the processes a policy's commands start.
+// The zero Containment is no sandbox: every command runs with the user's
+// own rights.
+type Containment struct {
+	// Sandboxed reports that every command runs in an OS sandbox that
+	// lets it write only inside the workspace roots and Writable (and
+	// keeps rein's own files and git's hooks and configuration out of
+	// reach).
+	Sandboxed bool
+	// Network reports that the sandbox lets commands reach the network;
+	// false means it keeps them off it. Without a sandbox it means
+	// nothing: commands reach the network anyway.
+	Network bool
+	// Writable are absolute writable roots beyond the workspace's: the
+	// session's temporary directory, toolchain caches. A write inside one
+	// is not "outside" (so a rule may allow it), though it still asks in
+	// default mode, as any write does.
+	Writable []string
+}
+
+// WithContainment returns a copy of p that knows its commands run in c:
+// writes inside c.Writable count as inside the writable roots, and, in
+// accept-edits mode, a command whose every effect the analysis sees and
+// judges fine runs without asking when c keeps it in a sandbox without
+// network. p itself is unchanged.
+func (p *Policy) WithContainment(c Containment) *Policy {
+	q := *p
+	q.cont = Containment{Sandboxed: c.Sandboxed, Network: c.Network, Writable: append([]string(nil), c.Writable...)}
+	q.writable = nil
+	for _, w := range c.Writable {
+		if !filepath.IsAbs(w) {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(w); err == nil {
+			w = real
+		}
+		q.writable = append(q.writable, filepath.Clean(w))
+	}
+	return &q
+}
+
+// Containment returns what the policy knows contains its commands.
+func (p *Policy) Containment() Containment {
+	c := p.cont
+	c.Writable = append([]string(nil), c.Writable...)
+	return c
+}
+
+// contained reports whether the sandbox keeps commands off the network
+// and writing only inside the writable roots.
+func (p *Policy) contained() bool { return p.cont.Sandboxed && !p.cont.Network }
+
+// inWritable reports whether abs lies inside one of the writable roots
+// beyond the workspace's.
+func (p *Policy) inWritable(abs string) bool {
+	for _, w := range p.writable {
+		if within(w, abs) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether p is dir or lies below it; both are clean and
+// absolute.
+func within(dir, p string) bool {
+	return p == dir || strings.HasPrefix(p, dir) && (strings.HasSuffix(dir, string(filepath.Separator)) || p[len(dir)] == filepath.Separator)
+}
+
+// protectedNames are the directories that decide how rein and git behave:
+// a write below one could raise the agent's own permissions (.rein's
+// configuration) or run code later (a hook, git's configuration naming a
+// program). They are protected wherever they are in a workspace root (a
+// nested repository's .git too), in any case (a case-insensitive file
+// system has one .git for .GIT).
+var protectedNames = []string{".git", ".rein"}
+
+// protected reports whether a write to the path would change how rein or
+// git behave: the path is under a .git or .rein directory (as written, or
+// where it leads), or git's hooks directory; with tree, the write reaches
+// everything below the path, so one that holds such a directory is
+// protected too.
+func (p *Policy) protected(pi *pathInfo, tree bool) bool {
+	for _, rel := range []string{pi.inRoot, pi.givenRel} {
+		for _, part := range strings.Split(rel, "/") {
+			for _, name := range protectedNames {
+				if strings.EqualFold(part, name) {
+					return true
+				}
+			}
+		}
+	}
+	if pi.abs == "" {
+		return false
+	}
+	for _, h := range p.hooks {
+		if within(h, pi.abs) || tree && within(pi.abs, h) {
+			return true
+		}
+	}
+	if tree {
+		for _, name := range protectedNames {
+			if _, err := os.Lstat(filepath.Join(pi.abs, name)); err == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hooksDirs returns the directories git would take hooks from in the
+// repository at root, beyond .git/hooks: the one core.hooksPath names in
+// .git/config, and, for Husky's .husky/_ (whose hooks run the scripts of
+// .husky), its parent. A missing or unreadable configuration gives none.
+func hooksDirs(root string) []string {
+	data, err := os.ReadFile(filepath.Join(root, ".git", "config"))
+	if err != nil {
+		return nil
+	}
+	dir := ""
+	section := ""
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			name, _, _ := strings.Cut(strings.Trim(line, "[] \t"), " ")
+			section = strings.ToLower(name)
+			continue
+		}
+		key, value, ok := strings.Cut(line, "=")
+		if ok && section == "core" && strings.EqualFold(strings.TrimSpace(key), "hookspath") {
+			value, _, _ = strings.Cut(value, "#")
+			dir = strings.Trim(strings.TrimSpace(value), `"`)
+		}
+	}
+	if dir == "" {
+		return nil
+	}
+	if rest, ok := strings.CutPrefix(dir, "~/"); ok {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil
+		}
+		dir = filepath.Join(home, rest)
+	} else if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	dirs := []string{filepath.Clean(dir)}
+	if filepath.Base(dir) == "_" {
+		dirs = append(dirs, filepath.Dir(dir))
+	}
+	return dirs
+}

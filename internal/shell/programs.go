@@ -1,0 +1,80 @@
+package shell
+
+// programs maps a program's base name to what reads its arguments: the
+// wrappers, shells, interpreters and programs whose arguments name
+// programs, code or files. A program missing here has arguments the
+// analyser knows nothing about.
+var programs map[string]handler
+
+func init() {
+	programs = map[string]handler{
+		"eval": evalProgram, "trap": trapProgram, "source": sourceProgram, ".": sourceProgram,
+		"alias": aliasProgram, "enable": enableProgram, "hash": hashProgram,
+		"declare": declProgram, "typeset": declProgram, "export": declProgram, "local": declProgram,
+		"readonly": declProgram, "nameref": declProgram,
+		"busybox": busybox, "toybox": busybox,
+		"su": su, "runuser": su, "flock": flock, "watch": watch, "xargs": xargs,
+		"pwsh": pwshProgram, "powershell": pwshProgram, "deno": denoProgram, "bun": bunProgram,
+		"gdb": debugger, "lldb": debugger,
+		"find": findProgram, "make": makeProgram, "gmake": makeProgram,
+		"npm": npmProgram, "pnpm": npmProgram, "yarn": npmProgram,
+		"npx": func(x *call) { packageRun(x, 1) }, "bunx": func(x *call) { packageRun(x, 1) },
+		"pnpx": func(x *call) { packageRun(x, 1) }, "uvx": func(x *call) { packageRun(x, 1) },
+		"uv": uvProgram, "poetry": runSub("run"), "pipenv": runSub("run"), "pipx": runSub("run"),
+		"hatch": runSub("run"), "pdm": runSub("run"), "rye": runSub("run"),
+		"script": scriptProgram, "ssh": remote, "scp": remote, "sftp": remote, "mosh": remote, "telnet": remote,
+		"xdg-open": desktop, "open": desktop, "gio": desktop,
+		"curl": curlProgram, "wget": wgetProgram,
+		"git": gitProgram, "go": goProgram,
+		"tar": tarProgram, "gtar": tarProgram, "bsdtar": tarProgram, "zip": zipProgram, "unzip": unzipProgram, "rsync": rsyncProgram,
+		"sed": sedProgram, "gsed": sedProgram, "awk": awkProgram, "gawk": awkProgram, "mawk": awkProgram, "nawk": awkProgram,
+		"dd": dd, "jq": jqProgram, "patch": patchProgram, "mktemp": mktempProgram, "less": lessProgram,
+		"vi": editor, "vim": editor, "nvim": editor, "ex": editor, "ed": editor, "emacs": editor, "nano": editor,
+	}
+	for name := range shells {
+		programs[name] = shellProgram
+	}
+	for name, w := range wrappers {
+		if _, ok := programs[name]; !ok {
+			programs[name] = w.wrap
+		}
+	}
+	for name, in := range interpreters {
+		programs[name] = in.interpret
+	}
+	programs["nodejs"] = interpreters["node"].interpret
+	programs["python3"] = interpreters["python"].interpret
+	programs["python2"] = interpreters["python"].interpret
+	for name, f := range filers {
+		if _, ok := programs[name]; !ok {
+			programs[name] = f.files
+		}
+	}
+	for name := range compressors {
+		programs[name] = compressor
+	}
+}
+
+// uvProgram reads uv: uv run and uv tool run run a program.
+func uvProgram(x *call) {
+	i := subcommand(x.cw, 1)
+	switch {
+	case i < 0:
+	case x.cw[i].Text == "run":
+		packageRun(x, i+1)
+	case x.cw[i].Text == "tool":
+		if j := subcommand(x.cw, i+1); j > 0 && x.cw[j].Text == "run" {
+			packageRun(x, j+1)
+		}
+	}
+}
+
+// editor reads the editors, which write the files they open and run the
+// commands they are given or read from their input (:!rm, ed's !): what
+// they do cannot be checked.
+func editor(x *call) {
+	for i := 1; i < len(x.cw); i++ {
+		x.file(i, x.cw[i], RoleWrite)
+	}
+	x.opaque("%s runs an editor, whose commands cannot be checked")
+}
