@@ -244,6 +244,8 @@ func (c *Config) merge(path string, project bool) error {
 		if err := checkProject(path, &f.File); err != nil {
 			return err
 		}
+	} else {
+		c.Warnings = append(c.Warnings, broadRules(f)...)
 	}
 	if err := f.validate(); err != nil {
 		return err
@@ -326,9 +328,16 @@ func checkProject(path string, f *File) error {
 		return err
 	}
 	for _, text := range f.Permissions.Allow {
-		if r, err := permission.ParseRule(text); err == nil && r.Tool() == "bash" && r.Pattern() == "" {
+		r, err := permission.ParseRule(text)
+		switch {
+		case err != nil || !r.AllowsArbitraryCode():
+		case r.Pattern() == "":
 			return fmt.Errorf("config: %s: allow = [%q] is not allowed in a project's file: it would let a cloned repository "+
 				"run any command without asking; allow specific commands (bash(go test:*)) or put it in your own config.toml", path, text)
+		default:
+			return fmt.Errorf("config: %s: allow = [%q] is not allowed in a project's file: %s runs whatever code its arguments give it, "+
+				"so the rule would let a cloned repository run anything without asking; allow the exact command (bash(%s)) "+
+				"or put the rule in your own config.toml", path, text, programOf(r), strings.TrimSuffix(r.Pattern(), ":*"))
 		}
 	}
 	return nil
@@ -355,6 +364,36 @@ func checkProjectSandbox(path string, s *Sandbox) error {
 			"must not unhide your credentials; set it in your own config.toml", path)
 	}
 	return nil
+}
+
+// broadRules returns a warning for each allow rule of the user's file d
+// that lets commands run any code without asking: the user may want it,
+// and should know.
+func broadRules(d *decoded) []string {
+	var out []string
+	for _, text := range d.Permissions.Allow {
+		r, err := permission.ParseRule(text)
+		if err != nil || !r.AllowsArbitraryCode() {
+			continue
+		}
+		if r.Pattern() == "" {
+			out = append(out, fmt.Sprintf("%s: allow rule %s runs any command without asking", d.at("allow"), r))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: allow rule %s runs any code without asking: %s runs whatever its arguments give it", d.at("allow"), r, programOf(r)))
+	}
+	return out
+}
+
+// programOf returns the program a bash rule's pattern names, its
+// assignments left out.
+func programOf(r permission.Rule) string {
+	for _, w := range strings.Fields(r.Pattern()) {
+		if !strings.Contains(w, "=") {
+			return strings.TrimSuffix(w, ":*")
+		}
+	}
+	return r.Pattern()
 }
 
 // at says where key is set in the file: "file:line", or the file alone.

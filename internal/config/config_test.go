@@ -110,11 +110,50 @@ func TestPermissionsAddUpAndProjectLimits(t *testing.T) {
 		"YOLO":        "permission_mode = \" YOLO\"\n",
 		"bare bash":   "[permissions]\nallow = [\"bash\"]\n",
 		"passthrough": "env_passthrough = [\"AWS_SECRET_ACCESS_KEY\"]\n",
+		// Issue 12: any prefix of a program that runs arbitrary code is
+		// as good as bare bash.
+		"env prefix":         "[permissions]\nallow = [\"bash(env:*)\"]\n",
+		"sh prefix":          "[permissions]\nallow = [\"bash(go test:*)\", \"bash(sh:*)\"]\n",
+		"python3 prefix":     "[permissions]\nallow = [\"bash(python3:*)\"]\n",
+		"versioned python":   "[permissions]\nallow = [\"bash(/usr/bin/python3.12 -m:*)\"]\n",
+		"xargs prefix":       "[permissions]\nallow = [\"bash(xargs rm:*)\"]\n",
+		"find prefix":        "[permissions]\nallow = [\"bash(find .:*)\"]\n",
+		"sudo prefix":        "[permissions]\nallow = [\"bash(sudo:*)\"]\n",
+		"assignment first":   "[permissions]\nallow = [\"bash(X=1 eval:*)\"]\n",
+		"npx prefix":         "[permissions]\nallow = [\"bash(npx:*)\"]\n",
+		"busybox prefix":     "[permissions]\nallow = [\"bash(busybox:*)\"]\n",
+		"awk and sed prefix": "[permissions]\nallow = [\"bash(awk:*)\", \"bash(sed:*)\"]\n",
 	} {
 		os.WriteFile(project, []byte(text), 0o600)
 		if _, err := Load(Paths{Project: project}); err == nil || !strings.Contains(err.Error(), "not allowed in a project's file") {
 			t.Errorf("%s in a project file: error %v", name, err)
 		}
+	}
+}
+
+// A project may allow exact commands of those programs, and prefixes of
+// others; the user's own file may allow anything, with a warning.
+func TestArbitraryCodeRules(t *testing.T) {
+	dir := t.TempDir()
+	project := write(t, filepath.Join(dir, "project.toml"), "[permissions]\nallow = [\"bash(make:*)\", \"bash(python3 -c 'print(1)')\", \"bash(env)\"]\n")
+	c, err := Load(Paths{Project: project})
+	if err != nil {
+		t.Fatalf("exact rules and other prefixes in a project file: %v", err)
+	}
+	if len(c.Warnings) != 0 {
+		t.Errorf("warnings %v", c.Warnings)
+	}
+	user := write(t, filepath.Join(dir, "user.toml"), "[permissions]\nallow = [\"bash(go test:*)\", \"bash(python3:*)\", \"bash\"]\n")
+	c, err = Load(Paths{User: user})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		user + ":2: allow rule bash(python3:*) runs any code without asking: python3 runs whatever its arguments give it",
+		user + ":2: allow rule bash runs any command without asking",
+	}
+	if d := cmp.Diff(want, c.Warnings); d != "" {
+		t.Errorf("warnings (-want +got):\n%s", d)
 	}
 }
 

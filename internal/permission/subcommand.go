@@ -154,7 +154,7 @@ func isSubcommand(sub string) bool {
 // absolute path, no "..", no version to fetch (@), and not a program that
 // runs whatever its arguments say (python, sh, node).
 func isRunTarget(s string) bool {
-	if s == "" || len(s) > 128 || s[0] == '-' || s[0] == '/' || broadCommands[path.Base(s)] {
+	if s == "" || len(s) > 128 || s[0] == '-' || s[0] == '/' || broad(path.Base(s)) {
 		return false
 	}
 	for _, r := range s {

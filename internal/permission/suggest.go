@@ -127,7 +127,7 @@ func suggestCommand(c *shell.Command) (Rule, bool) {
 	}
 	cw := c.Args()
 	suffix := ""
-	if n := subcommandPrefix(cw); n > 0 {
+	if n := subcommandPrefix(cw); n > 0 && !runsCode(cw[0].Text) {
 		cw, suffix = cw[:n], ":*"
 	}
 	for _, w := range cw {
@@ -141,17 +141,6 @@ func suggestCommand(c *shell.Command) (Rule, bool) {
 	}
 	r, err := ParseRule("bash(" + strings.Join(parts, " ") + suffix + ")")
 	return r, err == nil
-}
-
-// broadCommands run what their arguments say (code, other commands, any
-// file operation): a runner subcommand naming one of them (uv run python)
-// gets only the exact rule.
-var broadCommands = map[string]bool{
-	"bash": true, "sh": true, "zsh": true, "dash": true, "fish": true, "python": true, "python3": true, "node": true,
-	"perl": true, "ruby": true, "php": true, "lua": true, "deno": true, "bun": true, "eval": true, "exec": true,
-	"env": true, "xargs": true, "find": true, "sudo": true, "doas": true, "su": true, "nohup": true, "timeout": true,
-	"nice": true, "time": true, "watch": true, "ssh": true, "rm": true, "dd": true, "chmod": true, "chown": true,
-	"mv": true, "cp": true, "ln": true, "curl": true, "wget": true, "awk": true, "sed": true, "command": true, "builtin": true,
 }
 
 // ForHeadless turns an Ask into what a run that cannot ask records: a Deny
