@@ -22,7 +22,7 @@ func init() {
 		"pnpx": func(x *call) { packageRun(x, 1) }, "uvx": func(x *call) { packageRun(x, 1) },
 		"uv": uvProgram, "poetry": runSub("run"), "pipenv": runSub("run"), "pipx": runSub("run"),
 		"hatch": runSub("run"), "pdm": runSub("run"), "rye": runSub("run"),
-		"script": scriptProgram, "ssh": remote, "scp": remote, "sftp": remote, "mosh": remote, "telnet": remote,
+		"parallel": parallelProgram, "script": scriptProgram, "ssh": remote, "scp": remote, "sftp": remote, "mosh": remote, "telnet": remote,
 		"xdg-open": desktop, "open": desktop, "gio": desktop,
 		"curl": curlProgram, "wget": wgetProgram,
 		"git": gitProgram, "go": goProgram,

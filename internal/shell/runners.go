@@ -397,3 +397,48 @@ func wgetProgram(x *call) {
 		x.file(0, Word{Text: "."}, RoleWrite)
 	}
 }
+
+var parallelOpts = opts("0kqrtuvXa:d:E:I:j:n:N:P:S:", "null keep-order quote no-run-if-empty verbose ungroup xargs arg-file: delimiter: eof: jobs: max-args: sshlogin: sshloginfile: joblog: results: tmpdir: halt: timeout: retries: delay: tag bar eta progress line-buffer group pipe block: colsep: help version")
+
+// parallelProgram reads GNU parallel: the words before its first ::: (or
+// ::::) are a command it runs through a shell, with {} and its kin
+// replaced by the arguments, and the arguments appended when there is no
+// replacement string; -S runs it on other hosts.
+func parallelProgram(x *call) {
+	cmd := -1
+	ok := true
+	parallelOpts.scan(x.cw, 1, true, func(a arg) bool {
+		switch {
+		case a.unsure:
+			ok = false
+		case a.opt == "":
+			cmd = a.i
+		case a.opt == "S" || a.opt == "sshlogin" || a.opt == "sshloginfile":
+			x.opaque("%s runs its commands on other hosts, which cannot be checked")
+		case a.has && (a.opt == "a" || a.opt == "arg-file"):
+			x.file(a.vi, a.val, RoleRead)
+		case a.has && (a.opt == "joblog" || a.opt == "results" || a.opt == "tmpdir"):
+			x.file(a.vi, a.val, RoleWrite)
+		}
+		return ok && cmd < 0
+	})
+	if !ok {
+		x.unplaced("the command %s runs cannot be told before it runs")
+		return
+	}
+	if cmd < 0 {
+		return
+	}
+	end := cmd
+	for end < len(x.cw) && !strings.HasPrefix(x.cw[end].Text, ":::") {
+		end++
+	}
+	code := joined(x.cw[cmd:end])
+	if strings.Contains(code.Text, "{") {
+		code = Word{Kind: Dynamic}
+	}
+	x.code(cmd, code)
+	for i := cmd + 1; i < end; i++ {
+		x.role(i, RoleCode)
+	}
+}
