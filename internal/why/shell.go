@@ -10,10 +10,12 @@ import (
 // [shell.Parse] reads it: arguments, assignment values and redirection
 // targets, in lists, pipelines, subshells, command and process
 // substitutions, loops and functions, and in the literal scripts given to
-// sh -c, bash -c or eval. A word with an expansion, a glob or brace
-// pattern, or a leading tilde names a path known only when it runs, and is
-// left out. A command, or a nested script, that does not parse is split
-// on blanks, quotes and operators instead.
+// sh -c, bash -c or eval; and the files its commands' arguments name, a
+// file they write (rm, tee, cp's target, sed -i, sed's w) being a Write.
+// A word with an expansion, a glob or brace pattern, or a leading tilde
+// names a path known only when it runs, and is left out. A command, or a
+// nested script, that does not parse is split on blanks, quotes and
+// operators instead.
 func (m *matcher) script(src string) {
 	s, _ := shell.Parse(src) // what does not parse is in s.Unparsed
 	for _, w := range s.Words {
@@ -24,6 +26,13 @@ func (m *matcher) script(src string) {
 	for _, r := range s.Redirects {
 		if r.Target.Static() {
 			m.word(r.Target.Text, r.Role == shell.RoleWrite)
+		}
+	}
+	for i := range s.Commands {
+		for _, f := range s.Commands[i].Files {
+			if f.Path.Static() && !f.Moved && !s.ChangesDir {
+				m.path(f.Path.Text, f.Role == shell.RoleWrite)
+			}
 		}
 	}
 	for _, u := range s.Unparsed {

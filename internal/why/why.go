@@ -29,7 +29,8 @@ const (
 	// Read: read_file of the path; grep, list_dir or glob whose path is it.
 	Read Access = "read"
 	// Write: write_file or edit_file of the path; a bash redirection (>,
-	// >>, >|, &>, &>>, <>) to it.
+	// >>, >|, &>, &>>, <>) to it, or a bash command whose arguments write
+	// it (rm, tee, cp's target, sed -i).
 	Write Access = "write"
 	// Command: a bash command naming the path, or a directory holding it,
 	// as a word.

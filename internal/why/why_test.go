@@ -112,7 +112,8 @@ func TestOutcomes(t *testing.T) {
 	said := "Let me rewrite it."
 	want := []Touch{
 		r.touch(refused, refusedEnv, ws, Write, said, refusedOut),
-		r.touch(denied, deniedEnv, ws, Command, said, deniedOut),
+		// rm writes its operands: a Write, as shell.Parse reads it.
+		r.touch(denied, deniedEnv, ws, Write, said, deniedOut),
 		r.touch(cut, cutEnv, ws, Write, said, cutOut),
 		r.touch(rewritten, rewrittenEnv, ws, Command, said, rewrittenOut),
 		r.touch(lost, lostEnv, ws, Command, said, lostOut),
