@@ -81,25 +81,36 @@ func isNetwork(p string) bool {
 // arguments name.
 func (p *Policy) accesses(a *shell.Script) []access {
 	var out []access
+	paths := map[string]*pathInfo{} // a path named again is resolved once
 	for _, r := range a.Redirects {
 		if r.Role == shell.RoleRead || r.Role == shell.RoleWrite {
-			out = append(out, p.access("`"+r.Text+"`", r.Target, r.Role == shell.RoleWrite, false, true, a.ChangesDir))
+			out = append(out, p.access("`"+r.Text+"`", r.Target, r.Role == shell.RoleWrite, false, true, a.ChangesDir, paths))
 		}
 	}
 	for i := range a.Commands {
 		c := &a.Commands[i]
 		for _, f := range c.Files {
-			out = append(out, p.access("`"+c.Text+"`", f.Path, f.Role == shell.RoleWrite, f.Tree, false, a.ChangesDir || f.Moved))
+			out = append(out, p.access("`"+c.Text+"`", f.Path, f.Role == shell.RoleWrite, f.Tree, false, a.ChangesDir || f.Moved, paths))
 		}
 	}
 	return out
 }
 
+// resolved returns the pathInfo of given, from paths when it is there.
+func (p *Policy) resolved(given string, paths map[string]*pathInfo) *pathInfo {
+	if pi, ok := paths[given]; ok {
+		return pi
+	}
+	pi := p.pathInfo(given)
+	paths[given] = pi
+	return pi
+}
+
 // access judges one file: the word w, written (or read) by part, a
 // redirection's target when redirect, the whole tree below it when tree;
 // chdir says the script changes directory, so that a relative path is
-// not known.
-func (p *Policy) access(part string, w shell.Word, write, tree, redirect, chdir bool) access {
+// not known. paths holds the paths resolved so far.
+func (p *Policy) access(part string, w shell.Word, write, tree, redirect, chdir bool, paths map[string]*pathInfo) access {
 	ac := access{part: part, write: write, tree: tree, path: w.Text}
 	unknown := func() access {
 		ac.class = readUnknown
@@ -128,9 +139,9 @@ func (p *Policy) access(part string, w shell.Word, write, tree, redirect, chdir 
 	case chdir && !filepath.IsAbs(w.Text):
 		return unknown()
 	case w.Kind == shell.Pattern:
-		return p.pattern(ac)
+		return p.pattern(ac, paths)
 	}
-	ac.pi = p.pathInfo(w.Text)
+	ac.pi = p.resolved(w.Text, paths)
 	if ac.pi.abs == "" {
 		return unknown()
 	}
@@ -162,7 +173,7 @@ func (p *Policy) classify(ac access) access {
 // to a pattern of more than one level, or one with .. after its glob, is
 // not known; one whose pattern can match .git or .rein there is
 // protected.
-func (p *Policy) pattern(ac access) access {
+func (p *Policy) pattern(ac access, paths map[string]*pathInfo) access {
 	text := ac.path
 	lit := text
 	if i := strings.IndexAny(text, "*?[{"); i >= 0 {
@@ -181,7 +192,7 @@ func (p *Policy) pattern(ac access) access {
 			return ac
 		}
 	}
-	ac.pi = p.pathInfo(dir)
+	ac.pi = p.resolved(dir, paths)
 	switch {
 	case ac.pi.abs == "", ac.write && strings.Contains(glob, "/"):
 		ac.class = readUnknown

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -23,6 +24,10 @@ func FuzzBashAnalysis(f *testing.F) {
 		"cat <<EOF\n$(rm x)\nEOF", "echo ${x@P}", "sudo rm -rf /", "X=1 rm x", "\\rm x", "'rm' x",
 		"for i in 1 2; do rm $i; done", "case x in x) rm x;; esac", "{ rm x; }", "echo ok &", "! rm x",
 		"coproc rm x", "time rm x", "echo $'\\x41'", "declare -i x=y", "[[ $x -eq 1 ]] && echo",
+		"find . -exec rm {} +", "find . -delete", "ls | xargs rm", "env -S 'rm -rf x'", "git -c alias.z='!rm -rf x' z",
+		"trap 'rm x' EXIT", "busybox rm x", "sed 's/x/y/e' f", "echo > /dev/fd/../../tmp/x", "echo < /dev/tcp/h/1",
+		"go test -exec 'sh -c x' ./...", "go test -o .git/hooks/pre-commit", "echo x > .GIT/config", "cat /etc/passwd",
+		"go test -vet=off -exec \"$X\"", "tar --to-command='rm x' -xf a", "python3 -c 1", "sudo -s 'rm x'",
 	} {
 		f.Add(s)
 	}
@@ -35,6 +40,7 @@ func FuzzBashAnalysis(f *testing.F) {
 			f.Fatal(err)
 		}
 		policies[string(m)] = p
+		policies[string(m)+"+sandbox"] = p.WithContainment(Containment{Sandboxed: true})
 		q, err := New(m, allow.Merge(Rules{Deny: mustRules(f, "bash(rm:*)")}), ws)
 		if err != nil {
 			f.Fatal(err)
@@ -59,11 +65,16 @@ func FuzzBashAnalysis(f *testing.F) {
 			p.SuggestRules(req)
 			verdicts[name] = v
 		}
+		if len(command) > 1<<20 {
+			return // the independent parser has no bound
+		}
 		parsed, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
-		notAllowed, rm := err != nil, false
+		notAllowed, rm, never := err != nil, false, false
 		if err == nil {
 			syntax.Walk(parsed, func(n syntax.Node) bool {
 				switch n := n.(type) {
+				case *syntax.Redirect:
+					never = never || neverTarget(n)
 				case *syntax.DeclClause, *syntax.LetClause:
 					notAllowed = true
 				case *syntax.CallExpr:
@@ -91,7 +102,47 @@ func FuzzBashAnalysis(f *testing.F) {
 				}
 			}
 		}
+		// A redirection to /dev/tcp, under .git or .rein, or out through
+		// /dev/fd/.. is never allowed but by yolo.
+		for name, v := range verdicts {
+			if never && v.Decision == contract.Allow && !strings.HasPrefix(name, "yolo") {
+				t.Errorf("%s: Decide(%q) = %+v, but it redirects to a file no rule allows", name, command, v)
+			}
+		}
+		// A sandbox lets accept-edits allow only what the analysis sees.
+		if v := verdicts["accept-edits+sandbox"]; v.Decision == contract.Allow && v.By == ByMode {
+			if a := analyzeBash(command); len(a.Opaque) > 0 {
+				t.Errorf("accept-edits+sandbox: Decide(%q) = %+v, but %s", command, v, a.Opaque[0])
+			}
+		}
 	})
+}
+
+// neverTarget reports whether a redirection's target, read plainly, is a
+// network device or a protected file, or leaves /dev/fd by "..": none is
+// allowed by a rule. Targets that need decoding are left to the analysis.
+func neverTarget(r *syntax.Redirect) bool {
+	t := r.Word.Lit()
+	if t == "" || strings.ContainsAny(t, `\*?[{~`) {
+		return false
+	}
+	switch r.Op {
+	case syntax.RdrIn, syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob:
+	default:
+		return false
+	}
+	if strings.HasPrefix(t, "/dev/tcp/") || strings.HasPrefix(t, "/dev/udp/") || strings.HasPrefix(t, "/dev/fd/") && strings.Contains(t, "..") {
+		return true
+	}
+	if r.Op == syntax.RdrIn {
+		return false
+	}
+	for _, part := range strings.Split(t, "/") {
+		if strings.EqualFold(part, ".git") || strings.EqualFold(part, ".rein") {
+			return true
+		}
+	}
+	return false
 }
 
 // clearlyNotAllowed reports whether, read plainly, c is neither echo nor
@@ -129,6 +180,29 @@ func clearlyNotAllowed(c *syntax.CallExpr) bool {
 func BenchmarkDecideBash(b *testing.B) {
 	p := policyOf(b, Default, Rules{Allow: mustRules(b, "bash(go test:*)", "bash(go vet:*)"), Deny: mustRules(b, "bash(rm:*)")})
 	req := bashReq(b, "go test ./... && go vet ./...")
+	b.ReportAllocs()
+	for b.Loop() {
+		if v := p.Decide(req); v.Decision != contract.Allow {
+			b.Fatalf("Decide = %+v", v)
+		}
+	}
+}
+
+// BenchmarkDecideLongCompound measures a long compound command through
+// Decide: 200 commands in && lists and pipelines, with command
+// substitutions, redirections and file operands, every one allowed.
+func BenchmarkDecideLongCompound(b *testing.B) {
+	p := policyOf(b, AcceptEdits, Rules{Allow: mustRules(b, "bash(go test:*)", "bash(cat:*)", "bash(grep:*)", "bash(echo:*)"), Deny: mustRules(b, "bash(rm:*)")})
+	var parts []string
+	for i := range 40 {
+		parts = append(parts, fmt.Sprintf("go test -run Test%d ./pkg%d/...", i, i), fmt.Sprintf("cat src/f%d.go | grep -n x > out%d.txt", i, i),
+			fmt.Sprintf("echo \"$(cat VERSION)\" done %d", i))
+	}
+	command := strings.Join(parts, " && ")
+	if n := len(analyzeBash(command).Commands); n != 200 {
+		b.Fatalf("%d commands, want 200", n)
+	}
+	req := bashReq(b, command)
 	b.ReportAllocs()
 	for b.Loop() {
 		if v := p.Decide(req); v.Decision != contract.Allow {

@@ -189,8 +189,14 @@ var hostileCommands = []hostile{
 	{"deep substitutions", "cat " + strings.Repeat("$(", 2000) + strings.Repeat(")", 2000), askM, askM, askM, askR},
 	{"deep backquotes", "cat " + strings.Repeat("`", 12000), askM, askM, askM, askR},
 	{"deep parameters", "cat ${a:-" + strings.Repeat("${a:-", 2000) + strings.Repeat("}", 2001), askM, askM, askM, askR},
-	{"deep ifs", strings.Repeat("if true; then ", 5000) + "ls" + strings.Repeat("; fi", 5000), askM, askM, askM, askR},
-	{"many here-documents", strings.Repeat("cat <<E\nx\nE\n", 8000), askM, askM, askM, askR},
+	{"deep ifs", strings.Repeat("if :;then ", 4200) + "ls" + strings.Repeat(";fi", 4200), askM, askM, askM, askR},
+	{"many here-documents, read", strings.Repeat("cat <<E\nx\nE\n", 5000), allowR, allowR, allowR, allowM},
+	{"300 KB of substitutions", "cat " + strings.Repeat("$(", 150<<10) + strings.Repeat(")", 150<<10), askM, askM, askM, askR},
+	{"300 KB of backquotes", "cat " + strings.Repeat("\\`", 150<<10), askM, askM, askM, askR},
+	{"300 KB of parameters", "cat " + strings.Repeat("${a:-", 60<<10) + strings.Repeat("}", 60<<10), askM, askM, askM, askR},
+	{"300 KB of here-documents", strings.Repeat("cat <<E\nx\nE\n", 25<<10), askM, askM, askM, askR},
+	{"300 KB of ifs", strings.Repeat("if true; then ", 11<<10) + "ls" + strings.Repeat("; fi", 11<<10), askM, askM, askM, askR},
+	{"nested scripts", strings.Repeat("bash -c ", 1) + "'bash -c \"bash -c \\\"bash -c \\\\\\\"bash -c ls\\\\\\\"\\\"\"'", askM, askM, askM, askR},
 }
 
 // The hostile suite: every attack of issue 12, and the variants above,
@@ -250,6 +256,9 @@ func TestHostilePathRules(t *testing.T) {
 		{"dd if=secret/key of=/dev/null", denyR},
 		{"go test -coverprofile=secret/c.out ./...", denyR},
 		{"grep -r k .", askR},
+		{"rg k", askR},
+		{"find . -exec cat {} +", askR},
+		{"ls -la && find . -name key && du -sh .", allowM},
 		{`cat "$F"`, askR},
 		{`cat README.md > "$F"`, askR},
 		{"python3 -c 1", askR},
@@ -339,5 +348,30 @@ func TestContainmentWritable(t *testing.T) {
 	v := q.Decide(bashReq(t, "python3 -c 1"))
 	if h := q.ForHeadless(v, bashReq(t, "python3 -c 1")); !strings.Contains(h.Reason, "--allow") {
 		t.Errorf("headless: %s", h.Reason)
+	}
+}
+
+// The file tools' edits meet the same protection: git's hooks directory
+// (Husky's .husky/_ and the scripts it runs) and a nested repository's
+// .git ask in accept-edits, like .git and .rein.
+func TestHostileEdits(t *testing.T) {
+	ws, _ := hostileWorkspace(t)
+	p, err := New(AcceptEdits, Rules{Allow: mustRules(t, "write_file(**)")}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		".husky/pre-commit":  askM,
+		".husky/_/h":         askM,
+		"src/.git/config":    askM,
+		"gitlink/hooks/post": askM,
+		".Rein/config.toml":  askM,
+		"src/main.go":        allowR,
+		"src/.gitignore":     allowR,
+	} {
+		v := p.Decide(fileReq(t, "write_file", path))
+		if got := string(v.Decision) + " " + v.By; got != want {
+			t.Errorf("write_file %s: %s, want %s\nreason: %s", path, got, want, v.Reason)
+		}
 	}
 }

@@ -119,16 +119,16 @@ func (r *reader) record(x *call) {
 		r.parent = outer
 		r.runs--
 		if len(n.holes) > 0 {
-			r.fill(idx, child, n.holes)
+			r.fill(idx, child, n.holes, n.trees)
 		}
 	}
 }
 
 // fill moves what the command at index child does to its words at the
-// indexes holes (find's {}: the files found) to the trees its parent
-// reads (find's starting points): reading them is reading the trees;
-// writing them, writing the trees.
-func (r *reader) fill(parent, child int, holes []int) {
+// indexes holes (find's {}: the files found) to the parent's files at the
+// indexes trees (find's starting points): reading them is reading the
+// trees below; writing them, writing the trees.
+func (r *reader) fill(parent, child int, holes, trees []int) {
 	c := &r.s.Commands[child]
 	kept, worst := c.Files[:0], RoleArg
 	for _, f := range c.Files {
@@ -143,16 +143,18 @@ func (r *reader) fill(parent, child int, holes []int) {
 		}
 	}
 	c.Files = kept
-	if worst != RoleWrite {
+	if worst == RoleArg {
 		return
 	}
 	p := &r.s.Commands[parent]
-	for i, f := range p.Files {
-		if f.Tree {
-			p.Files[i].Role = RoleWrite
-			if w := f.Word; p.Roles[w].rank() < RoleWrite.rank() {
-				p.Roles[w] = RoleWrite
-			}
+	for _, k := range trees {
+		f := &p.Files[k]
+		f.Tree = true
+		if worst.rank() > f.Role.rank() {
+			f.Role = worst
+		}
+		if p.Roles[f.Word].rank() < worst.rank() {
+			p.Roles[f.Word] = worst
 		}
 	}
 }
@@ -174,9 +176,9 @@ type call struct {
 	// pinned counts the entries of c.Opaque that are code written out in
 	// the command's own words.
 	pinned int
-	// fills: the words a run's edit changes are files the command finds
-	// below the trees it reads (find's {}).
-	fills bool
+	// trees are the indexes in c.Files of the trees a run's edited
+	// words stand for files below (find's starting points, for {}).
+	trees []int
 	// moved: the command has moved to another directory (git -C, env
 	// -C): the relative paths it records from now on, and those of the
 	// commands it runs, start there.
@@ -203,8 +205,9 @@ type nested struct {
 	// plain: the program's arguments are not read.
 	plain bool
 	// holes are the indexes in words of the ones a parent fills in at run
-	// time with files it found (find's {}).
-	holes []int
+	// time with files it found (find's {}), below the parent's Files at
+	// the indexes trees.
+	holes, trees []int
 	// moved: the command runs in another directory (see call.moved).
 	moved bool
 }
@@ -346,8 +349,8 @@ func (x *call) runEdited(from, i, j int, edit func(Word) Word, extra ...Word) {
 	}
 	words = append(words, extra...)
 	n := nested{run: true, words: words, nAssign: i - from, at: x.base + i, text: x.source(from, j), moved: x.moved}
-	if x.fills {
-		n.holes = holes
+	if len(x.trees) > 0 {
+		n.holes, n.trees = holes, x.trees
 	}
 	if x.pos != nil && j > from && x.base+j <= len(x.pos) {
 		n.pos = x.pos[x.base+from : x.base+j]

@@ -52,6 +52,8 @@ type filer struct {
 	// cwd: with no file operand, it reads the directory it runs in (ls,
 	// rg), given that tree is set when treeCwd is.
 	cwd, treeCwd bool
+	// recursive: it reads the whole tree below each operand (rg).
+	recursive bool
 }
 
 // has reports whether a is one of the options in list.
@@ -83,6 +85,7 @@ func (f *filer) worst() Role {
 func (f *filer) files(x *call) {
 	var operands []int
 	var tree, pattern, linked, target, literal bool
+	tree = f.recursive
 	f.opts.scan(x.cw, 1, false, func(a arg) bool {
 		switch {
 		case a.unsure:
@@ -163,7 +166,7 @@ func (f *filer) operands(x *call, ops []int, tree, pattern, linked, target bool)
 		}
 	}
 	if len(ops) == 0 && f.cwd && (tree || !f.treeCwd) {
-		x.tree(0, Word{Text: "."}, RoleRead)
+		x.addFile(0, Word{Text: "."}, RoleRead, tree)
 	}
 }
 
@@ -202,9 +205,13 @@ var filers = map[string]*filer{
 	"grep":  {opts: opts("rREFGPiyvwxclLoqsbHhnTZzUVa"+grepValued, grepLong), layout: patternFirst, reads: "f file exclude-from", pattern: "ef regexp file", tree: "rR recursive dereference-recursive", cwd: true, treeCwd: true},
 	"egrep": {opts: opts("rRiyvwxclLoqsbHhnTZzUVa"+grepValued, grepLong), layout: patternFirst, reads: "f file exclude-from", pattern: "ef regexp file", tree: "rR recursive dereference-recursive", cwd: true, treeCwd: true},
 	"fgrep": {opts: opts("rRiyvwxclLoqsbHhnTZzUVa"+grepValued, grepLong), layout: patternFirst, reads: "f file exclude-from", pattern: "ef regexp file", tree: "rR recursive dereference-recursive", cwd: true, treeCwd: true},
-	"wc":    {opts: opts("cmlLw", "bytes chars lines max-line-length words files0-from: total: help version"), reads: " files0-from"},
-	"sort":  {opts: opts("bdfgiMhnRrVcCmsuzk:t:S:T:o:", "ignore-leading-blanks dictionary-order ignore-case general-numeric-sort ignore-nonprinting month-sort human-numeric-sort numeric-sort random-sort random-source: reverse sort: version-sort batch-size: check:: compress-program: debug files0-from: key: merge output: stable buffer-size: field-separator: temporary-directory: parallel: unique zero-terminated help version"), reads: " random-source files0-from", writes: "oT output temporary-directory"},
-	"uniq":  {opts: opts("cdDiuzf:s:w:", "count repeated all-repeated:: skip-fields: group:: ignore-case skip-chars: unique zero-terminated check-chars: help version"), layout: inOut},
+	"rg": {opts: opts("abcFHhiIJLlNnopqSsUuvwxz0"+"A:B:C:e:E:f:g:j:m:M:r:t:T:d:", "regexp: file: glob: iglob: type: type-not: type-add: after-context: before-context: context: max-count: max-columns: "+
+		"replace: threads: encoding: max-depth: pre: pre-glob: ignore-file: hostname-bin: sort: sortr: colors: color: path-separator: context-separator: "+
+		"field-match-separator: field-context-separator: max-filesize: dfa-size-limit: regex-size-limit: engine: hyperlink-format: files type-list help version"),
+		layout: patternFirst, reads: "f file ignore-file", pattern: "ef regexp file files type-list", cwd: true, recursive: true},
+	"wc":   {opts: opts("cmlLw", "bytes chars lines max-line-length words files0-from: total: help version"), reads: " files0-from"},
+	"sort": {opts: opts("bdfgiMhnRrVcCmsuzk:t:S:T:o:", "ignore-leading-blanks dictionary-order ignore-case general-numeric-sort ignore-nonprinting month-sort human-numeric-sort numeric-sort random-sort random-source: reverse sort: version-sort batch-size: check:: compress-program: debug files0-from: key: merge output: stable buffer-size: field-separator: temporary-directory: parallel: unique zero-terminated help version"), reads: " random-source files0-from", writes: "oT output temporary-directory"},
+	"uniq": {opts: opts("cdDiuzf:s:w:", "count repeated all-repeated:: skip-fields: group:: ignore-case skip-chars: unique zero-terminated check-chars: help version"), layout: inOut},
 	"diff": {opts: opts("abBdeEfHiInNpPqrsStTuwyZlC:D:F:I:L:S:U:W:x:X:", "normal brief report-identical-files context:: unified:: ed rcs side-by-side width: left-column suppress-common-lines show-c-function show-function-line: label: expand-tabs initial-tab tabsize: suppress-blank-empty paginate recursive no-dereference new-file unidirectional-new-file ignore-file-name-case no-ignore-file-name-case exclude: exclude-from: starting-file: from-file: to-file: ignore-case ignore-tab-expansion ignore-trailing-space ignore-space-change ignore-all-space ignore-blank-lines ignore-matching-lines: text strip-trailing-cr ifdef: GTYPE-group-format: line-format: LTYPE-line-format: minimal horizon-lines: speed-large-files color:: palette: help version"),
 		reads: "X exclude-from from-file to-file", tree: "r recursive"},
 	"cmp": {opts: opts("bli:n:s", "print-bytes ignore-initial: verbose bytes: quiet silent help version")},
@@ -246,7 +253,7 @@ var filers = map[string]*filer{
 	"iconv":    {opts: opts("clsf:t:o:", "from-code: to-code: output: list silent help version"), writes: "o output"},
 	"readlink": {opts: opts("efmnqsvz", "canonicalize canonicalize-existing canonicalize-missing no-newline quiet silent verbose zero help version")},
 	"realpath": {opts: opts("eLmPqsz", "canonicalize-existing canonicalize-missing logical physical quiet relative-to: relative-base: strip no-symlinks zero help version"), reads: " relative-to relative-base"},
-	"ls":       {opts: opts("aAbBcCdDfFgGhHiklLmnNopqQrRsStuUvxXZ1I:T:w:", "all almost-all author escape block-size: ignore-backups color:: directory dired classify:: file-type format: full-time group-directories-first no-group human-readable si dereference-command-line dereference-command-line-symlink-to-dir hide: hyperlink:: indicator-style: inode ignore: kibibytes dereference numeric-uid-gid literal hide-control-chars show-control-chars quote-name quoting-style: reverse recursive size sort: time: time-style: tabsize: width: context zero help version"), cwd: true},
+	"ls":       {opts: opts("aAbBcCdDfFgGhHiklLmnNopqQrRsStuUvxXZ1I:T:w:", "all almost-all author escape block-size: ignore-backups color:: directory dired classify:: file-type format: full-time group-directories-first no-group human-readable si dereference-command-line dereference-command-line-symlink-to-dir hide: hyperlink:: indicator-style: inode ignore: kibibytes dereference numeric-uid-gid literal hide-control-chars show-control-chars quote-name quoting-style: reverse recursive size sort: time: time-style: tabsize: width: context zero help version"), tree: "R recursive", cwd: true},
 	"du":       {opts: opts("0abcDhHklLmPsSxB:d:t:X:", "null all apparent-size block-size: bytes total dereference-args human-readable inodes dereference count-links max-depth: no-dereference separate-dirs si summarize threshold: time:: time-style: exclude-from: exclude: one-file-system files0-from: help version"), reads: "X exclude-from files0-from", cwd: true},
 	"tree":     {opts: opts("aAcCdDfFgilNpqrstuvxJXo:L:P:I:H:T:", "noreport charset: filelimit: timefmt: sort: dirsfirst filesfirst prune si du help version"), writes: "o", cwd: true},
 	"md5sum":   checksum, "sha1sum": checksum, "sha224sum": checksum, "sha256sum": checksum, "sha384sum": checksum,

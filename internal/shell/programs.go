@@ -28,7 +28,7 @@ func init() {
 		"git": gitProgram, "go": goProgram,
 		"tar": tarProgram, "gtar": tarProgram, "bsdtar": tarProgram, "zip": zipProgram, "unzip": unzipProgram, "rsync": rsyncProgram,
 		"sed": sedProgram, "gsed": sedProgram, "awk": awkProgram, "gawk": awkProgram, "mawk": awkProgram, "nawk": awkProgram,
-		"dd": dd, "jq": jqProgram, "patch": patchProgram, "mktemp": mktempProgram, "less": lessProgram,
+		"rg": rgProgram, "dd": dd, "jq": jqProgram, "patch": patchProgram, "mktemp": mktempProgram, "less": lessProgram,
 		"vi": editor, "vim": editor, "nvim": editor, "ex": editor, "ed": editor, "emacs": editor, "nano": editor,
 	}
 	for name := range shells {
@@ -53,6 +53,18 @@ func init() {
 	for name := range compressors {
 		programs[name] = compressor
 	}
+}
+
+// rgProgram reads ripgrep, a file program whose --pre and --hostname-bin
+// name programs it runs (--pre for every file searched).
+func rgProgram(x *call) {
+	filers["rg"].files(x)
+	filers["rg"].opts.scan(x.cw, 1, true, func(a arg) bool {
+		if a.has && (a.opt == "pre" || a.opt == "hostname-bin") {
+			x.runWords(a.vi, []Word{a.val, {Kind: Dynamic}})
+		}
+		return !a.unsure
+	})
 }
 
 // uvProgram reads uv: uv run and uv tool run run a program.

@@ -16,10 +16,11 @@ var findValued = map[string]bool{
 	"-files0-from": true,
 }
 
-// findProgram reads find: its starting points, trees it reads (or, with
-// -delete, writes), and its expression, whose -exec, -execdir, -ok and
-// -okdir run commands ({} is a file found), -delete removes what it finds
-// (an rm), and -fprint and its kin write files.
+// findProgram reads find: its starting points, which it lists, and its
+// expression, whose -exec, -execdir, -ok and -okdir run commands ({} is a
+// file found: what they do to it, they do to the trees below the starting
+// points), -delete removes what it finds (an rm, and a write of the
+// trees), and -fprint and its kin write files.
 func findProgram(x *call) {
 	cw := x.cw
 	i := 1
@@ -41,19 +42,22 @@ func findProgram(x *call) {
 		}
 		starts = append(starts, i)
 	}
-	del := findExpression(x, i)
-	if del < 0 {
-		return
-	}
-	r := RoleRead
-	if del > 0 {
-		r = RoleWrite
-	}
+	first := len(x.c.Files)
 	for _, s := range starts {
-		x.tree(s, cw[s], r)
+		x.file(s, cw[s], RoleRead)
 	}
 	if len(starts) == 0 {
-		x.tree(0, Word{Text: "."}, r)
+		x.file(0, Word{Text: "."}, RoleRead)
+	}
+	x.trees = make([]int, 0, len(x.c.Files)-first)
+	for k := first; k < len(x.c.Files); k++ {
+		x.trees = append(x.trees, k)
+	}
+	if del := findExpression(x, i); del > 0 {
+		for _, k := range x.trees {
+			x.c.Files[k].Role, x.c.Files[k].Tree = RoleWrite, true
+			x.role(x.c.Files[k].Word-x.base, RoleWrite)
+		}
 	}
 }
 
@@ -129,7 +133,6 @@ func findExec(x *call, i int, inDir bool) int {
 			continue
 		}
 		if j > i {
-			x.fills = true
 			edit := replaced("{}")
 			if plus {
 				edit = func(w Word) Word {
