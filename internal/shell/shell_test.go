@@ -147,7 +147,7 @@ func TestParseCommand(t *testing.T) {
 }
 
 func TestSource(t *testing.T) {
-	for _, src := range []string{"go", "'a b'", "A='x y'", `\*.go`, "*.go", `a\ b*`} {
+	for _, src := range []string{"go", "'a b'", "A='x y'", `\*.go`, "*.go", `a\ b*`, `A""=`, `'X=1' go`} {
 		s, _ := Parse(src)
 		w := s.Commands[0].Words[0]
 		back, _ := Parse(w.Source())

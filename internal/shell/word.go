@@ -214,10 +214,11 @@ func callWords(c *syntax.CallExpr) (words []Word, nAssign int) {
 	return words, len(c.Assigns)
 }
 
-// Source writes w back as shell source that reads as the same word: a
-// literal quoted where needed, an assignment's value quoted, a pattern
-// with its glob characters left unquoted. A Dynamic word has no source
-// and gives "".
+// Source writes w back as shell source that reads as the same word,
+// wherever it is in a command: a literal quoted where needed (NAME=x
+// too, which would read as an assignment before the command's name), an
+// assignment's value quoted, a pattern with its glob characters left
+// unquoted. A Dynamic word has no source and gives "".
 func (w Word) Source() string {
 	switch w.Kind {
 	case Literal:
@@ -241,6 +242,11 @@ func (w Word) Source() string {
 }
 
 func quoteWord(s string) string {
+	if name, _, ok := strings.Cut(s, "="); ok && Plain(s) && validName(name) {
+		// NAME=x written bare would read as an assignment where a command
+		// name is.
+		return "'" + s + "'"
+	}
 	q, err := Quote(s)
 	if err != nil {
 		// Only a NUL byte cannot be quoted, and no command word holds one.
