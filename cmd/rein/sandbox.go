@@ -7,6 +7,7 @@ import (
 
 	"github.com/rein-agent/rein/internal/cli"
 	"github.com/rein-agent/rein/internal/config"
+	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/sandbox"
 	"github.com/rein-agent/rein/internal/workspace"
 )
@@ -97,6 +98,18 @@ func contain(s sandboxSetup, ws *workspace.Workspace, sessionDir, userConfig str
 		c.active = true
 	}
 	return c, nil
+}
+
+// containment is the sandbox as the permission policy weighs it: whether
+// commands really run sandboxed, with the network or not, and where they
+// may write besides the workspace (in workspace-write: the caches and the
+// temporary directory; in read-only: the temporary directory only).
+func (c *containment) containment() permission.Containment {
+	writable := c.extra
+	if c.policy.Mode == sandbox.ModeReadOnly {
+		writable = []string{c.tempDir}
+	}
+	return permission.Containment{Sandboxed: c.active, Network: c.policy.Network, Writable: writable}
 }
 
 // describe is the sandbox in one line for the person, said at the start.

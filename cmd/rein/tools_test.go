@@ -61,7 +61,7 @@ func bashTurn(command string) string {
 // on, and the run completes: exit 0.
 func TestExecDeniesWhatWouldAskAndExitsZero(t *testing.T) {
 	script := writeScript(t, `{"turns":[`+bashTurn("touch made-by-rein")+`,
-		{"expect":[{"ok":false,"contains":["Blocked","--allow 'bash(touch made-by-rein)'"]}],"steps":[{"text":"I may not."},{"finish":"stop"}]}]}`)
+		{"expect":[{"ok":false,"contains":["Blocked","--permission-mode accept-edits"]}],"steps":[{"text":"I may not."},{"finish":"stop"}]}]}`)
 	work := t.TempDir()
 	stateDir := t.TempDir()
 	cmd := exec.Command(rein, "exec", "--permission-mode", "default", "--provider", "scripted", "--script", script, "make a file")

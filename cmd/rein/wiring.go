@@ -342,6 +342,9 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
 	}
+	// What the sandbox contains, the policy may allow in accept-edits;
+	// where there is none, it asks.
+	policy = policy.WithContainment(box.containment())
 	reg, err := registry.New(builtin.Tools(ws, &builtin.Options{
 		Bash: &builtin.BashOptions{Passthrough: set.passthrough, Secrets: secrets, Sandbox: box.policy},
 	})...)
