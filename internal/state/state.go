@@ -77,9 +77,11 @@ type State struct {
 	// in the order started. Outside a live run, what is left here was
 	// interrupted: the process ended while the tool ran.
 	InFlight []Invocation `json:"in_flight,omitempty"`
-	// Ended holds the invocations that completed while their intent has
-	// no observation yet. Outside a live run, what is left here ran to its
-	// end but the process ended before the model was told.
+	// Ended holds, for each intent that has no observation yet, its last
+	// invocation that completed: an intent run again outside the sandbox
+	// has two, and the second replaces the first here. Outside a live
+	// run, what is left here ran to its end but the process ended before
+	// the model was told.
 	Ended []Invocation `json:"ended,omitempty"`
 
 	Usage     Usage                   `json:"usage"`
@@ -243,7 +245,7 @@ func (s *State) applyTool(env contract.Envelope) {
 			inv := s.InFlight[i]
 			inv.Exit, inv.ExitCode = e.Exit, e.ExitCode
 			s.InFlight = slices.Concat(s.InFlight[:i], s.InFlight[i+1:])
-			s.Ended = append(s.Ended, inv)
+			s.Ended = append(withoutIntent(s.Ended, inv.IntentID), inv)
 		}
 	case *contract.ToolObservation:
 		// Every observation's files join the ledger, whether or not its
@@ -264,9 +266,7 @@ func (s *State) observe(o *contract.Observation) {
 	}
 	in := s.Pending[i]
 	s.Pending = slices.Concat(s.Pending[:i], s.Pending[i+1:])
-	if j := slices.IndexFunc(s.Ended, func(inv Invocation) bool { return inv.IntentID == o.IntentID }); j >= 0 {
-		s.Ended = slices.Concat(s.Ended[:j], s.Ended[j+1:])
-	}
+	s.Ended = withoutIntent(s.Ended, o.IntentID)
 	s.Messages = append(s.Messages, contract.ModelMessage{
 		Role: contract.RoleTool,
 		Result: &contract.ToolResult{
@@ -277,6 +277,17 @@ func (s *State) observe(o *contract.Observation) {
 	if len(s.Pending) == 0 && s.Status == WaitingForTool {
 		s.Status = Running
 	}
+}
+
+// withoutIntent returns invs without the invocations of intent id: invs
+// itself when it holds none, a new slice otherwise (earlier states share
+// the old one).
+func withoutIntent(invs []Invocation, id string) []Invocation {
+	of := func(inv Invocation) bool { return inv.IntentID == id }
+	if !slices.ContainsFunc(invs, of) {
+		return invs
+	}
+	return slices.DeleteFunc(slices.Clone(invs), of)
 }
 
 // withoutCalls returns pending without the intents named by calls, as a new

@@ -51,6 +51,56 @@ func TestRebuildWaitingForTool(t *testing.T) {
 	}
 }
 
+// An intent run twice (the second time outside the sandbox, which a
+// person allowed) keeps only its last invocation in Ended, and leaves it
+// with its one observation; another intent's ended invocation stays.
+func TestIntentRunTwice(t *testing.T) {
+	in := contract.ToolIntent{ID: "i1", ToolName: "bash", Input: json.RawMessage(`{"command":"touch /x"}`)}
+	other := contract.ToolIntent{ID: "i2", ToolName: "read_file"}
+	head := []contract.Event{
+		&contract.SessionStarted{Cwd: "/w"}, &contract.RunStarted{}, &contract.ModelRequested{},
+		&contract.IntentProposed{ToolIntent: in}, &contract.IntentProposed{ToolIntent: other}, &contract.ModelFinished{Reason: "tool_use"},
+		&contract.InvocationStarted{IntentID: "i2", InvocationID: "v0", ToolName: "read_file"},
+		&contract.InvocationCompleted{IntentID: "i2", InvocationID: "v0", Exit: contract.ExitOK},
+		&contract.InvocationStarted{IntentID: "i1", InvocationID: "v1", ToolName: "bash"},
+		&contract.InvocationCompleted{IntentID: "i1", InvocationID: "v1", Exit: contract.ExitError, ExitCode: 1},
+		&contract.ToolPermission{IntentID: "i1", Decision: contract.Allow, By: "user", Reason: "run again outside the sandbox: ..."},
+		&contract.InvocationStarted{IntentID: "i1", InvocationID: "v2", ToolName: "bash", Sandbox: &contract.SandboxSpec{Mode: "off"}},
+	}
+	completed := &contract.InvocationCompleted{IntentID: "i1", InvocationID: "v2", Exit: contract.ExitOK}
+	observed := &contract.ToolObservation{Observation: contract.Observation{IntentID: "i1", ToolName: "bash", OK: true, Text: "done"}}
+	tests := []struct {
+		name     string
+		tail     []contract.Event
+		inFlight []Invocation
+		ended    []Invocation
+	}{
+		{"running again", nil, []Invocation{{IntentID: "i1", InvocationID: "v2", ToolName: "bash"}},
+			[]Invocation{{IntentID: "i2", InvocationID: "v0", ToolName: "read_file", Exit: contract.ExitOK},
+				{IntentID: "i1", InvocationID: "v1", ToolName: "bash", Exit: contract.ExitError, ExitCode: 1}}},
+		{"ran again", []contract.Event{completed}, nil,
+			[]Invocation{{IntentID: "i2", InvocationID: "v0", ToolName: "read_file", Exit: contract.ExitOK},
+				{IntentID: "i1", InvocationID: "v2", ToolName: "bash", Exit: contract.ExitOK}}},
+		{"observed", []contract.Event{completed, observed}, nil,
+			[]Invocation{{IntentID: "i2", InvocationID: "v0", ToolName: "read_file", Exit: contract.ExitOK}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := reduceSlice(envs(slices.Concat(head, tc.tail)...))
+			if d := cmp.Diff(tc.inFlight, s.InFlight); d != "" {
+				t.Errorf("InFlight mismatch (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.ended, s.Ended); d != "" {
+				t.Errorf("Ended mismatch (-want +got):\n%s", d)
+			}
+		})
+	}
+	s := reduceSlice(envs(slices.Concat(head, []contract.Event{completed, observed})...))
+	if len(s.Pending) != 1 || s.Pending[0].ID != "i2" || s.Messages[len(s.Messages)-1].Result.Text != "done" {
+		t.Errorf("Pending = %+v, last message %+v", s.Pending, s.Messages[len(s.Messages)-1])
+	}
+}
+
 func TestConversation(t *testing.T) {
 	in := contract.ToolIntent{ID: "i1", ProviderCallID: "call_1", ToolName: "bash", Input: json.RawMessage(`{"command":"go test"}`)}
 	s := reduceSlice(envs(
