@@ -41,8 +41,11 @@ const DefaultMaxTurns = 50
 // The approval types, for a caller that asks a person (the CLI imports
 // the kernel, never the tool runtime).
 type (
-	// Question is what a person is asked before a tool runs.
+	// Question is what a person is asked before a tool runs, or after
+	// the sandbox refused it something.
 	Question = tool.Question
+	// QuestionKind is what a Question asks.
+	QuestionKind = tool.QuestionKind
 	// Answer is their reply.
 	Answer = tool.Answer
 	// Approver asks them.
@@ -55,6 +58,12 @@ const (
 	Yes    = tool.Yes
 	Always = tool.Always
 	Never  = tool.Never
+)
+
+// The kinds of Question.
+const (
+	AskPermission     = tool.AskPermission
+	AskOutsideSandbox = tool.AskOutsideSandbox
 )
 
 // ErrBusy is yielded by Send when another Send of the same kernel is still

@@ -82,6 +82,13 @@ type Call struct {
 	// again here, since the file may have changed since Check. It is an
 	// immutable value, safe to read from the goroutines of a batch.
 	Ledger state.Ledger
+	// Unsandboxed runs the invocation with no OS sandbox, whatever the
+	// tool's own policy. Only the tool runtime sets it, for a tool with a
+	// [Tool.Sandbox] hook, when the sandbox refused something to an
+	// earlier invocation of the same intent and a person then allowed
+	// this one run outside it; tool.invocation.started records it as
+	// sandbox mode "off". A tool with no Sandbox hook ignores it.
+	Unsandboxed bool
 }
 
 // Result is how an invocation ended, apart from its output. The zero
@@ -101,8 +108,10 @@ type Result struct {
 	// SandboxDenied says what the OS sandbox refused the process, in
 	// sentences for the model and the person (see sandbox.Explain), when
 	// the process failed because of it; empty otherwise. A tool that sets
-	// it has written the same text to its output already; the runtime
-	// may offer to run the call again outside the sandbox.
+	// it has written the same text to its output already. The runtime
+	// offers a person to run the call again outside the sandbox (see
+	// [Call.Unsandboxed]), or, when it cannot ask, adds to the observation
+	// how to allow such commands.
 	SandboxDenied string
 }
 
@@ -146,7 +155,9 @@ type Tool struct {
 	Execute Executor
 	// Sandbox returns the OS sandbox an invocation with input runs in, as
 	// tool.invocation.started records it; nil, or a nil result, means no
-	// sandbox is involved (the tool starts no process).
+	// sandbox is involved (the tool starts no process). A tool with this
+	// hook honours [Call.Unsandboxed]; the runtime records such a call as
+	// mode "off" without asking the hook.
 	Sandbox func(input json.RawMessage) *contract.SandboxSpec
 }
 

@@ -5,8 +5,13 @@ import (
 	"encoding/json"
 )
 
-// Question is what the runtime asks a person before an intent runs.
+// Question is what the runtime asks a person: whether an intent may run
+// (the policy said ask), or whether a call the sandbox refused something
+// to may run again outside it; Kind says which.
 type Question struct {
+	// Kind is what is asked, and so which answers there are.
+	Kind QuestionKind
+	// IntentID names the intent asked about.
 	IntentID string
 	// Tool is the tool's name; Subject is the exact command (bash) or path
 	// (file tools) it would act on, empty when the input has neither.
@@ -14,12 +19,35 @@ type Question struct {
 	Subject string
 	// Input is the intent's whole input.
 	Input json.RawMessage
-	// Reason is why the policy asks.
+	// Reason is why the policy asks; for [AskOutsideSandbox], what the
+	// sandbox refused (one sentence a line, see sandbox.Explain) and a
+	// last line asking whether to run the command again outside it.
 	Reason string
 	// Rules are the rules an Always answer saves (allow) and a Never
-	// answer saves (deny), in rule syntax: bash(go test:*).
+	// answer saves (deny), in rule syntax: bash(go test:*). Empty when
+	// no rule could express the call, and always for
+	// [AskOutsideSandbox]: then only Yes and No are offered.
 	Rules []string
 }
+
+// QuestionKind is what a [Question] asks. The zero QuestionKind is
+// [AskPermission].
+type QuestionKind string
+
+// The kinds of question.
+const (
+	// AskPermission asks whether the intent may run, before it runs. The
+	// answers are Yes and No, and Always and Never when Rules is not
+	// empty.
+	AskPermission QuestionKind = ""
+	// AskOutsideSandbox asks, after the intent ran in the OS sandbox and
+	// the sandbox refused it something, whether to run that one call
+	// again with no sandbox at all: it could then write anywhere the
+	// user can, read their credential stores and reach the network. The
+	// answers are Yes and No; no rule is saved whatever the answer (an
+	// Always counts as Yes, a Never as No).
+	AskOutsideSandbox QuestionKind = "outside_sandbox"
+)
 
 // Answer is a person's reply to a Question.
 type Answer int
@@ -38,8 +66,10 @@ const (
 )
 
 // Approver asks a person. Approve blocks until they answer or ctx is done;
-// an error (ctx done included) denies the intent. It is called from the
-// goroutine that called [Runtime.Run], one question at a time.
+// an error (ctx done included) denies the intent ([AskPermission]) or
+// leaves the sandbox's refusal standing ([AskOutsideSandbox]). It is
+// called from the goroutine that called [Runtime.Run], one question at a
+// time.
 type Approver interface {
 	Approve(ctx context.Context, q Question) (Answer, error)
 }

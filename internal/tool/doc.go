@@ -12,7 +12,13 @@
 //  4. scheduling and execution (tool.invocation.started and .completed):
 //     consecutive concurrency-safe intents run together, bounded; an
 //     exclusive one runs alone, in the order proposed; each with a timeout,
-//     cancelled with the run;
+//     cancelled with the run. When the OS sandbox refused a call something
+//     (registry.Result.SandboxDenied), a person is asked whether to run
+//     that one call again with no sandbox ([AskOutsideSandbox]): a yes is
+//     a tool.permission by "user", then a second invocation recorded with
+//     sandbox mode "off", whose end is the intent's observation; in a run
+//     that cannot ask, the observation says which flag or setting would
+//     allow such commands;
 //  5. observation (tool.observation): what the model is told, bounded to
 //     a head and a tail with an explicit "N lines omitted" marker; the whole
 //     output, when it does not fit, is kept as a session artifact (up to a

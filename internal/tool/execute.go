@@ -21,6 +21,9 @@ type done struct {
 	i         int // the job's place in its batch
 	completed contract.InvocationCompleted
 	obs       contract.Observation
+	// denied is what the OS sandbox refused the invocation, redacted,
+	// when it ran in one; "" otherwise (see registry.Result.SandboxDenied).
+	denied string
 }
 
 // runBatch runs the jobs of one batch together (a batch of one for an
@@ -29,7 +32,10 @@ type done struct {
 // tools finish in, so that the log and the conversation do not depend on
 // timing. Events are emitted only from this goroutine, and no goroutine
 // outlives the call. Every job of the batch gets ledger; runBatch returns
-// it with the files of the observations it emitted recorded.
+// it with the files of the observations it emitted recorded. A job the
+// sandbox refused something to may be run again outside it before its
+// observation, from this goroutine too (see [Runtime.outside]), while the
+// rest of the batch goes on.
 func (rt *Runtime) runBatch(ctx context.Context, batch []job, ledger state.Ledger, sink Sink) (state.Ledger, error) {
 	invocations := make([]string, len(batch))
 	starts := make([]string, len(batch))
@@ -42,14 +48,7 @@ func (rt *Runtime) runBatch(ctx context.Context, batch []job, ledger state.Ledge
 			}
 		}
 		batch[i].timeout = timeout
-		started := &contract.InvocationStarted{
-			IntentID: j.Intent.ID, InvocationID: invocations[i], ToolName: j.tool.Name,
-			Input: j.Intent.Input, Cwd: rt.Policy().Workspace().Root(), TimeoutMS: timeout.Milliseconds(),
-		}
-		if j.tool.Sandbox != nil {
-			started.Sandbox = j.tool.Sandbox(j.Intent.Input)
-		}
-		id, err := sink.Emit(started, j.cause)
+		id, err := sink.Emit(rt.started(batch[i], invocations[i]), j.cause)
 		if err != nil {
 			return ledger, err
 		}
@@ -73,11 +72,7 @@ func (rt *Runtime) runBatch(ctx context.Context, batch []job, ledger state.Ledge
 		d := <-results
 		ended[d.i] = &d
 		for ; next < len(batch) && ended[next] != nil; next++ {
-			cid, err := sink.Emit(&ended[next].completed, starts[next])
-			if err == nil {
-				_, err = sink.Emit(&contract.ToolObservation{Observation: ended[next].obs}, cid)
-			}
-			if err != nil {
+			if err := rt.end(ctx, batch[next], ended[next], starts[next], ledger, sink); err != nil {
 				// The log failed: stop the others and wait for them.
 				cancel()
 				for range len(batch) - countEnded(ended) {
@@ -93,6 +88,44 @@ func (rt *Runtime) runBatch(ctx context.Context, batch []job, ledger state.Ledge
 		ledger = ledger.With(d.obs.Files...)
 	}
 	return ledger, nil
+}
+
+// started is the tool.invocation.started of job j's invocation.
+func (rt *Runtime) started(j job, invocation string) *contract.InvocationStarted {
+	e := &contract.InvocationStarted{
+		IntentID: j.Intent.ID, InvocationID: invocation, ToolName: j.tool.Name,
+		Input: j.Intent.Input, Cwd: rt.Policy().Workspace().Root(), TimeoutMS: j.timeout.Milliseconds(),
+	}
+	switch {
+	case j.tool.Sandbox == nil:
+	case j.unsandboxed:
+		e.Sandbox = &contract.SandboxSpec{Mode: sandboxOff}
+	default:
+		e.Sandbox = j.tool.Sandbox(j.Intent.Input)
+	}
+	return e
+}
+
+// end emits how job j's invocation ended, d, after start, its
+// tool.invocation.started: its tool.invocation.completed, then its
+// tool.observation. When the sandbox refused the invocation something,
+// what comes between is [Runtime.outside]'s: d may then be the end of a
+// run outside the sandbox, whose observation is the intent's only one.
+func (rt *Runtime) end(ctx context.Context, j job, d *done, start string, ledger state.Ledger, sink Sink) error {
+	// A copy: a run outside the sandbox replaces d, and the sink may
+	// keep what it was handed.
+	completed := d.completed
+	cause, err := sink.Emit(&completed, start)
+	if err != nil {
+		return err
+	}
+	if d.denied != "" {
+		if cause, err = rt.outside(ctx, j, d, cause, ledger, sink); err != nil {
+			return err
+		}
+	}
+	_, err = sink.Emit(&contract.ToolObservation{Observation: d.obs}, cause)
+	return err
 }
 
 func countEnded(ended []*done) int {
@@ -119,7 +152,8 @@ func (rt *Runtime) invoke(ctx context.Context, i int, j job, invocation string, 
 				err = fmt.Errorf("the tool %s failed inside rein (a bug: %v)", j.tool.Name, p)
 			}
 		}()
-		return j.tool.Execute(tctx, &registry.Call{IntentID: j.Intent.ID, InvocationID: invocation, Input: j.Intent.Input, Output: capt, Timeout: j.timeout, Ledger: ledger})
+		return j.tool.Execute(tctx, &registry.Call{IntentID: j.Intent.ID, InvocationID: invocation, Input: j.Intent.Input, Output: capt,
+			Timeout: j.timeout, Ledger: ledger, Unsandboxed: j.unsandboxed})
 	}()
 	exit := contract.ExitOK
 	var code contract.Code
@@ -157,6 +191,9 @@ func (rt *Runtime) invoke(ctx context.Context, i int, j job, invocation string, 
 		text = "(no output)"
 	}
 	d.i = i
+	if j.tool.Sandbox != nil && !j.unsandboxed {
+		d.denied = redactString(res.SandboxDenied, rt.opts.Secrets)
+	}
 	d.completed = contract.InvocationCompleted{
 		IntentID: j.Intent.ID, InvocationID: invocation, Exit: exit, ExitCode: res.ExitCode,
 		DurationMS: rt.opts.Now().Sub(start).Milliseconds(), OutputBytes: out.Bytes,

@@ -170,6 +170,9 @@ type job struct {
 	cause   string // the tool.permission event
 	by      string // who allowed it
 	timeout time.Duration
+	// unsandboxed runs it with no OS sandbox: a person allowed it after
+	// the sandbox refused an earlier run of the same intent something.
+	unsandboxed bool
 }
 
 // Run takes the intents of one turn, in the order proposed, through the

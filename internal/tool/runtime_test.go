@@ -27,18 +27,20 @@ import (
 type sink struct {
 	mu     sync.Mutex
 	events []contract.Event
+	causes []string // the cause of each event, as given
 	syncs  int
 	synced int // how many events the last Sync covered
 	fail   error
 }
 
-func (s *sink) Emit(e contract.Event, _ string) (string, error) {
+func (s *sink) Emit(e contract.Event, cause string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fail != nil {
 		return "", s.fail
 	}
 	s.events = append(s.events, e)
+	s.causes = append(s.causes, cause)
 	return fmt.Sprintf("evt_%d", len(s.events)), nil
 }
 

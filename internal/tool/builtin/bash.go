@@ -66,7 +66,9 @@ type BashOptions struct {
 	// sandbox.Wrap); nil, or mode off, runs commands as they are. The
 	// tool only reads it. With a sandbox that this machine cannot
 	// provide (sandbox.Probe), every call fails with the reason: the
-	// caller chooses to go without one.
+	// caller chooses to go without one. A call with
+	// registry.Call.Unsandboxed set runs with no sandbox: the runtime
+	// sets it only once a person allowed it.
 	Sandbox *sandbox.Policy
 }
 
@@ -165,13 +167,18 @@ func (b *bashTool) execute(ctx context.Context, call *registry.Call) (registry.R
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	p, err := b.start(ctx, in.Command)
+	policy := b.sandbox
+	if call.Unsandboxed {
+		// A person allowed this one run outside the sandbox.
+		policy = nil
+	}
+	p, err := b.start(ctx, in.Command, policy)
 	if err != nil {
 		return registry.Result{}, err
 	}
 	out := &lineEndWriter{w: call.Output}
 	var sample *outputSample
-	if b.sandbox != nil {
+	if policy != nil {
 		// What the sandbox refused shows in the output: keep enough of it
 		// to tell.
 		sample = &outputSample{}
@@ -194,7 +201,7 @@ func (b *bashTool) execute(ctx context.Context, call *registry.Call) (registry.R
 	}
 	res := registry.Result{ExitCode: code}
 	if sample != nil && code != 0 && ctxErr == nil {
-		if why := sandbox.Explain(b.sandbox, sample.String(), code); why != "" {
+		if why := sandbox.Explain(policy, sample.String(), code); why != "" {
 			out.line(why)
 			res.SandboxDenied = why
 		}
@@ -213,11 +220,11 @@ type bashProcess struct {
 	killed atomic.Bool
 }
 
-// start starts command with the shell in the workspace root, in a session
-// and process group of its own, stdin reading /dev/null, stdout and stderr
-// on one pipe. When ctx is done the group gets SIGTERM, and the shell is
-// killed after bashKillGrace.
-func (b *bashTool) start(ctx context.Context, command string) (*bashProcess, error) {
+// start starts command with the shell in the workspace root, under the
+// sandbox policy (nil: none), in a session and process group of its own,
+// stdin reading /dev/null, stdout and stderr on one pipe. When ctx is done
+// the group gets SIGTERM, and the shell is killed after bashKillGrace.
+func (b *bashTool) start(ctx context.Context, command string, policy *sandbox.Policy) (*bashProcess, error) {
 	shell, err := findShell()
 	if err != nil {
 		return nil, err
@@ -243,7 +250,7 @@ func (b *bashTool) start(ctx context.Context, command string) (*bashProcess, err
 	// In a sandbox the shell's process is its helper, which shares the
 	// group: the signals above reach the shell all the same, and when the
 	// helper dies so does everything the command started.
-	err = sandbox.Wrap(cmd, b.sandbox)
+	err = sandbox.Wrap(cmd, policy)
 	if err == nil {
 		err = cmd.Start()
 	}
