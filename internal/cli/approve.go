@@ -56,26 +56,27 @@ func (l *lineReader) err() error {
 }
 
 // prompter asks the person whether a tool may run: y (yes, this once),
-// n (no), a (always: save the allow rule), d (never: save the deny rule).
+// n (no), a (always: save the allow rule), d (never: save the deny rule);
+// and, when the sandbox refused a command something, whether to run it
+// again with no sandbox: y or n only.
 type prompter struct {
 	lines *lineReader
 	w     io.Writer
 }
 
 // Approve asks q of the person. Everything in the question came from the
-// model or the policy: it is shown printable, so no character in a command
-// (a carriage return, an override, an escape sequence) can change what the
-// person reads before answering.
+// model, the policy or a command's output: it is shown printable, so no
+// character in a command (a carriage return, an override, an escape
+// sequence) can change what the person reads before answering.
 func (p *prompter) Approve(ctx context.Context, q kernel.Question) (kernel.Answer, error) {
-	what := text(q.Subject) // a script may have several lines
-	if what == "" {
-		what = compact(q.Input)
+	if q.Kind == kernel.AskOutsideSandbox {
+		return p.outside(ctx, q)
 	}
 	verb := "use " + field(q.Tool) + " on"
 	if q.Tool == "bash" {
 		verb = "run"
 	}
-	printf(p.w, "\n? rein wants to %s: %s\n", verb, what)
+	printf(p.w, "\n? rein wants to %s: %s\n", verb, subjectOf(q))
 	if q.Reason != "" {
 		printf(p.w, "  (%s)\n", q.Reason)
 	}
@@ -88,11 +89,7 @@ func (p *prompter) Approve(ctx context.Context, q kernel.Question) (kernel.Answe
 		say(p.w, options+"\n  › ")
 		line, ok := p.lines.next(ctx)
 		if !ok {
-			say(p.w, "\n")
-			if err := ctx.Err(); err != nil {
-				return kernel.No, err
-			}
-			return kernel.No, io.EOF
+			return p.unanswered(ctx)
 		}
 		switch strings.ToLower(strings.TrimSpace(line)) {
 		case "y", "yes":
@@ -114,4 +111,51 @@ func (p *prompter) Approve(ctx context.Context, q kernel.Question) (kernel.Answe
 			say(p.w, "  Answer y or n.\n")
 		}
 	}
+}
+
+// outside asks whether a command the sandbox refused something to may run
+// again with no sandbox. Only y and n are offered: no rule is ever saved
+// for it, so every such run is a person's decision of the moment.
+func (p *prompter) outside(ctx context.Context, q kernel.Question) (kernel.Answer, error) {
+	printf(p.w, "\n? the sandbox stopped part of this command: %s\n", subjectOf(q))
+	// The reason's lines are what the sandbox refused (paths taken from
+	// the command's output) and the question.
+	for l := range strings.Lines(q.Reason) {
+		printf(p.w, "  %s\n", strings.TrimSuffix(l, "\n"))
+	}
+	say(p.w, "  Yes runs this one command again with no sandbox at all: it can then write anywhere you can,\n"+
+		"  read your credentials (~/.ssh, ~/.aws, ...) and reach the network. Nothing is saved for next time.\n")
+	for {
+		say(p.w, "  [y] yes, run it again with no sandbox  [n] no, keep the refusal\n  › ")
+		line, ok := p.lines.next(ctx)
+		if !ok {
+			return p.unanswered(ctx)
+		}
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			return kernel.Yes, nil
+		case "n", "no":
+			return kernel.No, nil
+		}
+		say(p.w, "  Answer y or n.\n")
+	}
+}
+
+// unanswered ends a question whose input ended (io.EOF) or whose run was
+// cancelled (ctx's error).
+func (p *prompter) unanswered(ctx context.Context) (kernel.Answer, error) {
+	say(p.w, "\n")
+	if err := ctx.Err(); err != nil {
+		return kernel.No, err
+	}
+	return kernel.No, io.EOF
+}
+
+// subjectOf is what a question is about, printable: its command or path
+// (a script may have several lines), or its input.
+func subjectOf(q kernel.Question) shown {
+	if q.Subject == "" {
+		return compact(q.Input)
+	}
+	return text(q.Subject)
 }

@@ -122,3 +122,52 @@ func TestPrompterEscapesControlCharacters(t *testing.T) {
 		t.Errorf("preview = %q", got)
 	}
 }
+
+// The question after the sandbox refused a command something offers y
+// and n only, says that yes runs it with no sandbox at all, and shows what
+// the sandbox refused, printable, a line each.
+func TestPrompterOutsideTheSandbox(t *testing.T) {
+	q := kernel.Question{Kind: kernel.AskOutsideSandbox, Tool: "bash", Subject: "touch /outside/x",
+		Reason: "the sandbox refused a write to /outside/x\x1b]52;c;aGk=\x07: outside the writable roots\n" +
+			"the sandbox refused a network connection: the network is off\nRun it again outside the sandbox?"}
+	for _, c := range []struct {
+		name, input string
+		want        kernel.Answer
+		err         error
+	}{
+		{"yes", "y\n", kernel.Yes, nil},
+		{"no", "No\n", kernel.No, nil},
+		{"always is not offered", "a\nyes\n", kernel.Yes, nil},
+		{"never is not offered", "d\nn\n", kernel.No, nil},
+		{"end of input", "", kernel.No, io.EOF},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var w bytes.Buffer
+			p := &prompter{lines: readLines(strings.NewReader(c.input)), w: &w}
+			got, err := p.Approve(t.Context(), q)
+			if got != c.want || !errors.Is(err, c.err) {
+				t.Errorf("Approve() = %v, %v; want %v, %v", got, err, c.want, c.err)
+			}
+			out := w.String()
+			for _, s := range []string{
+				"? the sandbox stopped part of this command: touch /outside/x\n",
+				"\n  the sandbox refused a write to /outside/x\\x1b]52;c;aGk=\\x07: outside the writable roots\n",
+				"\n  the sandbox refused a network connection: the network is off\n  Run it again outside the sandbox?\n",
+				"Yes runs this one command again with no sandbox at all",
+				"  [y] yes, run it again with no sandbox  [n] no, keep the refusal\n  › ",
+			} {
+				if !strings.Contains(out, s) {
+					t.Errorf("prompt lacks %q:\n%s", s, out)
+				}
+			}
+			if strings.Contains(out, "[a]") || strings.ContainsAny(out, "\x1b\x07") {
+				t.Errorf("prompt offers always, or holds a raw control:\n%q", out)
+			}
+			if strings.HasPrefix(c.name, "always") || strings.HasPrefix(c.name, "never") {
+				if !strings.Contains(out, "Answer y or n.") {
+					t.Errorf("a refused answer is not asked again:\n%s", out)
+				}
+			}
+		})
+	}
+}
