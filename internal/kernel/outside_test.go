@@ -20,9 +20,10 @@ import (
 	"github.com/rein-agent/rein/internal/workspace"
 )
 
-// touchOutside proposes a command the sandbox refuses, then answers.
+// touchOutside proposes a command the sandbox refuses (make install writing
+// outside the writable roots), then answers.
 const touchOutside = `{"turns":[
-	{"steps":[{"tool":{"index":0,"id":"c1","name":"bash","input":{"command":"touch /outside/x"}}},{"finish":"tool_use"}]},
+	{"steps":[{"tool":{"index":0,"id":"c1","name":"bash","input":{"command":"make install"}}},{"finish":"tool_use"}]},
 	{"steps":[{"text":"Done."},{"finish":"stop"}]}]}`
 
 // boxedBash is a bash tool whose sandbox refuses every command, which

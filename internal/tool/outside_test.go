@@ -30,8 +30,10 @@ const refusedWrite = "the sandbox refused a write to /outside/x: outside the wri
 var boxedSpec = &contract.SandboxSpec{Mode: "workspace-write", Writable: []string{"/w"}}
 
 // boxedShell is a bash tool whose sandbox refuses every command: run in
-// it, a command fails with refusedWrite; run outside it, it succeeds. It
-// records the calls it gets.
+// it, a command fails with refusedWrite (as `make install` would, writing
+// to /outside); run outside it, it succeeds. It records the calls it
+// gets. The tests allow it by the rule bash, so the policy asks nothing
+// before it runs.
 type boxedShell struct {
 	calls []registry.Call
 }
@@ -58,7 +60,7 @@ func (b *boxedShell) execute(_ context.Context, c *registry.Call) (registry.Resu
 // a run that cannot ask: the events, the one observation, what was asked
 // and how the tool was called.
 func TestSandboxRefusalAsksToRunAgainOutside(t *testing.T) {
-	cmd := `{"command":"touch /outside/x"}`
+	cmd := `{"command":"make install"}`
 	first := []string{contract.TypeToolValidation, contract.TypeToolPermission, contract.TypeInvocationStarted, contract.TypeInvocationCompleted}
 	again := append(append([]string{}, first...), contract.TypeToolPermission, contract.TypeInvocationStarted, contract.TypeInvocationCompleted,
 		contract.TypeToolObservation)
@@ -102,7 +104,7 @@ func TestSandboxRefusalAsksToRunAgainOutside(t *testing.T) {
 			}
 			wantAsked := []Question(nil)
 			if tc.approver != nil {
-				wantAsked = []Question{{Kind: AskOutsideSandbox, IntentID: "int_1", Tool: "bash", Subject: "touch /outside/x",
+				wantAsked = []Question{{Kind: AskOutsideSandbox, IntentID: "int_1", Tool: "bash", Subject: "make install",
 					Input: json.RawMessage(cmd), Reason: refusedWrite + "\nRun it again outside the sandbox?"}}
 			}
 			if d := cmp.Diff(wantAsked, asked); d != "" {
@@ -145,7 +147,7 @@ func TestRunAgainOutsideIsRecorded(t *testing.T) {
 		return shell.execute(ctx, c)
 	}
 	f = newFixture(t, permission.Default, []string{"bash"}, &Options{Approver: answering(Yes, nil)}, tl)
-	f.run(t, t.Context(), intent("int_1", "bash", `{"command":"touch /outside/x"}`))
+	f.run(t, t.Context(), intent("int_1", "bash", `{"command":"make install"}`))
 	if unsynced != 0 {
 		t.Errorf("%d events were not synced when the command ran again, want 0", unsynced)
 	}
@@ -174,7 +176,7 @@ func TestRunAgainOutsideIsRecorded(t *testing.T) {
 		t.Errorf("causes mismatch (-want +got):\n%s", d)
 	}
 
-	st := statetest.Reduce(turnLog(t, contract.ToolIntent{ID: "int_1", ToolName: "bash", Input: json.RawMessage(`{"command":"touch /outside/x"}`)}, ev))
+	st := statetest.Reduce(turnLog(t, contract.ToolIntent{ID: "int_1", ToolName: "bash", Input: json.RawMessage(`{"command":"make install"}`)}, ev))
 	if len(st.Pending)+len(st.InFlight)+len(st.Ended) != 0 || st.Status != state.Running {
 		t.Errorf("after the observation: status %s, pending %v, in flight %v, ended %v", st.Status, st.Pending, st.InFlight, st.Ended)
 	}
@@ -220,7 +222,7 @@ func TestCancelledWhileAskingToRunOutside(t *testing.T) {
 		cancel()
 		return No, ctx.Err()
 	})}, shell.tool())
-	f.run(t, ctx, intent("int_1", "bash", `{"command":"touch /outside/x"}`))
+	f.run(t, ctx, intent("int_1", "bash", `{"command":"make install"}`))
 	o := f.sink.observation(t, "int_1")
 	if o.OK || !strings.HasSuffix(o.Text, refusedWrite+"\nexit code: 1\n") || len(shell.calls) != 1 {
 		t.Errorf("observation %+v after %d calls", o, len(shell.calls))
@@ -239,7 +241,7 @@ func TestNoRunOutsideForToolsWithoutASandbox(t *testing.T) {
 		asked = true
 		return Yes, nil
 	})}, tl)
-	f.run(t, t.Context(), intent("int_1", "bash", `{"command":"touch /outside/x"}`))
+	f.run(t, t.Context(), intent("int_1", "bash", `{"command":"make install"}`))
 	if o := f.sink.observation(t, "int_1"); asked || len(shell.calls) != 1 || !strings.HasSuffix(o.Text, "exit code: 1\n") {
 		t.Errorf("asked %v, %d calls, observation %q", asked, len(shell.calls), o.Text)
 	}
