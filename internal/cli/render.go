@@ -315,16 +315,36 @@ func (t *terminal) end() {
 func preview(s string, lines int) shown {
 	s = strings.TrimRight(s, "\n")
 	all := strings.Split(s, "\n")
-	shownLines := all[:min(len(all), lines)]
 	var b strings.Builder
-	for _, l := range shownLines {
-		b.WriteString(string("  │ " + text(excerpt.Text(l, 160)) + "\n"))
+	row := func(l string) { b.WriteString(string("  │ " + text(excerpt.Text(l, 160)) + "\n")) }
+	if len(all) <= lines+previewTail {
+		for _, l := range all {
+			row(l)
+		}
+		return shown(strings.TrimSuffix(b.String(), "\n"))
 	}
-	if n := len(all) - len(shownLines); n > 0 {
-		b.WriteString(string(sayf("  │ … %d more lines\n", n)))
+	// The head, then what was cut, then the tail: where a command's
+	// output says how it ended (the exit code, what the sandbox refused),
+	// and rein's own marker of what the observation left out.
+	for _, l := range all[:lines] {
+		row(l)
+	}
+	hidden, tail := all[lines:len(all)-previewTail], all[len(all)-previewTail:]
+	var markers []string
+	for _, l := range hidden {
+		if strings.HasPrefix(l, "[... ") && strings.HasSuffix(l, " ...]") {
+			markers = append(markers, l)
+		}
+	}
+	b.WriteString(string(sayf("  │ … %d more lines\n", len(hidden)-len(markers))))
+	for _, l := range append(markers, tail...) {
+		row(l)
 	}
 	return shown(strings.TrimSuffix(b.String(), "\n"))
 }
+
+// previewTail is how many of an output's last lines a cut preview shows.
+const previewTail = 3
 
 func duration(ms int64) string {
 	if ms < 1000 {

@@ -94,7 +94,8 @@ func TestWriteWhy(t *testing.T) {
   │ line h
   │ line i
   │ line j
-  │ … 2 more lines
+  │ line k
+  │ line l
   full output: artifacts/inv_1.txt
 
 2026-11-30 07:42:02 UTC  command  session ses_A  run run_A  turn 4  (seq 64)
