@@ -244,6 +244,9 @@ func (c *Config) merge(path string, project bool) error {
 		if err := checkProject(path, &f.File); err != nil {
 			return err
 		}
+		if err := c.checkLooser(path, &f.Sandbox); err != nil {
+			return err
+		}
 	} else {
 		c.Warnings = append(c.Warnings, broadRules(f)...)
 	}
@@ -394,6 +397,22 @@ func programOf(r permission.Rule) string {
 		}
 	}
 	return r.Pattern()
+}
+
+// sandboxStrictness orders the sandbox modes, the strictest first; the
+// empty mode is the default, workspace-write.
+var sandboxStrictness = map[string]int{"read-only": 0, "workspace-write": 1, "": 1, "off": 2}
+
+// checkLooser refuses a project's sandbox mode looser than what the
+// user's file already says: a cloned repository may tighten the sandbox,
+// never undo the user's tightening.
+func (c *Config) checkLooser(path string, s *Sandbox) error {
+	mode := strings.TrimSpace(s.Mode)
+	if mode == "" || sandboxStrictness[mode] <= sandboxStrictness[c.Sandbox.Mode] {
+		return nil
+	}
+	return fmt.Errorf("config: %s: sandbox mode %q is looser than the %q your own config.toml sets, and a project's file "+
+		"may only make the sandbox stricter; pass --sandbox %s for this session if you mean it", path, mode, c.Sandbox.Mode, mode)
 }
 
 // at says where key is set in the file: "file:line", or the file alone.

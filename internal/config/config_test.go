@@ -252,6 +252,8 @@ func TestSandboxTable(t *testing.T) {
 		{name: "project off", project: `sandbox = "off"`, wantErr: `sandbox mode "off" is not allowed in a project's file`},
 		{name: "project network", project: "[sandbox]\nnetwork = true\n", wantErr: "network = true is not allowed in a project's file"},
 		{name: "project roots", project: "[sandbox]\nwritable_roots = [\"/\"]\n", wantErr: "writable_roots is not allowed in a project's file"},
+		{name: "project loosens the user's", user: `sandbox = "read-only"`, project: `sandbox = "workspace-write"`,
+			wantErr: `sandbox mode "workspace-write" is looser than the "read-only" your own config.toml sets`},
 		{name: "project deny_read", project: "[sandbox]\ndeny_read = []\n", wantErr: "deny_read is not allowed in a project's file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
