@@ -149,6 +149,12 @@ type backend interface {
 	// helper is the sandbox's side of a wrapped command, run with the
 	// arguments after "sandbox-exec"; it returns the exit code.
 	helper(args []string) int
+	// needsDumpable says whether cmd, as wrap left it, can only start
+	// from a dumpable process (see [Start]).
+	needsDumpable(cmd *exec.Cmd) bool
+	// dumpable makes the process dumpable, and returns how to restore
+	// what it was.
+	dumpable() (restore func(), err error)
 }
 
 // probed caches Probe: what the kernel allows does not change while rein

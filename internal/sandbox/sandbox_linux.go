@@ -63,7 +63,11 @@ func (linuxBackend) probe() Status {
 	cmd.Args = cmd.Args[:3] // no program: the helper sets up and exits
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
+	err = Start(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
+	if err != nil {
 		return Status{Reason: probeFailure(err, out.String())}
 	}
 	return Status{Available: true, Backend: backendName, ABI: abi}
@@ -126,4 +130,28 @@ func canWrite(path string) bool {
 			return false
 		}
 	}
+}
+
+// needsDumpable says whether cmd makes a new user namespace, whose
+// uid_map the parent must write.
+func (linuxBackend) needsDumpable(cmd *exec.Cmd) bool {
+	return cmd.SysProcAttr != nil && cmd.SysProcAttr.Cloneflags&syscall.CLONE_NEWUSER != 0
+}
+
+// dumpable sets PR_SET_DUMPABLE to 1 when it is not, and returns how to
+// set it back.
+func (linuxBackend) dumpable() (func(), error) {
+	was, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: read whether rein is dumpable (prctl PR_GET_DUMPABLE): %w", err)
+	}
+	if was == 1 {
+		return func() {}, nil
+	}
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0); err != nil {
+		return nil, fmt.Errorf("sandbox: make rein dumpable to start the sandbox (prctl PR_SET_DUMPABLE): %w", err)
+	}
+	// Setting back 0 or 1, which the kernel just took or gave, cannot
+	// fail.
+	return func() { _ = unix.Prctl(unix.PR_SET_DUMPABLE, uintptr(was), 0, 0, 0) }, nil
 }

@@ -252,7 +252,7 @@ func (b *bashTool) start(ctx context.Context, command string, policy *sandbox.Po
 	// helper dies so does everything the command started.
 	err = sandbox.Wrap(cmd, policy)
 	if err == nil {
-		err = cmd.Start()
+		err = sandbox.Start(cmd)
 	}
 	// The child has its copy of w; the parent's must go, or the pipe
 	// would never reach end of file.
