@@ -34,8 +34,8 @@ type landlockRuleset struct {
 // maxABI), without best effort: what is handled is exactly the rights of
 // that ABI, so what is in force is known. Every file may be read and
 // executed; the writable paths (the temporary directory, and in
-// workspace-write the writable roots), the devices, /dev/pts and a
-// private /dev/shm may be written too. The network is left to the network
+// workspace-write the writable roots), the devices, the sandbox's own
+// /dev/pts (see privatePts) and a private /dev/shm may be written too. The network is left to the network
 // namespace; the IPC scopes (ABI 6) keep the command from signalling
 // processes outside the sandbox and, when the network is on, from
 // connecting to abstract Unix sockets outside it.

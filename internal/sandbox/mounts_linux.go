@@ -34,7 +34,7 @@ type watch struct {
 
 // setupMounts makes the mount namespace the command runs in: mounts
 // private to it; a /proc of its PID namespace and a /dev/shm of its own
-// where they can be had; in workspace-write the read-only paths mounted
+// where they can be had; a /dev/pts of its own (see privatePts); in workspace-write the read-only paths mounted
 // read-only over themselves (and their parents up to the writable root
 // pinned, so that they cannot be moved away and replaced); the hidden
 // paths covered.
@@ -50,6 +50,9 @@ func setupMounts(p *Policy) (*mounts, error) {
 	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
 		m.privateShm = unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777") == nil
 	}
+	if err := privatePts(); err != nil {
+		return nil, err
+	}
 	writable := writablePaths(p)
 	if p.Mode == ModeWorkspaceWrite {
 		if err := m.protect(p.ReadOnly, writable, p.DenyRead); err != nil {
@@ -60,6 +63,32 @@ func setupMounts(p *Policy) (*mounts, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// privatePts puts a devpts of the sandbox's own over /dev/pts, with its
+// ptmx over /dev/ptmx, so that the user's terminals (the one rein runs
+// in) can be neither written (a title, a clipboard sequence) nor read
+// (what the user types), while a command can still open ptys of its own.
+// Where the kernel refuses a devpts in a user namespace, an empty tmpfs
+// covers /dev/pts: no pty at all.
+func privatePts() error {
+	if fi, err := os.Stat("/dev/pts"); err != nil || !fi.IsDir() {
+		return nil // nothing of the host's to hide
+	}
+	const flags = unix.MS_NOSUID | unix.MS_NOEXEC
+	if err := unix.Mount("devpts", "/dev/pts", "devpts", flags, "newinstance,ptmxmode=0666,mode=0620"); err == nil {
+		if fi, err := os.Lstat("/dev/ptmx"); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+			return nil // missing, or a link to pts/ptmx: the new one
+		}
+		if err := unix.Mount("/dev/pts/ptmx", "/dev/ptmx", "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("put the sandbox's own /dev/ptmx in place: %w", err)
+		}
+		return nil
+	}
+	if err := unix.Mount("tmpfs", "/dev/pts", "tmpfs", flags|unix.MS_NODEV|unix.MS_RDONLY, "mode=0755,size=4k"); err != nil {
+		return fmt.Errorf("hide the host's terminals in /dev/pts: %w", err)
+	}
+	return nil
 }
 
 // writablePaths are the paths p lets a command write under: the
