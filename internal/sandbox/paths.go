@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -102,16 +103,23 @@ func DefaultWritable() []string {
 // of the environment now, written with ~ where they lie in the home
 // directory: the well-known credential stores (~/.ssh, ~/.aws,
 // ~/.config/gcloud, ~/.azure, ~/.kube, ~/.docker/config.json, ~/.netrc,
-// ~/.gnupg, ~/.git-credentials), rein's configuration directory and its
+// ~/.gnupg, ~/.git-credentials, ~/.config/gh/hosts.yml,
+// ~/.config/git/credentials, ~/.npmrc, ~/.cargo/credentials.toml,
+// ~/.cargo/credentials, ~/.pypirc, ~/.config/hub,
+// ~/.terraform.d/credentials.tfrc.json), rein's configuration directory and its
 // state directory (the sessions), and the sockets through which a command
 // could have a program run outside the sandbox or read secrets: the
 // user's runtime directory (XDG_RUNTIME_DIR: the session bus, systemd's,
 // the keyring's and the agents' sockets), the ssh agent's socket
-// (SSH_AUTH_SOCK), the system bus and Docker's socket.
+// (SSH_AUTH_SOCK), the system bus, Docker's socket, and the directories
+// of the terminal multiplexers' and displays' sockets (tmux's, screen's,
+// X11's, ICE's: see terminalSockets).
 func DefaultDenyRead() []string {
 	out := []string{
 		"~/.ssh", "~/.aws", "~/.config/gcloud", "~/.azure", "~/.kube", "~/.docker/config.json",
-		"~/.netrc", "~/.gnupg", "~/.git-credentials",
+		"~/.netrc", "~/.gnupg", "~/.git-credentials", "~/.config/gh/hosts.yml", "~/.config/git/credentials",
+		"~/.npmrc", "~/.cargo/credentials.toml", "~/.cargo/credentials", "~/.pypirc", "~/.config/hub",
+		"~/.terraform.d/credentials.tfrc.json",
 	}
 	add := func(p string) {
 		if filepath.IsAbs(p) {
@@ -126,6 +134,32 @@ func DefaultDenyRead() []string {
 	add(os.Getenv("SSH_AUTH_SOCK"))
 	for _, p := range []string{"/run/dbus/system_bus_socket", "/var/run/docker.sock", "/run/docker.sock"} {
 		add(p)
+	}
+	for _, p := range terminalSockets() {
+		add(p)
+	}
+	return out
+}
+
+// terminalSockets are the directories of the sockets through which a
+// command could have a program run outside the sandbox by the user's
+// terminal multiplexer or display (tmux new-window, screen -X, an X
+// client), which Landlock before ABI 9 cannot keep it from connecting
+// to: tmux's (of this user, and of $TMUX's socket), screen's, X11's and
+// ICE's.
+func terminalSockets() []string {
+	uid := strconv.Itoa(os.Getuid())
+	tmuxTmp := os.Getenv("TMUX_TMPDIR")
+	if !filepath.IsAbs(tmuxTmp) {
+		tmuxTmp = "/tmp"
+	}
+	out := []string{filepath.Join(tmuxTmp, "tmux-"+uid), "/tmp/tmux-" + uid,
+		"/tmp/.X11-unix", "/tmp/.ICE-unix", "/run/screen", "/var/run/screen"}
+	if sock, _, _ := strings.Cut(os.Getenv("TMUX"), ","); filepath.IsAbs(sock) {
+		out = append(out, filepath.Dir(sock))
+	}
+	if d := os.Getenv("SCREENDIR"); filepath.IsAbs(d) {
+		out = append(out, d)
 	}
 	return out
 }

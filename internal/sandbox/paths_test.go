@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -90,11 +91,19 @@ func TestDefaultDenyRead(t *testing.T) {
 		t.Setenv("XDG_STATE_HOME", xdg)
 		t.Setenv("XDG_RUNTIME_DIR", "/run/user/1000")
 		t.Setenv("SSH_AUTH_SOCK", "/tmp/ssh-x/agent.1")
+		t.Setenv("TMUX", "/var/tmux-sock/default,1234,0")
+		t.Setenv("TMUX_TMPDIR", "")
+		t.Setenv("SCREENDIR", "")
 		got := sandbox.Expand(sandbox.DefaultDenyRead())
+		uid := strconv.Itoa(os.Getuid())
 		for _, want := range []string{
 			home + "/.ssh", home + "/.aws", home + "/.config/gcloud", home + "/.azure", home + "/.kube",
 			home + "/.docker/config.json", home + "/.netrc", home + "/.gnupg", home + "/.git-credentials",
+			home + "/.config/gh/hosts.yml", home + "/.config/git/credentials", home + "/.npmrc",
+			home + "/.cargo/credentials.toml", home + "/.cargo/credentials", home + "/.pypirc", home + "/.config/hub",
+			home + "/.terraform.d/credentials.tfrc.json",
 			"/run/user/1000", "/tmp/ssh-x/agent.1", "/run/dbus/system_bus_socket", "/var/run/docker.sock",
+			"/tmp/tmux-" + uid, "/var/tmux-sock", "/tmp/.X11-unix", "/tmp/.ICE-unix", "/run/screen", "/var/run/screen",
 		} {
 			if !slices.Contains(got, want) {
 				t.Errorf("XDG %q: DefaultDenyRead() = %q, want it to hold %s", xdg, got, want)

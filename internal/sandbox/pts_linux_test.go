@@ -3,6 +3,12 @@
 package sandbox_test
 
 import (
+	"errors"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/creack/pty"
@@ -37,5 +43,36 @@ func TestHostPtysUnreachable(t *testing.T) {
 	}
 	if out, code := w.run(t, w.policy, "command -v python3 >/dev/null || exit 0; python3 -c 'import os; m, s = os.openpty(); os.write(s, b\"ok\"); print(os.read(m, 2).decode())'"); code != 0 {
 		t.Errorf("a pty of the command's own: exit %d\n%s", code, out)
+	}
+}
+
+// A terminal multiplexer's or a display's socket, through which a
+// command would have a program run outside the sandbox (tmux new-window,
+// an X client), cannot be seen from inside.
+func TestTerminalSocketsHidden(t *testing.T) {
+	needSandbox(t)
+	uid := strconv.Itoa(os.Getuid())
+	for _, dir := range []string{"/tmp/tmux-" + uid, "/tmp/.X11-unix"} {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+				if err := os.Mkdir(dir, 0o700); err != nil {
+					t.Skipf("cannot make %s: %v", dir, err)
+				}
+				t.Cleanup(func() { os.Remove(dir) })
+			}
+			sock := filepath.Join(dir, "rein-test-"+strconv.Itoa(os.Getpid()))
+			l, err := net.Listen("unix", sock)
+			if err != nil {
+				t.Skipf("cannot listen on %s: %v", sock, err)
+			}
+			defer l.Close()
+			w := newWorld(t)
+			if out, code := w.run(t, off(w.policy), "test -S "+sock); code != 0 {
+				t.Fatalf("outside the sandbox: exit %d\n%s", code, out)
+			}
+			if out, code := w.run(t, w.policy, "test -S "+sock); code == 0 {
+				t.Errorf("%s is there inside the sandbox\n%s", sock, out)
+			}
+		})
 	}
 }

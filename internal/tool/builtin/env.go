@@ -34,6 +34,13 @@ var credentialNames = []string{
 	"ANTHROPIC_AUTH_TOKEN", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "MYSQL_PWD",
 }
 
+// hostSessionNames are the variables that tell a program where the
+// user's terminal multiplexer, display and session bus are: through them
+// a command could have a program run outside the sandbox (tmux
+// new-window, an X client). They are removed like credentials, and
+// env_passthrough can hand one on all the same.
+var hostSessionNames = []string{"TMUX", "TMUX_PANE", "STY", "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS"}
+
 // toolEnvSet are the variables every tool command gets, replacing any of
 // the same name: a way for scripts to tell they run under rein, and no
 // pager or prompt that would wait for a person who is not there.
@@ -49,8 +56,10 @@ var toolEnvSet = []string{"REIN=1", "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_
 // well-known provider and cloud credentials (ANTHROPIC_API_KEY,
 // AWS_SECRET_ACCESS_KEY, ...), a value holding a URL with a password
 // (postgres://u:p@h/db), or a value containing one of secrets (empty ones
-// are ignored); a variable that passthrough names exactly is kept all the
-// same. Then it sets REIN=1, PAGER=cat, GIT_PAGER=cat and
+// are ignored), and the variables that point at the user's terminal
+// multiplexer, display or session bus (TMUX, TMUX_PANE, STY, DISPLAY,
+// WAYLAND_DISPLAY, XAUTHORITY, DBUS_SESSION_BUS_ADDRESS); a variable that
+// passthrough names exactly is kept all the same. Then it sets REIN=1, PAGER=cat, GIT_PAGER=cat and
 // GIT_TERMINAL_PROMPT=0, at the end, in place of any variables of those
 // names. The other entries keep their order. environ is not modified.
 func ToolEnv(environ, passthrough, secrets []string) []string {
@@ -60,7 +69,7 @@ func ToolEnv(environ, passthrough, secrets []string) []string {
 		if isToolEnvSet(name) {
 			continue
 		}
-		if !slices.Contains(passthrough, name) && isCredential(name, value, secrets) {
+		if !slices.Contains(passthrough, name) && (isCredential(name, value, secrets) || slices.Contains(hostSessionNames, name)) {
 			continue
 		}
 		out = append(out, kv)

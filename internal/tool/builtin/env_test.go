@@ -31,6 +31,13 @@ func TestToolEnv(t *testing.T) {
 			want: append([]string{"A=1", "B=2", "TOKEN=kept", "SECRET_PLACE=kept", "API_KEY=kept", "TOKENS_USED=kept"}, set...),
 		},
 		{
+			name: "the terminal multiplexer, display and session bus, unless passed through",
+			environ: []string{"TMUX=/tmp/tmux-1000/default,1,0", "TMUX_PANE=%1", "STY=1.pts-0", "DISPLAY=:0",
+				"WAYLAND_DISPLAY=wayland-0", "XAUTHORITY=/home/u/.Xauthority", "DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus", "TERM=xterm"},
+			passthrough: []string{"DISPLAY"},
+			want:        append([]string{"DISPLAY=:0", "TERM=xterm"}, set...),
+		},
+		{
 			name: "well-known credentials",
 			environ: []string{"ANTHROPIC_API_KEY=x", "OPENAI_API_KEY=x", "GEMINI_API_KEY=x", "GOOGLE_API_KEY=x",
 				"ANTHROPIC_AUTH_TOKEN=x", "AWS_SECRET_ACCESS_KEY=x", "AWS_SESSION_TOKEN=x", "AWS_REGION=eu-west-1"},
