@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rein-agent/rein/internal/sandbox"
 )
 
 // Containment says what contains the processes a policy's commands start.
@@ -117,47 +119,15 @@ func (p *Policy) protected(pi *pathInfo, tree bool) bool {
 }
 
 // hooksDirs returns the directories git would take hooks from in the
-// repository at root, beyond .git/hooks: the one core.hooksPath names in
-// .git/config, and, for Husky's .husky/_ (whose hooks run the scripts of
-// .husky), its parent. A missing or unreadable configuration gives none.
+// repository at root, beyond .git/hooks, as the sandbox protects them
+// (sandbox.HooksDirs: core.hooksPath, and for Husky's .husky/_ its
+// parent), resolved through symbolic links where they exist.
 func hooksDirs(root string) []string {
-	data, err := os.ReadFile(filepath.Join(root, ".git", "config"))
-	if err != nil {
-		return nil
-	}
-	dir := ""
-	section := ""
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "[") {
-			name, _, _ := strings.Cut(strings.Trim(line, "[] \t"), " ")
-			section = strings.ToLower(name)
-			continue
+	dirs := sandbox.HooksDirs(root)
+	for i, d := range dirs {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			dirs[i] = real
 		}
-		key, value, ok := strings.Cut(line, "=")
-		if ok && section == "core" && strings.EqualFold(strings.TrimSpace(key), "hookspath") {
-			value, _, _ = strings.Cut(value, "#")
-			dir = strings.Trim(strings.TrimSpace(value), `"`)
-		}
-	}
-	if dir == "" {
-		return nil
-	}
-	if rest, ok := strings.CutPrefix(dir, "~/"); ok {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return nil
-		}
-		dir = filepath.Join(home, rest)
-	} else if !filepath.IsAbs(dir) {
-		dir = filepath.Join(root, dir)
-	}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	dirs := []string{filepath.Clean(dir)}
-	if filepath.Base(dir) == "_" {
-		dirs = append(dirs, filepath.Dir(dir))
 	}
 	return dirs
 }

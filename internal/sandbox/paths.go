@@ -183,9 +183,9 @@ func xdgDir(env, fallback, name string) string {
 // change what rein allows: in each root's repository (.git may be a
 // directory or a "gitdir:" file) the config, config.worktree and
 // commondir files, the hooks directory, the config and hooks of every
-// submodule under modules/, and the directory core.hooksPath names (read
-// from the repository's config, its worktree config, and the user's
-// global one, in git's order); and each root's .rein directory.
+// submodule under modules/, and the directories of [HooksDirs] (the one
+// core.hooksPath names, and Husky's parent of it); and each root's .rein
+// directory.
 // Directories end with a slash (see [Policy.ReadOnly]). Paths that do not
 // exist are listed all the same: the sandbox makes a missing directory
 // before it mounts it read-only, and watches a missing file.
@@ -217,7 +217,7 @@ func Protected(roots []string) []string {
 				add(filepath.Join(m, "config"), false)
 				add(filepath.Join(m, "hooks"), true)
 			}
-			if hp := hooksPath(root, gitdir, common); hp != "" {
+			for _, hp := range hooksDirs(root, gitdir, common) {
 				add(hp, true)
 			}
 		}
@@ -298,6 +298,37 @@ func submodules(dir string, depth int) []string {
 		out = append(out, submodules(d, depth+1)...)
 	}
 	return out
+}
+
+// HooksDirs returns the directories git would take hooks from in the
+// repository whose worktree is root, beyond its hooks directory: the one
+// core.hooksPath names, resolved as git does (~ for the home directory, a
+// relative path from the worktree's root; the worktree config wins over
+// the repository's, which wins over the user's global one), and, when it
+// is Husky's .husky/_ (a directory named _, whose hooks run the scripts
+// of its parent), its parent too. The paths are cleaned, not resolved
+// through symbolic links. None when root holds no repository or
+// core.hooksPath is not set. Both the sandbox (see [Protected]) and the
+// permission policy read core.hooksPath through it, so that they agree.
+func HooksDirs(root string) []string {
+	gitdir, ok := gitDir(root)
+	if !ok {
+		return nil
+	}
+	return hooksDirs(root, gitdir, commonDir(gitdir))
+}
+
+// hooksDirs is HooksDirs for a repository whose git and common
+// directories are known.
+func hooksDirs(root, gitdir, common string) []string {
+	hp := hooksPath(root, gitdir, common)
+	switch {
+	case hp == "":
+		return nil
+	case filepath.Base(hp) == "_":
+		return []string{hp, filepath.Dir(hp)}
+	}
+	return []string{hp}
 }
 
 // hooksPath returns the directory core.hooksPath names for the repository

@@ -149,7 +149,7 @@ func TestProtected(t *testing.T) {
 				g + "/modules/a/b/config", g + "/modules/a/b/hooks/",
 				g + "/modules/lib/config", g + "/modules/lib/hooks/",
 				g + "/modules/lib/modules/deep/config", g + "/modules/lib/modules/deep/hooks/",
-				r + "/.husky/_/", r + "/.rein/"}
+				r + "/.husky/_/", r + "/.husky/", r + "/.rein/"}
 		}},
 		{"linked worktree, worktree config wins", func(t *testing.T, r string) {
 			main := filepath.Dir(r) + "/main"
@@ -181,6 +181,43 @@ func TestProtected(t *testing.T) {
 			tt.setup(t, root)
 			if d := cmp.Diff(tt.want(root), sandbox.Protected([]string{root})); d != "" {
 				t.Errorf("Protected() mismatch (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestHooksDirs checks where core.hooksPath is read from, in git's order,
+// and that Husky's .husky/_ brings its parent.
+func TestHooksDirs(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	tests := []struct {
+		name  string
+		files map[string]string // under the root
+		want  func(root string) []string
+	}{
+		{"no repository", nil, func(string) []string { return nil }},
+		{"not set", map[string]string{".git/config": "[core]\n\tbare = false\n"}, func(string) []string { return nil }},
+		{"husky", map[string]string{".git/config": "[core]\n\thooksPath = .husky/_\n"},
+			func(r string) []string { return []string{r + "/.husky/_", r + "/.husky"} }},
+		{"worktree config wins", map[string]string{
+			".git/config":          "[core]\n\thooksPath = .husky/_\n",
+			".git/config.worktree": "[core]\n\thooksPath = \"hooks\" # mine\n",
+		}, func(r string) []string { return []string{r + "/hooks"} }},
+		{"a gitfile", map[string]string{
+			".git":                  "gitdir: elsewhere/.git\n",
+			"elsewhere/.git/config": "[core]\n\thooksPath = ~/h\n",
+		}, func(string) []string { return []string{home + "/h"} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			for name, text := range tt.files {
+				writeFile(t, filepath.Join(root, name), text)
+			}
+			if d := cmp.Diff(tt.want(root), sandbox.HooksDirs(root)); d != "" {
+				t.Errorf("HooksDirs() mismatch (-want +got):\n%s", d)
 			}
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/creack/pty"
+	"github.com/rein-agent/rein/internal/sandbox"
 )
 
 // The user's terminals are not the command's: a pty opened outside (the
@@ -74,5 +75,22 @@ func TestTerminalSocketsHidden(t *testing.T) {
 				t.Errorf("%s is there inside the sandbox\n%s", sock, out)
 			}
 		})
+	}
+}
+
+// With Husky's core.hooksPath (.husky/_), the scripts its hooks run, in
+// .husky, are read-only too.
+func TestHuskyScriptsReadOnly(t *testing.T) {
+	needSandbox(t)
+	w := newWorld(t)
+	writeFile(t, w.ws+"/.git/config", "[core]\n\thooksPath = .husky/_\n")
+	writeFile(t, w.ws+"/.husky/_/pre-commit", ". \"$(dirname \"$0\")/../pre-commit\"\n")
+	writeFile(t, w.ws+"/.husky/pre-commit", "npm test\n")
+	w.policy.ReadOnly = sandbox.Protected([]string{w.ws})
+	if out, code := w.run(t, w.policy, "echo 'touch $OUT/PWNED' >> .husky/pre-commit"); code == 0 {
+		t.Errorf("the write to .husky/pre-commit succeeded\n%s", out)
+	}
+	if got := readFile(t, w.ws+"/.husky/pre-commit"); got != "npm test\n" {
+		t.Errorf(".husky/pre-commit = %q", got)
 	}
 }
