@@ -180,12 +180,13 @@ func xdgDir(env, fallback, name string) string {
 
 // Protected returns the paths of the workspace roots that stay read-only
 // in the sandbox, because a change there would run code outside it or
-// change what rein allows: in each root's repository (.git may be a
-// directory or a "gitdir:" file) the config, config.worktree and
-// commondir files, the hooks directory, the config and hooks of every
-// submodule under modules/, and the directories of [HooksDirs] (the one
-// core.hooksPath names, and Husky's parent of it); and each root's .rein
-// directory.
+// change what rein allows: the root's .git when it is a "gitdir:" file;
+// the .git of each submodule .gitmodules lists (its gitfile, or the config
+// and hooks of a repository there); in each root's repository the config,
+// config.worktree and commondir files, the hooks directory, the config and
+// hooks of every submodule under modules/, and the directories of
+// [HooksDirs] (the one core.hooksPath names, and Husky's parent of it);
+// and each root's .rein directory.
 // Directories end with a slash (see [Policy.ReadOnly]). Paths that do not
 // exist are listed all the same: the sandbox makes a missing directory
 // before it mounts it read-only, and watches a missing file.
@@ -207,6 +208,20 @@ func Protected(roots []string) []string {
 	for _, root := range Expand(roots) {
 		root = strings.TrimSuffix(root, "/")
 		if gitdir, ok := gitDir(root); ok {
+			if dotgit := filepath.Join(root, ".git"); gitdir != dotgit {
+				add(dotgit, false) // a gitfile: where it points is the repository
+			}
+			for _, sub := range submodulePaths(root) {
+				// A submodule's .git (a gitfile, or its repository) says
+				// which repository git outside runs in there.
+				dotgit := filepath.Join(root, sub, ".git")
+				if fi, err := os.Lstat(dotgit); err == nil && fi.IsDir() {
+					add(filepath.Join(dotgit, "config"), false)
+					add(filepath.Join(dotgit, "hooks"), true)
+					continue
+				}
+				add(dotgit, false)
+			}
 			common := commonDir(gitdir)
 			add(filepath.Join(common, "config"), false)
 			add(filepath.Join(gitdir, "config.worktree"), false)
@@ -222,6 +237,39 @@ func Protected(roots []string) []string {
 			}
 		}
 		add(filepath.Join(root, ".rein"), true)
+	}
+	return out
+}
+
+// submodulePaths returns the paths, relative to root, of the submodules
+// root's .gitmodules lists (the path keys of its submodule sections), but
+// those that would leave root.
+func submodulePaths(root string) []string {
+	b, err := os.ReadFile(filepath.Join(root, ".gitmodules"))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	inSubmodule := false
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			name, _, _ := strings.Cut(strings.TrimPrefix(line, "["), "]")
+			head, _, _ := strings.Cut(strings.TrimSpace(name), " ")
+			inSubmodule = strings.EqualFold(strings.TrimSpace(head), "submodule")
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !inSubmodule || !ok || !strings.EqualFold(strings.TrimSpace(k), "path") {
+			continue
+		}
+		p := filepath.Clean(gitUnquote(v))
+		if p == "." || filepath.IsAbs(p) || p == ".." || strings.HasPrefix(p, "../") {
+			continue
+		}
+		out = append(out, p)
 	}
 	return out
 }

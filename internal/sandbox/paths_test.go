@@ -160,8 +160,17 @@ func TestProtected(t *testing.T) {
 		}, func(r string) []string {
 			main := filepath.Dir(r) + "/main/.git"
 			wt := main + "/worktrees/wt"
-			return []string{main + "/config", wt + "/config.worktree", main + "/config.worktree", wt + "/commondir",
+			return []string{r + "/.git", main + "/config", wt + "/config.worktree", main + "/config.worktree", wt + "/commondir",
 				main + "/hooks/", "/abs/hooks/", r + "/.rein/"}
+		}},
+		{"submodules' gitfiles", func(t *testing.T, r string) {
+			writeFile(t, r+"/.git/config", "")
+			writeFile(t, r+"/.gitmodules", "[submodule \"lib\"]\n\tpath = sub\n[submodule \"old\"]\n\tpath = \"vendor/old\"\n[submodule \"x\"]\n\tpath = ../escape\n")
+			writeFile(t, r+"/vendor/old/.git/config", "")
+		}, func(r string) []string {
+			g := r + "/.git"
+			return []string{r + "/sub/.git", r + "/vendor/old/.git/config", r + "/vendor/old/.git/hooks/",
+				g + "/config", g + "/config.worktree", g + "/commondir", g + "/hooks/", r + "/.rein/"}
 		}},
 		{"global hooksPath", func(t *testing.T, r string) {
 			writeFile(t, r+"/.git/config", "")

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -92,5 +93,46 @@ func TestHuskyScriptsReadOnly(t *testing.T) {
 	}
 	if got := readFile(t, w.ws+"/.husky/pre-commit"); got != "npm test\n" {
 		t.Errorf(".husky/pre-commit = %q", got)
+	}
+}
+
+// A submodule's gitfile, and the root's when the workspace is a linked
+// worktree, cannot be pointed at a crafted repository (whose
+// core.fsmonitor the next git status outside would run), nor moved away
+// and made again.
+func TestGitfilesReadOnly(t *testing.T) {
+	needSandbox(t)
+	w := newWorld(t)
+	writeFile(t, w.ws+"/.gitmodules", "[submodule \"lib\"]\n\tpath = sub\n\turl = ../lib\n")
+	writeFile(t, w.ws+"/sub/.git", "gitdir: ../.git/modules/lib\n")
+	writeFile(t, w.ws+"/.git/modules/lib/config", "[core]\n\tworktree = ../../../sub\n")
+	linked := filepath.Join(filepath.Dir(w.ws), "linked")
+	writeFile(t, linked+"/.git", "gitdir: "+w.ws+"/.git\n")
+	for _, tc := range []struct{ name, root, file, command string }{
+		{"submodule, write", w.ws, w.ws + "/sub/.git", "echo 'gitdir: /tmp/evil' > sub/.git"},
+		{"submodule, move", w.ws, w.ws + "/sub/.git", "mv sub elsewhere || mv sub/.git sub/old; mkdir -p sub; echo 'gitdir: /tmp/evil' > sub/.git"},
+		{"linked worktree", linked, linked + "/.git", "echo 'gitdir: /tmp/evil' > .git"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := "gitdir: ../.git/modules/lib\n"
+			os.RemoveAll(tc.root + "/elsewhere")
+			if err := os.MkdirAll(filepath.Dir(tc.file), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, tc.file, before)
+			p := *w.policy
+			p.Writable = append([]string{tc.root}, sandbox.DefaultWritable()...)
+			p.ReadOnly = sandbox.Protected([]string{tc.root})
+			cmd := exec.Command("bash", "-c", tc.command)
+			cmd.Dir = tc.root
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+			if err := sandbox.Wrap(cmd, &p); err != nil {
+				t.Fatal(err)
+			}
+			out, _ := cmd.CombinedOutput()
+			if got := readFile(t, tc.file); got != before {
+				t.Errorf("%s = %q after %q\n%s", tc.file, got, tc.command, out)
+			}
+		})
 	}
 }
