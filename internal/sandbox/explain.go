@@ -195,10 +195,22 @@ func (e *explainer) fsSentence(path string, busy bool) string {
 	if e.under(path, e.writable) != "" || !canWrite(path) {
 		return "" // the file's own permissions, not the sandbox's
 	}
+	if kernelFile(path) {
+		// No writable root can let a command write these: say so,
+		// rather than advise a setting that would not work.
+		return fmt.Sprintf("the sandbox refused a write to %s: the kernel's files under /proc, /sys and /dev are not writable inside the sandbox", show)
+	}
 	if e.p.mode() == ModeReadOnly {
 		return fmt.Sprintf("the sandbox refused a write to %s: the sandbox is read-only; only the temporary directory ($TMPDIR) is writable (sandbox = %q allows writes in the workspace)", show, ModeWorkspaceWrite)
 	}
 	return fmt.Sprintf("the sandbox refused a write to %s: outside the writable roots (add the directory to writable_roots in [sandbox], or pass --add-dir)", show)
+}
+
+// kernelFile says whether path lies under /proc, /sys or /dev, which the
+// sandbox never lets a command write (but for its devices, which do not
+// fail), whatever the writable roots.
+func kernelFile(path string) bool {
+	return slices.ContainsFunc([]string{"/proc", "/sys", "/dev"}, func(k string) bool { return within(path, k) })
 }
 
 // hiddenSentence explains that path lies in a hidden place.

@@ -97,7 +97,7 @@ func (rt *Runtime) outside(ctx context.Context, j job, d *done, cause string, le
 // sandbox refused what denied says, in a run that cannot ask: --sandbox
 // off, or the setting that widens the sandbox for what it refused. It
 // reads the sentences of sandbox.Explain; a refusal no setting widens (a
-// protected path, sudo) names only --sandbox off, one it does not know
+// protected path, a file under /proc, sudo) names only --sandbox off, one it does not know
 // every setting.
 func headlessHint(denied string) string {
 	var widen []string
@@ -117,8 +117,9 @@ func headlessHint(denied string) string {
 		case strings.Contains(line, "refused a read of"):
 			add("deny_read in the [sandbox] table of your config.toml")
 		case strings.Contains(line, "read-only inside the sandbox"), strings.Contains(line, "refused sudo"),
-			strings.Contains(line, "more like these"):
-			// Protected paths and privileges stay so in any sandbox.
+			strings.Contains(line, "not writable inside the sandbox"), strings.Contains(line, "more like these"):
+			// Protected paths, the kernel's files and privileges stay so
+			// in any sandbox.
 		default:
 			add("writable_roots or network = true in the [sandbox] table of your config.toml, --add-dir, --network")
 		}
