@@ -198,7 +198,7 @@ func (e *explainer) fsSentence(path string, busy bool) string {
 	if kernelFile(path) {
 		// No writable root can let a command write these: say so,
 		// rather than advise a setting that would not work.
-		return fmt.Sprintf("the sandbox refused a write to %s: the kernel's files under /proc, /sys and /dev are not writable inside the sandbox", show)
+		return fmt.Sprintf("the sandbox refused access to %s: inside the sandbox the kernel's files (/proc, /sys, /dev) are not writable, nor other processes' readable", show)
 	}
 	if e.p.mode() == ModeReadOnly {
 		return fmt.Sprintf("the sandbox refused a write to %s: the sandbox is read-only; only the temporary directory ($TMPDIR) is writable (sandbox = %q allows writes in the workspace)", show, ModeWorkspaceWrite)

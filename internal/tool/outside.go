@@ -117,7 +117,7 @@ func headlessHint(denied string) string {
 		case strings.Contains(line, "refused a read of"):
 			add("deny_read in the [sandbox] table of your config.toml")
 		case strings.Contains(line, "read-only inside the sandbox"), strings.Contains(line, "refused sudo"),
-			strings.Contains(line, "not writable inside the sandbox"), strings.Contains(line, "more like these"):
+			strings.Contains(line, "the kernel's files"), strings.Contains(line, "more like these"):
 			// Protected paths, the kernel's files and privileges stay so
 			// in any sandbox.
 		default:

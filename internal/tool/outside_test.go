@@ -269,7 +269,7 @@ func TestHeadlessHintNamesWhatWouldAllowIt(t *testing.T) {
 			off + " (or widen it: deny_read in the [sandbox] table of your config.toml)."},
 		{"a protected path", "the sandbox refused a write to .git/hooks/pre-commit: .git/hooks is read-only inside the sandbox", off + "."},
 		{"sudo", "the sandbox refused sudo: no program can gain privileges inside the sandbox", off + "."},
-		{"proc", "the sandbox refused a write to /proc/self/uid_map: the kernel's files under /proc, /sys and /dev are not writable inside the sandbox", off + "."},
+		{"proc", "the sandbox refused access to /proc/self/uid_map: inside the sandbox the kernel's files (/proc, /sys, /dev) are not writable, nor other processes' readable", off + "."},
 		{"something else", "the sandbox refused something new",
 			off + " (or widen it: writable_roots or network = true in the [sandbox] table of your config.toml, --add-dir, --network)."},
 	}
