@@ -50,13 +50,23 @@
 //     config and hooks, and .rein stay as they are: a missing protected
 //     directory is made before it is mounted read-only (and left, empty,
 //     afterwards: removing it could unmount the protection of another
-//     session sandboxed in the same workspace); a missing protected file
-//     cannot be mounted, so if the command creates it, it is removed when
-//     the command ends, before anything outside can run it.
+//     session sandboxed in the same workspace); a missing commondir or
+//     config.worktree is made with harmless content (a commondir of ".",
+//     an empty config.worktree: git reads them as missing), mounted
+//     read-only while the command runs, and removed afterwards; any other
+//     missing protected file (a submodule's gitfile) cannot be mounted,
+//     so if the command creates it, it is removed when the command ends;
+//     until then, a git run outside the sandbox may read it. Two sessions
+//     sandboxed in the same workspace share those placeholders, and the
+//     first to end removes them, which lifts the other's mount: from then
+//     on the other's command can plant one, removed when it ends. A
+//     submodule's and a linked worktree's .git file is read-only too.
 //   - Reads: everything but the hidden paths (credential stores, rein's
 //     configuration and sessions, the sockets of programs that would run
 //     commands outside: the user's runtime directory, the ssh agent, the
-//     system bus, Docker's socket).
+//     system bus, Docker's socket, tmux's, screen's and X11's). /dev/pts
+//     is a devpts of the command's own: the user's terminals are out of
+//     reach.
 //   - The network, when off: the command has a loopback of its own and
 //     nothing else; servers on the host's 127.0.0.1 cannot be reached,
 //     and no name resolves.

@@ -30,6 +30,45 @@ type watch struct {
 	// link is the target of the symbolic link path was, or "" when
 	// path did not exist.
 	link string
+	// placeholder is set when path was missing (or held only what a
+	// sandbox puts there) and the sandbox made it with harmless content
+	// (see placeholders) to mount it read-only: restore removes it.
+	placeholder bool
+}
+
+// placeholders are the protected files that may be missing, and what the
+// sandbox writes in their place while a command runs, so that it can
+// mount them read-only: git reads them as if they were missing (a
+// commondir of "." is the repository's own directory; an empty
+// config.worktree sets nothing). A file missing from the protected list
+// that is not here (a submodule's gitfile) is only watched.
+var placeholders = map[string]string{"commondir": ".\n", "config.worktree": ""}
+
+// placeholderFor says whether path is one of placeholders, missing or
+// holding only the placeholder's content (another sandbox's, in the same
+// workspace), and makes it so when it is missing.
+func placeholderFor(path string, missing bool) (bool, error) {
+	text, ok := placeholders[filepath.Base(path)]
+	if !ok {
+		return false, nil
+	}
+	if !missing {
+		b, err := os.ReadFile(path)
+		return err == nil && string(b) == text, nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return false, fmt.Errorf("make a placeholder for the protected %s: %w", path, err)
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return false, fmt.Errorf("make a placeholder for the protected %s: %w", path, err)
+	}
+	return true, nil
 }
 
 // setupMounts makes the mount namespace the command runs in: mounts
@@ -109,7 +148,9 @@ func byLength(paths []string) []string {
 }
 
 // protect makes each of ro read-only (see Policy.ReadOnly): a missing
-// directory is made first, a missing file or a symbolic link is watched.
+// directory is made first, a missing file of placeholders is made with
+// its harmless content (and removed afterwards), another missing file or
+// a symbolic link is watched.
 // Paths inside a hidden one are left to hide.
 func (m *mounts) protect(ro, writable, hidden []string) error {
 	pinned := map[string]bool{}
@@ -125,11 +166,21 @@ func (m *mounts) protect(ro, writable, hidden []string) error {
 			if err := os.MkdirAll(path, 0o755); err != nil {
 				return fmt.Errorf("make the protected directory %s: %w", path, err)
 			}
-		case errors.Is(err, fs.ErrNotExist):
-			m.watches = append(m.watches, watch{path: path})
-			continue
+		case errors.Is(err, fs.ErrNotExist) && !dir:
+			ph, perr := placeholderFor(path, true)
+			if perr != nil || !ph {
+				// The directory may be missing too, or read-only: the
+				// file is only watched.
+				m.watches = append(m.watches, watch{path: path})
+				continue
+			}
+			m.watches = append(m.watches, watch{path: path, placeholder: true})
 		case err != nil:
 			return fmt.Errorf("protect %s: %w", path, err)
+		case fi.Mode().IsRegular():
+			if ph, _ := placeholderFor(path, false); ph {
+				m.watches = append(m.watches, watch{path: path, placeholder: true})
+			}
 		case fi.Mode()&fs.ModeSymlink != 0:
 			link, err := os.Readlink(path)
 			if err != nil {
@@ -322,6 +373,10 @@ func exposeIn(w string, fd int) error {
 // undid.
 func (m *mounts) restore() {
 	for _, w := range m.watches {
+		if w.placeholder {
+			removePlaceholder(w.path)
+			continue
+		}
 		fi, err := os.Lstat(w.path)
 		switch {
 		case w.link == "" && err != nil:
@@ -344,5 +399,24 @@ func (m *mounts) restore() {
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "rein: the sandbox restored %s, which the command replaced: the path is protected\n", w.path)
+	}
+}
+
+// removePlaceholder unmounts and removes the placeholder at path, saying
+// so when it no longer holds the placeholder's content (something
+// replaced it: a command outside the sandbox, since the mount kept the
+// command's own writes out).
+func removePlaceholder(path string) {
+	_ = unix.Unmount(path, unix.MNT_DETACH)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return // another sandbox removed it first
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(os.Stderr, "rein: the sandbox could not remove its placeholder %s: %v\n", path, err)
+		return
+	}
+	if string(b) != placeholders[filepath.Base(path)] {
+		fmt.Fprintf(os.Stderr, "rein: the sandbox removed %s, which was changed while the command ran: the path is protected\n", path)
 	}
 }

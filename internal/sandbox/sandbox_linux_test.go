@@ -156,6 +156,7 @@ func TestContainment(t *testing.T) {
 		{
 			name:      "plant .git/commondir",
 			command:   `mkdir -p evil/objects evil/refs && printf '[core]\n\tfsmonitor = evil\n' > evil/config && echo ../evil > .git/commondir`,
+			explain:   "the sandbox refused a write to .git/commondir: .git/commondir is read-only inside the sandbox",
 			contained: func(w *world) string { return notThere(w.ws + "/.git/commondir") },
 			escaped:   func(w *world) string { return there(w.ws + "/.git/commondir") },
 		},
@@ -237,19 +238,56 @@ func changed(path, text string) string {
 }
 
 // TestPlantedFileIsRemoved checks that a protected file the command
-// creates is gone when it ends, and that the output says so.
+// creates, which the sandbox could not mount read-only (a submodule's
+// missing gitfile), is gone when it ends, and that the output says so.
 func TestPlantedFileIsRemoved(t *testing.T) {
 	needSandbox(t)
 	w := newWorld(t)
-	out, code := w.run(t, w.policy, `echo ../evil > .git/commondir && echo planted`)
+	writeFile(t, w.ws+"/.gitmodules", "[submodule \"lib\"]\n\tpath = sub\n")
+	w.policy.ReadOnly = sandbox.Protected([]string{w.ws})
+	out, code := w.run(t, w.policy, `mkdir -p sub && echo gitdir: ../evil > sub/.git && echo planted`)
 	if code != 0 || !strings.Contains(out, "planted") {
 		t.Fatalf("exit code %d, output %q", code, out)
 	}
-	if msg := notThere(w.ws + "/.git/commondir"); msg != "" {
+	if msg := notThere(w.ws + "/sub/.git"); msg != "" {
 		t.Error(msg)
 	}
-	if want := "rein: the sandbox removed " + w.ws + "/.git/commondir, which the command created"; !strings.Contains(out, want) {
+	if want := "rein: the sandbox removed " + w.ws + "/sub/.git, which the command created"; !strings.Contains(out, want) {
 		t.Errorf("output = %q, want it to say %q", out, want)
+	}
+}
+
+// TestMissingProtectedFilesHeldWhileTheCommandRuns checks that a missing
+// commondir or config.worktree is there, harmless and read-only, while
+// the command runs (so that git outside cannot find a planted one then),
+// that git works with it, and that it is gone afterwards; and that one
+// another sandbox left behind is taken for a placeholder too.
+func TestMissingProtectedFilesHeldWhileTheCommandRuns(t *testing.T) {
+	needSandbox(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git here")
+	}
+	for _, left := range []bool{false, true} {
+		t.Run(fmt.Sprintf("left behind %v", left), func(t *testing.T) {
+			w := newWorld(t)
+			git := exec.Command("git", "init", "-q", w.ws)
+			if out, err := git.CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v\n%s", err, out)
+			}
+			if left {
+				writeFile(t, w.ws+"/.git/commondir", ".\n")
+			}
+			out, code := w.run(t, w.policy, `cat .git/commondir && wc -c < .git/config.worktree && `+
+				`{ echo ../evil > .git/commondir || echo refused; } && git status --short && echo ok`)
+			if code != 0 || !strings.HasPrefix(out, ".\n0\n") || !strings.HasSuffix(out, "refused\nok\n") {
+				t.Fatalf("exit code %d, output %q", code, out)
+			}
+			for _, f := range []string{"/.git/commondir", "/.git/config.worktree"} {
+				if msg := notThere(w.ws + f); msg != "" {
+					t.Error(msg)
+				}
+			}
+		})
 	}
 }
 
