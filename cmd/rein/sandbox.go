@@ -74,7 +74,8 @@ func contain(s sandboxSetup, ws *workspace.Workspace, sessionDir, userConfig str
 		return nil, fmt.Errorf("create the session's temporary directory: %w", err)
 	}
 	extra := append(sandbox.Expand(s.writable), tmp)
-	deny := sandbox.Expand(s.denyRead)
+	// The sockets that reach outside stay hidden whatever the list says.
+	deny := append(sandbox.Expand(s.denyRead), sandbox.EscapeSockets()...)
 	// rein's own configuration and sessions are hidden whatever the list
 	// says: a command must not read the transcripts or rewrite the rules.
 	if userConfig != "" {

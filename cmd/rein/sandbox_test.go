@@ -3,11 +3,13 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/sandbox"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // The sandbox is said at the start, recorded in session.started and in
@@ -83,5 +85,26 @@ func TestSandboxFlagAndProjectFile(t *testing.T) {
 		"exec", "--provider", "scripted", "--script", writeScript(t, `{"turns":[{"steps":[{"finish":"stop"}]}]}`), "x")
 	if r.code != 2 || !strings.Contains(r.stderr, `sandbox mode "off" is not allowed in a project's file`) {
 		t.Errorf("project sandbox = off: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// A deny_read list of the user's own replaces the credential stores, but
+// the sockets that reach outside and rein's own state stay hidden.
+func TestOwnDenyReadKeepsTheSocketsHidden(t *testing.T) {
+	ws, err := workspace.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessionDir := filepath.Join(t.TempDir(), "sessions", "ses_x")
+	box, err := contain(sandboxSetup{mode: sandbox.ModeWorkspaceWrite, denyRead: []string{"/srv/secrets"}}, ws, sessionDir, "/home/u/.config/rein/config.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer box.close()
+	want := append([]string{"/srv/secrets", "/home/u/.config/rein", filepath.Dir(sessionDir)}, sandbox.EscapeSockets()...)
+	for _, p := range want {
+		if !slices.Contains(box.policy.DenyRead, p) {
+			t.Errorf("DenyRead %q lacks %s", box.policy.DenyRead, p)
+		}
 	}
 }

@@ -130,13 +130,25 @@ func DefaultDenyRead() []string {
 	}
 	add(xdgDir("XDG_CONFIG_HOME", ".config", "rein"))
 	add(xdgDir("XDG_STATE_HOME", filepath.Join(".local", "state"), "rein"))
-	add(os.Getenv("XDG_RUNTIME_DIR"))
-	add(os.Getenv("SSH_AUTH_SOCK"))
-	for _, p := range []string{"/run/dbus/system_bus_socket", "/var/run/docker.sock", "/run/docker.sock"} {
+	for _, p := range EscapeSockets() {
 		add(p)
 	}
-	for _, p := range terminalSockets() {
-		add(p)
+	return out
+}
+
+// EscapeSockets are the sockets through which a command could have a
+// program outside the sandbox run something for it (the session and
+// system buses, the ssh agent, Docker, tmux, screen, X11), and the
+// directories that hold them: Landlock cannot stop a connection to a
+// socket by its path, so they are hidden. A caller that lets the person
+// replace the deny-read list hides these whatever the list says.
+func EscapeSockets() []string {
+	var out []string
+	for _, p := range append([]string{os.Getenv("XDG_RUNTIME_DIR"), os.Getenv("SSH_AUTH_SOCK"),
+		"/run/dbus/system_bus_socket", "/var/run/docker.sock", "/run/docker.sock"}, terminalSockets()...) {
+		if filepath.IsAbs(p) && !slices.Contains(out, filepath.Clean(p)) {
+			out = append(out, filepath.Clean(p))
+		}
 	}
 	return out
 }
