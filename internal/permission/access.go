@@ -171,8 +171,8 @@ func (p *Policy) classify(ac access) access {
 // pattern judges an access to a glob pattern by the directory before its
 // first glob character: the files it matches are there, or below. A write
 // to a pattern of more than one level, or one with .. after its glob, is
-// not known; one whose pattern can match .git or .rein there is
-// protected.
+// not known, nor is a brace pattern with a / or .. in it; one whose
+// pattern can match .git or .rein there is protected.
 func (p *Policy) pattern(ac access, paths map[string]*pathInfo) access {
 	text := ac.path
 	lit := text
@@ -183,8 +183,11 @@ func (p *Policy) pattern(ac access, paths map[string]*pathInfo) access {
 	if i := strings.LastIndexByte(lit, '/'); i >= 0 {
 		dir, glob = text[:i+1], text[i+1:]
 	}
+	// A brace can start a path of its own ({/etc,x}, {..,x}/y): where
+	// one holds a / or .., the directory is not known.
+	brace := strings.Contains(glob, "{") && (strings.Contains(glob, "/") || strings.Contains(glob, ".."))
 	for _, part := range strings.Split(glob, "/") {
-		if part == ".." {
+		if part == ".." || brace {
 			ac.class = readUnknown
 			if ac.write {
 				ac.class = writeUnknown

@@ -83,7 +83,8 @@ func TestAnalyzeOpaque(t *testing.T) {
 		{"substituted name", "$(which go) test", true},
 		{"quoted expansion name", `"$X" a`, true},
 		{"glob name", "/bin/r? x", true},
-		{"brace name", "{rm,-rf,x}", true},
+		{"brace name, expanded", "{rm,-rf,x}", false},
+		{"brace name, too many", "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b} x", true},
 		{"ansi-c name with escape", `$'\x72m' x`, true},
 		{"eval computed", `eval "$X"`, true},
 		{"bash -c computed", `bash -c "$X"`, true},
@@ -143,7 +144,7 @@ func TestWordDecoding(t *testing.T) {
 		{"glob", "ls *.go '*.md' \\*.txt", []shell.Word{{Text: "ls"}, {Text: "*.go", Kind: shell.Pattern}, {Text: "*.md"}, {Text: "*.txt"}}},
 		{"lone bracket", "[ -n x ]", []shell.Word{{Text: "["}, {Text: "-n"}, {Text: "x"}, {Text: "]"}}},
 		{"bracket glob", `ls a[bc] \[x]`, []shell.Word{{Text: "ls"}, {Text: "a[bc]", Kind: shell.Pattern}, {Text: "[x]"}}},
-		{"braces", "echo {a,b} {", []shell.Word{{Text: "echo"}, {Text: "{a,b}", Kind: shell.Pattern}, {Text: "{"}}},
+		{"braces", "echo {a,b} {", []shell.Word{{Text: "echo"}, {Text: "a"}, {Text: "b"}, {Text: "{"}}},
 		{"assignment", "A=1 B+='x y' go", []shell.Word{{Text: "A=1", Kind: shell.Assign}, {Text: "B+=x y", Kind: shell.Assign}, {Text: "go"}}},
 		{"dynamic", "echo $x a$(b) \"$y\"", []shell.Word{{Text: "echo"}, {Kind: shell.Dynamic, Splits: true}, {Kind: shell.Dynamic, Prefix: "a", Splits: true}, {Kind: shell.Dynamic}}},
 	} {

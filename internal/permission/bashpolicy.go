@@ -84,7 +84,7 @@ func (p *Policy) decideBash(req Request, in input) Verdict {
 		g.text = "it runs no command a rule could allow"
 	}
 	g.single = len(a.Commands) == 1
-	g.fine = fine(a, acc)
+	g.fine, g.unknown = fine(a, acc)
 	// 7. The mode.
 	return p.bashMode(quoted, g)
 }
@@ -101,6 +101,9 @@ type gap struct {
 	// fine: every effect of the command is seen and judged fine, so that
 	// a sandbox without network may contain it.
 	fine bool
+	// unknown is, when only the program it names keeps the command from
+	// being fine, the command whose program the analyser does not know.
+	unknown string
 }
 
 // bashMode is the mode's answer to a command no rule decided.
@@ -115,6 +118,8 @@ func (p *Policy) bashMode(quoted string, g gap) Verdict {
 		return byMode(contract.Ask, fmt.Sprintf("Accept-edits mode runs a command no rule allows only inside a sandbox, and there is no sandbox: %s needs approval.", quoted))
 	case p.mode == AcceptEdits && g.fine:
 		return byMode(contract.Ask, fmt.Sprintf("Accept-edits mode runs a command no rule allows only inside a sandbox without network, and this sandbox lets commands reach the network: %s needs approval.", quoted))
+	case p.mode == AcceptEdits && g.unknown != "" && p.contained():
+		return byMode(contract.Ask, fmt.Sprintf("Accept-edits mode asks before running %s: rein does not know what `%s` reads (the sandbox lets commands read outside the workspace), and no allow rule covers it.", quoted, g.unknown))
 	case g.bare && g.single:
 		// The whole command is the gap: say so once.
 		return byMode(contract.Ask, fmt.Sprintf("%s mode asks before running commands, and no allow rule covers %s.", mode, quoted))
@@ -376,18 +381,43 @@ func (p *Policy) allowingPath(ac *access, write bool) (Rule, bool) {
 }
 
 // fine reports whether every effect of a is seen and judged fine: nothing
-// opaque, no file read outside the workspace or known only at run time,
-// no write but inside the writable roots.
-func fine(a *shell.Script, acc []access) bool {
+// opaque, every program one the analyser knows ([shell.Known]: what
+// pr /outside/x reads is not seen), none found through a PATH the
+// command sets, no file read outside the workspace or known only at run
+// time, no write but inside the writable roots.
+// When only a program the analyser does not know keeps a from being fine,
+// unknown is the first such command's text.
+func fine(a *shell.Script, acc []access) (ok bool, unknown string) {
 	if len(a.Opaque) > 0 {
-		return false
+		return false, ""
 	}
 	for _, ac := range acc {
 		if ac.class != harmless && ac.class != writeInside {
-			return false
+			return false, ""
 		}
 	}
-	return true
+	for i := range a.Commands {
+		c := &a.Commands[i]
+		for _, w := range c.Words {
+			if setsPath(w) {
+				return false, ""
+			}
+		}
+		if len(c.Words) > c.NAssign && !shell.Known(c.Words[c.NAssign]) && unknown == "" {
+			unknown = c.Text
+		}
+	}
+	return unknown == "", unknown
+}
+
+// setsPath reports whether w sets PATH (PATH=., export PATH+=:x), which
+// changes what program a name runs.
+func setsPath(w shell.Word) bool {
+	text := w.Text
+	if w.Kind == shell.Dynamic {
+		text = w.Prefix
+	}
+	return strings.HasPrefix(text, "PATH=") || strings.HasPrefix(text, "PATH+=")
 }
 
 // writesInside reports whether a command writes a file inside the

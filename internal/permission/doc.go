@@ -123,8 +123,9 @@
 // [Policy.WithContainment] tells the policy whether an OS sandbox contains
 // the commands. In accept-edits mode, a command that no rule denies or asks
 // about and whose every effect the analysis sees and judges fine (nothing
-// opaque, no read outside the workspace, no write but inside the writable
-// roots, no /dev/tcp) runs without asking when the sandbox keeps it off the
+// opaque, every program one the analysis knows, [shell.Known], and none
+// found through a PATH the command sets, no read outside the workspace,
+// no write but inside the writable roots, no /dev/tcp) runs without asking when the sandbox keeps it off the
 // network: the sandbox contains it. Without a sandbox the same command
 // asks, and the reason says so. Yolo allows what no rule denies or asks
 // about, sandbox or not.

@@ -12,8 +12,11 @@
 // far its text can be trusted ([Kind]): a Literal is exactly what the
 // command receives; a Pattern has unquoted glob or brace characters (*, ?,
 // a [ closed later in the word, a lone [ being the test command; a {
-// closed later with a comma or .. between, {} being left as it is); a
-// Dynamic word depends on run-time values. A word starting with an
+// closed later with a comma or .. between, across quotes, {} being left
+// as it is); a Dynamic word depends on run-time values. A command's
+// arguments are brace-expanded as bash expands them, so that
+// {r'm',-f,x} is the three words rm -f x; an expansion that would make
+// more than 64 words is one Dynamic word that splits. A word starting with an
 // unquoted ~ is marked [Word.Tilde]. [Word.Static] is what a caller that
 // needs a path wants. A Dynamic word keeps its literal start
 // ([Word.Prefix]: "-o=" in -o=$out) and says whether the shell may split
@@ -63,6 +66,13 @@
 //     and sed's w and r files; go's -o and profiles; git config's file;
 //     curl's and wget's outputs and uploads. A path known only at run time
 //     is a Dynamic Path.
+//
+// [Known] reports the programs the analyser knows: those above, and the
+// harmless ones that name no file and run nothing (echo, printf, test,
+// pwd, basename...); what any other program does with its arguments is
+// not seen. tmux, screen, systemd-run, systemctl, at, crontab,
+// emacsclient, xdotool, dbus-send, busctl and the like have a server
+// outside the command run code, which is opaque.
 //
 // What cannot be placed (a computed word where an option could be, an
 // unknown option before a wrapper's program) is opaque, and such a command

@@ -258,6 +258,8 @@ var filers = map[string]*filer{
 	"tree":     {opts: opts("aAcCdDfFgilNpqrstuvxJXo:L:P:I:H:T:", "noreport charset: filelimit: timefmt: sort: dirsfirst filesfirst prune si du help version"), writes: "o", cwd: true},
 	"md5sum":   checksum, "sha1sum": checksum, "sha224sum": checksum, "sha256sum": checksum, "sha384sum": checksum,
 	"sha512sum": checksum, "b2sum": checksum, "cksum": checksum, "sum": {opts: opts("rs", "sysv help version")},
+	"date": {opts: opts("d:f:I::r:Rus:", "date: file: iso-8601:: rfc-3339: reference: rfc-email rfc-822 rfc-2822 universal utc debug resolution set: help version"),
+		layout: noFiles, reads: "fr file reference"},
 	"zcat": decompressor, "bzcat": decompressor, "xzcat": decompressor, "zstdcat": decompressor, "lz4cat": decompressor,
 }
 

@@ -155,7 +155,8 @@ var gitSubcommands = map[string]struct {
 	"send-email":    {opts: opts("", "smtp-server: to-cmd: cc-cmd: header-cmd: to: cc: bcc: from: subject: in-reply-to:"), code: " smtp-server to-cmd cc-cmd header-cmd"},
 	"instaweb":      {opts: opts("dlp:b:m:", "httpd: browser: local port: module-path: start stop restart"), code: "db httpd browser"},
 	"format-patch":  {opts: opts("knpqsvo:", "output-directory: stdout"), write: "o output-directory"},
-	"diff":          {opts: opts("pRuU:", "output: ext-diff no-ext-diff textconv no-textconv"), write: " output"},
+	"diff":          {opts: opts("pRuU:", "output: ext-diff no-ext-diff textconv no-textconv no-index"), write: " output"},
+	"blame":         {opts: opts("bcflnpstwMCeL:S:", "contents: incremental porcelain line-porcelain root show-stats"), read: " contents"},
 	"log":           {opts: opts("pn:", "output: ext-diff textconv"), write: " output"},
 	"show":          {opts: opts("p", "output: ext-diff textconv"), write: " output"},
 }
@@ -209,6 +210,14 @@ func gitSubcommand(x *call, sub int) {
 		}
 		return true
 	})
+	if name == "diff" {
+		// git diff --no-index compares two files, and so does git diff
+		// when one of them is outside the working tree: an operand that
+		// is a revision reads as a file inside, which is harmless.
+		for _, i := range operands {
+			x.file(i, cw[i], RoleRead)
+		}
+	}
 	if name == "clone" && len(operands) > 1 {
 		x.tree(operands[1], cw[operands[1]], RoleWrite)
 	}

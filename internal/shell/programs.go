@@ -1,5 +1,10 @@
 package shell
 
+import (
+	"path"
+	"strings"
+)
+
 // programs maps a program's base name to what reads its arguments: the
 // wrappers, shells, interpreters and programs whose arguments name
 // programs, code or files. A program missing here has arguments the
@@ -53,6 +58,57 @@ func init() {
 	for name := range compressors {
 		programs[name] = compressor
 	}
+	for _, name := range outsiders {
+		programs[name] = outsider
+	}
+	programs["systemd-run"] = func(x *call) {
+		wrappers["systemd-run"].wrap(x)
+		outsider(x)
+	}
+}
+
+// outsiders are the programs that have a server outside the command's
+// sandbox run code, or type keys, through a socket: a terminal
+// multiplexer's server, systemd, cron and at, an editor's server, the
+// desktop's input and its message bus.
+var outsiders = []string{"tmux", "screen", "xdotool", "ydotool", "emacsclient", "systemctl", "dbus-send", "busctl",
+	"gdbus", "qdbus", "at", "batch", "crontab", "kitty", "wezterm", "osascript"}
+
+// outsider reads a program of outsiders: what it has run cannot be seen.
+func outsider(x *call) {
+	x.opaque("%s can have a program outside the sandbox run code, which cannot be checked")
+}
+
+// harmless are the programs and builtins that name no file, read none
+// but their standard input, and run nothing: what they do is seen.
+var harmless = map[string]bool{
+	"echo": true, "printf": true, "true": true, "false": true, ":": true, "test": true, "[": true,
+	"pwd": true, "cd": true, "pushd": true, "popd": true, "dirs": true, "sleep": true, "which": true, "type": true,
+	"basename": true, "dirname": true, "seq": true, "yes": true, "tr": true, "expr": true, "exit": true,
+	"return": true, "set": true, "shift": true, "unset": true, "read": true, "wait": true, "getopts": true,
+	"break": true, "continue": true, "umask": true, "id": true, "whoami": true, "uname": true, "nproc": true,
+	"let": true,
+}
+
+// Known reports whether the analyser knows what the program w names does
+// with its arguments: the programs it reads the arguments of (wrappers,
+// shells, interpreters, runners, file programs), and the harmless ones
+// (echo, printf, test, pwd, basename...). A program is known by its base
+// name only where the shell finds it in the system's directories: a bare
+// name, or a path in /bin, /usr/bin, /usr/local/bin, /sbin or /usr/sbin;
+// ./cat is a file of the workspace, whatever its name.
+func Known(w Word) bool {
+	if !w.Static() {
+		return false
+	}
+	if dir, _ := path.Split(w.Text); dir != "" {
+		switch strings.TrimSuffix(path.Clean(dir), "/") {
+		case "/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin":
+		default:
+			return false
+		}
+	}
+	return harmless[path.Base(w.Text)] || handlerOf(w) != nil
 }
 
 // rgProgram reads ripgrep, a file program whose --pre and --hostname-bin

@@ -102,6 +102,11 @@ func TestProgramArguments(t *testing.T) {
 		{"xargs --weird rm", S{Commands: c("xargs --weird rm", "rm <-0"), Files: c("w:?")}},
 		// Scripts it reads.
 		{"trap 'rm x' EXIT", S{Commands: c("trap 'rm x' EXIT", "rm x <-0"), Files: c("w:x")}},
+		{"git diff --no-index /dev/null /x", S{Commands: c("git diff --no-index /dev/null /x"), Files: c("r:/dev/null", "r:/x")}},
+		{"git blame --contents /x f", S{Commands: c("git blame --contents /x f"), Files: c("r:/x")}},
+		{"date -f /x +%s", S{Commands: c("date -f /x +%s"), Files: c("r:/x")}},
+		{"tmux new -d 'rm x'", S{Commands: c("tmux new -d 'rm x'"), Opaque: "tmux new -d 'rm x' can have a program outside the sandbox run code, which cannot be checked"}},
+		{"systemd-run --user rm x", S{Commands: c("systemd-run --user rm x", "rm x <-0"), Files: c("w:x"), Opaque: "systemd-run --user rm x can have a program outside the sandbox run code, which cannot be checked"}},
 		{"git -c alias.z='!rm -rf x' z", S{Commands: c("git -c alias.z='!rm -rf x' z", "rm -rf x <-0"), Files: c("W:x")}},
 		{"git -c alias.s='status -s' s", S{Commands: c("git -c alias.s='status -s' s", "git -c 'alias.s=status -s' status -s <-0")}},
 		{"git -c core.pager='rm x' log", S{Commands: c("git -c core.pager='rm x' log", "rm x <-0"), Files: c("w:x")}},
@@ -190,6 +195,26 @@ func TestProgramArguments(t *testing.T) {
 				t.Errorf("Parse(%q) (-want +got):\n%s", tc.script, d)
 			}
 		})
+	}
+}
+
+// Known tells the programs whose arguments the analyser reads, or that
+// name no file and run nothing, from the others; a path outside the
+// system's directories is a file of the workspace, whatever its name.
+func TestKnown(t *testing.T) {
+	for text, want := range map[string]bool{
+		"cat": true, "/usr/bin/cat": true, "/bin/echo": true, "git": true, "python3.12": true, "echo": true, "[": true,
+		"tmux": true, "pr": false, "look": false, "sqlite3": false, "split": false, "./echo": false, "bin/cat": false,
+		"/tmp/cat": false,
+	} {
+		if got := Known(Word{Text: text}); got != want {
+			t.Errorf("Known(%q) = %v, want %v", text, got, want)
+		}
+	}
+	for _, w := range []Word{{Text: "~/cat", Tilde: true}, {Kind: Dynamic}, {Text: "c*", Kind: Pattern}} {
+		if Known(w) {
+			t.Errorf("Known(%+v) = true", w)
+		}
 	}
 }
 

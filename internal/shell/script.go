@@ -329,13 +329,16 @@ func isBlank(r rune) bool {
 // span is where a word is in the source being walked: src[start:end].
 type span struct{ start, end int }
 
-// spans returns where the words of c are, in the order of [callWords].
-func (r *reader) spans(c *syntax.CallExpr) []span {
-	out := make([]span, 0, len(c.Assigns)+len(c.Args))
+// spans returns where the words of c are, in the order of [callWords],
+// from saying which argument each comes from (-1 for an assignment): the
+// words a brace expansion makes are all where it is.
+func (r *reader) spans(c *syntax.CallExpr, from []int) []span {
+	out := make([]span, 0, len(from))
 	for _, a := range c.Assigns {
 		out = append(out, span{int(a.Pos().Offset()), int(a.End().Offset())})
 	}
-	for _, w := range c.Args {
+	for _, i := range from[len(c.Assigns):] {
+		w := c.Args[i]
 		out = append(out, span{int(w.Pos().Offset()), int(w.End().Offset())})
 	}
 	return out
@@ -400,8 +403,8 @@ func (r *reader) visit(n syntax.Node) bool {
 	case *syntax.Word:
 		r.s.Words = append(r.s.Words, decode(n))
 	case *syntax.CallExpr:
-		words, nAssign := callWords(n)
-		r.command(Command{Words: words, NAssign: nAssign, Text: r.text(n)}, r.spans(n))
+		words, nAssign, from := callWords(n)
+		r.command(Command{Words: words, NAssign: nAssign, Text: r.text(n)}, r.spans(n, from))
 	case *syntax.DeclClause:
 		r.decl(n)
 	case *syntax.LetClause:
@@ -474,6 +477,6 @@ func ParseCommand(src string) (*Command, error) {
 	if !ok || st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 {
 		return nil, ErrNotSimple
 	}
-	words, nAssign := callWords(call)
+	words, nAssign, _ := callWords(call)
 	return &Command{Words: words, NAssign: nAssign, Text: Clip(src), Parent: -1}, nil
 }

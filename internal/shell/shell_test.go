@@ -102,6 +102,45 @@ func TestWords(t *testing.T) {
 	}
 }
 
+// A command's arguments are brace-expanded as the shell expands them,
+// across quoted parts, so that {r'm',-f,x} is rm -f x; a word elsewhere
+// with a brace expansion is a Pattern; an expansion past maxBraces words
+// is computed.
+func TestBraces(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		want   []Word
+	}{
+		{`{r'm',-f,src/keep.txt}`, []Word{{Text: "rm"}, {Text: "-f"}, {Text: "src/keep.txt"}}},
+		{`go test {-exec,'sh -c x'} ./...`, []Word{{Text: "go"}, {Text: "test"}, {Text: "-exec"}, {Text: "sh -c x"}, {Text: "./..."}}},
+		{"cat {../out/x,go.mod}", []Word{{Text: "cat"}, {Text: "../out/x"}, {Text: "go.mod"}}},
+		{"ls {/abs,.} a{,b}", []Word{{Text: "ls"}, {Text: "/abs"}, {Text: "."}, {Text: "a"}, {Text: "ab"}}},
+		{"cat x{1..3}", []Word{{Text: "cat"}, {Text: "x1"}, {Text: "x2"}, {Text: "x3"}}},
+		{"cat {~,x}/k", []Word{{Text: "cat"}, {Text: "~/k", Tilde: true}, {Text: "x/k"}}},
+		{`cat '{a,b}' {} {x}`, []Word{{Text: "cat"}, {Text: "{a,b}"}, {Text: "{}"}, {Text: "{x}"}}},
+		{"cat {1..100}", []Word{{Text: "cat"}, {Kind: Dynamic, Splits: true}}},
+		{"cat {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", []Word{{Text: "cat"}, {Kind: Dynamic, Splits: true}}},
+	} {
+		s, err := Parse(tc.script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(tc.want, s.Commands[0].Words); d != "" {
+			t.Errorf("Parse(%q) words (-want +got):\n%s", tc.script, d)
+		}
+	}
+	s, _ := Parse("cat < {a,'b'} > x{'1',2}")
+	for _, r := range s.Redirects {
+		if r.Target.Kind != Pattern {
+			t.Errorf("redirection %s: %+v, want a Pattern", r.Text, r.Target)
+		}
+	}
+	// The command name a brace expansion makes is the program run.
+	if s, _ := Parse("{r'm',-f,x}"); len(s.Opaque) > 0 || s.Commands[0].Program() != 0 {
+		t.Errorf("opaque %q, program %d", s.Opaque, s.Commands[0].Program())
+	}
+}
+
 // What does not parse or passes a limit is an error for the script itself,
 // opaque and unparsed wherever it is.
 func TestUnreadable(t *testing.T) {
@@ -204,5 +243,51 @@ func TestLimitsCountOpeners(t *testing.T) {
 	// A long script of ordinary commands stays well inside.
 	if src := strings.Repeat("echo ${a} $(b) [x];\n", 400); tooDeep(src) != nil {
 		t.Errorf("tooDeep = %v for 400 ordinary lines", tooDeep(src))
+	}
+}
+
+// Brace expansions are counted before they are expanded: a long word of
+// braces, or a sequence past the int64 range, is one computed word.
+func TestBraceLimits(t *testing.T) {
+	for _, script := range []string{
+		"cat " + strings.Repeat("{a,b}", 4000),
+		"cat {-9223372036854775808..9223372036854775807}",
+		"cat {1..65}", "cat {a..z}{a..z}", "cat {0..1000..10}",
+	} {
+		s, err := Parse(script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := s.Commands[0].Words; len(w) != 2 || w[1].Kind != Dynamic || !w[1].Splits {
+			t.Errorf("Parse(%.40q): %d words, the second %+v", script, len(w), w[1])
+		}
+	}
+	s, _ := Parse("cat {1..63..1} {z..a..5}")
+	if n := len(s.Commands[0].Words); n != 1+63+6 {
+		t.Errorf("words: %d, want %d", n, 1+63+6)
+	}
+}
+
+// Sequences expand as bash expands them: padded, by steps, downwards.
+func TestBraceSequences(t *testing.T) {
+	for script, want := range map[string]string{
+		"echo {01..3}":      "echo 01 02 03",
+		"echo {z..a..5}":    "echo z u p k f a",
+		"echo {3..-1..2}":   "echo 3 1 -1",
+		"echo a{b,c{d,e}}f": "echo abf acdf acef",
+		"echo {1..2,x}":     "echo 1..2 x",
+		"echo {9223372036854775806..9223372036854775807}": "echo 9223372036854775806 9223372036854775807",
+	} {
+		s, err := Parse(script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, w := range s.Commands[0].Words {
+			got = append(got, w.Text)
+		}
+		if g := strings.Join(got, " "); g != want {
+			t.Errorf("Parse(%q) = %q, want %q", script, g, want)
+		}
 	}
 }

@@ -2,6 +2,9 @@ package shell
 
 import (
 	"fmt"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -50,8 +53,218 @@ type Word struct {
 // without a leading tilde.
 func (w Word) Static() bool { return w.Kind == Literal && !w.Tilde }
 
-// decode reads w as the shell would, without running anything.
+// decode reads w as the shell would, without running anything. A word
+// with a brace expansion, across its parts ({r'm',x}), is a Pattern.
 func decode(w *syntax.Word) Word {
+	out := decodeParts(w)
+	if out.Kind == Literal {
+		if _, ok := braces(w); ok {
+			out.Kind = Pattern
+		}
+	}
+	return out
+}
+
+// maxBraces is the most words the analyser lets one brace expansion make:
+// past it the word is computed, as if it were known only at run time.
+const maxBraces = 64
+
+// braces returns the words brace expansion makes of w, the empty ones
+// left out as bash leaves them out, and whether w has a brace expansion
+// at all; nil and true when it makes more than maxBraces.
+func braces(w *syntax.Word) ([]*syntax.Word, bool) {
+	if w == nil {
+		return nil, false
+	}
+	split := &syntax.Word{Parts: slices.Clone(w.Parts)}
+	if !syntax.SplitBraces(split) {
+		return nil, false
+	}
+	if braceCount(split.Parts) > maxBraces {
+		// Counted first, so that the expansion is bounded.
+		return nil, true
+	}
+	var out []*syntax.Word
+	for _, parts := range expandBraces(split.Parts) {
+		if x := (&syntax.Word{Parts: parts}); !emptyWord(x) {
+			out = append(out, x)
+		}
+	}
+	return out, true
+}
+
+// expandBraces returns the words, as their parts, that the brace
+// expansions in parts make, left to right as bash makes them; braceCount
+// has bounded how many. (mvdan.cc/sh/v3/expand does the same, but brings
+// os/exec with it, and this package only reads text.)
+func expandBraces(parts []syntax.WordPart) [][]syntax.WordPart {
+	out := [][]syntax.WordPart{nil}
+	for _, p := range parts {
+		br, ok := p.(*syntax.BraceExp)
+		if !ok {
+			for i := range out {
+				out[i] = append(out[i], p)
+			}
+			continue
+		}
+		var alts [][]syntax.WordPart
+		if br.Sequence {
+			for _, v := range sequence(br) {
+				alts = append(alts, []syntax.WordPart{&syntax.Lit{Value: v}})
+			}
+		} else {
+			for _, e := range br.Elems {
+				alts = append(alts, expandBraces(e.Parts)...)
+			}
+		}
+		next := make([][]syntax.WordPart, 0, len(out)*len(alts))
+		for _, o := range out {
+			for _, a := range alts {
+				next = append(next, slices.Concat(o, a))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// braceCount returns how many words the brace expansions in parts make,
+// or some number over maxBraces when they make more.
+func braceCount(parts []syntax.WordPart) int {
+	n := 1
+	for _, p := range parts {
+		br, ok := p.(*syntax.BraceExp)
+		if !ok {
+			continue
+		}
+		m := 0
+		if br.Sequence {
+			m = sequenceCount(br)
+		} else {
+			for _, e := range br.Elems {
+				if m += braceCount(e.Parts); m > maxBraces {
+					break
+				}
+			}
+		}
+		if n *= max(m, 1); n > maxBraces {
+			return maxBraces + 1
+		}
+	}
+	return n
+}
+
+// sequenceCount returns how many words a sequence expansion ({1..9},
+// {a..z}, {0..100..5}) makes, at most maxBraces+1.
+func sequenceCount(br *syntax.BraceExp) int {
+	from, to, step, _, _ := sequenceOf(br)
+	// In uint64, to-from and |step| are right even where int64 overflows.
+	span, by := uint64(to)-uint64(from), uint64(step)
+	if to < from {
+		span = uint64(from) - uint64(to)
+	}
+	if step < 0 {
+		by = -by
+	}
+	if span/by >= maxBraces {
+		return maxBraces + 1
+	}
+	return int(span/by) + 1
+}
+
+// sequenceOf reads a sequence expansion as bash does: its ends, numbers or
+// single characters, its step (never 0), whether its ends are characters,
+// and the width its numbers are padded to when an end has a leading zero.
+func sequenceOf(br *syntax.BraceExp) (from, to, step int64, chars bool, width int) {
+	a, b := br.Elems[0].Lit(), br.Elems[1].Lit()
+	from, err1 := strconv.ParseInt(a, 10, 64)
+	to, err2 := strconv.ParseInt(b, 10, 64)
+	switch {
+	case (err1 != nil || err2 != nil) && (a == "" || b == ""):
+		// SplitBraces makes no such sequence; read it as one word.
+		return 0, 0, 1, false, 0
+	case err1 != nil || err2 != nil:
+		chars = true
+		from, to = int64(a[0]), int64(b[0])
+	case zeros(a) || zeros(b):
+		width = max(len(a), len(b))
+	}
+	step = 1
+	if len(br.Elems) > 2 {
+		if n, err := strconv.ParseInt(br.Elems[2].Lit(), 10, 64); err == nil && n != 0 {
+			step = n
+		}
+	}
+	return from, to, step, chars, width
+}
+
+// zeros reports whether a number is written with a leading zero (01, -05).
+func zeros(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	return len(s) > 1 && s[0] == '0'
+}
+
+// sequence returns the words of a sequence expansion that sequenceCount
+// has bounded.
+func sequence(br *syntax.BraceExp) []string {
+	from, to, step, chars, width := sequenceOf(br)
+	if step < 0 {
+		step = -step
+	}
+	if to < from {
+		step = -step
+	}
+	var out []string
+	for n, i := from, 0; i < maxBraces && (step > 0 && n <= to || step < 0 && n >= to); n, i = n+step, i+1 {
+		switch {
+		case chars:
+			out = append(out, string(rune(n)))
+		case width > 0:
+			out = append(out, fmt.Sprintf("%0*d", width, n))
+		default:
+			out = append(out, strconv.FormatInt(n, 10))
+		}
+		if step > 0 && n > math.MaxInt64-step || step < 0 && n < math.MinInt64-step {
+			break
+		}
+	}
+	return out
+}
+
+// emptyWord reports whether w is made of nothing but empty literals: an
+// unquoted empty word, which the shell drops.
+func emptyWord(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if lit, ok := p.(*syntax.Lit); !ok || lit.Value != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// expandWord returns the words the shell makes of an argument w by brace
+// expansion, each decoded (one, decoded, when it has none); one Dynamic
+// word that splits when the expansion makes too many.
+func expandWord(w *syntax.Word) []Word {
+	words, ok := braces(w)
+	switch {
+	case !ok:
+		return []Word{decodeParts(w)}
+	case words == nil && len(w.Parts) > 0:
+		if out := decodeParts(w); out.Kind == Dynamic {
+			return []Word{out}
+		}
+		return []Word{{Kind: Dynamic, Splits: true}}
+	}
+	out := make([]Word, 0, len(words))
+	for _, x := range words {
+		out = append(out, decodeParts(x))
+	}
+	return out
+}
+
+// decodeParts is decode without the brace expansion across parts.
+func decodeParts(w *syntax.Word) Word {
 	if w == nil {
 		return Word{}
 	}
@@ -202,16 +415,24 @@ func decodeAssign(a *syntax.Assign) Word {
 	return Word{Text: a.Name.Value + op + v.Text, Kind: Assign}
 }
 
-// callWords returns a simple command's words, its assignments first.
-func callWords(c *syntax.CallExpr) (words []Word, nAssign int) {
+// callWords returns a simple command's words, its assignments first, its
+// arguments brace-expanded as the shell expands them ({rm,x} is rm x),
+// and with each the index in c.Args of the argument it comes from (-1 for
+// an assignment).
+func callWords(c *syntax.CallExpr) (words []Word, nAssign int, from []int) {
 	words = make([]Word, 0, len(c.Assigns)+len(c.Args))
+	from = make([]int, 0, cap(words))
 	for _, a := range c.Assigns {
 		words = append(words, decodeAssign(a))
+		from = append(from, -1)
 	}
-	for _, w := range c.Args {
-		words = append(words, decode(w))
+	for i, w := range c.Args {
+		for _, x := range expandWord(w) {
+			words = append(words, x)
+			from = append(from, i)
+		}
 	}
-	return words, len(c.Assigns)
+	return words, len(c.Assigns), from
 }
 
 // Source writes w back as shell source that reads as the same word,
