@@ -410,14 +410,15 @@ func fine(a *shell.Script, acc []access) (ok bool, unknown string) {
 	return unknown == "", unknown
 }
 
-// setsPath reports whether w sets PATH (PATH=., export PATH+=:x), which
-// changes what program a name runs.
+// setsPath reports whether w may set PATH (PATH=., export PATH+=:x, the
+// name given to read or printf -v), which changes what program a name
+// runs.
 func setsPath(w shell.Word) bool {
 	text := w.Text
 	if w.Kind == shell.Dynamic {
 		text = w.Prefix
 	}
-	return strings.HasPrefix(text, "PATH=") || strings.HasPrefix(text, "PATH+=")
+	return text == "PATH" || strings.HasPrefix(text, "PATH=") || strings.HasPrefix(text, "PATH+=")
 }
 
 // writesInside reports whether a command writes a file inside the

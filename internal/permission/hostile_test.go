@@ -197,6 +197,8 @@ var hostileCommands = []hostile{
 	{"date -f", "date -f {out}/secret", askM, askM, askM, allowM},
 	{"a workspace program named echo", "./echo hi", askM, askM, askM, allowM},
 	{"PATH set", "PATH=.:/usr/bin echo hi", askM, askM, askM, allowM},
+	{"PATH read", "read PATH <<< .; echo hi", askM, askM, askM, allowM},
+	{"PATH exported", "export PATH=.:$PATH; echo hi", askM, askM, askM, allowM},
 	{"harmless programs", "echo hi; pwd; basename a/b; date +%s; printf '%s' x | tr a b", askM, askM, allowM, allowM},
 	{"git diff inside", "git diff HEAD -- src", askM, askM, allowM, allowM},
 	// Programs that have a server outside the sandbox run code.
