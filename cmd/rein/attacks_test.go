@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rein-agent/rein/internal/sandbox/sandboxtest"
 )
 
 // The end-to-end hostile suite: a scripted model that does what a prompt
@@ -347,6 +349,7 @@ var yoloAttacks = []attack{
 }
 
 func TestHostileModelInYoloIsContained(t *testing.T) {
+	sandboxtest.Need(t)
 	w := newHostileWorld(t)
 	r := w.run(t, yoloAttacks, "--permission-mode", "yolo", "--deny", "bash(rm:*)")
 	// The daemon would have written its marker two seconds later.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rein-agent/rein/internal/sandbox/sandboxtest"
+
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/sandbox"
 	"github.com/rein-agent/rein/internal/workspace"
@@ -16,9 +18,7 @@ import (
 // every command's invocation, and yolo does not turn it off: only
 // --sandbox off does.
 func TestSandboxIsSaidRecordedAndKeptInYolo(t *testing.T) {
-	if st := sandbox.Probe(); !st.Available {
-		t.Skipf("no sandbox on this machine: %s", st.Reason)
-	}
+	sandboxtest.Need(t)
 	outside := filepath.Join(t.TempDir(), "outside")
 	for _, tc := range []struct {
 		name    string

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rein-agent/rein/internal/sandbox"
+	"github.com/rein-agent/rein/internal/sandbox/sandboxtest"
 )
 
 // A user who is not root gets the sandbox too: rein is non-dumpable,
@@ -14,9 +14,7 @@ import (
 // the start must still be able to write the child's uid_map. When the test
 // runs as root, rein runs as nobody, the case the tests as root missed.
 func TestSandboxForAUserWhoIsNotRoot(t *testing.T) {
-	if st := sandbox.Probe(); !st.Available {
-		t.Skipf("no sandbox on this machine: %s", st.Reason)
-	}
+	sandboxtest.Need(t)
 	u := newSandboxUser(t)
 	outside := u.dir("outside")
 	if err := os.MkdirAll(outside, 0o755); err != nil {

@@ -16,15 +16,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rein-agent/rein/internal/sandbox/sandboxtest"
+
 	"github.com/rein-agent/rein/internal/sandbox"
 )
 
 // needSandbox skips t where this machine cannot sandbox, saying why.
 func needSandbox(t testing.TB) {
 	t.Helper()
-	if st := sandbox.Probe(); !st.Available {
-		t.Skip("no sandbox on this machine: " + st.Reason)
-	}
+	sandboxtest.Need(t)
 }
 
 // world is a workspace with a repository, a directory outside the

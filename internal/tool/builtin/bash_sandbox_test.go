@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rein-agent/rein/internal/sandbox/sandboxtest"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rein-agent/rein/internal/contract"
@@ -30,9 +32,7 @@ import (
 // this machine cannot sandbox, saying why.
 func sandboxed(t *testing.T) (registry.Tool, *sandbox.Policy, *workspace.Workspace, string) {
 	t.Helper()
-	if st := sandbox.Probe(); !st.Available {
-		t.Skip("no sandbox on this machine: " + st.Reason)
-	}
+	sandboxtest.Need(t)
 	ws := newWorkspace(t)
 	if err := os.MkdirAll(filepath.Join(ws.Root(), ".git", "hooks"), 0o755); err != nil {
 		t.Fatal(err)
