@@ -398,16 +398,68 @@ func fine(a *shell.Script, acc []access) (ok bool, unknown string) {
 	}
 	for i := range a.Commands {
 		c := &a.Commands[i]
-		for _, w := range c.Words {
-			if setsPath(w) {
+		for j, w := range c.Words {
+			if setsPath(w) || j < c.NAssign && !plainAssign(w) {
 				return false, ""
 			}
+		}
+		if !plainDeclaration(c) {
+			return false, ""
 		}
 		if len(c.Words) > c.NAssign && !shell.Known(c.Words[c.NAssign]) && unknown == "" {
 			unknown = c.Text
 		}
 	}
 	return unknown == "", unknown
+}
+
+// declarations are the builtins that set variables from their arguments.
+var declarations = map[string]bool{"export": true, "declare": true, "typeset": true, "readonly": true, "local": true}
+
+// plainDeclaration reports whether c, when it is a declaration builtin,
+// sets only variables rein can name, none of them PATH: each argument a
+// plain NAME or NAME=value, flags without -n (a nameref may make any name
+// PATH). Any other command is plain.
+func plainDeclaration(c *shell.Command) bool {
+	args := c.Args()
+	if len(args) == 0 || args[0].Kind != shell.Literal || !declarations[args[0].Text] {
+		return true
+	}
+	for _, w := range args[1:] {
+		switch {
+		case w.Kind == shell.Literal && strings.HasPrefix(w.Text, "-") || strings.HasPrefix(w.Text, "+"):
+			if w.Kind != shell.Literal || strings.ContainsRune(w.Text, 'n') {
+				return false
+			}
+		case !plainAssign(w):
+			return false
+		}
+	}
+	return true
+}
+
+// plainAssign reports whether w sets (or names) one ordinary variable that
+// is not PATH: NAME, NAME=value or NAME+=value, the value possibly
+// computed; not an array element, an array, or a name made by expansion.
+func plainAssign(w shell.Word) bool {
+	text := w.Text
+	if w.Kind == shell.Dynamic {
+		text = w.Prefix
+		if !strings.Contains(text, "=") {
+			return false
+		}
+	}
+	name, _, _ := strings.Cut(text, "=")
+	name = strings.TrimSuffix(name, "+")
+	if name == "" || name == "PATH" {
+		return false
+	}
+	for i, r := range name {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // setsPath reports whether w may set PATH (PATH=., export PATH+=:x, the

@@ -199,6 +199,12 @@ var hostileCommands = []hostile{
 	{"PATH set", "PATH=.:/usr/bin echo hi", askM, askM, askM, allowM},
 	{"PATH read", "read PATH <<< .; echo hi", askM, askM, askM, allowM},
 	{"PATH exported", "export PATH=.:$PATH; echo hi", askM, askM, askM, allowM},
+	{"PATH exported through braces", "export PATH{=.,}; echo hi", askM, askM, askM, allowM},
+	{"PATH declared through braces", "declare {P,}ATH=.; echo hi", askM, askM, askM, allowM},
+	{"PATH through a nameref", "declare -n x=PATH; x=.; echo hi", askM, askM, askM, allowM},
+	{"PATH as an array", "PATH[0]=.; echo hi", askM, askM, askM, allowM},
+	{"PATH made an array", "PATH=(.); echo hi", askM, askM, askM, allowM},
+	{"a plain export stays contained", "export FOO=1 BAR; echo hi", askM, askM, allowM, allowM},
 	{"harmless programs", "echo hi; pwd; basename a/b; date +%s; printf '%s' x | tr a b", askM, askM, allowM, allowM},
 	{"git diff inside", "git diff HEAD -- src", askM, askM, allowM, allowM},
 	// Programs that have a server outside the sandbox run code.
