@@ -119,7 +119,8 @@ func DefaultDenyRead() []string {
 		"~/.ssh", "~/.aws", "~/.config/gcloud", "~/.azure", "~/.kube", "~/.docker/config.json",
 		"~/.netrc", "~/.gnupg", "~/.git-credentials", "~/.config/gh/hosts.yml", "~/.config/git/credentials",
 		"~/.npmrc", "~/.cargo/credentials.toml", "~/.cargo/credentials", "~/.pypirc", "~/.config/hub",
-		"~/.terraform.d/credentials.tfrc.json",
+		"~/.terraform.d/credentials.tfrc.json", "~/.password-store", "~/.vault-token", "~/.claude/.credentials.json",
+		"~/.config/containers/auth.json", "~/.bash_history", "~/.zsh_history",
 	}
 	add := func(p string) {
 		if filepath.IsAbs(p) {
@@ -127,6 +128,14 @@ func DefaultDenyRead() []string {
 				out = append(out, p)
 			}
 		}
+	}
+	// The stores under the configuration directory, where XDG_CONFIG_HOME
+	// (or GH_CONFIG_DIR) puts it.
+	add(xdgDir("XDG_CONFIG_HOME", ".config", filepath.Join("gh", "hosts.yml")))
+	add(xdgDir("XDG_CONFIG_HOME", ".config", filepath.Join("git", "credentials")))
+	add(xdgDir("XDG_CONFIG_HOME", ".config", filepath.Join("containers", "auth.json")))
+	if d := os.Getenv("GH_CONFIG_DIR"); d != "" {
+		add(filepath.Join(d, "hosts.yml"))
 	}
 	add(xdgDir("XDG_CONFIG_HOME", ".config", "rein"))
 	add(xdgDir("XDG_STATE_HOME", filepath.Join(".local", "state"), "rein"))
@@ -229,6 +238,8 @@ func Protected(roots []string) []string {
 				dotgit := filepath.Join(root, sub, ".git")
 				if fi, err := os.Lstat(dotgit); err == nil && fi.IsDir() {
 					add(filepath.Join(dotgit, "config"), false)
+					add(filepath.Join(dotgit, "config.worktree"), false)
+					add(filepath.Join(dotgit, "commondir"), false)
 					add(filepath.Join(dotgit, "hooks"), true)
 					continue
 				}
@@ -241,7 +252,11 @@ func Protected(roots []string) []string {
 			add(filepath.Join(gitdir, "commondir"), false)
 			add(filepath.Join(common, "hooks"), true)
 			for _, m := range submodules(filepath.Join(common, "modules"), 0) {
+				// A submodule's commondir or config.worktree would point git
+				// outside at another repository, or set its config.
 				add(filepath.Join(m, "config"), false)
+				add(filepath.Join(m, "config.worktree"), false)
+				add(filepath.Join(m, "commondir"), false)
 				add(filepath.Join(m, "hooks"), true)
 			}
 			for _, hp := range hooksDirs(root, gitdir, common) {

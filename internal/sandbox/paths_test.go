@@ -146,9 +146,9 @@ func TestProtected(t *testing.T) {
 		}, func(r string) []string {
 			g := r + "/.git"
 			return []string{g + "/config", g + "/config.worktree", g + "/commondir", g + "/hooks/",
-				g + "/modules/a/b/config", g + "/modules/a/b/hooks/",
-				g + "/modules/lib/config", g + "/modules/lib/hooks/",
-				g + "/modules/lib/modules/deep/config", g + "/modules/lib/modules/deep/hooks/",
+				g + "/modules/a/b/config", g + "/modules/a/b/config.worktree", g + "/modules/a/b/commondir", g + "/modules/a/b/hooks/",
+				g + "/modules/lib/config", g + "/modules/lib/config.worktree", g + "/modules/lib/commondir", g + "/modules/lib/hooks/",
+				g + "/modules/lib/modules/deep/config", g + "/modules/lib/modules/deep/config.worktree", g + "/modules/lib/modules/deep/commondir", g + "/modules/lib/modules/deep/hooks/",
 				r + "/.husky/_/", r + "/.husky/", r + "/.rein/"}
 		}},
 		{"linked worktree, worktree config wins", func(t *testing.T, r string) {
@@ -169,7 +169,7 @@ func TestProtected(t *testing.T) {
 			writeFile(t, r+"/vendor/old/.git/config", "")
 		}, func(r string) []string {
 			g := r + "/.git"
-			return []string{r + "/sub/.git", r + "/vendor/old/.git/config", r + "/vendor/old/.git/hooks/",
+			return []string{r + "/sub/.git", r + "/vendor/old/.git/config", r + "/vendor/old/.git/config.worktree", r + "/vendor/old/.git/commondir", r + "/vendor/old/.git/hooks/",
 				g + "/config", g + "/config.worktree", g + "/commondir", g + "/hooks/", r + "/.rein/"}
 		}},
 		{"global hooksPath", func(t *testing.T, r string) {

@@ -291,6 +291,34 @@ func TestMissingProtectedFilesHeldWhileTheCommandRuns(t *testing.T) {
 	}
 }
 
+// TestSubmoduleRepositoryHeld checks that a submodule's repository under
+// .git/modules cannot be pointed elsewhere: its commondir and
+// config.worktree, missing, are held read-only while the command runs,
+// and gone afterwards.
+func TestSubmoduleRepositoryHeld(t *testing.T) {
+	needSandbox(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git here")
+	}
+	w := newWorld(t)
+	if out, err := exec.Command("git", "init", "-q", w.ws).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	writeFile(t, w.ws+"/.git/modules/sub/config", "[core]\n")
+	p := *w.policy
+	p.ReadOnly = sandbox.Protected([]string{w.ws})
+	out, code := w.run(t, &p, `{ echo ../../../evil > .git/modules/sub/commondir || echo refused; } && `+
+		`{ echo '[core]' >> .git/modules/sub/config.worktree || echo refused; } && echo ok`)
+	if code != 0 || !strings.HasSuffix(out, "ok\n") || strings.Count(out, "refused\n") != 2 {
+		t.Fatalf("exit code %d, output %q: both writes should be refused", code, out)
+	}
+	for _, f := range []string{"/.git/modules/sub/commondir", "/.git/modules/sub/config.worktree"} {
+		if msg := notThere(w.ws + f); msg != "" {
+			t.Error(msg)
+		}
+	}
+}
+
 // TestLoopbackIsTheSandboxs checks that with the network off a server on
 // the host's loopback is out of reach (it sees no connection), while a
 // server started inside is reachable from inside; and that with the
