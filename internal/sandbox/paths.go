@@ -3,11 +3,13 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Expand returns paths with ~ (alone or followed by a slash) replaced by
@@ -181,6 +183,45 @@ func terminalSockets() []string {
 	}
 	if d := os.Getenv("SCREENDIR"); filepath.IsAbs(d) {
 		out = append(out, d)
+	}
+	return append(out, tmpSockets()...)
+}
+
+// tmpSockets are the sockets under /tmp and /var/tmp, found once per
+// process: a session's sandbox is made once, and the scan costs a few
+// milliseconds in a crowded /tmp.
+var tmpSockets = sync.OnceValue(func() []string { return socketsUnder([]string{"/tmp", "/var/tmp"}, 2, 4096) })
+
+// socketsUnder returns the Unix sockets found in dirs and up to depth
+// levels below them, reading at most limit entries in all: servers that
+// would run commands for a client (a tmux started with -S /tmp/x, an
+// editor's server) often listen there, under names no list can know.
+// Sockets made after the scan are not found.
+func socketsUnder(dirs []string, depth, limit int) []string {
+	var out []string
+	// Breadth first, so that the limit cuts the deepest levels.
+	level := dirs
+	for d := 0; d <= depth && len(level) > 0 && limit > 0; d++ {
+		var next []string
+		for _, dir := range level {
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				continue
+			}
+			for _, e := range entries {
+				if limit--; limit < 0 {
+					return out
+				}
+				p := filepath.Join(dir, e.Name())
+				switch {
+				case e.Type()&fs.ModeSocket != 0:
+					out = append(out, p)
+				case e.IsDir():
+					next = append(next, p)
+				}
+			}
+		}
+		level = next
 	}
 	return out
 }

@@ -4,11 +4,13 @@ package sandbox_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -134,5 +136,30 @@ func TestGitfilesReadOnly(t *testing.T) {
 				t.Errorf("%s = %q after %q\n%s", tc.file, got, tc.command, out)
 			}
 		})
+	}
+}
+
+// A server's socket at a path of its own under /tmp (tmux -S /tmp/x)
+// that was there when the process first made a policy is hidden too.
+func TestCustomSocketUnderTmpHidden(t *testing.T) {
+	needSandbox(t)
+	sock := fmt.Sprintf("/tmp/rein-sock-%d", os.Getpid())
+	t.Cleanup(func() { os.Remove(sock) })
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Skipf("cannot listen on %s: %v", sock, err)
+	}
+	defer l.Close()
+	found := sandbox.SocketsUnder([]string{"/tmp"}, 2, 4096)
+	if !slices.Contains(found, sock) {
+		t.Fatalf("the scan of /tmp found %q, not %s", found, sock)
+	}
+	w := newWorld(t)
+	w.policy.DenyRead = append(w.policy.DenyRead, found...)
+	if out, code := w.run(t, off(w.policy), "test -S "+sock); code != 0 {
+		t.Fatalf("outside the sandbox: exit %d\n%s", code, out)
+	}
+	if out, code := w.run(t, w.policy, "test -S "+sock); code == 0 {
+		t.Errorf("%s is a socket inside the sandbox\n%s", sock, out)
 	}
 }

@@ -1,0 +1,4 @@
+package sandbox
+
+// SocketsUnder is socketsUnder, for the tests of package sandbox_test.
+var SocketsUnder = socketsUnder
