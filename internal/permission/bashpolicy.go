@@ -427,7 +427,7 @@ func plainDeclaration(c *shell.Command) bool {
 	}
 	for _, w := range args[1:] {
 		switch {
-		case w.Kind == shell.Literal && strings.HasPrefix(w.Text, "-") || strings.HasPrefix(w.Text, "+"):
+		case strings.HasPrefix(w.Text, "-") || strings.HasPrefix(w.Text, "+"):
 			if w.Kind != shell.Literal || strings.ContainsRune(w.Text, 'n') {
 				return false
 			}
@@ -451,15 +451,7 @@ func plainAssign(w shell.Word) bool {
 	}
 	name, _, _ := strings.Cut(text, "=")
 	name = strings.TrimSuffix(name, "+")
-	if name == "" || name == "PATH" {
-		return false
-	}
-	for i, r := range name {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return true
+	return name != "PATH" && shell.ValidName(name)
 }
 
 // setsPath reports whether w may set PATH (PATH=., export PATH+=:x, the

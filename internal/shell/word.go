@@ -463,7 +463,7 @@ func (w Word) Source() string {
 }
 
 func quoteWord(s string) string {
-	if name, _, ok := strings.Cut(s, "="); ok && Plain(s) && validName(name) {
+	if name, _, ok := strings.Cut(s, "="); ok && Plain(s) && ValidName(name) {
 		// NAME=x written bare would read as an assignment where a command
 		// name is.
 		return "'" + s + "'"

@@ -200,11 +200,12 @@ func isAssignWord(w Word) bool {
 		text = w.Prefix
 	}
 	name, _, ok := strings.Cut(text, "=")
-	return ok && validName(name)
+	return ok && ValidName(name)
 }
 
-// validName reports whether s is a shell variable name.
-func validName(s string) bool {
+// ValidName reports whether s is a shell variable name: a letter or _,
+// then letters, digits and _.
+func ValidName(s string) bool {
 	if s == "" || s[0] >= '0' && s[0] <= '9' {
 		return false
 	}
