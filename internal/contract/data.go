@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf16"
@@ -41,7 +42,7 @@ func decodeData(ev Event, data []byte) Event {
 // json.RawMessage (kept verbatim), null or an array of strings for a
 // []string, a string in the RFC 3339 shape parseTime takes for a
 // time.Time, an object for a nested struct, an object for a pointer to a
-// *SandboxSpec, and null or an array of objects for a []FileStamp. It reports false on anything else (a key in
+// *SandboxSpec or a *Totals, a JSON number for a float64 or a *float64, and null or an array of objects for a []FileStamp. It reports false on anything else (a key in
 // another case, a duplicate, null for anything but a slice, trailing
 // bytes...), leaving the event partly set; it must then be decoded
 // afresh.
@@ -78,11 +79,18 @@ type fielder interface{ fields() fields }
 func (e *UserMessage) fields() fields { return fields{{"text", &e.Text}} }
 func (e *RunStarted) fields() fields  { return fields{{"goal", &e.Goal}} }
 func (e *RunFinished) fields() fields {
-	return fields{{"outcome", (*string)(&e.Outcome)}, {"reason", &e.Reason}}
+	return fields{{"outcome", (*string)(&e.Outcome)}, {"reason", &e.Reason}, {"usage", &e.Usage}}
+}
+func (t *Totals) fields() fields {
+	return fields{{"input_tokens", &t.InputTokens}, {"output_tokens", &t.OutputTokens},
+		{"cache_read_tokens", &t.CacheReadTokens}, {"cache_write_tokens", &t.CacheWriteTokens},
+		{"reasoning_tokens", &t.ReasoningTokens}, {"calls", &t.Calls}, {"cost_usd", &t.CostUSD},
+		{"unpriced_calls", &t.Unpriced}}
 }
 func (e *ModelRequested) fields() fields {
 	return fields{{"provider", &e.Provider}, {"model", &e.Model}, {"message_count", &e.MessageCount},
-		{"tool_names", &e.ToolNames}, {"estimated_input_tokens", &e.EstimatedInputTokens}}
+		{"tool_names", &e.ToolNames}, {"estimated_input_tokens", &e.EstimatedInputTokens},
+		{"input_bytes", &e.InputBytes}, {"purpose", &e.Purpose}, {"reasoning_effort", &e.ReasoningEffort}}
 }
 func (e *ModelStarted) fields() fields {
 	return fields{{"provider", &e.Provider}, {"model", &e.Model}, {"request_id", &e.RequestID}}
@@ -92,7 +100,7 @@ func (e *ModelReasoning) fields() fields { return fields{{"text", &e.Text}} }
 func (e *ModelUsage) fields() fields {
 	return fields{{"input_tokens", &e.InputTokens}, {"output_tokens", &e.OutputTokens},
 		{"cache_read_tokens", &e.CacheReadTokens}, {"cache_write_tokens", &e.CacheWriteTokens},
-		{"reasoning_tokens", &e.ReasoningTokens}}
+		{"reasoning_tokens", &e.ReasoningTokens}, {"cost_usd", &e.CostUSD}}
 }
 func (e *ModelFinished) fields() fields {
 	return fields{{"reason", (*string)(&e.Reason)}, {"provider_state", &e.ProviderState}}
@@ -219,6 +227,16 @@ func (s *scanner) value(to any) bool {
 		v := new(SandboxSpec)
 		t := v.fields()
 		*p, ok = v, s.object(&t)
+	case **Totals:
+		v := new(Totals)
+		t := v.fields()
+		*p, ok = v, s.object(&t)
+	case *float64:
+		*p, ok = s.float()
+	case **float64:
+		var f float64
+		f, ok = s.float()
+		*p = &f
 	case fielder:
 		t := p.fields()
 		ok = s.object(&t)
@@ -247,6 +265,48 @@ func (s *scanner) int(limit uint64) (int64, bool) {
 	}
 	n, ok := s.uint(limit + 1)
 	return int64(-n), ok
+}
+
+// float reads a JSON number as encoding/json reads it into a float64:
+// the number's text, checked against JSON's grammar, parsed by strconv.
+func (s *scanner) float() (float64, bool) {
+	s.skip()
+	start := s.i
+	s.byte('-')
+	if s.i >= len(s.b) || !isDigit(s.b[s.i]) {
+		return 0, false
+	}
+	if s.b[s.i] == '0' {
+		s.i++
+	} else {
+		s.digits()
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if s.digits() == 0 {
+			return 0, false
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if s.digits() == 0 {
+			return 0, false
+		}
+	}
+	f, err := strconv.ParseFloat(string(s.b[start:s.i]), 64)
+	return f, err == nil
+}
+
+// digits consumes decimal digits and returns how many.
+func (s *scanner) digits() int {
+	start := s.i
+	for s.i < len(s.b) && isDigit(s.b[s.i]) {
+		s.i++
+	}
+	return s.i - start
 }
 
 // quoted reads a string: plain strings as they are, others decoded as

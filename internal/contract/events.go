@@ -30,6 +30,7 @@ const (
 	TypeToolObservation     = "tool.observation"
 	TypeContextProjected    = "context.projected"
 	TypeContextCompacted    = "context.compacted"
+	TypeCompactionFailed    = "context.compaction_failed"
 	TypeSessionResumed      = "session.resumed"
 	TypeSessionForked       = "session.forked"
 )
@@ -69,6 +70,45 @@ type SessionStarted struct {
 	// Sandbox says whether commands can be sandboxed on this machine,
 	// and if not why; nil when the session did not ask.
 	Sandbox *SandboxStatus `json:"sandbox,omitempty"`
+	// System is the system prompt the session sends, built once when it
+	// starts so that every request begins with the same bytes.
+	System string `json:"system,omitempty"`
+	// ModelInfo is what rein knows of the model's limits and prices, and
+	// where it learned them; nil when nothing is known.
+	ModelInfo *ModelInfo `json:"model_info,omitempty"`
+}
+
+// ModelInfo is what rein knows of one model: its context window, the
+// output it may produce, its prices, and where that came from.
+type ModelInfo struct {
+	// ContextWindow is the model's context in tokens.
+	ContextWindow int `json:"context_window"`
+	// MaxOutput is the output reserved for the reply, in tokens; zero
+	// means unknown.
+	MaxOutput int `json:"max_output,omitempty"`
+	// Source says where the figures came from: "catalog" (the embedded
+	// model catalogue), "config" (the person's [models] table), "server"
+	// (the serving endpoint itself), "default" (nobody knew the model:
+	// a conservative window).
+	Source string `json:"source"`
+	// Prices are the model's prices; nil means unknown.
+	Prices *Prices `json:"prices,omitempty"`
+}
+
+// The sources of a ModelInfo.
+const (
+	InfoCatalog = "catalog"
+	InfoConfig  = "config"
+	InfoServer  = "server"
+	InfoDefault = "default"
+)
+
+// Prices are what a model's tokens cost, in US dollars per million tokens.
+type Prices struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cache_read"`
+	CacheWrite float64 `json:"cache_write"`
 }
 
 // SandboxStatus says whether the OS sandbox can be had, as
@@ -101,13 +141,50 @@ const (
 	OutcomeCancelled Outcome = "cancelled"
 	OutcomeMaxTurns  Outcome = "max_turns"
 	OutcomeNeedsUser Outcome = "needs_user"
+	// OutcomeBudget: the run's cost crossed its budget (max_cost).
+	OutcomeBudget Outcome = "budget"
 )
 
 // RunFinished ends a run.
 type RunFinished struct {
 	Outcome Outcome `json:"outcome"`
 	Reason  string  `json:"reason,omitempty"`
+	// Usage sums the tokens and cost of the run's model calls; nil in
+	// logs written before it was recorded.
+	Usage *Totals `json:"usage,omitempty"`
 }
+
+// Totals sum the usage of several model calls. CostUSD sums the calls
+// whose cost is known; Unpriced counts the others, so that a total is
+// never shown as complete when a part of it is unknown.
+type Totals struct {
+	InputTokens      int64   `json:"input_tokens"`
+	OutputTokens     int64   `json:"output_tokens"`
+	CacheReadTokens  int64   `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64   `json:"cache_write_tokens,omitempty"`
+	ReasoningTokens  int64   `json:"reasoning_tokens,omitempty"`
+	Calls            int     `json:"calls"`
+	CostUSD          float64 `json:"cost_usd"`
+	Unpriced         int     `json:"unpriced_calls,omitempty"`
+}
+
+// Add adds one call's usage to t.
+func (t *Totals) Add(u *ModelUsage) {
+	t.InputTokens += u.InputTokens
+	t.OutputTokens += u.OutputTokens
+	t.CacheReadTokens += u.CacheReadTokens
+	t.CacheWriteTokens += u.CacheWriteTokens
+	t.ReasoningTokens += u.ReasoningTokens
+	t.Calls++
+	if u.CostUSD == nil {
+		t.Unpriced++
+		return
+	}
+	t.CostUSD += *u.CostUSD
+}
+
+// CostKnown reports whether every call's cost is known.
+func (t *Totals) CostKnown() bool { return t.Unpriced == 0 }
 
 // ModelRequested records what was about to be sent to a provider.
 type ModelRequested struct {
@@ -116,7 +193,20 @@ type ModelRequested struct {
 	MessageCount         int      `json:"message_count"`
 	ToolNames            []string `json:"tool_names"`
 	EstimatedInputTokens int      `json:"estimated_input_tokens"`
+	// InputBytes is the size of what the estimate counted (the text of the
+	// system prompt, tools and messages), from which the estimator's
+	// bytes-per-token ratio is calibrated against model.usage.
+	InputBytes int `json:"input_bytes,omitempty"`
+	// Purpose is empty for a turn of the conversation, PurposeCompaction
+	// for the call that summarises it: its answer is not part of the
+	// conversation.
+	Purpose string `json:"purpose,omitempty"`
+	// ReasoningEffort is the reasoning level asked for, if any.
+	ReasoningEffort string `json:"reasoning_effort,omitempty"`
 }
+
+// PurposeCompaction marks the model call of a compaction.
+const PurposeCompaction = "compaction"
 
 // ModelStarted says a provider's stream began.
 type ModelStarted struct {
@@ -177,6 +267,9 @@ type ModelUsage struct {
 	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
 	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
 	ReasoningTokens  int64 `json:"reasoning_tokens,omitempty"`
+	// CostUSD is what the call cost, from the model's prices; nil when
+	// they are unknown. The kernel fills it in, never a provider.
+	CostUSD *float64 `json:"cost_usd,omitempty"`
 }
 
 // ModelFinished ends a model call. ProviderState is opaque data the vendor
@@ -287,21 +380,101 @@ type ToolObservation struct {
 	Observation
 }
 
-// ContextProjected records what a projection included for a turn.
+// ContextProjected is the decision ledger of one model request: what the
+// projection put in it, and what it left out, summarised or moved to an
+// artifact, with the estimated tokens of each and why.
 type ContextProjected struct {
-	Turn            int      `json:"turn"`
-	EstimatedTokens int      `json:"estimated_tokens"`
-	Included        []string `json:"included,omitempty"`
-	Excluded        []string `json:"excluded,omitempty"`
-	Summarised      []string `json:"summarised,omitempty"`
+	Turn int `json:"turn"`
+	// Window is the model's context window; Reserved the output kept free
+	// for the reply; Budget what the input may use: the window minus the
+	// reserved output minus a margin. All zero when the window is unknown
+	// and no policy applies.
+	Window   int `json:"window,omitempty"`
+	Reserved int `json:"reserved,omitempty"`
+	Budget   int `json:"budget,omitempty"`
+	// EstimatedTokens is the estimate of the whole request's input.
+	EstimatedTokens int `json:"estimated_tokens"`
+	// Sources are the parts of the request, by kind and decision.
+	Sources []ContextSource `json:"sources,omitempty"`
+	// Elided are the intents whose observations this request replaces by
+	// a stub for the first time; later requests keep them elided.
+	Elided []string `json:"elided,omitempty"`
 }
 
-// ContextCompacted records a compaction, with references to the originals.
+// ContextSource is one part of a request as the projection decided it.
+type ContextSource struct {
+	// Kind is one of the Source constants.
+	Kind string `json:"kind"`
+	// Decision is one of the Decided constants.
+	Decision string `json:"decision"`
+	// Count is how many items (messages, tools, observations) it holds.
+	Count int `json:"count,omitempty"`
+	// Tokens is their estimated size as sent.
+	Tokens int `json:"tokens"`
+	// Ref points at the originals: a seq range of the log, or the
+	// context.compacted event whose summary stands for them.
+	Ref string `json:"ref,omitempty"`
+	Why string `json:"why,omitempty"`
+}
+
+// The kinds of a ContextSource.
+const (
+	SourceSystem       = "system"
+	SourceTools        = "tools"
+	SourceSummary      = "summary"
+	SourceMessages     = "messages"
+	SourceObservations = "observations"
+)
+
+// The decisions of a ContextSource.
+const (
+	DecidedIncluded   = "included"
+	DecidedElided     = "elided"
+	DecidedSummarised = "summarised"
+	DecidedExcluded   = "excluded"
+)
+
+// ContextCompacted records a compaction: the summary that from now on
+// stands for the first Replaced messages of the conversation (the events
+// FromSeq to ToSeq), and the sizes before and after. The log keeps the
+// originals; only what the next request holds changes.
 type ContextCompacted struct {
-	Turn            int      `json:"turn"`
-	EstimatedTokens int      `json:"estimated_tokens"`
-	Summarised      []string `json:"summarised,omitempty"`
-	Summary         string   `json:"summary,omitempty"`
+	Turn    int    `json:"turn"`
+	Summary string `json:"summary"`
+	// Replaced is how many messages of the conversation, from its start
+	// as the state held it, the summary replaces.
+	Replaced int `json:"replaced"`
+	// FromSeq and ToSeq bound the events whose messages it replaces.
+	FromSeq uint64 `json:"from_seq"`
+	ToSeq   uint64 `json:"to_seq"`
+	// TokensBefore and TokensAfter are the request's estimated input
+	// before and after.
+	TokensBefore int `json:"tokens_before"`
+	TokensAfter  int `json:"tokens_after"`
+	// By says what asked for it: "auto" (the request passed compact_at),
+	// "context_length" (the provider refused the request), "user".
+	By string `json:"by"`
+	// Focus is what the person asked the summary to keep, if anything.
+	Focus string `json:"focus,omitempty"`
+	// Calls is how many model calls made the summary (more than one when
+	// the history was summarised in chunks).
+	Calls int `json:"calls"`
+}
+
+// What asks for a compaction.
+const (
+	CompactAuto          = "auto"
+	CompactContextLength = "context_length"
+	CompactUser          = "user"
+)
+
+// CompactionFailed records a compaction that changed nothing: the summary
+// call failed, or came back empty, or did not make the request smaller.
+type CompactionFailed struct {
+	Turn    int    `json:"turn"`
+	Attempt int    `json:"attempt"`
+	By      string `json:"by"`
+	Reason  string `json:"reason"`
 }
 
 // SessionResumed records that a session was reopened to continue: the
@@ -311,6 +484,13 @@ type SessionResumed struct {
 	FromSeq uint64            `json:"from_seq"`
 	Gates   map[string]string `json:"gates,omitempty"`
 	Version string            `json:"version,omitempty"`
+	// System is the system prompt the session sends from now on, when it
+	// had none recorded (a log from before it was); empty means the
+	// recorded one stands.
+	System string `json:"system,omitempty"`
+	// ModelInfo is what rein knows of the model the session goes on
+	// with, when it differs from what was recorded.
+	ModelInfo *ModelInfo `json:"model_info,omitempty"`
 }
 
 // SessionForked records that this session began as a prefix of another.
@@ -359,6 +539,7 @@ func (e *InvocationCompleted) EventType() string { return TypeInvocationComplete
 func (e *ToolObservation) EventType() string     { return TypeToolObservation }
 func (e *ContextProjected) EventType() string    { return TypeContextProjected }
 func (e *ContextCompacted) EventType() string    { return TypeContextCompacted }
+func (e *CompactionFailed) EventType() string    { return TypeCompactionFailed }
 func (e *SessionResumed) EventType() string      { return TypeSessionResumed }
 func (e *SessionForked) EventType() string       { return TypeSessionForked }
 
@@ -389,6 +570,7 @@ func (*InvocationCompleted) isEvent() {}
 func (*ToolObservation) isEvent()     {}
 func (*ContextProjected) isEvent()    {}
 func (*ContextCompacted) isEvent()    {}
+func (*CompactionFailed) isEvent()    {}
 func (*SessionResumed) isEvent()      {}
 func (*SessionForked) isEvent()       {}
 func (*Unknown) isEvent()             {}
@@ -455,6 +637,8 @@ func newEvent(t string) Event {
 		return new(ContextProjected)
 	case TypeContextCompacted:
 		return new(ContextCompacted)
+	case TypeCompactionFailed:
+		return new(CompactionFailed)
 	case TypeSessionResumed:
 		return new(SessionResumed)
 	case TypeSessionForked:
@@ -471,6 +655,6 @@ var EventTypes = []string{
 	TypeIntentProposed, TypeModelUsage, TypeModelFinished, TypeProviderError,
 	TypeRetryScheduled, TypeFallbackSelected, TypeToolValidation,
 	TypeToolPermission, TypeInvocationStarted, TypeInvocationCompleted,
-	TypeToolObservation, TypeContextProjected, TypeContextCompacted,
+	TypeToolObservation, TypeContextProjected, TypeContextCompacted, TypeCompactionFailed,
 	TypeSessionResumed, TypeSessionForked,
 }

@@ -34,6 +34,15 @@ type ModelRequest struct {
 	// where the vendor has such a switch; false asks for at most one. The
 	// kernel sets it only for models that support it.
 	ParallelToolCalls bool `json:"parallel_tool_calls,omitempty"`
+	// ReasoningEffort is the reasoning level asked of a model that
+	// reasons ("low", "medium", "high"...: the catalogue's levels for
+	// it); empty means the vendor's default. The kernel sets it only for
+	// models that reason.
+	ReasoningEffort string `json:"reasoning_effort,omitempty"`
+	// CacheKey names the conversation for vendors that route requests to
+	// their prompt cache by a key (OpenAI's prompt_cache_key): the
+	// session's id. Empty means none.
+	CacheKey string `json:"cache_key,omitempty"`
 }
 
 // ModelMessage is one message of the conversation in rein's own shape.
