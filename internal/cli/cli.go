@@ -36,6 +36,7 @@ const (
 // Runtime is the runtime facade as the CLI uses it.
 type Runtime interface {
 	Send(ctx context.Context, in kernel.Input) iter.Seq2[contract.Envelope, error]
+	Compact(ctx context.Context, focus string) iter.Seq2[contract.Envelope, error]
 	Resume(ctx context.Context, res kernel.Resume) iter.Seq2[contract.Envelope, error]
 	State() state.State
 	Session() string
@@ -85,6 +86,14 @@ type Spec struct {
 	// only.
 	Session string
 	Last    bool
+	// MaxCost is the --max-cost flag: a run ends, as budget, after the
+	// model call that takes its cost past it, in US dollars; 0 means the
+	// configuration's, else no budget.
+	MaxCost float64
+	// ReasoningEffort is the --reasoning-effort flag: the reasoning level
+	// asked of a model that reasons; empty means the configuration's,
+	// else the model's default.
+	ReasoningEffort string
 }
 
 // Session is a runtime opened for one command, with what the CLI shows

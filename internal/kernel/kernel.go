@@ -121,6 +121,11 @@ type Options struct {
 	// ones. Values shorter than eventlog.MinSecret are no secrets. Nil
 	// means only the models' keys.
 	Secrets []string
+	// Info is what rein knows of the primary model (see Model.Info).
+	Info *contract.ModelInfo
+	// Context is the context policy: when to compact, the budget of a
+	// run, the reasoning asked for.
+	Context ContextOptions
 	// Fallback lists the models to switch to, in order, when the model
 	// fails for good; nil means none.
 	Fallback []Model
@@ -134,6 +139,20 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+}
+
+// ContextOptions are the settings of the context engine. The zero value
+// means the defaults of each field.
+type ContextOptions struct {
+	// CompactAt is the share of the input budget past which a request is
+	// compacted first; 0 means 0.85.
+	CompactAt float64
+	// MaxCost ends a run, as budget, after the model call that takes the
+	// run's cost past it, in US dollars; 0 means no budget.
+	MaxCost float64
+	// ReasoningEffort is the reasoning level asked of models that reason;
+	// empty means each model's default.
+	ReasoningEffort string
 }
 
 // Input is what the user sends.
@@ -186,7 +205,7 @@ func New(prov provider.Provider, log *eventlog.Log, opts *Options) (*Kernel, err
 	}
 	k.models = append([]Model{{
 		Provider: prov, Name: k.opts.ProviderName, Model: k.opts.Model,
-		Capabilities: k.opts.Capabilities, KeyHint: k.opts.KeyHint, Secret: k.opts.Secret,
+		Capabilities: k.opts.Capabilities, KeyHint: k.opts.KeyHint, Secret: k.opts.Secret, Info: k.opts.Info,
 	}}, k.opts.Fallback...)
 	secrets := slices.Clone(k.opts.Secrets)
 	for i, m := range k.models {
@@ -244,6 +263,13 @@ func (k *Kernel) Events() iter.Seq2[contract.Envelope, error] { return k.log.Eve
 // completed and synced before Send returns.
 func (k *Kernel) Send(ctx context.Context, in Input) iter.Seq2[contract.Envelope, error] {
 	return k.do(func(r *run) { r.send(ctx, in) })
+}
+
+// Compact summarises the conversation now, as a person asks with
+// /compact or rein compact: the summary keeps what focus names, if
+// anything. It yields the events it appends like Send.
+func (k *Kernel) Compact(ctx context.Context, focus string) iter.Seq2[contract.Envelope, error] {
+	return k.do(func(r *run) { r.compactNow(ctx, focus) })
 }
 
 // do runs f as the kernel's one run at a time, yielding what it appends,

@@ -29,6 +29,10 @@ type Model struct {
 	// resumed session reaches the same server; empty means the provider's
 	// default. It must hold no credential.
 	BaseURL string
+	// Info is what rein knows of the model's window, output and prices,
+	// and where it learned them (recorded in session.started); nil means
+	// nothing: no context policy, cost unknown.
+	Info *contract.ModelInfo
 }
 
 // RetryPolicy is how the kernel retries a failed model call before it

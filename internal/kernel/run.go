@@ -543,3 +543,8 @@ func asProviderError(err error) *contract.ProviderError {
 	}
 	return &contract.ProviderError{Kind: contract.KindUnknown, Message: err.Error(), Err: err}
 }
+
+// compactNow is a compaction a person asked for.
+func (r *run) compactNow(ctx context.Context, focus string) {
+	r.err = errors.New("kernel: compaction is not built yet")
+}

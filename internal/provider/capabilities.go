@@ -16,4 +16,12 @@ type Capabilities struct {
 	Reasoning bool `json:"reasoning"`
 	// ContextWindow is the model's context, in tokens; zero means unknown.
 	ContextWindow int `json:"context_window"`
+	// MaxOutput is the output the model may produce in one reply, in
+	// tokens: what a request reserves; zero means unknown.
+	MaxOutput int `json:"max_output,omitempty"`
+	// ReasoningLevels are the reasoning efforts the model takes, from
+	// the catalogue ("low", "medium", "high"...), and DefaultEffort its
+	// default among them; empty when it does not reason or nobody knows.
+	ReasoningLevels []string `json:"reasoning_levels,omitempty"`
+	DefaultEffort   string   `json:"default_effort,omitempty"`
 }
