@@ -78,6 +78,11 @@ type ToolResult struct {
 	ToolName       string `json:"tool_name"`
 	Text           string `json:"text"`
 	IsError        bool   `json:"is_error,omitempty"`
+	// ArtifactRef names the session artifact that keeps the whole output
+	// ("artifacts/inv_….txt", relative to the session's directory), for
+	// the projection to point at when it elides the text; adapters send
+	// no such thing. Empty means none.
+	ArtifactRef string `json:"artifact_ref,omitempty"`
 }
 
 // ToolSpec is a tool as the model sees it: a name, a description and the
