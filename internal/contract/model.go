@@ -43,6 +43,15 @@ type ModelRequest struct {
 	// their prompt cache by a key (OpenAI's prompt_cache_key): the
 	// session's id. Empty means none.
 	CacheKey string `json:"cache_key,omitempty"`
+	// Purpose is empty for a turn of the conversation and
+	// PurposeCompaction for the call that summarises it. Adapters send
+	// nothing of it; a scripted model answers by it.
+	Purpose string `json:"purpose,omitempty"`
+	// Summarised is how many model turns of the conversation a
+	// compaction's summary stands for: turns the request no longer
+	// carries. Adapters send nothing of it; a scripted model counts its
+	// turns with it.
+	Summarised int `json:"summarised,omitempty"`
 }
 
 // ModelMessage is one message of the conversation in rein's own shape.
