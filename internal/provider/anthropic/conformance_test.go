@@ -236,7 +236,8 @@ func TestSeedProjectedObservationsBecomeToolResults(t *testing.T) {
 	want := []string{
 		`user: {"type":"text","text":"fix the tests"}`,
 		`assistant: {"type":"tool_use","id":"toolu_call_1","name":"bash","input":{"command":"npm test"}}`,
-		`user: {"type":"tool_result","tool_use_id":"toolu_call_1","content":"npm test failed with exit code 1","is_error":true}`,
+		// The last block of the conversation is also its cache breakpoint.
+		`user: {"type":"tool_result","tool_use_id":"toolu_call_1","content":"npm test failed with exit code 1","is_error":true,"cache_control":{"type":"ephemeral"}}`,
 	}
 	if d := cmp.Diff(want, contents(sent)); d != "" {
 		t.Errorf("messages sent (-want +got):\n%s", d)

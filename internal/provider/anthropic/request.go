@@ -11,16 +11,30 @@ import (
 )
 
 // The request body, as the Messages API takes it. Field order is the order
-// of the JSON sent (golden-tested).
+// of the JSON sent (golden-tested): the settings first, then what the
+// prompt cache reads in its own order (tools, system, messages), so that
+// the conversation is the last key and a longer conversation only appends
+// to the body.
 type wireRequest struct {
-	Model      string        `json:"model"`
-	MaxTokens  int           `json:"max_tokens"`
-	System     string        `json:"system,omitempty"`
-	Messages   []wireMessage `json:"messages"`
-	Tools      []wireTool    `json:"tools,omitempty"`
-	ToolChoice *toolChoice   `json:"tool_choice,omitempty"`
-	Stream     bool          `json:"stream"`
+	Model        string         `json:"model"`
+	MaxTokens    int            `json:"max_tokens"`
+	Thinking     *thinking      `json:"thinking,omitempty"`
+	OutputConfig *outputConfig  `json:"output_config,omitempty"`
+	ToolChoice   *toolChoice    `json:"tool_choice,omitempty"`
+	Stream       bool           `json:"stream"`
+	Tools        []wireTool     `json:"tools,omitempty"`
+	System       []*textContent `json:"system,omitempty"`
+	Messages     []wireMessage  `json:"messages"`
 }
+
+// cacheControl marks a prompt cache breakpoint: the API caches the prompt
+// up to and including the block that carries it.
+type cacheControl struct {
+	Type string `json:"type"` // "ephemeral"
+}
+
+// ephemeral is the one breakpoint kind sent: the default five-minute cache.
+var ephemeral = &cacheControl{Type: "ephemeral"}
 
 type wireMessage struct {
 	Role    string `json:"role"`
@@ -28,28 +42,32 @@ type wireMessage struct {
 }
 
 type textContent struct {
-	Type string `json:"type"` // "text"
-	Text string `json:"text"`
+	Type         string        `json:"type"` // "text"
+	Text         string        `json:"text"`
+	CacheControl *cacheControl `json:"cache_control,omitempty"`
 }
 
 type toolUseContent struct {
-	Type  string          `json:"type"` // "tool_use"
-	ID    string          `json:"id"`
-	Name  string          `json:"name"`
-	Input json.RawMessage `json:"input"`
+	Type         string          `json:"type"` // "tool_use"
+	ID           string          `json:"id"`
+	Name         string          `json:"name"`
+	Input        json.RawMessage `json:"input"`
+	CacheControl *cacheControl   `json:"cache_control,omitempty"`
 }
 
 type toolResultContent struct {
-	Type      string `json:"type"` // "tool_result"
-	ToolUseID string `json:"tool_use_id"`
-	Content   string `json:"content,omitempty"`
-	IsError   bool   `json:"is_error,omitempty"`
+	Type         string        `json:"type"` // "tool_result"
+	ToolUseID    string        `json:"tool_use_id"`
+	Content      string        `json:"content,omitempty"`
+	IsError      bool          `json:"is_error,omitempty"`
+	CacheControl *cacheControl `json:"cache_control,omitempty"`
 }
 
 type wireTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"input_schema"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	CacheControl *cacheControl   `json:"cache_control,omitempty"`
 }
 
 type toolChoice struct {
@@ -69,19 +87,21 @@ type providerState struct {
 // for req, asking model. It does not modify req.
 //
 // The system prompt, and the text of any system message, go to the
-// top-level "system". Messages alternate user and assistant, as the API
-// requires: consecutive messages of the same role are merged, so the
-// results of several tool calls (tool messages) become one user message of
-// tool_result blocks, which come first in it, before any user text that
-// follows them. An assistant message is its thinking blocks (from its
-// provider state, when that state is this package's), its text, then its
-// tool_use blocks. Reasoning text alone is never sent: without the API's
-// signature it would be refused. Empty text is dropped, since the API
-// refuses empty text blocks.
+// top-level "system", one text block each. Messages alternate user and
+// assistant, as the API requires: consecutive messages of the same role
+// are merged, so the results of several tool calls (tool messages) become
+// one user message of tool_result blocks, which come first in it, before
+// any user text that follows them. An assistant message is its thinking
+// blocks (from its provider state, when that state is this package's), its
+// text, then its tool_use blocks. Reasoning text alone is never sent:
+// without the API's signature it would be refused. Empty text is dropped,
+// since the API refuses empty text blocks.
 //
-// max_tokens is req.MaxOutputTokens, or a default for the model. When
+// max_tokens is req.MaxOutputTokens, or a default for the model, raised
+// when a thinking budget needs room (see thinkingFor). When
 // req.ParallelToolCalls is false and there are tools, the model is asked
-// for at most one tool call per turn.
+// for at most one tool call per turn. The prompt cache breakpoints are
+// described at markCache.
 //
 // It fails when a message cannot be expressed: a tool message without a
 // result, a tool call whose input is not a JSON object.
@@ -95,45 +115,12 @@ func BuildRequest(req *contract.ModelRequest, model string) ([]byte, error) {
 	if w.MaxTokens <= 0 {
 		w.MaxTokens = defaultMaxTokens(model)
 	}
-	system := []string{}
+	w.Thinking, w.OutputConfig, w.MaxTokens = thinkingFor(model, req.ReasoningEffort, w.MaxTokens)
 	if strings.TrimSpace(req.System) != "" {
-		system = append(system, req.System)
+		w.System = append(w.System, &textContent{Type: "text", Text: req.System})
 	}
-	for i := range req.Messages {
-		m := &req.Messages[i]
-		switch m.Role {
-		case contract.RoleSystem:
-			// The API has no system role inside the conversation.
-			if strings.TrimSpace(m.Text) != "" {
-				system = append(system, m.Text)
-			}
-		case contract.RoleUser:
-			w.add("user", userContent(m)...)
-		case contract.RoleAssistant:
-			content, err := assistantContent(m)
-			if err != nil {
-				return nil, fmt.Errorf("anthropic: message %d: %w", i, err)
-			}
-			w.add("assistant", content...)
-		case contract.RoleTool:
-			if m.Result == nil {
-				return nil, fmt.Errorf("anthropic: message %d: a tool message without a result", i)
-			}
-			w.add("user", &toolResultContent{
-				Type:      "tool_result",
-				ToolUseID: toolUseID(m.Result.ProviderCallID, m.Result.IntentID),
-				Content:   m.Result.Text,
-				IsError:   m.Result.IsError,
-			})
-		default:
-			return nil, fmt.Errorf("anthropic: message %d: unknown role %q", i, m.Role)
-		}
-	}
-	w.System = strings.Join(system, "\n\n")
-	for _, m := range w.Messages {
-		if m.Role == "user" {
-			toolResultsFirst(m.Content)
-		}
+	if err := w.addMessages(req.Messages); err != nil {
+		return nil, err
 	}
 	for _, t := range req.Tools {
 		schema := t.InputSchema
@@ -145,11 +132,110 @@ func BuildRequest(req *contract.ModelRequest, model string) ([]byte, error) {
 	if len(w.Tools) > 0 && !req.ParallelToolCalls {
 		w.ToolChoice = &toolChoice{Type: "auto", DisableParallelToolUse: true}
 	}
+	w.markCache()
 	body, err := marshal(&w)
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: encode request: %w", err)
 	}
 	return body, nil
+}
+
+// addMessages translates the conversation into w's messages, and the text
+// of its system messages into w's system blocks.
+func (w *wireRequest) addMessages(messages []contract.ModelMessage) error {
+	for i := range messages {
+		m := &messages[i]
+		switch m.Role {
+		case contract.RoleSystem:
+			// The API has no system role inside the conversation.
+			if strings.TrimSpace(m.Text) != "" {
+				w.System = append(w.System, &textContent{Type: "text", Text: m.Text})
+			}
+		case contract.RoleUser:
+			w.add("user", userContent(m)...)
+		case contract.RoleAssistant:
+			content, err := assistantContent(m)
+			if err != nil {
+				return fmt.Errorf("anthropic: message %d: %w", i, err)
+			}
+			w.add("assistant", content...)
+		case contract.RoleTool:
+			if m.Result == nil {
+				return fmt.Errorf("anthropic: message %d: a tool message without a result", i)
+			}
+			w.add("user", &toolResultContent{
+				Type:      "tool_result",
+				ToolUseID: toolUseID(m.Result.ProviderCallID, m.Result.IntentID),
+				Content:   m.Result.Text,
+				IsError:   m.Result.IsError,
+			})
+		default:
+			return fmt.Errorf("anthropic: message %d: unknown role %q", i, m.Role)
+		}
+	}
+	for _, m := range w.Messages {
+		if m.Role == "user" {
+			toolResultsFirst(m.Content)
+		}
+	}
+	return nil
+}
+
+// markCache sets the prompt cache breakpoints, at most three of the four
+// the API allows. The API reads the prompt as tools, then system, then
+// messages, and caches it up to each breakpoint:
+//
+//   - on the last system block, which caches the tools with the system
+//     prompt; with no system prompt, on the last tool;
+//   - on the first system block as well when there are several (the
+//     system messages of the conversation, such as a compaction's
+//     summary, follow the system prompt), so that the tools and the
+//     session's system prompt stay cached when those change;
+//   - on the last block of the last message that can carry one (not a
+//     thinking block), which caches the whole conversation.
+//
+// The first two never move while the system prompt and tools stay the
+// same. The last one moves forward every turn, and the block it leaves is
+// serialised without it in the next request: those few bytes are the only
+// ones of an earlier request that a later one writes differently, which
+// is why there is one moving breakpoint and not two. The API looks for an
+// earlier cache entry up to 20 blocks back from a breakpoint, which covers
+// a turn's new blocks (its thinking, text and tool calls, and the results)
+// unless one turn adds more than that.
+func (w *wireRequest) markCache() {
+	switch {
+	case len(w.System) > 0:
+		w.System[len(w.System)-1].CacheControl = ephemeral
+		if len(w.System) > 1 {
+			w.System[0].CacheControl = ephemeral
+		}
+	case len(w.Tools) > 0:
+		w.Tools[len(w.Tools)-1].CacheControl = ephemeral
+	}
+	if n := len(w.Messages); n > 0 {
+		content := w.Messages[n-1].Content
+		for i := len(content) - 1; i >= 0; i-- {
+			if setCache(content[i]) {
+				break
+			}
+		}
+	}
+}
+
+// setCache puts a breakpoint on block and reports whether it could: a
+// thinking block, kept verbatim from the provider state, cannot carry one.
+func setCache(block any) bool {
+	switch b := block.(type) {
+	case *textContent:
+		b.CacheControl = ephemeral
+	case *toolUseContent:
+		b.CacheControl = ephemeral
+	case *toolResultContent:
+		b.CacheControl = ephemeral
+	default:
+		return false
+	}
+	return true
 }
 
 // marshal encodes v as compact JSON that keeps '<', '>' and '&' as

@@ -45,19 +45,35 @@ func conversation() *contract.ModelRequest {
 	}
 }
 
+// TestBuildRequestGolden shows whole requests: the cache breakpoints (on
+// the system prompt and on the last block of the conversation), no
+// thinking without a reasoning effort, a thinking budget for a model that
+// thinks by budget, and adaptive thinking with its effort for one that
+// has it.
 func TestBuildRequestGolden(t *testing.T) {
-	body, err := BuildRequest(conversation(), "claude-sonnet-4-5")
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct{ file, model, effort string }{
+		{"request.golden.json", "claude-sonnet-4-5", ""},
+		{"request_budget.golden.json", "claude-sonnet-4-5", "high"},
+		{"request_adaptive.golden.json", "claude-opus-4-6", "medium"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			req := conversation()
+			req.ReasoningEffort = tc.effort
+			req.CacheKey = "ses_01" // Anthropic has no cache key: nothing of it is sent
+			body, err := BuildRequest(req, tc.model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.file, indent(t, body))
+		})
 	}
-	golden(t, "request.golden.json", indent(t, body))
 }
 
 // wire decodes a request body for assertions on its parts.
 type wire struct {
 	Model      string          `json:"model"`
 	MaxTokens  int             `json:"max_tokens"`
-	System     string          `json:"system"`
+	System     json.RawMessage `json:"system"`
 	Messages   []wireMsg       `json:"messages"`
 	Tools      json.RawMessage `json:"tools"`
 	ToolChoice json.RawMessage `json:"tool_choice"`
@@ -108,7 +124,7 @@ func TestBuildRequest(t *testing.T) {
 			name: "defaults: stream, max_tokens per model, no tools and no tool_choice",
 			req:  &contract.ModelRequest{Messages: []contract.ModelMessage{user("hi")}},
 			check: func(t *testing.T, w wire) {
-				if !w.Stream || w.MaxTokens != 16384 || w.Model != "claude-sonnet-4-5" || w.Tools != nil || w.ToolChoice != nil || w.System != "" {
+				if !w.Stream || w.MaxTokens != 16384 || w.Model != "claude-sonnet-4-5" || w.Tools != nil || w.ToolChoice != nil || w.System != nil {
 					t.Errorf("%+v", w)
 				}
 			},
@@ -121,8 +137,8 @@ func TestBuildRequest(t *testing.T) {
 				if w.MaxTokens != 1234 || w.ToolChoice != nil {
 					t.Errorf("max_tokens %d, tool_choice %s", w.MaxTokens, w.ToolChoice)
 				}
-				if string(w.Tools) != `[{"name":"t","description":"d","input_schema":{"type":"object"}}]` {
-					t.Errorf("tools %s: a missing schema must become an object schema", w.Tools)
+				if string(w.Tools) != `[{"name":"t","description":"d","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral"}}]` {
+					t.Errorf("tools %s: a missing schema must become an object schema, and the last tool a breakpoint when there is no system prompt", w.Tools)
 				}
 			},
 		},
@@ -134,7 +150,7 @@ func TestBuildRequest(t *testing.T) {
 				{Role: contract.RoleAssistant, Text: "more", ProviderState: json.RawMessage(`not json`)},
 			}},
 			check: func(t *testing.T, w wire) {
-				want := []string{`user: {"type":"text","text":"hi"}`, `assistant: {"type":"text","text":"ok"} {"type":"text","text":"more"}`}
+				want := []string{`user: {"type":"text","text":"hi"}`, `assistant: {"type":"text","text":"ok"} {"type":"text","text":"more","cache_control":{"type":"ephemeral"}}`}
 				if d := cmp.Diff(want, contents(w)); d != "" {
 					t.Errorf("(-want +got):\n%s", d)
 				}
@@ -151,7 +167,7 @@ func TestBuildRequest(t *testing.T) {
 				want := []string{
 					`user: {"type":"text","text":"hi"}`,
 					`assistant: {"type":"tool_use","id":"in_01_x","name":"glob","input":{}}`,
-					`user: {"type":"tool_result","tool_use_id":"in_01_x"}`,
+					`user: {"type":"tool_result","tool_use_id":"in_01_x","cache_control":{"type":"ephemeral"}}`,
 				}
 				if d := cmp.Diff(want, contents(w)); d != "" {
 					t.Errorf("(-want +got):\n%s", d)
@@ -159,16 +175,17 @@ func TestBuildRequest(t *testing.T) {
 			},
 		},
 		{
-			name: "system messages join the system prompt; empty text is dropped; same roles merge",
+			name: "system messages follow the system prompt, a breakpoint on the first and the last; empty text is dropped; same roles merge",
 			req: &contract.ModelRequest{System: "base", Messages: []contract.ModelMessage{
 				{Role: contract.RoleSystem, Text: "summary of earlier turns"},
 				user("one"), user("  "), user("two"),
 			}},
 			check: func(t *testing.T, w wire) {
-				if w.System != "base\n\nsummary of earlier turns" {
-					t.Errorf("system %q", w.System)
+				wantSystem := `[{"type":"text","text":"base","cache_control":{"type":"ephemeral"}},{"type":"text","text":"summary of earlier turns","cache_control":{"type":"ephemeral"}}]`
+				if string(w.System) != wantSystem {
+					t.Errorf("system %s\nwant   %s", w.System, wantSystem)
 				}
-				want := []string{`user: {"type":"text","text":"one"} {"type":"text","text":"two"}`}
+				want := []string{`user: {"type":"text","text":"one"} {"type":"text","text":"two","cache_control":{"type":"ephemeral"}}`}
 				if d := cmp.Diff(want, contents(w)); d != "" {
 					t.Errorf("(-want +got):\n%s", d)
 				}
@@ -186,7 +203,7 @@ func TestBuildRequest(t *testing.T) {
 				want := []string{
 					`user: {"type":"text","text":"go"}`,
 					`assistant: {"type":"tool_use","id":"toolu_1","name":"a","input":{}}`,
-					`user: {"type":"tool_result","tool_use_id":"toolu_1","content":"done"} {"type":"text","text":"note"}`,
+					`user: {"type":"tool_result","tool_use_id":"toolu_1","content":"done"} {"type":"text","text":"note","cache_control":{"type":"ephemeral"}}`,
 				}
 				if d := cmp.Diff(want, contents(w)); d != "" {
 					t.Errorf("(-want +got):\n%s", d)
