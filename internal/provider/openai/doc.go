@@ -32,7 +32,16 @@
 // picks by the base URL's host: api.openai.com and Azure OpenAI
 // (*.openai.azure.com) get max_completion_tokens; every other server gets
 // max_tokens; api.mistral.ai also gets no stream_options (it reports usage
-// anyway). The golden request in testdata shows the body for OpenAI's own API.
+// anyway). The golden requests in testdata show the body for OpenAI's own
+// API and for a compatible server.
+//
+// The request's reasoning effort goes as reasoning_effort to every server
+// (the kernel sets one only for a model that reasons). Its cache key, the
+// session's id, goes as prompt_cache_key to OpenAI and Azure OpenAI only,
+// the servers that document it. The body is the settings, the tools, then
+// the messages, last, so that the request of one turn is a byte prefix of
+// the next one's up to the end of its last message: what a prefix cache
+// needs.
 //
 // # The stream
 //

@@ -68,10 +68,17 @@ type dialect struct {
 	// stream_options.include_usage. Mistral rejects the field (422
 	// extra_forbidden) and sends usage anyway.
 	streamOptions bool
+	// promptCacheKey: send the request's cache key as prompt_cache_key,
+	// which routes the requests of one session to the same prompt cache.
+	// Only OpenAI's own API and Azure OpenAI document it; the compatible
+	// servers cache by prefix or not at all, and some of them (Mistral,
+	// strict proxies) refuse a field they do not know, so nobody else gets
+	// it.
+	promptCacheKey bool
 }
 
 var (
-	openAIDialect     = dialect{maxTokens: "max_completion_tokens", streamOptions: true}
+	openAIDialect     = dialect{maxTokens: "max_completion_tokens", streamOptions: true, promptCacheKey: true}
 	compatibleDialect = dialect{maxTokens: "max_tokens", streamOptions: true}
 	mistralDialect    = dialect{maxTokens: "max_tokens"}
 )
@@ -86,7 +93,7 @@ func dialectFor(endpoint string) dialect {
 	}
 	host := strings.ToLower(u.Hostname())
 	switch {
-	case host == "api.openai.com", strings.HasSuffix(host, ".openai.azure.com"):
+	case provider.OpenAIHost(endpoint):
 		return openAIDialect
 	case host == "api.mistral.ai":
 		return mistralDialect

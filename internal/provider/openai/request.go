@@ -10,16 +10,21 @@ import (
 )
 
 // wireRequest is the body of POST /chat/completions. Field order is the
-// order on the wire.
+// order on the wire: the settings, the tools, then the conversation, last,
+// so that a longer conversation only appends to the body and the server's
+// prompt cache (OpenAI's caches the longest prefix it has seen) finds the
+// previous request in the next one.
 type wireRequest struct {
 	Model               string         `json:"model"`
-	Messages            []wireMessage  `json:"messages"`
-	Tools               []wireTool     `json:"tools,omitempty"`
-	ParallelToolCalls   *bool          `json:"parallel_tool_calls,omitempty"`
 	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
 	MaxTokens           int            `json:"max_tokens,omitempty"`
+	ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
+	PromptCacheKey      string         `json:"prompt_cache_key,omitempty"`
 	Stream              bool           `json:"stream"`
 	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
+	ParallelToolCalls   *bool          `json:"parallel_tool_calls,omitempty"`
+	Tools               []wireTool     `json:"tools,omitempty"`
+	Messages            []wireMessage  `json:"messages"`
 }
 
 type streamOptions struct {
@@ -75,6 +80,14 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // role the API does not have, or a schema or state that is not valid JSON.
 func buildRequest(req *contract.ModelRequest, model string, d dialect) ([]byte, error) {
 	w := wireRequest{Model: model, Stream: true, Messages: make([]wireMessage, 0, len(req.Messages)+1)}
+	// The kernel sets an effort only for models that reason, from the
+	// levels the catalogue gives them, so it goes to every server as it
+	// is: OpenAI, Mistral, vLLM, Ollama, OpenRouter and xAI all read this
+	// name.
+	w.ReasoningEffort = req.ReasoningEffort
+	if d.promptCacheKey {
+		w.PromptCacheKey = req.CacheKey
+	}
 	if d.streamOptions {
 		w.StreamOptions = &streamOptions{IncludeUsage: true}
 	}

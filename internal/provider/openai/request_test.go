@@ -45,17 +45,35 @@ func conversation() *contract.ModelRequest {
 	}
 }
 
+// TestBuildRequestGolden shows whole requests: to OpenAI's own API with
+// the session's prompt_cache_key, with a reasoning effort for a reasoning
+// model, and to a compatible server, which gets the effort but no cache
+// key.
 func TestBuildRequestGolden(t *testing.T) {
-	body, err := BuildRequest(conversation(), "gpt-4.1")
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		file, model, effort string
+		dialect             dialect
+	}{
+		{"request.golden.json", "gpt-4.1", "", openAIDialect},
+		{"request_reasoning.golden.json", "gpt-5", "high", openAIDialect},
+		{"request_compatible.golden.json", "qwen3:32b", "low", compatibleDialect},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			req := conversation()
+			req.CacheKey = "ses_01"
+			req.ReasoningEffort = tc.effort
+			body, err := buildRequest(req, tc.model, tc.dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var pretty bytes.Buffer
+			if err := json.Indent(&pretty, body, "", "  "); err != nil {
+				t.Fatalf("buildRequest() is not JSON: %v\n%s", err, body)
+			}
+			pretty.WriteByte('\n')
+			golden(t, filepath.Join("testdata", tc.file), pretty.Bytes())
+		})
 	}
-	var pretty bytes.Buffer
-	if err := json.Indent(&pretty, body, "", "  "); err != nil {
-		t.Fatalf("BuildRequest() is not JSON: %v\n%s", err, body)
-	}
-	pretty.WriteByte('\n')
-	golden(t, filepath.Join("testdata", "request.golden.json"), pretty.Bytes())
 }
 
 // decoded is a request body read back, for checks on single fields.
