@@ -11,6 +11,16 @@
 // type are decoded: an item of another type, or of a type not invented yet,
 // is skipped whatever the shape of its fields, and never fails a stream.
 //
+// # The request
+//
+// The body is the settings, the instructions (the system prompt) and the
+// tools, then the input items, last, so that the request of one turn is a
+// byte prefix of the next one's up to the end of its last item: what the
+// server's prefix cache needs. A reasoning effort becomes "reasoning":
+// {"effort", "summary": "auto"}. The request's cache key, the session's
+// id, goes as prompt_cache_key to OpenAI's own API and Azure OpenAI only:
+// other servers may refuse a field they do not know.
+//
 // # The stream
 //
 // A Responses stream is a sequence of typed events, each with an "event:"

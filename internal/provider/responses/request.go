@@ -21,18 +21,30 @@ type state struct {
 	Reasoning []json.RawMessage `json:"reasoning,omitempty"`
 }
 
-// requestBody is the body of POST /responses.
+// requestBody is the body of POST /responses. Field order is the order on
+// the wire: the settings, the instructions and the tools, then the input,
+// last, so that a longer conversation only appends to the body.
 type requestBody struct {
-	Model        string `json:"model"`
-	Instructions string `json:"instructions,omitempty"`
-	Input        []any  `json:"input"`
-	Tools        []tool `json:"tools,omitempty"`
+	Model           string     `json:"model"`
+	MaxOutputTokens int        `json:"max_output_tokens,omitempty"`
+	Reasoning       *reasoning `json:"reasoning,omitempty"`
+	PromptCacheKey  string     `json:"prompt_cache_key,omitempty"`
+	Store           bool       `json:"store"`
+	Stream          bool       `json:"stream"`
+	Include         []string   `json:"include,omitempty"`
 	// ParallelToolCalls is sent only with tools.
-	ParallelToolCalls *bool    `json:"parallel_tool_calls,omitempty"`
-	MaxOutputTokens   int      `json:"max_output_tokens,omitempty"`
-	Store             bool     `json:"store"`
-	Stream            bool     `json:"stream"`
-	Include           []string `json:"include,omitempty"`
+	ParallelToolCalls *bool  `json:"parallel_tool_calls,omitempty"`
+	Instructions      string `json:"instructions,omitempty"`
+	Tools             []tool `json:"tools,omitempty"`
+	Input             []any  `json:"input"`
+}
+
+// reasoning is the request's reasoning settings: the effort, and a summary
+// of the reasoning streamed as it goes ("auto": the most detailed the
+// model offers).
+type reasoning struct {
+	Effort  string `json:"effort"`
+	Summary string `json:"summary"`
 }
 
 // The input items of a request, one type per item type.
@@ -81,8 +93,9 @@ type tool struct {
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // BuildRequest returns the exact JSON body sent to POST {base}/responses
-// for req, asking model (passed through as given). It fails only when req
-// holds JSON that is not valid (a tool's input schema).
+// of OpenAI's own API for req, asking model (passed through as given). It
+// fails only when req holds JSON that is not valid (a tool's input
+// schema).
 //
 // The system prompt goes in "instructions"; user messages become input_text
 // messages; an assistant message becomes its reasoning items (from its
@@ -92,7 +105,19 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // IntentID when another provider proposed it. The request is stateless
 // (store: false), so reasoning models are asked for their encrypted
 // reasoning, which the next request sends back.
+//
+// A reasoning effort asks for "reasoning": {"effort", "summary": "auto"}
+// (the kernel sets one only for a model that reasons); none leaves the
+// server's default. The cache key goes as prompt_cache_key.
 func BuildRequest(req *contract.ModelRequest, model string) ([]byte, error) {
+	return buildRequest(req, model, true)
+}
+
+// buildRequest is BuildRequest for a server that takes prompt_cache_key
+// (promptCacheKey) or may refuse it: only OpenAI's own API and Azure
+// OpenAI document it, and a strict compatible server refuses a field it
+// does not know.
+func buildRequest(req *contract.ModelRequest, model string, promptCacheKey bool) ([]byte, error) {
 	body := requestBody{
 		Model:        model,
 		Instructions: req.System,
@@ -116,6 +141,12 @@ func BuildRequest(req *contract.ModelRequest, model string) ([]byte, error) {
 	}
 	if req.MaxOutputTokens > 0 {
 		body.MaxOutputTokens = req.MaxOutputTokens
+	}
+	if req.ReasoningEffort != "" {
+		body.Reasoning = &reasoning{Effort: req.ReasoningEffort, Summary: "auto"}
+	}
+	if promptCacheKey {
+		body.PromptCacheKey = req.CacheKey
 	}
 	if encryptedReasoning(model) {
 		body.Include = []string{"reasoning.encrypted_content"}

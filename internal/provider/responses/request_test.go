@@ -46,13 +46,33 @@ func conversation() *contract.ModelRequest {
 }
 
 // TestBuildRequestGolden fixes the exact body sent for a conversation with
-// tool results. The golden file holds it indented; the bytes sent are its
-// compact form.
+// tool results: as it is, to OpenAI with the session's prompt_cache_key
+// and a reasoning effort, and to a compatible server, which gets the
+// effort but no cache key. The golden files hold them indented; the bytes
+// sent are their compact form.
 func TestBuildRequestGolden(t *testing.T) {
-	body, err := BuildRequest(conversation(), "gpt-5")
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		file, model, effort, cacheKey string
+		promptCacheKey                bool
+	}{
+		{"request.json", "gpt-5", "", "", true},
+		{"request_openai.json", "gpt-5", "high", "ses_01", true},
+		{"request_compatible.json", "gpt-oss-120b", "low", "ses_01", false},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			req := conversation()
+			req.ReasoningEffort, req.CacheKey = tc.effort, tc.cacheKey
+			body, err := buildRequest(req, tc.model, tc.promptCacheKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			goldenBody(t, tc.file, body)
+		})
 	}
+}
+
+func goldenBody(t *testing.T, file string, body []byte) {
+	t.Helper()
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, body); err != nil {
 		t.Fatalf("the body is not JSON: %v", err)
@@ -65,7 +85,7 @@ func TestBuildRequestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	indented.WriteByte('\n')
-	golden(t, "request.json", indented.String())
+	golden(t, file, indented.String())
 }
 
 // wireInput decodes the input items of a body, for checks on their shape.

@@ -32,16 +32,19 @@ type Options = provider.HTTPOptions
 // configuration, and every Stream call is independent.
 type Adapter struct {
 	http provider.HTTP
+	// promptCacheKey: the server takes prompt_cache_key (see buildRequest).
+	promptCacheKey bool
 }
 
 var _ provider.Provider = (*Adapter)(nil)
 
 // New returns an Adapter configured by opts, which may be nil.
 func New(opts *Options) *Adapter {
-	return &Adapter{http: provider.NewHTTP(opts, provider.Defaults{
+	h := provider.NewHTTP(opts, provider.Defaults{
 		BaseURL: DefaultBaseURL, Model: DefaultModel, Name: defaultName,
 		Header: http.Header{"Accept": {"text/event-stream"}},
-	})}
+	})
+	return &Adapter{http: h, promptCacheKey: provider.OpenAIHost(h.Base)}
 }
 
 // Stream sends req and yields the model's events in order, keeping the
@@ -58,7 +61,7 @@ func (a *Adapter) Stream(ctx context.Context, req *contract.ModelRequest) iter.S
 // are the driver's: the content types and the API key when there is one
 // (and no other credential, whatever the base URL).
 func (a *Adapter) Request(req *contract.ModelRequest, model string) (provider.Call, error) {
-	body, err := BuildRequest(req, model)
+	body, err := buildRequest(req, model, a.promptCacheKey)
 	return provider.Call{URL: a.http.Base + "/responses", Body: body}, err
 }
 
