@@ -32,7 +32,12 @@
 // Gemini has no switch for parallel function calls, so
 // ModelRequest.ParallelToolCalls changes nothing in the body. Models that
 // think get generationConfig.thinkingConfig.includeThoughts, so their
-// thought summaries stream as reasoning.
+// thought summaries stream as reasoning. A reasoning effort adds a
+// thinkingLevel for Gemini 3 and later, a thinkingBudget for the others
+// (see thinkingFor). The cache key is not sent: Gemini caches implicitly,
+// by prefix, so the body is the system instruction, the tools and the
+// settings, then the contents, last, and the request of one turn is a byte
+// prefix of the next one's up to the end of its last part.
 //
 // # Stream
 //

@@ -17,12 +17,15 @@ import (
 const skipSignature = "skip_thought_signature_validator"
 
 // The request body of streamGenerateContent, in the order of the fields
-// in the JSON.
+// in the JSON: the system instruction, the tools and the settings, then
+// the contents, last, so that a longer conversation only appends to the
+// body. Gemini's implicit cache matches a prompt's prefix, which is the
+// system instruction, the tools and the contents in that order.
 type request struct {
 	SystemInstruction *reqContent       `json:"systemInstruction,omitempty"`
-	Contents          []reqContent      `json:"contents"`
 	Tools             []reqTool         `json:"tools,omitempty"`
 	GenerationConfig  *generationConfig `json:"generationConfig,omitempty"`
+	Contents          []reqContent      `json:"contents"`
 }
 
 type reqContent struct {
@@ -78,6 +81,10 @@ type generationConfig struct {
 
 type thinkingConfig struct {
 	IncludeThoughts bool `json:"includeThoughts"`
+	// ThinkingLevel (Gemini 3) or ThinkingBudget (Gemini 2.5) comes from
+	// the request's reasoning effort; the API refuses both at once.
+	ThinkingLevel  string `json:"thinkingLevel,omitempty"`
+	ThinkingBudget *int   `json:"thinkingBudget,omitempty"`
 }
 
 // BuildRequest returns the JSON body of a streamGenerateContent request
@@ -146,8 +153,8 @@ func BuildRequest(req *contract.ModelRequest, model string) ([]byte, error) {
 	if req.MaxOutputTokens > 0 {
 		gc.MaxOutputTokens = req.MaxOutputTokens
 	}
-	if caps.Reasoning {
-		gc.ThinkingConfig = &thinkingConfig{IncludeThoughts: true}
+	if caps.Reasoning || req.ReasoningEffort != "" {
+		gc.ThinkingConfig = thinkingFor(model, req.ReasoningEffort, caps.Reasoning)
 	}
 	if gc != (generationConfig{}) {
 		out.GenerationConfig = &gc

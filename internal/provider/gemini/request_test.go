@@ -79,12 +79,39 @@ func TestBuildRequestGolden(t *testing.T) {
 	if other, err := BuildRequest(single, single.Model); err != nil || !bytes.Equal(other, body) {
 		t.Errorf("ParallelToolCalls false changed the body (%v):\n%s", err, other)
 	}
+	goldenRequest(t, "request.golden.json", body)
+}
+
+// TestBuildRequestGoldenThinking shows the thinking settings a reasoning
+// effort gives: a budget for Gemini 2.5, a level for Gemini 3. The cache
+// key is not sent: Gemini's implicit cache needs none.
+func TestBuildRequestGoldenThinking(t *testing.T) {
+	for _, tc := range []struct{ file, model, effort string }{
+		{"request_budget.golden.json", "gemini-2.5-flash", "high"},
+		{"request_level.golden.json", "gemini-3-flash-preview", "low"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			req := conversation()
+			req.ReasoningEffort, req.CacheKey = tc.effort, "ses_01"
+			body, err := BuildRequest(req, tc.model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			goldenRequest(t, tc.file, body)
+		})
+	}
+}
+
+// goldenRequest compares body with testdata/file, indented, or rewrites
+// the file under -update.
+func goldenRequest(t *testing.T, file string, body []byte) {
+	t.Helper()
 	var pretty bytes.Buffer
 	if err := json.Indent(&pretty, body, "", "  "); err != nil {
 		t.Fatalf("the body is not JSON: %v\n%s", err, body)
 	}
 	pretty.WriteByte('\n')
-	golden := filepath.Join("testdata", "request.golden.json")
+	golden := filepath.Join("testdata", file)
 	if *update {
 		if err := os.WriteFile(golden, pretty.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
