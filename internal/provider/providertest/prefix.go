@@ -1,6 +1,7 @@
 package providertest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -118,10 +119,12 @@ type PrefixShare struct {
 	CommonPrefixInBytes int
 }
 
-// CheckPrefix builds the requests of Session(SessionTurns) and checks, for
-// each pair of consecutive ones, that the earlier one cut by p.Cut is a
-// byte prefix of the later one. It returns, and logs, the share of each
-// request equal to a prefix of the other.
+// CheckPrefix builds the requests of Session(SessionTurns) and checks
+// that each offers the tools in the order given with their schemas byte
+// for byte (as compact JSON: what encoding/json writes of a raw message),
+// and, for each pair of consecutive requests, that the earlier one cut by
+// p.Cut is a byte prefix of the later one. It returns, and logs, the
+// share of each request equal to a prefix of the other.
 func CheckPrefix(t *testing.T, p Prefix) []PrefixShare {
 	t.Helper()
 	var bodies [][]byte
@@ -130,6 +133,7 @@ func CheckPrefix(t *testing.T, p Prefix) []PrefixShare {
 		if err != nil {
 			t.Fatalf("request %d: %v", i, err)
 		}
+		checkTools(t, i, body, req.Tools)
 		bodies = append(bodies, body)
 	}
 	var shares []PrefixShare
@@ -151,6 +155,25 @@ func CheckPrefix(t *testing.T, p Prefix) []PrefixShare {
 	}
 	logShares(t, shares)
 	return shares
+}
+
+// checkTools checks that body holds the schemas of tools, compact, in
+// their order.
+func checkTools(t *testing.T, i int, body []byte, tools []contract.ToolSpec) {
+	t.Helper()
+	at := 0
+	for _, tool := range tools {
+		var schema bytes.Buffer
+		if err := json.Compact(&schema, tool.InputSchema); err != nil {
+			t.Fatalf("tool %s: %v", tool.Name, err)
+		}
+		j := bytes.Index(body[at:], schema.Bytes())
+		if j < 0 {
+			t.Errorf("request %d: the schema of %s is not in the body after byte %d, as given: %s", i, tool.Name, at, schema.Bytes())
+			return
+		}
+		at += j + schema.Len()
+	}
 }
 
 func logShares(t *testing.T, shares []PrefixShare) {
