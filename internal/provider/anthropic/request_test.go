@@ -374,3 +374,66 @@ func TestCapabilities(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheBreakpoints checks where the breakpoints go: on the last system
+// block (and the first, when there are several), else on the last tool,
+// and on the last block of the last message that can carry one; never
+// more than the API's four.
+func TestCacheBreakpoints(t *testing.T) {
+	const mark = `"cache_control":{"type":"ephemeral"}`
+	tools := []contract.ToolSpec{{Name: "a", InputSchema: json.RawMessage(`{"type":"object"}`)}, {Name: "b", InputSchema: json.RawMessage(`{"type":"object"}`)}}
+	thinkingOnly := json.RawMessage(`{"provider":"anthropic","blocks":[{"type":"thinking","thinking":"t","signature":"s"}]}`)
+	for _, tc := range []struct {
+		name                       string
+		req                        *contract.ModelRequest
+		system, tools, lastMessage string // what carries a breakpoint, or ""
+	}{
+		{
+			name:        "system prompt and tools: the system block",
+			req:         &contract.ModelRequest{System: "sys", Tools: tools, Messages: []contract.ModelMessage{{Role: contract.RoleUser, Text: "hi"}}},
+			system:      `[{"type":"text","text":"sys",` + mark + `}]`,
+			tools:       `[{"name":"a","input_schema":{"type":"object"}},{"name":"b","input_schema":{"type":"object"}}]`,
+			lastMessage: `{"type":"text","text":"hi",` + mark + `}`,
+		},
+		{
+			name:        "no system prompt: the last tool",
+			req:         &contract.ModelRequest{Tools: tools, Messages: []contract.ModelMessage{{Role: contract.RoleUser, Text: "hi"}}},
+			tools:       `[{"name":"a","input_schema":{"type":"object"}},{"name":"b","input_schema":{"type":"object"},` + mark + `}]`,
+			lastMessage: `{"type":"text","text":"hi",` + mark + `}`,
+		},
+		{
+			name:        "neither: the conversation only",
+			req:         &contract.ModelRequest{Messages: []contract.ModelMessage{{Role: contract.RoleUser, Text: "hi"}}},
+			lastMessage: `{"type":"text","text":"hi",` + mark + `}`,
+		},
+		{
+			name: "a thinking block cannot carry one: a last message of thinking only has none",
+			req: &contract.ModelRequest{Messages: []contract.ModelMessage{
+				{Role: contract.RoleUser, Text: "hi"},
+				{Role: contract.RoleAssistant, ProviderState: thinkingOnly},
+			}},
+			lastMessage: `{"type":"thinking","thinking":"t","signature":"s"}`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body, err := BuildRequest(tc.req, "claude-sonnet-4-5")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(body), mark); n > 4 {
+				t.Errorf("%d breakpoints, more than the API's four", n)
+			}
+			w := build(t, tc.req)
+			if tc.system != "" && string(w.System) != tc.system {
+				t.Errorf("system %s\nwant   %s", w.System, tc.system)
+			}
+			if tc.tools != "" && string(w.Tools) != tc.tools {
+				t.Errorf("tools %s\nwant  %s", w.Tools, tc.tools)
+			}
+			last := w.Messages[len(w.Messages)-1].Content
+			if got := string(last[len(last)-1]); got != tc.lastMessage {
+				t.Errorf("last block %s\nwant       %s", got, tc.lastMessage)
+			}
+		})
+	}
+}

@@ -188,6 +188,19 @@ func logShares(t *testing.T, shares []PrefixShare) {
 	n := float64(len(shares))
 	t.Logf("common prefix over %d pairs: of request N min %.2f%% mean %.2f%%; of request N+1 min %.2f%% mean %.2f%%",
 		len(shares), 100*minBefore, 100*sumBefore/n, 100*minAfter, 100*sumAfter/n)
+	if len(shares) > 1 {
+		last := shares[len(shares)-1]
+		t.Logf("from the second pair on: of request N min %.2f%%; of the last request %.2f%%", 100*minOf(shares[1:]), 100*last.OfAfter)
+	}
+}
+
+// minOf returns the least share of request N among shares.
+func minOf(shares []PrefixShare) float64 {
+	m := 1.0
+	for _, s := range shares {
+		m = min(m, s.OfBefore)
+	}
+	return m
 }
 
 func commonPrefix(a, b []byte) int {
