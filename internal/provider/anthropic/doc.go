@@ -27,6 +27,19 @@
 //     model.finished as the opaque provider state
 //     {"provider":"anthropic","blocks":[...]}.
 //
+// # The request: prompt caching and thinking
+//
+// The body is the settings (model, max_tokens, thinking, output_config,
+// tool_choice, stream), then the tools, the system blocks and the
+// messages, the order in which the API's prompt cache reads a prompt.
+// Prompt cache breakpoints (cache_control ephemeral) go on the system
+// prompt, or the last tool when there is none, and on the last block of
+// the conversation: see markCache for why one moves and the others do
+// not. The request of one turn is thus a byte prefix of the next one's
+// up to that moving breakpoint. A reasoning effort becomes adaptive
+// thinking with output_config.effort on the models that have it, and a
+// thinking budget below max_tokens on the others: see thinkingFor.
+//
 // # Usage figures
 //
 // model.usage follows rein's convention (see contract.ModelUsage):

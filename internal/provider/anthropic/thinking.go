@@ -26,6 +26,12 @@ const (
 	answerReserve = 4096
 )
 
+// fallbackOutputLimit is the output limit assumed for a model that thinks
+// by budget when Capabilities does not know its own: the least of the
+// Claude models that do (Opus 4 and 4.1 write at most 32,000 tokens, the
+// others 64,000), so that a raised max_tokens is never refused.
+const fallbackOutputLimit = 32000
+
 // budgets are the thinking budgets of the reasoning levels, for models
 // that think by budget. The levels past "high" double it, as far as the
 // model's output allows.
@@ -46,9 +52,10 @@ var budgets = map[string]int{
 // sends nothing either. A model with adaptive thinking (see
 // adaptiveThinking) gets {"type": "adaptive"} and output_config.effort,
 // "minimal" becoming the API's lowest level, "low". Any other model gets
-// a budget from the level, kept below max_tokens, within the model's
-// output limit when Capabilities knows it; max_tokens is raised when it
-// would not leave answerReserve tokens after the budget.
+// a budget from the level, kept below max_tokens and within the model's
+// output limit (from Capabilities, else fallbackOutputLimit); max_tokens
+// is raised when it would not leave answerReserve tokens after the
+// budget.
 func thinkingFor(model, effort string, maxTokens int) (*thinking, *outputConfig, int) {
 	effort = strings.ToLower(strings.TrimSpace(effort))
 	if effort == "" || effort == "none" {
@@ -60,7 +67,11 @@ func thinkingFor(model, effort string, maxTokens int) (*thinking, *outputConfig,
 		}
 		return &thinking{Type: "adaptive"}, &outputConfig{Effort: effort}, maxTokens
 	}
-	budget, maxTokens := thinkingBudget(effort, maxTokens, Capabilities(model).MaxOutput)
+	limit := Capabilities(model).MaxOutput
+	if limit <= 0 {
+		limit = fallbackOutputLimit
+	}
+	budget, maxTokens := thinkingBudget(effort, maxTokens, limit)
 	return &thinking{Type: "enabled", BudgetTokens: budget}, nil, maxTokens
 }
 

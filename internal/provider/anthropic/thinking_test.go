@@ -53,6 +53,7 @@ func TestThinkingFor(t *testing.T) {
 		{"budget raises max_tokens", "claude-sonnet-4-5", "high", 8192, `{"type":"enabled","budget_tokens":16384}`, "null", 20480},
 		{"minimal is the API's minimum", "claude-3-7-sonnet-latest", "minimal", 1024, `{"type":"enabled","budget_tokens":1024}`, "null", 5120},
 		{"unknown level is medium", "claude-opus-4-1", "extreme", 32000, `{"type":"enabled","budget_tokens":8192}`, "null", 32000},
+		{"an unknown output limit is the least of the thinking models'", "claude-opus-4-1", "max", 16384, `{"type":"enabled","budget_tokens":27904}`, "null", 32000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			th, out, gotMax := thinkingFor(tc.model, tc.effort, tc.maxTokens)
