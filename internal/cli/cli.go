@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -185,7 +187,10 @@ type flags struct {
 	network                          bool
 	allow, deny, addDirs             []string
 	maxTurns                         int
+	maxCost, reasoningEffort         string
 	sessionDir                       string
+	// compact
+	focus string
 	// sessions, resume, fork, log, why
 	all, reindex, last, interactive bool
 	at                              uint64
@@ -292,6 +297,8 @@ type app struct {
 	code  int
 	// sent says a message was sent in this session.
 	sent bool
+	// usage sums the tokens and cost of the last run followed.
+	usage tally
 }
 
 func (a *app) commands() *cobra.Command {
@@ -408,6 +415,8 @@ func (a *app) sessionFlags(cmd *cobra.Command) {
 	f.IntVar(&a.flags.maxTurns, "max-turns", 0, "the most model turns a run may take before it stops as max_turns (default 50)")
 	f.StringVar(&a.flags.sandbox, "sandbox", "", "how commands are contained: workspace-write (the default: writes only in the workspace, no network), read-only, off (no sandbox)")
 	f.BoolVar(&a.flags.network, "network", false, "let sandboxed commands reach the network")
+	f.StringVar(&a.flags.maxCost, "max-cost", "", "end a run, as budget, after the model call that takes its cost past this many US dollars, e.g. 0.50 (config key max_cost)")
+	f.StringVar(&a.flags.reasoningEffort, "reasoning-effort", "", "the reasoning level asked of a model that reasons, one of its levels (low, medium, high...; config key reasoning_effort)")
 }
 
 // open builds the session the flags ask for.
@@ -435,6 +444,14 @@ func (a *app) spec(approver kernel.Approver) (Spec, error) {
 	if a.flags.maxTurns < 0 {
 		return Spec{}, fmt.Errorf("%w: --max-turns must be 1 or more", ErrUsage)
 	}
+	maxCost, err := parseCost(a.flags.maxCost)
+	if err != nil {
+		return Spec{}, err
+	}
+	effort, err := parseEffort(a.flags.reasoningEffort)
+	if err != nil {
+		return Spec{}, err
+	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		return Spec{}, fmt.Errorf("cannot tell the working directory: %w", err)
@@ -445,8 +462,34 @@ func (a *app) spec(approver kernel.Approver) (Spec, error) {
 		PermissionMode: a.flags.permissionMode, Allow: a.flags.allow, Deny: a.flags.deny,
 		AddDirs: a.flags.addDirs, MaxTurns: a.flags.maxTurns, Approver: approver,
 		Sandbox: a.flags.sandbox, Network: a.flags.network,
-		SessionDir: a.flags.sessionDir,
+		SessionDir: a.flags.sessionDir, MaxCost: maxCost, ReasoningEffort: effort,
 	}, nil
+}
+
+// parseCost reads the --max-cost flag: a decimal number of US dollars, 0
+// or empty meaning the configuration's budget.
+func parseCost(s string) (float64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	v, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(s), "$"), 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, fmt.Errorf("%w: --max-cost %q: want a positive number of US dollars, such as 0.50 or 2 (0 means the configuration's max_cost)", ErrUsage, s)
+	}
+	return v, nil
+}
+
+// parseEffort reads the --reasoning-effort flag: one word, a level the
+// model's catalogue entry names (the wiring checks it against the
+// model); empty means the configuration's.
+func parseEffort(s string) (string, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' && r != '_' {
+			return "", fmt.Errorf("%w: --reasoning-effort %q: want one level of the model's, such as low, medium or high", ErrUsage, s)
+		}
+	}
+	return s, nil
 }
 
 func closeSession(s *Session, stderr io.Writer) {

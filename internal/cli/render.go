@@ -77,6 +77,15 @@ type terminal struct {
 	live io.Writer
 	// stopped says the model call under way was stopped by the person.
 	stopped bool
+	// summarising says the model call under way is a compaction's
+	// summary, whose text is not the answer.
+	summarising bool
+	// compacting says the command is rein compact, which shows the
+	// summary as its answer.
+	compacting bool
+	// maxCost is the --max-cost flag, to say what a budget run passed; 0
+	// means the configuration's, which the run's reason says.
+	maxCost float64
 }
 
 func newTerminal(out, errw io.Writer) *terminal {
@@ -177,6 +186,9 @@ func (t *terminal) event(env contract.Envelope) error {
 	}
 	switch e := env.Data.(type) {
 	case *contract.TextDelta:
+		if t.summarising {
+			return nil // a summary's text: not the answer
+		}
 		return t.text(shown(t.answer.Next(e.Text)))
 	case *contract.ModelFinished:
 		return t.settled()
@@ -213,20 +225,79 @@ func (t *terminal) event(env contract.Envelope) error {
 		}
 		t.line(t.style("33", "  ✗ "+what+" is discarded: "+field(e.Reason)))
 	case *contract.RunFinished:
-		t.pending.Reset() // a call that never finished: its text does not stand
-		t.stopped = false
-		switch e.Outcome {
-		case contract.OutcomeCompleted:
-			t.end()
-		case contract.OutcomeCancelled:
-			t.line(t.style("33", "stopped"))
-		default:
-			t.line(t.style("31", sayf("✗ run %s: %s", e.Outcome, e.Reason)))
-		}
+		t.finished(e)
 	default:
-		t.tool(env.Data)
+		if !t.context(env.Data) {
+			t.tool(env.Data)
+		}
 	}
 	return nil
+}
+
+// finished shows how a run ended.
+func (t *terminal) finished(e *contract.RunFinished) {
+	t.pending.Reset() // a call that never finished: its text does not stand
+	t.stopped, t.summarising = false, false
+	switch e.Outcome {
+	case contract.OutcomeCompleted:
+		t.end()
+	case contract.OutcomeCancelled:
+		t.line(t.style("33", "stopped"))
+	case contract.OutcomeBudget:
+		if e.Usage != nil && t.maxCost > 0 {
+			t.line(t.style("33", sayf("stopped: the run cost %s, past --max-cost %s", dollars(e.Usage.CostUSD), dollars(t.maxCost))))
+			break
+		}
+		t.line(t.style("33", sayf("stopped: %s", e.Reason)))
+	default:
+		t.line(t.style("31", sayf("✗ run %s: %s", e.Outcome, e.Reason)))
+	}
+}
+
+// context shows what the context engine did: a summary call under way,
+// a compaction and a compaction that failed. It reports whether data was
+// one of those.
+func (t *terminal) context(data contract.Event) bool {
+	switch e := data.(type) {
+	case *contract.ModelRequested:
+		if e.Purpose != contract.PurposeCompaction {
+			return false
+		}
+		// Its answer is the summary, not part of the conversation: it is
+		// said by context.compacted, never printed as the answer.
+		t.summarising = true
+		t.line(t.style("2", sayf("  summarising the conversation to compact it (%s, %d messages, ~%s tokens in)…",
+			modelOf(e.Provider, e.Model), e.MessageCount, thousands(e.EstimatedInputTokens))))
+	case *contract.ContextCompacted:
+		t.summarising = false
+		if t.compacting {
+			// rein compact: the summary is the command's answer, and its
+			// closing line says the numbers.
+			return t.summary(e.Summary) == nil
+		}
+		t.line(t.style("2", sayf("rein: context compacted: %d messages → summary, %s → %s tokens (%s)",
+			e.Replaced, thousands(e.TokensBefore), thousands(e.TokensAfter), e.By)))
+	case *contract.CompactionFailed:
+		t.summarising = false
+		t.line(t.style("33", sayf("rein: context compaction failed (%s, attempt %d): %s; the conversation is unchanged", e.By, e.Attempt, e.Reason)))
+	default:
+		return false
+	}
+	return true
+}
+
+// summary writes the summary of a compaction on out.
+func (t *terminal) summary(s string) error {
+	t.end()
+	return say(t.out, text(strings.TrimRight(s, "\n")+"\n"))
+}
+
+// modelOf names a model as "provider model", or the provider alone.
+func modelOf(provider, model string) string {
+	if model == "" {
+		return provider
+	}
+	return provider + " " + model
 }
 
 // think shows a delta of reasoning, made printable, dim on errw.

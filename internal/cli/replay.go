@@ -49,8 +49,10 @@ type replayer struct {
 	calls    int
 	tools    int
 	failed   int
-	usage    contract.ModelUsage
-	unknown  map[string]int
+	// compactions counts context.compacted; usage sums every call's.
+	compactions int
+	usage       contract.Totals
+	unknown     map[string]int
 }
 
 func newReplayer(w io.Writer) *replayer {
@@ -69,6 +71,17 @@ func (r *replayer) event(env contract.Envelope) error {
 		r.start = env.Time
 	}
 	r.last = env.Time
+	for _, show := range []func(contract.Envelope) (bool, error){r.session, r.model, r.toolEvent, r.context} {
+		if done, err := show(env); done || err != nil {
+			return err
+		}
+	}
+	return r.t.event(env)
+}
+
+// session shows the events of the session and its runs; it reports
+// whether env was one.
+func (r *replayer) session(env contract.Envelope) (bool, error) {
 	switch e := env.Data.(type) {
 	case *contract.SessionStarted:
 		r.line(sayf("session %s · %s · rein %s · %s %s · started %s", env.Session, e.Cwd, e.Version,
@@ -88,19 +101,59 @@ func (r *replayer) event(env contract.Envelope) error {
 		r.line(sayf("\n%s › %s", r.at(env), text(e.Text)))
 	case *contract.RunStarted:
 		r.runs++
+	case *contract.RunFinished:
+		r.line(r.t.style("2", sayf("%s run %s", r.at(env), e.Outcome)))
+		if e.Outcome != contract.OutcomeCompleted && e.Reason != "" {
+			r.line("  " + field(e.Reason))
+		}
+	case *contract.Unknown:
+		r.unknown[e.Type]++
+		r.line(r.t.style("33", sayf("%s ? %s: an event this rein does not know (a newer rein wrote it): %s",
+			r.at(env), e.Type, excerpt.Text(string(e.Data), 200))))
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// model shows the trace of the model calls: what was asked, the text
+// and reasoning, the usage and cost of each, and the failed calls; it
+// reports whether env was one of those.
+func (r *replayer) model(env contract.Envelope) (bool, error) {
+	switch e := env.Data.(type) {
 	case *contract.ModelRequested:
 		r.calls++
-		r.line(r.t.style("2", sayf("%s model %s %s · turn %d · %d messages · %d tools · ~%d tokens in",
-			r.at(env), e.Provider, e.Model, env.Turn, e.MessageCount, len(e.ToolNames), e.EstimatedInputTokens)))
+		what := sayf("turn %d", env.Turn)
+		if e.Purpose == contract.PurposeCompaction {
+			what = "summary for a compaction"
+		}
+		r.line(r.t.style("2", sayf("%s model %s %s · %s · %d messages · %d tools · ~%s tokens in",
+			r.at(env), e.Provider, e.Model, what, e.MessageCount, len(e.ToolNames), thousands(e.EstimatedInputTokens))))
 	case *contract.ModelText:
 		r.line(text(strings.TrimRight(e.Text, "\n")))
 	case *contract.ModelReasoning:
 		r.line(r.t.style("2", "thinking: "+text(strings.TrimRight(e.Text, "\n"))))
 	case *contract.ModelUsage:
-		r.usage.InputTokens += e.InputTokens
-		r.usage.OutputTokens += e.OutputTokens
-		r.usage.CacheReadTokens += e.CacheReadTokens
-		r.line(r.t.style("2", sayf("  usage: %d in (%d cached) · %d out", e.InputTokens, e.CacheReadTokens, e.OutputTokens)))
+		r.usage.Add(e)
+		r.line(r.t.style("2", sayf("  usage: %s · %s", tokens(e.InputTokens, e.OutputTokens, e.CacheReadTokens, e.CacheWriteTokens), callCost(e))))
+	case *contract.ProviderError:
+		// The trace keeps every failed call; a cancelled one was a person
+		// stopping it.
+		if e.Kind == contract.KindAborted {
+			r.line(r.t.style("33", sayf("%s model call stopped: %s", r.at(env), e.Message)))
+			break
+		}
+		r.line(r.t.style("31", sayf("%s ✗ model error: %s", r.at(env), e.Error())))
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// toolEvent shows the stages of a tool call as the trace has them; it
+// reports whether env was one.
+func (r *replayer) toolEvent(env contract.Envelope) (bool, error) {
+	switch e := env.Data.(type) {
 	case *contract.IntentProposed:
 		r.tools++
 		r.proposed[e.ID] = e.Input
@@ -117,32 +170,67 @@ func (r *replayer) event(env contract.Envelope) error {
 			r.failed++
 		}
 		if err := r.t.event(env); err != nil {
-			return err
+			return true, err
 		}
 		if e.ArtifactRef != "" {
 			r.line(r.t.style("2", "  full output: "+field(e.ArtifactRef)))
 		}
-	case *contract.ProviderError:
-		// The trace keeps every failed call; a cancelled one was a person
-		// stopping it.
-		if e.Kind == contract.KindAborted {
-			r.line(r.t.style("33", sayf("%s model call stopped: %s", r.at(env), e.Message)))
-			break
-		}
-		r.line(r.t.style("31", sayf("%s ✗ model error: %s", r.at(env), e.Error())))
-	case *contract.RunFinished:
-		r.line(r.t.style("2", sayf("%s run %s", r.at(env), e.Outcome)))
-		if e.Outcome != contract.OutcomeCompleted && e.Reason != "" {
-			r.line("  " + field(e.Reason))
-		}
-	case *contract.Unknown:
-		r.unknown[e.Type]++
-		r.line(r.t.style("33", sayf("%s ? %s: an event this rein does not know (a newer rein wrote it): %s",
-			r.at(env), e.Type, excerpt.Text(string(e.Data), 200))))
 	default:
-		return r.t.event(env)
+		return false, nil
 	}
-	return nil
+	return true, nil
+}
+
+// context shows where the context engine changed what the requests
+// held: compactions, failed compactions, and observations elided to
+// stubs; it reports whether env was one of its events.
+func (r *replayer) context(env contract.Envelope) (bool, error) {
+	switch e := env.Data.(type) {
+	case *contract.ContextProjected:
+		if len(e.Elided) == 0 {
+			break // the ledger of every request is in rein log --type 'context.*'
+		}
+		count, tok := elided(e)
+		r.line(r.t.style("2", sayf("%s ── elided: %d more observation(s) replaced by stubs pointing at their artifacts; %d elided in all, ~%s tokens as sent; request ~%s of %s tokens ──",
+			r.at(env), len(e.Elided), count, thousands(tok), thousands(e.EstimatedTokens), budgetOf(e))))
+	case *contract.ContextCompacted:
+		r.compactions++
+		r.line(sayf("%s ── compacted: seq %d–%d (%d messages) → summary; %s → %s tokens; by %s%s ──",
+			r.at(env), e.FromSeq, e.ToSeq, e.Replaced, thousands(e.TokensBefore), thousands(e.TokensAfter), e.By, focusOf(e.Focus)))
+		r.line(r.t.style("2", preview(e.Summary, 10)))
+	case *contract.CompactionFailed:
+		r.line(r.t.style("33", sayf("%s ✗ compaction failed (by %s, attempt %d): %s; nothing changed", r.at(env), e.By, e.Attempt, e.Reason)))
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// elided sums the observations a request sent as stubs.
+func elided(e *contract.ContextProjected) (count, tokens int) {
+	for _, s := range e.Sources {
+		if s.Kind == contract.SourceObservations && s.Decision == contract.DecidedElided {
+			count += s.Count
+			tokens += s.Tokens
+		}
+	}
+	return count, tokens
+}
+
+// budgetOf shows a request's input budget, or that none was known.
+func budgetOf(e *contract.ContextProjected) string {
+	if e.Budget <= 0 {
+		return "an unknown budget"
+	}
+	return thousands(e.Budget)
+}
+
+// focusOf shows what a compaction was asked to keep, if anything.
+func focusOf(focus string) shown {
+	if focus == "" {
+		return ""
+	}
+	return sayf(", focus %q", focus)
 }
 
 // end closes the rendering with the session's totals.
@@ -150,9 +238,12 @@ func (r *replayer) end() {
 	if r.start.IsZero() {
 		return
 	}
-	r.line(sayf("\n— %d run(s) · %d model call(s) · %d tool call(s), %d failed or refused · %d tokens in (%d cached), %d out · %s",
-		r.runs, r.calls, r.tools, r.failed, r.usage.InputTokens, r.usage.CacheReadTokens, r.usage.OutputTokens,
-		r.last.Sub(r.start).Round(time.Millisecond)))
+	compactions := shown("")
+	if r.compactions > 0 {
+		compactions = sayf(" · %d compaction(s)", r.compactions)
+	}
+	r.line(sayf("\n— %d run(s) · %d model call(s) · %d tool call(s), %d failed or refused%s · %s · %s",
+		r.runs, r.calls, r.tools, r.failed, compactions, totals(&r.usage), r.last.Sub(r.start).Round(time.Millisecond)))
 	if len(r.unknown) > 0 {
 		r.line(sayf("  %d event type(s) unknown to this rein: %s", len(r.unknown), strings.Join(slices.Sorted(maps.Keys(r.unknown)), ", ")))
 	}

@@ -18,7 +18,9 @@ func (a *app) renderer() renderer {
 	if a.flags.json {
 		return &jsonLines{w: a.deps.Stdout, deltas: a.flags.deltas}
 	}
-	return newTerminal(a.deps.Stdout, a.deps.Stderr)
+	t := newTerminal(a.deps.Stdout, a.deps.Stderr)
+	t.maxCost, _ = parseCost(a.flags.maxCost) // checked by spec
+	return t
 }
 
 // drive sends text and renders the run. It returns the exit code the
@@ -39,6 +41,7 @@ func (a *app) follow(ctx context.Context, r renderer, run func(ctx context.Conte
 		if err != nil {
 			return 0, err
 		}
+		a.usage.see(env.Data)
 		if err := r.event(env); err != nil {
 			// Stop reading: the kernel ends the run as cancelled and syncs
 			// the log before Send returns.
@@ -208,7 +211,15 @@ func (a *app) summary(s *Session, st *state.State) {
 	if st.Phase() == state.WaitingForTool {
 		printf(a.deps.Stderr, "%d tool intent(s) recorded as pending, not executed.\n", len(st.Pending))
 	}
-	a.sessionLine(s)
+	u, ok := a.usage.total()
+	switch {
+	case !ok:
+		a.sessionLine(s)
+	case s.Dir != "":
+		printf(a.deps.Stderr, "session: %s · %s\n", s.Dir, totals(&u))
+	default:
+		printf(a.deps.Stderr, "run: %s\n", totals(&u))
+	}
 }
 
 func (a *app) sessionLine(s *Session) {

@@ -24,7 +24,7 @@ import (
 )
 
 // sessionCommands are the commands over recorded sessions: sessions,
-// resume, fork, replay, log and why.
+// resume, compact, fork, replay, log and why.
 func (a *app) sessionCommands() []*cobra.Command {
 	sessions := &cobra.Command{
 		Use:   "sessions",
@@ -64,7 +64,7 @@ func (a *app) sessionCommands() []*cobra.Command {
 
 	whyCmd := a.oneArgCommand("why PATH", "Show every recorded intent that read or changed PATH, and why: the model's words, the decision, the result",
 		"one JSON object per intent per line", a.why)
-	return []*cobra.Command{sessions, resume, fork, replay, logCmd, whyCmd}
+	return []*cobra.Command{sessions, resume, a.compactCommand(), fork, replay, logCmd, whyCmd}
 }
 
 // oneArgCommand is a command over one recorded thing (a session, a path)
