@@ -297,7 +297,8 @@ type app struct {
 	code  int
 	// sent says a message was sent in this session.
 	sent bool
-	// usage sums the tokens and cost of the last run followed.
+	// usage sums the tokens and cost of the last run followed, and keeps
+	// why it ended.
 	usage tally
 }
 

@@ -289,3 +289,71 @@ func TestRetriesAndFallbacksAreShown(t *testing.T) {
 		}
 	}
 }
+
+// --max-cost and --reasoning-effort reach the Spec wherever --model is
+// taken; a value that is no amount or no level is a usage error that
+// says what is wanted.
+func TestCostAndEffortFlags(t *testing.T) {
+	for _, c := range []struct {
+		args   []string
+		want   Spec
+		code   int
+		stderr string
+	}{
+		{args: []string{"exec", "--max-cost", "0.50", "--reasoning-effort", "High", "hi"}, want: Spec{MaxCost: 0.5, ReasoningEffort: "high"}, code: ExitUsage},
+		{args: []string{"exec", "--max-cost", "$2", "hi"}, want: Spec{MaxCost: 2}, code: ExitUsage},
+		{args: []string{"exec", "--max-cost", "0", "hi"}, code: ExitUsage},
+		{args: []string{"--max-cost", "1.25", "hi"}, want: Spec{MaxCost: 1.25}, code: ExitUsage},
+		{args: []string{"exec", "--max-cost", "-1", "hi"}, code: ExitUsage, stderr: "--max-cost \"-1\": want a positive number of US dollars"},
+		{args: []string{"exec", "--max-cost", "lots", "hi"}, code: ExitUsage, stderr: "want a positive number of US dollars, such as 0.50"},
+		{args: []string{"exec", "--max-cost", "Inf", "hi"}, code: ExitUsage, stderr: "want a positive number"},
+		{args: []string{"exec", "--reasoning-effort", "very high", "hi"}, code: ExitUsage, stderr: "want one level of the model's, such as low, medium or high"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			var got Spec
+			opened := false
+			var errw bytes.Buffer
+			deps := Deps{
+				Open: func(ctx context.Context, spec Spec) (*Session, error) {
+					got, opened = spec, true
+					return nil, fmt.Errorf("%w: stop here", ErrUsage)
+				},
+				Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &errw,
+			}
+			if code := Execute(t.Context(), c.args, deps); code != c.code {
+				t.Errorf("exit %d, want %d: %s", code, c.code, errw.String())
+			}
+			if c.stderr != "" {
+				if opened || !strings.Contains(errw.String(), c.stderr) {
+					t.Errorf("opened %v, stderr %q; want no session and %q", opened, errw.String(), c.stderr)
+				}
+				return
+			}
+			got.Cwd, got.Approver = "", nil
+			if d := cmp.Diff(c.want, got); d != "" {
+				t.Errorf("spec (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// The JSON lines keep run.finished's usage as the runtime recorded it.
+func TestJSONKeepsTheUsage(t *testing.T) {
+	var out bytes.Buffer
+	j := &jsonLines{w: &out}
+	u := &contract.Totals{InputTokens: 1200, OutputTokens: 60, CacheReadTokens: 800, CacheWriteTokens: 100, Calls: 2, CostUSD: 0.0125, Unpriced: 1}
+	if err := j.event(contract.Envelope{Seq: 9, Session: "ses_x", Data: &contract.RunFinished{Outcome: contract.OutcomeBudget, Usage: u}}); err != nil {
+		t.Fatal(err)
+	}
+	var env contract.Envelope
+	if err := json.Unmarshal(out.Bytes(), &env); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	f, ok := env.Data.(*contract.RunFinished)
+	if !ok || f.Usage == nil {
+		t.Fatalf("got %s", out.String())
+	}
+	if d := cmp.Diff(u, f.Usage); d != "" {
+		t.Errorf("usage (-want +got):\n%s", d)
+	}
+}

@@ -84,9 +84,9 @@ func (a *app) compacted(done *contract.ContextCompacted, failed *contract.Compac
 			done.Replaced, done.FromSeq, done.ToSeq, thousands(done.TokensBefore), thousands(done.TokensAfter))
 		return nil
 	case failed != nil:
-		return exitError{code: ExitFailed, msg: "nothing compacted: " + failed.Reason}
+		return exitError{code: ExitFailed, msg: "the conversation is unchanged: " + failed.Reason}
 	}
-	return exitError{code: ExitFailed, msg: "nothing compacted: the runtime recorded neither a compaction nor why it failed"}
+	return exitError{code: ExitFailed, msg: "the conversation is unchanged: the runtime recorded neither a compaction nor why it failed"}
 }
 
 // watchCompaction yields what resume appends, then what compact

@@ -90,23 +90,24 @@ func totals(t *contract.Totals) string {
 
 // tally sums the usage of a run as its events come: run.finished's
 // usage when the kernel recorded it, else the sum of its model.usage
-// events.
+// events. It keeps run.finished's reason too.
 type tally struct {
 	calls  contract.Totals
 	run    *contract.Totals
 	active bool
+	reason string
 }
 
 // see takes in one event.
 func (t *tally) see(e contract.Event) {
 	switch e := e.(type) {
 	case *contract.RunStarted:
-		t.calls, t.run, t.active = contract.Totals{}, nil, false
+		t.calls, t.run, t.active, t.reason = contract.Totals{}, nil, false, ""
 	case *contract.ModelUsage:
 		t.calls.Add(e)
 		t.active = true
 	case *contract.RunFinished:
-		t.run = e.Usage
+		t.run, t.reason = e.Usage, e.Reason
 	}
 }
 

@@ -111,6 +111,9 @@ type stage struct {
 	ws, root string
 	store    *session.Store
 	envs     []contract.Envelope
+	// open, when set, builds the runtime of a session instead of the
+	// scenario's kernel.
+	open func(x *session.Session, approver tool.Approver) (*Session, error)
 }
 
 func newStage(t *testing.T, sc scenario) *stage {
@@ -166,6 +169,9 @@ func (s *stage) deps(out, errw *bytes.Buffer) Deps {
 // runtime builds the scenario's kernel over x, as cmd/rein's wiring does;
 // approver asks the person, nil meaning the run is headless.
 func (s *stage) runtime(x *session.Session, approver tool.Approver) (*Session, error) {
+	if s.open != nil {
+		return s.open(x, approver)
+	}
 	tools, reg, err := s.tools(x.Dir, approver)
 	if err != nil {
 		return nil, err

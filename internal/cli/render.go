@@ -279,6 +279,9 @@ func (t *terminal) context(data contract.Event) bool {
 			e.Replaced, thousands(e.TokensBefore), thousands(e.TokensAfter), e.By)))
 	case *contract.CompactionFailed:
 		t.summarising = false
+		if t.compacting {
+			break // rein compact's closing line says why
+		}
 		t.line(t.style("33", sayf("rein: context compaction failed (%s, attempt %d): %s; the conversation is unchanged", e.By, e.Attempt, e.Reason)))
 	default:
 		return false

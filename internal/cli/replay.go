@@ -191,7 +191,7 @@ func (r *replayer) context(env contract.Envelope) (bool, error) {
 			break // the ledger of every request is in rein log --type 'context.*'
 		}
 		count, tok := elided(e)
-		r.line(r.t.style("2", sayf("%s ── elided: %d more observation(s) replaced by stubs pointing at their artifacts; %d elided in all, ~%s tokens as sent; request ~%s of %s tokens ──",
+		r.line(r.t.style("2", sayf("%s ── elided: %d more observation(s) sent as stubs that point at their artifacts; %d elided in all (~%s tokens as stubs); request ~%s of %s tokens ──",
 			r.at(env), len(e.Elided), count, thousands(tok), thousands(e.EstimatedTokens), budgetOf(e))))
 	case *contract.ContextCompacted:
 		r.compactions++

@@ -84,16 +84,19 @@ func (a *app) exec(ctx context.Context, args []string) error {
 		if st.Outcome == contract.OutcomeCancelled {
 			say(a.deps.Stderr, "rein: stopped\n")
 		} else {
-			printf(a.deps.Stderr, "rein: run %s: %s\n", st.Outcome, reasonOf(&st))
+			printf(a.deps.Stderr, "rein: run %s: %s\n", st.Outcome, a.reasonOf(&st))
 		}
 	}
 	return nil
 }
 
 // reasonOf says in a few words why the last run ended as it did.
-func reasonOf(st *state.State) string {
-	if st.LastError != nil && st.Outcome == contract.OutcomeFailed {
+func (a *app) reasonOf(st *state.State) string {
+	switch {
+	case st.LastError != nil && st.Outcome == contract.OutcomeFailed:
 		return st.LastError.Error()
+	case a.usage.reason != "":
+		return a.usage.reason // run.finished's: a budget, a context that cannot fit
 	}
 	return string(st.Phase())
 }

@@ -147,14 +147,26 @@ func (a *app) sessions() error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	say(tw, "ID\tDIRECTORY\tSTARTED\tLAST ACTIVITY\tOUTCOME\tFIRST PROMPT\n")
+	say(tw, "ID\tDIRECTORY\tSTARTED\tLAST ACTIVITY\tOUTCOME\tCOST\tFIRST PROMPT\n")
 	for _, sum := range list {
 		// Each field is made printable for its column: a tab in one
 		// would break the table.
-		printf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", sum.ID, sum.Cwd, stamp(sum.Started), stamp(sum.LastActivity), sum.Outcome,
-			excerpt.Text(oneLine(sum.FirstPrompt), 60))
+		printf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", sum.ID, sum.Cwd, stamp(sum.Started), stamp(sum.LastActivity), sum.Outcome,
+			sessionCost(sum.Usage), excerpt.Text(oneLine(sum.FirstPrompt), 60))
 	}
 	return tw.Flush()
+}
+
+// sessionCost is a session's cost for its column: "-" when no call
+// reported usage, "unknown" when any call's price was unknown.
+func sessionCost(u *contract.Totals) string {
+	switch {
+	case u == nil || u.Calls == 0:
+		return "-"
+	case !u.CostKnown():
+		return "unknown"
+	}
+	return dollars(u.CostUSD)
 }
 
 // maxProblems is how many unreadable session directories a command names

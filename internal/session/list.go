@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/json"
@@ -45,6 +46,10 @@ type Summary struct {
 	FirstPrompt string `json:"first_prompt"`
 	// Events is the last seq: how many events the log holds.
 	Events uint64 `json:"events"`
+	// Usage sums the tokens and cost of the session's own model calls
+	// (a fork's start from its parent's log is the parent's); nil in an
+	// index written before it was kept.
+	Usage *contract.Totals `json:"usage,omitempty"`
 	// Size and ModTime are the log's, when the summary was made; the
 	// index uses them to tell a stale entry.
 	Size    int64 `json:"size"`
@@ -123,6 +128,14 @@ func (s *Store) summarize(id string) (Summary, error) {
 		}
 		sum.ending(lines(whole, false))
 	}
+	// The head holds a short log whole: no second read.
+	var whole io.Reader = io.NewSectionReader(f, 0, fi.Size())
+	if int64(len(head)) == fi.Size() {
+		whole = bytes.NewReader(head)
+	}
+	if sum.Usage, err = spent(whole); err != nil {
+		return Summary{}, fmt.Errorf("session: summarize %s: %w", id, err)
+	}
 	switch {
 	case fi.Size() == 0:
 		return Summary{}, fmt.Errorf("%w: %s is empty: rein stopped before it recorded anything", ErrNotFound, filepath.Join(dir, logName))
@@ -159,6 +172,50 @@ func (sum *Summary) ending(lines [][]byte) bool {
 		}
 	}
 	return false
+}
+
+// The markers of the lines spent decodes: every other line is skipped
+// undecoded. Inside a string of JSON (a tool's output quoting a log) the
+// quotes are escaped, so only an envelope's own type matches.
+var (
+	usageType  = []byte(`"type":"` + contract.TypeModelUsage + `"`)
+	forkedType = []byte(`"type":"` + contract.TypeSessionForked + `"`)
+)
+
+// spent sums the model.usage events of a log, read whole but decoding
+// only those lines; the usage before session.forked (the parent's log,
+// copied) is left out. A usage line is short: a line longer than the
+// reader's buffer is skipped unread.
+func spent(r io.Reader) (*contract.Totals, error) {
+	t := &contract.Totals{}
+	br := bufio.NewReaderSize(r, 16<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		long := errors.Is(err, bufio.ErrBufferFull)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			_, err = br.ReadSlice('\n')
+		}
+		switch {
+		case errors.Is(err, io.EOF):
+			return t, nil // a last line without its newline is torn
+		case err != nil:
+			return nil, err
+		case long:
+			continue
+		}
+		if bytes.Contains(line, forkedType) {
+			*t = contract.Totals{}
+			continue
+		}
+		if !bytes.Contains(line, usageType) {
+			continue
+		}
+		if env, ok := decode(bytes.TrimSuffix(line, []byte("\n"))); ok {
+			if u, ok := env.Data.(*contract.ModelUsage); ok {
+				t.Add(u)
+			}
+		}
+	}
 }
 
 // lines returns the complete lines of b, without their newlines; partial
@@ -203,7 +260,7 @@ func (s *Store) List(keep func(*Summary) bool) (list []Summary, problems []error
 	idx := s.readIndex()
 	for _, id := range ids {
 		sum, ok := idx[id]
-		if fi, err := os.Stat(filepath.Join(s.Dir(id), logName)); err != nil || !ok ||
+		if fi, err := os.Stat(filepath.Join(s.Dir(id), logName)); err != nil || !ok || sum.Usage == nil ||
 			fi.Size() != sum.Size || fi.ModTime().UnixNano() != sum.ModTime {
 			sum, err = s.summarize(id)
 			if err != nil {

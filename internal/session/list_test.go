@@ -24,9 +24,9 @@ func TestListIsTheLogsAndTheIndexOnlyHelps(t *testing.T) {
 	record(t, s, "ses_3", events(a)[:1]) // started, nothing asked
 
 	want := []Summary{
-		{ID: "ses_1", Cwd: a, Started: t0, LastActivity: t0.Add(15 * time.Second), Outcome: "completed", FirstPrompt: "fix the tests", Events: 16},
-		{ID: "ses_2", Cwd: b, Started: t0, LastActivity: t0.Add(11 * time.Second), Outcome: OutcomeUnfinished, FirstPrompt: "fix the tests", Events: 12},
-		{ID: "ses_3", Cwd: a, Started: t0, LastActivity: t0, Outcome: OutcomeIdle, Events: 1},
+		{ID: "ses_1", Cwd: a, Started: t0, LastActivity: t0.Add(15 * time.Second), Outcome: "completed", FirstPrompt: "fix the tests", Events: 16, Usage: &contract.Totals{}},
+		{ID: "ses_2", Cwd: b, Started: t0, LastActivity: t0.Add(11 * time.Second), Outcome: OutcomeUnfinished, FirstPrompt: "fix the tests", Events: 12, Usage: &contract.Totals{}},
+		{ID: "ses_3", Cwd: a, Started: t0, LastActivity: t0, Outcome: OutcomeIdle, Events: 1, Usage: &contract.Totals{}},
 	}
 	ignore := cmpopts.IgnoreFields(Summary{}, "Size", "ModTime")
 	check := func(what string) {
@@ -204,3 +204,45 @@ func TestListSkipsDirectoriesWithoutAReadableLog(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A summary sums the cost of the session's own model calls: a call whose
+// price is unknown makes the whole cost unknown, and a fork counts only
+// what was spent after it forked (its copy of the parent's log is the
+// parent's spending). A usage line quoted in a tool's output is no call,
+// and a line longer than the reader's buffer does not hide the next.
+func TestListSumsTheSessionsOwnUsage(t *testing.T) {
+	s := NewStore(t.TempDir(), nil)
+	cwd := t.TempDir()
+	evs := events(cwd)
+	priced := &contract.ModelUsage{InputTokens: 1000, OutputTokens: 50, CacheReadTokens: 800, CostUSD: new(0.0125)}
+	unpriced := &contract.ModelUsage{InputTokens: 200, OutputTokens: 10, CacheWriteTokens: 100}
+	quoted := &contract.ToolObservation{Observation: contract.Observation{IntentID: "int_1", ToolName: "bash",
+		Phase: contract.PhaseExecution, Text: `{"type":"model.usage","data":{"input_tokens":99999}}`}}
+	long := &contract.ToolObservation{Observation: contract.Observation{IntentID: "int_1", ToolName: "bash",
+		Phase: contract.PhaseExecution, Text: strings.Repeat("a line longer than the reader's buffer ", 2000)}}
+	withUsage := append(append([]contract.Event{}, evs[:4]...), long, priced, quoted)
+	withUsage = append(withUsage, evs[4:]...)
+	record(t, s, "ses_p", withUsage)
+	fork, _, err := s.Fork("ses_p", 0, t0.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	record(t, s, "ses_u", append(append([]contract.Event{}, evs[:4]...), priced, unpriced))
+
+	list, problems, err := s.List(nil)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("List() = %v, %v", problems, err)
+	}
+	got := map[string]*contract.Totals{}
+	for _, sum := range list {
+		got[sum.ID] = sum.Usage
+	}
+	want := map[string]*contract.Totals{
+		"ses_p": {InputTokens: 1000, OutputTokens: 50, CacheReadTokens: 800, Calls: 1, CostUSD: 0.0125},
+		"ses_u": {InputTokens: 1200, OutputTokens: 60, CacheReadTokens: 800, CacheWriteTokens: 100, Calls: 2, CostUSD: 0.0125, Unpriced: 1},
+		fork:    {},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("usage by session (-want +got):\n%s", diff)
+	}
+}
