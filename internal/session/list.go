@@ -97,21 +97,7 @@ func (s *Store) summarize(id string) (Summary, error) {
 	if _, err := io.ReadFull(f, head); err != nil {
 		return Summary{}, fmt.Errorf("session: summarize %s: %w", id, err)
 	}
-	for _, line := range lines(head, false) {
-		env, ok := decode(line)
-		if !ok {
-			continue
-		}
-		switch e := env.Data.(type) {
-		case *contract.SessionStarted:
-			sum.Cwd, sum.Started = e.Cwd, env.Time
-		case *contract.UserMessage:
-			sum.FirstPrompt = e.Text
-		}
-		if sum.FirstPrompt != "" {
-			break
-		}
-	}
+	sum.beginning(lines(head, false))
 	tail, off := head, int64(0)
 	if fi.Size() > headBytes {
 		off = max(0, fi.Size()-tailBytes)
@@ -143,6 +129,26 @@ func (s *Store) summarize(id string) (Summary, error) {
 		return Summary{}, fmt.Errorf("%w: %s holds no event that can be read (`rein replay %s` says what is wrong)", ErrNotFound, filepath.Join(dir, logName), id)
 	}
 	return sum, nil
+}
+
+// beginning fills the working directory, the start and the first prompt
+// from the first lines of a log.
+func (sum *Summary) beginning(lines [][]byte) {
+	for _, line := range lines {
+		env, ok := decode(line)
+		if !ok {
+			continue
+		}
+		switch e := env.Data.(type) {
+		case *contract.SessionStarted:
+			sum.Cwd, sum.Started = e.Cwd, env.Time
+		case *contract.UserMessage:
+			sum.FirstPrompt = e.Text
+		}
+		if sum.FirstPrompt != "" {
+			return
+		}
+	}
 }
 
 // ending fills the last activity, the event count and the outcome from
