@@ -204,6 +204,9 @@ func checkCost(t *testing.T, s *stage, want string) {
 	if len(lines) < 5 || !strings.Contains(lines[3], "COST") || !strings.Contains(lines[4], "  "+want+"  ") {
 		t.Errorf("rein sessions: want the cost %s:\n%s", want, out)
 	}
+	if out := s.rein("sessions", "--all", "--json"); !strings.Contains(out, `"usage":{"input_tokens":`) {
+		t.Errorf("rein sessions --json: want the usage:\n%s", out)
+	}
 }
 
 // A run stopped by --max-cost.

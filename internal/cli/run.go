@@ -216,7 +216,7 @@ func (a *app) summary(s *Session, st *state.State) {
 	}
 	u, ok := a.usage.total()
 	switch {
-	case !ok:
+	case !ok || u.Calls == 0:
 		a.sessionLine(s)
 	case s.Dir != "":
 		printf(a.deps.Stderr, "session: %s · %s\n", s.Dir, totals(&u))
