@@ -22,7 +22,20 @@ type Limits struct {
 	// 64 MiB. Past it the artifact ends with a marker saying how much more
 	// there was.
 	ArtifactBytes int64
+	// ArtifactMinBytes is the size from which an output is kept as an
+	// artifact even when the model is shown all of it, so that the
+	// context engine, when it later elides the observation from the
+	// prompt, has the whole text to point at; the text shown does not
+	// change. 0 means 2 KiB; a negative value keeps an artifact only for
+	// an output that does not fit (HeadBytes + TailBytes). An output that
+	// does not fit is always kept, whatever this says.
+	ArtifactMinBytes int
 }
+
+// defaultArtifactMinBytes is Limits.ArtifactMinBytes when it is 0: an
+// observation shorter than that costs less in the prompt than the stub
+// that would replace it.
+const defaultArtifactMinBytes = 2 << 10
 
 func (l Limits) withDefaults() Limits {
 	if l.HeadBytes <= 0 {
@@ -34,13 +47,25 @@ func (l Limits) withDefaults() Limits {
 	if l.ArtifactBytes <= 0 {
 		l.ArtifactBytes = 64 << 20
 	}
+	if l.ArtifactMinBytes == 0 {
+		l.ArtifactMinBytes = defaultArtifactMinBytes
+	}
 	return l
+}
+
+// fits reports whether an output of n bytes is shown to the model whole.
+func (l Limits) fits(n int64) bool { return n <= int64(l.HeadBytes+l.TailBytes) }
+
+// keeps reports whether an output of n bytes, so far, is to be kept as an
+// artifact: it does not fit, or it reached ArtifactMinBytes.
+func (l Limits) keeps(n int64) bool {
+	return !l.fits(n) || l.ArtifactMinBytes > 0 && n >= int64(l.ArtifactMinBytes)
 }
 
 // capture is the writer a tool's output goes to. It keeps the head and a
 // ring of the tail in memory, whatever the size of the output, and once the
-// output outgrows them spills all of it, from the first byte, into an
-// artifact file, up to a cap. Credentials are cut out before anything is
+// output outgrows them, or reaches Limits.ArtifactMinBytes, spills all of
+// it, from the first byte, into an artifact file, up to a cap. Credentials are cut out before anything is
 // kept. It is not safe for concurrent use (registry.Call.Output says so).
 type capture struct {
 	lim  Limits
@@ -120,20 +145,21 @@ func (c *capture) keep(p []byte) {
 	}
 }
 
-// spill writes p to the artifact once the output no longer fits in what
-// the model is shown. The artifact starts with the head, so it holds the
-// whole output.
+// spill writes p to the artifact once the output is to be kept (see
+// Limits.keeps). The artifact starts with the head, so it holds the whole
+// output.
 func (c *capture) spill(p []byte) {
 	if c.path == "" || c.fileErr != nil || c.dropped {
 		return
 	}
 	if c.file == nil {
-		if c.total <= int64(c.lim.HeadBytes+c.lim.TailBytes) {
+		if !c.lim.keeps(c.total) {
 			return
 		}
 		// What came before p: the head and the tail, not yet wrapped,
-		// since the output fitted until now. The head is not empty, so
-		// the first write opens the file, or drops the artifact, or fails.
+		// since the output fitted until now. The first of the three
+		// writes that is not empty opens the file, or drops the
+		// artifact, or fails.
 		c.writeFile(c.head)
 		c.writeFile(c.tail)
 	}
@@ -239,7 +265,9 @@ func (c *capture) finish() (result, error) {
 		}
 	}
 	ferr := c.fileErr
-	if c.total <= int64(c.lim.HeadBytes+c.lim.TailBytes) {
+	if c.lim.fits(c.total) {
+		// Shown whole, with no marker, whether or not an artifact keeps
+		// it too.
 		res.Text = text(append(c.head, c.tail...))
 		return res, ferr
 	}

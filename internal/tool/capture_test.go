@@ -66,15 +66,83 @@ func TestCaptureSmallOutputKeepsNoArtifact(t *testing.T) {
 	}
 }
 
+// An output that fits but reaches Limits.ArtifactMinBytes is kept as an
+// artifact too, redacted as any, so an observation elided later has the
+// whole text to point at; the model is shown exactly the same text, with
+// no marker.
+func TestCaptureKeepsAnArtifactFromTheThreshold(t *testing.T) {
+	secret := "sk-SECRET-123"
+	for _, tc := range []struct {
+		name string
+		lim  Limits
+		n    int // bytes of output once redacted, "key=" + secret first
+		kept bool
+	}{
+		{"below the default 2 KiB", Limits{}, 2047, false},
+		{"at the default 2 KiB", Limits{}, 2048, true},
+		{"well over it, still fits", Limits{}, 20 << 10, true},
+		{"a threshold of its own", Limits{ArtifactMinBytes: 100}, 100, true},
+		{"negative: only what does not fit", Limits{ArtifactMinBytes: -1}, 20 << 10, false},
+		{"negative, does not fit", Limits{ArtifactMinBytes: -1, HeadBytes: 100, TailBytes: 100}, 300, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "artifacts")
+			c := newCapture(tc.lim, dir, "inv.txt", []string{secret}, nil)
+			out := "key=" + secret + "\n" + lines(tc.n-len("key="+redacted+"\n"))
+			for rest := out; len(rest) > 0; { // in uneven writes
+				n := min(len(rest), 777)
+				c.Write([]byte(rest[:n]))
+				rest = rest[n:]
+			}
+			res, err := c.finish()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strings.ReplaceAll(out, secret, redacted)
+			if !res.Truncated && res.Text != want {
+				t.Errorf("text differs from the output:\n%q\nwant\n%q", res.Text, want)
+			}
+			if (res.ArtifactRef != "") != tc.kept {
+				t.Fatalf("ArtifactRef = %q; want one: %v", res.ArtifactRef, tc.kept)
+			}
+			data, err := os.ReadFile(filepath.Join(dir, "inv.txt"))
+			switch {
+			case tc.kept && (err != nil || string(data) != want):
+				t.Errorf("artifact = %d bytes (%v); want the whole redacted output, %d bytes", len(data), err, len(want))
+			case !tc.kept && !os.IsNotExist(err):
+				t.Errorf("an artifact was kept: %d bytes (%v)", len(data), err)
+			}
+		})
+	}
+}
+
+// An output that fits whose artifact the session's budget has no room for
+// is shown as it is, with no marker and no reference.
+func TestCaptureThresholdArtifactOverBudget(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "artifacts")
+	c := newCapture(Limits{}, dir, "inv.txt", nil, newArtifactBudget(4096, 3000))
+	out := lines(3000)
+	c.Write([]byte(out))
+	res, err := c.finish()
+	if err != nil || res.Text != out || res.Truncated || res.ArtifactRef != "" {
+		t.Errorf("finish() = %+v, %v; want the output as it is, no artifact", res, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "inv.txt")); !os.IsNotExist(err) {
+		t.Errorf("an artifact over the budget is on disk: %v", err)
+	}
+}
+
 // FuzzCapture checks the capture against the plain output: what fits is
-// kept whole; what does not keeps an exact head and tail around a marker
-// whose counts add up, and the artifact holds everything.
+// shown whole; what does not keeps an exact head and tail around a marker
+// whose counts add up; and the artifact, there exactly when the output does
+// not fit or reaches the artifact threshold, holds everything.
 func FuzzCapture(f *testing.F) {
-	f.Add([]byte("line 1\nline 2\nline 3\n"), uint8(4), uint8(5), uint8(3))
-	f.Add([]byte(strings.Repeat("x", 300)), uint8(10), uint8(10), uint8(7))
-	f.Add([]byte("a\nb\n\n\nc"), uint8(1), uint8(1), uint8(1))
-	f.Fuzz(func(t *testing.T, out []byte, head, tail, chunk uint8) {
-		lim := Limits{HeadBytes: int(head) + 1, TailBytes: int(tail) + 1}
+	f.Add([]byte("line 1\nline 2\nline 3\n"), uint8(4), uint8(5), uint8(3), int16(0))
+	f.Add([]byte(strings.Repeat("x", 300)), uint8(10), uint8(10), uint8(7), int16(0))
+	f.Add([]byte("a\nb\n\n\nc"), uint8(1), uint8(1), uint8(1), int16(-1))
+	f.Add([]byte("line 1\nline 2\nline 3\n"), uint8(100), uint8(100), uint8(2), int16(10))
+	f.Fuzz(func(t *testing.T, out []byte, head, tail, chunk uint8, keep int16) {
+		lim := Limits{HeadBytes: int(head) + 1, TailBytes: int(tail) + 1, ArtifactMinBytes: int(keep)}
 		dir := t.TempDir()
 		c := newCapture(lim, dir, "a.txt", nil, nil)
 		for rest := out; len(rest) > 0; {
@@ -89,15 +157,20 @@ func FuzzCapture(f *testing.F) {
 		if res.Bytes != int64(len(out)) {
 			t.Fatalf("Bytes = %d, want %d", res.Bytes, len(out))
 		}
+		art, err := os.ReadFile(filepath.Join(dir, "a.txt"))
+		switch kept := lim.withDefaults().keeps(int64(len(out))); {
+		case kept && (err != nil || string(art) != string(out)):
+			t.Fatalf("artifact %q (%v), want the whole output %q", art, err, out)
+		case kept != (res.ArtifactRef != ""):
+			t.Fatalf("ArtifactRef = %q for an output of %d bytes; kept: %v", res.ArtifactRef, len(out), kept)
+		case !kept && !os.IsNotExist(err):
+			t.Fatalf("an artifact of %d bytes was kept (%v) for an output of %d bytes", len(art), err, len(out))
+		}
 		if !res.Truncated {
 			if res.Text != text(out) {
 				t.Fatalf("untruncated text %q, want %q", res.Text, out)
 			}
 			return
-		}
-		art, err := os.ReadFile(filepath.Join(dir, "a.txt"))
-		if err != nil || string(art) != string(out) {
-			t.Fatalf("artifact %q (%v), want the whole output %q", art, err, out)
 		}
 		i := strings.Index(res.Text, "[... ")
 		j := strings.Index(res.Text, " ...]\n")

@@ -21,10 +21,14 @@
 //     allow such commands;
 //  5. observation (tool.observation): what the model is told, bounded to
 //     a head and a tail with an explicit "N lines omitted" marker; the whole
-//     output, when it does not fit, is kept as a session artifact (up to a
-//     cap each, and up to Options.ArtifactLimit for all of a session's;
-//     past that the observation says the whole was not kept, and why) and
-//     referenced. Tool output is marked untrusted. The stamps of
+//     output, when it does not fit or reaches Limits.ArtifactMinBytes (2 KiB),
+//     is kept as a session artifact (up to a cap each, and up to
+//     Options.ArtifactLimit for all of a session's; past that the
+//     observation says the whole was not kept, and why) and referenced
+//     (Observation.ArtifactRef), so that the context engine can elide an
+//     observation from a later prompt and point at the whole text. An
+//     output that fits is shown as it is, artifact or not. Tool output is
+//     marked untrusted. The stamps of
 //     the files the call read or wrote (registry.Result.Files) are recorded
 //     here too: the state folds them into the read ledger, which the next
 //     calls' Check and Execute get (registry.Call.Ledger).

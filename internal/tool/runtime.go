@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -32,8 +33,11 @@ type Options struct {
 	// ProjectDir is where Always and Never answers save their rules
 	// (ProjectDir/.rein/config.toml); empty means the workspace root.
 	ProjectDir string
-	// ArtifactDir is where whole outputs that do not fit in an observation
-	// are kept (one file per invocation); empty means they are not kept.
+	// ArtifactDir is where whole outputs are kept (one file per
+	// invocation): those that do not fit in an observation, and those of
+	// at least Limits.ArtifactMinBytes; empty means they are not kept.
+	// Observation.ArtifactRef names a file there relative to the parent of
+	// ArtifactDir (the session's directory): "artifacts/inv_….txt".
 	ArtifactDir string
 	// ArtifactLimit bounds the bytes of all the artifacts in ArtifactDir,
 	// those already there when New is called (a resumed session's)
@@ -87,6 +91,9 @@ type Runtime struct {
 	// artifacts is the room left for the session's artifacts, shared by
 	// the invocations that run together; nil when none are kept.
 	artifacts *artifactBudget
+	// artifactDir is Options.ArtifactDir made absolute, even when no
+	// more artifacts are kept: those of earlier runs are still there.
+	artifactDir string
 
 	ids func(prefix string) string
 }
@@ -117,6 +124,13 @@ func New(reg *registry.Registry, policy *permission.Policy, opts *Options) (*Run
 		rt.opts.Now = time.Now
 	}
 	rt.opts.Limits = rt.opts.Limits.withDefaults()
+	if rt.opts.ArtifactDir != "" {
+		abs, err := filepath.Abs(rt.opts.ArtifactDir)
+		if err != nil {
+			return nil, fmt.Errorf("tool: the artifacts directory %s: %w", rt.opts.ArtifactDir, err)
+		}
+		rt.opts.ArtifactDir, rt.artifactDir = abs, abs
+	}
 	if err := rt.measureArtifacts(); err != nil {
 		return nil, err
 	}
@@ -149,6 +163,25 @@ func (rt *Runtime) measureArtifacts() error {
 	}
 	rt.artifacts = newArtifactBudget(limit, used)
 	return nil
+}
+
+// ArtifactPath returns the absolute path of the artifact that an
+// observation's ArtifactRef names ("artifacts/inv_….txt", relative to the
+// parent of Options.ArtifactDir, the session's directory): what the note
+// that replaces an elided observation gives the model to read with
+// read_file (which reaches that directory when builtin.Options.ArtifactDir
+// is the same). It returns "" for an empty ref, one that does not name a
+// file of the artifacts directory, and when the runtime has none. It does
+// not look at the disk.
+func (rt *Runtime) ArtifactPath(ref string) string {
+	if rt.artifactDir == "" || ref == "" {
+		return ""
+	}
+	dir, name, ok := strings.Cut(ref, "/")
+	if !ok || dir != filepath.Base(rt.artifactDir) || !filepath.IsLocal(name) || strings.ContainsAny(name, `/\`) {
+		return ""
+	}
+	return filepath.Join(rt.artifactDir, name)
 }
 
 // Policy returns the permission policy in force, which includes the rules

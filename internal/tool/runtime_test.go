@@ -580,3 +580,27 @@ func TestInvocationRecordsTheSandbox(t *testing.T) {
 		t.Errorf("the tool was asked about input %s, want the intent's", asked)
 	}
 }
+
+// ArtifactPath turns an observation's ArtifactRef into the absolute path
+// read_file is told to read, and refuses what does not name a file of the
+// artifacts directory.
+func TestArtifactPath(t *testing.T) {
+	session := t.TempDir()
+	dir := filepath.Join(session, "artifacts")
+	f := newFixture(t, permission.Yolo, nil, &Options{ArtifactDir: dir}, output("out", registry.Exclusive))
+	f.run(t, t.Context(), intent("int_1", "out", `{"n":3000}`))
+	o := f.sink.observation(t, "int_1")
+	got := f.rt.ArtifactPath(o.ArtifactRef)
+	if data, err := os.ReadFile(got); err != nil || string(data) != lines(3000) || !filepath.IsAbs(got) {
+		t.Errorf("ArtifactPath(%q) = %q, holding %d bytes (%v); want the absolute path of the whole output", o.ArtifactRef, got, len(data), err)
+	}
+	for _, ref := range []string{"", "artifacts", "artifacts/", "artifacts/../events.jsonl", "artifacts/a/b.txt", "other/inv.txt", "/etc/passwd", "artifacts/.."} {
+		if got := f.rt.ArtifactPath(ref); got != "" {
+			t.Errorf("ArtifactPath(%q) = %q; want none", ref, got)
+		}
+	}
+	none := newFixture(t, permission.Yolo, nil, nil)
+	if got := none.rt.ArtifactPath("artifacts/inv_1.txt"); got != "" {
+		t.Errorf("without an artifacts directory ArtifactPath = %q; want none", got)
+	}
+}
