@@ -10,11 +10,8 @@ import (
 	"testing"
 
 	"github.com/rein-agent/rein/internal/permission"
-	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
 	"github.com/rein-agent/rein/internal/tool"
-	"github.com/rein-agent/rein/internal/tool/builtin"
-	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // Every built-in tool writes its output through the runtime's capture: an
@@ -33,23 +30,8 @@ func TestEveryToolsOutputIsKeptFromTheThreshold(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "big.txt"), []byte(big.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := workspace.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	policy, err := permission.New(permission.Yolo, permission.Rules{}, ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := registry.New(builtin.Tools(ws, nil)...)
-	if err != nil {
-		t.Fatal(err)
-	}
 	session := t.TempDir()
-	rt, err := tool.New(reg, policy, &tool.Options{ArtifactDir: filepath.Join(session, "artifacts")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt := newRuntime(t, dir, permission.Yolo, nil, &tool.Options{ArtifactDir: filepath.Join(session, "artifacts")})
 	intents := [][2]string{
 		{"read_file", `{"path":"big.txt"}`},
 		{"grep", `{"pattern":"needle \\d+"}`},

@@ -7,7 +7,8 @@
 // validates, asks permission, bounds the output and records every step.
 // Every path a file tool touches is resolved through the session's
 // workspace.Workspace, symbolic links followed, at validation and again
-// at execution; bash runs in the workspace root, in a session and process
+// at execution; the tools that only read reach the session's artifacts
+// directory too (Options.ArtifactDir), and nothing else outside; bash runs in the workspace root, in a session and process
 // group of its own, with credentials stripped from its environment.
 package builtin
 
@@ -21,6 +22,15 @@ import (
 type Options struct {
 	// Bash configures the bash tool; nil means its defaults.
 	Bash *BashOptions
+	// ArtifactDir is the session's artifacts directory, where the tool
+	// runtime keeps whole outputs (tool.Options.ArtifactDir): read_file,
+	// list_dir, grep and glob may read the files there, by absolute path,
+	// though it lies outside the workspace; write_file and edit_file are
+	// refused there, even where it lies inside. It need not exist yet,
+	// but its parent (the session's directory) must: its links are
+	// resolved once, when the tools are made. Empty means no tool reaches
+	// past the workspace.
+	ArtifactDir string
 }
 
 // Tools returns the built-in tools of one session working in ws. They
@@ -28,11 +38,12 @@ type Options struct {
 // edited because the read is recorded in the log and folded into the
 // state's read ledger (see FileTools).
 func Tools(ws *workspace.Workspace, opts *Options) []registry.Tool {
-	var bash *BashOptions
+	var o Options
 	if opts != nil {
-		bash = opts.Bash
+		o = *opts
 	}
-	tools := FileTools(ws)
-	tools = append(tools, SearchTools(ws)...)
-	return append(tools, Bash(ws, bash))
+	sc := newScope(ws, o.ArtifactDir)
+	tools := fileToolsIn(sc)
+	tools = append(tools, searchToolsIn(sc)...)
+	return append(tools, Bash(ws, o.Bash))
 }

@@ -43,11 +43,16 @@ func declare(name, description, schema string, risk registry.Risk, check func(js
 
 // fileTool declares the file tool name over ft, whose input T names a
 // path and is described by schema: its Check is check, or when check is
-// nil, that the path leads inside the workspace; its work is run (see
-// fileExecutor).
+// nil, that the path leads where the tool may go; its work is run (see
+// fileExecutor). A tool of RiskRead reads its path (forRead), so the
+// session's artifacts are in its reach; any other may write it (forWrite).
 func fileTool[T pathInput](ft *fileTools, name, description, schema string, risk registry.Risk, check func(json.RawMessage, state.Ledger) error, run fileRun[T]) registry.Tool {
-	if check == nil {
-		check = pathCheck[T](ft, name)
+	u := forWrite
+	if risk == registry.RiskRead {
+		u = forRead
 	}
-	return declare(name, description, schema, risk, check, fileExecutor(ft, name, run))
+	if check == nil {
+		check = pathCheck[T](ft, name, u)
+	}
+	return declare(name, description, schema, risk, check, fileExecutor(ft, name, u, run))
 }

@@ -44,7 +44,7 @@ func (in editFileInput) validate() error {
 }
 
 func (ft *fileTools) checkEditFile(input json.RawMessage, ledger state.Ledger) error {
-	in, abs, err := resolveInput[editFileInput](ft, "edit_file", input)
+	in, abs, err := resolveInput[editFileInput](ft, "edit_file", input, forWrite)
 	if err != nil {
 		return err
 	}

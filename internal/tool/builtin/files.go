@@ -39,14 +39,19 @@ const maxFileSize = 10 << 20
 // (state.Ledger) that Check and Execute consult. So a resumed session, or
 // a fork, knows what the model had read. The tools are safe for concurrent
 // use.
-func FileTools(ws *workspace.Workspace) []registry.Tool {
-	ft := &fileTools{ws: ws}
+func FileTools(ws *workspace.Workspace) []registry.Tool { return fileToolsIn(newScope(ws, "")) }
+
+// fileToolsIn returns the file tools of FileTools working in sc: read_file
+// and list_dir read the artifacts directory too.
+func fileToolsIn(sc *scope) []registry.Tool {
+	ft := &fileTools{ws: sc.ws, scope: sc}
 	return []registry.Tool{ft.readFile(), ft.writeFile(), ft.editFile(), ft.listDir()}
 }
 
 // fileTools is what the file tools of one session share.
 type fileTools struct {
-	ws *workspace.Workspace
+	ws    *workspace.Workspace
+	scope *scope // ws, and the artifacts directory to read
 }
 
 // sameContent reports whether two stamps are of the same content. The
@@ -120,11 +125,16 @@ func verifyFile(ledger state.Ledger, abs, shown string) error {
 	return verify(ledger, abs, shown, cur)
 }
 
-// resolve returns where path leads inside the workspace. A path outside
-// every root, or one that cannot be resolved, is a precondition_failed
+// resolve returns where path leads for a tool that makes u of it: inside
+// the workspace, or for a read in the session's artifacts directory (see
+// scope). A path outside them, a write in the artifacts directory, and a
+// path that cannot be resolved are a precondition_failed
 // *registry.CheckError naming the path.
-func (ft *fileTools) resolve(path string) (string, error) {
-	abs, err := ft.ws.Resolve(path)
+func (ft *fileTools) resolve(path string, u use) (string, error) {
+	abs, err := ft.scope.locate(path, u)
+	if _, ok := errors.AsType[*registry.CheckError](err); ok {
+		return "", err
+	}
 	if outside, ok := errors.AsType[*workspace.OutsideError](err); ok {
 		where := path
 		if outside.Resolved != filepath.Clean(path) {
@@ -176,22 +186,24 @@ func (in listDirInput) target() string {
 	return in.Path
 }
 
-// resolveInput decodes a file tool's input and resolves the path it names
-// (see resolve); Check and Execute both start with it.
-func resolveInput[T pathInput](ft *fileTools, tool string, input json.RawMessage) (T, string, error) {
+// resolveInput decodes the input of a file tool that makes u of the path
+// it names, and resolves the path (see resolve); Check and Execute both
+// start with it.
+func resolveInput[T pathInput](ft *fileTools, tool string, input json.RawMessage, u use) (T, string, error) {
 	in, err := decodeInput[T](tool, input)
 	if err != nil {
 		return in, "", err
 	}
-	abs, err := ft.resolve(in.target())
+	abs, err := ft.resolve(in.target(), u)
 	return in, abs, err
 }
 
-// pathCheck returns the Check of a file tool whose only precondition is
-// that its path leads inside the workspace.
-func pathCheck[T pathInput](ft *fileTools, tool string) func(json.RawMessage, state.Ledger) error {
+// pathCheck returns the Check of a file tool, which makes u of its path,
+// whose only precondition is that the path leads where such a tool may
+// go (see resolve).
+func pathCheck[T pathInput](ft *fileTools, tool string, u use) func(json.RawMessage, state.Ledger) error {
 	return func(input json.RawMessage, _ state.Ledger) error {
-		_, _, err := resolveInput[T](ft, tool, input)
+		_, _, err := resolveInput[T](ft, tool, input, u)
 		return err
 	}
 }
@@ -201,21 +213,26 @@ func pathCheck[T pathInput](ft *fileTools, tool string) func(json.RawMessage, st
 // it read whole or wrote (see registry.Result.Files), even with an error.
 type fileRun[T pathInput] func(ctx context.Context, w io.Writer, in T, abs string, ledger state.Ledger) ([]contract.FileStamp, error)
 
-// fileExecutor returns the registry.Executor of a file tool whose work is
-// run: it returns at once when ctx is done, decodes the input and
-// resolves its path again (the world may have changed since Check), and
-// hands run the input, the resolved path, the output to write to and the
-// call's ledger.
-func fileExecutor[T pathInput](ft *fileTools, tool string, run fileRun[T]) registry.Executor {
+// fileExecutor returns the registry.Executor of a file tool, which makes
+// u of its path, whose work is run: it returns at once when ctx is done,
+// decodes the input and resolves its path again (the world may have
+// changed since Check), and hands run the input, the resolved path, the
+// output to write to and the call's ledger. The stamp of a session
+// artifact read is not reported: the ledger is of the files the model may
+// then change, and no tool changes an artifact.
+func fileExecutor[T pathInput](ft *fileTools, tool string, u use, run fileRun[T]) registry.Executor {
 	return func(ctx context.Context, call *registry.Call) (registry.Result, error) {
 		if err := ctx.Err(); err != nil {
 			return registry.Result{}, err
 		}
-		in, abs, err := resolveInput[T](ft, tool, call.Input)
+		in, abs, err := resolveInput[T](ft, tool, call.Input, u)
 		if err != nil {
 			return registry.Result{}, err
 		}
 		files, err := run(ctx, call.Output, in, abs, call.Ledger)
+		if ft.scope.holds(abs) {
+			files = nil
+		}
 		return registry.Result{Files: files}, err
 	}
 }

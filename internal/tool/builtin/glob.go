@@ -15,7 +15,6 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/rein-agent/rein/internal/registry"
-	"github.com/rein-agent/rein/internal/workspace"
 )
 
 //go:embed glob.md
@@ -35,20 +34,20 @@ var globSchema = objectSchema([]string{"pattern"},
 	`"path":{"type":"string","description":"The directory to search from, relative to the workspace root or absolute (default: the workspace root)."}`)
 
 // globTool declares the glob tool: find files by name pattern.
-func globTool(ws *workspace.Workspace) registry.Tool {
+func globTool(sc *scope) registry.Tool {
 	return searchTool("glob", globDescription, globSchema,
 		func(in globInput) error {
-			_, _, err := globStart(ws, in)
+			_, _, err := globStart(sc, in)
 			return err
 		},
-		func(ctx context.Context, in globInput, out io.Writer) error { return runGlob(ctx, ws, in, out) })
+		func(ctx context.Context, in globInput, out io.Writer) error { return runGlob(ctx, sc, in, out) })
 }
 
 // globStart returns the directory the walk starts from and the pattern to
 // match below it: the pattern's leading elements without metacharacters
 // ("internal/*.go", "/abs/dir/**") move into the start, so the walk covers
 // no more than it must.
-func globStart(ws *workspace.Workspace, in globInput) (start, pattern string, err error) {
+func globStart(sc *scope, in globInput) (start, pattern string, err error) {
 	base, pattern := doublestar.SplitPattern(filepath.ToSlash(in.Pattern))
 	dir := in.Path
 	switch {
@@ -60,7 +59,7 @@ func globStart(ws *workspace.Workspace, in globInput) (start, pattern string, er
 		}
 		dir = filepath.Join(dir, filepath.FromSlash(base))
 	}
-	start, err = searchStart(ws, dir)
+	start, err = searchStart(sc, dir)
 	return start, pattern, err
 }
 
@@ -69,16 +68,17 @@ type globMatch struct {
 	mod  time.Time
 }
 
-func runGlob(ctx context.Context, ws *workspace.Workspace, in globInput, out io.Writer) error {
+func runGlob(ctx context.Context, sc *scope, in globInput, out io.Writer) error {
+	ws := sc.ws
 	if !doublestar.ValidatePattern(in.Pattern) {
 		return fmt.Errorf("glob: %q is not a valid glob pattern: check that every [ and { is closed and a \\ escapes a character", in.Pattern)
 	}
-	start, pattern, err := globStart(ws, in)
+	start, pattern, err := globStart(sc, in)
 	if err != nil {
 		return err
 	}
 	if in.Path != "" {
-		dir, err := searchStart(ws, in.Path)
+		dir, err := searchStart(sc, in.Path)
 		if err != nil {
 			return err
 		}

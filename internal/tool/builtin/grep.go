@@ -58,13 +58,13 @@ var grepSchema = objectSchema([]string{"pattern"},
 
 // grepTool declares the grep tool: search file contents with a regular
 // expression.
-func grepTool(ws *workspace.Workspace) registry.Tool {
+func grepTool(sc *scope) registry.Tool {
 	return searchTool("grep", grepDescription, grepSchema,
 		func(in grepInput) error {
-			_, err := searchStart(ws, in.Path)
+			_, err := searchStart(sc, in.Path)
 			return err
 		},
-		func(ctx context.Context, in grepInput, out io.Writer) error { return runGrep(ctx, ws, in, out) })
+		func(ctx context.Context, in grepInput, out io.Writer) error { return runGrep(ctx, sc, in, out) })
 }
 
 // grepQuery is what grep looks for, compiled once and shared by the
@@ -119,12 +119,13 @@ func (q *grepQuery) wants(rel string) bool {
 	}
 }
 
-func runGrep(ctx context.Context, ws *workspace.Workspace, in grepInput, out io.Writer) error {
+func runGrep(ctx context.Context, sc *scope, in grepInput, out io.Writer) error {
+	ws := sc.ws
 	q, err := newGrepQuery(in)
 	if err != nil {
 		return err
 	}
-	start, err := searchStart(ws, in.Path)
+	start, err := searchStart(sc, in.Path)
 	if err != nil {
 		return err
 	}

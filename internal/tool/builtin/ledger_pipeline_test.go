@@ -40,19 +40,26 @@ func (r *recorder) Sync() error { return nil }
 // yolo mode: what a session builds when it starts or resumes.
 func yoloRuntime(t *testing.T, dir string) *tool.Runtime {
 	t.Helper()
+	return newRuntime(t, dir, permission.Yolo, nil, nil)
+}
+
+// newRuntime returns a tool runtime with opts, in mode, with no one to
+// ask, over fresh built-in tools made with tools and working in dir.
+func newRuntime(t *testing.T, dir string, mode permission.Mode, tools *builtin.Options, opts *tool.Options) *tool.Runtime {
+	t.Helper()
 	ws, err := workspace.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy, err := permission.New(permission.Yolo, permission.Rules{}, ws)
+	policy, err := permission.New(mode, permission.Rules{}, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := registry.New(builtin.Tools(ws, nil)...)
+	reg, err := registry.New(builtin.Tools(ws, tools)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := tool.New(reg, policy, nil)
+	rt, err := tool.New(reg, policy, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

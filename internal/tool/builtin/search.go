@@ -23,8 +23,12 @@ import (
 // read, may run beside other tools, and see the files that git would: they
 // skip .git and whatever the .gitignore files (and .git/info/exclude) of the
 // tree ignore.
-func SearchTools(ws *workspace.Workspace) []registry.Tool {
-	return []registry.Tool{globTool(ws), grepTool(ws)}
+func SearchTools(ws *workspace.Workspace) []registry.Tool { return searchToolsIn(newScope(ws, "")) }
+
+// searchToolsIn returns the search tools of SearchTools working in sc:
+// they search the artifacts directory too, when told to.
+func searchToolsIn(sc *scope) []registry.Tool {
+	return []registry.Tool{globTool(sc), grepTool(sc)}
 }
 
 // searchTool declares a search tool: read-only, safe to run beside others,
@@ -56,17 +60,18 @@ func searchTool[T any](name, description, schema string, check func(T) error, ru
 }
 
 // searchStart resolves the file or directory a search starts from: p, or
-// the workspace root when p is empty. A path outside the workspace is a
+// the workspace root when p is empty; p may lead in the session's
+// artifacts directory (see scope). A path outside them is a
 // *registry.CheckError, so Check and Execute refuse it alike.
-func searchStart(ws *workspace.Workspace, p string) (string, error) {
+func searchStart(sc *scope, p string) (string, error) {
 	if p == "" {
-		return ws.Root(), nil
+		return sc.ws.Root(), nil
 	}
-	abs, err := ws.Resolve(p)
+	abs, err := sc.locate(p, forRead)
 	if errors.Is(err, workspace.ErrOutside) {
 		return "", &registry.CheckError{
 			Code:    "precondition_failed",
-			Message: fmt.Sprintf("%s is outside the workspace roots (%s); search inside the workspace", p, strings.Join(ws.Roots(), ", ")),
+			Message: fmt.Sprintf("%s is outside the workspace roots (%s); search inside the workspace", p, strings.Join(sc.ws.Roots(), ", ")),
 		}
 	}
 	if err != nil {

@@ -32,7 +32,7 @@ func (ft *fileTools) writeFile() registry.Tool {
 		`"path":{"type":"string","description":"The file to write, relative to the workspace root or absolute inside the workspace. Missing parent directories are created."}`,
 		`"content":{"type":"string","description":"The whole new content of the file."}`)
 	check := func(input json.RawMessage, ledger state.Ledger) error {
-		_, abs, err := resolveInput[writeFileInput](ft, "write_file", input)
+		_, abs, err := resolveInput[writeFileInput](ft, "write_file", input, forWrite)
 		if err != nil {
 			return err
 		}
