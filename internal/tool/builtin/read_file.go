@@ -39,7 +39,7 @@ type readFileInput struct {
 // readFile declares read_file: the lines of a text file.
 func (ft *fileTools) readFile() registry.Tool {
 	schema := objectSchema([]string{"path"},
-		`"path":{"type":"string","description":"The file to read, relative to the workspace root or absolute inside the workspace."}`,
+		`"path":{"type":"string","description":"The file to read, relative to the workspace root or absolute inside the workspace, or a session artifact's absolute path."}`,
 		`"offset":{"type":"integer","minimum":1,"description":"The first line to show, counting from 1 (default 1)."}`,
 		`"limit":{"type":"integer","minimum":1,"description":"The most lines to show (default 2000)."}`)
 	return fileTool(ft, "read_file", readFileDescription, schema, registry.RiskRead, nil, ft.readFileAt)
