@@ -1,7 +1,8 @@
 // Package state folds a session's events into the state the runtime decides
-// on: status, turn, the conversation as the projection needs it, pending
-// intents, usage totals, the last error, and the read ledger of the files
-// the session has seen.
+// on: status, turn, the conversation as the projection needs it (with its
+// compaction summary and elided observations), pending intents, usage and
+// cost totals, the estimator's calibration, the last error, and the read
+// ledger of the files the session has seen.
 //
 // State is never edited directly: the only way to change it is to append an
 // event and Apply it. Apply does no I/O and is deterministic, so folding the
@@ -35,13 +36,6 @@ const (
 	Failed Status = "failed"
 )
 
-// Usage sums the token counts of every model call of a session, and counts
-// the calls that reported usage.
-type Usage struct {
-	contract.ModelUsage
-	Calls int `json:"calls"`
-}
-
 // State is a session's state at one point of its log. The zero value is the
 // state before any event (status empty, read as [Idle] by [State.Phase]).
 //
@@ -63,9 +57,39 @@ type State struct {
 	Outcome contract.Outcome `json:"outcome,omitempty"`
 	Turn    int              `json:"turn"`
 
+	// System is the system prompt the session sends: session.started's,
+	// replaced by a session.resumed that records a new one.
+	System string `json:"system,omitempty"`
+	// ModelInfo is what the log last recorded of the model's window,
+	// output and prices (session.started, session.resumed); nil when
+	// nothing was.
+	ModelInfo *contract.ModelInfo `json:"model_info,omitempty"`
+
 	// Messages is the conversation the next projection builds on: user
-	// messages, finished assistant messages and tool results.
+	// messages, finished assistant messages and tool results, from the
+	// last compaction on (Summary stands for what came before).
 	Messages []contract.ModelMessage `json:"messages"`
+	// Seqs holds, for each message of Messages, the seq of the event that
+	// added it: the user.message, the model.finished of an assistant
+	// message, the tool.observation of a tool result.
+	Seqs []uint64 `json:"seqs"`
+	// LastUser is the text of the latest user.message, which every
+	// request holds verbatim, even after a compaction replaced it.
+	LastUser string `json:"last_user,omitempty"`
+	// Elided lists, in the order elided, the intents whose observations
+	// the projection replaces by a stub: once elided, always elided
+	// (context.projected adds them; a compaction drops those it replaced).
+	Elided []string `json:"elided,omitempty"`
+	// Summary is the summary of the conversation before Messages, from the
+	// last context.compacted (seq SummarySeq); empty before any.
+	Summary    string `json:"summary,omitempty"`
+	SummarySeq uint64 `json:"summary_seq,omitempty"`
+	// Compactions counts the context.compacted events of the session.
+	Compactions int `json:"compactions,omitempty"`
+	// Side is the purpose of the model call under way when it is a side
+	// call (contract.PurposeCompaction): its output is not part of the
+	// conversation. Empty otherwise.
+	Side string `json:"side,omitempty"`
 	// Draft is the assistant message of the model call under way; it joins
 	// Messages when the call finishes, and is dropped when the call's output
 	// is discarded. Its Role is empty when no call is under way.
@@ -84,7 +108,12 @@ type State struct {
 	// the model was told.
 	Ended []Invocation `json:"ended,omitempty"`
 
-	Usage     Usage                   `json:"usage"`
+	// Usage sums the tokens and cost of every model call of the session,
+	// side calls included; RunUsage those of the current (or last) run.
+	Usage    contract.Totals `json:"usage"`
+	RunUsage contract.Totals `json:"run_usage"`
+	// Calib is the estimator's calibration for the current model.
+	Calib     Calib                   `json:"calib"`
 	LastError *contract.ProviderError `json:"last_error,omitempty"`
 
 	// Ledger holds, by resolved path, the stamp of each file as the
@@ -138,7 +167,8 @@ func Reduce(events iter.Seq2[contract.Envelope, error]) (State, error) {
 // Apply returns the state after env. Deltas do not change the state. It
 // costs O(1) per event, apart from tool observations and discards, which
 // look through the pending intents (a tool observation's files cost O(1)
-// each: see [Ledger]).
+// each: see [Ledger]), and a compaction, which copies the messages it
+// keeps.
 func Apply(s State, env contract.Envelope) State {
 	if !env.Durable() {
 		return s
@@ -149,45 +179,85 @@ func Apply(s State, env contract.Envelope) State {
 	s.applySession(env)
 	s.applyModel(env)
 	s.applyTool(env)
+	s.applyContext(env)
 	return s
 }
 
-// applySession applies the events of a session and its runs: its start,
-// a user's message, a run's start and end, a switch of model.
+// applySession applies the events of a session and its runs: its start
+// and resumption, a user's message, a run's start and end, a switch of
+// model.
 func (s *State) applySession(env contract.Envelope) {
 	switch e := env.Data.(type) {
 	case *contract.SessionStarted:
 		s.Session = env.Session
 		s.Cwd, s.Provider, s.Model, s.BaseURL = e.Cwd, e.Provider, e.Model, e.BaseURL
+		s.System, s.ModelInfo = e.System, e.ModelInfo
 		s.Status = Idle
+	case *contract.SessionResumed:
+		if e.System != "" {
+			s.System = e.System
+			s.Calib.Last = Exact{} // the next request starts differently
+		}
+		if e.ModelInfo != nil {
+			s.ModelInfo = e.ModelInfo
+		}
 	case *contract.UserMessage:
-		s.Messages = append(s.Messages, contract.ModelMessage{Role: contract.RoleUser, Text: e.Text})
+		s.addMessage(contract.ModelMessage{Role: contract.RoleUser, Text: e.Text}, env.Seq)
+		s.LastUser = e.Text
 	case *contract.RunStarted:
 		s.Run = env.Run
 		s.Status = Running
 		s.Outcome = ""
+		s.RunUsage = contract.Totals{}
+		s.Side = ""
 	case *contract.FallbackSelected:
 		// "provider:model"; a model name may hold colons of its own
 		// (llama3:8b), a provider name never does.
 		s.Provider, s.Model, _ = strings.Cut(e.To, ":")
 		s.BaseURL = "" // a fallback's endpoint is its own default
+		s.Calib = Calib{Model: s.Model}
 	case *contract.RunFinished:
 		s.Outcome, s.Status = e.Outcome, Failed
 		if e.Outcome == contract.OutcomeCompleted {
 			s.Status = Completed
 		}
+		s.Side = ""
 	}
 }
 
 // applyModel applies the events of a model call: the request, the blocks
 // and intents of the draft, usage, the end of the call or the discard of
-// its output, a provider's error.
+// its output, a provider's error. The output of a side call (a summary)
+// is not part of the conversation: only its usage and errors count.
 func (s *State) applyModel(env contract.Envelope) {
 	switch e := env.Data.(type) {
 	case *contract.ModelRequested:
+		s.Calib = s.Calib.requested(e)
+		s.Side = e.Purpose
+		if s.Side != "" {
+			return
+		}
 		s.Turn = env.Turn
 		s.Status = Running
 		s.Draft = contract.ModelMessage{}
+	case *contract.ModelUsage:
+		s.Usage.Add(e)
+		s.RunUsage.Add(e)
+		s.Calib = s.Calib.usage(e)
+	case *contract.ProviderError:
+		s.LastError = e
+		s.Calib = s.Calib.failed(e)
+	default:
+		if s.Side == "" {
+			s.applyDraft(env)
+		}
+	}
+}
+
+// applyDraft applies the events that build, end or discard the draft of
+// a call of the conversation.
+func (s *State) applyDraft(env contract.Envelope) {
+	switch e := env.Data.(type) {
 	case *contract.ModelText:
 		s.Draft.Role = contract.RoleAssistant
 		s.Draft.Text = join(s.Draft.Text, e.Text)
@@ -199,39 +269,36 @@ func (s *State) applyModel(env contract.Envelope) {
 		s.Draft.ToolCalls = append(s.Draft.ToolCalls, e.Call())
 		s.Pending = append(s.Pending, e.ToolIntent)
 		s.Status = WaitingForTool
-	case *contract.ModelUsage:
-		s.Usage.InputTokens += e.InputTokens
-		s.Usage.OutputTokens += e.OutputTokens
-		s.Usage.CacheReadTokens += e.CacheReadTokens
-		s.Usage.CacheWriteTokens += e.CacheWriteTokens
-		s.Usage.ReasoningTokens += e.ReasoningTokens
-		s.Usage.Calls++
 	case *contract.ModelFinished:
-		s.finish(e)
+		s.finish(e, env.Seq)
 	case *contract.ModelDiscarded:
 		s.Pending = withoutCalls(s.Pending, s.Draft.ToolCalls)
 		s.Draft = contract.ModelMessage{}
 		if len(s.Pending) == 0 && s.Status == WaitingForTool {
 			s.Status = Running
 		}
-	case *contract.ProviderError:
-		s.LastError = e
 	}
 }
 
 // finish ends the model call under way: its draft joins the conversation.
-func (s *State) finish(e *contract.ModelFinished) {
+func (s *State) finish(e *contract.ModelFinished, seq uint64) {
 	if s.Draft.Role != "" || len(e.ProviderState) > 0 {
 		d := s.Draft
 		d.Role = contract.RoleAssistant
 		d.ProviderState = e.ProviderState
-		s.Messages = append(s.Messages, d)
+		s.addMessage(d, seq)
 	}
 	s.Draft = contract.ModelMessage{}
 	s.Status = Running
 	if len(s.Pending) > 0 {
 		s.Status = WaitingForTool
 	}
+}
+
+// addMessage adds m, added by the event of seq, to the conversation.
+func (s *State) addMessage(m contract.ModelMessage, seq uint64) {
+	s.Messages = append(s.Messages, m)
+	s.Seqs = append(s.Seqs, seq)
 }
 
 // applyTool applies the events of a tool call's execution and its
@@ -252,14 +319,14 @@ func (s *State) applyTool(env contract.Envelope) {
 		// intent is pending: the tool runtime keeps its own view of the
 		// ledger during a turn the same way (see tool.Runtime.Run).
 		s.Ledger = s.Ledger.With(e.Files...)
-		s.observe(&e.Observation)
+		s.observe(&e.Observation, env.Seq)
 	}
 }
 
 // observe removes the observed intent from Pending and adds its result to
 // the conversation. An observation of an intent that is not pending is
 // recorded in the log but changes nothing here.
-func (s *State) observe(o *contract.Observation) {
+func (s *State) observe(o *contract.Observation, seq uint64) {
 	i := slices.IndexFunc(s.Pending, func(in contract.ToolIntent) bool { return in.ID == o.IntentID })
 	if i < 0 {
 		return
@@ -267,13 +334,13 @@ func (s *State) observe(o *contract.Observation) {
 	in := s.Pending[i]
 	s.Pending = slices.Concat(s.Pending[:i], s.Pending[i+1:])
 	s.Ended = withoutIntent(s.Ended, o.IntentID)
-	s.Messages = append(s.Messages, contract.ModelMessage{
+	s.addMessage(contract.ModelMessage{
 		Role: contract.RoleTool,
 		Result: &contract.ToolResult{
 			IntentID: in.ID, ProviderCallID: in.ProviderCallID, ToolName: in.ToolName,
-			Text: o.Text, IsError: !o.OK,
+			Text: o.Text, IsError: !o.OK, ArtifactRef: o.ArtifactRef,
 		},
-	})
+	}, seq)
 	if len(s.Pending) == 0 && s.Status == WaitingForTool {
 		s.Status = Running
 	}

@@ -126,7 +126,7 @@ func TestConversation(t *testing.T) {
 	if s.Status != Running || len(s.Pending) != 0 {
 		t.Errorf("Status = %q, pending %d; want running and none pending", s.Status, len(s.Pending))
 	}
-	if s.Usage != (Usage{ModelUsage: contract.ModelUsage{InputTokens: 10, OutputTokens: 3}, Calls: 1}) {
+	if s.Usage != (contract.Totals{InputTokens: 10, OutputTokens: 3, Calls: 1, Unpriced: 1}) {
 		t.Errorf("Usage = %+v", s.Usage)
 	}
 }
@@ -251,6 +251,9 @@ func invariants(events []contract.Envelope, s *State) error {
 	if s.Usage.Calls != usageCalls {
 		return fmt.Errorf("Usage.Calls = %d, want %d model.usage events", s.Usage.Calls, usageCalls)
 	}
+	if len(s.Seqs) != len(s.Messages) || !slices.IsSorted(s.Seqs) {
+		return fmt.Errorf("seqs %v for %d messages", s.Seqs, len(s.Messages))
+	}
 	if err := sameLedger(s.Ledger, seen); err != nil {
 		return err
 	}
@@ -314,7 +317,10 @@ func randomSession(r *rand.Rand) []contract.Envelope {
 		outcome := contract.OutcomeCompleted
 		for range 1 + r.IntN(4) {
 			turn++
-			add(&contract.ModelRequested{Provider: "p", Model: "m", MessageCount: r.IntN(9)})
+			if r.IntN(4) == 0 {
+				randomContext(r, out, add)
+			}
+			add(&contract.ModelRequested{Provider: "p", Model: "m", MessageCount: r.IntN(9), InputBytes: 100 + r.IntN(5000)})
 			add(&contract.ModelStarted{Provider: "p", Model: "m", RequestID: "req"})
 			var proposed []string
 			for range r.IntN(6) {
@@ -374,6 +380,45 @@ func randomSession(r *rand.Rand) []contract.Envelope {
 		}
 	}
 	return out
+}
+
+// randomContext adds what the context engine may record before a turn:
+// an elision of some results, or a compaction with its side call,
+// replacing messages up to a user or an assistant message no later than
+// the latest assistant message, as a plan would.
+func randomContext(r *rand.Rand, out []contract.Envelope, add func(contract.Event)) {
+	s := reduceSlice(out)
+	if r.IntN(2) == 0 {
+		var ids []string
+		for _, m := range s.Messages {
+			if m.Result != nil && !slices.Contains(s.Elided, m.Result.IntentID) && r.IntN(2) == 0 {
+				ids = append(ids, m.Result.IntentID)
+			}
+		}
+		add(&contract.ContextProjected{Elided: ids, EstimatedTokens: 100})
+		return
+	}
+	var cuts []int
+	for i, m := range s.Messages {
+		if m.Role == contract.RoleAssistant || m.Role == contract.RoleUser {
+			cuts = append(cuts, i)
+		}
+		if m.Role == contract.RoleAssistant && len(s.Pending) > 0 {
+			break // pending intents stay with their call: cut no later
+		}
+	}
+	if len(cuts) == 0 {
+		return
+	}
+	add(&contract.ModelRequested{Provider: "p", Model: "m", Purpose: contract.PurposeCompaction, InputBytes: 2000})
+	add(&contract.ModelText{Text: "summary"})
+	add(&contract.ModelUsage{InputTokens: int64(1 + r.IntN(1000)), OutputTokens: 10})
+	add(&contract.ModelFinished{Reason: contract.FinishStop, ProviderState: json.RawMessage(`"x"`)})
+	if r.IntN(4) == 0 {
+		add(&contract.CompactionFailed{Attempt: 1, By: contract.CompactAuto, Reason: "empty"})
+		return
+	}
+	add(&contract.ContextCompacted{Summary: "summary", Replaced: cuts[r.IntN(len(cuts))], By: contract.CompactAuto})
 }
 
 // randomFiles returns what a file tool call may have read or written: no
