@@ -13,47 +13,50 @@ import (
 )
 
 // Options shape a projection. The zero value projects with no system
-// prompt, the provider's default model and no output cap.
+// prompt, the provider's default model, no output cap and no context
+// policy.
 type Options struct {
 	// Model is passed to the provider as given; empty means its default.
 	Model string
 	// System is the system prompt.
 	System string
-	// MaxOutputTokens caps the reply; zero means the provider's default.
+	// MaxOutputTokens caps the reply; zero means the provider's default,
+	// or Budget.Reserved when the window is known (a larger cap is
+	// lowered to it: the reply must fit what was reserved).
 	MaxOutputTokens int
 	// Hidden reports the tools the model must not see whatever their own
 	// visibility says (the permission mode's: plan mode hides every tool
 	// that changes something); nil hides none.
 	Hidden func(registry.Tool) bool
+	// Budget is the model's budget; its zero value applies no policy.
+	Budget Budget
+	// SessionDir is the session's directory: the artifacts a tool result
+	// names are relative to it, and an elided result's stub gives their
+	// absolute path. Empty leaves the references as recorded.
+	SessionDir string
 }
 
-// Request builds the request for the next model call from s. Tools come
-// from reg filtered by [registry.Registry.Visible] and Options.Hidden; a
-// nil reg offers none.
-// The message slice is the request's own, but the messages' contents
-// (tool calls, results, provider state) are shared with s: neither the
-// caller nor a provider may modify them.
+// Request builds the request for the next model call from s, as
+// [Project] does, without the rest of the projection.
 func Request(s *state.State, reg *registry.Registry, opts *Options) *contract.ModelRequest {
-	if opts == nil {
-		opts = &Options{}
+	return Project(s, reg, opts).Request
+}
+
+// tools returns the tools of reg the model may see in s: those
+// [registry.Registry.Visible] offers that Options.Hidden does not hide;
+// none for a nil reg.
+func tools(s *state.State, reg *registry.Registry, opts *Options) []contract.ToolSpec {
+	if reg == nil {
+		return nil
 	}
-	req := &contract.ModelRequest{
-		Model:           opts.Model,
-		System:          opts.System,
-		Messages:        slices.Clone(s.Messages),
-		MaxOutputTokens: opts.MaxOutputTokens,
+	specs := reg.Visible(s)
+	if opts.Hidden != nil {
+		specs = slices.DeleteFunc(specs, func(spec contract.ToolSpec) bool {
+			t, ok := reg.Lookup(spec.Name)
+			return ok && opts.Hidden(t)
+		})
 	}
-	if reg != nil {
-		req.Tools = reg.Visible(s)
-		if opts.Hidden != nil {
-			req.Tools = slices.DeleteFunc(req.Tools, func(spec contract.ToolSpec) bool {
-				t, ok := reg.Lookup(spec.Name)
-				return ok && opts.Hidden(t)
-			})
-		}
-	}
-	uniqueCallIDs(req.Messages)
-	return req
+	return specs
 }
 
 // uniqueCallIDs gives every tool call of the conversation a provider call
@@ -96,24 +99,51 @@ func uniqueCallIDs(msgs []contract.ModelMessage) {
 	}
 }
 
-// EstimateTokens is a rough count of the input tokens of req (about four
-// bytes a token), good enough for budgets and the model.requested record.
+// EstimateTokens is a rough count of the input tokens of req, at
+// state.DefaultBytesPerToken bytes a token, for requests the session's
+// calibration does not apply to. [Project] estimates with it.
 func EstimateTokens(req *contract.ModelRequest) int {
-	n := len(req.System)
+	var c state.Calib
+	return c.Tokens(Size(req))
+}
+
+// EstimateWith estimates the input tokens of req at the bytes-per-token
+// ratio calibrated in c, from the bytes alone (no earlier exact count
+// applies to a request that is not the conversation's).
+func EstimateWith(c *state.Calib, req *contract.ModelRequest) int {
+	return c.Tokens(Size(req))
+}
+
+// Size returns the bytes the estimators count in req: the text of the
+// system prompt, the tools, and the messages with their tool calls and
+// results. It is what model.requested records as input_bytes.
+func Size(req *contract.ModelRequest) int {
+	n := len(req.System) + toolsSize(req.Tools)
 	for i := range req.Messages {
-		m := &req.Messages[i]
-		n += len(m.Text) + len(m.Reasoning) + 4
-		for _, c := range m.ToolCalls {
-			n += len(c.ToolName) + len(c.Input)
-		}
-		if m.Result != nil {
-			n += len(m.Result.Text)
-		}
+		n += messageSize(&req.Messages[i])
 	}
-	for _, t := range req.Tools {
+	return n
+}
+
+// messageSize is the bytes Size counts for m: a few for its framing.
+func messageSize(m *contract.ModelMessage) int {
+	n := len(m.Text) + len(m.Reasoning) + 4
+	for _, c := range m.ToolCalls {
+		n += len(c.ToolName) + len(c.Input)
+	}
+	if m.Result != nil {
+		n += len(m.Result.Text)
+	}
+	return n
+}
+
+// toolsSize is the bytes Size counts for the tools offered.
+func toolsSize(specs []contract.ToolSpec) int {
+	n := 0
+	for _, t := range specs {
 		n += len(t.Name) + len(t.Description) + len(t.InputSchema)
 	}
-	return (n + 3) / 4
+	return n
 }
 
 // ToolNames returns the names of req's tools, in order.

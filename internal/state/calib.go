@@ -48,6 +48,10 @@ type Calib struct {
 	Last Exact `json:"last"`
 	// Awaiting is the request whose usage has not been reported yet.
 	Awaiting Request `json:"awaiting"`
+	// Miss is how far off the last estimate recorded was, relative to
+	// the tokens reported: (estimate - reported) / reported; negative when
+	// it undercounted. Zero before any report.
+	Miss float64 `json:"miss,omitempty"`
 }
 
 // Exact pairs the bytes of a request with the input tokens the provider
@@ -129,6 +133,9 @@ func (c Calib) usage(u *contract.ModelUsage) Calib {
 		c.BytesPerToken += w * (sample - c.BytesPerToken)
 	}
 	c.Samples++
+	if c.Awaiting.Estimate > 0 {
+		c.Miss = float64(c.Awaiting.Estimate-int(u.InputTokens)) / float64(u.InputTokens)
+	}
 	if !c.Awaiting.Side {
 		c.Last = Exact{Bytes: c.Awaiting.Bytes, Tokens: u.InputTokens}
 	}

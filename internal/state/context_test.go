@@ -204,6 +204,8 @@ func TestCalibration(t *testing.T) {
 			Calib{Model: "m", BytesPerToken: 3, Samples: 1}},
 		{"an elision clears it", []contract.Event{req(3000), use(1000), &contract.ContextProjected{Elided: []string{"x"}}},
 			Calib{Model: "m", BytesPerToken: 3, Samples: 1}},
+		{"the estimate's miss", []contract.Event{&contract.ModelRequested{Model: "m", InputBytes: 3000, EstimatedInputTokens: 750}, use(1000)},
+			Calib{Model: "m", BytesPerToken: 3, Samples: 1, Last: Exact{3000, 1000}, Miss: -0.25}},
 		{"an odd sample is clamped", []contract.Event{req(100), use(1000)},
 			Calib{Model: "m", BytesPerToken: minBytesPerToken, Samples: 1, Last: Exact{100, 1000}}},
 	}

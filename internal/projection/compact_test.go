@@ -1,0 +1,189 @@
+package projection
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rein-agent/rein/internal/contract"
+)
+
+// longSession is a session of runs of tool calls whose outputs add up to
+// several windows of 16,000 tokens, elided as the kernel would when
+// elide is true.
+func longSession(t *testing.T, latestUserKept, elide bool) (*sim, *Options) {
+	b := newSim(t, "sys", 16000)
+	opts := &Options{System: "sys", SessionDir: "/s", Budget: NewBudget(b.s.ModelInfo, 0)}
+	reg := testRegistry(t)
+	for run := range 3 {
+		b.user(fmt.Sprintf("task %d: fix package %d", run, run))
+		for i := range 8 {
+			if elide {
+				b.project(reg, opts)
+			}
+			b.call(fmt.Sprintf("go test ./pkg%d/... # %d", run, i), output("t", 5000), true)
+		}
+		if run < 2 || latestUserKept {
+			b.answer(fmt.Sprintf("fixed package %d", run))
+		}
+	}
+	if latestUserKept {
+		b.user("and now the docs")
+	}
+	return b, opts
+}
+
+func TestPlanCompaction(t *testing.T) {
+	// Nothing elided (a log from before the policy, or a context_length
+	// error): the transcript is larger than one summary request.
+	b, opts := longSession(t, false, false)
+	reg := testRegistry(t)
+	plan, ok := PlanCompaction(&b.s, reg, opts)
+	if !ok {
+		t.Fatal("PlanCompaction() found nothing to compact")
+	}
+	if plan.Replaced <= 0 || plan.Replaced >= len(b.s.Messages) {
+		t.Fatalf("Replaced = %d of %d messages", plan.Replaced, len(b.s.Messages))
+	}
+	if r := b.s.Messages[plan.Replaced].Role; r == contract.RoleTool {
+		t.Errorf("the kept tail begins with a tool result")
+	}
+	if plan.FromSeq != b.s.Seqs[0] || plan.ToSeq != b.s.Seqs[plan.Replaced-1] || plan.TokensBefore != Project(&b.s, reg, opts).Tokens {
+		t.Errorf("plan %d-%d, %d tokens before", plan.FromSeq, plan.ToSeq, plan.TokensBefore)
+	}
+	if len(plan.Chunks) < 2 {
+		t.Errorf("%d chunks: the history is several times the budget", len(plan.Chunks))
+	}
+	joined := strings.Join(plan.Chunks, "")
+	for _, want := range []string{"## user, seq 2\ntask 0: fix package 0", "-> bash {\"command\":\"go test ./pkg0/... # 0\"}",
+		"## tool (result of bash), seq 8", "bytes left out ..."} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("the transcript lacks %q", want)
+		}
+	}
+	previous := strings.Repeat("a summary so far. ", 300)
+	for i := range plan.Chunks {
+		req := SummaryRequest(plan, i, previous, "the flaky test", opts)
+		if in := EstimateTokens(req); in > opts.Budget.Input() || in+req.MaxOutputTokens > opts.Budget.Window {
+			t.Errorf("summary request %d: %d tokens in, %d out, over the budget %d of a window of %d",
+				i, in, req.MaxOutputTokens, opts.Budget.Input(), opts.Budget.Window)
+		}
+		for _, want := range []string{"Goals and constraints", "Next steps", "the flaky test"} {
+			if !strings.Contains(req.System, want) {
+				t.Errorf("the summary prompt lacks %q", want)
+			}
+		}
+		if !strings.Contains(req.Messages[0].Text, previous) || !strings.Contains(req.Messages[0].Text, fmt.Sprintf("part %d of %d", i+1, len(plan.Chunks))) {
+			t.Errorf("summary request %d does not carry the summary so far and its part", i)
+		}
+		if len(req.Tools) != 0 {
+			t.Errorf("a summary request offers tools")
+		}
+	}
+}
+
+func TestNothingToCompact(t *testing.T) {
+	b := newSim(t, "sys", 16000)
+	b.user("go")
+	b.call("ls", "a\nb\n", false)
+	if _, ok := PlanCompaction(&b.s, nil, &Options{Budget: NewBudget(b.s.ModelInfo, 0)}); ok {
+		t.Error("PlanCompaction() planned to compact a conversation that is all tail")
+	}
+}
+
+// After a compaction a request is the system prompt, the tools, the
+// summary, then the kept tail verbatim, with the latest user message
+// always in it.
+func TestProjectionAfterCompaction(t *testing.T) {
+	for _, kept := range []bool{true, false} {
+		t.Run(fmt.Sprintf("latest user message in the tail %v", kept), func(t *testing.T) {
+			b, opts := longSession(t, kept, true)
+			reg := testRegistry(t)
+			plan, ok := PlanCompaction(&b.s, reg, opts)
+			if !ok {
+				t.Fatal("nothing to compact")
+			}
+			tail := b.s.Messages[plan.Replaced:]
+			env := b.add(&contract.ContextCompacted{Summary: "## Goals and constraints\nfix the packages", Replaced: plan.Replaced,
+				FromSeq: plan.FromSeq, ToSeq: plan.ToSeq, By: contract.CompactAuto, Calls: len(plan.Chunks)})
+			p := Project(&b.s, reg, opts)
+			msgs := p.Request.Messages
+			if msgs[0].Role != contract.RoleUser || !strings.Contains(msgs[0].Text, "fix the packages") ||
+				!strings.Contains(msgs[0].Text, fmt.Sprintf("seq %d", env.Seq)) {
+				t.Fatalf("first message %+v, want the summary", msgs[0])
+			}
+			head := 1
+			if !kept {
+				head = 2
+				if msgs[1].Role != contract.RoleUser || msgs[1].Text != b.s.LastUser {
+					t.Errorf("second message %+v, want the latest user message verbatim", msgs[1])
+				}
+			}
+			for i := range tail {
+				m := b.s.Messages[i]
+				if m.Result != nil && slices.Contains(b.s.Elided, m.Result.IntentID) {
+					continue // elided before: its stub is what every request holds
+				}
+				if d := cmp.Diff(m, msgs[head+i]); d != "" {
+					t.Errorf("kept message %d differs (-state +request):\n%s", i, d)
+				}
+			}
+			if len(msgs) != head+len(tail) {
+				t.Errorf("%d messages, want %d of head and the %d of the tail", len(msgs), head, len(tail))
+			}
+			if p.Tokens >= plan.TokensBefore || p.Compact || p.TooBig {
+				t.Errorf("after: %d tokens (before %d), Compact %v, TooBig %v", p.Tokens, plan.TokensBefore, p.Compact, p.TooBig)
+			}
+			if src := p.Ledger.Sources[2]; src.Kind != contract.SourceSummary || src.Ref != fmt.Sprintf("context.compacted seq %d", env.Seq) {
+				t.Errorf("third source %+v, want the summary", src)
+			}
+			f := b.folded()
+			if d := cmp.Diff(p, Project(&f, reg, opts)); d != "" {
+				t.Errorf("the projection of the folded log differs (-live +fold):\n%s", d)
+			}
+		})
+	}
+}
+
+// A compaction recorded at a tool result (no plan cuts there) leaves
+// results without their call: the request leaves them out and says so.
+func TestResultsCutOffFromTheirCallAreLeftOut(t *testing.T) {
+	b := newSim(t, "sys", 16000)
+	b.user("go")
+	b.call("one", "1", false)
+	b.call("two", "2", false)
+	b.add(&contract.ContextCompacted{Summary: "s", Replaced: 2}) // user, assistant: the first result is cut off
+	p := Project(&b.s, nil, &Options{Budget: NewBudget(b.s.ModelInfo, 0)})
+	msgs := p.Request.Messages
+	if len(msgs) != 4 || msgs[1].Role != contract.RoleUser || msgs[2].Role != contract.RoleAssistant {
+		t.Fatalf("messages %+v, want the summary, the latest user message, then the second call", msgs)
+	}
+	last := p.Ledger.Sources[len(p.Ledger.Sources)-1]
+	if last.Decision != contract.DecidedExcluded || last.Count != 1 || last.Ref != "seq 8" {
+		t.Errorf("last source %+v, want the result left out", last)
+	}
+}
+
+// The events of a side call (a summary being written) change nothing the
+// next request holds.
+func TestSideCallLeavesTheRequestAlone(t *testing.T) {
+	b := newSim(t, "sys", 16000)
+	b.user("go")
+	b.call("ls", "a", false)
+	opts := &Options{System: "sys", Budget: NewBudget(b.s.ModelInfo, 0)}
+	before := Project(&b.s, nil, opts)
+	b.add(&contract.ModelRequested{Model: "m", Purpose: contract.PurposeCompaction})
+	b.add(&contract.ModelText{Text: "## Goals"})
+	b.add(&contract.ModelUsage{InputTokens: 10})
+	b.add(&contract.ModelFinished{Reason: contract.FinishStop})
+	b.add(&contract.CompactionFailed{Attempt: 1, By: contract.CompactAuto, Reason: "the summary came back empty"})
+	after := Project(&b.s, nil, opts)
+	if d := cmp.Diff(before.Request, after.Request); d != "" {
+		t.Errorf("the side call changed the request (-before +after):\n%s", d)
+	}
+	if before.Request.MaxOutputTokens != opts.Budget.Reserved {
+		t.Errorf("MaxOutputTokens = %d, want the reserved %d", before.Request.MaxOutputTokens, opts.Budget.Reserved)
+	}
+}

@@ -1,0 +1,146 @@
+package projection
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/excerpt"
+)
+
+// maxSubject is the most of a call's command or path a stub quotes.
+const maxSubject = 120
+
+// stub returns tool result i of the state with its text replaced by a
+// stub that says what it was and where the whole of it is. The stub
+// depends only on the state and the session directory, so a result
+// elided once is sent the same way in every later request.
+func (v *view) stub(i int) contract.ModelMessage {
+	m := v.s.Messages[i]
+	r := *m.Result
+	r.Text = stubText(&r, callOf(v.s.Messages[:i], r.IntentID), seqOf(v.s, i), v.opts.SessionDir)
+	m.Result = &r
+	return m
+}
+
+// callOf returns the call of intent id in the assistant messages of msgs,
+// looking from the latest (a result follows its call closely); nil when
+// none has it.
+func callOf(msgs []contract.ModelMessage, id string) *contract.ToolCall {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		for j := range msgs[i].ToolCalls {
+			if msgs[i].ToolCalls[j].IntentID == id {
+				return &msgs[i].ToolCalls[j]
+			}
+		}
+	}
+	return nil
+}
+
+// stubText is the text that stands for an elided result r of call (nil
+// when unknown), recorded at seq:
+//
+//	[rein: `go test ./...` (bash, seq 120): 3,400 lines, 120,000 bytes, elided from the context; the whole output is /s/artifacts/inv_1.txt: read it with read_file]
+func stubText(r *contract.ToolResult, call *contract.ToolCall, seq uint64, dir string) string {
+	var b strings.Builder
+	b.Grow(160 + len(dir) + len(r.ArtifactRef) + maxSubject)
+	b.WriteString("[rein: ")
+	if subject := subjectOf(call); subject != "" {
+		b.WriteByte('`')
+		b.WriteString(subject)
+		b.WriteString("` (")
+	} else {
+		b.WriteString("the result (")
+	}
+	b.WriteString(r.ToolName)
+	if seq > 0 {
+		b.WriteString(", seq ")
+		b.WriteString(strconv.FormatUint(seq, 10))
+	}
+	if r.IsError {
+		b.WriteString(", failed")
+	}
+	lines := strings.Count(r.Text, "\n")
+	if r.Text != "" && !strings.HasSuffix(r.Text, "\n") {
+		lines++
+	}
+	b.WriteString("): ")
+	b.WriteString(count(lines, "line"))
+	b.WriteString(", ")
+	b.WriteString(count(len(r.Text), "byte"))
+	b.WriteString(", elided from the context; ")
+	if r.ArtifactRef == "" {
+		b.WriteString("run it again if you need it]")
+		return b.String()
+	}
+	b.WriteString("the whole output is ")
+	if dir != "" && !filepath.IsAbs(r.ArtifactRef) {
+		b.WriteString(filepath.Join(dir, r.ArtifactRef))
+	} else {
+		b.WriteString(r.ArtifactRef)
+	}
+	b.WriteString(": read it with read_file]")
+	return b.String()
+}
+
+// subjectOf returns what call worked on, as its input names it: the
+// command, path, pattern, query or URL, on one line; empty when it names
+// none of them.
+func subjectOf(call *contract.ToolCall) string {
+	if call == nil || len(call.Input) == 0 {
+		return ""
+	}
+	var in struct {
+		Command  string `json:"command"`
+		Path     string `json:"path"`
+		FilePath string `json:"file_path"`
+		Pattern  string `json:"pattern"`
+		Query    string `json:"query"`
+		URL      string `json:"url"`
+	}
+	if json.Unmarshal(call.Input, &in) != nil {
+		return ""
+	}
+	for _, s := range []string{in.Command, in.Path, in.FilePath, in.Pattern, in.Query, in.URL} {
+		if s == "" {
+			continue
+		}
+		line, _, more := strings.Cut(strings.TrimSpace(s), "\n")
+		line = strings.ReplaceAll(line, "`", "'")
+		if more {
+			return excerpt.Prefix(line, maxSubject) + excerpt.Marker
+		}
+		return excerpt.Text(line, maxSubject)
+	}
+	return ""
+}
+
+// count says n of unit: "1 line", "3,400 lines".
+func count(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return thousands(n) + " " + unit + "s"
+}
+
+// thousands formats n with a comma between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 || len(s) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	lead := len(s) % 3
+	if lead > 0 {
+		b.WriteString(s[:lead])
+	}
+	for i := lead; i < len(s); i += 3 {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(s[i : i+3])
+	}
+	return b.String()
+}

@@ -1,0 +1,208 @@
+package projection
+
+import (
+	"fmt"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/state"
+)
+
+// view is the conversation part of one projection as it is being built:
+// msgs holds the head (the summary, and the latest user message when the
+// compaction replaced it) then the body, the messages of the state kept,
+// elided results replaced by stubs. msgs[len(head)+j] stands for
+// s.Messages[from+j].
+type view struct {
+	s    *state.State
+	opts *Options
+	msgs []contract.ModelMessage
+	head int
+	from int
+	// elided holds the intents of s.Elided; newly those this projection
+	// elides for the first time.
+	elided map[string]bool
+	newly  []string
+	size   int
+	// What the ledger reports of the body, and of the head.
+	verbatim, stubbed, fresh, orphans span
+	summary, latest                   int // bytes; 0 when absent
+	before                            int // tokens before this projection's elision
+}
+
+// span counts messages of one kind, their bytes and the seqs they cover.
+type span struct {
+	n, bytes int
+	lo, hi   uint64
+}
+
+func (sp *span) add(seq uint64, bytes int) {
+	if sp.n == 0 || seq < sp.lo {
+		sp.lo = seq
+	}
+	sp.hi = max(sp.hi, seq)
+	sp.n++
+	sp.bytes += bytes
+}
+
+func (sp *span) remove(bytes int) { sp.n--; sp.bytes -= bytes }
+
+// ref names the seqs sp covers.
+func (sp *span) ref() string {
+	switch {
+	case sp.lo == 0 && sp.hi == 0:
+		return ""
+	case sp.lo == sp.hi:
+		return fmt.Sprintf("seq %d", sp.lo)
+	}
+	return fmt.Sprintf("seq %d-%d", sp.lo, sp.hi)
+}
+
+// newView builds the conversation of s as the request shows it before
+// this projection elides anything.
+func newView(s *state.State, opts *Options) *view {
+	v := &view{s: s, opts: opts, elided: elidedSet(s)}
+	v.msgs = make([]contract.ModelMessage, 0, len(s.Messages)+2)
+	if s.Summary != "" {
+		v.addHead(summaryMessage(s), &v.summary)
+		if !hasUser(s.Messages) && s.LastUser != "" {
+			v.addHead(contract.ModelMessage{Role: contract.RoleUser, Text: s.LastUser}, &v.latest)
+		}
+	}
+	v.head = len(v.msgs)
+	// A result whose call a compaction replaced cannot be sent: every
+	// vendor wants a result after its call.
+	for v.from < len(s.Messages) && s.Messages[v.from].Role == contract.RoleTool {
+		v.orphans.add(seqOf(s, v.from), 0)
+		v.from++
+	}
+	for i := v.from; i < len(s.Messages); i++ {
+		m := s.Messages[i]
+		if m.Result != nil && v.elided[m.Result.IntentID] {
+			m = v.stub(i)
+			v.stubbed.add(seqOf(s, i), messageSize(&m))
+		} else {
+			v.verbatim.add(seqOf(s, i), messageSize(&m))
+		}
+		v.msgs = append(v.msgs, m)
+		v.size += messageSize(&m)
+	}
+	return v
+}
+
+// addHead appends a message of the head, keeping its size in *size.
+func (v *view) addHead(m contract.ModelMessage, size *int) {
+	*size = messageSize(&m)
+	v.size += *size
+	v.msgs = append(v.msgs, m)
+}
+
+// hasUser reports whether msgs holds a user message. After a compaction,
+// the latest user message is among the kept messages exactly when any
+// user message is: the kept messages are the latest ones.
+func hasUser(msgs []contract.ModelMessage) bool {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == contract.RoleUser {
+			return true
+		}
+	}
+	return false
+}
+
+// seqOf returns the seq of message i of s, 0 when s does not record it.
+func seqOf(s *state.State, i int) uint64 {
+	if i < len(s.Seqs) {
+		return s.Seqs[i]
+	}
+	return 0
+}
+
+// summaryMessage is the user message that carries the summary of the
+// conversation the last compaction replaced.
+func summaryMessage(s *state.State) contract.ModelMessage {
+	text := fmt.Sprintf("[rein: the conversation so far was compacted (context.compacted, seq %d); this summary "+
+		"stands for the earlier messages, which the session's log keeps]\n\n%s", s.SummarySeq, s.Summary)
+	if !hasUser(s.Messages) && s.LastUser != "" {
+		text += "\n\n[rein: the user's latest message follows, verbatim; it is the request to work on]"
+	}
+	return contract.ModelMessage{Role: contract.RoleUser, Text: text}
+}
+
+func (v *view) bytes() int                        { return v.size }
+func (v *view) messages() []contract.ModelMessage { return v.msgs }
+
+// lastAssistant returns the index in msgs of the latest assistant
+// message, -1 when there is none.
+func (v *view) lastAssistant() int {
+	for i := len(v.msgs) - 1; i >= v.head; i-- {
+		if v.msgs[i].Role == contract.RoleAssistant {
+			return i
+		}
+	}
+	return -1
+}
+
+// protectedFrom returns the index in msgs where the protected tail
+// begins: the latest messages that make up tail tokens at c's ratio, and
+// at least the latest assistant message with the results that follow it.
+func (v *view) protectedFrom(c *state.Calib, tail int) int {
+	want := int(float64(tail) * c.Ratio())
+	i, got := len(v.msgs), 0
+	for i > v.head && got < want {
+		i--
+		got += messageSize(&v.msgs[i])
+	}
+	if la := v.lastAssistant(); la >= 0 {
+		i = min(i, la)
+	}
+	return max(i, v.head)
+}
+
+// elide replaces by their stubs the results before index end of msgs
+// that are not elided yet, and returns how many it replaced.
+func (v *view) elide(end int) int {
+	n := 0
+	for k := v.head; k < end; k++ {
+		m := &v.msgs[k]
+		if m.Result == nil || v.elided[m.Result.IntentID] {
+			continue
+		}
+		i := v.from + k - v.head
+		old := messageSize(m)
+		*m = v.stub(i)
+		size := messageSize(m)
+		v.verbatim.remove(old)
+		v.fresh.add(seqOf(v.s, i), size)
+		v.size += size - old
+		v.newly = append(v.newly, m.Result.IntentID)
+		n++
+	}
+	return n
+}
+
+// mustStay returns the bytes of the conversation that no policy takes
+// out: the summary, the latest user message, and the latest assistant
+// message with all that follows it.
+func (v *view) mustStay() int {
+	start := len(v.msgs)
+	if la := v.lastAssistant(); la >= 0 {
+		start = la
+	}
+	n := v.summary
+	user := false
+	for i := start; i < len(v.msgs); i++ {
+		n += messageSize(&v.msgs[i])
+		user = user || v.msgs[i].Role == contract.RoleUser
+	}
+	if user {
+		return n
+	}
+	for i := start - 1; i >= 0; i-- {
+		if v.msgs[i].Role == contract.RoleUser {
+			if i > 0 || v.summary == 0 {
+				n += messageSize(&v.msgs[i])
+			}
+			break
+		}
+	}
+	return n
+}
