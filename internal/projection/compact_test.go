@@ -139,8 +139,16 @@ func TestProjectionAfterCompaction(t *testing.T) {
 			if src := p.Ledger.Sources[2]; src.Kind != contract.SourceSummary || src.Ref != fmt.Sprintf("context.compacted seq %d", env.Seq) {
 				t.Errorf("third source %+v, want the summary", src)
 			}
+			// The next user message joins the end: the request so far
+			// stays its prefix, byte for byte.
+			b.user("and then the changelog")
+			next := Project(&b.s, reg, opts)
+			cur := marshalled(t, next.Request.Messages)
+			if prev := marshalled(t, msgs); !slices.Equal(prev, cur[:len(prev)]) || next.Request.Messages[len(cur)-1].Text != "and then the changelog" {
+				t.Errorf("after the next user message, the request does not extend the previous one")
+			}
 			f := b.folded()
-			if d := cmp.Diff(p, Project(&f, reg, opts)); d != "" {
+			if d := cmp.Diff(next, Project(&f, reg, opts)); d != "" {
 				t.Errorf("the projection of the folded log differs (-live +fold):\n%s", d)
 			}
 		})

@@ -9,7 +9,7 @@ import (
 
 // view is the conversation part of one projection as it is being built:
 // msgs holds the head (the summary, and the latest user message when the
-// compaction replaced it) then the body, the messages of the state kept,
+// compaction replaced it: s.SummaryUser) then the body, the messages of the state kept,
 // elided results replaced by stubs. msgs[len(head)+j] stands for
 // s.Messages[from+j].
 type view struct {
@@ -64,8 +64,8 @@ func newView(s *state.State, opts *Options) *view {
 	v.msgs = make([]contract.ModelMessage, 0, len(s.Messages)+2)
 	if s.Summary != "" {
 		v.addHead(summaryMessage(s), &v.summary)
-		if !hasUser(s.Messages) && s.LastUser != "" {
-			v.addHead(contract.ModelMessage{Role: contract.RoleUser, Text: s.LastUser}, &v.latest)
+		if s.SummaryUser != "" {
+			v.addHead(contract.ModelMessage{Role: contract.RoleUser, Text: s.SummaryUser}, &v.latest)
 		}
 	}
 	v.head = len(v.msgs)
@@ -96,18 +96,6 @@ func (v *view) addHead(m contract.ModelMessage, size *int) {
 	v.msgs = append(v.msgs, m)
 }
 
-// hasUser reports whether msgs holds a user message. After a compaction,
-// the latest user message is among the kept messages exactly when any
-// user message is: the kept messages are the latest ones.
-func hasUser(msgs []contract.ModelMessage) bool {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == contract.RoleUser {
-			return true
-		}
-	}
-	return false
-}
-
 // seqOf returns the seq of message i of s, 0 when s does not record it.
 func seqOf(s *state.State, i int) uint64 {
 	if i < len(s.Seqs) {
@@ -121,8 +109,8 @@ func seqOf(s *state.State, i int) uint64 {
 func summaryMessage(s *state.State) contract.ModelMessage {
 	text := fmt.Sprintf("[rein: the conversation so far was compacted (context.compacted, seq %d); this summary "+
 		"stands for the earlier messages, which the session's log keeps]\n\n%s", s.SummarySeq, s.Summary)
-	if !hasUser(s.Messages) && s.LastUser != "" {
-		text += "\n\n[rein: the user's latest message follows, verbatim; it is the request to work on]"
+	if s.SummaryUser != "" {
+		text += "\n\n[rein: the user's latest message at the time of the compaction follows, verbatim]"
 	}
 	return contract.ModelMessage{Role: contract.RoleUser, Text: text}
 }

@@ -27,7 +27,8 @@ func (s *State) applyContext(env contract.Envelope) {
 // compact applies a compaction: the summary stands for the first
 // e.Replaced messages from now on, and the rest is kept, in fresh slices
 // (the old ones stay as earlier states show them). Elided intents whose
-// results were replaced are dropped.
+// results were replaced are dropped. When the latest user message was
+// replaced, it is kept apart as SummaryUser.
 func (s *State) compact(e *contract.ContextCompacted, seq uint64) {
 	n := min(max(e.Replaced, 0), len(s.Messages))
 	s.Messages = slices.Clone(s.Messages[n:])
@@ -48,6 +49,10 @@ func (s *State) compact(e *contract.ContextCompacted, seq uint64) {
 		s.Elided = elided
 	}
 	s.Summary, s.SummarySeq = e.Summary, seq
+	s.SummaryUser = ""
+	if !slices.ContainsFunc(s.Messages, func(m contract.ModelMessage) bool { return m.Role == contract.RoleUser }) {
+		s.SummaryUser = s.LastUser
+	}
 	s.Compactions++
 	s.Calib.Last = Exact{}
 	s.Side = ""

@@ -153,6 +153,9 @@ func TestCompactionKeepsTheTail(t *testing.T) {
 	if d := cmp.Diff(s.Seqs[5:], after.Seqs); d != "" {
 		t.Errorf("kept seqs mismatch (-want +got):\n%s", d)
 	}
+	if after.SummaryUser != "fix it" {
+		t.Errorf("SummaryUser = %q, want the replaced latest user message", after.SummaryUser)
+	}
 	if after.Summary != "the summary" || after.SummarySeq != seq || after.Compactions != 1 {
 		t.Errorf("Summary %q at %d, %d compactions", after.Summary, after.SummarySeq, after.Compactions)
 	}

@@ -84,6 +84,11 @@ type State struct {
 	// last context.compacted (seq SummarySeq); empty before any.
 	Summary    string `json:"summary,omitempty"`
 	SummarySeq uint64 `json:"summary_seq,omitempty"`
+	// SummaryUser is the latest user message when the last compaction
+	// replaced it: the request the kept messages work on, which every
+	// request holds verbatim after the summary, until the next
+	// compaction. Empty when the kept messages hold a user message.
+	SummaryUser string `json:"summary_user,omitempty"`
 	// Compactions counts the context.compacted events of the session.
 	Compactions int `json:"compactions,omitempty"`
 	// Side is the purpose of the model call under way when it is a side
