@@ -2,6 +2,7 @@ package projection
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,12 +42,18 @@ const (
 	minChunk            = 2 << 10
 )
 
+// minReplaced is the least a compaction must take out of the request, in
+// bytes, to be worth a summary: below it the summary would weigh about
+// as much as what it replaces.
+const minReplaced = 4 << 10
+
 // PlanCompaction plans the compaction of s: it keeps a recent tail of
 // about Budget.Tail tokens, beginning at a user or an assistant message and
 // holding at least the latest assistant message with its results, and
 // renders the rest (after the summary of an earlier compaction) as a plain
 // transcript cut into chunks. It reports false when there is nothing to
-// compact: the tail is the whole conversation.
+// compact: the tail is the whole conversation, or what it would replace
+// is too little to be worth a summary.
 func PlanCompaction(s *state.State, reg *registry.Registry, opts *Options) (*Plan, bool) {
 	if opts == nil {
 		opts = &Options{}
@@ -56,7 +63,7 @@ func PlanCompaction(s *state.State, reg *registry.Registry, opts *Options) (*Pla
 		b = NewBudget(&contract.ModelInfo{ContextWindow: assumedWindow}, b.CompactAt)
 	}
 	k := keptFrom(s, b.tail())
-	if k <= 0 {
+	if k <= 0 || replacedSize(s, k) < minReplaced {
 		return nil, false
 	}
 	p := &Plan{Replaced: k, FromSeq: seqOf(s, 0), ToSeq: seqOf(s, k-1), budget: b, ratio: s.Calib.Ratio()}
@@ -75,13 +82,7 @@ func keptFrom(s *state.State, tail int) int {
 	i, got := len(s.Messages), 0
 	for i > 0 && got < want {
 		i--
-		m := &s.Messages[i]
-		if m.Result != nil && elided[m.Result.IntentID] {
-			stub := stubText(m.Result, callOf(s.Messages[:i], m.Result.IntentID), seqOf(s, i), "")
-			got += len(stub) + 4
-			continue
-		}
-		got += messageSize(m)
+		got += sentSize(s, i, elided)
 	}
 	last := len(s.Messages)
 	for j := len(s.Messages) - 1; j >= 0; j-- {
@@ -95,6 +96,44 @@ func keptFrom(s *state.State, tail int) int {
 		i--
 	}
 	return i
+}
+
+// sentSize returns the bytes message i of s weighs in a request: an
+// elided result's are its stub's.
+func sentSize(s *state.State, i int, elided map[string]bool) int {
+	m := &s.Messages[i]
+	if m.Result == nil || !elided[m.Result.IntentID] {
+		return messageSize(m)
+	}
+	stub := stubText(m.Result, callOf(s.Messages[:i], m.Result.IntentID), seqOf(s, i), "")
+	return len(stub) + messageSize(&contract.ModelMessage{})
+}
+
+// replacedSize returns the bytes that replacing messages [0, k) of s
+// takes out of the request: their own (an elided result's at the size of
+// its stub) and the earlier summary's, less the latest user message's,
+// which stays.
+func replacedSize(s *state.State, k int) int {
+	elided := elidedSet(s)
+	n := len(s.Summary)
+	latest := -1
+	for i := k - 1; i >= 0 && latest < 0; i-- {
+		if s.Messages[i].Role == contract.RoleUser {
+			latest = i
+		}
+	}
+	for i := range k {
+		if i != latest || hasUserFrom(s.Messages, k) {
+			// (The latest user message stays, after the summary.)
+			n += sentSize(s, i, elided)
+		}
+	}
+	return n
+}
+
+// hasUserFrom reports whether msgs[k:] holds a user message.
+func hasUserFrom(msgs []contract.ModelMessage, k int) bool {
+	return slices.ContainsFunc(msgs[k:], func(m contract.ModelMessage) bool { return m.Role == contract.RoleUser })
 }
 
 // chunkBytes returns how many bytes of transcript one summary request may

@@ -85,11 +85,34 @@ func TestPlanCompaction(t *testing.T) {
 }
 
 func TestNothingToCompact(t *testing.T) {
-	b := newSim(t, "sys", 16000)
-	b.user("go")
-	b.call("ls", "a\nb\n", false)
-	if _, ok := PlanCompaction(&b.s, nil, &Options{Budget: NewBudget(b.s.ModelInfo, 0)}); ok {
-		t.Error("PlanCompaction() planned to compact a conversation that is all tail")
+	tests := []struct {
+		name  string
+		calls int
+		out   int // bytes of each result
+		last  int // bytes of the latest result
+		want  bool
+	}{
+		{"one call", 1, 10, 10, false},
+		{"one call with a result larger than the tail", 1, 10, 30000, false},
+		{"a few small calls: too little to replace", 5, 100, 30000, false},
+		{"older calls worth a summary", 5, 5000, 30000, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newSim(t, "sys", 16000)
+			b.user("go")
+			for i := range tc.calls - 1 {
+				b.call(fmt.Sprint("ls ", i), output("a", tc.out), false)
+			}
+			b.call("the last", output("l", tc.last), false)
+			plan, ok := PlanCompaction(&b.s, nil, &Options{Budget: NewBudget(b.s.ModelInfo, 0)})
+			if ok != tc.want {
+				t.Fatalf("PlanCompaction() = %+v, %v; want %v", plan, ok, tc.want)
+			}
+			if ok && plan.Replaced != len(b.s.Messages)-2 {
+				t.Errorf("Replaced = %d of %d, want all but the latest turn", plan.Replaced, len(b.s.Messages))
+			}
+		})
 	}
 }
 

@@ -8,9 +8,10 @@ import (
 )
 
 // view is the conversation part of one projection as it is being built:
-// msgs holds the head (the summary, and the latest user message when the
-// compaction replaced it: s.SummaryUser) then the body, the messages of the state kept,
-// elided results replaced by stubs. msgs[len(head)+j] stands for
+// msgs holds the head (the summary, and s.SummaryUser, the latest user
+// message when the compaction replaced it), then the body: the messages
+// of the state from index from on (the results cut off from their call
+// left out), elided results replaced by stubs. msgs[head+j] stands for
 // s.Messages[from+j].
 type view struct {
 	s    *state.State
