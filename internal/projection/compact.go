@@ -73,17 +73,12 @@ func PlanCompaction(s *state.State, reg *registry.Registry, opts *Options) (*Pla
 }
 
 // keptFrom returns the index of the first message a compaction keeps: the
-// latest messages that make up tail tokens, moved back to a user or an
-// assistant message (a kept tail never begins with a result cut off from
-// its call) and to the latest assistant message at the latest.
+// latest messages that make up at most tail tokens, and at least the
+// latest assistant message with its results, moved forward to a user or
+// an assistant message (a kept tail never begins with a result cut off
+// from its call).
 func keptFrom(s *state.State, tail int) int {
 	elided := elidedSet(s)
-	want := int(float64(tail) * s.Calib.Ratio())
-	i, got := len(s.Messages), 0
-	for i > 0 && got < want {
-		i--
-		got += sentSize(s, i, elided)
-	}
 	last := len(s.Messages)
 	for j := len(s.Messages) - 1; j >= 0; j-- {
 		if s.Messages[j].Role == contract.RoleAssistant {
@@ -91,9 +86,10 @@ func keptFrom(s *state.State, tail int) int {
 			break
 		}
 	}
-	i = min(i, last)
-	for i > 0 && s.Messages[i].Role == contract.RoleTool {
-		i--
+	want := int(float64(tail) * s.Calib.Ratio())
+	i := tailFrom(len(s.Messages), last, want, func(i int) int { return sentSize(s, i, elided) })
+	for i < last && s.Messages[i].Role == contract.RoleTool {
+		i++
 	}
 	return i
 }

@@ -218,3 +218,53 @@ func TestSideCallLeavesTheRequestAlone(t *testing.T) {
 		t.Errorf("MaxOutputTokens = %d, want the reserved %d", before.Request.MaxOutputTokens, opts.Budget.Reserved)
 	}
 }
+
+// The long session, at the projection's level: 300 tool calls
+// whose results are 5 to 24 KB (what the tool runtime shows of outputs of
+// 5 to 50 KB) against a window of 16,000 tokens, each request projected,
+// elided and compacted as the kernel does with a summary of a fixed size.
+// Every request sent fits the budget, and compactions are rare and never
+// fruitless.
+func TestLongSessionFitsTheWindow(t *testing.T) {
+	b := newSim(t, strings.Repeat("system prompt. ", 200), 16000)
+	reg := testRegistry(t)
+	opts := &Options{System: b.s.System, SessionDir: "/s", Budget: NewBudget(b.s.ModelInfo, 0)}
+	b.user("refactor the whole tree")
+	elisions, compactions := 0, 0
+	for i := range 300 {
+		p := Project(&b.s, reg, opts)
+		if p.TooBig {
+			t.Fatalf("call %d: TooBig with MustStay %d", i, p.MustStay)
+		}
+		if p.Compact {
+			plan, ok := PlanCompaction(&b.s, reg, opts)
+			if !ok {
+				t.Fatalf("call %d: over the threshold (%d tokens) and nothing to compact", i, p.Tokens)
+			}
+			for j := range plan.Chunks {
+				if req := SummaryRequest(plan, j, strings.Repeat("s", 4000), "", opts); EstimateTokens(req)+req.MaxOutputTokens > opts.Budget.Window {
+					t.Fatalf("call %d: summary request %d does not fit", i, j)
+				}
+			}
+			b.add(&contract.ContextCompacted{Summary: strings.Repeat("summary. ", 400), Replaced: plan.Replaced,
+				FromSeq: plan.FromSeq, ToSeq: plan.ToSeq, By: contract.CompactAuto})
+			compactions++
+			if p = Project(&b.s, reg, opts); p.Compact {
+				t.Fatalf("call %d: the compaction left %d tokens, over the threshold", i, p.Tokens)
+			}
+		}
+		b.add(p.Ledger)
+		if len(p.Ledger.Elided) > 0 {
+			elisions++
+		}
+		if p.Tokens > opts.Budget.Input() || EstimateTokens(p.Request) > opts.Budget.Input() {
+			t.Fatalf("call %d: %d tokens sent, over the budget of %d", i, p.Tokens, opts.Budget.Input())
+		}
+		size := 5000 + (i*7919)%19000
+		b.call(fmt.Sprintf("go test ./pkg%d/...", i), output("r", size), true)
+	}
+	t.Logf("%d elisions, %d compactions in 300 calls", elisions, compactions)
+	if compactions == 0 || compactions > 100 {
+		t.Errorf("%d compactions in 300 calls", compactions)
+	}
+}

@@ -131,19 +131,34 @@ func (v *view) lastAssistant() int {
 }
 
 // protectedFrom returns the index in msgs where the protected tail
-// begins: the latest messages that make up tail tokens at c's ratio, and
-// at least the latest assistant message with the results that follow it.
+// begins: the latest messages that make up at most tail tokens at c's
+// ratio, and at least the latest assistant message with the results that
+// follow it.
 func (v *view) protectedFrom(c *state.Calib, tail int) int {
+	last := v.lastAssistant()
+	if last < 0 {
+		last = len(v.msgs)
+	}
 	want := int(float64(tail) * c.Ratio())
-	i, got := len(v.msgs), 0
-	for i > v.head && got < want {
+	body := v.msgs[v.head:]
+	i := tailFrom(len(body), last-v.head, want, func(i int) int { return messageSize(&body[i]) })
+	return v.head + i
+}
+
+// tailFrom returns where the recent tail of n messages begins: the latest
+// messages whose sizes (size(i) bytes) add up to at most want, and at
+// least those from index last on.
+func tailFrom(n, last, want int, size func(int) int) int {
+	i, got := n, 0
+	for i > 0 {
+		s := size(i - 1)
+		if i <= last && got+s > want {
+			break
+		}
+		got += s
 		i--
-		got += messageSize(&v.msgs[i])
 	}
-	if la := v.lastAssistant(); la >= 0 {
-		i = min(i, la)
-	}
-	return max(i, v.head)
+	return i
 }
 
 // elide replaces by their stubs the results before index end of msgs
