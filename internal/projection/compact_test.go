@@ -78,8 +78,8 @@ func TestPlanCompaction(t *testing.T) {
 		if !strings.Contains(req.Messages[0].Text, previous) || !strings.Contains(req.Messages[0].Text, fmt.Sprintf("part %d of %d", i+1, len(plan.Chunks))) {
 			t.Errorf("summary request %d does not carry the summary so far and its part", i)
 		}
-		if len(req.Tools) != 0 {
-			t.Errorf("a summary request offers tools")
+		if len(req.Tools) != 0 || req.Purpose != contract.PurposeCompaction {
+			t.Errorf("a summary request offers %d tools, purpose %q", len(req.Tools), req.Purpose)
 		}
 	}
 }
@@ -129,6 +129,12 @@ func TestProjectionAfterCompaction(t *testing.T) {
 				t.Fatal("nothing to compact")
 			}
 			tail := b.s.Messages[plan.Replaced:]
+			turns := 0
+			for _, m := range b.s.Messages[:plan.Replaced] {
+				if m.Role == contract.RoleAssistant {
+					turns++
+				}
+			}
 			env := b.add(&contract.ContextCompacted{Summary: "## Goals and constraints\nfix the packages", Replaced: plan.Replaced,
 				FromSeq: plan.FromSeq, ToSeq: plan.ToSeq, By: contract.CompactAuto, Calls: len(plan.Chunks)})
 			p := Project(&b.s, reg, opts)
@@ -136,6 +142,9 @@ func TestProjectionAfterCompaction(t *testing.T) {
 			if msgs[0].Role != contract.RoleUser || !strings.Contains(msgs[0].Text, "fix the packages") ||
 				!strings.Contains(msgs[0].Text, fmt.Sprintf("seq %d", env.Seq)) {
 				t.Fatalf("first message %+v, want the summary", msgs[0])
+			}
+			if p.Request.Summarised != turns || turns == 0 {
+				t.Errorf("Summarised = %d, want the %d model turns replaced", p.Request.Summarised, turns)
 			}
 			head := 1
 			if !kept {

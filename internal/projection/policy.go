@@ -41,7 +41,8 @@ type Projection struct {
 // [registry.Registry.Visible] and Options.Hidden; none for a nil reg),
 // then, after a compaction, the summary as the first user message, then
 // the messages kept (with the latest user message, verbatim, after the
-// summary if the compaction replaced it). The results of s.Elided are
+// summary if the compaction replaced it); Request.Summarised says how many
+// model turns the summary stands for. The results of s.Elided are
 // replaced by stubs. When the window is known and the request is over the
 // threshold, every result older than the protected tail that is not
 // elided yet is elided, in one step (Ledger.Elided lists them); if it is
@@ -54,7 +55,7 @@ func Project(s *state.State, reg *registry.Registry, opts *Options) *Projection 
 	v := newView(s, opts)
 	req := &contract.ModelRequest{
 		Model: opts.Model, System: opts.System, Tools: tools(s, reg, opts),
-		MaxOutputTokens: opts.MaxOutputTokens,
+		MaxOutputTokens: opts.MaxOutputTokens, Summarised: s.Summarised,
 	}
 	if b.Known() && (req.MaxOutputTokens <= 0 || req.MaxOutputTokens > b.Reserved) {
 		req.MaxOutputTokens = b.Reserved

@@ -29,8 +29,9 @@ Be exact and complete about paths, names, commands and errors; be brief about ev
 // i of p, carrying previous, the summary of the chunks before it (empty
 // for the first), so that its answer is the summary of everything up to
 // the end of chunk i. focus, when not empty, is what the person asked the
-// summary to keep above all. The request offers no tools; its output is
-// capped to the summary's share of the budget.
+// summary to keep above all. The request offers no tools, its Purpose is
+// contract.PurposeCompaction, and its output is capped to the summary's
+// share of the budget.
 func SummaryRequest(p *Plan, i int, previous, focus string, opts *Options) *contract.ModelRequest {
 	if opts == nil {
 		opts = &Options{}
@@ -54,7 +55,7 @@ func SummaryRequest(p *Plan, i int, previous, focus string, opts *Options) *cont
 		b.WriteString("\nWrite the summary of this conversation.")
 	}
 	return &contract.ModelRequest{
-		Model: opts.Model, System: system, MaxOutputTokens: out,
+		Model: opts.Model, System: system, MaxOutputTokens: out, Purpose: contract.PurposeCompaction,
 		Messages: []contract.ModelMessage{{Role: contract.RoleUser, Text: b.String()}},
 	}
 }

@@ -31,6 +31,11 @@ func (s *State) applyContext(env contract.Envelope) {
 // replaced, it is kept apart as SummaryUser.
 func (s *State) compact(e *contract.ContextCompacted, seq uint64) {
 	n := min(max(e.Replaced, 0), len(s.Messages))
+	for i := range n {
+		if s.Messages[i].Role == contract.RoleAssistant {
+			s.Summarised++
+		}
+	}
 	s.Messages = slices.Clone(s.Messages[n:])
 	s.Seqs = slices.Clone(s.Seqs[n:])
 	if len(s.Elided) > 0 {

@@ -156,8 +156,8 @@ func TestCompactionKeepsTheTail(t *testing.T) {
 	if after.SummaryUser != "fix it" {
 		t.Errorf("SummaryUser = %q, want the replaced latest user message", after.SummaryUser)
 	}
-	if after.Summary != "the summary" || after.SummarySeq != seq || after.Compactions != 1 {
-		t.Errorf("Summary %q at %d, %d compactions", after.Summary, after.SummarySeq, after.Compactions)
+	if after.Summary != "the summary" || after.SummarySeq != seq || after.Compactions != 1 || after.Summarised != 2 {
+		t.Errorf("Summary %q at %d, %d compactions of %d model turns", after.Summary, after.SummarySeq, after.Compactions, after.Summarised)
 	}
 	if len(after.Elided) != 0 {
 		t.Errorf("Elided = %v, want the replaced intents dropped", after.Elided)

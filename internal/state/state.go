@@ -89,8 +89,10 @@ type State struct {
 	// request holds verbatim after the summary, until the next
 	// compaction. Empty when the kept messages hold a user message.
 	SummaryUser string `json:"summary_user,omitempty"`
-	// Compactions counts the context.compacted events of the session.
+	// Compactions counts the context.compacted events of the session;
+	// Summarised the model turns (assistant messages) they replaced.
 	Compactions int `json:"compactions,omitempty"`
+	Summarised  int `json:"summarised,omitempty"`
 	// Side is the purpose of the model call under way when it is a side
 	// call (contract.PurposeCompaction): its output is not part of the
 	// conversation. Empty otherwise.
