@@ -60,7 +60,9 @@ func PlanCompaction(s *state.State, reg *registry.Registry, opts *Options) (*Pla
 	}
 	b := opts.Budget
 	if !b.Known() {
+		tail := b.Tail
 		b = NewBudget(&contract.ModelInfo{ContextWindow: assumedWindow}, b.CompactAt)
+		b.Tail = tail
 	}
 	k := keptFrom(s, b.tail())
 	if k <= 0 || replacedSize(s, k) < minReplaced {

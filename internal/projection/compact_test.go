@@ -277,3 +277,24 @@ func TestLongSessionFitsTheWindow(t *testing.T) {
 		t.Errorf("%d compactions in 300 calls", compactions)
 	}
 }
+
+// A person may compact a session whose model's window nobody knows: the
+// plan is made for a small window, which any model has.
+func TestPlanCompactionWithoutAWindow(t *testing.T) {
+	b := newSim(t, "sys", 0)
+	b.user("go")
+	for i := range 40 {
+		b.call(fmt.Sprint("step ", i), output("x", 6000), true)
+	}
+	opts := &Options{System: "sys", Budget: NewBudget(b.s.ModelInfo, 0)}
+	plan, ok := PlanCompaction(&b.s, nil, opts)
+	if !ok || len(plan.Chunks) < 2 {
+		t.Fatalf("PlanCompaction() = %v with %d chunks", ok, len(plan.Chunks))
+	}
+	for i := range plan.Chunks {
+		req := SummaryRequest(plan, i, strings.Repeat("s", 8000), "", opts)
+		if EstimateTokens(req)+req.MaxOutputTokens > assumedWindow {
+			t.Errorf("summary request %d: %d tokens in, %d out, over %d", i, EstimateTokens(req), req.MaxOutputTokens, assumedWindow)
+		}
+	}
+}
