@@ -64,7 +64,8 @@ func TestElisionStubs(t *testing.T) {
 	b := newSim(t, "sys", 16000)
 	b.user("fix the tests")
 	old := b.call("go test ./...", output("a", 12000), true)
-	plain := b.call("cat notes.txt", "one\ntwo\nthree", false)
+	plain := b.call("cat notes.txt", strings.Repeat("a line of notes\n", 100), false)
+	small := b.call("wc -l notes.txt", "100 notes.txt\n", true)
 	for i := range 4 {
 		b.call(fmt.Sprintf("go vet ./pkg%d", i), output("b", 8000), true)
 	}
@@ -82,7 +83,10 @@ func TestElisionStubs(t *testing.T) {
 	want := map[string]string{
 		old: "[rein: `go test ./...` (bash, seq 8): 231 lines, 12,000 bytes, elided from the context; " +
 			"the whole output is /home/u/.rein/sessions/s1/artifacts/inv_int_1.txt: read it with read_file]",
-		plain: "[rein: `cat notes.txt` (bash, seq 13): 3 lines, 13 bytes, elided from the context; run it again if you need it]",
+		plain: "[rein: `cat notes.txt` (bash, seq 13): 100 lines, 1,600 bytes, elided from the context; run it again if you need it]",
+	}
+	if slices.Contains(p.Ledger.Elided, small) {
+		t.Errorf("a result smaller than its stub would be was elided")
 	}
 	for id, text := range want {
 		if stubs[id] != text {

@@ -161,13 +161,18 @@ func tailFrom(n, last, want int, size func(int) int) int {
 	return i
 }
 
+// minElided is the size of the smallest result that is elided, in bytes:
+// a smaller one weighs little more than its stub would.
+const minElided = 1 << 10
+
 // elide replaces by their stubs the results before index end of msgs
-// that are not elided yet, and returns how many it replaced.
+// that are not elided yet and are not too small to be worth it, and
+// returns how many it replaced.
 func (v *view) elide(end int) int {
 	n := 0
 	for k := v.head; k < end; k++ {
 		m := &v.msgs[k]
-		if m.Result == nil || v.elided[m.Result.IntentID] {
+		if m.Result == nil || v.elided[m.Result.IntentID] || len(m.Result.Text) < minElided {
 			continue
 		}
 		i := v.from + k - v.head
