@@ -1,10 +1,12 @@
 package projection
 
 import (
+	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/excerpt"
@@ -85,6 +87,10 @@ func stubText(r *contract.ToolResult, call *contract.ToolCall, seq uint64, dir s
 	return b.String()
 }
 
+// subjectKeys are the keys of a call's input that name what it worked
+// on, the first present winning.
+var subjectKeys = [...]string{"command", "path", "file_path", "pattern", "query", "url"}
+
 // subjectOf returns what call worked on, as its input names it: the
 // command, path, pattern, query or URL, on one line; empty when it names
 // none of them.
@@ -92,18 +98,22 @@ func subjectOf(call *contract.ToolCall) string {
 	if call == nil || len(call.Input) == 0 {
 		return ""
 	}
-	var in struct {
-		Command  string `json:"command"`
-		Path     string `json:"path"`
-		FilePath string `json:"file_path"`
-		Pattern  string `json:"pattern"`
-		Query    string `json:"query"`
-		URL      string `json:"url"`
+	vals, ok := flatStrings(call.Input)
+	if !ok {
+		var in struct {
+			Command  string `json:"command"`
+			Path     string `json:"path"`
+			FilePath string `json:"file_path"`
+			Pattern  string `json:"pattern"`
+			Query    string `json:"query"`
+			URL      string `json:"url"`
+		}
+		if json.Unmarshal(call.Input, &in) != nil {
+			return ""
+		}
+		vals = [len(subjectKeys)]string{in.Command, in.Path, in.FilePath, in.Pattern, in.Query, in.URL}
 	}
-	if json.Unmarshal(call.Input, &in) != nil {
-		return ""
-	}
-	for _, s := range []string{in.Command, in.Path, in.FilePath, in.Pattern, in.Query, in.URL} {
+	for _, s := range vals {
 		if s == "" {
 			continue
 		}
@@ -115,6 +125,110 @@ func subjectOf(call *contract.ToolCall) string {
 		return excerpt.Text(line, maxSubject)
 	}
 	return ""
+}
+
+// flatStrings reads the values of subjectKeys from in, a JSON object, the
+// way json.Unmarshal would, without reflection: stubs are made for every
+// elided result of every request. It reports false when in is anything
+// but a flat object whose strings hold no escape and no byte that is not
+// UTF-8 (a nested value, an escape...): the caller decodes those in full.
+func flatStrings(in []byte) (vals [len(subjectKeys)]string, ok bool) {
+	i := skipSpace(in, 0)
+	if i >= len(in) || in[i] != '{' {
+		return vals, false
+	}
+	if i = skipSpace(in, i+1); i < len(in) && in[i] == '}' {
+		return vals, skipSpace(in, i+1) == len(in)
+	}
+	for {
+		key, j, ok := plainString(in, i)
+		if i = skipSpace(in, j); !ok || i >= len(in) || in[i] != ':' {
+			return vals, false
+		}
+		i = skipSpace(in, i+1)
+		if i < len(in) && in[i] == '"' {
+			val, j, ok := plainString(in, i)
+			if !ok {
+				return vals, false
+			}
+			for k, want := range subjectKeys {
+				if strings.EqualFold(key, want) {
+					vals[k] = val
+				}
+			}
+			// (encoding/json matches keys without regard to case.)
+			i = j
+		} else {
+			// A number, true, false or null: anything that opens a
+			// nested value or a string is left to the full decoder.
+			j := i
+			for j < len(in) && in[j] != ',' && in[j] != '}' && !isSpace(in[j]) {
+				if in[j] == '{' || in[j] == '[' || in[j] == '"' {
+					return vals, false
+				}
+				j++
+			}
+			if j == i || subjectKey(key) && string(in[i:j]) != "null" {
+				// (encoding/json refuses a number for a string.)
+				return vals, false
+			}
+			i = j
+		}
+		if i = skipSpace(in, i); i >= len(in) {
+			return vals, false
+		}
+		switch in[i] {
+		case ',':
+			i = skipSpace(in, i+1)
+		case '}':
+			return vals, skipSpace(in, i+1) == len(in)
+		default:
+			return vals, false
+		}
+	}
+}
+
+// subjectKey reports whether key is one of subjectKeys, as encoding/json
+// matches it.
+func subjectKey(key string) bool {
+	for _, want := range subjectKeys {
+		if strings.EqualFold(key, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// plainString reads the JSON string at in[i], if it holds no escape, no
+// control character and nothing that is not UTF-8, and returns it and the
+// index after it.
+func plainString(in []byte, i int) (string, int, bool) {
+	if i >= len(in) || in[i] != '"' {
+		return "", i, false
+	}
+	end := bytes.IndexByte(in[i+1:], '"')
+	if end < 0 {
+		return "", i, false
+	}
+	s := in[i+1 : i+1+end]
+	for _, c := range s {
+		if c < 0x20 || c == '\\' {
+			return "", i, false
+		}
+	}
+	if !utf8.Valid(s) {
+		return "", i, false
+	}
+	return string(s), i + 2 + end, true
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipSpace(in []byte, i int) int {
+	for i < len(in) && isSpace(in[i]) {
+		i++
+	}
+	return i
 }
 
 // count says n of unit: "1 line", "3,400 lines".
