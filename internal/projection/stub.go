@@ -100,18 +100,10 @@ func subjectOf(call *contract.ToolCall) string {
 	}
 	vals, ok := flatStrings(call.Input)
 	if !ok {
-		var in struct {
-			Command  string `json:"command"`
-			Path     string `json:"path"`
-			FilePath string `json:"file_path"`
-			Pattern  string `json:"pattern"`
-			Query    string `json:"query"`
-			URL      string `json:"url"`
-		}
-		if json.Unmarshal(call.Input, &in) != nil {
+		var err error
+		if vals, err = decodeSubjects(call.Input); err != nil {
 			return ""
 		}
-		vals = [len(subjectKeys)]string{in.Command, in.Path, in.FilePath, in.Pattern, in.Query, in.URL}
 	}
 	for _, s := range vals {
 		if s == "" {
@@ -125,6 +117,21 @@ func subjectOf(call *contract.ToolCall) string {
 		return excerpt.Text(line, maxSubject)
 	}
 	return ""
+}
+
+// decodeSubjects reads the values of subjectKeys from in, a JSON object,
+// with encoding/json.
+func decodeSubjects(in []byte) ([len(subjectKeys)]string, error) {
+	var v struct {
+		Command  string `json:"command"`
+		Path     string `json:"path"`
+		FilePath string `json:"file_path"`
+		Pattern  string `json:"pattern"`
+		Query    string `json:"query"`
+		URL      string `json:"url"`
+	}
+	err := json.Unmarshal(in, &v)
+	return [len(subjectKeys)]string{v.Command, v.Path, v.FilePath, v.Pattern, v.Query, v.URL}, err
 }
 
 // flatStrings reads the values of subjectKeys from in, a JSON object, the
