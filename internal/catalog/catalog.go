@@ -1,0 +1,293 @@
+// Package catalog is what rein knows of models: each one's context
+// window, output, prices and reasoning levels, and each vendor's default
+// model. The figures come from charm.land/catwalk, the catalogue Crush
+// uses, embedded in the binary and parsed on the first lookup (a command
+// that looks nothing up, like rein version, pays nothing for it); the
+// person's [models."id"] tables override or add entries ([Catalog.With]);
+// and [Probe] asks an OpenAI-compatible server what it serves.
+package catalog
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"charm.land/catwalk/pkg/catwalk"
+	"charm.land/catwalk/pkg/embedded"
+
+	"github.com/rein-agent/rein/internal/contract"
+)
+
+// ConservativeWindow is the context window assumed for a model nobody
+// knows: small enough that most servers hold it.
+const ConservativeWindow = 8192
+
+// Model is what the catalogue knows of one model.
+type Model struct {
+	// ID is the catalogue's name of the model (a dated id where the
+	// person asked for its undated alias).
+	ID string
+	// ContextWindow is the model's context in tokens; MaxOutput the
+	// output a reply may take (the catalogue's default maximum); zero
+	// means unknown.
+	ContextWindow, MaxOutput int
+	// Prices are the model's prices in US dollars per million tokens;
+	// nil means unknown.
+	Prices *contract.Prices
+	// Reasons says the model reasons; ReasoningLevels are the efforts it
+	// takes and DefaultEffort its default among them (both may be empty
+	// for a model that reasons with no levels to choose).
+	Reasons         bool
+	ReasoningLevels []string
+	DefaultEffort   string
+	// Source says where the figures came from: contract.InfoCatalog,
+	// InfoConfig (the person's table had a say), InfoServer (Probe) or
+	// InfoDefault.
+	Source string
+}
+
+// Info is the model as a session records it.
+func (m *Model) Info() *contract.ModelInfo {
+	return &contract.ModelInfo{ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput, Source: m.Source, Prices: m.Prices}
+}
+
+// Entry is one [models."id"] table of the configuration: each field
+// overrides the catalogue's; a zero or nil field leaves it.
+type Entry struct {
+	ContextWindow, MaxOutput             int
+	Input, Output, CacheRead, CacheWrite *float64
+	ReasoningLevels                      []string
+}
+
+// Catalog is the embedded catalogue with the person's entries over it.
+// It is safe for concurrent use.
+type Catalog struct {
+	data    func() *index
+	entries map[string]Entry
+}
+
+// Embedded returns the catalogue built into rein, with no entries of the
+// person's. It parses nothing until the first lookup.
+func Embedded() *Catalog { return &Catalog{data: embeddedIndex} }
+
+// embeddedIndex parses the embedded catalogue once, on first use.
+var embeddedIndex = sync.OnceValue(func() *index { return build(embedded.GetAll()) })
+
+// With returns c with entries (the person's [models] tables, by model id)
+// over it: an entry for an id the catalogue knows overrides the fields it
+// sets; one for an unknown id adds the model.
+func (c *Catalog) With(entries map[string]Entry) *Catalog {
+	merged := make(map[string]Entry, len(c.entries)+len(entries))
+	for id, e := range c.entries {
+		merged[id] = e
+	}
+	for id, e := range entries {
+		merged[id] = e
+	}
+	return &Catalog{data: c.data, entries: merged}
+}
+
+// vendors maps rein's provider names to the catwalk providers whose list
+// is theirs.
+var vendors = map[string]catwalk.InferenceProvider{
+	"openai":    catwalk.InferenceProviderOpenAI,
+	"responses": catwalk.InferenceProviderOpenAI,
+	"anthropic": catwalk.InferenceProviderAnthropic,
+	"gemini":    catwalk.InferenceProviderGemini,
+}
+
+// Lookup returns what is known of model served by vendor (rein's provider
+// name: openai, responses, anthropic, gemini). The person's entry for the
+// exact name comes over the catalogue's figures. The catalogue matches the
+// id as given or in lower case, without a router's prefix
+// ("openai/gpt-4.1"), Gemini's "models/", or a local server's ":latest"
+// tag, and an undated alias of a dated id ("claude-sonnet-4-5" is
+// "claude-sonnet-4-5-20250929", the latest date when there are several);
+// it looks in the vendor's own list first, then in every provider's (an
+// OpenAI-compatible server may serve deepseek-chat or a Groq model). The
+// result is false when neither knows the model.
+func (c *Catalog) Lookup(vendor, model string) (Model, bool) {
+	m, found := c.data().find(vendors[vendor], model)
+	e, has := c.entries[model]
+	if !has {
+		return m, found
+	}
+	if !found {
+		m = Model{ID: model}
+	}
+	e.apply(&m)
+	return m, true
+}
+
+// apply sets over m what the entry sets. A price the entry leaves out of a
+// model with no prices is the entry's input price: a cached token costs no
+// more than an uncached one, save for Anthropic's cache writes.
+func (e *Entry) apply(m *Model) {
+	m.Source = contract.InfoConfig
+	if e.ContextWindow > 0 {
+		m.ContextWindow = e.ContextWindow
+	}
+	if e.MaxOutput > 0 {
+		m.MaxOutput = e.MaxOutput
+	}
+	if e.ReasoningLevels != nil {
+		m.ReasoningLevels = e.ReasoningLevels
+		m.Reasons = len(e.ReasoningLevels) > 0
+		if !slices.Contains(m.ReasoningLevels, m.DefaultEffort) {
+			m.DefaultEffort = ""
+		}
+	}
+	if e.Input == nil && e.Output == nil && e.CacheRead == nil && e.CacheWrite == nil {
+		return
+	}
+	var p contract.Prices
+	if m.Prices != nil {
+		p = *m.Prices
+	} else if e.Input != nil {
+		p.CacheRead, p.CacheWrite = *e.Input, *e.Input
+	}
+	for _, f := range []struct {
+		from *float64
+		to   *float64
+	}{{e.Input, &p.Input}, {e.Output, &p.Output}, {e.CacheRead, &p.CacheRead}, {e.CacheWrite, &p.CacheWrite}} {
+		if f.from != nil {
+			*f.to = *f.from
+		}
+	}
+	m.Prices = &p
+}
+
+// Default returns the vendor's current default model from the catalogue,
+// or "" for a vendor it does not know.
+func (c *Catalog) Default(vendor string) string {
+	return c.data().defaults[vendors[vendor]]
+}
+
+// Cost is what a call with usage u cost at prices p, in US dollars; nil
+// when p is nil. InputTokens counts every input token, cached or not: the
+// uncached ones (never fewer than none) are priced as input, the cache
+// reads and writes at their own prices.
+func Cost(u *contract.ModelUsage, p *contract.Prices) *float64 {
+	if p == nil || u == nil {
+		return nil
+	}
+	uncached := max(u.InputTokens-u.CacheReadTokens-u.CacheWriteTokens, 0)
+	usd := (float64(uncached)*p.Input + float64(u.CacheReadTokens)*p.CacheRead +
+		float64(u.CacheWriteTokens)*p.CacheWrite + float64(u.OutputTokens)*p.Output) / 1e6
+	return &usd
+}
+
+// index is the parsed catalogue: each provider's models by the names they
+// answer to, all providers' together, and the default models.
+type index struct {
+	byVendor map[catwalk.InferenceProvider]map[string]*Model
+	all      map[string]*Model
+	defaults map[catwalk.InferenceProvider]string
+}
+
+// dated matches the date at the end of a dated id: -20250929 or
+// -2025-04-14.
+var dated = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2})$`)
+
+// build indexes providers. A model answers to its id in lower case, then,
+// where no model has that id, to its id without a router's prefix (the
+// first provider's wins) and to its undated alias (the latest date wins).
+// The first provider that names a model holds it in the index of all.
+func build(providers []catwalk.Provider) *index {
+	x := &index{byVendor: map[catwalk.InferenceProvider]map[string]*Model{}, all: map[string]*Model{},
+		defaults: map[catwalk.InferenceProvider]string{}}
+	type alias struct {
+		name string
+		m    *Model
+		own  map[string]*Model
+	}
+	var aliases []alias
+	for _, p := range providers {
+		own := map[string]*Model{}
+		x.byVendor[p.ID] = own
+		x.defaults[p.ID] = p.DefaultLargeModelID
+		for i := range p.Models {
+			m := fromCatwalk(&p.Models[i])
+			id := strings.ToLower(m.ID)
+			own[id] = m
+			if _, ok := x.all[id]; !ok {
+				x.all[id] = m
+			}
+			if _, short, ok := cutRouter(id); ok {
+				aliases = append(aliases, alias{short, m, own})
+			}
+			if loc := dated.FindStringIndex(id); loc != nil {
+				aliases = append(aliases, alias{id[:loc[0]], m, own})
+			}
+		}
+	}
+	for _, a := range aliases {
+		for _, names := range []map[string]*Model{a.own, x.all} {
+			if old, ok := names[a.name]; !ok || laterDate(a.name, old, a.m) {
+				names[a.name] = a.m
+			}
+		}
+	}
+	return x
+}
+
+// laterDate says whether m is a later dated version of name than old,
+// which holds name as an alias too.
+func laterDate(name string, old, m *Model) bool {
+	o, n := strings.ToLower(old.ID), strings.ToLower(m.ID)
+	return o != name && dated.MatchString(o) && dated.MatchString(n) &&
+		dated.ReplaceAllString(o, "") == name && dated.ReplaceAllString(n, "") == name && n > o
+}
+
+// cutRouter splits "vendor/model" at its last slash.
+func cutRouter(name string) (prefix, model string, ok bool) {
+	i := strings.LastIndexByte(name, '/')
+	if i < 0 || i == len(name)-1 {
+		return "", name, false
+	}
+	return name[:i], name[i+1:], true
+}
+
+// fromCatwalk is a catwalk model as rein keeps it. A model whose input and
+// output both cost nothing has unknown prices: catwalk says 0 for a model
+// billed by subscription (Copilot) as for a free one.
+func fromCatwalk(cm *catwalk.Model) *Model {
+	m := &Model{ID: cm.ID, ContextWindow: int(cm.ContextWindow), MaxOutput: int(cm.DefaultMaxTokens),
+		Reasons: cm.CanReason, ReasoningLevels: cm.ReasoningLevels, DefaultEffort: cm.DefaultReasoningEffort,
+		Source: contract.InfoCatalog}
+	if cm.CostPer1MIn != 0 || cm.CostPer1MOut != 0 {
+		// catwalk's "in cached" is the cache write price and its "out
+		// cached" the cache read price, as Crush reads them.
+		m.Prices = &contract.Prices{Input: cm.CostPer1MIn, Output: cm.CostPer1MOut,
+			CacheWrite: cm.CostPer1MInCached, CacheRead: cm.CostPer1MOutCached}
+	}
+	return m
+}
+
+// find returns the model that answers to name, in vendor's list first and
+// then in every provider's.
+func (x *index) find(vendor catwalk.InferenceProvider, name string) (Model, bool) {
+	for _, n := range candidates(name) {
+		for _, names := range []map[string]*Model{x.byVendor[vendor], x.all} {
+			if m, ok := names[n]; ok {
+				return *m, true
+			}
+		}
+	}
+	return Model{}, false
+}
+
+// candidates are the names to look name up by, the likeliest first: as
+// given in lower case, without Gemini's "models/" or a ":latest" tag, and
+// without a router's prefix.
+func candidates(name string) []string {
+	n := strings.ToLower(strings.TrimSpace(name))
+	n = strings.TrimPrefix(n, "models/")
+	n = strings.TrimSuffix(n, ":latest")
+	out := []string{n}
+	if _, short, ok := cutRouter(n); ok {
+		out = append(out, short)
+	}
+	return out
+}

@@ -1,0 +1,184 @@
+package catalog
+
+import (
+	"math"
+	"testing"
+
+	"charm.land/catwalk/pkg/catwalk"
+	"charm.land/catwalk/pkg/embedded"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rein-agent/rein/internal/contract"
+)
+
+// fake is a small catalogue in catwalk's shape, so that the tests do not
+// depend on the embedded figures of the day.
+func fake() *Catalog {
+	x := build([]catwalk.Provider{
+		{ID: "anthropic", DefaultLargeModelID: "claude-sonnet-4-6", Models: []catwalk.Model{
+			{ID: "claude-sonnet-4-6", ContextWindow: 200_000, DefaultMaxTokens: 128_000, CanReason: true,
+				ReasoningLevels: []string{"low", "medium", "high"}, DefaultReasoningEffort: "high",
+				CostPer1MIn: 3, CostPer1MOut: 15, CostPer1MInCached: 3.75, CostPer1MOutCached: 0.3},
+			{ID: "claude-sonnet-4-5-20250929", ContextWindow: 200_000, DefaultMaxTokens: 64_000, CanReason: true},
+			{ID: "claude-opus-4-20250514", ContextWindow: 200_000},
+			{ID: "claude-opus-4-20250805", ContextWindow: 300_000},
+		}},
+		{ID: "openai", DefaultLargeModelID: "gpt-5", Models: []catwalk.Model{
+			{ID: "gpt-5", ContextWindow: 400_000, DefaultMaxTokens: 128_000, CostPer1MIn: 1.25, CostPer1MOut: 10},
+			{ID: "gpt-4.1-mini-2025-04-14", ContextWindow: 1_047_576},
+		}},
+		{ID: "openrouter", Models: []catwalk.Model{
+			{ID: "openai/gpt-5", ContextWindow: 111},
+			{ID: "deepseek/deepseek-chat", ContextWindow: 64_000},
+		}},
+		{ID: "deepseek", Models: []catwalk.Model{{ID: "deepseek-chat", ContextWindow: 128_000, CostPer1MIn: 0.3, CostPer1MOut: 1}}},
+		{ID: "copilot", Models: []catwalk.Model{{ID: "free-model", ContextWindow: 32_000}}},
+	})
+	return &Catalog{data: func() *index { return x }}
+}
+
+func TestLookup(t *testing.T) {
+	c := fake()
+	for _, tc := range []struct {
+		vendor, model string
+		id            string
+		window        int
+		ok            bool
+	}{
+		{"anthropic", "claude-sonnet-4-6", "claude-sonnet-4-6", 200_000, true},
+		{"anthropic", "Claude-Sonnet-4-6", "claude-sonnet-4-6", 200_000, true},
+		{"anthropic", "claude-sonnet-4-5", "claude-sonnet-4-5-20250929", 200_000, true},
+		{"anthropic", "claude-opus-4", "claude-opus-4-20250805", 300_000, true}, // the latest date
+		{"openai", "gpt-5", "gpt-5", 400_000, true},                             // the vendor's own list first
+		{"openai", "openai/gpt-5", "openai/gpt-5", 111, true},                   // a router's own id
+		{"openai", "someone/gpt-5", "gpt-5", 400_000, true},                     // a prefix the catalogue does not know
+		{"openai", "gpt-4.1-mini", "gpt-4.1-mini-2025-04-14", 1_047_576, true},
+		{"openai", "deepseek-chat", "deepseek-chat", 128_000, true}, // another provider's exact id over a router's alias
+		{"openai", "gpt-5:latest", "gpt-5", 400_000, true},
+		{"gemini", "models/gpt-5", "gpt-5", 400_000, true},
+		{"openai", "qwen3:32b", "", 0, false},
+		{"openai", "", "", 0, false},
+	} {
+		m, ok := c.Lookup(tc.vendor, tc.model)
+		if ok != tc.ok || m.ID != tc.id || m.ContextWindow != tc.window {
+			t.Errorf("Lookup(%q, %q) = %q %d %v, want %q %d %v", tc.vendor, tc.model, m.ID, m.ContextWindow, ok, tc.id, tc.window, tc.ok)
+		}
+		if ok && m.Source != contract.InfoCatalog {
+			t.Errorf("Lookup(%q).Source = %q", tc.model, m.Source)
+		}
+	}
+}
+
+func TestLookupFigures(t *testing.T) {
+	m, _ := fake().Lookup("anthropic", "claude-sonnet-4-6")
+	want := Model{ID: "claude-sonnet-4-6", ContextWindow: 200_000, MaxOutput: 128_000,
+		// catwalk's "in cached" is the write price, "out cached" the read.
+		Prices:  &contract.Prices{Input: 3, Output: 15, CacheWrite: 3.75, CacheRead: 0.3},
+		Reasons: true, ReasoningLevels: []string{"low", "medium", "high"}, DefaultEffort: "high", Source: contract.InfoCatalog}
+	if d := cmp.Diff(want, m); d != "" {
+		t.Errorf("Lookup (-want +got):\n%s", d)
+	}
+	if m, _ := fake().Lookup("openai", "free-model"); m.Prices != nil {
+		t.Errorf("a model that costs nothing in catwalk has unknown prices, got %+v", m.Prices)
+	}
+}
+
+func TestWith(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	c := fake().With(map[string]Entry{
+		"qwen3:32b":         {ContextWindow: 40_960, MaxOutput: 8192, Input: f(0), Output: f(0)},
+		"claude-sonnet-4-6": {ContextWindow: 1_000_000, CacheRead: f(0.5)},
+		"gpt-5":             {ReasoningLevels: []string{"low"}},
+	}).With(map[string]Entry{"local": {Input: f(2)}})
+	for _, tc := range []struct {
+		model string
+		want  Model
+	}{
+		{"qwen3:32b", Model{ID: "qwen3:32b", ContextWindow: 40_960, MaxOutput: 8192, Prices: &contract.Prices{}, Source: contract.InfoConfig}},
+		{"claude-sonnet-4-6", Model{ID: "claude-sonnet-4-6", ContextWindow: 1_000_000, MaxOutput: 128_000,
+			Prices:  &contract.Prices{Input: 3, Output: 15, CacheWrite: 3.75, CacheRead: 0.5},
+			Reasons: true, ReasoningLevels: []string{"low", "medium", "high"}, DefaultEffort: "high", Source: contract.InfoConfig}},
+		{"gpt-5", Model{ID: "gpt-5", ContextWindow: 400_000, MaxOutput: 128_000, Prices: &contract.Prices{Input: 1.25, Output: 10},
+			Reasons: true, ReasoningLevels: []string{"low"}, Source: contract.InfoConfig}},
+		// An entry's missing cache prices are its input price.
+		{"local", Model{ID: "local", Prices: &contract.Prices{Input: 2, CacheRead: 2, CacheWrite: 2}, Source: contract.InfoConfig}},
+	} {
+		m, ok := c.Lookup("openai", tc.model)
+		if d := cmp.Diff(tc.want, m); !ok || d != "" {
+			t.Errorf("Lookup(%q) ok=%v (-want +got):\n%s", tc.model, ok, d)
+		}
+	}
+	if m, _ := fake().Lookup("anthropic", "claude-sonnet-4-6"); m.ContextWindow != 200_000 {
+		t.Error("With changed the catalogue it was called on")
+	}
+}
+
+func TestDefault(t *testing.T) {
+	c := fake()
+	for vendor, want := range map[string]string{"anthropic": "claude-sonnet-4-6", "openai": "gpt-5", "responses": "gpt-5", "nobody": ""} {
+		if got := c.Default(vendor); got != want {
+			t.Errorf("Default(%q) = %q, want %q", vendor, got, want)
+		}
+	}
+}
+
+func TestCost(t *testing.T) {
+	p := &contract.Prices{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}
+	for _, tc := range []struct {
+		name string
+		u    contract.ModelUsage
+		want float64
+	}{
+		{"plain", contract.ModelUsage{InputTokens: 1_000_000, OutputTokens: 100_000}, 3 + 1.5},
+		{"cached", contract.ModelUsage{InputTokens: 10_000, CacheReadTokens: 6_000, CacheWriteTokens: 2_000, OutputTokens: 1_000},
+			(2_000*3 + 6_000*0.3 + 2_000*3.75 + 1_000*15) / 1e6},
+		// A vendor that counts cache tokens apart from the input never
+		// makes the uncached share negative.
+		{"more cached than input", contract.ModelUsage{InputTokens: 100, CacheReadTokens: 1_000}, 1_000 * 0.3 / 1e6},
+		{"nothing", contract.ModelUsage{}, 0},
+	} {
+		got := Cost(&tc.u, p)
+		if got == nil || math.Abs(*got-tc.want) > 1e-12 {
+			t.Errorf("%s: Cost = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if Cost(&contract.ModelUsage{InputTokens: 1}, nil) != nil {
+		t.Error("Cost with unknown prices is not nil")
+	}
+}
+
+// TestEmbedded checks the embedded catalogue answers for each vendor's
+// default and the aliases rein's users type.
+func TestEmbedded(t *testing.T) {
+	c := Embedded()
+	for _, vendor := range []string{"openai", "responses", "anthropic", "gemini"} {
+		d := c.Default(vendor)
+		m, ok := c.Lookup(vendor, d)
+		if d == "" || !ok || m.ContextWindow <= 0 || m.Prices == nil {
+			t.Errorf("%s: default %q: %+v %v", vendor, d, m, ok)
+		}
+	}
+	if m, ok := c.Lookup("anthropic", "claude-sonnet-4-5"); !ok || m.ID != "claude-sonnet-4-5-20250929" {
+		t.Errorf("claude-sonnet-4-5 = %+v %v", m, ok)
+	}
+}
+
+// BenchmarkFirstLookup is what the first lookup of a process costs: the
+// parse of the whole embedded catalogue and its index.
+func BenchmarkFirstLookup(b *testing.B) {
+	for b.Loop() {
+		x := build(embedded.GetAll())
+		if _, ok := x.find("anthropic", "claude-sonnet-4-5"); !ok {
+			b.Fatal("not found")
+		}
+	}
+}
+
+// BenchmarkLookup is a lookup once the catalogue is parsed.
+func BenchmarkLookup(b *testing.B) {
+	c := Embedded()
+	c.Lookup("openai", "gpt-5")
+	for b.Loop() {
+		c.Lookup("anthropic", "claude-sonnet-4-5")
+	}
+}
