@@ -75,6 +75,46 @@ type File struct {
 	// Sandbox is the [sandbox] table, or the shorthand sandbox = "MODE":
 	// how the commands tools start are contained.
 	Sandbox Sandbox `toml:"sandbox"`
+	// Models are the [models."id"] tables: what the person knows of a
+	// model, over the catalogue's figures. A project's file may set a
+	// model's window, output and reasoning levels, not its prices (a
+	// cloned repository must not make your spending look smaller).
+	Models map[string]Model `toml:"models"`
+	// CompactAt is the share of a request's input budget past which the
+	// conversation is summarised first, between 0 and 1; 0 means the
+	// default (0.85).
+	CompactAt float64 `toml:"compact_at"`
+	// MaxCost ends a run after the model call that takes its cost past it,
+	// in US dollars; 0 means no budget. A project's file may only lower
+	// the user's.
+	MaxCost float64 `toml:"max_cost"`
+	// ReasoningEffort is the reasoning level asked of a model that
+	// reasons (one of its levels: low, medium, high...); "" means the
+	// model's default.
+	ReasoningEffort string `toml:"reasoning_effort"`
+}
+
+// Model is one [models."id"] table. A zero or absent field leaves the
+// catalogue's figure.
+type Model struct {
+	// ContextWindow is the model's context, in tokens.
+	ContextWindow int `toml:"context_window"`
+	// MaxOutput is the output a reply may take, in tokens.
+	MaxOutput int `toml:"max_output"`
+	// The prices, in US dollars per million tokens; only the user's file
+	// may set them.
+	InputPrice      *float64 `toml:"input_price"`
+	OutputPrice     *float64 `toml:"output_price"`
+	CacheReadPrice  *float64 `toml:"cache_read_price"`
+	CacheWritePrice *float64 `toml:"cache_write_price"`
+	// ReasoningLevels are the reasoning efforts the model takes; an empty
+	// list says it does not reason.
+	ReasoningLevels []string `toml:"reasoning_levels"`
+}
+
+// hasPrices says whether the table sets a price.
+func (m *Model) hasPrices() bool {
+	return m.InputPrice != nil || m.OutputPrice != nil || m.CacheReadPrice != nil || m.CacheWritePrice != nil
 }
 
 // Sandbox is what a [sandbox] table says (package sandbox has the
@@ -247,6 +287,7 @@ func (c *Config) merge(path string, project bool) error {
 		if err := c.checkLooser(path, &f.Sandbox); err != nil {
 			return err
 		}
+		c.Warnings = append(c.Warnings, c.limitProject(f)...)
 	} else {
 		c.Warnings = append(c.Warnings, broadRules(f)...)
 	}
@@ -454,7 +495,7 @@ func (d *decoded) validate() error {
 		return fmt.Errorf("config: %s: max_artifact_bytes is %d; it must be 1 or more (0 means the default, 1 GiB)",
 			d.at("max_artifact_bytes"), d.MaxArtifactBytes)
 	}
-	return nil
+	return d.validateContext()
 }
 
 // apply sets over c what the file d sets, and remembers that d set it.
@@ -492,6 +533,7 @@ func (c *Config) apply(d *decoded) error {
 		set("session_dir")
 	}
 	c.applySandbox(d, set)
+	c.applyContext(d, set)
 	c.Permissions.Allow = append(c.Permissions.Allow, d.Permissions.Allow...)
 	c.Permissions.Ask = append(c.Permissions.Ask, d.Permissions.Ask...)
 	c.Permissions.Deny = append(c.Permissions.Deny, d.Permissions.Deny...)

@@ -1,0 +1,172 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// limitProject takes out of the project's file d what a cloned repository
+// may not set of the context engine, each with a warning: a model's prices
+// (they would make your spending look smaller), and a max_cost above the
+// user's (it may only lower the budget; 0 would remove it).
+func (c *Config) limitProject(d *decoded) []string {
+	var out []string
+	for _, id := range slices.Sorted(maps.Keys(d.Models)) {
+		m := d.Models[id]
+		if !m.hasPrices() {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: the prices of [models.%q] are ignored: only your own config.toml may set prices",
+			d.modelAt(id, ""), id))
+		m.InputPrice, m.OutputPrice, m.CacheReadPrice, m.CacheWritePrice = nil, nil, nil, nil
+		d.Models[id] = m
+	}
+	if d.md.IsDefined("max_cost") && c.MaxCost > 0 && (d.MaxCost == 0 || d.MaxCost > c.MaxCost) {
+		out = append(out, fmt.Sprintf("%s: max_cost = %v is ignored: a project's file may only lower the max_cost of %v your own config.toml sets",
+			d.at("max_cost"), d.MaxCost, c.MaxCost))
+		d.MaxCost = c.MaxCost
+	}
+	return out
+}
+
+// validateContext checks the context engine's settings of the file, each
+// error naming the file and the line that set the value.
+func (d *decoded) validateContext() error {
+	if d.md.IsDefined("compact_at") && (d.CompactAt <= 0 || d.CompactAt >= 1) {
+		return fmt.Errorf("config: %s: compact_at is %v; it must be between 0 and 1 (0.85 compacts at 85%% of the input budget)",
+			d.at("compact_at"), d.CompactAt)
+	}
+	if d.MaxCost < 0 {
+		return fmt.Errorf("config: %s: max_cost is %v; it must be 0 (no budget) or more, in US dollars", d.at("max_cost"), d.MaxCost)
+	}
+	if d.md.IsDefined("reasoning_effort") && strings.TrimSpace(d.ReasoningEffort) == "" {
+		return fmt.Errorf("config: %s: reasoning_effort is empty; name a level of the model (low, medium, high...) or leave it out",
+			d.at("reasoning_effort"))
+	}
+	for _, id := range slices.Sorted(maps.Keys(d.Models)) {
+		if err := d.validateModel(id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateModel checks one [models."id"] table.
+func (d *decoded) validateModel(id string) error {
+	m := d.Models[id]
+	if strings.TrimSpace(id) == "" {
+		return fmt.Errorf("config: %s: [models.\"\"] names no model", d.modelAt(id, ""))
+	}
+	for _, v := range []struct {
+		key string
+		n   int
+	}{{"context_window", m.ContextWindow}, {"max_output", m.MaxOutput}} {
+		if v.n < 0 {
+			return fmt.Errorf("config: %s: [models.%q] %s is %d; it must be a number of tokens, 1 or more", d.modelAt(id, v.key), id, v.key, v.n)
+		}
+	}
+	if m.ContextWindow > 0 && m.MaxOutput >= m.ContextWindow {
+		return fmt.Errorf("config: %s: [models.%q] max_output (%d) must be smaller than context_window (%d)",
+			d.modelAt(id, "max_output"), id, m.MaxOutput, m.ContextWindow)
+	}
+	for _, v := range []struct {
+		key string
+		p   *float64
+	}{{"input_price", m.InputPrice}, {"output_price", m.OutputPrice}, {"cache_read_price", m.CacheReadPrice}, {"cache_write_price", m.CacheWritePrice}} {
+		if v.p != nil && *v.p < 0 {
+			return fmt.Errorf("config: %s: [models.%q] %s is %v; a price is 0 or more US dollars per million tokens",
+				d.modelAt(id, v.key), id, v.key, *v.p)
+		}
+	}
+	for _, l := range m.ReasoningLevels {
+		if strings.TrimSpace(l) == "" {
+			return fmt.Errorf("config: %s: [models.%q] reasoning_levels has an empty level", d.modelAt(id, "reasoning_levels"), id)
+		}
+	}
+	return nil
+}
+
+// applyContext sets over c the context engine's settings of d: the
+// scalars, and each model's table field by field (a project's window over
+// the user's prices keeps the prices).
+func (c *Config) applyContext(d *decoded, set func(string)) {
+	if d.md.IsDefined("compact_at") {
+		c.CompactAt = d.CompactAt
+		set("compact_at")
+	}
+	if d.md.IsDefined("max_cost") {
+		c.MaxCost = d.MaxCost
+		set("max_cost")
+	}
+	if d.ReasoningEffort != "" {
+		c.ReasoningEffort = strings.TrimSpace(d.ReasoningEffort)
+		set("reasoning_effort")
+	}
+	for id, m := range d.Models {
+		if c.Models == nil {
+			c.Models = map[string]Model{}
+		}
+		c.Models[id] = over(c.Models[id], m)
+		c.Source["models."+id] = d.path
+		c.lines["models."+id] = modelLine(d.text, id)
+	}
+}
+
+// over is m with what o sets over it.
+func over(m, o Model) Model {
+	if o.ContextWindow > 0 {
+		m.ContextWindow = o.ContextWindow
+	}
+	if o.MaxOutput > 0 {
+		m.MaxOutput = o.MaxOutput
+	}
+	for _, p := range []struct{ from, to **float64 }{
+		{&o.InputPrice, &m.InputPrice}, {&o.OutputPrice, &m.OutputPrice},
+		{&o.CacheReadPrice, &m.CacheReadPrice}, {&o.CacheWritePrice, &m.CacheWritePrice},
+	} {
+		if *p.from != nil {
+			*p.to = *p.from
+		}
+	}
+	if o.ReasoningLevels != nil {
+		m.ReasoningLevels = o.ReasoningLevels
+	}
+	return m
+}
+
+// modelAt says where the table of model id sets key in the file:
+// "file:line" (the table's header when key is "" or not found), or the
+// file alone.
+func (d *decoded) modelAt(id, key string) string {
+	start := modelLine(d.text, id)
+	if start == 0 || key == "" {
+		return where(d.path, start)
+	}
+	lines := strings.Split(d.text, "\n")
+	for i := start; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(l, "[") {
+			break
+		}
+		if rest, ok := strings.CutPrefix(l, key); ok && strings.HasPrefix(strings.TrimLeft(rest, " \t"), "=") {
+			return where(d.path, i+1)
+		}
+	}
+	return where(d.path, start)
+}
+
+// modelLine returns the number of the line of the TOML text data that
+// opens the table [models."id"] (or [models.id]), or 0.
+func modelLine(data, id string) int {
+	for i, l := range strings.Split(data, "\n") {
+		l = strings.ReplaceAll(strings.TrimSpace(l), " ", "")
+		for _, h := range []string{`[models."` + id + `"]`, `[models.'` + id + `']`, "[models." + id + "]"} {
+			if strings.HasPrefix(l, h) {
+				return i + 1
+			}
+		}
+	}
+	return 0
+}
