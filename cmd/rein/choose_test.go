@@ -5,6 +5,7 @@ import (
 
 	"github.com/rein-agent/rein/internal/cli"
 	"github.com/rein-agent/rein/internal/config"
+	"github.com/rein-agent/rein/internal/provider/openai"
 )
 
 func TestPick(t *testing.T) {
@@ -46,7 +47,7 @@ func TestChooseModelsFallbacks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Name != "openai" || len(fbs) != 2 || fbs[0].Name != "anthropic" || fbs[0].Model != "claude-x" || fbs[0].KeyHint != "ANTHROPIC_API_KEY" || fbs[1].Model != "gpt-4.1" {
+	if m.Name != "openai" || len(fbs) != 2 || fbs[0].Name != "anthropic" || fbs[0].Model != "claude-x" || fbs[0].KeyHint != "ANTHROPIC_API_KEY" || fbs[1].Model != openai.DefaultModel {
 		t.Errorf("primary %s, fallbacks %+v", m.Name, fbs)
 	}
 	if _, fbs, _ := chooseModels(cli.Spec{Fallback: []string{}}, cfg); len(fbs) != 0 {

@@ -16,7 +16,7 @@ const (
 	DefaultBaseURL = "https://api.anthropic.com"
 	// DefaultModel is the model used when neither the request nor the
 	// options name one.
-	DefaultModel = "claude-sonnet-4-5"
+	DefaultModel = "claude-sonnet-4-6"
 
 	// defaultName is the provider name events and errors carry by default.
 	defaultName = "anthropic"

@@ -46,24 +46,19 @@ func generationOf(model string) generation {
 	return genUnknown
 }
 
-// Capabilities returns what this package knows of model: every Claude
-// model from Claude 3 on streams, uses tools, proposes parallel calls (and
-// the API can switch that off) and has a 200,000-token context; Claude 3.7
-// and the Claude 4 families think. A model it does not know (a local
-// server's, a future name) gets conservative defaults: streaming and tools,
-// no parallel calls, an unknown context window.
+// Capabilities returns what the adapter knows of model: every Claude
+// model from Claude 3 on streams, uses tools and proposes parallel calls
+// (and the API can switch that off); Claude 3.7 and the Claude 4 families
+// think. A model it does not know (a local server's, a future name) gets
+// conservative defaults: streaming and tools, no parallel calls. The
+// window, output, prices and reasoning levels are the catalogue's
+// (internal/catalog).
 func Capabilities(model string) provider.Capabilities {
 	switch g := generationOf(model); g {
 	case genClaude2:
-		return provider.Capabilities{Streaming: true, ContextWindow: 100_000}
+		return provider.Capabilities{Streaming: true}
 	case genClaude3, genClaude35, genClaude37, genClaude4:
-		return provider.Capabilities{
-			Streaming:     true,
-			Tools:         true,
-			ParallelTools: true,
-			Reasoning:     g >= genClaude37,
-			ContextWindow: 200_000,
-		}
+		return provider.Capabilities{Streaming: true, Tools: true, ParallelTools: true, Reasoning: g >= genClaude37}
 	}
 	return provider.Capabilities{Streaming: true, Tools: true}
 }

@@ -341,40 +341,6 @@ func TestMessagesURL(t *testing.T) {
 	}
 }
 
-func TestCapabilities(t *testing.T) {
-	claude := func(reasoning bool) any {
-		return [5]any{true, true, true, reasoning, 200_000}
-	}
-	for _, tc := range []struct {
-		model     string
-		want      any
-		maxTokens int
-	}{
-		{"claude-sonnet-4-5", claude(true), 16384},
-		{"claude-sonnet-4-5-20250929", claude(true), 16384},
-		{"claude-opus-4-1", claude(true), 16384},
-		{"claude-haiku-4-5", claude(true), 16384},
-		{"claude-3-7-sonnet-latest", claude(true), 16384},
-		{"claude-3-5-haiku-20241022", claude(false), 8192},
-		{"claude-3-haiku-20240307", claude(false), 4096},
-		{"anthropic.claude-3-5-sonnet-20240620-v1:0", claude(false), 8192},
-		{"claude-2.1", [5]any{true, false, false, false, 100_000}, 4096},
-		{"qwen3-coder", [5]any{true, true, false, false, 0}, 8192},
-		{"claude-next", [5]any{true, true, false, false, 0}, 8192},
-	} {
-		t.Run(tc.model, func(t *testing.T) {
-			c := Capabilities(tc.model)
-			got := [5]any{c.Streaming, c.Tools, c.ParallelTools, c.Reasoning, c.ContextWindow}
-			if d := cmp.Diff(tc.want, got); d != "" {
-				t.Errorf("Capabilities (-want +got):\n%s", d)
-			}
-			if m := defaultMaxTokens(tc.model); m != tc.maxTokens {
-				t.Errorf("defaultMaxTokens = %d, want %d", m, tc.maxTokens)
-			}
-		})
-	}
-}
-
 // TestCacheBreakpoints checks where the breakpoints go: on the last system
 // block (and the first, when there are several), else on the last tool,
 // and on the last block of the last message that can carry one; never

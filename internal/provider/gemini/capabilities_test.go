@@ -8,7 +8,7 @@ import (
 )
 
 func TestCapabilities(t *testing.T) {
-	thinking := provider.Capabilities{Streaming: true, Tools: true, Reasoning: true, ContextWindow: 1048576}
+	thinking := provider.Capabilities{Streaming: true, Tools: true, Reasoning: true}
 	for _, tc := range []struct {
 		model string
 		want  provider.Capabilities
@@ -17,14 +17,15 @@ func TestCapabilities(t *testing.T) {
 		{"models/gemini-2.5-pro", thinking},
 		{"gemini-2.5-flash-lite-preview-09-2025", thinking},
 		{"gemini-3-pro-preview", thinking},
+		{"gemini-3.1-pro-preview-customtools", thinking},
 		{"Gemini-Flash-Latest", thinking},
-		{"gemini-2.0-flash", provider.Capabilities{Streaming: true, Tools: true, ContextWindow: 1048576}},
+		{"gemini-2.0-flash", provider.Capabilities{Streaming: true, Tools: true}},
 		{"gemini-2.0-flash-thinking-exp-01-21", thinking},
-		{"gemini-1.5-pro-002", provider.Capabilities{Streaming: true, Tools: true, ContextWindow: 2097152}},
-		{"gemini-1.5-flash", provider.Capabilities{Streaming: true, Tools: true, ContextWindow: 1048576}},
+		{"gemini-1.5-pro-002", provider.Capabilities{Streaming: true, Tools: true}},
+		{"gemini-1.5-flash", provider.Capabilities{Streaming: true, Tools: true}},
 		{"gemini-2.5-flash-image", provider.Capabilities{Streaming: true}},
-		{"gemma-3-27b-it", provider.Capabilities{Streaming: true, ContextWindow: 131072}},
-		{"gemma-3-1b-it", provider.Capabilities{Streaming: true, ContextWindow: 32768}},
+		{"gemma-3-27b-it", provider.Capabilities{Streaming: true}},
+		{"gemma-3-1b-it", provider.Capabilities{Streaming: true}},
 		{"my-finetune", provider.Capabilities{Streaming: true, Tools: true}},
 		{"", provider.Capabilities{Streaming: true, Tools: true}},
 	} {

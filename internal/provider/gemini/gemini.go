@@ -16,7 +16,7 @@ const (
 	DefaultBaseURL = "https://generativelanguage.googleapis.com/v1beta"
 	// DefaultModel is the model used when neither the request nor the
 	// options name one.
-	DefaultModel = "gemini-2.5-flash"
+	DefaultModel = "gemini-3.1-pro-preview-customtools"
 	// defaultName is the provider name events carry by default.
 	defaultName = "gemini"
 )

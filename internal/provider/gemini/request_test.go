@@ -320,12 +320,12 @@ func TestStreamSendsTheRequest(t *testing.T) {
 		wantKey  string
 		wantHdrs map[string]string
 	}{
-		{name: "defaults and a key", opts: Options{APIKey: "k-123"}, wantURI: "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", wantKey: "k-123"},
+		{name: "defaults and a key", opts: Options{APIKey: "k-123"}, wantURI: "/v1beta/models/" + DefaultModel + ":streamGenerateContent?alt=sse", wantKey: "k-123"},
 		{name: "no key, a model of the options", opts: Options{Model: "gemini-2.0-flash"}, wantURI: "/v1beta/models/gemini-2.0-flash:streamGenerateContent?alt=sse"},
 		{name: "a model given as models/x", model: "models/gemini-2.5-pro", wantURI: "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"},
 		{name: "a tuned model", model: "tunedModels/my-model-7", wantURI: "/v1beta/tunedModels/my-model-7:streamGenerateContent?alt=sse"},
 		{name: "a model name that needs escaping", model: "my model/v2", wantURI: "/v1beta/models/my%20model%2Fv2:streamGenerateContent?alt=sse"},
-		{name: "extra headers", opts: Options{APIKey: "k", Header: http.Header{"X-Proxy-Tag": {"t1"}}}, wantURI: "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", wantKey: "k",
+		{name: "extra headers", opts: Options{APIKey: "k", Header: http.Header{"X-Proxy-Tag": {"t1"}}}, wantURI: "/v1beta/models/" + DefaultModel + ":streamGenerateContent?alt=sse", wantKey: "k",
 			wantHdrs: map[string]string{"X-Proxy-Tag": "t1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

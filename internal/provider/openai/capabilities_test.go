@@ -8,21 +8,30 @@ import (
 )
 
 func TestCapabilities(t *testing.T) {
+	plain := provider.Capabilities{Streaming: true, Tools: true}
+	par := provider.Capabilities{Streaming: true, Tools: true, ParallelTools: true}
+	thinks := provider.Capabilities{Streaming: true, Tools: true, Reasoning: true}
 	for _, tc := range []struct {
 		model string
 		want  provider.Capabilities
 	}{
-		{"gpt-4.1", provider.Capabilities{Streaming: true, Tools: true, ParallelTools: true, ContextWindow: 1_047_576}},
-		{"gpt-4.1-mini-2025-04-14", provider.Capabilities{Streaming: true, Tools: true, ParallelTools: true, ContextWindow: 1_047_576}},
-		{"openai/gpt-4o", provider.Capabilities{Streaming: true, Tools: true, ParallelTools: true, ContextWindow: 128_000}},
-		{"o3-mini", provider.Capabilities{Streaming: true, Tools: true, ContextWindow: 200_000}},
-		{"o1-mini", provider.Capabilities{Streaming: true, ContextWindow: 128_000}},
-		{"deepseek-reasoner", provider.Capabilities{Streaming: true, Tools: true, Reasoning: true, ContextWindow: 128_000}},
-		{"qwen3:8b", provider.Capabilities{Streaming: true, Tools: true, Reasoning: true}},
-		{"mistral-large-latest", provider.Capabilities{Streaming: true, Tools: true, ParallelTools: true, ContextWindow: 128_000}},
-		{"GPT-OSS-120B", provider.Capabilities{Streaming: true, Tools: true, Reasoning: true, ContextWindow: 131_072}},
-		{"my-finetune", provider.Capabilities{Streaming: true, Tools: true}},
-		{"", provider.Capabilities{Streaming: true, Tools: true}},
+		{"gpt-4.1", par},
+		{"gpt-5.6-sol", par},
+		{"gpt-4.1-mini-2025-04-14", par},
+		{"openai/gpt-4o", par},
+		{"o3-mini", plain},
+		{"o1-mini", provider.Capabilities{Streaming: true}},
+		{"chatgpt-4o-latest", provider.Capabilities{Streaming: true}},
+		{"deepseek-reasoner", thinks},
+		{"deepseek-chat", plain},
+		{"qwen3:8b", thinks},
+		{"mistral-large-latest", par},
+		{"magistral-medium", provider.Capabilities{Streaming: true, Tools: true, ParallelTools: true, Reasoning: true}},
+		{"GPT-OSS-120B", thinks},
+		{"grok-3-mini", thinks},
+		{"grok-4", par},
+		{"my-finetune", plain},
+		{"", plain},
 	} {
 		t.Run(tc.model, func(t *testing.T) {
 			if d := cmp.Diff(tc.want, Capabilities(tc.model)); d != "" {
@@ -40,12 +49,10 @@ func TestRejectsParallelSwitch(t *testing.T) {
 		if got := rejectsParallelSwitch(model); got != want {
 			t.Errorf("rejectsParallelSwitch(%q) = %v, want %v", model, got, want)
 		}
-	}
-	// The capability and the request agree: a model without the switch
-	// does not claim parallel tools.
-	for _, f := range families {
-		if rejectsParallelSwitch(f.prefix) && f.caps.ParallelTools {
-			t.Errorf("%s claims parallel tools but rejects the switch", f.prefix)
+		// The capability and the request agree: a model without the
+		// switch does not claim parallel tools.
+		if rejectsParallelSwitch(model) && Capabilities(model).ParallelTools {
+			t.Errorf("%s claims parallel tools but rejects the switch", model)
 		}
 	}
 }

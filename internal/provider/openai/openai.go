@@ -17,7 +17,7 @@ const (
 	DefaultBaseURL = "https://api.openai.com/v1"
 	// DefaultModel is the model asked for when neither the request nor the
 	// options name one.
-	DefaultModel = "gpt-4.1"
+	DefaultModel = "gpt-5.6-sol"
 	// DefaultName is the provider name events and errors carry.
 	DefaultName = "openai"
 )

@@ -6,71 +6,65 @@ import (
 	"github.com/rein-agent/rein/internal/provider"
 )
 
-// family is what rein knows of a family of models, found by name prefix.
-type family struct {
-	prefix string
-	caps   provider.Capabilities
-	// encrypted: the model returns encrypted reasoning on request. OpenAI
+// What the adapter itself needs to know of a model through the Responses
+// API, by name prefix. The window, output, prices and reasoning levels are
+// the catalogue's (internal/catalog), not this package's.
+var (
+	// openAI are OpenAI's own families: they make several calls in a
+	// turn and take the switch for it.
+	openAI = []string{"gpt-", "codex-", "o1", "o3", "o4"}
+	// noTools take no tools (nor parallel calls).
+	noTools = []string{"o1-mini", "o1-preview"}
+	// encrypted return their reasoning encrypted, on request; OpenAI
 	// rejects the request of it from any other model ("Encrypted content
-	// is not supported with this model").
-	encrypted bool
-}
+	// is not supported with this model"). Chat variants of GPT-5 do not
+	// reason.
+	encrypted    = []string{"gpt-5", "codex-mini", "o1", "o3", "o4"}
+	notEncrypted = []string{"gpt-5-chat", "o1-mini", "o1-preview"}
+	// openWeight run on local servers: reasoning as reasoning_text, one
+	// call at a time is the safe assumption.
+	openWeight = []string{"gpt-oss"}
+)
 
-// families are the models rein knows, most specific prefix first.
-var families = []family{
-	// Chat variants of GPT-5 do not reason.
-	{prefix: "gpt-5-chat", caps: caps(true, false, 128_000)},
-	{prefix: "gpt-5", caps: caps(true, true, 400_000), encrypted: true},
-	{prefix: "gpt-4.1", caps: caps(true, false, 1_047_576)},
-	{prefix: "gpt-4.5", caps: caps(true, false, 128_000)},
-	{prefix: "gpt-4o", caps: caps(true, false, 128_000)},
-	{prefix: "gpt-4-turbo", caps: caps(true, false, 128_000)},
-	{prefix: "gpt-4", caps: caps(true, false, 8_192)},
-	{prefix: "codex-mini", caps: caps(true, true, 200_000), encrypted: true},
-	// o1-mini and o1-preview take no tools.
-	{prefix: "o1-mini", caps: provider.Capabilities{Streaming: true, Reasoning: true, ContextWindow: 128_000}},
-	{prefix: "o1-preview", caps: provider.Capabilities{Streaming: true, Reasoning: true, ContextWindow: 128_000}},
-	{prefix: "o1", caps: caps(true, true, 200_000), encrypted: true},
-	{prefix: "o3", caps: caps(true, true, 200_000), encrypted: true},
-	{prefix: "o4", caps: caps(true, true, 200_000), encrypted: true},
-	// The open-weight models run on local servers: reasoning as
-	// reasoning_text, one call at a time is the safe assumption.
-	{prefix: "gpt-oss", caps: provider.Capabilities{Streaming: true, Tools: true, Reasoning: true, ContextWindow: 131_072}},
-}
-
-func caps(parallel, reasoning bool, window int) provider.Capabilities {
-	return provider.Capabilities{Streaming: true, Tools: true, ParallelTools: parallel, Reasoning: reasoning, ContextWindow: window}
-}
-
-// lookup returns the family of model, or nil. A routing prefix such as
-// "openai/" (OpenRouter) is ignored, and case does not matter.
-func lookup(model string) *family {
-	name := strings.ToLower(model)
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		name = name[i+1:]
-	}
-	for i := range families {
-		if strings.HasPrefix(name, families[i].prefix) {
-			return &families[i]
-		}
-	}
-	return nil
-}
-
-// Capabilities returns rein's best knowledge of model: streaming, tools,
-// parallel tools, reasoning and context window, by model family. Models it
-// does not know (a local server's, a new one) get conservative defaults:
-// streaming and tools, no parallel calls, no reasoning, an unknown window.
+// Capabilities returns what the adapter knows of model: streaming, tools,
+// parallel tools and whether reasoning streams, by model family. A model
+// it does not know (a local server's, a new one) gets conservative
+// defaults: streaming and tools, no parallel calls, no reasoning.
 func Capabilities(model string) provider.Capabilities {
-	if f := lookup(model); f != nil {
-		return f.caps
+	name := baseName(model)
+	own := hasPrefix(name, openAI) && !hasPrefix(name, openWeight)
+	tools := !hasPrefix(name, noTools)
+	return provider.Capabilities{
+		Streaming:     true,
+		Tools:         tools,
+		ParallelTools: own && tools,
+		Reasoning:     encryptedReasoning(model) || hasPrefix(name, openWeight) || hasPrefix(name, noTools),
 	}
-	return provider.Capabilities{Streaming: true, Tools: true}
 }
 
 // encryptedReasoning reports whether requests for model ask for its
 // encrypted reasoning.
 func encryptedReasoning(model string) bool {
-	f := lookup(model)
-	return f != nil && f.encrypted
+	name := baseName(model)
+	return hasPrefix(name, encrypted) && !hasPrefix(name, notEncrypted)
+}
+
+// baseName lowers model and strips a routing prefix such as "openai/"
+// (OpenRouter).
+func baseName(model string) string {
+	name := strings.ToLower(model)
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	return name
+}
+
+// hasPrefix says whether name starts with one of prefixes.
+func hasPrefix(name string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }

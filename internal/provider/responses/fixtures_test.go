@@ -363,9 +363,9 @@ func TestRequestOnTheWire(t *testing.T) {
 		model   string
 		extraOK bool
 	}{
-		{"openai", Options{APIKey: "sk-test"}, "/v1/responses", "Bearer sk-test", "gpt-5", false},
+		{"openai", Options{APIKey: "sk-test"}, "/v1/responses", "Bearer sk-test", DefaultModel, false},
 		{"local server without key", Options{Model: "qwen3-coder:30b"}, "/v1/responses", "", "qwen3-coder:30b", false},
-		{"extra headers", Options{APIKey: "k", Header: http.Header{"X-Trace": {"t1"}, "Accept": {"text/event-stream, application/json"}}}, "/v1/responses", "Bearer k", "gpt-5", true},
+		{"extra headers", Options{APIKey: "k", Header: http.Header{"X-Trace": {"t1"}, "Accept": {"text/event-stream, application/json"}}}, "/v1/responses", "Bearer k", DefaultModel, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got *http.Request

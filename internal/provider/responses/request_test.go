@@ -258,37 +258,3 @@ func TestStateRoundTrip(t *testing.T) {
 		t.Errorf("the request does not ask for the encrypted reasoning: %s", body)
 	}
 }
-
-func TestCapabilities(t *testing.T) {
-	for _, tc := range []struct {
-		model              string
-		parallel, thinking bool
-		window             int
-		encrypted          bool
-	}{
-		{"gpt-5", true, true, 400_000, true},
-		{"gpt-5.1-codex-max", true, true, 400_000, true},
-		{"gpt-5-chat-latest", true, false, 128_000, false},
-		{"openai/GPT-5-mini", true, true, 400_000, true},
-		{"gpt-4.1-mini", true, false, 1_047_576, false},
-		{"gpt-4o", true, false, 128_000, false},
-		{"o4-mini", true, true, 200_000, true},
-		{"o3", true, true, 200_000, true},
-		{"gpt-oss-120b", false, true, 131_072, false},
-		{"qwen3-coder:30b", false, false, 0, false},
-		{"", false, false, 0, false},
-	} {
-		t.Run(tc.model, func(t *testing.T) {
-			c := Capabilities(tc.model)
-			if !c.Streaming || !c.Tools || c.ParallelTools != tc.parallel || c.Reasoning != tc.thinking || c.ContextWindow != tc.window {
-				t.Errorf("Capabilities(%q) = %+v", tc.model, c)
-			}
-			if encryptedReasoning(tc.model) != tc.encrypted {
-				t.Errorf("encryptedReasoning(%q) = %v", tc.model, !tc.encrypted)
-			}
-		})
-	}
-	if c := Capabilities("o1-mini"); c.Tools {
-		t.Errorf("o1-mini takes no tools: %+v", c)
-	}
-}

@@ -17,7 +17,7 @@ const DefaultBaseURL = "https://api.openai.com/v1"
 
 // DefaultModel is the model used when neither the request nor the options
 // name one.
-const DefaultModel = "gpt-5"
+const DefaultModel = "gpt-5.6-sol"
 
 // defaultName is the provider name events and errors carry by default.
 const defaultName = "responses"
