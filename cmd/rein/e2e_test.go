@@ -43,7 +43,7 @@ type chatServer struct {
 
 func serveChat(t *testing.T, turns []chatTurn) *chatServer {
 	s := &chatServer{turns: turns}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.Server = httptest.NewServer(servesWindow(http.HandlerFunc(s.serve)))
 	t.Cleanup(s.Close)
 	return s
 }

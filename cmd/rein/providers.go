@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rein-agent/rein/internal/catalog"
 	"github.com/rein-agent/rein/internal/cli"
 	"github.com/rein-agent/rein/internal/config"
 	"github.com/rein-agent/rein/internal/contract"
@@ -108,7 +110,7 @@ func model(name, modelName, baseURL string) (kernel.Model, error) {
 			strings.Join(a.keyVars, " or "))
 	}
 	if modelName == "" {
-		modelName = a.defaultModel
+		modelName = cmp.Or(catalog.Embedded().Default(name), a.defaultModel)
 	}
 	return kernel.Model{
 		Provider: a.build(&provider.HTTPOptions{BaseURL: baseURL, APIKey: key, Model: modelName, Logger: warnings()}),
@@ -135,7 +137,9 @@ func recordable(baseURL, defaultURL string) string {
 
 // chooseModels resolves the primary model and the fallbacks from the
 // command line over the configuration, and, when neither names a provider,
-// from the first provider whose key is set.
+// from the first provider whose key is set; and describes each (window,
+// output, prices: see describe), checking the reasoning effort asked
+// against the primary's levels.
 func chooseModels(spec cli.Spec, cfg *config.Config) (kernel.Model, []kernel.Model, error) {
 	name, modelName, baseURL, err := pick(spec, cfg)
 	if err != nil {
@@ -157,6 +161,10 @@ func chooseModels(spec cli.Spec, cfg *config.Config) (kernel.Model, []kernel.Mod
 		}
 		return kernel.Model{}, nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
 	}
+	describe(context.Background(), &primary, cfg, nil, warn)
+	if err := checkEffort(spec, cfg, &primary, warn); err != nil {
+		return kernel.Model{}, nil, err
+	}
 	list, from := spec.Fallback, "--fallback"
 	if list == nil {
 		list, from = cfg.Fallback, "config: "+cfg.Where("fallback")+": fallback"
@@ -168,6 +176,7 @@ func chooseModels(spec cli.Spec, cfg *config.Config) (kernel.Model, []kernel.Mod
 		if err != nil {
 			return kernel.Model{}, nil, fmt.Errorf("%w: %s %q: %v", cli.ErrUsage, from, entry, err)
 		}
+		describe(context.Background(), &fb, cfg, nil, warn)
 		fallbacks = append(fallbacks, fb)
 	}
 	return primary, fallbacks, nil

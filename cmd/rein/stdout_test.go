@@ -16,7 +16,7 @@ import (
 // it was discarded.
 func TestExecStdoutHoldsOnlyTextThatStands(t *testing.T) {
 	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(servesWindow(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		if calls.Add(1) == 1 {
 			w.Write([]byte(`data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"The answ"}}]}` + "\n\n"))
@@ -36,7 +36,7 @@ data: {"id":"c2","object":"chat.completion.chunk","model":"m","choices":[{"index
 data: [DONE]
 
 `))
-	}))
+	})))
 	defer srv.Close()
 	cmd := exec.Command(rein, "exec", "--provider", "openai", "--model", "m", "--base-url", srv.URL+"/v1", "what is the answer?")
 	cmd.Dir = t.TempDir()

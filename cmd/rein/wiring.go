@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -243,6 +244,9 @@ type setup struct {
 	fixedPrompt bool
 	// sandbox is how commands are contained.
 	sandbox sandboxSetup
+	// context is the context policy: compact_at, the budget, the
+	// reasoning effort asked (checked against the model by checkEffort).
+	context kernel.ContextOptions
 }
 
 // setupFrom layers the flags over the configuration.
@@ -252,6 +256,11 @@ func setupFrom(spec cli.Spec, cfg *config.Config) (setup, error) {
 	if set.maxTurns == 0 {
 		set.maxTurns = cfg.MaxTurns
 	}
+	if spec.MaxCost < 0 {
+		return setup{}, fmt.Errorf("%w: --max-cost %v: want 0 or more US dollars", cli.ErrUsage, spec.MaxCost)
+	}
+	set.context = kernel.ContextOptions{CompactAt: cfg.CompactAt, MaxCost: cmp.Or(spec.MaxCost, cfg.MaxCost),
+		ReasoningEffort: cmp.Or(spec.ReasoningEffort, cfg.ReasoningEffort)}
 	modeText := spec.PermissionMode
 	if modeText == "" {
 		modeText = cfg.PermissionMode
@@ -326,7 +335,9 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 		ProviderName: m.Name, Model: m.Model, BaseURL: m.BaseURL, Capabilities: m.Capabilities, KeyHint: m.KeyHint, Secret: m.Secret,
 		Fallback: fallbacks, Registry: reg, Tools: tools, MaxTurns: set.maxTurns, System: kernel.SystemPrompt(env),
 		Cwd: set.cwd, Version: version, Session: sess.ID, State: &sess.State, Logger: warnings(), Secrets: secrets,
-		Sandbox: box.status.Record(),
+		Sandbox: box.status.Record(), Info: m.Info,
+		Context: kernel.ContextOptions{CompactAt: set.context.CompactAt, MaxCost: set.context.MaxCost,
+			ReasoningEffort: effortFor(&m, set.context.ReasoningEffort)},
 	})
 	if err != nil {
 		return nil, errors.Join(err, box.close())
