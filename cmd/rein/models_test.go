@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/rein-agent/rein/internal/catalog"
@@ -63,9 +64,9 @@ type recorder struct {
 func (r *recorder) warn(s string) { r.mu.Lock(); r.said = append(r.said, s); r.mu.Unlock() }
 
 func TestDescribe(t *testing.T) {
-	probed := 0
+	var probed atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		probed++
+		probed.Add(1)
 		if r.URL.Path == "/v1/models" && r.Header.Get("Authorization") == "Bearer sk-vllm" {
 			_, _ = io.WriteString(w, `{"data":[{"id":"qwen3-32b","max_model_len":32768}]}`)
 			return
@@ -84,7 +85,7 @@ func TestDescribe(t *testing.T) {
 		prices bool
 		levels string
 		warned bool
-		probes int
+		probes int32
 	}{
 		{"catalogue", kernel.Model{Name: "anthropic", Model: "claude-sonnet-4-6"}, nil, 200_000, contract.InfoCatalog, true, "low medium high max", false, 0},
 		// A model that reasons with no levels listed takes rein's three.
@@ -101,7 +102,7 @@ func TestDescribe(t *testing.T) {
 		{"unknown on the vendor's own server", kernel.Model{Name: "gemini", Model: "gemini-99"}, nil, catalog.ConservativeWindow, contract.InfoDefault, false, "", true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			probed = 0
+			probed.Store(0)
 			var r recorder
 			m := tc.m
 			describe(context.Background(), &m, cfg, tc.known, r.warn)
@@ -109,8 +110,8 @@ func TestDescribe(t *testing.T) {
 				(m.Info.Prices != nil) != tc.prices || strings.Join(m.Capabilities.ReasoningLevels, " ") != tc.levels {
 				t.Errorf("capabilities %+v, info %+v", m.Capabilities, m.Info)
 			}
-			if (len(r.said) == 1) != tc.warned || probed != tc.probes {
-				t.Errorf("warnings %q, %d requests to the server", r.said, probed)
+			if (len(r.said) == 1) != tc.warned || probed.Load() != tc.probes {
+				t.Errorf("warnings %q, %d requests to the server", r.said, probed.Load())
 			}
 			if tc.warned && !strings.Contains(r.said[0], `[models."`+m.Model+`"] context_window`) {
 				t.Errorf("the warning does not say which table fixes it: %s", r.said[0])
