@@ -44,7 +44,7 @@ func TestProbe(t *testing.T) {
 	}{
 		{"vllm", map[string]string{"GET /v1/models": `{"data":[{"id":"other","max_model_len":1},{"id":"qwen3:32b","max_model_len":32768}]}`}, 32768},
 		{"ollama num_ctx", map[string]string{
-			"GET /v1/models":  `{"data":[{"id":"qwen3:32b"}]}`, // Ollama's list has no window
+			"GET /v1/models": `{"data":[{"id":"qwen3:32b"}]}`, // Ollama's list has no window
 			"POST /api/show": strings.Replace(ollamaShow, "%s", `stop \"<|im_end|>\"\nnum_ctx 16384`, 1)}, 16384},
 		{"ollama num_ctx over the trained length", map[string]string{
 			"POST /api/show": strings.Replace(ollamaShow, "%s", `num_ctx 131072`, 1)}, 40960},
