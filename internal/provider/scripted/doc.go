@@ -44,9 +44,14 @@
 //   - chunk_delay_ms: a pause before each step, to watch a stream render;
 //     0 (the default) streams at once.
 //   - turns: one entry per model call of the conversation, at least one.
+//   - summary (optional): a turn that answers every request of a
+//     compaction (a request whose Purpose is "compaction"), its fail list
+//     served one failure per such request; without it such a request
+//     fails with bad_request.
 //
 // Which turn a request gets is decided by the request, not by a cursor: the
-// turn index is the number of assistant messages in the request, so the
+// turn index is the number of assistant messages in the request (plus the
+// model turns a compaction's summary stands for, ModelRequest.Summarised), so the
 // first call of a session gets turns[0], the call after the model's first
 // reply gets turns[1], and a resumed session continues at the right turn.
 // A request past the last turn fails with a bad_request error saying so.

@@ -24,6 +24,9 @@ type Script struct {
 	model      string
 	chunkDelay time.Duration
 	turns      []turn
+	// summary answers the requests of a compaction; nil means the script
+	// has none, and such a request fails.
+	summary *turn
 }
 
 // Turns returns the number of turns in the script.
@@ -114,6 +117,7 @@ func parse(data []byte) (*Script, error) {
 		Model        string            `json:"model"`
 		ChunkDelayMS int64             `json:"chunk_delay_ms"`
 		Turns        []json.RawMessage `json:"turns"`
+		Summary      json.RawMessage   `json:"summary"`
 	}
 	if err := decodeObject(data, &file); err != nil {
 		return nil, err
@@ -135,6 +139,13 @@ func parse(data []byte) (*Script, error) {
 			return nil, fmt.Errorf("turn %d: %w", i+1, err)
 		}
 		s.turns[i] = t
+	}
+	if len(file.Summary) > 0 {
+		t, err := parseTurn(file.Summary)
+		if err != nil {
+			return nil, fmt.Errorf("summary: %w", err)
+		}
+		s.summary = &t
 	}
 	return s, nil
 }

@@ -92,7 +92,14 @@ func (p *Provider) Stream(ctx context.Context, req *contract.ModelRequest) iter.
 			yield(nil, p.aborted(ctx, model, ""))
 			return
 		}
+		if req != nil && req.Purpose == contract.PurposeCompaction {
+			p.summarise(ctx, model, yield)
+			return
+		}
 		n := assistantMessages(req)
+		if req != nil {
+			n += req.Summarised // the turns a compaction's summary stands for
+		}
 		if n >= len(p.script.turns) {
 			yield(nil, &contract.ProviderError{
 				Kind:      contract.KindBadRequest,
@@ -132,6 +139,35 @@ func (p *Provider) Stream(ctx context.Context, req *contract.ModelRequest) iter.
 		p.play(ctx, f.steps, &f.err, ref, yield)
 	}
 }
+
+// summarise plays the script's summary turn, for a compaction's request.
+// Its fail list is served one failure per summary request, like a turn's.
+func (p *Provider) summarise(ctx context.Context, model string, yield func(contract.ModelEvent, error) bool) {
+	t := p.script.summary
+	if t == nil {
+		yield(nil, &contract.ProviderError{
+			Kind: contract.KindBadRequest, Provider: p.name, Model: model,
+			Message: `the script has no "summary" turn to answer a compaction's request with`,
+		})
+		return
+	}
+	attempt := p.attempt(summaryTurn)
+	requestID := fmt.Sprintf("scripted-summary-%d", attempt+1)
+	ref := contract.ProviderRef{Name: p.name, Model: model, RequestID: requestID}
+	if attempt >= len(t.fail) {
+		p.play(ctx, t.steps, nil, ref, yield)
+		return
+	}
+	f := &t.fail[attempt]
+	if len(f.steps) == 0 {
+		yield(nil, p.providerError(f.err, model, requestID))
+		return
+	}
+	p.play(ctx, f.steps, &f.err, ref, yield)
+}
+
+// summaryTurn is the key of the summary turn's requests in attempts.
+const summaryTurn = -1
 
 // play streams steps. When they run out without a finish or an error step,
 // the stream ends with fail, or with stream_interrupted when fail is nil.

@@ -517,3 +517,27 @@ func TestConcurrentStreams(t *testing.T) {
 		t.Errorf("%d of 10 concurrent requests succeeded, want 8 (two served the fail list)", ok)
 	}
 }
+
+func TestSummaryTurnAnswersACompaction(t *testing.T) {
+	p := New(mustParse(t, `{"turns":[{"steps":[{"text":"one"},{"finish":"stop"}]},{"steps":[{"text":"two"},{"finish":"stop"}]}],
+		"summary":{"fail":[{"kind":"server","message":"busy"}],"steps":[{"text":"the summary"},{"finish":"stop"}]}}`), nil)
+	summary := &contract.ModelRequest{Purpose: contract.PurposeCompaction, Messages: []contract.ModelMessage{{Role: contract.RoleUser, Text: "summarise"}}}
+	if _, perr := collect(t, t.Context(), p, summary); perr == nil || perr.Kind != contract.KindServer {
+		t.Fatalf("first summary request: %v, want the scripted failure", perr)
+	}
+	events, perr := collect(t, t.Context(), p, summary)
+	if perr != nil || len(events) < 2 || events[1].(*contract.TextDelta).Text != "the summary" {
+		t.Fatalf("second summary request: %v %v", events, perr)
+	}
+	// After a compaction, the turns the summary stands for still count.
+	req := request(0)
+	req.Summarised = 1
+	events, perr = collect(t, t.Context(), p, req)
+	if perr != nil || events[1].(*contract.TextDelta).Text != "two" {
+		t.Fatalf("a request after a compaction of one turn: %v %v, want turn 2", events, perr)
+	}
+	none := New(mustParse(t, `{"turns":[{"steps":[{"finish":"stop"}]}]}`), nil)
+	if _, perr := collect(t, t.Context(), none, summary); perr == nil || !strings.Contains(perr.Message, "summary") {
+		t.Errorf("a script without a summary turn: %v", perr)
+	}
+}
