@@ -93,6 +93,9 @@ type Options struct {
 	// MaxTurns bounds the model calls of one run (retries not counted);
 	// 0 means 50. A run that reaches it ends as max_turns.
 	MaxTurns int
+	// SessionDir is the session's directory, where the artifacts named by
+	// tool results live: an elided observation's stub points there.
+	SessionDir string
 	// Cwd is the workspace, recorded in session.started.
 	Cwd string
 	// Version is rein's version, recorded in session.started.

@@ -137,7 +137,7 @@ func TestRecordsToolIntentWithoutExecutingIt(t *testing.T) {
 		t.Errorf("state: status %q, pending %+v; want waiting_for_tool with the intent pending", st.Status, st.Pending)
 	}
 	want := []string{
-		contract.TypeSessionStarted, contract.TypeUserMessage, contract.TypeRunStarted, contract.TypeModelRequested,
+		contract.TypeSessionStarted, contract.TypeUserMessage, contract.TypeRunStarted, contract.TypeContextProjected, contract.TypeModelRequested,
 		contract.TypeModelStarted, contract.TypeModelText, contract.TypeIntentProposed, contract.TypeModelUsage,
 		contract.TypeModelFinished,
 	}
@@ -284,12 +284,12 @@ func TestProviderErrorBecomesAnEvent(t *testing.T) {
 			k, log := newKernel(t, stream(nil, tc.err, &contract.TextDelta{Text: "half an ans"}))
 			out := collect(t, k.Send(t.Context(), Input{Text: "hi"}))
 			got := types(out)
-			want := []string{contract.TypeSessionStarted, contract.TypeUserMessage, contract.TypeRunStarted, contract.TypeModelRequested,
+			want := []string{contract.TypeSessionStarted, contract.TypeUserMessage, contract.TypeRunStarted, contract.TypeContextProjected, contract.TypeModelRequested,
 				contract.TypeTextDelta, contract.TypeModelText, contract.TypeProviderError, contract.TypeModelDiscarded, contract.TypeRunFinished}
 			if d := cmp.Diff(want, got); d != "" {
 				t.Fatalf("outputs mismatch (-want +got):\n%s", d)
 			}
-			pe := out[6].Data.(*contract.ProviderError)
+			pe := out[7].Data.(*contract.ProviderError)
 			if pe.Kind != tc.kind || pe.Provider != "fake" || pe.Model != "m" {
 				t.Errorf("provider.error = %+v", pe)
 			}
@@ -520,7 +520,7 @@ func TestBreakAfterFinishKeepsTheCall(t *testing.T) {
 		}
 	}
 	got := types(durable(t, log))
-	want := []string{contract.TypeSessionStarted, contract.TypeUserMessage, contract.TypeRunStarted, contract.TypeModelRequested,
+	want := []string{contract.TypeSessionStarted, contract.TypeUserMessage, contract.TypeRunStarted, contract.TypeContextProjected, contract.TypeModelRequested,
 		contract.TypeModelText, contract.TypeModelFinished, contract.TypeRunFinished}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("log mismatch (-want +got):\n%s", d)

@@ -112,12 +112,16 @@ func (r *run) modelCall(ctx context.Context, cause string) (last string, outcome
 	k := r.k
 	policy := k.opts.Retry
 	tries := 0
+	compacted := false // a context_length error gets one compaction and one retry
 	for {
 		m := &k.models[k.current]
 		var perr *contract.ProviderError
 		last, perr = r.attempt(ctx, m, cause)
 		if r.err != nil {
 			return "", "", ""
+		}
+		if r.halt != nil {
+			return last, r.halt.outcome, r.halt.reason
 		}
 		if perr == nil {
 			if len(r.state().Pending) > 0 {
@@ -134,8 +138,26 @@ func (r *run) modelCall(ctx context.Context, cause string) (last string, outcome
 			// Waiting or switching will not fix a credential or an account.
 			return last, contract.OutcomeFailed, stopReason(m, perr)
 		case contract.KindContextLength:
-			return last, contract.OutcomeFailed, perr.Error() +
-				"; the conversation is too long for this model (compaction is not available yet): start a new session or pick a model with a larger context"
+			// The estimate was wrong, and the state corrects its ratio from
+			// this error: compact once and try again, once (the request is
+			// projected anew with the corrected estimate, so what the
+			// compaction could not take, elision may).
+			if !compacted {
+				compacted = true
+				var ok bool
+				cause, ok = r.compact(ctx, m, contract.CompactContextLength, "", last)
+				if r.err != nil {
+					return "", "", ""
+				}
+				if ok || r.elides(m) {
+					tries = 0
+					continue
+				}
+				return cause, contract.OutcomeFailed, perr.Error() + "; the conversation is too long for this model (" + modelName(m) +
+					") and nothing could be compacted or elided to make room: start a new session, or pick a model with a larger window (--model)"
+			}
+			return last, contract.OutcomeFailed, perr.Error() + "; the conversation is too long for this model (" + modelName(m) +
+				") even after a compaction and a retry: start a new session, or pick a model with a larger window (--model)"
 		}
 		if perr.Retryable && tries < policy.Attempts {
 			delay, ok := policy.backoff(tries, perr)

@@ -225,10 +225,10 @@ func TestCancelWhileWaitingToRetry(t *testing.T) {
 func TestContextWindowBoundsTheRequest(t *testing.T) {
 	f := &flaky{}
 	k, _ := policyKernel(t, Options{Capabilities: provider.Capabilities{ContextWindow: 5}}, f)
-	collect(t, k.Send(t.Context(), Input{Text: strings.Repeat("a long message ", 20)}))
-	st := k.State()
-	if f.calls != 0 || st.LastError == nil || st.LastError.Kind != contract.KindContextLength || st.Outcome != contract.OutcomeFailed {
-		t.Errorf("calls %d, last error %v, outcome %q: a request over the window must not be sent", f.calls, st.LastError, st.Outcome)
+	out := collect(t, k.Send(t.Context(), Input{Text: strings.Repeat("a long message ", 20)}))
+	f2 := finished(t, out)
+	if f.calls != 0 || f2.Outcome != contract.OutcomeFailed || !strings.Contains(f2.Reason, "cannot fit") {
+		t.Errorf("calls %d, run.finished %+v: a request over the window must not be sent, and the run says why", f.calls, f2)
 	}
 }
 

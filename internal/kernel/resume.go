@@ -68,7 +68,16 @@ func (r *run) resume(ctx context.Context, res Resume) {
 		return
 	}
 	r.id, r.turn = st.Run, st.Turn
-	if _, err := r.emit(&contract.SessionResumed{FromSeq: st.LastSeq, Gates: res.Gates, Version: k.opts.Version}, ""); err != nil {
+	resumed := &contract.SessionResumed{FromSeq: st.LastSeq, Gates: res.Gates, Version: k.opts.Version}
+	if st.System == "" {
+		// A log from before the system prompt was recorded: the one
+		// built today is recorded, and stays, from here on.
+		resumed.System = k.opts.System
+	}
+	if info := k.models[k.current].Info; info != nil && !sameInfo(info, st.ModelInfo) {
+		resumed.ModelInfo = info
+	}
+	if _, err := r.emit(resumed, ""); err != nil {
 		return
 	}
 	if r.settle() != nil {
@@ -88,13 +97,23 @@ func (r *run) resume(ctx context.Context, res Resume) {
 			r.loop(ctx, r.lastID)
 			return
 		}
-		if _, err := r.emit(&contract.RunFinished{Outcome: outcome, Reason: reason}, r.lastID); err != nil {
+		if _, err := r.finish(outcome, reason, r.lastID); err != nil {
 			return
 		}
 	}
 	if res.Text != "" {
 		r.start(ctx, Input{Text: res.Text})
 	}
+}
+
+// sameInfo reports whether a and b say the same of a model.
+func sameInfo(a, b *contract.ModelInfo) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	pa, pb := a.Prices, b.Prices
+	samePrices := pa == pb || pa != nil && pb != nil && *pa == *pb
+	return a.ContextWindow == b.ContextWindow && a.MaxOutput == b.MaxOutput && a.Source == b.Source && samePrices
 }
 
 // answeredRun reports whether the last run's conversation ends with the

@@ -53,6 +53,10 @@ type run struct {
 	failed int
 	// lastID is the id of the last durable event appended.
 	lastID string
+	// brk counts the run's compactions that did not do their job; halt,
+	// once set, is why the run stops for its context.
+	brk  breaker
+	halt *halt
 }
 
 // emit appends e and yields its envelope. Its error is the run's runtime
@@ -119,6 +123,7 @@ func (r *run) send(ctx context.Context, in Input) {
 		if _, err := r.emit(&contract.SessionStarted{
 			Cwd: k.opts.Cwd, Version: k.opts.Version, Profile: k.opts.Profile,
 			Provider: k.opts.ProviderName, Model: k.opts.Model, BaseURL: k.opts.BaseURL, Sandbox: k.opts.Sandbox,
+			System: k.opts.System, ModelInfo: k.models[0].Info,
 		}, ""); err != nil {
 			return
 		}
@@ -162,7 +167,7 @@ func (r *run) loop(ctx context.Context, cause string) {
 		// Nobody is listening any more, or the run was cancelled: do not
 		// pay for a model call. The run ends here either way: a failed
 		// append is r.err, which do reports.
-		r.emit(&contract.RunFinished{Outcome: contract.OutcomeCancelled, Reason: "cancelled before the model was asked"}, cause)
+		r.finish(contract.OutcomeCancelled, "cancelled before the model was asked", cause)
 		return
 	}
 	ctx, r.cancel = context.WithCancel(ctx)
@@ -178,6 +183,11 @@ func (r *run) loop(ctx context.Context, cause string) {
 			return
 		}
 		if outcome != "" {
+			break
+		}
+		if over, why := r.overBudget(); over {
+			outcome, reason = contract.OutcomeBudget, why
+			cause = r.unrun(cause, "the run's cost reached its budget (max_cost) before it could run")
 			break
 		}
 		if k.opts.Tools == nil {
@@ -204,7 +214,13 @@ func (r *run) loop(ctx context.Context, cause string) {
 		}
 	}
 	// The run's last event: a failed append is r.err, which do reports.
-	r.emit(&contract.RunFinished{Outcome: outcome, Reason: reason}, cause)
+	r.finish(outcome, reason, cause)
+}
+
+// finish appends the run's run.finished, with the run's tokens and cost.
+func (r *run) finish(outcome contract.Outcome, reason, cause string) (contract.Envelope, error) {
+	usage := r.state().RunUsage
+	return r.emit(&contract.RunFinished{Outcome: outcome, Reason: reason, Usage: &usage}, cause)
 }
 
 // runTools hands the turn's pending intents to the tool runtime and
@@ -252,44 +268,71 @@ func (r *run) summary(turns int) string {
 	return b.String()
 }
 
-// attempt makes one model call to m and records it. It returns the id of
-// the last event it appended and, when the call failed, the error, already
+// attempt makes one model call to m and records it: the projection of
+// the request under the context policy (context.projected), then the
+// request (model.requested) and the stream. It returns the id of the last
+// event it appended and, when the call failed, the error, already
 // recorded as provider.error (with the call's partial output discarded).
+// When the context policy stops the run, r.halt says why.
 func (r *run) attempt(ctx context.Context, m *Model, cause string) (last string, perr *contract.ProviderError) {
-	k := r.k
-	st := r.state()
-	popts := &projection.Options{Model: m.Model, System: k.opts.System}
-	if k.opts.Tools != nil {
-		popts.Hidden = k.opts.Tools.Hidden
+	proj, cause := r.prepare(ctx, m, cause)
+	if proj == nil {
+		return cause, nil
 	}
-	req := projection.Request(&st, k.opts.Registry, popts)
-	if !m.Capabilities.Tools {
-		// A model that cannot call tools is offered none: vendors reject
-		// tools for such models, and the record says what was offered.
-		req.Tools = nil
-	}
+	req := proj.Request
 	req.ParallelToolCalls = m.Capabilities.ParallelTools && len(req.Tools) > 1
-	estimate := projection.EstimateTokens(req)
+	req.CacheKey = r.k.session
+	req.ReasoningEffort = r.effort(m)
+	ledger := *proj.Ledger
+	ledger.Turn = r.turn
+	projected, err := r.emit(&ledger, cause)
+	if err != nil {
+		return "", nil
+	}
 	requested, err := r.emit(&contract.ModelRequested{
-		Provider: m.Name, Model: m.Model, MessageCount: len(req.Messages),
-		ToolNames: projection.ToolNames(req), EstimatedInputTokens: estimate,
-	}, cause)
+		Provider: m.Name, Model: m.Model, MessageCount: len(req.Messages), ToolNames: projection.ToolNames(req),
+		EstimatedInputTokens: proj.Tokens, InputBytes: proj.Bytes, ReasoningEffort: req.ReasoningEffort,
+	}, projected.ID)
 	if err != nil {
 		return "", nil
 	}
 	r.cause = requested.ID
-	res := streamed{last: requested.ID}
-	if w := m.Capabilities.ContextWindow; w > 0 && estimate > w {
-		// The window bounds the request: do not send what cannot fit.
-		res.perr = &contract.ProviderError{Kind: contract.KindContextLength, Message: fmt.Sprintf(
-			"the conversation needs about %d tokens, more than the %d of %s's context window; it was not sent", estimate, w, m.Model)}
-	} else {
-		res = r.stream(ctx, m, req, requested.ID)
-	}
+	res := r.stream(ctx, m, req, requested.ID)
 	if r.err != nil {
 		return "", nil
 	}
 	return r.conclude(ctx, m, res, requested.ID)
+}
+
+// overBudget reports whether the run's cost has reached its budget, and
+// says so.
+func (r *run) overBudget() (bool, string) {
+	budget := r.k.opts.Context.MaxCost
+	if budget <= 0 {
+		return false, ""
+	}
+	u := r.state().RunUsage
+	if u.CostUSD < budget {
+		return false, ""
+	}
+	return true, fmt.Sprintf("the run cost $%.4f, which reached its budget of $%.4f (max_cost, --max-cost); "+
+		"raise it to go on (rein resume)", u.CostUSD, budget)
+}
+
+// unrun records, for each intent still pending, that it was not run and
+// why; it returns the id of the last event appended.
+func (r *run) unrun(cause, why string) string {
+	for _, in := range r.state().Pending {
+		env, err := r.emit(&contract.ToolObservation{Observation: contract.Observation{
+			IntentID: in.ID, ToolName: in.ToolName, Phase: contract.PhaseKernel, Code: contract.CodeNotExecuted,
+			Text: "rein did not run this tool call: " + why + ".",
+		}}, cause)
+		if err != nil {
+			return cause
+		}
+		cause = env.ID
+	}
+	return cause
 }
 
 // conclude records how an attempt whose stream left res failed, if it did:
@@ -369,7 +412,7 @@ func (r *run) stream(ctx context.Context, m *Model, req *contract.ModelRequest, 
 		if ev == nil {
 			continue
 		}
-		err = r.record(ev, cause, &res)
+		err = r.record(m, ev, cause, &res)
 		if r.blockType != "" {
 			res.produced = true
 		}
@@ -384,7 +427,7 @@ func (r *run) stream(ctx context.Context, m *Model, req *contract.ModelRequest, 
 
 // record appends one event of the stream, keeping res up to date. Its
 // error is the run's runtime failure.
-func (r *run) record(ev contract.ModelEvent, cause string, res *streamed) error {
+func (r *run) record(m *Model, ev contract.ModelEvent, cause string, res *streamed) error {
 	switch e := ev.(type) {
 	case *contract.TextDelta:
 		return r.delta(contract.TypeModelText, e, e.Text, cause)
@@ -407,6 +450,11 @@ func (r *run) record(ev contract.ModelEvent, cause string, res *streamed) error 
 		// recorded like any provider error.
 		copied := *e
 		copied.Message = r.k.redactor.String(copied.Message)
+		keep = &copied
+	case *contract.ModelUsage:
+		// The cost is the kernel's to work out, from the model's prices.
+		copied := *e
+		copied.CostUSD = m.cost(&copied)
 		keep = &copied
 	}
 	env, err := r.emit(keep, cause)
@@ -542,9 +590,4 @@ func asProviderError(err error) *contract.ProviderError {
 		return pe
 	}
 	return &contract.ProviderError{Kind: contract.KindUnknown, Message: err.Error(), Err: err}
-}
-
-// compactNow is a compaction a person asked for.
-func (r *run) compactNow(ctx context.Context, focus string) {
-	r.err = errors.New("kernel: compaction is not built yet")
 }

@@ -1,0 +1,350 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rein-agent/rein/internal/catalog"
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/projection"
+	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/state"
+)
+
+// The context engine's side in the kernel. The projection decides what a
+// request holds and when the conversation needs compacting (it is pure);
+// the kernel makes the compaction's model calls, records them, and stops a
+// run with the numbers, rather than loop, when nothing can make the
+// request fit.
+
+const (
+	// maxFruitless is how many automatic compactions in a row may leave
+	// the request over compact_at before the run stops.
+	maxFruitless = 2
+	// maxFailed is how many compactions in a row may fail (the summary
+	// call failed or came back empty) before no more are tried in the run.
+	maxFailed = 2
+)
+
+// breaker counts what went wrong with a run's compactions, so that they
+// are never retried without end.
+type breaker struct {
+	// fruitless counts the automatic compactions in a row after which the
+	// request was still over compact_at.
+	fruitless int
+	// failed counts the compactions in a row that changed nothing.
+	failed int
+}
+
+// halt is why a run stops for its context, not for a provider's error.
+type halt struct {
+	outcome contract.Outcome
+	reason  string
+}
+
+// info returns what is known of m's window, output and prices: Info, else
+// what its capabilities say, else nil (no context policy).
+func (m *Model) info() *contract.ModelInfo {
+	if m.Info != nil {
+		return m.Info
+	}
+	if m.Capabilities.ContextWindow <= 0 {
+		return nil
+	}
+	return &contract.ModelInfo{ContextWindow: m.Capabilities.ContextWindow, MaxOutput: m.Capabilities.MaxOutput, Source: contract.InfoCatalog}
+}
+
+// cost returns what usage u cost on m; nil when its prices are unknown.
+func (m *Model) cost(u *contract.ModelUsage) *float64 {
+	info := m.info()
+	if info == nil {
+		return nil
+	}
+	return catalog.Cost(u, info.Prices)
+}
+
+// system returns the system prompt of the session: the one its log
+// recorded, else the kernel's.
+func (r *run) system(st *state.State) string {
+	if st.System != "" {
+		return st.System
+	}
+	return r.k.opts.System
+}
+
+// options returns the projection options of m's next request.
+func (r *run) options(st *state.State, m *Model) *projection.Options {
+	k := r.k
+	popts := &projection.Options{
+		Model: m.Model, System: r.system(st), SessionDir: k.opts.SessionDir,
+		Budget: projection.NewBudget(m.info(), k.opts.Context.CompactAt),
+	}
+	if k.opts.Tools != nil {
+		popts.Hidden = k.opts.Tools.Hidden
+	}
+	if !m.Capabilities.Tools {
+		// A model that cannot call tools is offered none: vendors reject
+		// tools for such models, and the record says what was offered.
+		popts.Hidden = func(registry.Tool) bool { return true }
+	}
+	return popts
+}
+
+// effort returns the reasoning level to ask of m: the configured one when
+// m takes it, else none (the vendor's default).
+func (r *run) effort(m *Model) string {
+	e := r.k.opts.Context.ReasoningEffort
+	if e == "" || !slices.Contains(m.Capabilities.ReasoningLevels, e) {
+		return ""
+	}
+	return e
+}
+
+// prepare projects m's next request under the context policy, compacting
+// first when the policy asks for it and the breaker allows. It returns
+// the projection and the id of the last event appended; a nil projection
+// means the run stops here (r.halt says why) or failed (r.err).
+func (r *run) prepare(ctx context.Context, m *Model, cause string) (*projection.Projection, string) {
+	for {
+		st := r.state()
+		popts := r.options(&st, m)
+		proj := projection.Project(&st, r.k.opts.Registry, popts)
+		b := popts.Budget
+		switch {
+		case proj.TooBig:
+			r.halt = &halt{contract.OutcomeFailed, tooBig(m, proj.MustStay, b)}
+			return nil, cause
+		case !proj.Compact:
+			r.brk.fruitless = 0
+			return proj, cause
+		case r.brk.failed >= maxFailed || r.brk.fruitless >= maxFruitless:
+			// The breaker is open: what still fits is sent, what does
+			// not stops the run.
+			if proj.Tokens <= b.Input() {
+				return proj, cause
+			}
+			r.halt = &halt{contract.OutcomeFailed, r.broken(m, proj.Tokens, b)}
+			return nil, cause
+		}
+		var ok bool
+		cause, ok = r.compact(ctx, m, contract.CompactAuto, "", cause)
+		if r.err != nil || ctx.Err() != nil || r.stopped {
+			if r.err == nil {
+				r.halt = &halt{contract.OutcomeCancelled, "cancelled while the context was compacted"}
+			}
+			return nil, cause
+		}
+		if ok {
+			cause = r.checkFruitless(m, cause)
+		}
+	}
+}
+
+// checkFruitless counts a compaction that left the request over
+// compact_at, and records it as a failure: it did not do its job.
+func (r *run) checkFruitless(m *Model, cause string) string {
+	st := r.state()
+	popts := r.options(&st, m)
+	proj := projection.Project(&st, r.k.opts.Registry, popts)
+	if !proj.Compact {
+		return cause
+	}
+	r.brk.fruitless++
+	b := popts.Budget
+	env, err := r.emit(&contract.CompactionFailed{Turn: r.turn, Attempt: r.brk.fruitless, By: contract.CompactAuto, Reason: fmt.Sprintf(
+		"the compaction left the request at about %d tokens, over the threshold of %d (compact_at of an input budget of %d)",
+		proj.Tokens, b.Threshold(), b.Input())}, cause)
+	if err != nil {
+		return cause
+	}
+	return env.ID
+}
+
+// elides reports whether m's next request would elide what the last one
+// sent: after a context_length error the corrected estimate may find room
+// where a compaction found nothing to take.
+func (r *run) elides(m *Model) bool {
+	st := r.state()
+	proj := projection.Project(&st, r.k.opts.Registry, r.options(&st, m))
+	return len(proj.Ledger.Elided) > 0 || proj.TooBig
+}
+
+// compact summarises the conversation with m and records it; by says what
+// asked for it, focus what the summary must keep. It returns the id of the
+// last event appended and whether the conversation was compacted: a
+// failure is recorded as context.compaction_failed and changes nothing.
+func (r *run) compact(ctx context.Context, m *Model, by, focus, cause string) (string, bool) {
+	st := r.state()
+	popts := r.options(&st, m)
+	if by != contract.CompactAuto {
+		// A person's compaction, and one after the provider refused a
+		// request the estimate thought would fit, keep only the latest
+		// turn verbatim.
+		popts.Budget.Tail = 1
+	}
+	plan, ok := projection.PlanCompaction(&st, r.k.opts.Registry, popts)
+	if !ok {
+		return r.compactionFailed(by, "nothing to compact: the conversation is only its recent tail, which is kept verbatim", cause)
+	}
+	summary := ""
+	for i := range plan.Chunks {
+		req := projection.SummaryRequest(plan, i, summary, focus, popts)
+		req.Model = m.Model
+		text, last, perr := r.summaryCall(ctx, m, req, cause)
+		cause = last
+		switch {
+		case r.err != nil:
+			return cause, false
+		case perr != nil:
+			return r.compactionFailed(by, "the summary call failed: "+perr.Error(), cause)
+		case strings.TrimSpace(text) == "":
+			return r.compactionFailed(by, "the summary came back empty", cause)
+		}
+		summary = strings.TrimSpace(text)
+	}
+	e := &contract.ContextCompacted{
+		Turn: r.turn, Summary: summary, Replaced: plan.Replaced, FromSeq: plan.FromSeq, ToSeq: plan.ToSeq,
+		TokensBefore: plan.TokensBefore, By: by, Focus: focus, Calls: len(plan.Chunks),
+	}
+	// What the next request will weigh: the same projection over the
+	// state the compaction leaves (Apply copies what it changes).
+	after := state.Apply(st, contract.Envelope{Seq: st.LastSeq + 1, Session: st.Session, Data: e})
+	e.TokensAfter = projection.Project(&after, r.k.opts.Registry, popts).Tokens
+	env, err := r.emit(e, cause)
+	if err != nil {
+		return cause, false
+	}
+	r.brk.failed = 0
+	return env.ID, true
+}
+
+// compactionFailed records a compaction that changed nothing.
+func (r *run) compactionFailed(by, reason, cause string) (string, bool) {
+	r.brk.failed++
+	env, err := r.emit(&contract.CompactionFailed{Turn: r.turn, Attempt: r.brk.failed, By: by, Reason: reason}, cause)
+	if err != nil {
+		return cause, false
+	}
+	return env.ID, false
+}
+
+// summaryCall makes one model call of a compaction. It is recorded like
+// any call (model.requested, with purpose compaction, then what the
+// provider yields), but its text is not part of the conversation: it is
+// returned, for context.compacted, and never streamed to the caller. It
+// returns the text, the id of the last event appended and the call's
+// error, already recorded.
+func (r *run) summaryCall(ctx context.Context, m *Model, req *contract.ModelRequest, cause string) (string, string, *contract.ProviderError) {
+	size := projection.Size(req)
+	requested, err := r.emit(&contract.ModelRequested{
+		Provider: m.Name, Model: m.Model, MessageCount: len(req.Messages), ToolNames: []string{},
+		EstimatedInputTokens: projection.EstimateTokens(req), InputBytes: size, Purpose: contract.PurposeCompaction,
+	}, cause)
+	if err != nil {
+		return "", cause, nil
+	}
+	last := requested.ID
+	var text strings.Builder
+	var perr *contract.ProviderError
+	finished := false
+	for ev, err := range m.Provider.Stream(ctx, req) {
+		if err != nil {
+			perr = asProviderError(err)
+			break
+		}
+		var keep contract.Event
+		switch e := ev.(type) {
+		case *contract.TextDelta:
+			text.WriteString(e.Text)
+		case *contract.ModelUsage:
+			copied := *e
+			copied.CostUSD = m.cost(&copied)
+			keep = &copied
+		case *contract.ModelStarted, *contract.ModelFinished:
+			keep = e
+			_, finished = e.(*contract.ModelFinished)
+		}
+		// Reasoning, tool calls (a summary is offered no tool) and a
+		// provider's mid-stream complaint are not the summary.
+		if keep == nil {
+			continue
+		}
+		env, err := r.emit(keep, requested.ID)
+		if err != nil {
+			return "", last, nil
+		}
+		last = env.ID
+		if r.stopped {
+			break
+		}
+	}
+	if perr == nil && !finished {
+		perr = &contract.ProviderError{Kind: contract.KindStreamInterrupted, Message: "the summary call ended without finishing"}
+		if ctx.Err() != nil || r.stopped {
+			perr = &contract.ProviderError{Kind: contract.KindAborted, Message: "the summary call was stopped"}
+		}
+	}
+	if perr == nil {
+		return text.String(), last, nil
+	}
+	copied := *perr
+	copied.Message = r.k.redactor.String(copied.Message)
+	copied.Provider, copied.Model = cmpOr(copied.Provider, m.Name), cmpOr(copied.Model, m.Model)
+	env, err := r.emit(&copied, last)
+	if err != nil {
+		return "", last, &copied
+	}
+	return "", env.ID, &copied
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// tooBig is why a run stops when what must stay does not fit.
+func tooBig(m *Model, mustStay int, b projection.Budget) string {
+	return fmt.Sprintf("the request cannot fit: what must stay in it (the system prompt, the tools, the summary, "+
+		"the latest user message and the latest tool results) needs about %d tokens, and %s leaves %d for input "+
+		"(a window of %d, less %d reserved for the reply and a margin of %d); use a model with a larger window (--model), "+
+		"or start a new session", mustStay, modelName(m), b.Input(), b.Window, b.Reserved, b.Margin)
+}
+
+// broken is why a run stops when its compactions could not make the
+// request fit.
+func (r *run) broken(m *Model, tokens int, b projection.Budget) string {
+	what := "the compactions did not bring it under the threshold"
+	if r.brk.failed >= maxFailed {
+		what = fmt.Sprintf("%d compactions in a row failed (see context.compaction_failed)", r.brk.failed)
+	}
+	return fmt.Sprintf("the conversation needs about %d tokens and %s leaves %d for input (a window of %d); %s; "+
+		"start a new session, or use a model with a larger window (--model)", tokens, modelName(m), b.Input(), b.Window, what)
+}
+
+// modelName names m in a message.
+func modelName(m *Model) string {
+	if m.Model == "" {
+		return m.Name
+	}
+	return m.Model
+}
+
+// compactNow is a compaction a person asked for (rein compact, /compact).
+func (r *run) compactNow(ctx context.Context, focus string) {
+	st := r.state()
+	if st.Session == "" {
+		r.err = errors.New("kernel: compact: the log holds no session")
+		return
+	}
+	r.id, r.turn = st.Run, st.Turn
+	if r.settle() != nil {
+		return
+	}
+	m := &r.k.models[r.k.current]
+	r.compact(ctx, m, contract.CompactUser, strings.TrimSpace(focus), r.lastID)
+}
