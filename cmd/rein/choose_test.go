@@ -43,14 +43,14 @@ func TestChooseModelsFallbacks(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-o")
 	t.Setenv("ANTHROPIC_API_KEY", "sk-a")
 	cfg := &config.Config{File: config.File{Provider: "openai", Fallback: []string{"anthropic:claude-x", "openai"}}}
-	m, fbs, err := chooseModels(cli.Spec{}, cfg)
+	m, fbs, err := chooseModels(cli.Spec{}, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.Name != "openai" || len(fbs) != 2 || fbs[0].Name != "anthropic" || fbs[0].Model != "claude-x" || fbs[0].KeyHint != "ANTHROPIC_API_KEY" || fbs[1].Model != openai.DefaultModel {
 		t.Errorf("primary %s, fallbacks %+v", m.Name, fbs)
 	}
-	if _, fbs, _ := chooseModels(cli.Spec{Fallback: []string{}}, cfg); len(fbs) != 0 {
+	if _, fbs, _ := chooseModels(cli.Spec{Fallback: []string{}}, cfg, nil); len(fbs) != 0 {
 		t.Errorf("--fallback with an empty list should override the config's: %d fallbacks", len(fbs))
 	}
 }

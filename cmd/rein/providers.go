@@ -140,7 +140,7 @@ func recordable(baseURL, defaultURL string) string {
 // from the first provider whose key is set; and describes each (window,
 // output, prices: see describe), checking the reasoning effort asked
 // against the primary's levels.
-func chooseModels(spec cli.Spec, cfg *config.Config) (kernel.Model, []kernel.Model, error) {
+func chooseModels(spec cli.Spec, cfg *config.Config, known *contract.ModelInfo) (kernel.Model, []kernel.Model, error) {
 	name, modelName, baseURL, err := pick(spec, cfg)
 	if err != nil {
 		return kernel.Model{}, nil, err
@@ -161,7 +161,7 @@ func chooseModels(spec cli.Spec, cfg *config.Config) (kernel.Model, []kernel.Mod
 		}
 		return kernel.Model{}, nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
 	}
-	describe(context.Background(), &primary, cfg, nil, warn)
+	describe(context.Background(), &primary, cfg, known, warn)
 	if err := checkEffort(spec, cfg, &primary, warn); err != nil {
 		return kernel.Model{}, nil, err
 	}

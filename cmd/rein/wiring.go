@@ -14,6 +14,7 @@ import (
 	"github.com/rein-agent/rein/cmd/rein/demo"
 	"github.com/rein-agent/rein/internal/cli"
 	"github.com/rein-agent/rein/internal/config"
+	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/eventlog"
 	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/kernel"
@@ -36,7 +37,7 @@ func openSession(ctx context.Context, spec cli.Spec) (*cli.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, fallbacks, err := models(spec, cfg)
+	m, fallbacks, err := models(spec, cfg, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -93,10 +94,11 @@ func readConfig(p config.Paths) (*config.Config, error) {
 }
 
 // models resolves the model and its fallbacks: the scripted one, or real
-// providers.
-func models(spec cli.Spec, cfg *config.Config) (kernel.Model, []kernel.Model, error) {
+// providers. known is what a resumed session's log says of its model, nil
+// for a new session or another model.
+func models(spec cli.Spec, cfg *config.Config, known *contract.ModelInfo) (kernel.Model, []kernel.Model, error) {
 	if spec.Provider != "scripted" {
-		return chooseModels(spec, cfg)
+		return chooseModels(spec, cfg, known)
 	}
 	if spec.Script == "" {
 		return kernel.Model{}, nil, fmt.Errorf("%w: --provider scripted needs --script FILE (the format is documented in internal/provider/scripted)", cli.ErrUsage)
@@ -105,7 +107,13 @@ func models(spec cli.Spec, cfg *config.Config) (kernel.Model, []kernel.Model, er
 	if err != nil {
 		return kernel.Model{}, nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
 	}
-	return scriptedModel(scripted.New(s, &scripted.Options{Model: spec.Model})), nil, nil
+	m := scriptedModel(scripted.New(s, &scripted.Options{Model: spec.Model}))
+	if _, ok := cfg.Models[m.Model]; ok {
+		// A scripted model the person described (a test of the context
+		// engine's limits) has the window and prices they gave it.
+		describe(context.Background(), &m, cfg, known, warn)
+	}
+	return m, nil, nil
 }
 
 // secretsOf returns what must never be recorded: the models' keys and
@@ -212,7 +220,13 @@ func resumeRuntime(ctx context.Context, sess *session.Session, spec cli.Spec) (*
 		return nil, fmt.Errorf("%w: session %s used the scripted provider; pass --script FILE to resume it with one, or choose another --provider",
 			cli.ErrUsage, sess.ID)
 	}
-	m, fallbacks, err := models(spec, cfg)
+	var known *contract.ModelInfo
+	if spec.Provider == st.Provider && spec.Model == st.Model && spec.BaseURL == st.BaseURL {
+		// What the log says of the same model, at the same endpoint: no
+		// need to ask the server again.
+		known = st.ModelInfo
+	}
+	m, fallbacks, err := models(spec, cfg, known)
 	if err != nil {
 		return nil, err
 	}
@@ -327,6 +341,10 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	if err != nil {
 		return nil, errors.Join(err, box.close())
 	}
+	if set.context.MaxCost > 0 && (m.Info == nil || m.Info.Prices == nil) {
+		warn(fmt.Sprintf("max_cost is $%g, but the prices of %s are unknown: its calls count as costing nothing towards it; "+
+			"give them in [models.%q] input_price and output_price", set.context.MaxCost, m.Model, m.Model))
+	}
 	env := kernel.Environment{Workspace: ws.Root()}
 	if !set.fixedPrompt {
 		env = environment(ctx, ws.Root(), time.Now())
@@ -335,7 +353,7 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 		ProviderName: m.Name, Model: m.Model, BaseURL: m.BaseURL, Capabilities: m.Capabilities, KeyHint: m.KeyHint, Secret: m.Secret,
 		Fallback: fallbacks, Registry: reg, Tools: tools, MaxTurns: set.maxTurns, System: kernel.SystemPrompt(env),
 		Cwd: set.cwd, Version: version, Session: sess.ID, State: &sess.State, Logger: warnings(), Secrets: secrets,
-		Sandbox: box.status.Record(), Info: m.Info,
+		Sandbox: box.status.Record(), Info: m.Info, SessionDir: sess.Dir,
 		Context: kernel.ContextOptions{CompactAt: set.context.CompactAt, MaxCost: set.context.MaxCost,
 			ReasoningEffort: effortFor(&m, set.context.ReasoningEffort)},
 	})
@@ -356,8 +374,12 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 	// What the sandbox contains, the policy may allow in accept-edits;
 	// where there is none, it asks.
 	policy = policy.WithContainment(box.containment())
+	// The artifacts keep whole outputs; the read tools may read them
+	// there, which is where an elided observation's stub points.
+	artifacts := filepath.Join(sess.Dir, "artifacts")
 	reg, err := registry.New(builtin.Tools(ws, &builtin.Options{
-		Bash: &builtin.BashOptions{Passthrough: set.passthrough, Secrets: secrets, Sandbox: box.policy},
+		ArtifactDir: artifacts,
+		Bash:        &builtin.BashOptions{Passthrough: set.passthrough, Secrets: secrets, Sandbox: box.policy},
 	})...)
 	if err != nil {
 		return nil, nil, err
@@ -367,7 +389,7 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 		approver = set.approver
 	}
 	tools, err := tool.New(reg, policy, &tool.Options{
-		Approver: approver, ArtifactDir: filepath.Join(sess.Dir, "artifacts"), ArtifactLimit: set.artifactLimit,
+		Approver: approver, ArtifactDir: artifacts, ArtifactLimit: set.artifactLimit,
 		Secrets: secrets, Logger: warnings(),
 	})
 	return tools, reg, err
