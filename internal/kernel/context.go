@@ -121,11 +121,8 @@ func (r *run) prepare(ctx context.Context, m *Model, cause string) (*projection.
 			r.brk.fruitless = 0
 			return proj, cause
 		case r.brk.failed >= maxFailed || r.brk.fruitless >= maxFruitless:
-			// The breaker is open: what still fits is sent, what does
-			// not stops the run.
-			if proj.Tokens <= b.Input() {
-				return proj, cause
-			}
+			// The breaker is open: no more compactions, and the run
+			// stops rather than go on over its threshold.
 			r.halt = &halt{contract.OutcomeFailed, r.broken(m, proj.Tokens, b)}
 			return nil, cause
 		}
@@ -322,8 +319,8 @@ func (r *run) broken(m *Model, tokens int, b projection.Budget) string {
 	if r.brk.failed >= maxFailed {
 		what = fmt.Sprintf("%d compactions in a row failed (see context.compaction_failed)", r.brk.failed)
 	}
-	return fmt.Sprintf("the conversation needs about %d tokens and %s leaves %d for input (a window of %d); %s; "+
-		"start a new session, or use a model with a larger window (--model)", tokens, modelName(m), b.Input(), b.Window, what)
+	return fmt.Sprintf("the conversation needs about %d tokens, over the threshold of %d of the %d that %s leaves for input (a window of %d); %s; "+
+		"start a new session, or use a model with a larger window (--model)", tokens, b.Threshold(), b.Input(), modelName(m), b.Window, what)
 }
 
 // modelName names m in a message.

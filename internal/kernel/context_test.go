@@ -35,6 +35,8 @@ type windowed struct {
 	limit int
 	// small, when set, makes the emit tool's outputs 2 to 8 KB.
 	small bool
+	// bloat, when set, makes every summary about this many bytes long.
+	bloat int
 
 	made, summaries, refused, biggest int
 	requests                          []*contract.ModelRequest
@@ -69,6 +71,9 @@ func (w *windowed) Stream(_ context.Context, req *contract.ModelRequest) iter.Se
 				return
 			}
 			text := fmt.Sprintf("## Goals\nemit things\n## Where things stand\n%d calls made so far", w.made)
+			for len(text) < w.bloat {
+				text += "\nand every detail of every call, at length"
+			}
 			_ = yield(&contract.TextDelta{Text: text}, nil) &&
 				yield(&contract.ModelUsage{InputTokens: int64(n), OutputTokens: 40}, nil) &&
 				yield(&contract.ModelFinished{Reason: contract.FinishStop}, nil)
@@ -213,6 +218,29 @@ func TestFailingSummariesTripTheBreaker(t *testing.T) {
 	}
 	if m.summaries != maxFailed {
 		t.Errorf("%d summary calls, want %d: no more after the breaker", m.summaries, maxFailed)
+	}
+	if m.refused > 0 || m.biggest > m.window {
+		t.Errorf("%d refused, biggest %d tokens: nothing over the window is ever sent", m.refused, m.biggest)
+	}
+}
+
+func TestCompactionsThatDoNotHelpStopTheRun(t *testing.T) {
+	// Summaries longer than what they replace: each compaction leaves the
+	// request over the threshold.
+	m := &windowed{window: 16_000, calls: 300, small: true, bloat: 24_000}
+	k, _ := windowKernel(t, m, "You are a test.", ContextOptions{})
+	out := collect(t, k.Send(t.Context(), Input{Text: "emit 300 times"}))
+	f := finished(t, out)
+	if f.Outcome != contract.OutcomeFailed || !strings.Contains(f.Reason, "over the threshold") {
+		t.Fatalf("run finished %+v, want failed by the breaker", f)
+	}
+	// The first compaction did not help (recorded as such); the next
+	// ones found nothing left to take, or did not help either.
+	if n := count(out, contract.TypeCompactionFailed); n < 2 || n > maxFruitless+maxFailed {
+		t.Errorf("%d context.compaction_failed, want 2 to %d", n, maxFruitless+maxFailed)
+	}
+	if n := count(out, contract.TypeContextCompacted); n == 0 || n > maxFruitless {
+		t.Errorf("%d compactions, want 1 to %d", n, maxFruitless)
 	}
 	if m.refused > 0 || m.biggest > m.window {
 		t.Errorf("%d refused, biggest %d tokens: nothing over the window is ever sent", m.refused, m.biggest)
