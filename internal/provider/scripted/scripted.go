@@ -126,18 +126,24 @@ func (p *Provider) Stream(ctx context.Context, req *contract.ModelRequest) iter.
 			}
 			return
 		}
-		if attempt >= len(t.fail) {
-			p.play(ctx, t.steps, nil, ref, yield)
-			return
-		}
-		f := &t.fail[attempt]
-		if len(f.steps) == 0 {
-			// A failure before the stream starts, like an HTTP 429.
-			yield(nil, p.providerError(f.err, model, requestID))
-			return
-		}
-		p.play(ctx, f.steps, &f.err, ref, yield)
+		p.serve(ctx, t, attempt, ref, yield)
 	}
+}
+
+// serve plays turn t for its request number attempt (from 0): the
+// failure of its fail list of that number, else its steps.
+func (p *Provider) serve(ctx context.Context, t *turn, attempt int, ref contract.ProviderRef, yield func(contract.ModelEvent, error) bool) {
+	if attempt >= len(t.fail) {
+		p.play(ctx, t.steps, nil, ref, yield)
+		return
+	}
+	f := &t.fail[attempt]
+	if len(f.steps) == 0 {
+		// A failure before the stream starts, like an HTTP 429.
+		yield(nil, p.providerError(f.err, ref.Model, ref.RequestID))
+		return
+	}
+	p.play(ctx, f.steps, &f.err, ref, yield)
 }
 
 // summarise plays the script's summary turn, for a compaction's request.
@@ -153,17 +159,7 @@ func (p *Provider) summarise(ctx context.Context, model string, yield func(contr
 	}
 	attempt := p.attempt(summaryTurn)
 	requestID := fmt.Sprintf("scripted-summary-%d", attempt+1)
-	ref := contract.ProviderRef{Name: p.name, Model: model, RequestID: requestID}
-	if attempt >= len(t.fail) {
-		p.play(ctx, t.steps, nil, ref, yield)
-		return
-	}
-	f := &t.fail[attempt]
-	if len(f.steps) == 0 {
-		yield(nil, p.providerError(f.err, model, requestID))
-		return
-	}
-	p.play(ctx, f.steps, &f.err, ref, yield)
+	p.serve(ctx, t, attempt, contract.ProviderRef{Name: p.name, Model: model, RequestID: requestID}, yield)
 }
 
 // summaryTurn is the key of the summary turn's requests in attempts.
