@@ -235,22 +235,38 @@ func (r *run) compactionFailed(by, reason, cause string) (string, bool) {
 // returns the text, the id of the last event appended and the call's
 // error, already recorded.
 func (r *run) summaryCall(ctx context.Context, m *Model, req *contract.ModelRequest, cause string) (string, string, *contract.ProviderError) {
-	size := projection.Size(req)
+	st := r.state()
 	requested, err := r.emit(&contract.ModelRequested{
 		Provider: m.Name, Model: m.Model, MessageCount: len(req.Messages), ToolNames: []string{},
-		EstimatedInputTokens: projection.EstimateTokens(req), InputBytes: size, Purpose: contract.PurposeCompaction,
+		EstimatedInputTokens: projection.EstimateWith(&st.Calib, req), InputBytes: projection.Size(req), Purpose: contract.PurposeCompaction,
 	}, cause)
 	if err != nil {
 		return "", cause, nil
 	}
-	last := requested.ID
+	text, last, perr := r.summaryStream(ctx, m, req, requested.ID)
+	if r.err != nil || perr == nil {
+		return text, last, nil
+	}
+	copied := *perr
+	copied.Message = r.k.redactor.String(copied.Message)
+	copied.Provider, copied.Model = cmpOr(copied.Provider, m.Name), cmpOr(copied.Model, m.Model)
+	env, err := r.emit(&copied, last)
+	if err != nil {
+		return "", last, &copied
+	}
+	return "", env.ID, &copied
+}
+
+// summaryStream streams a summary call whose model.requested is cause,
+// appending its start, usage and finish, and returns its text, the id of
+// the last event appended and the error that ended it (not yet recorded).
+func (r *run) summaryStream(ctx context.Context, m *Model, req *contract.ModelRequest, cause string) (string, string, *contract.ProviderError) {
+	last := cause
 	var text strings.Builder
-	var perr *contract.ProviderError
 	finished := false
 	for ev, err := range m.Provider.Stream(ctx, req) {
 		if err != nil {
-			perr = asProviderError(err)
-			break
+			return "", last, asProviderError(err)
 		}
 		var keep contract.Event
 		switch e := ev.(type) {
@@ -269,7 +285,7 @@ func (r *run) summaryCall(ctx context.Context, m *Model, req *contract.ModelRequ
 		if keep == nil {
 			continue
 		}
-		env, err := r.emit(keep, requested.ID)
+		env, err := r.emit(keep, cause)
 		if err != nil {
 			return "", last, nil
 		}
@@ -278,23 +294,13 @@ func (r *run) summaryCall(ctx context.Context, m *Model, req *contract.ModelRequ
 			break
 		}
 	}
-	if perr == nil && !finished {
-		perr = &contract.ProviderError{Kind: contract.KindStreamInterrupted, Message: "the summary call ended without finishing"}
-		if ctx.Err() != nil || r.stopped {
-			perr = &contract.ProviderError{Kind: contract.KindAborted, Message: "the summary call was stopped"}
-		}
-	}
-	if perr == nil {
+	switch {
+	case finished:
 		return text.String(), last, nil
+	case ctx.Err() != nil || r.stopped:
+		return "", last, &contract.ProviderError{Kind: contract.KindAborted, Message: "the summary call was stopped"}
 	}
-	copied := *perr
-	copied.Message = r.k.redactor.String(copied.Message)
-	copied.Provider, copied.Model = cmpOr(copied.Provider, m.Name), cmpOr(copied.Model, m.Model)
-	env, err := r.emit(&copied, last)
-	if err != nil {
-		return "", last, &copied
-	}
-	return "", env.ID, &copied
+	return "", last, &contract.ProviderError{Kind: contract.KindStreamInterrupted, Message: "the summary call ended without finishing"}
 }
 
 func cmpOr(a, b string) string {

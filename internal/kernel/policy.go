@@ -138,26 +138,20 @@ func (r *run) modelCall(ctx context.Context, cause string) (last string, outcome
 			// Waiting or switching will not fix a credential or an account.
 			return last, contract.OutcomeFailed, stopReason(m, perr)
 		case contract.KindContextLength:
-			// The estimate was wrong, and the state corrects its ratio from
-			// this error: compact once and try again, once (the request is
-			// projected anew with the corrected estimate, so what the
-			// compaction could not take, elision may).
-			if !compacted {
-				compacted = true
-				var ok bool
-				cause, ok = r.compact(ctx, m, contract.CompactContextLength, "", last)
-				if r.err != nil {
-					return "", "", ""
-				}
-				if ok || r.elides(m) {
-					tries = 0
-					continue
-				}
-				return cause, contract.OutcomeFailed, perr.Error() + "; the conversation is too long for this model (" + modelName(m) +
-					") and nothing could be compacted or elided to make room: start a new session, or pick a model with a larger window (--model)"
+			if compacted {
+				return last, contract.OutcomeFailed, tooLong(m, perr, "even after a compaction and a retry")
 			}
-			return last, contract.OutcomeFailed, perr.Error() + "; the conversation is too long for this model (" + modelName(m) +
-				") even after a compaction and a retry: start a new session, or pick a model with a larger window (--model)"
+			compacted = true
+			var retry bool
+			cause, retry = r.makeRoom(ctx, m, last)
+			if r.err != nil {
+				return "", "", ""
+			}
+			if !retry {
+				return cause, contract.OutcomeFailed, tooLong(m, perr, "and nothing could be compacted or elided to make room")
+			}
+			tries = 0
+			continue
 		}
 		if perr.Retryable && tries < policy.Attempts {
 			delay, ok := policy.backoff(tries, perr)
@@ -189,6 +183,26 @@ func (r *run) modelCall(ctx context.Context, cause string) (last string, outcome
 		}
 		return last, contract.OutcomeFailed, perr.Error()
 	}
+}
+
+// makeRoom answers a context_length error: the estimate was wrong (the
+// state corrects its ratio from the error), so the conversation is
+// compacted once, and the call is worth trying again if the compaction
+// took something or the request, projected anew with the corrected
+// estimate, elides more. It returns the id of the last event appended.
+func (r *run) makeRoom(ctx context.Context, m *Model, cause string) (string, bool) {
+	cause, ok := r.compact(ctx, m, contract.CompactContextLength, "", cause)
+	if r.err != nil {
+		return cause, false
+	}
+	return cause, ok || r.elides(m)
+}
+
+// tooLong is why a run stops when the provider finds the conversation too
+// long for the model, and what was done about it.
+func tooLong(m *Model, perr *contract.ProviderError, done string) string {
+	return perr.Error() + "; the conversation is too long for this model (" + modelName(m) + ") " + done +
+		": start a new session, or pick a model with a larger window (--model)"
 }
 
 // stopReason is the one line that says what failed and what fixes it.
