@@ -60,7 +60,7 @@ func samples() []Event {
 				SHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", Op: FileRead}}}},
 		&ContextProjected{Turn: 2, Window: 16000, Reserved: 2000, Budget: 13200, EstimatedTokens: 1000,
 			Sources: []ContextSource{{Kind: SourceObservations, Decision: DecidedElided, Count: 2, Tokens: 40, Ref: "seq 3-9", Why: "older than the recent tail"}},
-			Elided:  []string{"int_1"}},
+			Elided:  []string{"int_1"}, Withheld: "the request cannot fit"},
 		&ContextCompacted{Turn: 3, Summary: "earlier: ran tests", Replaced: 12, FromSeq: 3, ToSeq: 40, TokensBefore: 12000, TokensAfter: 3000, By: CompactAuto, Focus: "tests", Calls: 2},
 		&CompactionFailed{Turn: 3, Attempt: 1, By: CompactAuto, Reason: "the summary was empty"},
 		&SessionResumed{FromSeq: 41, Gates: map[string]string{"workspace": "ok"}, Version: "0.1.0", System: "You are rein.",

@@ -399,6 +399,9 @@ type ContextProjected struct {
 	// Elided are the intents whose observations this request replaces by
 	// a stub for the first time; later requests keep them elided.
 	Elided []string `json:"elided,omitempty"`
+	// Withheld, when set, says why this request was not sent: the run
+	// stopped on it (it could not fit the window).
+	Withheld string `json:"withheld,omitempty"`
 }
 
 // ContextSource is one part of a request as the projection decided it.
