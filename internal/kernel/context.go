@@ -104,10 +104,15 @@ func (r *run) effort(m *Model) string {
 }
 
 // prepare projects m's next request under the context policy, compacting
-// first when the policy asks for it and the breaker allows. It returns
-// the projection and the id of the last event appended; a nil projection
-// means the run stops here (r.halt says why) or failed (r.err).
+// first when the policy asks for it and the breaker allows: at most once
+// for one request, so that a compaction that cannot help is never tried
+// twice in a row. A request over the threshold that no compaction could
+// bring under is sent while it fits the input budget; one that does not
+// fit stops the run, with the numbers. It returns the projection and the
+// id of the last event appended; a nil projection means the run stops
+// here (r.halt says why) or failed (r.err).
 func (r *run) prepare(ctx context.Context, m *Model, cause string) (*projection.Projection, string) {
+	tried := false
 	for {
 		st := r.state()
 		popts := r.options(&st, m)
@@ -115,17 +120,17 @@ func (r *run) prepare(ctx context.Context, m *Model, cause string) (*projection.
 		b := popts.Budget
 		switch {
 		case proj.TooBig:
-			r.halt = &halt{contract.OutcomeFailed, tooBig(m, proj.MustStay, b)}
-			return nil, cause
+			return nil, r.withhold(proj, cause, tooBig(m, proj.MustStay, b, st.Summary != ""))
 		case !proj.Compact:
 			r.brk.fruitless = 0
 			return proj, cause
-		case r.brk.failed >= maxFailed || r.brk.fruitless >= maxFruitless:
-			// The breaker is open: no more compactions, and the run
-			// stops rather than go on over its threshold.
-			r.halt = &halt{contract.OutcomeFailed, r.broken(m, proj.Tokens, b)}
-			return nil, cause
+		case tried || r.brk.open():
+			if proj.Tokens <= b.Input() {
+				return proj, cause
+			}
+			return nil, r.withhold(proj, cause, r.broken(m, proj.Tokens, b))
 		}
+		tried = true
 		var ok bool
 		cause, ok = r.compact(ctx, m, contract.CompactAuto, "", cause)
 		if r.err != nil || ctx.Err() != nil || r.stopped {
@@ -134,10 +139,35 @@ func (r *run) prepare(ctx context.Context, m *Model, cause string) (*projection.
 			}
 			return nil, cause
 		}
+		if over, why := r.overBudget(); over {
+			// The summary calls cost too, and count towards max_cost.
+			r.halt = &halt{contract.OutcomeBudget, why}
+			return nil, cause
+		}
 		if ok {
 			cause = r.checkFruitless(m, cause)
 		}
 	}
+}
+
+// open reports whether the breaker stops the run's compactions: after
+// maxFailed compactions in a row that failed (only one that works resets
+// the count), or maxFruitless in a row that did not bring the request
+// under the threshold (a request under it resets that count).
+func (b *breaker) open() bool { return b.failed >= maxFailed || b.fruitless >= maxFruitless }
+
+// withhold records the ledger of a request the run stops without sending,
+// marked so, and the reason the run stops. It returns the id of the last
+// event appended.
+func (r *run) withhold(proj *projection.Projection, cause, reason string) string {
+	r.halt = &halt{contract.OutcomeFailed, reason}
+	ledger := *proj.Ledger
+	ledger.Turn, ledger.Withheld = r.turn, reason
+	env, err := r.emit(&ledger, cause)
+	if err != nil {
+		return cause
+	}
+	return env.ID
 }
 
 // checkFruitless counts a compaction that left the request over
@@ -174,8 +204,28 @@ func (r *run) elides(m *Model) bool {
 // last event appended and whether the conversation was compacted: a
 // failure is recorded as context.compaction_failed and changes nothing.
 func (r *run) compact(ctx context.Context, m *Model, by, focus, cause string) (string, bool) {
+	cause, ok, tooLong := r.compactOnce(ctx, m, by, focus, cause, false)
+	if tooLong && r.err == nil && ctx.Err() == nil && !r.stopped {
+		// A summary request the provider found too long: the estimate
+		// was wrong. Planned anew for half the window, the chunks are
+		// half as big.
+		cause, ok, _ = r.compactOnce(ctx, m, by, focus, cause, true)
+	}
+	return cause, ok
+}
+
+// compactOnce is one attempt at a compaction (see compact), planned for
+// half the window when halve is set; tooLong reports that a summary call
+// failed with context_length.
+func (r *run) compactOnce(ctx context.Context, m *Model, by, focus, cause string, halve bool) (_ string, ok, tooLong bool) {
 	st := r.state()
 	popts := r.options(&st, m)
+	if halve {
+		if popts.Budget.Window == 0 {
+			popts.Budget.Window = 32_000 // what the planner assumes of an unknown window
+		}
+		popts.Budget.Window /= 2
+	}
 	if by != contract.CompactAuto {
 		// A person's compaction, and one after the provider refused a
 		// request the estimate thought would fit, keep only the latest
@@ -183,8 +233,15 @@ func (r *run) compact(ctx context.Context, m *Model, by, focus, cause string) (s
 		popts.Budget.Tail = 1
 	}
 	plan, ok := projection.PlanCompaction(&st, r.k.opts.Registry, popts)
+	if !ok && popts.Budget.Tail != 1 {
+		// The protected tail leaves too little to be worth a summary:
+		// keep only the latest turn instead.
+		popts.Budget.Tail = 1
+		plan, ok = projection.PlanCompaction(&st, r.k.opts.Registry, popts)
+	}
 	if !ok {
-		return r.compactionFailed(by, "nothing to compact: the conversation is only its recent tail, which is kept verbatim", cause)
+		cause, ok = r.compactionFailed(by, "nothing to compact: the conversation is only its latest turn, which is kept verbatim", cause)
+		return cause, ok, false
 	}
 	summary := ""
 	for i := range plan.Chunks {
@@ -194,11 +251,13 @@ func (r *run) compact(ctx context.Context, m *Model, by, focus, cause string) (s
 		cause = last
 		switch {
 		case r.err != nil:
-			return cause, false
+			return cause, false, false
 		case perr != nil:
-			return r.compactionFailed(by, "the summary call failed: "+perr.Error(), cause)
+			cause, ok = r.compactionFailed(by, "the summary call failed: "+perr.Error(), cause)
+			return cause, ok, perr.Kind == contract.KindContextLength
 		case strings.TrimSpace(text) == "":
-			return r.compactionFailed(by, "the summary came back empty", cause)
+			cause, ok = r.compactionFailed(by, "the summary came back empty", cause)
+			return cause, ok, false
 		}
 		summary = strings.TrimSpace(text)
 	}
@@ -209,13 +268,20 @@ func (r *run) compact(ctx context.Context, m *Model, by, focus, cause string) (s
 	// What the next request will weigh: the same projection over the
 	// state the compaction leaves (Apply copies what it changes).
 	after := state.Apply(st, contract.Envelope{Seq: st.LastSeq + 1, Session: st.Session, Data: e})
-	e.TokensAfter = projection.Project(&after, r.k.opts.Registry, popts).Tokens
+	next := projection.Project(&after, r.k.opts.Registry, r.options(&after, m))
+	e.TokensAfter = next.Tokens
+	if next.TooBig || e.TokensAfter >= e.TokensBefore {
+		// A summary that makes the request no smaller is worse than none.
+		cause, ok = r.compactionFailed(by, fmt.Sprintf("the summary (%d bytes) would leave the request at about %d tokens, no smaller than the %d before",
+			len(summary), e.TokensAfter, e.TokensBefore), cause)
+		return cause, ok, false
+	}
 	env, err := r.emit(e, cause)
 	if err != nil {
-		return cause, false
+		return cause, false, false
 	}
 	r.brk.failed = 0
-	return env.ID, true
+	return env.ID, true, false
 }
 
 // compactionFailed records a compaction that changed nothing.
@@ -263,7 +329,7 @@ func (r *run) summaryCall(ctx context.Context, m *Model, req *contract.ModelRequ
 func (r *run) summaryStream(ctx context.Context, m *Model, req *contract.ModelRequest, cause string) (string, string, *contract.ProviderError) {
 	last := cause
 	var text strings.Builder
-	finished := false
+	finished, cut := false, false
 	for ev, err := range m.Provider.Stream(ctx, req) {
 		if err != nil {
 			return "", last, asProviderError(err)
@@ -276,9 +342,10 @@ func (r *run) summaryStream(ctx context.Context, m *Model, req *contract.ModelRe
 			copied := *e
 			copied.CostUSD = m.cost(&copied)
 			keep = &copied
-		case *contract.ModelStarted, *contract.ModelFinished:
+		case *contract.ModelStarted:
 			keep = e
-			_, finished = e.(*contract.ModelFinished)
+		case *contract.ModelFinished:
+			keep, finished, cut = e, true, e.Reason == contract.FinishLength
 		}
 		// Reasoning, tool calls (a summary is offered no tool) and a
 		// provider's mid-stream complaint are not the summary.
@@ -295,6 +362,8 @@ func (r *run) summaryStream(ctx context.Context, m *Model, req *contract.ModelRe
 		}
 	}
 	switch {
+	case cut:
+		return "", last, &contract.ProviderError{Kind: contract.KindBadRequest, Message: "the summary was cut off at its output limit"}
 	case finished:
 		return text.String(), last, nil
 	case ctx.Err() != nil || r.stopped:
@@ -310,12 +379,18 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// tooBig is why a run stops when what must stay does not fit.
-func tooBig(m *Model, mustStay int, b projection.Budget) string {
+// tooBig is why a run stops when what must stay does not fit; summarised
+// says the conversation holds a summary, which rein compact can make
+// anew.
+func tooBig(m *Model, mustStay int, b projection.Budget, summarised bool) string {
+	fix := "use a model with a larger window (--model), or start a new session"
+	if summarised {
+		fix += ", or summarise the session again with rein compact ID"
+	}
 	return fmt.Sprintf("the request cannot fit: what must stay in it (the system prompt, the tools, the summary, "+
 		"the latest user message and the latest tool results) needs about %d tokens, and %s leaves %d for input "+
-		"(a window of %d, less %d reserved for the reply and a margin of %d); use a model with a larger window (--model), "+
-		"or start a new session", mustStay, modelName(m), b.Input(), b.Window, b.Reserved, b.Margin)
+		"(a window of %d, less %d reserved for the reply and a margin of %d); %s",
+		mustStay, modelName(m), b.Input(), b.Window, b.Reserved, b.Margin, fix)
 }
 
 // broken is why a run stops when its compactions could not make the

@@ -110,7 +110,6 @@ func (p RetryPolicy) backoff(n int, err *contract.ProviderError) (d time.Duratio
 // an empty outcome means the run waits for its pending intents.
 func (r *run) modelCall(ctx context.Context, cause string) (last string, outcome contract.Outcome, reason string) {
 	k := r.k
-	policy := k.opts.Retry
 	tries := 0
 	compacted := false // a context_length error gets one compaction and one retry
 	for {
@@ -153,36 +152,50 @@ func (r *run) modelCall(ctx context.Context, cause string) (last string, outcome
 			tries = 0
 			continue
 		}
-		if perr.Retryable && tries < policy.Attempts {
-			delay, ok := policy.backoff(tries, perr)
-			if ok {
-				env, err := r.emit(&contract.RetryScheduled{Attempt: tries + 1, DelayMS: delay.Milliseconds(), Kind: perr.Kind}, last)
-				if err != nil {
-					return "", "", ""
-				}
-				if err := policy.Sleep(ctx, delay); err != nil {
-					return env.ID, contract.OutcomeCancelled, "cancelled while waiting to retry"
-				}
-				cause = env.ID
-				continue
-			}
+		var again bool
+		was := k.current
+		cause, again, outcome, reason = r.recover(ctx, m, perr, tries, last)
+		if r.err != nil || !again {
+			return cause, outcome, reason
 		}
-		if k.current+1 < len(k.models) {
-			next := &k.models[k.current+1]
-			env, err := r.emit(&contract.FallbackSelected{
-				From: label(m), To: label(next),
-				Reason: fmt.Sprintf("%s after %d attempt(s): %s", perr.Kind, tries, perr.Message),
-			}, last)
-			if err != nil {
-				return "", "", ""
-			}
-			k.current++
-			tries = 0
-			cause = env.ID
-			continue
+		if k.current != was {
+			tries = 0 // the next model gets its own attempts
 		}
-		return last, contract.OutcomeFailed, perr.Error()
 	}
+}
+
+// recover applies the failure policy to perr, the tries-th failure of m
+// in a row, whose provider.error is last: a retry after a backoff, else
+// the next model. It returns the id of the last event appended and whether
+// to call again; when not, the outcome and reason that end the run.
+func (r *run) recover(ctx context.Context, m *Model, perr *contract.ProviderError, tries int, last string) (string, bool, contract.Outcome, string) {
+	k := r.k
+	policy := k.opts.Retry
+	if perr.Retryable && tries < policy.Attempts {
+		if delay, ok := policy.backoff(tries, perr); ok {
+			env, err := r.emit(&contract.RetryScheduled{Attempt: tries + 1, DelayMS: delay.Milliseconds(), Kind: perr.Kind}, last)
+			if err != nil {
+				return "", false, "", ""
+			}
+			if err := policy.Sleep(ctx, delay); err != nil {
+				return env.ID, false, contract.OutcomeCancelled, "cancelled while waiting to retry"
+			}
+			return env.ID, true, "", ""
+		}
+	}
+	if k.current+1 >= len(k.models) {
+		return last, false, contract.OutcomeFailed, perr.Error()
+	}
+	next := &k.models[k.current+1]
+	env, err := r.emit(&contract.FallbackSelected{
+		From: label(m), To: label(next),
+		Reason: fmt.Sprintf("%s after %d attempt(s): %s", perr.Kind, tries, perr.Message),
+	}, last)
+	if err != nil {
+		return "", false, "", ""
+	}
+	k.current++
+	return env.ID, true, "", ""
 }
 
 // makeRoom answers a context_length error: the estimate was wrong (the
