@@ -188,9 +188,9 @@ func (w *wireRequest) addMessages(messages []contract.ModelMessage) error {
 //   - on the last system block, which caches the tools with the system
 //     prompt; with no system prompt, on the last tool;
 //   - on the first system block as well when there are several (the
-//     system messages of the conversation, such as a compaction's
-//     summary, follow the system prompt), so that the tools and the
-//     session's system prompt stay cached when those change;
+//     conversation's own messages of role system follow the system
+//     prompt), so that the tools and the session's system prompt stay
+//     cached when those change;
 //   - on the last block of the last message that can carry one (not a
 //     thinking block), which caches the whole conversation.
 //

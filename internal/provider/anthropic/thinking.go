@@ -53,7 +53,8 @@ var budgets = map[string]int{
 // adaptiveThinking) gets {"type": "adaptive"} and output_config.effort,
 // "minimal" becoming the API's lowest level, "low". Any other model gets
 // a budget from the level, kept below max_tokens and within the model's
-// output limit (from Capabilities, else fallbackOutputLimit); max_tokens
+// output limit (fallbackOutputLimit: the adapter keeps no table of the
+// models' limits, the catalogue does); max_tokens
 // is raised when it would not leave answerReserve tokens after the
 // budget.
 func thinkingFor(model, effort string, maxTokens int) (*thinking, *outputConfig, int) {
@@ -67,11 +68,7 @@ func thinkingFor(model, effort string, maxTokens int) (*thinking, *outputConfig,
 		}
 		return &thinking{Type: "adaptive"}, &outputConfig{Effort: effort}, maxTokens
 	}
-	limit := Capabilities(model).MaxOutput
-	if limit <= 0 {
-		limit = fallbackOutputLimit
-	}
-	budget, maxTokens := thinkingBudget(effort, maxTokens, limit)
+	budget, maxTokens := thinkingBudget(effort, maxTokens, fallbackOutputLimit)
 	return &thinking{Type: "enabled", BudgetTokens: budget}, nil, maxTokens
 }
 
