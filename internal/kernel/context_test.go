@@ -234,6 +234,21 @@ func TestALongSessionNeverOutgrowsTheWindow(t *testing.T) {
 	}
 }
 
+func TestSmallOutputsInASmallWindowComplete(t *testing.T) {
+	// Outputs of 2 to 8 KB: what elision leaves is mostly the protected
+	// tail, and a compaction must still find something to take.
+	for _, calls := range []int{60, 200} {
+		m := &windowed{window: 16_000, calls: calls, small: true}
+		k, _ := windowKernel(t, m, "You are a test.", ContextOptions{})
+		out := collect(t, k.Send(t.Context(), Input{Text: "emit"}))
+		if f := finished(t, out); f.Outcome != contract.OutcomeCompleted || m.refused > 0 || m.biggest > m.window {
+			t.Errorf("%d calls: run %+v, %d refused, biggest %d tokens", calls, f, m.refused, m.biggest)
+		}
+		t.Logf("%d calls: %d requests, %d compactions, %d failed", calls, len(m.requests),
+			count(out, contract.TypeContextCompacted), count(out, contract.TypeCompactionFailed))
+	}
+}
+
 func TestFailingSummariesTripTheBreaker(t *testing.T) {
 	m := &windowed{window: 16_000, calls: 300, failSummaries: -1}
 	k, _ := windowKernel(t, m, "You are a test.", ContextOptions{})
