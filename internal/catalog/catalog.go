@@ -120,9 +120,8 @@ func (c *Catalog) Lookup(vendor, model string) (Model, bool) {
 	return m, true
 }
 
-// apply sets over m what the entry sets. A price the entry leaves out of a
-// model with no prices is the entry's input price: a cached token costs no
-// more than an uncached one, save for Anthropic's cache writes.
+// apply sets over m what the entry sets: its window, output and levels,
+// and its prices (see prices).
 func (e *Entry) apply(m *Model) {
 	m.Source = contract.InfoConfig
 	if e.ContextWindow > 0 {
@@ -138,14 +137,27 @@ func (e *Entry) apply(m *Model) {
 			m.DefaultEffort = ""
 		}
 	}
-	if e.Input == nil && e.Output == nil && e.CacheRead == nil && e.CacheWrite == nil {
-		return
-	}
+	m.Prices = e.prices(m.Prices)
+}
+
+// prices is the entry's prices over known, the catalogue's (nil when it
+// has none). Over a catalogue's prices each price the entry sets
+// replaces its own. With no catalogue prices, the entry's are known only
+// when it sets both input_price and output_price: a missing
+// cache_read_price prices reads as uncached input, and a missing
+// cache_write_price writes as input too (a cached token costs no more
+// than an uncached one, save for Anthropic's cache writes). An entry with
+// input_price alone, or no input or output price, leaves them unknown:
+// rein says "cost unknown" rather than price output at $0.
+func (e *Entry) prices(known *contract.Prices) *contract.Prices {
 	var p contract.Prices
-	if m.Prices != nil {
-		p = *m.Prices
-	} else if e.Input != nil {
+	switch {
+	case known != nil:
+		p = *known
+	case e.Input != nil && e.Output != nil:
 		p.CacheRead, p.CacheWrite = *e.Input, *e.Input
+	default:
+		return nil
 	}
 	for _, f := range []struct {
 		from *float64
@@ -155,7 +167,7 @@ func (e *Entry) apply(m *Model) {
 			*f.to = *f.from
 		}
 	}
-	m.Prices = &p
+	return &p
 }
 
 // Default returns the vendor's current default model from the catalogue,
@@ -257,12 +269,37 @@ func fromCatwalk(cm *catwalk.Model) *Model {
 		Reasons: cm.CanReason, ReasoningLevels: cm.ReasoningLevels, DefaultEffort: cm.DefaultReasoningEffort,
 		Source: contract.InfoCatalog}
 	if cm.CostPer1MIn != 0 || cm.CostPer1MOut != 0 {
-		// catwalk's "in cached" is the cache write price and its "out
-		// cached" the cache read price, as Crush reads them.
-		m.Prices = &contract.Prices{Input: cm.CostPer1MIn, Output: cm.CostPer1MOut,
-			CacheWrite: cm.CostPer1MInCached, CacheRead: cm.CostPer1MOutCached}
+		read, write := cachePrices(cm.CostPer1MIn, cm.CostPer1MInCached, cm.CostPer1MOutCached)
+		m.Prices = &contract.Prices{Input: cm.CostPer1MIn, Output: cm.CostPer1MOut, CacheRead: read, CacheWrite: write}
 	}
 	return m
+}
+
+// cachePrices reads a model's cache read and write prices out of catwalk's
+// two cached prices, whatever order an entry gives them in. Crush reads
+// "in cached" as the write price and "out cached" as the read price, but
+// entries break that: gpt-5.5 puts its read price first and 0 second,
+// gemini-3.7-flash its output price second. So, for every vendor: the read
+// price is the smaller positive one that is not above input (a cached
+// token never costs more than an uncached one); with none, reads are
+// priced as uncached input. The write price is one above input and at
+// most twice it (Anthropic's writes cost 1.25× input for five minutes'
+// cache, 2× for an hour's), else 0: OpenAI and Gemini bill no cache
+// writes, and a price further above input is an output price entered in
+// the wrong field (gemini-3.7-flash's 3.75 is 5× its input).
+func cachePrices(input float64, cached ...float64) (read, write float64) {
+	read = input
+	found := false
+	for _, c := range cached {
+		switch {
+		case c > 2*input:
+		case c > input:
+			write = max(write, c)
+		case c > 0 && (!found || c < read):
+			read, found = c, true
+		}
+	}
+	return read, write
 }
 
 // find returns the model that answers to name, in vendor's list first and

@@ -26,6 +26,7 @@ func fake() *Catalog {
 		{ID: "openai", DefaultLargeModelID: "gpt-5", Models: []catwalk.Model{
 			{ID: "gpt-5", ContextWindow: 400_000, DefaultMaxTokens: 128_000, CostPer1MIn: 1.25, CostPer1MOut: 10},
 			{ID: "gpt-4.1-mini-2025-04-14", ContextWindow: 1_047_576},
+			{ID: "gpt-5.4", ContextWindow: 1_050_000, CostPer1MIn: 2.5, CostPer1MOut: 15, CostPer1MInCached: 0.25},
 		}},
 		{ID: "openrouter", Models: []catwalk.Model{
 			{ID: "openai/gpt-5", ContextWindow: 111},
@@ -89,7 +90,8 @@ func TestWith(t *testing.T) {
 		"qwen3:32b":         {ContextWindow: 40_960, MaxOutput: 8192, Input: f(0), Output: f(0)},
 		"claude-sonnet-4-6": {ContextWindow: 1_000_000, CacheRead: f(0.5)},
 		"gpt-5":             {ReasoningLevels: []string{"low"}},
-	}).With(map[string]Entry{"local": {Input: f(2)}})
+	}).With(map[string]Entry{"local": {Input: f(2), Output: f(6)}, "half": {Input: f(2)}, "out-only": {Output: f(6)},
+		"cheap-reads": {Input: f(2), Output: f(6), CacheRead: f(0.2)}, "gpt-5.4": {Input: f(3)}})
 	for _, tc := range []struct {
 		model string
 		want  Model
@@ -98,15 +100,24 @@ func TestWith(t *testing.T) {
 		{"claude-sonnet-4-6", Model{ID: "claude-sonnet-4-6", ContextWindow: 1_000_000, MaxOutput: 128_000,
 			Prices:  &contract.Prices{Input: 3, Output: 15, CacheWrite: 3.75, CacheRead: 0.5},
 			Reasons: true, ReasoningLevels: []string{"low", "medium", "high"}, DefaultEffort: "high", Source: contract.InfoConfig}},
-		{"gpt-5", Model{ID: "gpt-5", ContextWindow: 400_000, MaxOutput: 128_000, Prices: &contract.Prices{Input: 1.25, Output: 10},
+		{"gpt-5", Model{ID: "gpt-5", ContextWindow: 400_000, MaxOutput: 128_000, Prices: &contract.Prices{Input: 1.25, Output: 10, CacheRead: 1.25},
 			Reasons: true, ReasoningLevels: []string{"low"}, Source: contract.InfoConfig}},
 		// An entry's missing cache prices are its input price.
-		{"local", Model{ID: "local", Prices: &contract.Prices{Input: 2, CacheRead: 2, CacheWrite: 2}, Source: contract.InfoConfig}},
+		{"local", Model{ID: "local", Prices: &contract.Prices{Input: 2, Output: 6, CacheRead: 2, CacheWrite: 2}, Source: contract.InfoConfig}},
+		{"cheap-reads", Model{ID: "cheap-reads", Prices: &contract.Prices{Input: 2, Output: 6, CacheRead: 0.2, CacheWrite: 2},
+			Source: contract.InfoConfig}},
+		// Input or output alone is no price: output is not free.
+		{"half", Model{ID: "half", Source: contract.InfoConfig}},
+		{"out-only", Model{ID: "out-only", Source: contract.InfoConfig}},
 	} {
 		m, ok := c.Lookup("openai", tc.model)
 		if d := cmp.Diff(tc.want, m); !ok || d != "" {
 			t.Errorf("Lookup(%q) ok=%v (-want +got):\n%s", tc.model, ok, d)
 		}
+	}
+	// Over a catalogue's prices, input alone replaces the catalogue's input.
+	if m, _ := c.Lookup("openai", "gpt-5.4"); m.Prices == nil || *m.Prices != (contract.Prices{Input: 3, Output: 15, CacheRead: 0.25}) {
+		t.Errorf("gpt-5.4 with input_price = 3: prices %+v", m.Prices)
 	}
 	if m, _ := fake().Lookup("anthropic", "claude-sonnet-4-6"); m.ContextWindow != 200_000 {
 		t.Error("With changed the catalogue it was called on")
@@ -144,6 +155,65 @@ func TestCost(t *testing.T) {
 	}
 	if Cost(&contract.ModelUsage{InputTokens: 1}, nil) != nil {
 		t.Error("Cost with unknown prices is not nil")
+	}
+}
+
+// TestCachePrices checks the cache prices read out of real entries of
+// the embedded catalogue, whichever of catwalk's two fields holds which,
+// and what a call of 100k input tokens, 90k of them cache reads, and 1k
+// output costs at them.
+func TestCachePrices(t *testing.T) {
+	c := Embedded()
+	for _, tc := range []struct {
+		vendor, model      string
+		input, output      float64
+		read, write, costs float64
+	}{
+		// in_cached 3.75 (1.25× input: a write), out_cached 0.3.
+		{"anthropic", "claude-sonnet-4-6", 3, 15, 0.3, 3.75, 10_000*3 + 90_000*0.3 + 1_000*15},
+		// in_cached 0.5, out_cached 0: the read price comes first.
+		{"openai", "gpt-5.5", 5, 30, 0.5, 0, 10_000*5 + 90_000*0.5 + 1_000*30},
+		{"openai", "gpt-5.4", 2.5, 15, 0.25, 0, 10_000*2.5 + 90_000*0.25 + 1_000*15},
+		// No cached price at all: reads are priced as input.
+		{"openai", "gpt-5.4-pro", 30, 180, 30, 0, 100_000*30 + 1_000*180},
+		// out_cached 3.75 is the output price (5× input), not a write.
+		{"gemini", "gemini-3.7-flash", 0.75, 3.75, 0.075, 0, 10_000*0.75 + 90_000*0.075 + 1_000*3.75},
+		{"gemini", "gemini-3.5-flash-lite", 0.3, 2.5, 0.03, 0, 10_000*0.3 + 90_000*0.03 + 1_000*2.5},
+		{"gemini", "gemini-3.1-flash-lite", 0.25, 1.5, 0.025, 0, 10_000*0.25 + 90_000*0.025 + 1_000*1.5},
+		// in_cached 0, out_cached 0.15: Crush's reading holds.
+		{"gemini", "gemini-3.6-flash", 1.5, 7.5, 0.15, 0, 10_000*1.5 + 90_000*0.15 + 1_000*7.5},
+	} {
+		m, ok := c.Lookup(tc.vendor, tc.model)
+		want := contract.Prices{Input: tc.input, Output: tc.output, CacheRead: tc.read, CacheWrite: tc.write}
+		if !ok || m.Prices == nil || *m.Prices != want {
+			t.Errorf("%s: prices %+v, want %+v", tc.model, m.Prices, want)
+			continue
+		}
+		u := contract.ModelUsage{InputTokens: 100_000, CacheReadTokens: 90_000, OutputTokens: 1_000}
+		if got := Cost(&u, m.Prices); got == nil || math.Abs(*got-tc.costs/1e6) > 1e-9 {
+			t.Errorf("%s: a call costs %v, want %v", tc.model, got, tc.costs/1e6)
+		}
+	}
+}
+
+// TestCachePricesRule checks the rule on every order of the two fields.
+func TestCachePricesRule(t *testing.T) {
+	for _, tc := range []struct {
+		input, in, out, read, write float64
+	}{
+		{3, 3.75, 0.3, 0.3, 3.75},
+		{3, 0.3, 3.75, 0.3, 3.75},
+		{5, 0.5, 0, 0.5, 0},
+		{5, 0, 0.5, 0.5, 0},
+		{1, 0.2, 0.1, 0.1, 0},         // the smaller read price
+		{1, 1, 0, 1, 0},               // a read at the input price
+		{30, 0, 0, 30, 0},             // none: reads as input
+		{0.75, 0.075, 3.75, 0.075, 0}, // far above input: an output price
+		{1, 2, 0, 1, 2},               // an hour's write, 2× input
+	} {
+		if r, w := cachePrices(tc.input, tc.in, tc.out); r != tc.read || w != tc.write {
+			t.Errorf("cachePrices(%v, %v, %v) = %v, %v; want %v, %v", tc.input, tc.in, tc.out, r, w, tc.read, tc.write)
+		}
 	}
 }
 
