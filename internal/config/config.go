@@ -76,13 +76,14 @@ type File struct {
 	// how the commands tools start are contained.
 	Sandbox Sandbox `toml:"sandbox"`
 	// Models are the [models."id"] tables: what the person knows of a
-	// model, over the catalogue's figures. A project's file may set a
-	// model's window, output and reasoning levels, not its prices (a
-	// cloned repository must not make your spending look smaller).
+	// model, over the catalogue's figures. Only the user's file may set
+	// them: a cloned repository's window far past the model's would turn
+	// elision and compaction off, its prices make your spending look
+	// smaller.
 	Models map[string]Model `toml:"models"`
 	// CompactAt is the share of a request's input budget past which the
 	// conversation is summarised first, between 0 and 1; 0 means the
-	// default (0.85).
+	// default (0.85). Only the user's file may set it.
 	CompactAt float64 `toml:"compact_at"`
 	// MaxCost ends a run after the model call that takes its cost past it,
 	// in US dollars; 0 means no budget. A project's file may only lower
@@ -90,7 +91,7 @@ type File struct {
 	MaxCost float64 `toml:"max_cost"`
 	// ReasoningEffort is the reasoning level asked of a model that
 	// reasons (one of its levels: low, medium, high...); "" means the
-	// model's default.
+	// model's default. Only the user's file may set it.
 	ReasoningEffort string `toml:"reasoning_effort"`
 }
 
@@ -101,8 +102,7 @@ type Model struct {
 	ContextWindow int `toml:"context_window"`
 	// MaxOutput is the output a reply may take, in tokens.
 	MaxOutput int `toml:"max_output"`
-	// The prices, in US dollars per million tokens; only the user's file
-	// may set them.
+	// The prices, in US dollars per million tokens.
 	InputPrice      *float64 `toml:"input_price"`
 	OutputPrice     *float64 `toml:"output_price"`
 	CacheReadPrice  *float64 `toml:"cache_read_price"`
@@ -110,11 +110,6 @@ type Model struct {
 	// ReasoningLevels are the reasoning efforts the model takes; an empty
 	// list says it does not reason.
 	ReasoningLevels []string `toml:"reasoning_levels"`
-}
-
-// hasPrices says whether the table sets a price.
-func (m *Model) hasPrices() bool {
-	return m.InputPrice != nil || m.OutputPrice != nil || m.CacheReadPrice != nil || m.CacheWritePrice != nil
 }
 
 // Sandbox is what a [sandbox] table says (package sandbox has the
@@ -280,6 +275,9 @@ func (c *Config) merge(path string, project bool) error {
 		return err
 	}
 	c.Warnings = append(c.Warnings, f.warnings...)
+	if err := f.checkFinite(); err != nil {
+		return err
+	}
 	if project {
 		if err := checkProject(path, &f.File); err != nil {
 			return err
@@ -305,6 +303,9 @@ type decoded struct {
 	text     string
 	md       toml.MetaData
 	warnings []string
+	// dropped are the keys limitProject ignored, which validate and
+	// apply skip (see defines).
+	dropped map[string]bool
 }
 
 // decode reads and decodes the file at path; a missing file is nil and no

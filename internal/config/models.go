@@ -3,45 +3,89 @@ package config
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 )
 
 // limitProject takes out of the project's file d what a cloned repository
-// may not set of the context engine, each with a warning: a model's prices
-// (they would make your spending look smaller), and a max_cost above the
-// user's (it may only lower the budget; 0 would remove it).
+// may not set of the context engine, each with a warning naming the file
+// and line: reasoning_effort (it may ask for the dearest thinking),
+// compact_at (it may compact every turn), every [models."id"] table (a
+// window far past the model's turns elision and compaction off, a price
+// makes your spending look smaller), and a max_cost above the user's (it
+// may only lower the budget; 0 would remove it).
 func (c *Config) limitProject(d *decoded) []string {
 	var out []string
-	for _, id := range slices.Sorted(maps.Keys(d.Models)) {
-		m := d.Models[id]
-		if !m.hasPrices() {
-			continue
+	for _, key := range []string{"reasoning_effort", "compact_at"} {
+		if d.md.IsDefined(key) {
+			out = append(out, fmt.Sprintf("%s: %s is ignored: only your own config.toml may set it", d.at(key), key))
+			d.drop(key)
 		}
-		out = append(out, fmt.Sprintf("%s: the prices of [models.%q] are ignored: only your own config.toml may set prices",
-			d.modelAt(id, ""), id))
-		m.InputPrice, m.OutputPrice, m.CacheReadPrice, m.CacheWritePrice = nil, nil, nil, nil
-		d.Models[id] = m
 	}
+	for _, id := range slices.Sorted(maps.Keys(d.Models)) {
+		out = append(out, fmt.Sprintf("%s: [models.%q] is ignored: only your own config.toml may describe a model", d.modelAt(id, ""), id))
+	}
+	d.Models = nil
 	if d.md.IsDefined("max_cost") && c.MaxCost > 0 && (d.MaxCost == 0 || d.MaxCost > c.MaxCost) {
 		out = append(out, fmt.Sprintf("%s: max_cost = %v is ignored: a project's file may only lower the max_cost of %v your own config.toml sets",
 			d.at("max_cost"), d.MaxCost, c.MaxCost))
-		d.MaxCost = c.MaxCost
+		d.drop("max_cost")
 	}
 	return out
+}
+
+// drop makes d as if it did not set key: limitProject ignored it.
+func (d *decoded) drop(key string) {
+	if d.dropped == nil {
+		d.dropped = map[string]bool{}
+	}
+	d.dropped[key] = true
+}
+
+// defines says whether d sets key and limitProject did not drop it.
+func (d *decoded) defines(key string) bool { return d.md.IsDefined(key) && !d.dropped[key] }
+
+// checkFinite checks that no number of the context engine's settings is
+// NaN or infinite (TOML spells them nan and inf): the range checks after
+// it, and a project's "may only lower max_cost", compare with them.
+func (d *decoded) checkFinite() error {
+	bad := func(where, key string, v float64) error {
+		return fmt.Errorf("config: %s: %s is %v; it must be a finite number", where, key, v)
+	}
+	for _, v := range []struct {
+		key string
+		n   float64
+	}{{"compact_at", d.CompactAt}, {"max_cost", d.MaxCost}} {
+		if d.md.IsDefined(v.key) && (math.IsNaN(v.n) || math.IsInf(v.n, 0)) {
+			return bad(d.at(v.key), v.key, v.n)
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(d.Models)) {
+		m := d.Models[id]
+		for _, v := range []struct {
+			key string
+			p   *float64
+		}{{"input_price", m.InputPrice}, {"output_price", m.OutputPrice}, {"cache_read_price", m.CacheReadPrice}, {"cache_write_price", m.CacheWritePrice}} {
+			if v.p != nil && (math.IsNaN(*v.p) || math.IsInf(*v.p, 0)) {
+				return bad(d.modelAt(id, v.key), fmt.Sprintf("[models.%q] %s", id, v.key), *v.p)
+			}
+		}
+	}
+	return nil
 }
 
 // validateContext checks the context engine's settings of the file, each
 // error naming the file and the line that set the value.
 func (d *decoded) validateContext() error {
-	if d.md.IsDefined("compact_at") && (d.CompactAt <= 0 || d.CompactAt >= 1) {
+	if d.defines("compact_at") && (d.CompactAt <= 0 || d.CompactAt >= 1) {
 		return fmt.Errorf("config: %s: compact_at is %v; it must be between 0 and 1 (0.85 compacts at 85%% of the input budget)",
 			d.at("compact_at"), d.CompactAt)
 	}
-	if d.MaxCost < 0 {
+	if d.defines("max_cost") && d.MaxCost < 0 {
 		return fmt.Errorf("config: %s: max_cost is %v; it must be 0 (no budget) or more, in US dollars", d.at("max_cost"), d.MaxCost)
 	}
-	if d.md.IsDefined("reasoning_effort") && strings.TrimSpace(d.ReasoningEffort) == "" {
+	if d.defines("reasoning_effort") && strings.TrimSpace(d.ReasoningEffort) == "" {
 		return fmt.Errorf("config: %s: reasoning_effort is empty; name a level of the model (low, medium, high...) or leave it out",
 			d.at("reasoning_effort"))
 	}
@@ -89,18 +133,18 @@ func (d *decoded) validateModel(id string) error {
 }
 
 // applyContext sets over c the context engine's settings of d: the
-// scalars, and each model's table field by field (a project's window over
-// the user's prices keeps the prices).
+// scalars, and each model's table field by field (only the user's file has
+// any left once limitProject has run, but over keeps the merge exact).
 func (c *Config) applyContext(d *decoded, set func(string)) {
-	if d.md.IsDefined("compact_at") {
+	if d.defines("compact_at") {
 		c.CompactAt = d.CompactAt
 		set("compact_at")
 	}
-	if d.md.IsDefined("max_cost") {
+	if d.defines("max_cost") {
 		c.MaxCost = d.MaxCost
 		set("max_cost")
 	}
-	if d.ReasoningEffort != "" {
+	if d.defines("reasoning_effort") && d.ReasoningEffort != "" {
 		c.ReasoningEffort = strings.TrimSpace(d.ReasoningEffort)
 		set("reasoning_effort")
 	}

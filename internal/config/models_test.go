@@ -22,47 +22,56 @@ max_output = 8192
 input_price = 0
 output_price = 0.5
 reasoning_levels = ["low", "high"]
-`)
-	project := write(t, filepath.Join(dir, "repo", ".rein", "config.toml"), `compact_at = 0.7
-max_cost = 2
-reasoning_effort = "low"
-
-[models."qwen3:32b"]
-context_window = 32768
 
 [models.local]
 context_window = 4096
 `)
+	project := write(t, filepath.Join(dir, "repo", ".rein", "config.toml"), "max_cost = 2\n")
 	c, err := Load(Paths{User: user, Project: project})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]Model{
-		"qwen3:32b": {ContextWindow: 32768, MaxOutput: 8192, InputPrice: price(0), OutputPrice: price(0.5), ReasoningLevels: []string{"low", "high"}},
+		"qwen3:32b": {ContextWindow: 40960, MaxOutput: 8192, InputPrice: price(0), OutputPrice: price(0.5), ReasoningLevels: []string{"low", "high"}},
 		"local":     {ContextWindow: 4096},
 	}
 	if d := cmp.Diff(want, c.Models); d != "" {
 		t.Errorf("models (-want +got):\n%s", d)
 	}
-	if c.CompactAt != 0.7 || c.MaxCost != 2 || c.ReasoningEffort != "low" || len(c.Warnings) != 0 {
+	if c.CompactAt != 0.8 || c.MaxCost != 2 || c.ReasoningEffort != "high" || len(c.Warnings) != 0 {
 		t.Errorf("compact_at %v, max_cost %v, reasoning_effort %q, warnings %v", c.CompactAt, c.MaxCost, c.ReasoningEffort, c.Warnings)
 	}
-	if w := c.Where("models.local"); w != project+":8" {
+	if w := c.Where("models.local"); w != user+":12" {
 		t.Errorf("Where(models.local) = %q", w)
+	}
+	if w := c.Where("max_cost"); w != project+":1" {
+		t.Errorf("Where(max_cost) = %q", w)
 	}
 }
 
-// TestProjectLimits: a cloned repository may not set prices, nor raise or
-// remove the user's budget; it is told, and the rest of its file applies.
+// TestProjectLimits: a cloned repository may not ask for a reasoning
+// effort, a compaction threshold or describe models, nor raise or remove
+// the user's budget; it is told, once for each, at the file and line, and
+// the rest of its file applies.
 func TestProjectLimits(t *testing.T) {
 	dir := t.TempDir()
-	user := write(t, filepath.Join(dir, "user", "config.toml"), "max_cost = 5\n[models.m]\ninput_price = 3\n")
+	user := write(t, filepath.Join(dir, "user", "config.toml"),
+		"max_cost = 5\ncompact_at = 0.8\nreasoning_effort = \"low\"\n[models.m]\ninput_price = 3\n")
 	for _, tc := range []struct {
 		name, text string
 		cost       float64
 		warns      []string
 	}{
-		{"prices", "[models.m]\ncontext_window = 1000\ninput_price = 0\ncache_read_price = 0\n", 5, []string{":1: the prices of [models.\"m\"] are ignored"}},
+		{"prices", "[models.m]\ncontext_window = 1000\ninput_price = 0\ncache_read_price = 0\n", 5,
+			[]string{":1: [models.\"m\"] is ignored: only your own config.toml"}},
+		{"window", "max_turns = 3\n[models.\"x\"]\ncontext_window = 900000000\n[models.m]\nmax_output = 1\n", 5,
+			[]string{":4: [models.\"m\"] is ignored", ":2: [models.\"x\"] is ignored"}},
+		{"effort", "model = \"y\"\nreasoning_effort = \"max\"\n", 5, []string{":2: reasoning_effort is ignored"}},
+		{"empty effort", "reasoning_effort = \"\"\n", 5, []string{":1: reasoning_effort is ignored"}},
+		{"compact_at", "compact_at = 0.05\n", 5, []string{":1: compact_at is ignored"}},
+		{"bad compact_at", "compact_at = 7\n", 5, []string{":1: compact_at is ignored"}},
+		{"all", "compact_at = 0.05\nreasoning_effort = \"max\"\nmax_cost = 50\n", 5,
+			[]string{":2: reasoning_effort is ignored", ":1: compact_at is ignored", ":3: max_cost = 50 is ignored"}},
 		{"higher budget", "max_cost = 50\n", 5, []string{":1: max_cost = 50 is ignored"}},
 		{"no budget", "max_cost = 0\n", 5, []string{"may only lower"}},
 		{"lower budget", "max_cost = 1.5\n", 1.5, nil},
@@ -73,8 +82,14 @@ func TestProjectLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.MaxCost != tc.cost || *c.Models["m"].InputPrice != 3 || c.Models["m"].CacheReadPrice != nil {
-				t.Errorf("max_cost %v, models %+v", c.MaxCost, c.Models)
+			want := map[string]Model{"m": {InputPrice: price(3)}}
+			if d := cmp.Diff(want, c.Models); d != "" || c.MaxCost != tc.cost || c.CompactAt != 0.8 || c.ReasoningEffort != "low" {
+				t.Errorf("max_cost %v, compact_at %v, reasoning_effort %q, models (-want +got):\n%s", c.MaxCost, c.CompactAt, c.ReasoningEffort, d)
+			}
+			for _, key := range []string{"compact_at", "reasoning_effort", "models.m"} {
+				if w := c.Where(key); !strings.HasPrefix(w, user) {
+					t.Errorf("Where(%s) = %q, want the user's file", key, w)
+				}
 			}
 			if len(c.Warnings) != len(tc.warns) {
 				t.Fatalf("warnings %q, want %q", c.Warnings, tc.warns)
@@ -85,6 +100,15 @@ func TestProjectLimits(t *testing.T) {
 				}
 			}
 		})
+	}
+	// A project's max_cost that is not a number is an error, not a way
+	// past the "may only lower" check.
+	for _, text := range []string{"max_cost = nan\n", "max_cost = inf\n", "[models.m]\ninput_price = nan\n", "compact_at = nan\n"} {
+		project := write(t, filepath.Join(dir, "nan", ".rein", "config.toml"), text)
+		if _, err := Load(Paths{User: user, Project: project}); err == nil || !strings.Contains(err.Error(), project+":") ||
+			!strings.Contains(err.Error(), "finite") {
+			t.Errorf("project %q: error %v, want the file and line and \"finite\"", text, err)
+		}
 	}
 	// With no budget of the user's, a project's is a budget.
 	project := write(t, filepath.Join(dir, "alone", ".rein", "config.toml"), "max_cost = 3\n")
@@ -105,6 +129,12 @@ func TestContextErrors(t *testing.T) {
 		"negative price":      {"[models.a]\ncache_write_price = -1\n", `config.toml:2: [models."a"] cache_write_price is -1`},
 		"empty level":         {"[models.a]\nreasoning_levels = [\"low\", \"\"]\n", `config.toml:2: [models."a"] reasoning_levels has an empty level`},
 		"window not a number": {"[models.a]\ncontext_window = \"big\"\n", "config.toml"},
+		"compact_at nan":      {"compact_at = nan\n", "config.toml:1: compact_at is NaN; it must be a finite number"},
+		"compact_at -inf":     {"compact_at = -inf\n", "config.toml:1: compact_at is -Inf"},
+		"max_cost nan":        {"model = \"x\"\nmax_cost = nan\n", "config.toml:2: max_cost is NaN"},
+		"max_cost inf":        {"max_cost = +inf\n", "config.toml:1: max_cost is +Inf"},
+		"input_price inf":     {"[models.a]\ncontext_window = 10\ninput_price = inf\n", `config.toml:3: [models."a"] input_price is +Inf`},
+		"cache price nan":     {"[models.a]\ncache_read_price = nan\n", `config.toml:2: [models."a"] cache_read_price is NaN`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := write(t, filepath.Join(dir, name, "config.toml"), tc.text)
