@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -34,16 +36,19 @@ var defaultLevels = []string{"low", "medium", "high"}
 // describe fills in what rein knows of m's limits and prices: its
 // capabilities' window, output and reasoning levels and its Info. The
 // person's [models] table comes over the catalogue. An OpenAI-compatible
-// server of the person's (m.BaseURL set) is asked what it serves a model
-// the table does not name (catalog.Probe), unless known, what a resumed
-// session's log recorded for the same model, already says; its prices are
-// then unknown (a local server's are not a vendor's). A model nobody knows
+// endpoint (m.BaseURL set) is asked what it serves a model the table does
+// not name (catalog.Probe) when it is the person's own server (see
+// ownServer) or the catalogue does not know the model, unless known, what
+// a resumed session's log recorded for the same model, already says; its
+// prices are then unknown (a local server's are not a vendor's). A hosted
+// endpoint serving a model the catalogue knows is not probed: up to four
+// requests and two seconds, for figures the catalogue has. A model nobody knows
 // gets catalog.ConservativeWindow, and warn hears it, once a session: not
 // again when known already says so.
 func describe(ctx context.Context, m *kernel.Model, cfg *config.Config, known *contract.ModelInfo, warn func(string)) {
 	info, found := catalogFor(cfg).Lookup(m.Name, m.Model)
 	_, inTable := cfg.Models[m.Model]
-	if !inTable && m.BaseURL != "" && (m.Name == "openai" || m.Name == "responses") {
+	if !inTable && probes(m, found) {
 		if served, ok := fromServer(ctx, m, known); ok {
 			served.ReasoningLevels, served.DefaultEffort, served.Reasons = info.ReasoningLevels, info.DefaultEffort, info.Reasons
 			info, found = served, true
@@ -63,6 +68,43 @@ func describe(ctx context.Context, m *kernel.Model, cfg *config.Config, known *c
 	m.Capabilities.ContextWindow, m.Capabilities.MaxOutput = info.ContextWindow, info.MaxOutput
 	m.Capabilities.ReasoningLevels, m.Capabilities.DefaultEffort = info.ReasoningLevels, info.DefaultEffort
 	m.Info = info.Info()
+}
+
+// probes says whether describe asks m's endpoint what window it serves a
+// model its [models] table does not name: an OpenAI-compatible endpoint
+// the person named, when it is their own server or the catalogue does
+// not know the model (found false).
+func probes(m *kernel.Model, found bool) bool {
+	return m.BaseURL != "" && (m.Name == "openai" || m.Name == "responses") && (!found || ownServer(m.BaseURL))
+}
+
+// ownServer says whether baseURL's host is one of the person's own
+// machines or network rather than a hosted vendor's: a loopback, private,
+// link-local or unspecified (0.0.0.0) address, or a name with a single
+// label (localhost, a LAN host) or ending in .local, .internal or
+// .localhost. A URL that does not parse is not.
+func ownServer(baseURL string) bool {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "" {
+		return false
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		ip = ip.Unmap()
+		return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified()
+	}
+	if !strings.Contains(host, ".") {
+		return true
+	}
+	for _, suffix := range []string{".local", ".internal", ".localhost"} {
+		if strings.HasSuffix(host, suffix) {
+			return true
+		}
+	}
+	return false
 }
 
 // fromServer is what m's server says of its model (known, when the log

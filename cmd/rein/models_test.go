@@ -120,6 +120,68 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
+// TestOwnServer: the hosts rein takes for the person's own server, which
+// it probes even for a model the catalogue knows.
+func TestOwnServer(t *testing.T) {
+	for url, want := range map[string]bool{
+		"http://127.0.0.1:11434/v1":       true,
+		"http://[::1]:8000/v1":            true,
+		"http://localhost:8080/v1":        true,
+		"http://LOCALHOST./v1":            true,
+		"http://0.0.0.0:8000/v1":          true,
+		"http://10.1.2.3/v1":              true,
+		"http://172.16.0.9:8000/v1":       true,
+		"http://192.168.1.20:1234/v1":     true,
+		"http://[fd00::1]/v1":             true, // unique local
+		"http://169.254.10.1/v1":          true, // link-local
+		"http://[fe80::1%25eth0]:8000/v1": true,
+		"http://[::ffff:192.168.0.1]/v1":  true,
+		"http://gpu-box:8000/v1":          true, // a single label: the LAN
+		"http://gpu.local:8000/v1":        true,
+		"http://vllm.svc.internal/v1":     true,
+		"http://api.localhost/v1":         true,
+		"https://api.openai.com/v1":       false,
+		"https://openrouter.ai/api/v1":    false,
+		"https://api.deepseek.com/v1":     false,
+		"http://8.8.8.8/v1":               false,
+		"http://[2001:4860::8888]/v1":     false,
+		"http://172.32.0.1/v1":            false, // just past 172.16/12
+		"https://local.example.com/v1":    false,
+		"https://internal.example.com/v1": false,
+		"":                                false,
+		"://nonsense":                     false,
+	} {
+		if got := ownServer(url); got != want {
+			t.Errorf("ownServer(%q) = %v, want %v", url, got, want)
+		}
+	}
+}
+
+// TestProbes: an endpoint is probed for a model the catalogue does not
+// know, or on the person's own server; never a hosted vendor's for a
+// model the catalogue knows, nor a native API's.
+func TestProbes(t *testing.T) {
+	for _, tc := range []struct {
+		name, url string
+		found     bool
+		want      bool
+	}{
+		{"openai", "https://api.together.xyz/v1", true, false},
+		{"openai", "https://api.together.xyz/v1", false, true},
+		{"responses", "https://api.openai.com/v1", true, false},
+		{"openai", "http://127.0.0.1:8000/v1", true, true},
+		{"openai", "http://127.0.0.1:8000/v1", false, true},
+		{"openai", "", false, false},
+		{"gemini", "http://127.0.0.1:8000", false, false},
+		{"anthropic", "http://localhost:8000", false, false},
+	} {
+		m := kernel.Model{Name: tc.name, Model: "x", BaseURL: tc.url}
+		if got := probes(&m, tc.found); got != tc.want {
+			t.Errorf("probes(%s at %q, known %v) = %v, want %v", tc.name, tc.url, tc.found, got, tc.want)
+		}
+	}
+}
+
 func TestCheckEffort(t *testing.T) {
 	reasons := kernel.Model{Model: "r", Capabilities: provider.Capabilities{ReasoningLevels: []string{"low", "high"}}, Info: &contract.ModelInfo{}}
 	plain := kernel.Model{Model: "p", Info: &contract.ModelInfo{}}

@@ -29,7 +29,8 @@ const probeLimit = 1 << 20
 // (max_model_len of model's entry), Ollama's POST {root}/api/show (see
 // ollamaWindow) and llama.cpp's GET {root}/props (n_ctx), root being base
 // without its /v1. All of it takes at most ProbeTimeout; each answer is
-// read up to 1 MiB; a redirect to another host is not followed. The
+// read up to 1 MiB; a redirect to another host, or from https to http, is
+// not followed. The
 // result's Source is contract.InfoServer; the error says what each shape
 // answered when none gave a window. A nil client is http.DefaultClient.
 func Probe(ctx context.Context, client *http.Client, baseURL, model string) (Model, error) {
@@ -58,13 +59,18 @@ func Probe(ctx context.Context, client *http.Client, baseURL, model string) (Mod
 }
 
 // sameHost is client, or the default one, refusing redirects to another
-// host: the probe goes to the server the person named and nowhere else.
+// host (the probe goes to the server the person named and nowhere else)
+// and from https to http (the client may carry the person's key, which
+// would travel in clear).
 func sameHost(client *http.Client) *http.Client {
 	if client == nil {
 		client = http.DefaultClient
 	}
 	c := *client
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if via[0].URL.Scheme == "https" && req.URL.Scheme != "https" {
+			return fmt.Errorf("refused a redirect from https to %s: the key would travel in clear", req.URL.Scheme)
+		}
 		if len(via) >= 3 || req.URL.Host != via[0].URL.Host {
 			return http.ErrUseLastResponse
 		}

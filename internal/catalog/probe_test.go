@@ -119,3 +119,35 @@ func TestProbeStaysOnHost(t *testing.T) {
 		t.Errorf("Probe followed a redirect to another host: %+v", m)
 	}
 }
+
+// TestProbeKeepsHTTPS: a redirect from https to http is refused, even to
+// the same host and port: the key the client carries would travel in
+// clear.
+func TestProbeKeepsHTTPS(t *testing.T) {
+	var s *httptest.Server
+	s = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, strings.Replace(s.URL, "https:", "http:", 1)+r.URL.Path, http.StatusFound)
+	}))
+	defer s.Close()
+	// The redirect's check fails before the request in clear is sent.
+	if _, err := Probe(context.Background(), s.Client(), s.URL+"/v1", "m"); err == nil ||
+		!strings.Contains(err.Error(), "refused a redirect from https to http") {
+		t.Errorf("Probe = %v", err)
+	}
+	check := sameHost(nil).CheckRedirect
+	for _, tc := range []struct {
+		from, to string
+		ok       bool
+	}{
+		{"https://api.example.com/v1/models", "http://api.example.com/v1/models", false},
+		{"https://api.example.com/v1/models", "https://api.example.com/models", true},
+		{"http://127.0.0.1:8000/v1/models", "https://127.0.0.1:8000/v1/models", true},
+		{"http://127.0.0.1:8000/v1/models", "http://127.0.0.1:8000/models", true},
+	} {
+		from, _ := http.NewRequest(http.MethodGet, tc.from, nil)
+		to, _ := http.NewRequest(http.MethodGet, tc.to, nil)
+		if err := check(to, []*http.Request{from}); (err == nil) != tc.ok {
+			t.Errorf("redirect %s -> %s: %v", tc.from, tc.to, err)
+		}
+	}
+}
