@@ -63,16 +63,25 @@ func (d *decoded) checkFinite() error {
 	}
 	for _, id := range slices.Sorted(maps.Keys(d.Models)) {
 		m := d.Models[id]
-		for _, v := range []struct {
-			key string
-			p   *float64
-		}{{"input_price", m.InputPrice}, {"output_price", m.OutputPrice}, {"cache_read_price", m.CacheReadPrice}, {"cache_write_price", m.CacheWritePrice}} {
+		for _, v := range m.prices() {
 			if v.p != nil && (math.IsNaN(*v.p) || math.IsInf(*v.p, 0)) {
 				return bad(d.modelAt(id, v.key), fmt.Sprintf("[models.%q] %s", id, v.key), *v.p)
 			}
 		}
 	}
 	return nil
+}
+
+// priceKey is one price key of a [models."id"] table and its value.
+type priceKey struct {
+	key string
+	p   *float64
+}
+
+// prices are the table's price keys, in the order a file lists them.
+func (m *Model) prices() []priceKey {
+	return []priceKey{{"input_price", m.InputPrice}, {"output_price", m.OutputPrice},
+		{"cache_read_price", m.CacheReadPrice}, {"cache_write_price", m.CacheWritePrice}}
 }
 
 // validateContext checks the context engine's settings of the file, each
@@ -115,10 +124,7 @@ func (d *decoded) validateModel(id string) error {
 		return fmt.Errorf("config: %s: [models.%q] max_output (%d) must be smaller than context_window (%d)",
 			d.modelAt(id, "max_output"), id, m.MaxOutput, m.ContextWindow)
 	}
-	for _, v := range []struct {
-		key string
-		p   *float64
-	}{{"input_price", m.InputPrice}, {"output_price", m.OutputPrice}, {"cache_read_price", m.CacheReadPrice}, {"cache_write_price", m.CacheWritePrice}} {
+	for _, v := range m.prices() {
 		if v.p != nil && *v.p < 0 {
 			return fmt.Errorf("config: %s: [models.%q] %s is %v; a price is 0 or more US dollars per million tokens",
 				d.modelAt(id, v.key), id, v.key, *v.p)
