@@ -258,6 +258,13 @@ func (r *run) compactOnce(ctx context.Context, m *Model, by, focus, cause string
 		case strings.TrimSpace(text) == "":
 			cause, ok = r.compactionFailed(by, "the summary came back empty", cause)
 			return cause, ok, false
+		case req.MaxOutputTokens > 0 && st.Calib.Tokens(len(text)) > req.MaxOutputTokens+req.MaxOutputTokens/4:
+			// A model that ignored its output limit: carried into the next
+			// chunk's request, or into the conversation, it would not fit
+			// where it was planned to.
+			cause, ok = r.compactionFailed(by, fmt.Sprintf("the summary ran past its output limit: about %d tokens of %d",
+				st.Calib.Tokens(len(text)), req.MaxOutputTokens), cause)
+			return cause, ok, false
 		}
 		summary = strings.TrimSpace(text)
 	}
