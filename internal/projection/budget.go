@@ -21,6 +21,16 @@ type Budget struct {
 // projection asks for a compaction when Budget.CompactAt is 0.
 const DefaultCompactAt = 0.85
 
+// LowWater is the share of the input budget an elision step brings the
+// request down to. Elision happens in large steps, rarely: once a request
+// passes the threshold, old results are elided until it is at or below
+// LowWater of Input, so that the conversation grows again by a large
+// share (the threshold less LowWater) before the next step, and every
+// request in between begins with the one before it, byte for byte (what
+// prompt caches need). A CompactAt below DefaultCompactAt lowers the low
+// water in proportion, so that it stays as far under the threshold.
+const LowWater = 0.55
+
 // The reserved output when the model's own maximum is unknown, and the
 // most that is ever reserved: a reply rarely needs more, and what is
 // reserved is taken from the input.
@@ -72,6 +82,17 @@ func (b Budget) Threshold() int {
 		at = DefaultCompactAt
 	}
 	return int(at * float64(b.Input()))
+}
+
+// lowWater returns the input size in tokens an elision step brings the
+// request down to when it can: LowWater of Input, scaled down with a
+// CompactAt below DefaultCompactAt.
+func (b Budget) lowWater() int {
+	share := LowWater
+	if at := b.CompactAt; at > 0 && at < DefaultCompactAt {
+		share = LowWater * at / DefaultCompactAt
+	}
+	return int(share * float64(b.Input()))
 }
 
 // tail returns the tokens of the protected recent tail.

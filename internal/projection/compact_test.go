@@ -239,12 +239,14 @@ func TestLongSessionFitsTheWindow(t *testing.T) {
 	reg := testRegistry(t)
 	opts := &Options{System: b.s.System, SessionDir: "/s", Budget: NewBudget(b.s.ModelInfo, 0)}
 	b.user("refactor the whole tree")
-	elisions, compactions := 0, 0
+	var run prefixRun
+	compactions := 0
 	for i := range 300 {
 		p := Project(&b.s, reg, opts)
 		if p.TooBig {
 			t.Fatalf("call %d: TooBig with MustStay %d", i, p.MustStay)
 		}
+		compacted := false
 		if p.Compact {
 			plan, ok := PlanCompaction(&b.s, reg, opts)
 			if !ok {
@@ -258,24 +260,124 @@ func TestLongSessionFitsTheWindow(t *testing.T) {
 			b.add(&contract.ContextCompacted{Summary: strings.Repeat("summary. ", 400), Replaced: plan.Replaced,
 				FromSeq: plan.FromSeq, ToSeq: plan.ToSeq, By: contract.CompactAuto})
 			compactions++
+			compacted = true
 			if p = Project(&b.s, reg, opts); p.Compact {
 				t.Fatalf("call %d: the compaction left %d tokens, over the threshold", i, p.Tokens)
 			}
 		}
 		b.add(p.Ledger)
-		if len(p.Ledger.Elided) > 0 {
-			elisions++
-		}
+		run.add(t, i, p, compacted)
 		if p.Tokens > opts.Budget.Input() || EstimateTokens(p.Request) > opts.Budget.Input() {
 			t.Fatalf("call %d: %d tokens sent, over the budget of %d", i, p.Tokens, opts.Budget.Input())
 		}
 		size := 5000 + (i*7919)%19000
 		b.call(fmt.Sprintf("go test ./pkg%d/...", i), output("r", size), true)
 	}
-	t.Logf("%d elisions, %d compactions in 300 calls", elisions, compactions)
+	t.Logf("300 calls: %d elision steps (%d results elided), %d compactions; %s", run.steps, run.elided, compactions, run.shares())
 	if compactions == 0 || compactions > 100 {
 		t.Errorf("%d compactions in 300 calls", compactions)
 	}
+	// Outputs of 5 to 24 KB against an input budget of about 46 KB: the
+	// latest turn alone is often over the low water, and the room between
+	// the low water and the threshold holds about one output, so a step
+	// comes every request or two whatever the policy (TestElisionStepsAreRare
+	// has room, and asks for rare steps).
+	if run.steps > 300*3/4 {
+		t.Errorf("%d elision steps in 300 requests, want at most three in four", run.steps)
+	}
+}
+
+// TestElisionStepsAreRare runs 300 calls whose outputs (1 to 4 KB) are
+// small against the window (32,000 tokens): elision steps must come
+// rarely, in large steps, and every request between two steps must
+// begin with the request before it.
+func TestElisionStepsAreRare(t *testing.T) {
+	b := newSim(t, strings.Repeat("system prompt. ", 200), 32000)
+	reg := testRegistry(t)
+	opts := &Options{System: b.s.System, SessionDir: "/s", Budget: NewBudget(b.s.ModelInfo, 0)}
+	b.user("refactor the whole tree")
+	var run prefixRun
+	compactions := 0
+	for i := range 300 {
+		p := Project(&b.s, reg, opts)
+		compacted := p.Compact
+		if p.Compact {
+			plan, ok := PlanCompaction(&b.s, reg, opts)
+			if !ok {
+				t.Fatalf("call %d: over the threshold (%d tokens) and nothing to compact", i, p.Tokens)
+			}
+			b.add(&contract.ContextCompacted{Summary: strings.Repeat("summary. ", 400), Replaced: plan.Replaced,
+				FromSeq: plan.FromSeq, ToSeq: plan.ToSeq, By: contract.CompactAuto})
+			compactions++
+			p = Project(&b.s, reg, opts)
+		}
+		b.add(p.Ledger)
+		run.add(t, i, p, compacted)
+		b.call(fmt.Sprintf("go test ./pkg%d/...", i), output("r", 1000+(i*7919)%3000), true)
+	}
+	t.Logf("300 calls: %d elision steps (%d results elided), %d compactions; %s", run.steps, run.elided, compactions, run.shares())
+	if run.steps == 0 || run.steps > 300/5 {
+		t.Errorf("%d elision steps in 300 requests, want 1 to %d (one in five at most)", run.steps, 300/5)
+	}
+	if low := run.low(0.95); low > 300/5 {
+		t.Errorf("%d requests repeat less than 95%% of the request before, want at most %d", low, 300/5)
+	}
+}
+
+// prefixRun follows the requests of a session: how many made an elision
+// step, and how much of each request the next one repeats.
+type prefixRun struct {
+	steps, elided int
+	prev          []string // the previous request's messages, as JSON
+	share         []float64
+}
+
+// add records request i, made after a compaction when compacted. A
+// request that neither elided nor follows a compaction must begin with
+// the previous request's messages, byte for byte.
+func (r *prefixRun) add(t *testing.T, i int, p *Projection, compacted bool) {
+	t.Helper()
+	msgs := marshalled(t, p.Request.Messages)
+	if len(p.Ledger.Elided) > 0 {
+		r.steps++
+		r.elided += len(p.Ledger.Elided)
+	}
+	if r.prev != nil {
+		same, total := 0, 0
+		for k, m := range r.prev {
+			if same == total && k < len(msgs) && msgs[k] == m {
+				same += len(m)
+			}
+			total += len(m)
+		}
+		r.share = append(r.share, float64(same)/float64(total))
+		if len(p.Ledger.Elided) == 0 && !compacted && same != total {
+			t.Fatalf("request %d neither elided nor follows a compaction, and does not begin with request %d", i, i-1)
+		}
+	}
+	r.prev = msgs
+}
+
+// low returns how many requests repeated less than share of the one
+// before.
+func (r *prefixRun) low(share float64) int {
+	n := 0
+	for _, s := range r.share {
+		if s < share {
+			n++
+		}
+	}
+	return n
+}
+
+// shares says how much of the request before the requests repeat.
+func (r *prefixRun) shares() string {
+	sum := 0.0
+	for _, s := range r.share {
+		sum += s
+	}
+	return fmt.Sprintf("the request before repeated: %.1f%% on average, under 95%% in %d of %d requests",
+		100*sum/float64(max(len(r.share), 1)), r.low(0.95), len(r.share))
 }
 
 // A person may compact a session whose model's window nobody knows: the

@@ -45,7 +45,9 @@ func (v *view) sources(c *state.Calib, req *contract.ModelRequest, b Budget) []c
 		out = append(out, contract.ContextSource{Kind: contract.SourceObservations, Decision: contract.DecidedElided,
 			Count: v.fresh.n, Tokens: c.Tokens(v.fresh.bytes), Ref: v.fresh.ref(), Why: fmt.Sprintf(
 				"the request needed about %d tokens, over the threshold of %d (compact_at of a budget of %d): "+
-					"the tool results older than the recent %d tokens are replaced by stubs", v.before, b.Threshold(), b.Input(), b.tail())})
+					"the tool results older than the recent %d tokens, then older ones of the tail down to about %d tokens "+
+					"(the low water) but none of the latest turn, are replaced by stubs",
+				v.before, b.Threshold(), b.Input(), b.tail(), b.lowWater())})
 	}
 	if v.orphans.n > 0 {
 		out = append(out, contract.ContextSource{Kind: contract.SourceObservations, Decision: contract.DecidedExcluded,

@@ -44,9 +44,11 @@ type Projection struct {
 // summary if the compaction replaced it); Request.Summarised says how many
 // model turns the summary stands for. The results of s.Elided are
 // replaced by stubs. When the window is known and the request is over the
-// threshold, every result older than the protected tail that is not
-// elided yet is elided, in one step (Ledger.Elided lists them); if it is
-// still over, Compact is set.
+// threshold, one elision step elides every result older than the
+// protected tail that is not elided yet, then, while the request is over
+// the low water (LowWater of the budget), the older results of the tail
+// too, oldest first, but never those of the latest turn (Ledger.Elided
+// lists them all); if it is still over the threshold, Compact is set.
 func Project(s *state.State, reg *registry.Registry, opts *Options) *Projection {
 	if opts == nil {
 		opts = &Options{}
@@ -68,7 +70,7 @@ func Project(s *state.State, reg *registry.Registry, opts *Options) *Projection 
 		p.Ledger.Window, p.Ledger.Reserved, p.Ledger.Budget = b.Window, b.Reserved, b.Input()
 		if p.Tokens > b.Threshold() {
 			v.before = p.Tokens
-			if v.elide(v.protectedFrom(&s.Calib, b.tail())) > 0 {
+			if elideStep(v, &s.Calib, b, fixed) > 0 {
 				p.Bytes = fixed + v.bytes()
 				p.Tokens = s.Calib.Estimate(p.Bytes, false)
 			}
@@ -83,4 +85,20 @@ func Project(s *state.State, reg *registry.Registry, opts *Options) *Projection 
 	p.Ledger.Elided = v.newly
 	p.Ledger.Sources = v.sources(&s.Calib, req, b)
 	return p
+}
+
+// elideStep makes the elision step of a request over the threshold of b,
+// fixed the bytes of its system prompt and tools, and returns how many
+// results it elided: every result older than the protected tail, then
+// the tail's own results, oldest first, until the request is at or below
+// the low water or only the latest turn is left. Going down to the low
+// water, not just under the threshold, is what makes the steps rare.
+func elideStep(v *view, c *state.Calib, b Budget, fixed int) int {
+	n := v.elide(v.protectedFrom(c, b.tail()), nil)
+	low := b.lowWater()
+	atLow := func() bool { return c.Tokens(fixed+v.bytes()) <= low }
+	if !atLow() {
+		n += v.elide(v.lastAssistant(), atLow)
+	}
+	return n
 }

@@ -165,12 +165,16 @@ func tailFrom(n, last, want int, size func(int) int) int {
 // a smaller one weighs little more than its stub would.
 const minElided = 1 << 10
 
-// elide replaces by their stubs the results before index end of msgs
-// that are not elided yet and are not too small to be worth it, and
-// returns how many it replaced.
-func (v *view) elide(end int) int {
+// elide replaces by their stubs, oldest first, the results before index
+// end of msgs that are not elided yet and are not too small to be worth
+// it, stopping as soon as enough (nil: never) reports true, and returns
+// how many it replaced.
+func (v *view) elide(end int, enough func() bool) int {
 	n := 0
 	for k := v.head; k < end; k++ {
+		if enough != nil && enough() {
+			break
+		}
 		m := &v.msgs[k]
 		if m.Result == nil || v.elided[m.Result.IntentID] || len(m.Result.Text) < minElided {
 			continue
