@@ -92,6 +92,11 @@ type ToolResult struct {
 	// the projection to point at when it elides the text; adapters send
 	// no such thing. Empty means none.
 	ArtifactRef string `json:"artifact_ref,omitempty"`
+	// OmittedBytes is how many bytes of the output Text does not show
+	// (the observation's omitted_bytes when it was truncated), for the
+	// projection's stub to give the whole size; adapters send nothing of
+	// it. 0 means Text is the whole output.
+	OmittedBytes int64 `json:"omitted_bytes,omitempty"`
 }
 
 // ToolSpec is a tool as the model sees it: a name, a description and the

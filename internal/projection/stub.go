@@ -45,6 +45,7 @@ func callOf(msgs []contract.ModelMessage, id string) *contract.ToolCall {
 // when unknown), recorded at seq:
 //
 //	[rein: `go test ./...` (bash, seq 120): 3,400 lines, 120,000 bytes, elided from the context; the whole output is /s/artifacts/inv_1.txt: read it with read_file]
+//	[rein: `go test ./...` (bash, seq 120): 27,105 bytes, of which the model had been shown 24,535 (182 lines shown), elided from the context; ...]
 func stubText(r *contract.ToolResult, call *contract.ToolCall, seq uint64, dir string) string {
 	var b strings.Builder
 	b.Grow(160 + len(dir) + len(r.ArtifactRef) + maxSubject)
@@ -64,14 +65,8 @@ func stubText(r *contract.ToolResult, call *contract.ToolCall, seq uint64, dir s
 	if r.IsError {
 		b.WriteString(", failed")
 	}
-	lines := strings.Count(r.Text, "\n")
-	if r.Text != "" && !strings.HasSuffix(r.Text, "\n") {
-		lines++
-	}
 	b.WriteString("): ")
-	b.WriteString(count(lines, "line"))
-	b.WriteString(", ")
-	b.WriteString(count(len(r.Text), "byte"))
+	writeSize(&b, r)
 	b.WriteString(", elided from the context; ")
 	if r.ArtifactRef == "" {
 		b.WriteString("run it again if you need it]")
@@ -85,6 +80,32 @@ func stubText(r *contract.ToolResult, call *contract.ToolCall, seq uint64, dir s
 	}
 	b.WriteString(": read it with read_file]")
 	return b.String()
+}
+
+// writeSize writes the size of r's output: its lines and bytes, or, when
+// the text was truncated (r.OmittedBytes > 0), the whole output's bytes,
+// the bytes and lines the model had been shown: the lines of the whole
+// output are not known.
+//
+//	3,400 lines, 120,000 bytes
+//	27,105 bytes, of which the model had been shown 24,535 (182 lines shown)
+func writeSize(b *strings.Builder, r *contract.ToolResult) {
+	lines := strings.Count(r.Text, "\n")
+	if r.Text != "" && !strings.HasSuffix(r.Text, "\n") {
+		lines++
+	}
+	if r.OmittedBytes <= 0 {
+		b.WriteString(count(lines, "line"))
+		b.WriteString(", ")
+		b.WriteString(count(len(r.Text), "byte"))
+		return
+	}
+	b.WriteString(count(len(r.Text)+int(r.OmittedBytes), "byte"))
+	b.WriteString(", of which the model had been shown ")
+	b.WriteString(thousands(len(r.Text)))
+	b.WriteString(" (")
+	b.WriteString(count(lines, "line"))
+	b.WriteString(" shown)")
 }
 
 // subjectKeys are the keys of a call's input that name what it worked

@@ -91,3 +91,27 @@ func FuzzFlatStrings(f *testing.F) {
 		}
 	})
 }
+
+// A stub gives the size of the whole output, not of the text the model
+// was shown, and the lines only as lines shown when the text was cut.
+func TestStubSizes(t *testing.T) {
+	call := &contract.ToolCall{IntentID: "i", Input: json.RawMessage(`{"command":"go test ./..."}`)}
+	tests := []struct {
+		text    string
+		omitted int64
+		want    string
+	}{
+		{output("r", 24_535), 2_570, "[rein: `go test ./...` (bash, seq 120): 27,105 bytes, of which the model had been shown 24,535 " +
+			"(472 lines shown), elided from the context; the whole output is /s/artifacts/inv_i.txt: read it with read_file]"},
+		{"a\nb\nc\n", 0, "[rein: `go test ./...` (bash, seq 120): 3 lines, 6 bytes, elided from the context; " +
+			"the whole output is /s/artifacts/inv_i.txt: read it with read_file]"},
+		{"a\nb", 1, "[rein: `go test ./...` (bash, seq 120): 4 bytes, of which the model had been shown 3 (2 lines shown), " +
+			"elided from the context; the whole output is /s/artifacts/inv_i.txt: read it with read_file]"},
+	}
+	for _, tc := range tests {
+		r := &contract.ToolResult{IntentID: "i", ToolName: "bash", Text: tc.text, OmittedBytes: tc.omitted, ArtifactRef: "artifacts/inv_i.txt"}
+		if got := stubText(r, call, 120, "/s"); got != tc.want {
+			t.Errorf("stubText(%d bytes, %d omitted) =\n%s\nwant\n%s", len(tc.text), tc.omitted, got, tc.want)
+		}
+	}
+}

@@ -345,7 +345,7 @@ func (s *State) observe(o *contract.Observation, seq uint64) {
 		Role: contract.RoleTool,
 		Result: &contract.ToolResult{
 			IntentID: in.ID, ProviderCallID: in.ProviderCallID, ToolName: in.ToolName,
-			Text: o.Text, IsError: !o.OK, ArtifactRef: o.ArtifactRef,
+			Text: o.Text, IsError: !o.OK, ArtifactRef: o.ArtifactRef, OmittedBytes: o.OmittedBytes,
 		},
 	}, seq)
 	if len(s.Pending) == 0 && s.Status == WaitingForTool {

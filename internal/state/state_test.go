@@ -113,12 +113,14 @@ func TestConversation(t *testing.T) {
 		&contract.IntentProposed{ToolIntent: in},
 		&contract.ModelUsage{InputTokens: 10, OutputTokens: 3},
 		&contract.ModelFinished{Reason: contract.FinishToolUse, ProviderState: json.RawMessage(`{"sig":"x"}`)},
-		&contract.ToolObservation{Observation: contract.Observation{IntentID: "i1", OK: false, Code: "not_executed", Text: "not run"}},
+		&contract.ToolObservation{Observation: contract.Observation{IntentID: "i1", OK: false, Code: contract.CodeToolError, Text: "FAIL",
+			Truncated: true, OmittedBytes: 2570, ArtifactRef: "artifacts/inv_i1.txt"}},
 	))
 	want := []contract.ModelMessage{
 		{Role: contract.RoleUser, Text: "fix it"},
 		{Role: contract.RoleAssistant, Text: "I'll run", Reasoning: "think", ToolCalls: []contract.ToolCall{in.Call()}, ProviderState: json.RawMessage(`{"sig":"x"}`)},
-		{Role: contract.RoleTool, Result: &contract.ToolResult{IntentID: "i1", ProviderCallID: "call_1", ToolName: "bash", Text: "not run", IsError: true}},
+		{Role: contract.RoleTool, Result: &contract.ToolResult{IntentID: "i1", ProviderCallID: "call_1", ToolName: "bash", Text: "FAIL", IsError: true,
+			OmittedBytes: 2570, ArtifactRef: "artifacts/inv_i1.txt"}},
 	}
 	if d := cmp.Diff(want, s.Messages); d != "" {
 		t.Errorf("Messages mismatch (-want +got):\n%s", d)
