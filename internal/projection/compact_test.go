@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/registry"
 )
 
 // longSession is a session of runs of tool calls whose outputs add up to
@@ -242,44 +243,7 @@ func TestSideCallLeavesTheRequestAlone(t *testing.T) {
 // Every request sent fits the budget, and compactions are rare and never
 // fruitless.
 func TestLongSessionFitsTheWindow(t *testing.T) {
-	b := newSim(t, strings.Repeat("system prompt. ", 200), 16000)
-	reg := testRegistry(t)
-	opts := &Options{System: b.s.System, SessionDir: "/s", Budget: NewBudget(b.s.ModelInfo, 0)}
-	b.user("refactor the whole tree")
-	var run prefixRun
-	compactions := 0
-	for i := range 300 {
-		p := Project(&b.s, reg, opts)
-		if p.TooBig {
-			t.Fatalf("call %d: TooBig with MustStay %d", i, p.MustStay)
-		}
-		compacted := false
-		if p.Compact {
-			plan, ok := PlanCompaction(&b.s, reg, opts)
-			if !ok {
-				t.Fatalf("call %d: over the threshold (%d tokens) and nothing to compact", i, p.Tokens)
-			}
-			for j := range plan.Chunks {
-				if req := SummaryRequest(plan, j, strings.Repeat("s", 4000), "", opts); EstimateTokens(req)+req.MaxOutputTokens > opts.Budget.Window {
-					t.Fatalf("call %d: summary request %d does not fit", i, j)
-				}
-			}
-			b.add(&contract.ContextCompacted{Summary: strings.Repeat("summary. ", 400), Replaced: plan.Replaced,
-				FromSeq: plan.FromSeq, ToSeq: plan.ToSeq, By: contract.CompactAuto})
-			compactions++
-			compacted = true
-			if p = Project(&b.s, reg, opts); p.Compact {
-				t.Fatalf("call %d: the compaction left %d tokens, over the threshold", i, p.Tokens)
-			}
-		}
-		b.add(p.Ledger)
-		run.add(t, i, p, compacted)
-		if p.Tokens > opts.Budget.Input() || EstimateTokens(p.Request) > opts.Budget.Input() {
-			t.Fatalf("call %d: %d tokens sent, over the budget of %d", i, p.Tokens, opts.Budget.Input())
-		}
-		size := 5000 + (i*7919)%19000
-		b.call(fmt.Sprintf("go test ./pkg%d/...", i), output("r", size), true)
-	}
+	run, compactions := sessionOf300Calls(t, 16000, func(i int) int { return 5000 + (i*7919)%19000 })
 	t.Logf("300 calls: %d elision steps (%d results elided), %d compactions; %s", run.steps, run.elided, compactions, run.shares())
 	if compactions == 0 || compactions > 100 {
 		t.Errorf("%d compactions in 300 calls", compactions)
@@ -299,29 +263,7 @@ func TestLongSessionFitsTheWindow(t *testing.T) {
 // rarely, in large steps, and every request between two steps must
 // begin with the request before it.
 func TestElisionStepsAreRare(t *testing.T) {
-	b := newSim(t, strings.Repeat("system prompt. ", 200), 32000)
-	reg := testRegistry(t)
-	opts := &Options{System: b.s.System, SessionDir: "/s", Budget: NewBudget(b.s.ModelInfo, 0)}
-	b.user("refactor the whole tree")
-	var run prefixRun
-	compactions := 0
-	for i := range 300 {
-		p := Project(&b.s, reg, opts)
-		compacted := p.Compact
-		if p.Compact {
-			plan, ok := PlanCompaction(&b.s, reg, opts)
-			if !ok {
-				t.Fatalf("call %d: over the threshold (%d tokens) and nothing to compact", i, p.Tokens)
-			}
-			b.add(&contract.ContextCompacted{Summary: strings.Repeat("summary. ", 400), Replaced: plan.Replaced,
-				FromSeq: plan.FromSeq, ToSeq: plan.ToSeq, By: contract.CompactAuto})
-			compactions++
-			p = Project(&b.s, reg, opts)
-		}
-		b.add(p.Ledger)
-		run.add(t, i, p, compacted)
-		b.call(fmt.Sprintf("go test ./pkg%d/...", i), output("r", 1000+(i*7919)%3000), true)
-	}
+	run, compactions := sessionOf300Calls(t, 32000, func(i int) int { return 1000 + (i*7919)%3000 })
 	t.Logf("300 calls: %d elision steps (%d results elided), %d compactions; %s", run.steps, run.elided, compactions, run.shares())
 	if run.steps == 0 || run.steps > 300/5 {
 		t.Errorf("%d elision steps in 300 requests, want 1 to %d (one in five at most)", run.steps, 300/5)
@@ -329,6 +271,59 @@ func TestElisionStepsAreRare(t *testing.T) {
 	if low := run.low(0.95); low > 300/5 {
 		t.Errorf("%d requests repeat less than 95%% of the request before, want at most %d", low, 300/5)
 	}
+}
+
+// sessionOf300Calls runs 300 tool calls, call i's output size(i) bytes, against
+// a window of window tokens, each request projected, elided and compacted
+// as the kernel does with a summary of a fixed size, and returns what the
+// requests did. Every request sent fits the budget, no compaction is
+// fruitless, and a request between elision steps extends the one before.
+func sessionOf300Calls(t *testing.T, window int, size func(i int) int) (prefixRun, int) {
+	b := newSim(t, strings.Repeat("system prompt. ", 200), window)
+	reg := testRegistry(t)
+	opts := &Options{System: b.s.System, SessionDir: "/s", Budget: NewBudget(b.s.ModelInfo, 0)}
+	b.user("refactor the whole tree")
+	var run prefixRun
+	compactions := 0
+	for i := range 300 {
+		p := Project(&b.s, reg, opts)
+		if p.TooBig {
+			t.Fatalf("call %d: TooBig with MustStay %d", i, p.MustStay)
+		}
+		compacted := p.Compact
+		if p.Compact {
+			b.compact(i, p, reg, opts)
+			compactions++
+			if p = Project(&b.s, reg, opts); p.Compact {
+				t.Fatalf("call %d: the compaction left %d tokens, over the threshold", i, p.Tokens)
+			}
+		}
+		b.add(p.Ledger)
+		run.add(t, i, p, compacted)
+		if p.Tokens > opts.Budget.Input() || EstimateTokens(p.Request) > opts.Budget.Input() {
+			t.Fatalf("call %d: %d tokens sent, over the budget of %d", i, p.Tokens, opts.Budget.Input())
+		}
+		b.call(fmt.Sprintf("go test ./pkg%d/...", i), output("r", size(i)), true)
+	}
+	return run, compactions
+}
+
+// compact compacts the session as the kernel would before call i, whose
+// projection p asked for it, checking that each summary request fits the
+// window.
+func (b *sim) compact(i int, p *Projection, reg *registry.Registry, opts *Options) {
+	b.t.Helper()
+	plan, ok := PlanCompaction(&b.s, reg, opts)
+	if !ok {
+		b.t.Fatalf("call %d: over the threshold (%d tokens) and nothing to compact", i, p.Tokens)
+	}
+	for j := range plan.Chunks {
+		if req := SummaryRequest(plan, j, strings.Repeat("s", 4000), "", opts); EstimateTokens(req)+req.MaxOutputTokens > opts.Budget.Window {
+			b.t.Fatalf("call %d: summary request %d does not fit", i, j)
+		}
+	}
+	b.add(&contract.ContextCompacted{Summary: strings.Repeat("summary. ", 400), Replaced: plan.Replaced,
+		FromSeq: plan.FromSeq, ToSeq: plan.ToSeq, By: contract.CompactAuto})
 }
 
 // prefixRun follows the requests of a session: how many made an elision

@@ -246,3 +246,60 @@ func TestProjectUsesTheCalibration(t *testing.T) {
 		t.Errorf("Tokens = %d, want 1000 exact plus %d bytes at %.3f bytes a token = %d", next.Tokens, added, ratio, want)
 	}
 }
+
+// An elision step goes down to the low water, oldest first, into the
+// protected tail if it must, but never into the latest turn; when the
+// latest turn alone is over the low water it elides all the rest.
+func TestElisionStepGoesDownToTheLowWater(t *testing.T) {
+	tests := []struct {
+		name  string
+		calls int
+		size  int // bytes of each result
+		last  int // bytes of the latest result
+		low   bool
+	}{
+		{"the tail gives way", 20, 4500, 4500, true},
+		{"the latest turn is over the low water", 6, 4500, 56000, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newSim(t, "sys", 32000)
+			b.user("fix the tests")
+			var ids []string
+			for i := range tc.calls {
+				ids = append(ids, b.call(fmt.Sprintf("go test ./pkg%d", i), output("a", tc.size), true))
+			}
+			latest := b.call("go test ./...", output("z", tc.last), true)
+			budget := NewBudget(b.s.ModelInfo, 0)
+			budget.Tail = budget.Input() * 3 / 4 // protects more than the low water leaves
+			opts := &Options{System: "sys", Budget: budget}
+			p := b.project(testRegistry(t), opts)
+			if slices.Contains(p.Ledger.Elided, latest) || len(p.Ledger.Elided) == 0 {
+				t.Fatalf("Elided = %v: want some, and never the latest result %s", p.Ledger.Elided, latest)
+			}
+			if !slices.Equal(p.Ledger.Elided, ids[:len(p.Ledger.Elided)]) {
+				t.Errorf("Elided = %v, want the oldest first", p.Ledger.Elided)
+			}
+			if tc.low != (p.Tokens <= budget.lowWater()) || !tc.low && len(p.Ledger.Elided) != len(ids) {
+				t.Errorf("%d tokens after the step, low water %d: %d of %d older results elided",
+					p.Tokens, budget.lowWater(), len(p.Ledger.Elided), len(ids))
+			}
+			if p.Compact != (p.Tokens > budget.Threshold()) {
+				t.Errorf("Compact = %v at %d tokens, threshold %d", p.Compact, p.Tokens, budget.Threshold())
+			}
+			t.Logf("%d tokens after the step (low water %d, threshold %d), %d of %d older results elided",
+				p.Tokens, budget.lowWater(), budget.Threshold(), len(p.Ledger.Elided), len(ids))
+		})
+	}
+}
+
+func TestLowWater(t *testing.T) {
+	b := NewBudget(&contract.ModelInfo{ContextWindow: 100_000, MaxOutput: 10_000}, 0)
+	if b.lowWater() != int(LowWater*float64(b.Input())) || b.lowWater() >= b.Threshold() {
+		t.Errorf("low water %d, threshold %d, input %d", b.lowWater(), b.Threshold(), b.Input())
+	}
+	b.CompactAt = 0.5
+	if b.lowWater() >= b.Threshold() || b.Threshold()-b.lowWater() < b.Input()/6 {
+		t.Errorf("with compact_at 0.5: low water %d, threshold %d", b.lowWater(), b.Threshold())
+	}
+}
