@@ -105,8 +105,9 @@ func (r *run) effort(m *Model) string {
 
 // prepare projects m's next request under the context policy, compacting
 // first when the policy asks for it and the breaker allows: at most once
-// for one request, so that a compaction that cannot help is never tried
-// twice in a row. A request over the threshold that no compaction could
+// before a request is sent, so that a compaction that cannot help is
+// never tried twice in a row (a context_length refusal of the request may
+// get one more: see makeRoom). A request over the threshold that no compaction could
 // bring under is sent while it fits the input budget; one that does not
 // fit stops the run, with the numbers. It returns the projection and the
 // id of the last event appended; a nil projection means the run stops
@@ -151,9 +152,11 @@ func (r *run) prepare(ctx context.Context, m *Model, cause string) (*projection.
 }
 
 // open reports whether the breaker stops the run's compactions: after
-// maxFailed compactions in a row that failed (only one that works resets
-// the count), or maxFruitless in a row that did not bring the request
-// under the threshold (a request under it resets that count).
+// maxFailed compactions in a row whose summary failed (retried first as
+// a turn's call is; only a compaction that works resets the count, and
+// finding nothing to compact does not count), or maxFruitless in a row
+// that did not bring the request under the threshold (a request under it
+// resets that count).
 func (b *breaker) open() bool { return b.failed >= maxFailed || b.fruitless >= maxFruitless }
 
 // withhold records the ledger of a request the run stops without sending,
@@ -219,7 +222,56 @@ func (r *run) compact(ctx context.Context, m *Model, by, focus, cause string) (s
 // failed with context_length.
 func (r *run) compactOnce(ctx context.Context, m *Model, by, focus, cause string, halve bool) (_ string, ok, tooLong bool) {
 	st := r.state()
-	popts := r.options(&st, m)
+	plan, popts := r.plan(&st, m, by, halve)
+	if plan == nil {
+		// It cost nothing, and counts against no breaker: it is recorded,
+		// and the request goes as it is when it fits.
+		env, err := r.emit(&contract.CompactionFailed{Turn: r.turn, By: by,
+			Reason: "nothing to compact: the conversation is only its latest turn, which is kept verbatim"}, cause)
+		if err != nil {
+			return cause, false, false
+		}
+		return env.ID, false, false
+	}
+	summary, cause, why, tooLong := r.summarise(ctx, m, &st, plan, popts, focus, cause)
+	if r.err != nil {
+		return cause, false, false
+	}
+	if why != "" {
+		cause, _ = r.compactionFailed(by, why, cause)
+		return cause, false, tooLong
+	}
+	e := &contract.ContextCompacted{
+		Turn: r.turn, Summary: summary, Replaced: plan.Replaced, FromSeq: plan.FromSeq, ToSeq: plan.ToSeq,
+		By: by, Focus: focus, Calls: len(plan.Chunks),
+		// The request as it would go without the compaction, under the
+		// policy's own budget (the plan's may be narrowed).
+		TokensBefore: projection.Project(&st, r.k.opts.Registry, r.options(&st, m)).Tokens,
+	}
+	// What the next request will weigh: the same projection over the
+	// state the compaction leaves (Apply copies what it changes).
+	after := state.Apply(st, contract.Envelope{Seq: st.LastSeq + 1, Session: st.Session, Data: e})
+	next := projection.Project(&after, r.k.opts.Registry, r.options(&after, m))
+	e.TokensAfter = next.Tokens
+	if next.TooBig || e.TokensAfter >= e.TokensBefore {
+		// A summary that makes the request no smaller is worse than none.
+		cause, _ = r.compactionFailed(by, fmt.Sprintf("the summary (%d bytes) would leave the request at about %d tokens, no smaller than the %d before",
+			len(summary), e.TokensAfter, e.TokensBefore), cause)
+		return cause, false, false
+	}
+	env, err := r.emit(e, cause)
+	if err != nil {
+		return cause, false, false
+	}
+	r.brk.failed = 0
+	return env.ID, true, false
+}
+
+// plan plans a compaction of st for m, by what asks for it, for half the
+// window when halve is set; nil when there is nothing to compact. It
+// returns the options the summary requests are made with.
+func (r *run) plan(st *state.State, m *Model, by string, halve bool) (*projection.Plan, *projection.Options) {
+	popts := r.options(st, m)
 	if halve {
 		if popts.Budget.Window == 0 {
 			popts.Budget.Window = 32_000 // what the planner assumes of an unknown window
@@ -232,18 +284,24 @@ func (r *run) compactOnce(ctx context.Context, m *Model, by, focus, cause string
 		// turn verbatim.
 		popts.Budget.Tail = 1
 	}
-	plan, ok := projection.PlanCompaction(&st, r.k.opts.Registry, popts)
+	plan, ok := projection.PlanCompaction(st, r.k.opts.Registry, popts)
 	if !ok && popts.Budget.Tail != 1 {
 		// The protected tail leaves too little to be worth a summary:
 		// keep only the latest turn instead.
 		popts.Budget.Tail = 1
-		plan, ok = projection.PlanCompaction(&st, r.k.opts.Registry, popts)
+		plan, ok = projection.PlanCompaction(st, r.k.opts.Registry, popts)
 	}
 	if !ok {
-		cause, ok = r.compactionFailed(by, "nothing to compact: the conversation is only its latest turn, which is kept verbatim", cause)
-		return cause, ok, false
+		return nil, popts
 	}
-	summary := ""
+	return plan, popts
+}
+
+// summarise makes plan's summary, chunk after chunk. It returns the
+// summary and the id of the last event appended, or why there is none
+// (and whether a summary call was refused as too long).
+func (r *run) summarise(ctx context.Context, m *Model, st *state.State, plan *projection.Plan, popts *projection.Options,
+	focus, cause string) (summary, last, why string, tooLong bool) {
 	for i := range plan.Chunks {
 		req := projection.SummaryRequest(plan, i, summary, focus, popts)
 		req.Model = m.Model
@@ -251,44 +309,21 @@ func (r *run) compactOnce(ctx context.Context, m *Model, by, focus, cause string
 		cause = last
 		switch {
 		case r.err != nil:
-			return cause, false, false
+			return "", cause, "", false
 		case perr != nil:
-			cause, ok = r.compactionFailed(by, "the summary call failed: "+perr.Error(), cause)
-			return cause, ok, perr.Kind == contract.KindContextLength
+			return "", cause, "the summary call failed: " + perr.Error(), perr.Kind == contract.KindContextLength
 		case strings.TrimSpace(text) == "":
-			cause, ok = r.compactionFailed(by, "the summary came back empty", cause)
-			return cause, ok, false
+			return "", cause, "the summary came back empty", false
 		case req.MaxOutputTokens > 0 && st.Calib.Tokens(len(text)) > req.MaxOutputTokens+req.MaxOutputTokens/4:
 			// A model that ignored its output limit: carried into the next
 			// chunk's request, or into the conversation, it would not fit
 			// where it was planned to.
-			cause, ok = r.compactionFailed(by, fmt.Sprintf("the summary ran past its output limit: about %d tokens of %d",
-				st.Calib.Tokens(len(text)), req.MaxOutputTokens), cause)
-			return cause, ok, false
+			return "", cause, fmt.Sprintf("the summary ran past its output limit: about %d tokens of %d",
+				st.Calib.Tokens(len(text)), req.MaxOutputTokens), false
 		}
 		summary = strings.TrimSpace(text)
 	}
-	e := &contract.ContextCompacted{
-		Turn: r.turn, Summary: summary, Replaced: plan.Replaced, FromSeq: plan.FromSeq, ToSeq: plan.ToSeq,
-		TokensBefore: plan.TokensBefore, By: by, Focus: focus, Calls: len(plan.Chunks),
-	}
-	// What the next request will weigh: the same projection over the
-	// state the compaction leaves (Apply copies what it changes).
-	after := state.Apply(st, contract.Envelope{Seq: st.LastSeq + 1, Session: st.Session, Data: e})
-	next := projection.Project(&after, r.k.opts.Registry, r.options(&after, m))
-	e.TokensAfter = next.Tokens
-	if next.TooBig || e.TokensAfter >= e.TokensBefore {
-		// A summary that makes the request no smaller is worse than none.
-		cause, ok = r.compactionFailed(by, fmt.Sprintf("the summary (%d bytes) would leave the request at about %d tokens, no smaller than the %d before",
-			len(summary), e.TokensAfter, e.TokensBefore), cause)
-		return cause, ok, false
-	}
-	env, err := r.emit(e, cause)
-	if err != nil {
-		return cause, false, false
-	}
-	r.brk.failed = 0
-	return env.ID, true, false
+	return summary, cause, "", false
 }
 
 // compactionFailed records a compaction that changed nothing.
@@ -308,6 +343,46 @@ func (r *run) compactionFailed(by, reason, cause string) (string, bool) {
 // returns the text, the id of the last event appended and the call's
 // error, already recorded.
 func (r *run) summaryCall(ctx context.Context, m *Model, req *contract.ModelRequest, cause string) (string, string, *contract.ProviderError) {
+	text, last, perr := r.summaryAttempt(ctx, m, req, cause)
+	if r.err != nil || perr == nil {
+		return text, last, nil
+	}
+	return r.summaryFailed(ctx, m, req, perr, last)
+}
+
+// summaryFailed records the error that ended a summary call, and tries
+// the call again as the retry policy would a turn's (a rate limit, an
+// overloaded server), up to its attempts. It returns what summaryCall
+// returns.
+func (r *run) summaryFailed(ctx context.Context, m *Model, req *contract.ModelRequest, perr *contract.ProviderError, last string) (string, string, *contract.ProviderError) {
+	policy := r.k.opts.Retry
+	for tries := 1; ; tries++ {
+		last = r.recordSummaryError(m, perr, last)
+		if r.err != nil || !perr.Retryable || tries >= policy.Attempts {
+			return "", last, perr
+		}
+		delay, ok := policy.backoff(tries, perr)
+		if !ok {
+			return "", last, perr
+		}
+		env, err := r.emit(&contract.RetryScheduled{Attempt: tries + 1, DelayMS: delay.Milliseconds(), Kind: perr.Kind}, last)
+		if err != nil {
+			return "", last, perr
+		}
+		if policy.Sleep(ctx, delay) != nil {
+			return "", env.ID, &contract.ProviderError{Kind: contract.KindAborted, Message: "cancelled while waiting to retry the summary call"}
+		}
+		var text string
+		text, last, perr = r.summaryAttempt(ctx, m, req, env.ID)
+		if r.err != nil || perr == nil {
+			return text, last, nil
+		}
+	}
+}
+
+// summaryAttempt is one more attempt at a summary call, recorded like the
+// first.
+func (r *run) summaryAttempt(ctx context.Context, m *Model, req *contract.ModelRequest, cause string) (string, string, *contract.ProviderError) {
 	st := r.state()
 	requested, err := r.emit(&contract.ModelRequested{
 		Provider: m.Name, Model: m.Model, MessageCount: len(req.Messages), ToolNames: []string{},
@@ -316,18 +391,20 @@ func (r *run) summaryCall(ctx context.Context, m *Model, req *contract.ModelRequ
 	if err != nil {
 		return "", cause, nil
 	}
-	text, last, perr := r.summaryStream(ctx, m, req, requested.ID)
-	if r.err != nil || perr == nil {
-		return text, last, nil
-	}
+	return r.summaryStream(ctx, m, req, requested.ID)
+}
+
+// recordSummaryError appends perr, a summary call's error, as
+// provider.error, and returns its id.
+func (r *run) recordSummaryError(m *Model, perr *contract.ProviderError, last string) string {
 	copied := *perr
 	copied.Message = r.k.redactor.String(copied.Message)
 	copied.Provider, copied.Model = cmpOr(copied.Provider, m.Name), cmpOr(copied.Model, m.Model)
 	env, err := r.emit(&copied, last)
 	if err != nil {
-		return "", last, &copied
+		return last
 	}
-	return "", env.ID, &copied
+	return env.ID
 }
 
 // summaryStream streams a summary call whose model.requested is cause,

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/eventlog"
@@ -93,7 +94,7 @@ func (w *windowed) Stream(_ context.Context, req *contract.ModelRequest) iter.Se
 		if len(req.Tools) == 0 {
 			w.summaries++
 			if w.failSummaries < 0 || w.summaries <= w.failSummaries {
-				yield(nil, &contract.ProviderError{Kind: contract.KindServer, Message: "the summary failed"})
+				yield(nil, &contract.ProviderError{Kind: contract.KindServer, Retryable: true, Message: "the summary failed"})
 				return
 			}
 			text := fmt.Sprintf("## Goals\nemit things\n## Where things stand\n%d calls made so far", w.made)
@@ -246,6 +247,17 @@ func TestSmallOutputsInASmallWindowComplete(t *testing.T) {
 		}
 		t.Logf("%d calls: %d requests, %d compactions, %d failed", calls, len(m.requests),
 			count(out, contract.TypeContextCompacted), count(out, contract.TypeCompactionFailed))
+	}
+}
+
+func TestASummaryCallIsRetriedLikeATurn(t *testing.T) {
+	m := &windowed{window: 200_000, calls: 6, failSummaries: 1}
+	k, _ := windowKernel(t, m, "You are a test.", ContextOptions{})
+	k.opts.Retry = RetryPolicy{Attempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }}.withDefaults()
+	collect(t, k.Send(t.Context(), Input{Text: "emit 6 times"}))
+	out := collect(t, k.Compact(t.Context(), ""))
+	if count(out, contract.TypeRetryScheduled) != 1 || count(out, contract.TypeContextCompacted) != 1 || count(out, contract.TypeCompactionFailed) != 0 {
+		t.Errorf("a summary call that failed once: %v", types(out))
 	}
 }
 

@@ -149,6 +149,9 @@ func (r *run) modelCall(ctx context.Context, cause string) (last string, outcome
 			if !retry {
 				return cause, contract.OutcomeFailed, tooLong(m, perr, "and nothing could be compacted or elided to make room")
 			}
+			if over, why := r.overBudget(); over {
+				return cause, contract.OutcomeBudget, why // the summary calls cost too
+			}
 			tries = 0
 			continue
 		}
@@ -159,7 +162,9 @@ func (r *run) modelCall(ctx context.Context, cause string) (last string, outcome
 			return cause, outcome, reason
 		}
 		if k.current != was {
-			tries = 0 // the next model gets its own attempts
+			// The next model gets its own attempts, and its own compaction
+			// after a context_length error.
+			tries, compacted = 0, false
 		}
 	}
 }
