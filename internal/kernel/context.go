@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -399,7 +400,7 @@ func (r *run) summaryAttempt(ctx context.Context, m *Model, req *contract.ModelR
 func (r *run) recordSummaryError(m *Model, perr *contract.ProviderError, last string) string {
 	copied := *perr
 	copied.Message = r.k.redactor.String(copied.Message)
-	copied.Provider, copied.Model = cmpOr(copied.Provider, m.Name), cmpOr(copied.Model, m.Model)
+	copied.Provider, copied.Model = cmp.Or(copied.Provider, m.Name), cmp.Or(copied.Model, m.Model)
 	env, err := r.emit(&copied, last)
 	if err != nil {
 		return last
@@ -456,12 +457,6 @@ func (r *run) summaryStream(ctx context.Context, m *Model, req *contract.ModelRe
 	return "", last, &contract.ProviderError{Kind: contract.KindStreamInterrupted, Message: "the summary call ended without finishing"}
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
 
 // tooBig is why a run stops when what must stay does not fit; summarised
 // says the conversation holds a summary, which rein compact can make
