@@ -457,7 +457,6 @@ func (r *run) summaryStream(ctx context.Context, m *Model, req *contract.ModelRe
 	return "", last, &contract.ProviderError{Kind: contract.KindStreamInterrupted, Message: "the summary call ended without finishing"}
 }
 
-
 // tooBig is why a run stops when what must stay does not fit; summarised
 // says the conversation holds a summary, which rein compact can make
 // anew.
