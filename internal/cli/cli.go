@@ -113,6 +113,16 @@ type Session struct {
 	// ("sandbox: workspace-write (...)", "sandbox: off; ..."), said at the
 	// start; empty says nothing.
 	Sandbox string
+	// About are the facts /status shows, in order: provider, endpoint,
+	// model and window, the configuration files in effect, the sandbox,
+	// the instructions (AGENTS.md) loaded; nil shows what the runtime
+	// itself knows.
+	About []Fact
+}
+
+// Fact is one line of /status: a key and what it is.
+type Fact struct {
+	Key, Value string
 }
 
 // Demo is the offline demo as the wiring prepared it.

@@ -43,6 +43,7 @@ func samples() []Event {
 			ID: "int_1", ProviderCallID: "call_1", ToolName: "bash", Input: raw, RawInput: string(raw),
 			Provider:      ProviderRef{Name: "p", Model: "m", RequestID: "req_1"},
 			AssembledFrom: Assembly{Fragments: 3, FirstIndex: 1, LastIndex: 4, HadRepair: true},
+			Origin:        OriginUser,
 		}},
 		&ModelUsage{InputTokens: 1, OutputTokens: 2, CacheReadTokens: 3, CacheWriteTokens: 4, ReasoningTokens: 5, CostUSD: new(0.0125)},
 		&ModelFinished{Reason: FinishToolUse, ProviderState: json.RawMessage(`{"thought_signature":"abc"}`)},
@@ -66,6 +67,10 @@ func samples() []Event {
 		&SessionResumed{FromSeq: 41, Gates: map[string]string{"workspace": "ok"}, Version: "0.1.0", System: "You are rein.",
 			ModelInfo: &ModelInfo{ContextWindow: 40960, MaxOutput: 8192, Source: InfoServer, Prices: &Prices{Input: 1, Output: 1, CacheRead: 1, CacheWrite: 1}}},
 		&SessionForked{ParentSession: "ses_1", ParentSeq: 12},
+		&ModeChanged{From: "default", To: "accept-edits", By: "user"},
+		&ModelSwitched{From: "anthropic:claude-sonnet-4-5", To: "openai:gpt-5", By: "user",
+			Info: &ModelInfo{ContextWindow: 400000, MaxOutput: 128000, Source: InfoCatalog, Prices: &Prices{Input: 1.25, Output: 10, CacheRead: 0.125, CacheWrite: 1.25}}},
+		&ToolOutputDelta{IntentID: "int_1", InvocationID: "inv_1", Text: "ok  \tpkg\n"},
 	}
 }
 

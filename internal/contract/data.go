@@ -129,7 +129,7 @@ func (e *InvocationCompleted) fields() fields {
 func (in *ToolIntent) fields() fields {
 	return fields{{"intent_id", &in.ID}, {"provider_call_id", &in.ProviderCallID}, {"tool_name", &in.ToolName},
 		{"input", &in.Input}, {"raw_input", &in.RawInput}, {"provider", &in.Provider},
-		{"assembled_from", &in.AssembledFrom}}
+		{"assembled_from", &in.AssembledFrom}, {"origin", &in.Origin}}
 }
 func (p *ProviderRef) fields() fields {
 	return fields{{"name", &p.Name}, {"model", &p.Model}, {"request_id", &p.RequestID}}

@@ -33,6 +33,9 @@ const (
 	TypeCompactionFailed    = "context.compaction_failed"
 	TypeSessionResumed      = "session.resumed"
 	TypeSessionForked       = "session.forked"
+	TypeModeChanged         = "permission.mode_changed"
+	TypeModelSwitched       = "model.switched"
+	TypeToolOutputDelta     = "tool.output_delta"
 )
 
 // Event is one fact of a session. It is a sealed sum type: the variants are
@@ -54,7 +57,7 @@ type ModelEvent interface {
 // IsDelta reports whether events of type t travel on the bus only and are
 // never stored.
 func IsDelta(t string) bool {
-	return t == TypeTextDelta || t == TypeReasoningDelta || t == TypeIntentDelta
+	return t == TypeTextDelta || t == TypeReasoningDelta || t == TypeIntentDelta || t == TypeToolOutputDelta
 }
 
 // SessionStarted opens a session.
@@ -380,6 +383,37 @@ type ToolObservation struct {
 	Observation
 }
 
+// ToolOutputDelta is a piece of a running tool's output (a command's
+// stdout and stderr, as captured), coalesced by the tool runtime, for a
+// person to watch. Bus only: the observation records what the model saw.
+type ToolOutputDelta struct {
+	IntentID     string `json:"intent_id"`
+	InvocationID string `json:"invocation_id"`
+	Text         string `json:"text"`
+}
+
+// ModeChanged records that the permission mode changed for the decisions
+// that follow (a person pressed Shift+Tab, or typed /mode).
+type ModeChanged struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	// By says who changed it: "user".
+	By string `json:"by"`
+}
+
+// ModelSwitched records that a person chose another model (or provider)
+// for the turns that follow, as /model does; a fallback is
+// provider.fallback_selected.
+type ModelSwitched struct {
+	// From and To are "provider:model".
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Info is what rein knows of the new model; nil when nothing.
+	Info *ModelInfo `json:"model_info,omitempty"`
+	// By says who switched: "user".
+	By string `json:"by"`
+}
+
 // ContextProjected is the decision ledger of one model request: what the
 // projection put in it, and what it left out, summarised or moved to an
 // artifact, with the estimated tokens of each and why.
@@ -545,6 +579,9 @@ func (e *ContextCompacted) EventType() string    { return TypeContextCompacted }
 func (e *CompactionFailed) EventType() string    { return TypeCompactionFailed }
 func (e *SessionResumed) EventType() string      { return TypeSessionResumed }
 func (e *SessionForked) EventType() string       { return TypeSessionForked }
+func (e *ModeChanged) EventType() string         { return TypeModeChanged }
+func (e *ModelSwitched) EventType() string       { return TypeModelSwitched }
+func (e *ToolOutputDelta) EventType() string     { return TypeToolOutputDelta }
 
 // EventType returns the type name the event was read with.
 func (u *Unknown) EventType() string { return u.Type }
@@ -576,6 +613,9 @@ func (*ContextCompacted) isEvent()    {}
 func (*CompactionFailed) isEvent()    {}
 func (*SessionResumed) isEvent()      {}
 func (*SessionForked) isEvent()       {}
+func (*ModeChanged) isEvent()         {}
+func (*ModelSwitched) isEvent()       {}
+func (*ToolOutputDelta) isEvent()     {}
 func (*Unknown) isEvent()             {}
 
 func (*ModelStarted) isModelEvent()   {}
@@ -646,6 +686,12 @@ func newEvent(t string) Event {
 		return new(SessionResumed)
 	case TypeSessionForked:
 		return new(SessionForked)
+	case TypeModeChanged:
+		return new(ModeChanged)
+	case TypeModelSwitched:
+		return new(ModelSwitched)
+	case TypeToolOutputDelta:
+		return new(ToolOutputDelta)
 	}
 	return nil
 }
@@ -659,5 +705,6 @@ var EventTypes = []string{
 	TypeRetryScheduled, TypeFallbackSelected, TypeToolValidation,
 	TypeToolPermission, TypeInvocationStarted, TypeInvocationCompleted,
 	TypeToolObservation, TypeContextProjected, TypeContextCompacted, TypeCompactionFailed,
-	TypeSessionResumed, TypeSessionForked,
+	TypeSessionResumed, TypeSessionForked, TypeModeChanged, TypeModelSwitched,
+	TypeToolOutputDelta,
 }

@@ -22,7 +22,13 @@ type ToolIntent struct {
 	RawInput      string      `json:"raw_input,omitempty"`
 	Provider      ProviderRef `json:"provider"`
 	AssembledFrom Assembly    `json:"assembled_from"`
+	// Origin is who proposed the intent: empty for the model, OriginUser
+	// for a command the person typed themselves (!ls).
+	Origin string `json:"origin,omitempty"`
 }
+
+// OriginUser is the Origin of an intent a person proposed.
+const OriginUser = "user"
 
 // ProviderRef says which provider and model proposed something, and the
 // vendor's request id when it gave one.
