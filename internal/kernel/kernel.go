@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -138,6 +137,14 @@ type Options struct {
 	// it while opening the log; nil (or a state whose LastSeq is not the
 	// log's) means New folds the log itself.
 	State *state.State
+	// Switch builds the model a person names with /model ("provider",
+	// "provider:model", or "model" of the provider in use), as the
+	// command line's --provider and --model would; nil means the session
+	// cannot switch models (see Kernel.SwitchModel).
+	Switch func(spec string) (Model, error)
+	// Known are the model names a person may switch to, for completion;
+	// nil means none are known.
+	Known []string
 	// Logger receives diagnostics; nil means discard.
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
@@ -163,8 +170,9 @@ type Input struct {
 	Text string
 }
 
-// Kernel runs a session. Send runs one at a time; State and Events are safe
-// to call from any goroutine at any time.
+// Kernel runs a session. Send runs one at a time; State, Events, Mode,
+// SetMode, Current and Known are safe to call from any goroutine at any
+// time, during a run too.
 type Kernel struct {
 	prov    provider.Provider
 	log     *eventlog.Log
@@ -172,8 +180,10 @@ type Kernel struct {
 	session string
 
 	// models are the primary model and the fallbacks; current is the one
-	// in use: a switch lasts for the rest of the kernel's life, as the log
-	// (provider.fallback_selected) says.
+	// in use: a fallback lasts for the rest of the kernel's life, as the
+	// log (provider.fallback_selected) says, or until a person switches
+	// (model.switched), which replaces the primary. Only the run in
+	// progress, or SwitchModel while none is, changes them, under mu.
 	models  []Model
 	current int
 	// redactor cuts the models' keys and Options.Secrets out of what the
@@ -181,8 +191,14 @@ type Kernel struct {
 	redactor *eventlog.Redactor
 
 	busy atomic.Bool
-	mu   sync.Mutex // guards st
-	st   state.State
+	// ctl orders the controls (SetMode, SwitchModel) among themselves.
+	ctl sync.Mutex
+	// amu orders the appends with the fold: an event is applied to st
+	// before the next one is appended, whichever goroutine appends it (the
+	// run, or SetMode during it).
+	amu sync.Mutex
+	mu  sync.Mutex // guards st, and models and current against readers
+	st  state.State
 }
 
 // New returns a kernel that appends to log and asks prov. The state is the
@@ -207,17 +223,15 @@ func New(prov provider.Provider, log *eventlog.Log, opts *Options) (*Kernel, err
 		k.opts.MaxTurns = DefaultMaxTurns
 	}
 	k.models = append([]Model{{
-		Provider: prov, Name: k.opts.ProviderName, Model: k.opts.Model,
+		Provider: prov, Name: k.opts.ProviderName, Model: k.opts.Model, BaseURL: k.opts.BaseURL,
 		Capabilities: k.opts.Capabilities, KeyHint: k.opts.KeyHint, Secret: k.opts.Secret, Info: k.opts.Info,
 	}}, k.opts.Fallback...)
-	secrets := slices.Clone(k.opts.Secrets)
 	for i, m := range k.models {
 		if m.Provider == nil || m.Name == "" {
 			return nil, fmt.Errorf("kernel: fallback model %d needs a provider and a name", i)
 		}
-		secrets = append(secrets, m.Secret)
 	}
-	k.redactor = eventlog.NewRedactor(secrets)
+	k.redactor = eventlog.NewRedactor(k.secrets())
 	if k.opts.Logger == nil {
 		k.opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -239,6 +253,21 @@ func New(prov provider.Provider, log *eventlog.Log, opts *Options) (*Kernel, err
 		k.session = id.New("ses")
 	}
 	return k, nil
+}
+
+// append appends env to the log and folds it into the state, in the
+// log's order whoever appends.
+func (k *Kernel) append(env contract.Envelope) (contract.Envelope, error) {
+	k.amu.Lock()
+	defer k.amu.Unlock()
+	env, err := k.log.Append(env)
+	if err != nil || !env.Durable() {
+		return env, err
+	}
+	k.mu.Lock()
+	k.st = state.Apply(k.st, env)
+	k.mu.Unlock()
+	return env, nil
 }
 
 // Session returns the session id.

@@ -199,7 +199,9 @@ func (r *run) recover(ctx context.Context, m *Model, perr *contract.ProviderErro
 	if err != nil {
 		return "", false, "", ""
 	}
+	k.mu.Lock() // Current reads it from other goroutines
 	k.current++
+	k.mu.Unlock()
 	return env.ID, true, "", ""
 }
 

@@ -67,7 +67,7 @@ func (r *run) emit(e contract.Event, cause string) (contract.Envelope, error) {
 		return contract.Envelope{}, r.err
 	}
 	k := r.k
-	env, err := k.log.Append(contract.Envelope{
+	env, err := k.append(contract.Envelope{
 		ID: id.New("evt"), Time: k.opts.Now().UTC(), Session: k.session,
 		Run: r.id, Turn: r.turn, Cause: cause, Data: e,
 	})
@@ -77,9 +77,6 @@ func (r *run) emit(e contract.Event, cause string) (contract.Envelope, error) {
 	}
 	if env.Durable() {
 		r.lastID = env.ID
-		k.mu.Lock()
-		k.st = state.Apply(k.st, env)
-		k.mu.Unlock()
 	}
 	if !r.stopped && !r.yield(env, nil) {
 		r.stopped = true
@@ -120,11 +117,7 @@ func (r *run) send(ctx context.Context, in Input) {
 	k := r.k
 	st := r.state()
 	if st.Session == "" {
-		if _, err := r.emit(&contract.SessionStarted{
-			Cwd: k.opts.Cwd, Version: k.opts.Version, Profile: k.opts.Profile,
-			Provider: k.opts.ProviderName, Model: k.opts.Model, BaseURL: k.opts.BaseURL, Sandbox: k.opts.Sandbox,
-			System: k.opts.System, ModelInfo: k.models[0].Info,
-		}, ""); err != nil {
+		if _, err := r.emit(k.started(), ""); err != nil {
 			return
 		}
 	}

@@ -49,8 +49,12 @@ type State struct {
 	Provider string `json:"provider,omitempty"`
 	Model    string `json:"model,omitempty"`
 	// BaseURL is the endpoint of Provider when session.started named one
-	// and no fallback has switched providers since.
+	// and no fallback or model.switched has changed providers since.
 	BaseURL string `json:"base_url,omitempty"`
+	// Mode is the permission mode the last permission.mode_changed
+	// chose; empty until one (the session runs in the mode its
+	// configuration and flags give).
+	Mode string `json:"mode,omitempty"`
 
 	Status  Status           `json:"status"`
 	Run     string           `json:"run,omitempty"`
@@ -61,8 +65,8 @@ type State struct {
 	// replaced by a session.resumed that records a new one.
 	System string `json:"system,omitempty"`
 	// ModelInfo is what the log last recorded of the model's window,
-	// output and prices (session.started, session.resumed); nil when
-	// nothing was.
+	// output and prices (session.started, session.resumed,
+	// model.switched); nil when nothing was.
 	ModelInfo *contract.ModelInfo `json:"model_info,omitempty"`
 
 	// Messages is the conversation the next projection builds on: user
@@ -192,7 +196,7 @@ func Apply(s State, env contract.Envelope) State {
 
 // applySession applies the events of a session and its runs: its start
 // and resumption, a user's message, a run's start and end, a switch of
-// model.
+// model, a change of permission mode.
 func (s *State) applySession(env contract.Envelope) {
 	switch e := env.Data.(type) {
 	case *contract.SessionStarted:
@@ -223,6 +227,10 @@ func (s *State) applySession(env contract.Envelope) {
 		s.Provider, s.Model, _ = strings.Cut(e.To, ":")
 		s.BaseURL = "" // a fallback's endpoint is its own default
 		s.Calib = Calib{Model: s.Model}
+	case *contract.ModelSwitched:
+		s.switchModel(e)
+	case *contract.ModeChanged:
+		s.Mode = e.To
 	case *contract.RunFinished:
 		s.Outcome, s.Status = e.Outcome, Failed
 		if e.Outcome == contract.OutcomeCompleted {
@@ -230,6 +238,19 @@ func (s *State) applySession(env contract.Envelope) {
 		}
 		s.Side = ""
 	}
+}
+
+// switchModel applies a person's switch of model: the model they chose,
+// at the same endpoint when the provider is the same (the endpoint belongs
+// to the provider), and what rein knows of it.
+func (s *State) switchModel(e *contract.ModelSwitched) {
+	provider, model, _ := strings.Cut(e.To, ":")
+	if provider != s.Provider {
+		s.BaseURL = ""
+	}
+	s.Provider, s.Model = provider, model
+	s.ModelInfo = e.Info
+	s.Calib = Calib{Model: s.Model}
 }
 
 // applyModel applies the events of a model call: the request, the blocks

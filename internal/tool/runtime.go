@@ -79,7 +79,7 @@ type Proposal struct {
 }
 
 // Runtime runs tool intents. It is safe for use by one Run at a time;
-// Hidden and Policy may be called from any goroutine.
+// Hidden, Policy and SetMode may be called from any goroutine.
 type Runtime struct {
 	reg     *registry.Registry
 	opts    Options
@@ -190,6 +190,21 @@ func (rt *Runtime) Policy() *permission.Policy {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	return rt.policy
+}
+
+// SetMode makes the policy in force decide in mode m from its next
+// decision on, with its rules (those saved by answers included) and its
+// containment kept. It is safe to call while Run runs: a decision already
+// made stands. It fails, changing nothing, on an unknown mode.
+func (rt *Runtime) SetMode(m permission.Mode) error {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	p, err := permission.New(m, rt.policy.Rules(), rt.policy.Workspace())
+	if err != nil {
+		return fmt.Errorf("tool: set mode %s: %w", m, err)
+	}
+	rt.policy = p.WithContainment(rt.policy.Containment())
+	return nil
 }
 
 // Hidden reports whether the model must not see t: the policy hides it (in

@@ -1,0 +1,196 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/eventlog"
+	"github.com/rein-agent/rein/internal/id"
+	"github.com/rein-agent/rein/internal/permission"
+)
+
+// The controls a person uses between and during runs: the permission mode
+// (Shift+Tab, /mode), the model (/model), and what the status line shows.
+// Each change is an event of the log, recorded by "user".
+
+// byUser is who changed the mode or the model in the record.
+const byUser = "user"
+
+// ErrCannotSwitch is returned by SwitchModel when the session was built
+// without Options.Switch.
+var ErrCannotSwitch = errors.New("kernel: this session cannot switch models")
+
+// Current is the model a session uses now: the primary, one a person
+// switched to, or the fallback a failure moved to.
+type Current struct {
+	// Provider names the provider ("openai"); Model the model, empty for
+	// the provider's default.
+	Provider, Model string
+	// BaseURL is the endpoint, empty for the provider's default; it holds
+	// no credential.
+	BaseURL string
+	// Info is what rein knows of the model's window, output and prices;
+	// nil when nothing.
+	Info *contract.ModelInfo
+}
+
+// Current returns the model in use. It is safe to call during a run.
+func (k *Kernel) Current() Current {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	m := &k.models[k.current]
+	return Current{Provider: m.Name, Model: m.Model, BaseURL: m.BaseURL, Info: m.info()}
+}
+
+// Known returns the model names a person may switch to (Options.Known),
+// for completion; the caller may keep the slice.
+func (k *Kernel) Known() []string { return slices.Clone(k.opts.Known) }
+
+// Mode returns the permission mode the next decision is made in: the tool
+// runtime's, or, without one, the one the log last recorded, else
+// "default".
+func (k *Kernel) Mode() string {
+	if k.opts.Tools != nil {
+		return k.opts.Tools.Policy().Mode().String()
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.st.Mode != "" {
+		return k.st.Mode
+	}
+	return permission.Default.String()
+}
+
+// SetMode makes the tool runtime decide in mode (see permission.ParseMode)
+// from its next permission decision on, and records
+// permission.mode_changed. The mode in force again changes and records
+// nothing. It may be called while a run is in progress: a decision
+// already made stands. An unknown mode is an error that lists the modes;
+// an error appending to the log leaves the mode as it was.
+func (k *Kernel) SetMode(mode string) error {
+	m, err := permission.ParseMode(mode)
+	if err != nil {
+		return fmt.Errorf("kernel: set mode: %w", err)
+	}
+	k.ctl.Lock()
+	defer k.ctl.Unlock()
+	from := k.Mode()
+	if from == m.String() {
+		return nil
+	}
+	if k.busy.CompareAndSwap(false, true) {
+		err = k.begin()
+		k.busy.Store(false)
+		if err != nil {
+			return err
+		}
+	}
+	// The record first: a decision the log shows after it is made in the
+	// new mode, or was already under way when the person changed it.
+	if err := k.record(&contract.ModeChanged{From: from, To: m.String(), By: byUser}); err != nil {
+		return err
+	}
+	if k.opts.Tools != nil {
+		if err := k.opts.Tools.SetMode(m); err != nil {
+			return fmt.Errorf("kernel: set mode: %w", err)
+		}
+	}
+	return nil
+}
+
+// SwitchModel makes the model spec names ("provider", "provider:model", or
+// "model" of the provider in use) the primary model of the runs that
+// follow, built by Options.Switch, and records model.switched. The
+// fallbacks stay; the next run starts with the new model, whose window
+// and prices the context policy uses from then on. It fails with ErrBusy
+// while a run is in progress, with ErrCannotSwitch without
+// Options.Switch, and with the error of Switch when spec names nothing it
+// can build.
+func (k *Kernel) SwitchModel(ctx context.Context, spec string) error {
+	if k.opts.Switch == nil {
+		return ErrCannotSwitch
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("kernel: switch model: %w", err)
+	}
+	k.ctl.Lock()
+	defer k.ctl.Unlock()
+	if !k.busy.CompareAndSwap(false, true) {
+		return ErrBusy
+	}
+	defer k.busy.Store(false)
+	spec = strings.TrimSpace(spec)
+	m, err := k.opts.Switch(spec)
+	if err != nil {
+		return fmt.Errorf("kernel: switch model to %q: %w", spec, err)
+	}
+	if m.Provider == nil || m.Name == "" {
+		return fmt.Errorf("kernel: switch model to %q: the model has no provider or name", spec)
+	}
+	if err := k.begin(); err != nil {
+		return err
+	}
+	from := label(&k.models[k.current])
+	if err := k.record(&contract.ModelSwitched{From: from, To: label(&m), Info: m.Info, By: byUser}); err != nil {
+		return err
+	}
+	k.mu.Lock()
+	k.models = append([]Model{m}, k.models[1:]...)
+	k.current = 0
+	k.mu.Unlock()
+	k.redactor = eventlog.NewRedactor(k.secrets())
+	return nil
+}
+
+// secrets returns what the kernel cuts out of what it publishes:
+// Options.Secrets and the keys of every model it knows.
+func (k *Kernel) secrets() []string {
+	secrets := slices.Clone(k.opts.Secrets)
+	for _, m := range k.models {
+		secrets = append(secrets, m.Secret)
+	}
+	return append(secrets, k.opts.Secret) // a primary switched away from
+}
+
+// started returns the session.started of this kernel's session.
+func (k *Kernel) started() *contract.SessionStarted {
+	return &contract.SessionStarted{
+		Cwd: k.opts.Cwd, Version: k.opts.Version, Profile: k.opts.Profile,
+		Provider: k.opts.ProviderName, Model: k.opts.Model, BaseURL: k.opts.BaseURL, Sandbox: k.opts.Sandbox,
+		System: k.opts.System, ModelInfo: k.models[0].Info,
+	}
+}
+
+// begin records session.started when the log holds no session yet, so
+// that a control used before the first message follows it; the caller
+// holds busy.
+func (k *Kernel) begin() error {
+	if k.State().Session != "" {
+		return nil
+	}
+	_, err := k.append(contract.Envelope{ID: id.New("evt"), Time: k.opts.Now().UTC(), Session: k.session, Data: k.started()})
+	if err != nil {
+		return fmt.Errorf("kernel: append %s: %w", contract.TypeSessionStarted, err)
+	}
+	return nil
+}
+
+// record appends a person's change e, in the run under way or after the
+// last one, and syncs the log: no run may sync it soon.
+func (k *Kernel) record(e contract.Event) error {
+	st := k.State()
+	_, err := k.append(contract.Envelope{
+		ID: id.New("evt"), Time: k.opts.Now().UTC(), Session: k.session, Run: st.Run, Turn: st.Turn, Data: e,
+	})
+	if err != nil {
+		return fmt.Errorf("kernel: append %s: %w", e.EventType(), err)
+	}
+	if err := k.log.Sync(); err != nil {
+		return fmt.Errorf("kernel: sync: %w", err)
+	}
+	return nil
+}
