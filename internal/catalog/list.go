@@ -1,0 +1,23 @@
+package catalog
+
+import (
+	"slices"
+)
+
+// Models returns the ids of the models the catalogue lists for vendor
+// (rein's provider name: openai, responses, anthropic, gemini), sorted and
+// without repeats; nil for a vendor it does not know. The person's entries
+// are not among them: they belong to no vendor.
+func (c *Catalog) Models(vendor string) []string {
+	v, ok := vendors[vendor]
+	if !ok {
+		return nil
+	}
+	own := c.data().byVendor[v]
+	ids := make([]string, 0, len(own))
+	for _, m := range own {
+		ids = append(ids, m.ID)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
