@@ -66,6 +66,7 @@ func configure(spec cli.Spec) (*config.Config, setup, error) {
 	if err != nil {
 		return nil, setup{}, err
 	}
+	set.switching = &switching{spec: spec, cfg: cfg}
 	return cfg, set, nil
 }
 
@@ -220,6 +221,9 @@ func resumeRuntime(ctx context.Context, sess *session.Session, spec cli.Spec) (*
 		return nil, fmt.Errorf("%w: session %s used the scripted provider; pass --script FILE to resume it with one, or choose another --provider",
 			cli.ErrUsage, sess.ID)
 	}
+	// /model builds from the provider, model and endpoint the session goes
+	// on with.
+	set.switching = &switching{spec: spec, cfg: cfg}
 	var known *contract.ModelInfo
 	if spec.Provider == st.Provider && spec.Model == st.Model && spec.BaseURL == st.BaseURL {
 		// What the log says of the same model, at the same endpoint: no
@@ -261,6 +265,9 @@ type setup struct {
 	// context is the context policy: compact_at, the budget, the
 	// reasoning effort asked (checked against the model by checkEffort).
 	context kernel.ContextOptions
+	// switching is what /model builds another model from; nil means the
+	// session cannot switch (the demo).
+	switching *switching
 }
 
 // setupFrom layers the flags over the configuration.
@@ -349,19 +356,27 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	if !set.fixedPrompt {
 		env = environment(ctx, ws.Root(), time.Now())
 	}
-	k, err := kernel.New(m.Provider, sess.Log, &kernel.Options{
+	opts := &kernel.Options{
 		ProviderName: m.Name, Model: m.Model, BaseURL: m.BaseURL, Capabilities: m.Capabilities, KeyHint: m.KeyHint, Secret: m.Secret,
 		Fallback: fallbacks, Registry: reg, Tools: tools, MaxTurns: set.maxTurns, System: kernel.SystemPrompt(env),
 		Cwd: set.cwd, Version: version, Session: sess.ID, State: &sess.State, Logger: warnings(), Secrets: secrets,
 		Sandbox: box.status.Record(), Info: m.Info, SessionDir: sess.Dir,
 		Context: kernel.ContextOptions{CompactAt: set.context.CompactAt, MaxCost: set.context.MaxCost,
 			ReasoningEffort: effortFor(&m, set.context.ReasoningEffort)},
-	})
+	}
+	var k *kernel.Kernel
+	if set.switching != nil {
+		opts.Switch = set.switching.switcher(m, func() kernel.Current { return k.Current() })
+		opts.Known = set.switching.known(m, fallbacks)
+	}
+	k, err = kernel.New(m.Provider, sess.Log, opts)
 	if err != nil {
 		return nil, errors.Join(err, box.close())
 	}
 	closeAll := func() error { return errors.Join(sess.Close(), box.close()) }
-	return &cli.Session{Runtime: k, Dir: sess.Dir, Close: closeAll, Sandbox: box.describe()}, nil
+	system := cmp.Or(sess.State.System, opts.System) // a resumed session keeps the prompt its log recorded
+	return &cli.Session{Runtime: k, Dir: sess.Dir, Close: closeAll, Sandbox: box.describe(),
+		About: about(m, config.DefaultPaths(set.cwd), box.describe(), env, system)}, nil
 }
 
 // toolRuntime builds the policy, the built-in tools (bash under the
