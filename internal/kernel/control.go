@@ -82,6 +82,10 @@ func (k *Kernel) SetMode(mode string) error {
 	if from == m.String() {
 		return nil
 	}
+	// With no run in progress, the session starts here if it has not;
+	// a run in progress starts it itself (a change in the instant between
+	// its start and its session.started precedes that event, which the
+	// fold does not mind).
 	if k.busy.CompareAndSwap(false, true) {
 		err = k.begin()
 		k.busy.Store(false)
