@@ -41,6 +41,9 @@ type run struct {
 	// intents are the tool calls being streamed, by the index of their
 	// deltas, as published so far.
 	intents map[int]*intentView
+	// outputs are the invocations whose output is being streamed (see
+	// Delta), by invocation id.
+	outputs map[string]*outputView
 
 	// cancel stops the run's work once the caller stops reading.
 	cancel context.CancelFunc
@@ -89,9 +92,21 @@ func (r *run) emit(e contract.Event, cause string) (contract.Envelope, error) {
 
 // Emit appends e for the tool runtime (tool.Sink).
 func (r *run) Emit(e contract.Event, cause string) (string, error) {
+	if c, ok := e.(*contract.InvocationCompleted); ok {
+		// What the output's stream held back comes before the end.
+		if err := r.endOutput(c.InvocationID); err != nil {
+			return "", err
+		}
+	}
 	env, err := r.emit(e, cause)
 	if err != nil {
 		return "", err
+	}
+	if s, ok := e.(*contract.InvocationStarted); ok {
+		if r.outputs == nil {
+			r.outputs = map[string]*outputView{}
+		}
+		r.outputs[s.InvocationID] = &outputView{intent: s.IntentID, cause: env.ID, cut: r.k.redactor.Stream()}
 	}
 	if o, isObs := e.(*contract.ToolObservation); isObs {
 		r.tally[o.ToolName]++
@@ -111,15 +126,58 @@ func (r *run) Sync() error {
 	return nil
 }
 
+// outputView is the output of one invocation as the run streams it.
+type outputView struct {
+	// intent is the intent the invocation carries out; cause is its
+	// tool.invocation.started.
+	intent, cause string
+	// cut cuts the secrets out of the deltas, a secret split across two
+	// included.
+	cut eventlog.StreamRedactor
+}
+
+// Delta yields a running tool's output for the tool runtime (tool.Live):
+// a *contract.ToolOutputDelta of an invocation this run started, its
+// secrets cut out as a stream (what may start a secret is held back until
+// the next delta, or the invocation's end). Deltas are bus events: the log
+// stores none. A failure to publish is the run's runtime failure, which
+// the next Emit returns.
+func (r *run) Delta(e contract.Event) {
+	d, ok := e.(*contract.ToolOutputDelta)
+	if !ok || r.err != nil {
+		return
+	}
+	v := r.outputs[d.InvocationID]
+	if v == nil {
+		return
+	}
+	if text := v.cut.Write(d.Text); text != "" {
+		// A failure is r.err.
+		_, _ = r.emit(&contract.ToolOutputDelta{IntentID: d.IntentID, InvocationID: d.InvocationID, Text: text}, v.cause)
+	}
+}
+
+// endOutput yields what the stream of invocation's output still holds,
+// and forgets it. Its error is the run's runtime failure.
+func (r *run) endOutput(invocation string) error {
+	v := r.outputs[invocation]
+	if v == nil {
+		return nil
+	}
+	delete(r.outputs, invocation)
+	if tail := v.cut.Flush(); tail != "" {
+		_, err := r.emit(&contract.ToolOutputDelta{IntentID: v.intent, InvocationID: invocation, Text: tail}, v.cause)
+		return err
+	}
+	return nil
+}
+
 func (r *run) state() state.State { return r.k.State() }
 
 func (r *run) send(ctx context.Context, in Input) {
-	k := r.k
 	st := r.state()
-	if st.Session == "" {
-		if _, err := r.emit(k.started(), ""); err != nil {
-			return
-		}
+	if r.begin(&st) != nil {
+		return
 	}
 	// What the last run left open belongs to it.
 	r.id, r.turn = st.Run, st.Turn
@@ -127,6 +185,16 @@ func (r *run) send(ctx context.Context, in Input) {
 		return
 	}
 	r.start(ctx, in)
+}
+
+// begin records session.started when st, the state, holds no session
+// yet. Its error is the run's runtime failure.
+func (r *run) begin(st *state.State) error {
+	if st.Session != "" {
+		return nil
+	}
+	_, err := r.emit(r.k.started(), "")
+	return err
 }
 
 // start begins a new run with in: the user's message, run.started, and the
@@ -437,6 +505,7 @@ func (r *run) record(m *Model, ev contract.ModelEvent, cause string, res *stream
 	case *contract.IntentProposed:
 		intent := e.ToolIntent
 		intent.ID = id.New("int")
+		intent.Origin = "" // the model's, whatever the provider says
 		keep = &contract.IntentProposed{ToolIntent: intent}
 	case *contract.ProviderError:
 		// Not the end of the stream (a malformed call, say), but

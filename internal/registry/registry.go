@@ -159,6 +159,20 @@ type Tool struct {
 	// hook honours [Call.Unsandboxed]; the runtime records such a call as
 	// mode "off" without asking the hook.
 	Sandbox func(input json.RawMessage) *contract.SandboxSpec
+	// Preview returns what an invocation with input would change, for a
+	// person asked to approve it: the unified diff of a file tool's
+	// write, computed from the files as they are now, writing nothing.
+	// It is called only by the tool runtime, with input that passed
+	// validation, from the goroutine that runs the intents. An error (an
+	// unreadable file, an edit that does not apply) means no preview: the
+	// call fails as usual if it runs. nil means the tool has none. The
+	// runtime bounds what it returns.
+	Preview func(input json.RawMessage) (string, error)
+	// Streams says the tool's output is worth watching while it runs (a
+	// command's): the runtime passes it on as it comes, coalesced, to a
+	// sink that shows it (see tool.Live). false means it is seen only once
+	// the tool ends.
+	Streams bool
 }
 
 // Spec returns the tool as the model sees it.

@@ -293,6 +293,13 @@ func (s *State) applyDraft(env contract.Envelope) {
 		s.Draft.Role = contract.RoleAssistant
 		s.Draft.Reasoning = join(s.Draft.Reasoning, e.Text)
 	case *contract.IntentProposed:
+		if e.Origin == contract.OriginUser {
+			// A person's own call (!cmd) is not the model's: it waits for
+			// its observation, which joins the conversation as their
+			// message, outside any draft and whatever the status.
+			s.Pending = append(s.Pending, e.ToolIntent)
+			return
+		}
 		s.Draft.Role = contract.RoleAssistant
 		s.Draft.ToolCalls = append(s.Draft.ToolCalls, e.Call())
 		s.Pending = append(s.Pending, e.ToolIntent)
@@ -362,6 +369,10 @@ func (s *State) observe(o *contract.Observation, seq uint64) {
 	in := s.Pending[i]
 	s.Pending = slices.Concat(s.Pending[:i], s.Pending[i+1:])
 	s.Ended = withoutIntent(s.Ended, o.IntentID)
+	if in.Origin == contract.OriginUser {
+		s.addMessage(contract.ModelMessage{Role: contract.RoleUser, Text: ranByUser(in, o)}, seq)
+		return
+	}
 	s.addMessage(contract.ModelMessage{
 		Role: contract.RoleTool,
 		Result: &contract.ToolResult{

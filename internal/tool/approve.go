@@ -28,6 +28,14 @@ type Question struct {
 	// no rule could express the call, and always for
 	// [AskOutsideSandbox]: then only Yes and No are offered.
 	Rules []string
+	// Preview is what the call would change, for [AskPermission]: for
+	// edit_file and write_file the unified diff of the file as it is now
+	// against what the call would make of it (all lines added for a new
+	// file), at most its first 400 lines and 64 KiB, then a line saying
+	// how many more there are, secrets cut out. Empty when the tool has no
+	// preview or it could not be made (the call then fails as usual if it
+	// runs), and always for [AskOutsideSandbox].
+	Preview string
 }
 
 // QuestionKind is what a [Question] asks. The zero QuestionKind is

@@ -91,6 +91,10 @@ type capture struct {
 	// made), and nothing more is written.
 	budget  *artifactBudget
 	dropped bool
+
+	// live is where the output goes too, for a person to watch it while
+	// the tool runs; nil means nowhere.
+	live *liveOutput
 }
 
 // newCapture returns the capture of one output, whose artifact, when it
@@ -117,6 +121,7 @@ func (c *capture) Write(p []byte) (int, error) {
 func (c *capture) keep(p []byte) {
 	c.total += int64(len(p))
 	c.lines += int64(bytes.Count(p, []byte{'\n'}))
+	c.live.add(p)
 	c.spill(p)
 	if room := c.lim.HeadBytes - len(c.head); room > 0 {
 		n := min(room, len(p))

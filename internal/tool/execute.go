@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/id"
@@ -63,15 +65,20 @@ func (rt *Runtime) runBatch(ctx context.Context, batch []job, ledger state.Ledge
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	results := make(chan done, len(batch))
+	lives := make([]*liveOutput, len(batch))
 	for i, j := range batch {
-		go func() { results <- rt.invoke(ctx, i, j, invocations[i], ledger) }()
+		lives[i] = liveFor(sink, j, invocations[i])
+		go func() { results <- rt.invoke(ctx, i, j, invocations[i], ledger, lives[i]) }()
 	}
+	receive := watch(lives, sink)
+	defer receive(nil)
 	ended := make([]*done, len(batch))
 	next := 0
 	for range batch {
-		d := <-results
+		d := receive(results)
 		ended[d.i] = &d
 		for ; next < len(batch) && ended[next] != nil; next++ {
+			lives[next].pass(sink, true)
 			if err := rt.end(ctx, batch[next], ended[next], starts[next], ledger, sink); err != nil {
 				// The log failed: stop the others and wait for them.
 				cancel()
@@ -128,6 +135,38 @@ func (rt *Runtime) end(ctx context.Context, j job, d *done, start string, ledger
 	return err
 }
 
+// watch returns the function that receives the next end of an
+// invocation from results and, until it comes, passes what lives hold to
+// sink every liveEvery; a call with nil results stops its clock. Without a
+// live output it only receives.
+func watch(lives []*liveOutput, sink Sink) func(results <-chan done) done {
+	if !slices.ContainsFunc(lives, func(l *liveOutput) bool { return l != nil }) {
+		return func(results <-chan done) done {
+			if results == nil {
+				return done{}
+			}
+			return <-results
+		}
+	}
+	t := time.NewTicker(liveEvery)
+	return func(results <-chan done) done {
+		if results == nil {
+			t.Stop()
+			return done{}
+		}
+		for {
+			select {
+			case d := <-results:
+				return d
+			case <-t.C:
+				for _, l := range lives {
+					l.pass(sink, false)
+				}
+			}
+		}
+	}
+}
+
 func countEnded(ended []*done) int {
 	n := 0
 	for _, d := range ended {
@@ -140,9 +179,11 @@ func countEnded(ended []*done) int {
 
 // invoke runs one job with ledger and returns how it ended. It never
 // panics: a tool's panic is its failure.
-func (rt *Runtime) invoke(ctx context.Context, i int, j job, invocation string, ledger state.Ledger) (d done) {
+// What it records goes to live too (nil: nowhere).
+func (rt *Runtime) invoke(ctx context.Context, i int, j job, invocation string, ledger state.Ledger, live *liveOutput) (d done) {
 	start := rt.opts.Now()
 	capt := newCapture(rt.opts.Limits, rt.opts.ArtifactDir, invocation+".txt", rt.opts.Secrets, rt.artifacts)
+	capt.live = live
 	tctx, cancel := context.WithTimeout(ctx, j.timeout)
 	defer cancel()
 	res, err := func() (res registry.Result, err error) {

@@ -316,7 +316,7 @@ func (rt *Runtime) recheck(batch []job, sink Sink) ([]job, error) {
 // when it may not, its observation has been emitted.
 func (rt *Runtime) admit(ctx context.Context, st *state.State, p Proposal, sink Sink) (job, bool, error) {
 	in := p.Intent
-	val := rt.validate(st, in)
+	val := rt.validate(st, in, false)
 	vid, err := sink.Emit(&contract.ToolValidation{IntentID: in.ID, OK: val.code == "", Code: val.code, Errors: val.errors}, p.EventID)
 	if err != nil {
 		return job{}, false, err
@@ -353,8 +353,9 @@ type validation struct {
 	errors []string
 }
 
-// validate looks the intent's tool up and checks its input.
-func (rt *Runtime) validate(st *state.State, in contract.ToolIntent) validation {
+// validate looks the intent's tool up and checks its input. A person's
+// own intent (byUser) may use a tool the model is not shown.
+func (rt *Runtime) validate(st *state.State, in contract.ToolIntent, byUser bool) validation {
 	t, ok := rt.reg.Lookup(in.ToolName)
 	refuse := func(code contract.Code, msgs ...string) validation {
 		return validation{tool: t, code: code, errors: msgs}
@@ -362,7 +363,7 @@ func (rt *Runtime) validate(st *state.State, in contract.ToolIntent) validation 
 	if !ok {
 		return refuse(contract.CodeUnknownTool, fmt.Sprintf("there is no tool named %q", in.ToolName))
 	}
-	if (t.Visible != nil && !t.Visible(st)) || rt.Hidden(t) {
+	if !byUser && ((t.Visible != nil && !t.Visible(st)) || rt.Hidden(t)) {
 		why := "it is not offered in this session"
 		if m := rt.Policy().Mode(); m == permission.Plan {
 			why = "plan mode is read-only, so tools that change things are not offered"
@@ -426,7 +427,8 @@ func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.Tool
 	if rt.opts.Approver == nil {
 		return policy.ForHeadless(v, req), false
 	}
-	q := Question{IntentID: in.ID, Tool: t.Name, Subject: subject(in.Input), Input: in.Input, Reason: v.Reason}
+	q := Question{IntentID: in.ID, Tool: t.Name, Subject: subject(in.Input), Input: in.Input, Reason: v.Reason,
+		Preview: rt.preview(t, in.Input)}
 	rules := policy.SuggestRules(req)
 	for _, r := range rules {
 		q.Rules = append(q.Rules, r.String())

@@ -126,6 +126,7 @@ func Bash(ws *workspace.Workspace, opts *BashOptions) registry.Tool {
 		Concurrency: registry.Exclusive,
 		Timeout:     bashTimeout,
 		Execute:     b.execute,
+		Streams:     true,
 	}
 	if b.sandbox != nil {
 		t.Sandbox = func(json.RawMessage) *contract.SandboxSpec { return b.sandbox.Record() }

@@ -31,7 +31,9 @@ func (ft *fileTools) editFile() registry.Tool {
 		`"old_string":{"type":"string","description":"The exact text to replace, as the file holds it (indentation included, no line-number prefixes). It must occur exactly once unless replace_all is set."}`,
 		`"new_string":{"type":"string","description":"The text to put in its place; it must differ from old_string."}`,
 		`"replace_all":{"type":"boolean","description":"Replace every occurrence of old_string instead of exactly one (default false)."}`)
-	return fileTool(ft, "edit_file", editFileDescription, schema, registry.RiskWrite, ft.checkEditFile, ft.editFileAt)
+	t := fileTool(ft, "edit_file", editFileDescription, schema, registry.RiskWrite, ft.checkEditFile, ft.editFileAt)
+	t.Preview = ft.previewEdit
+	return t
 }
 
 // validate returns a precondition_failed *registry.CheckError for an

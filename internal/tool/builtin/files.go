@@ -421,6 +421,11 @@ func diffLines(a, b []string) []diffOp {
 // and removes all of a, then adds all of b.
 func myers(a, b []string) []diffOp {
 	n, m := len(a), len(b)
+	if n == 0 || m == 0 {
+		// Only additions, or only removals (a new file): nothing to
+		// search for.
+		return allReplaced(a, b)
+	}
 	limit := min(n+m, maxDiffEdits)
 	off := limit + 1
 	v := make([]int, 2*limit+3) // v[off+k]: furthest x on diagonal k
@@ -442,7 +447,13 @@ func myers(a, b []string) []diffOp {
 			}
 		}
 	}
-	ops := make([]diffOp, 0, n+m)
+	return allReplaced(a, b)
+}
+
+// allReplaced is the edit script that removes all of a, then adds all of
+// b.
+func allReplaced(a, b []string) []diffOp {
+	ops := make([]diffOp, 0, len(a)+len(b))
 	for _, l := range a {
 		ops = append(ops, diffOp{'-', l})
 	}

@@ -39,7 +39,9 @@ func (ft *fileTools) writeFile() registry.Tool {
 		_, err = ft.existingFile(abs, false, ledger)
 		return err
 	}
-	return fileTool(ft, "write_file", writeFileDescription, schema, registry.RiskWrite, check, ft.writeFileAt)
+	t := fileTool(ft, "write_file", writeFileDescription, schema, registry.RiskWrite, check, ft.writeFileAt)
+	t.Preview = ft.previewWrite
+	return t
 }
 
 // existingFile returns the file at abs as it is now, nil when there is
