@@ -323,11 +323,12 @@ func text(p []byte) string {
 
 // redactor cuts credentials out of a stream: every occurrence of a secret,
 // even one split across writes, becomes [REDACTED] before it is passed on.
+// It holds back only a last part that may start a secret, so that what
+// it passes on is as recent as it can be (a person watches it live).
 type redactor struct {
 	secrets [][]byte
 	keep    func([]byte)
 	pending []byte // the last bytes, which may start a secret
-	hold    int    // how many bytes to hold back: the longest secret - 1
 }
 
 const redacted = "[REDACTED]"
@@ -337,10 +338,24 @@ func newRedactor(secrets []string, keep func([]byte)) *redactor {
 	for _, s := range secrets {
 		if len(s) >= 4 { // shorter "secrets" would redact ordinary text
 			r.secrets = append(r.secrets, []byte(s))
-			r.hold = max(r.hold, len(s)-1)
 		}
 	}
 	return r
+}
+
+// held returns the length of the longest end of buf that is the start of
+// a secret, but not a whole one: what the next write may complete.
+func (r *redactor) held(buf []byte) int {
+	n := 0
+	for _, s := range r.secrets {
+		for j := max(len(buf)-len(s)+1, 0); j < len(buf)-n; j++ {
+			if buf[j] == s[0] && bytes.HasPrefix(s, buf[j:]) {
+				n = len(buf) - j
+				break
+			}
+		}
+	}
+	return n
 }
 
 func (r *redactor) write(p []byte) {
@@ -354,7 +369,7 @@ func (r *redactor) write(p []byte) {
 			buf = bytes.ReplaceAll(buf, s, []byte(redacted))
 		}
 	}
-	cut := max(len(buf)-r.hold, 0)
+	cut := len(buf) - r.held(buf)
 	r.keep(buf[:cut])
 	r.pending = append(r.pending[:0:0], buf[cut:]...)
 }

@@ -21,7 +21,13 @@ func CaptureRetained(w io.Writer) (n int, ok bool) {
 // must stay bounded however long the output, so a buffer added to the
 // capture belongs here too.
 func (c *capture) retained() int {
-	return cap(c.head) + cap(c.tail) + cap(c.redact.pending)
+	n := cap(c.head) + cap(c.tail) + cap(c.redact.pending)
+	if c.live != nil {
+		c.live.mu.Lock()
+		n += cap(c.live.buf)
+		c.live.mu.Unlock()
+	}
+	return n
 }
 
 // ApproverFunc adapts a function to [Approver], for the tests' scripted
