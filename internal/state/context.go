@@ -55,7 +55,9 @@ func (s *State) compact(e *contract.ContextCompacted, seq uint64) {
 	}
 	s.Summary, s.SummarySeq = e.Summary, seq
 	s.SummaryUser = ""
-	if !slices.ContainsFunc(s.Messages, func(m contract.ModelMessage) bool { return m.Role == contract.RoleUser }) {
+	// The latest user message, not a command the person ran (whose
+	// output is a user message too, see ranByUser).
+	if !slices.ContainsFunc(s.Messages, func(m contract.ModelMessage) bool { return m.Role == contract.RoleUser && m.Text == s.LastUser }) {
 		s.SummaryUser = s.LastUser
 	}
 	s.Compactions++
