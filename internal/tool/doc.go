@@ -6,8 +6,10 @@
 //     visible; the input must match its JSON schema and its preconditions
 //     (registry.Tool.Check);
 //  2. permission (tool.permission): the policy of internal/permission
-//     decides; an ask goes to a person through an [Approver], or, in a run
-//     that cannot ask, becomes a deny by "headless";
+//     decides; an ask goes to a person through an [Approver] (with a
+//     [Question.Preview] of what the call would change, when its tool
+//     has one: the diff of a file write), or, in a run that cannot ask,
+//     becomes a deny by "headless";
 //  3. a durable point: the caller's log is synced before anything runs;
 //  4. scheduling and execution (tool.invocation.started and .completed):
 //     consecutive concurrency-safe intents run together, bounded; an
@@ -18,7 +20,9 @@
 //     a tool.permission by "user", then a second invocation recorded with
 //     sandbox mode "off", whose end is the intent's observation; in a run
 //     that cannot ask, the observation says which flag or setting would
-//     allow such commands;
+//     allow such commands. While a tool that streams runs (bash), what
+//     it prints goes to a [Live] sink as tool.output_delta events,
+//     coalesced, for a person to watch; they are never stored;
 //  5. observation (tool.observation): what the model is told, bounded to
 //     a head and a tail with an explicit "N lines omitted" marker; the whole
 //     output, when it does not fit or reaches Limits.ArtifactMinBytes (2 KiB),
@@ -37,4 +41,8 @@
 // it: a validation error, a denial and a tool failure are observations the
 // model sees, so that it can correct itself. A Go error from Run means the
 // runtime itself failed (the log could not be written).
+//
+// [Runtime.RunUser] takes a person's own call (a command typed as !cmd)
+// through the same pipeline, without the permission question: the person
+// decided, and the record says so (tool.permission by "user").
 package tool

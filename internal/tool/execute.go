@@ -37,7 +37,9 @@ type done struct {
 // it with the files of the observations it emitted recorded. A job the
 // sandbox refused something to may be run again outside it before its
 // observation, from this goroutine too (see [Runtime.outside]), while the
-// rest of the batch goes on.
+// rest of the batch goes on. Meanwhile, when sink is [Live], what the
+// tools that stream print is passed to it from this goroutine too, each
+// invocation's last delta before its end.
 func (rt *Runtime) runBatch(ctx context.Context, batch []job, ledger state.Ledger, sink Sink) (state.Ledger, error) {
 	invocations := make([]string, len(batch))
 	starts := make([]string, len(batch))
