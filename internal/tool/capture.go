@@ -363,7 +363,10 @@ func (r *redactor) write(p []byte) {
 		r.keep(p)
 		return
 	}
-	buf := append(r.pending, p...)
+	buf := p // keep copies what it keeps: p need not be
+	if len(r.pending) > 0 {
+		buf = append(r.pending, p...)
+	}
 	for _, s := range r.secrets {
 		if bytes.Contains(buf, s) {
 			buf = bytes.ReplaceAll(buf, s, []byte(redacted))
