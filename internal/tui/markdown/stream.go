@@ -1,0 +1,128 @@
+package markdown
+
+import (
+	"strings"
+
+	"github.com/rein-agent/rein/internal/printable"
+	"github.com/rein-agent/rein/internal/tui/style"
+)
+
+// Render renders a whole markdown text to width columns: each block (a
+// stretch of text a blank line ends outside a code fence, or a code fence
+// with its closing line) rendered on its own, the blocks separated by a
+// blank line. It is what a [Stream] fed md in any pieces returns in all.
+// The text is made printable first, so no escape sequence in it reaches
+// the terminal.
+func Render(md string, width int, th style.Theme) string {
+	s := NewStream(width, th)
+	s.Write(md)
+	return joinBlocks(s.Done(), s.Close())
+}
+
+// joinBlocks joins rendered pieces, each holding whole blocks, with the
+// blank line that separates blocks, skipping empty pieces.
+func joinBlocks(parts ...string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// Stream renders markdown that arrives in pieces (a model's answer as it
+// streams). What [Stream.Done] returns is final: print it once, it is
+// never re-rendered; [Stream.Live] is the block still arriving, rendered
+// again after each Write. The outputs of successive Done calls and of
+// [Stream.Close], joined by a blank line (those that are not empty), are
+// [Render] of the whole text, however it was split. A Stream is not safe
+// for concurrent use.
+type Stream struct {
+	width int
+	th    style.Theme
+	clean printable.Stream
+
+	buf     []byte // the printable text received
+	start   int    // where the current block begins in buf
+	scan    int    // where the next line not yet classified begins
+	blocks  [][2]int
+	fence   fenceState
+	live    string
+	liveOK  bool
+	closed  bool
+}
+
+// NewStream returns a Stream that renders to width columns with th.
+func NewStream(width int, th style.Theme) *Stream {
+	return &Stream{width: max(width, minWidth), th: th}
+}
+
+// minWidth is the narrowest width rendered: below it nothing fits.
+const minWidth = 10
+
+// Write appends delta, a piece of raw model text. Its cost is that of the
+// delta: only the lines it completes are looked at.
+func (s *Stream) Write(delta string) {
+	if s.closed || delta == "" {
+		return
+	}
+	s.buf = append(s.buf, s.clean.Next(delta)...)
+	s.liveOK = false
+	s.classify()
+}
+
+// Done returns the blocks completed since the last call, rendered and
+// separated by a blank line; "" if none.
+func (s *Stream) Done() string {
+	if len(s.blocks) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for i, r := range s.blocks {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(renderBlock(string(s.buf[r[0]:r[1]]), s.width, s.th))
+	}
+	s.blocks = s.blocks[:0]
+	return b.String()
+}
+
+// Live returns the current, incomplete block rendered, "" when there is
+// none. It is rendered once per Write and cached. Call Done first: a block
+// completed and not yet taken by Done is not shown.
+func (s *Stream) Live() string {
+	if !s.liveOK {
+		s.live = renderBlock(string(s.buf[s.start:]), s.width, s.th)
+		s.liveOK = true
+	}
+	return s.live
+}
+
+// Close ends the stream and returns the rest rendered: the blocks Done
+// has not returned and the incomplete one. Writes after Close are ignored.
+func (s *Stream) Close() string {
+	if s.closed {
+		return ""
+	}
+	s.buf = append(s.buf, s.clean.Flush()...)
+	s.closed = true
+	if blank(s.buf[s.start:]) {
+		return s.Done()
+	}
+	s.blocks = append(s.blocks, [2]int{s.start, len(s.buf)})
+	s.start = len(s.buf)
+	s.live, s.liveOK = "", true
+	return s.Done()
+}
+
+// Resize sets the width of the blocks not yet returned by Done or Close.
+func (s *Stream) Resize(width int) {
+	s.width = max(width, minWidth)
+	s.liveOK = false
+}
