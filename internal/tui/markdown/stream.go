@@ -44,22 +44,22 @@ func joinBlocks(parts ...string) string {
 // for concurrent use.
 type Stream struct {
 	width int
-	th    style.Theme
+	st    *styler
 	clean printable.Stream
 
-	buf     []byte // the printable text received
-	start   int    // where the current block begins in buf
-	scan    int    // where the next line not yet classified begins
-	blocks  [][2]int
-	fence   fenceState
-	live    string
-	liveOK  bool
-	closed  bool
+	buf    []byte // the printable text received
+	start  int    // where the current block begins in buf
+	scan   int    // where the next line not yet classified begins
+	blocks [][2]int
+	fence  fenceState
+	live   string
+	liveOK bool
+	closed bool
 }
 
 // NewStream returns a Stream that renders to width columns with th.
 func NewStream(width int, th style.Theme) *Stream {
-	return &Stream{width: max(width, minWidth), th: th}
+	return &Stream{width: max(width, minWidth), st: newStyler(th)}
 }
 
 // minWidth is the narrowest width rendered: below it nothing fits.
@@ -83,11 +83,15 @@ func (s *Stream) Done() string {
 		return ""
 	}
 	var b strings.Builder
-	for i, r := range s.blocks {
-		if i > 0 {
+	for _, r := range s.blocks {
+		out := renderBlock(string(s.buf[r[0]:r[1]]), s.width, s.st)
+		if out == "" {
+			continue
+		}
+		if b.Len() > 0 {
 			b.WriteString("\n\n")
 		}
-		b.WriteString(renderBlock(string(s.buf[r[0]:r[1]]), s.width, s.th))
+		b.WriteString(out)
 	}
 	s.blocks = s.blocks[:0]
 	return b.String()
@@ -98,7 +102,10 @@ func (s *Stream) Done() string {
 // completed and not yet taken by Done is not shown.
 func (s *Stream) Live() string {
 	if !s.liveOK {
-		s.live = renderBlock(string(s.buf[s.start:]), s.width, s.th)
+		s.live = ""
+		if !blank(s.buf[s.start:]) {
+			s.live = renderBlock(string(s.buf[s.start:]), s.width, s.st)
+		}
 		s.liveOK = true
 	}
 	return s.live

@@ -1,0 +1,46 @@
+package markdown
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rein-agent/rein/internal/tui/style"
+)
+
+// answer5000 is an answer of about 5,000 words: paragraphs, lists and
+// code blocks, as a model writes them.
+func answer5000() string {
+	var b strings.Builder
+	para := "The parser reads each **line** of the file, keeps the `state` it needs and hands the rest to the [renderer](https://example.com/r), which wraps words to the width of the terminal. "
+	for b.Len() < 5000*6 {
+		b.WriteString("## Step\n\n")
+		for range 3 {
+			b.WriteString(para + para + "\n\n")
+		}
+		b.WriteString("- first point of the list\n- second point, with `code`\n  - nested\n\n")
+		b.WriteString("```go\nfunc f(x int) int {\n\treturn x * 2 // double\n}\n```\n\n")
+	}
+	return b.String()
+}
+
+func BenchmarkStream5000Words(b *testing.B) {
+	md := answer5000()
+	var deltas []string
+	for i := 0; i < len(md); i += 3 {
+		deltas = append(deltas, md[i:min(i+3, len(md))])
+	}
+	th := style.New(true, true)
+	b.ReportAllocs()
+	for b.Loop() {
+		s := NewStream(100, th)
+		for i, d := range deltas {
+			s.Write(d)
+			s.Done()
+			if i%16 == 0 {
+				s.Live()
+			}
+		}
+		s.Close()
+	}
+	b.ReportMetric(float64(len(deltas)), "deltas")
+}

@@ -1,0 +1,261 @@
+package markdown
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rein-agent/rein/internal/tui/style"
+)
+
+var plain = style.Theme{}
+
+func TestRenderConstructs(t *testing.T) {
+	tests := []struct {
+		name  string
+		md    string
+		width int
+		want  string
+	}{
+		{"heading", "## Install it", 40, "## Install it"},
+		{"paragraph joins its lines", "one\ntwo\nthree", 40, "one two three"},
+		{"hard break", "one  \ntwo", 40, "one\ntwo"},
+		{"emphasis", "a *b* **c** ~~d~~", 40, "a b c ~~d~~"},
+		{"inline code", "run `go test` now", 40, "run `go test` now"},
+		{"link", "see [the docs](https://go.dev/doc)", 40, "see the docs (https://go.dev/doc)"},
+		{"autolink", "<https://go.dev>", 40, "https://go.dev"},
+		{"bullets", "- a\n- b\n  - c\n    - d", 40, "• a\n• b\n  ◦ c\n    ▪ d"},
+		{"numbered", "3. a\n4. b", 40, "3. a\n4. b"},
+		{"numbered aligned", "9. a\n10. b\n11. c", 40, "9.  a\n10. b\n11. c"},
+		{"hanging indent", "- alpha beta gamma delta", 13, "• alpha beta\n  gamma delta"},
+		{"quote", "> a quote\n> goes on", 40, "│ a quote goes on"},
+		{"rule", "---", 12, "────────────"},
+		{"fenced code", "```\nx := 1\n\ny := 2\n```", 40, "  x := 1\n  \n  y := 2"},
+		{"indented code", "    a\tb", 40, "  a   b"},
+		{"long code line cut", "```\nabcdefghijklmnop\n```", 10, "  abcdefg↩\n  hijklmn↩\n  op"},
+		{"code not wrapped at spaces", "```\naa bb cc\n```", 40, "  aa bb cc"},
+		{"heading then paragraph", "# T\ntext", 40, "# T\n\ntext"},
+		{"two blocks", "one\n\n\n\ntwo", 40, "one\n\ntwo"},
+		{"long word cut", "aaaaaaaaaaaaaaa b", 10, "aaaaaaaaaa\naaaaa b"},
+		{"table", "| a | bb |\n|---|---:|\n| ccc | d |", 40, "a   │ bb\n────┼───\nccc │  d"},
+		{"table centred", "|x|y|\n|:-:|-|\n|abc|1|", 40, " x  │ y\n────┼──\nabc │ 1"},
+		{"table too wide", "| aaaaaaaa | bbbbbbbb |\n|---|---|\n| c | d |", 12,
+			"| aaaaaaaa ↩\n| bbbbbbbb ↩\n|\n|---|---|\n| c | d |"},
+		{"table after a paragraph", "text\n| a | b |\n|---|---|\n| 1 | 2 |", 40, "text\n\na │ b\n──┼──\n1 │ 2"},
+		{"pipe in text is no table", "a | b\nc | d", 40, "a | b c | d"},
+		{"table in code stays code", "```\n| a |\n|---|\n```", 40, "  | a |\n  |---|"},
+		{"escaped star", `\*not em\*`, 40, "*not em*"},
+		{"html block", "<div>\nx\n</div>", 40, "<div>\nx\n</div>"},
+		{"image", "![a cat](cat.png)", 40, "[image: a cat] (cat.png)"},
+		{"entity", "a &amp; b &#35;", 40, "a & b #"},
+		{"empty", "", 40, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Render(tt.md, tt.width, plain)
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("Render(%q, %d) mismatch (-want +got):\n%s", tt.md, tt.width, d)
+			}
+		})
+	}
+}
+
+// sample is an answer using every construct.
+const sample = "# A plan\n\nThis change *moves* the **parser** into `internal/parse`, see [the design](https://example.com/design) for why; it is a longer paragraph so that it wraps more than once at forty columns.\n\n" +
+	"- first item\n- second item, long enough to wrap onto another line at forty\n  1. nested one\n  2. nested two\n\n" +
+	"> a quoted remark\n\n---\n\n```go\npackage main\n\n// main says hi.\nfunc main() {\n\tfmt.Println(\"hi\", 42)\n}\n```\n\n" +
+	"```python\ndef f(x):\n    \"\"\"Doc\n    string.\"\"\"\n    return x + 1  # one\n```\n\n" +
+	"| file | lines |\n|------|------:|\n| a.go | 12 |\n| b.go | 3 |\n\n" +
+	"    indented\n\nA last word: supercalifragilisticexpialidocious-and-then-some-more-letters.\n"
+
+func TestWrapNeverExceedsNorSplits(t *testing.T) {
+	for _, width := range []int{40, 80} {
+		for _, th := range []style.Theme{plain, style.New(true, true)} {
+			out := Render(sample, width, th)
+			for _, l := range strings.Split(out, "\n") {
+				if w := lipgloss.Width(l); w > width {
+					t.Errorf("width %d: line %q is %d wide", width, ansi.Strip(l), w)
+				}
+			}
+			// Every word of the prose that fits a line is on one line.
+			lines := strings.Split(ansi.Strip(out), "\n")
+			for _, word := range strings.Fields("This change moves the parser into see the design for why; it is a longer paragraph so that it wraps more than once at forty columns. second item, long enough to wrap onto another line") {
+				if !anyContains(lines, word) {
+					t.Errorf("width %d: word %q split across lines:\n%s", width, word, ansi.Strip(out))
+				}
+			}
+		}
+	}
+}
+
+func anyContains(lines []string, w string) bool {
+	for _, l := range lines {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// streamed feeds parts to a Stream, taking Done after each Write and
+// peeking at Live now and then, and returns all it printed.
+func streamed(parts []string, width int, th style.Theme) string {
+	s := NewStream(width, th)
+	var done []string
+	for i, p := range parts {
+		s.Write(p)
+		done = append(done, s.Done())
+		if i%3 == 0 {
+			s.Live()
+		}
+	}
+	done = append(done, s.Close())
+	return joinBlocks(done...)
+}
+
+func TestStreamChunkSplitInvariance(t *testing.T) {
+	for _, th := range []style.Theme{plain, style.New(false, true)} {
+		want := Render(sample, 40, th)
+		t.Run("every split in two", func(t *testing.T) {
+			for i := range len(sample) + 1 {
+				if got := streamed([]string{sample[:i], sample[i:]}, 40, th); got != want {
+					t.Fatalf("split at %d: mismatch (-want +got):\n%s", i, cmp.Diff(want, got))
+				}
+			}
+		})
+		t.Run("random pieces", func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, 2))
+			for range 50 {
+				var parts []string
+				for rest := sample; rest != ""; {
+					n := min(len(rest), 1+r.IntN(8))
+					parts = append(parts, rest[:n])
+					rest = rest[n:]
+				}
+				if got := streamed(parts, 40, th); got != want {
+					t.Fatalf("mismatch (-want +got):\n%s", cmp.Diff(want, got))
+				}
+			}
+		})
+	}
+}
+
+func TestStreamDoneAndLive(t *testing.T) {
+	s := NewStream(40, plain)
+	s.Write("first para")
+	if got := s.Done(); got != "" {
+		t.Errorf("Done() before a blank line = %q, want \"\"", got)
+	}
+	if got := s.Live(); got != "first para" {
+		t.Errorf("Live() = %q, want %q", got, "first para")
+	}
+	s.Write("graph\n\n```\ncode\n\nmore")
+	if got := s.Done(); got != "first paragraph" {
+		t.Errorf("Done() = %q, want the paragraph", got)
+	}
+	if got, want := s.Live(), "  code\n  \n  more"; got != want {
+		t.Errorf("Live() in an open fence = %q, want %q", got, want)
+	}
+	s.Write("\n```\ntail")
+	if got, want := s.Done(), "  code\n  \n  more"; got != want {
+		t.Errorf("Done() at the closing fence = %q, want %q", got, want)
+	}
+	s.Resize(3)
+	if got, want := s.Close(), "tail"; got != want {
+		t.Errorf("Close() = %q, want %q", got, want)
+	}
+	if got := s.Live(); got != "" {
+		t.Errorf("Live() after Close = %q, want \"\"", got)
+	}
+}
+
+func TestHostileTextIsPrintable(t *testing.T) {
+	md := "ref &#27;[2J [x](http://a/&#27;[3J) ![y](&#x1b;) evil \x1b]52;c;aGk=\x07 and \x1b[2J\rhidden\u202e\n\n```sh\necho \x1b[31mred\x9b\n```\n"
+	for _, th := range []style.Theme{plain, style.New(true, true)} {
+		out := Render(md, 80, th)
+		stripped := ansi.Strip(out)
+		if strings.ContainsAny(stripped, "\x1b\x07\r\u202e\u009b") {
+			t.Errorf("control characters reached the output: %q", stripped)
+		}
+		for _, want := range []string{`\x1b]52;c;aGk=\x07`, `\x1b[2J\rhidden<U+202E>`, `\x1b[31mred\x9b`, `ref \x1b[2J`, `(http://a/&#27;[3J)`} {
+			if !strings.Contains(stripped, want) {
+				t.Errorf("output %q does not show %q", stripped, want)
+			}
+		}
+		// The same through a stream, byte by byte.
+		var parts []string
+		for i := range len(md) {
+			parts = append(parts, md[i:i+1])
+		}
+		if got := streamed(parts, 80, th); got != out {
+			t.Errorf("streamed byte by byte: mismatch (-want +got):\n%s", cmp.Diff(out, got))
+		}
+	}
+}
+
+func TestColourThemeStyles(t *testing.T) {
+	th := style.New(true, true)
+	for _, tt := range []struct{ name, md string }{
+		{"heading", "# T"}, {"strong", "**b**"}, {"code", "`c`"}, {"link", "[a](b)"},
+		{"quote", "> q"}, {"rule", "***"}, {"go keyword", "```go\nfunc\n```"},
+		{"json key", "```json\n{\"k\": 1}\n```"}, {"yaml key", "```yaml\nname: x\n```"},
+		{"bullet", "- x"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if out := Render(tt.md, 40, th); !strings.Contains(out, "\x1b[") {
+				t.Errorf("Render(%q) = %q: no style applied", tt.md, out)
+			}
+		})
+	}
+}
+
+func TestHighlight(t *testing.T) {
+	tests := []struct {
+		lang, code string
+		want       []seg
+	}{
+		{"go", `x := "a\"b" // c`, []seg{{"x := ", mCodeBlock}, {`"a\"b"`, mString}, {" ", mCodeBlock}, {"// c", mComment}}},
+		{"py", "def f(): return 0x1f", []seg{{"def", mKeyword}, {" f(): ", mCodeBlock}, {"return", mKeyword}, {" ", mCodeBlock}, {"0x1f", mNumber}}},
+		{"bash", "echo a#b # c", []seg{{"echo", mKeyword}, {" a#b ", mCodeBlock}, {"# c", mComment}}},
+		{"json", `{"k": "v", "n": true}`, []seg{{"{", mCodeBlock}, {`"k"`, mKeyword}, {": ", mCodeBlock}, {`"v"`, mString}, {", ", mCodeBlock}, {`"n"`, mKeyword}, {": ", mCodeBlock}, {"true", mKeyword}, {"}", mCodeBlock}}},
+		{"yaml", "  - name: 'x' # c", []seg{{"  - ", mCodeBlock}, {"name", mKeyword}, {": ", mCodeBlock}, {"'x'", mString}, {" ", mCodeBlock}, {"# c", mComment}}},
+		{"rust", "let s = 'a';", []seg{{"let", mKeyword}, {" s = 'a';", mCodeBlock}}},
+		{"ts", "const a = `x`", []seg{{"const", mKeyword}, {" a = ", mCodeBlock}, {"`x`", mString}}},
+		{"java", "int x = 1; /* c */", []seg{{"int", mKeyword}, {" x = ", mCodeBlock}, {"1", mNumber}, {"; ", mCodeBlock}, {"/* c */", mComment}}},
+		{"cobol", "MOVE 1", []seg{{"MOVE 1", mCodeBlock}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.lang, func(t *testing.T) {
+			got := merge(newHighlighter(tt.lang).line(tt.code))
+			if d := cmp.Diff(tt.want, got, cmp.AllowUnexported(seg{})); d != "" {
+				t.Errorf("line(%q) mismatch (-want +got):\n%s", tt.code, d)
+			}
+		})
+	}
+	t.Run("comment across lines", func(t *testing.T) {
+		h := newHighlighter("c")
+		h.line("a /* b")
+		got := merge(h.line("c */ d"))
+		want := []seg{{"c */", mComment}, {" d", mCodeBlock}}
+		if d := cmp.Diff(want, got, cmp.AllowUnexported(seg{})); d != "" {
+			t.Errorf("second line mismatch (-want +got):\n%s", d)
+		}
+	})
+}
+
+// merge joins neighbouring segments of the same mark, as rendering does.
+func merge(segs []seg) []seg {
+	var out []seg
+	for _, s := range segs {
+		if n := len(out); n > 0 && out[n-1].m == s.m {
+			out[n-1].text += s.text
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
