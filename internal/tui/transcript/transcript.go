@@ -1,13 +1,22 @@
 // Package transcript folds a session's events into what a person sees:
 // the finished blocks printed once into the terminal's scrollback, and
-// what is still in progress (a streaming answer, running tools) shown
-// live below them.
+// what is still in progress (a streaming answer, reasoning, running
+// tools) shown live below them.
+//
+// Everything a model, a tool or a file produced is made printable
+// (package printable) before it is styled, so no escape sequence in it
+// reaches the terminal.
 package transcript
 
 import (
+	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/printable"
+	"github.com/rein-agent/rein/internal/tui/markdown"
 	"github.com/rein-agent/rein/internal/tui/style"
 )
 
@@ -21,49 +30,230 @@ type Options struct {
 	// relative to it. Empty shows paths as they are.
 	Workspace string
 	// SessionDir is the session's directory, under which the artifacts
-	// that ToolObservation.ArtifactRef names live.
+	// that ToolObservation.ArtifactRef names live. Empty shows the
+	// reference alone.
 	SessionDir string
 }
 
 // Transcript is the fold of a session's envelopes into rendered blocks.
-// It does no I/O and starts no goroutine; given the same envelopes and
-// times it renders the same text. It is not safe for concurrent use.
+// It does no I/O and starts no goroutine: given the same envelopes and
+// times it renders the same text. Blocks are printed in order, and the
+// caller separates two with a blank line. It is not safe for concurrent
+// use.
 type Transcript struct {
 	opts Options
+
+	// text is the answer streaming, nil when none; textOpen says deltas
+	// came that the model.text closing them has not.
+	text     *markdown.Stream
+	textOpen bool
+	// reasoning is the reasoning streaming; reasoningOpen as textOpen.
+	reasoning     strings.Builder
+	reasonClean   printable.Stream
+	reasoningOpen bool
+	lastReasoning string
+
+	// cards are the tool calls proposed and not finished, by intent id;
+	// order is their ids in the order they were proposed.
+	cards map[string]*card
+	order []string
 }
 
 // New returns an empty Transcript.
 func New(opts Options) *Transcript {
-	return &Transcript{opts: opts}
-}
-
-// Apply folds one envelope, durable or delta, and returns the blocks it
-// finished, in the order they are to be printed into scrollback, each
-// rendered without a trailing newline; nil when none.
-func (t *Transcript) Apply(env contract.Envelope) []string {
-	return nil
-}
-
-// Live renders what is in progress (the streaming answer's current
-// block, reasoning being streamed, running tool cards with their timers
-// measured to now); "" when nothing is.
-func (t *Transcript) Live(now time.Time) string {
-	return ""
-}
-
-// Flush ends whatever is in progress (the run ended or was interrupted)
-// and returns it as finished blocks.
-func (t *Transcript) Flush() []string {
-	return nil
+	return &Transcript{opts: opts, cards: map[string]*card{}}
 }
 
 // Resize sets the width of what is rendered from now on.
 func (t *Transcript) Resize(width int) {
 	t.opts.Width = width
+	if t.text != nil {
+		t.text.Resize(width)
+	}
 }
 
 // LastReasoning returns the whole text of the last reasoning block, ""
 // if there was none.
-func (t *Transcript) LastReasoning() string {
-	return ""
+func (t *Transcript) LastReasoning() string { return t.lastReasoning }
+
+// Apply folds one envelope, durable or delta, and returns the blocks it
+// finished, in the order they are to be printed into scrollback, each
+// rendered without a trailing newline; nil when none.
+func (t *Transcript) Apply(env contract.Envelope) []string {
+	w, th := t.opts.Width, t.opts.Theme
+	switch e := env.Data.(type) {
+	case *contract.UserMessage:
+		return []string{User(e.Text, w, th)}
+	case *contract.TextDelta:
+		return t.textDelta(e.Text)
+	case *contract.ModelText:
+		return t.modelText(e.Text)
+	case *contract.ReasoningDelta:
+		t.reasoning.WriteString(t.reasonClean.Next(e.Text))
+		t.reasoningOpen = true
+	case *contract.ModelReasoning:
+		return t.modelReasoning(e.Text)
+	case *contract.ModelDiscarded:
+		return t.discarded(e.Reason)
+	case *contract.IntentProposed, *contract.ToolValidation, *contract.ToolPermission,
+		*contract.InvocationStarted, *contract.ToolOutputDelta, *contract.InvocationCompleted,
+		*contract.ToolObservation:
+		return t.tool(env)
+	case *contract.RunFinished:
+		return t.runFinished(e)
+	default:
+		if n := t.note(env); n != "" {
+			return []string{n}
+		}
+	}
+	return nil
+}
+
+// textDelta streams a piece of the answer.
+func (t *Transcript) textDelta(s string) []string {
+	if t.text == nil {
+		t.text = markdown.NewStream(t.opts.Width, t.opts.Theme)
+	}
+	t.textOpen = true
+	t.text.Write(s)
+	return nonEmpty(t.text.Done())
+}
+
+// modelText ends the answer's text block: the rest of the stream, or the
+// whole text rendered when it did not stream (a log replayed).
+func (t *Transcript) modelText(s string) []string {
+	if t.textOpen {
+		t.textOpen = false
+		return t.closeText()
+	}
+	return nonEmpty(markdown.Render(s, t.opts.Width, t.opts.Theme))
+}
+
+// closeText ends the stream of the answer, if one is open.
+func (t *Transcript) closeText() []string {
+	if t.text == nil {
+		return nil
+	}
+	rest := t.text.Close()
+	t.text = nil
+	return nonEmpty(rest)
+}
+
+// modelReasoning ends a reasoning block, streamed or not: the durable
+// text is the one shown.
+func (t *Transcript) modelReasoning(s string) []string {
+	t.reasoning.Reset()
+	t.reasonClean = printable.Stream{}
+	t.reasoningOpen = false
+	t.lastReasoning = s
+	return nonEmpty(t.renderReasoning(printable.Text(s), true))
+}
+
+// reasoningShown is how many lines of a reasoning block are shown.
+const reasoningShown = 3
+
+// renderReasoning renders reasoning dim behind a dotted bar, its last
+// lines only; finished says whether to tell how many were left out.
+func (t *Transcript) renderReasoning(s string, finished bool) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	th := t.opts.Theme
+	lines := wrapText(s, t.opts.Width-2)
+	bar := paint(th, th.Dim, "┆ ")
+	var b strings.Builder
+	if hidden := len(lines) - reasoningShown; hidden > 0 {
+		lines = lines[hidden:]
+		if finished {
+			more := ansi.Truncate("… "+plural(hidden, "line")+" of reasoning (ctrl+o shows them)", max(t.opts.Width-2, 1), "…")
+			b.WriteString(bar + paint(th, th.Dim, more) + "\n")
+		}
+	}
+	b.WriteString(prefixed(lines, bar, bar, th, th.Dim.Italic(th.Color)))
+	return b.String()
+}
+
+// discarded drops the partial answer of a failed attempt: what of it
+// was printed stays, followed by a note.
+func (t *Transcript) discarded(reason string) []string {
+	t.text, t.textOpen = nil, false
+	t.reasoning.Reset()
+	t.reasonClean = printable.Stream{}
+	t.reasoningOpen = false
+	msg := "the partial answer was discarded"
+	if reason != "" {
+		msg += ": " + reason
+	}
+	return []string{Note("warn", msg, t.opts.Width, t.opts.Theme)}
+}
+
+// runFinished ends the run: what was in progress, then how it ended when
+// it did not complete.
+func (t *Transcript) runFinished(e *contract.RunFinished) []string {
+	out := t.Flush()
+	if line := outcomeNote(e, t.opts.Width, t.opts.Theme); line != "" {
+		out = append(out, line)
+	}
+	return out
+}
+
+// Flush ends whatever is in progress (the run ended or was interrupted)
+// and returns it as finished blocks: the rest of the answer, the
+// reasoning streamed, the tool calls not finished.
+func (t *Transcript) Flush() []string {
+	out := t.closeText()
+	t.textOpen = false
+	if t.reasoningOpen {
+		t.reasoning.WriteString(t.reasonClean.Flush())
+		s := t.reasoning.String()
+		t.reasoning.Reset()
+		t.reasoningOpen = false
+		t.lastReasoning = s
+		out = append(out, nonEmpty(t.renderReasoning(s, true))...)
+	}
+	for _, id := range t.order {
+		out = append(out, t.cards[id].finished(t.view(), nil))
+		delete(t.cards, id)
+	}
+	t.order = t.order[:0]
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// Live renders what is in progress (the streaming answer's current
+// block, reasoning being streamed, tool calls not finished with their
+// timers measured to now); "" when nothing is.
+func (t *Transcript) Live(now time.Time) string {
+	var parts []string
+	if t.reasoningOpen {
+		parts = append(parts, t.renderReasoning(t.reasoning.String(), false))
+	}
+	if t.text != nil {
+		parts = append(parts, t.text.Live())
+	}
+	for _, id := range t.order {
+		parts = append(parts, t.cards[id].live(t.view(), now))
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// nonEmpty returns s as the one block, or nil when it is empty.
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }

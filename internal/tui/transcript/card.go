@@ -1,0 +1,263 @@
+package transcript
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/printable"
+	"github.com/rein-agent/rein/internal/tui/style"
+)
+
+// card is one tool call as it goes: proposed, judged, running, done.
+type card struct {
+	tool    string
+	input   json.RawMessage
+	user    bool   // the person's own command (!ls)
+	refusal string // why validation or permission refused it, "" if not
+	denied  bool   // refused by permission (a warning), not validation (an error)
+	asking  bool   // waiting for a person's approval
+	started time.Time
+	running bool
+	// tail holds the end of the output streamed so far (made printable).
+	tail      []byte
+	clean     printable.Stream
+	completed *contract.InvocationCompleted
+}
+
+// view is what rendering a card needs of the transcript's options.
+type view struct {
+	width      int
+	th         style.Theme
+	workspace  string
+	sessionDir string
+}
+
+func (t *Transcript) view() view {
+	o := t.opts
+	return view{width: o.Width, th: o.Theme, workspace: o.Workspace, sessionDir: o.SessionDir}
+}
+
+// tool folds the events of a tool call into its card; the observation
+// finishes it.
+func (t *Transcript) tool(env contract.Envelope) []string {
+	switch e := env.Data.(type) {
+	case *contract.IntentProposed:
+		c := t.card(e.ID)
+		c.tool, c.input, c.user = e.ToolName, e.Input, e.Origin == contract.OriginUser
+	case *contract.ToolValidation:
+		if !e.OK {
+			c := t.card(e.IntentID)
+			c.refusal = validationReason(e)
+		}
+	case *contract.ToolPermission:
+		c := t.card(e.IntentID)
+		c.asking = e.Decision == contract.Ask
+		if e.Decision == contract.Deny {
+			c.refusal, c.denied = denialReason(e), true
+		}
+	case *contract.InvocationStarted:
+		c := t.card(e.IntentID)
+		c.tool, c.input = e.ToolName, e.Input // what really runs
+		c.started, c.running, c.asking = env.Time, true, false
+	case *contract.ToolOutputDelta:
+		t.card(e.IntentID).output(e.Text)
+	case *contract.InvocationCompleted:
+		c := t.card(e.IntentID)
+		c.completed, c.running = e, false
+	case *contract.ToolObservation:
+		c := t.card(e.IntentID)
+		if c.tool == "" {
+			c.tool = e.ToolName
+		}
+		t.remove(e.IntentID)
+		return []string{c.finished(t.view(), &e.Observation)}
+	}
+	return nil
+}
+
+// card returns the card of intent id, made when it is new.
+func (t *Transcript) card(id string) *card {
+	c, ok := t.cards[id]
+	if !ok {
+		c = &card{}
+		t.cards[id] = c
+		t.order = append(t.order, id)
+	}
+	return c
+}
+
+// remove forgets the card of intent id.
+func (t *Transcript) remove(id string) {
+	delete(t.cards, id)
+	for i, o := range t.order {
+		if o == id {
+			t.order = append(t.order[:i], t.order[i+1:]...)
+			break
+		}
+	}
+}
+
+// tailKeep bounds the output a running card keeps: enough for its last
+// lines.
+const tailKeep = 4096
+
+// output appends a piece of the running output.
+func (c *card) output(s string) {
+	c.tail = append(c.tail, c.clean.Next(s)...)
+	if len(c.tail) > 2*tailKeep {
+		cut := len(c.tail) - tailKeep
+		for cut < len(c.tail) && c.tail[cut]&0xc0 == 0x80 {
+			cut++ // not inside a character
+		}
+		c.tail = append(c.tail[:0], c.tail[cut:]...)
+	}
+}
+
+func validationReason(e *contract.ToolValidation) string {
+	if len(e.Errors) > 0 {
+		return strings.Join(e.Errors, "; ")
+	}
+	return string(e.Code)
+}
+
+func denialReason(e *contract.ToolPermission) string {
+	r := e.Reason
+	if r == "" {
+		r = "not allowed"
+	}
+	switch {
+	case e.Rule != "":
+		return r + " (by rule " + e.Rule + ")"
+	case e.By != "":
+		return r + " (by " + e.By + ")"
+	}
+	return r
+}
+
+// header renders the card's first line: "● bash go test ./..." or, for
+// the person's own command, "! go test ./...", cut to the width.
+func (c *card) header(v view) string {
+	th := v.th
+	subject := subjectOf(c.tool, c.input, v.workspace)
+	var line string
+	if c.user {
+		line = paint(th, th.Prompt, "!") + " " + subject
+	} else {
+		line = paint(th, th.Accent, "●") + " " + paint(th, th.Bold, printable.Line(c.tool))
+		if subject != "" {
+			line += " " + subject
+		}
+	}
+	return ansi.Truncate(line, max(v.width, 1), "…")
+}
+
+// subjectKeys are the input fields that name what a tool works on, by
+// tool; a tool not listed shows the first of the common ones it has.
+var subjectKeys = map[string][]string{
+	"bash": {"command"}, "read_file": {"path"}, "write_file": {"path"}, "edit_file": {"path"},
+	"list_dir": {"path"}, "grep": {"pattern"}, "glob": {"pattern"},
+}
+
+var commonKeys = []string{"command", "path", "pattern", "query", "url", "name"}
+
+// subjectOf is what a call works on, one printable line: the command,
+// the path (relative to the workspace), the pattern.
+func subjectOf(tool string, input json.RawMessage, workspace string) string {
+	var in map[string]any
+	if json.Unmarshal(input, &in) != nil {
+		return ""
+	}
+	keys, ok := subjectKeys[tool]
+	if !ok {
+		keys = commonKeys
+	}
+	for _, k := range keys {
+		s, ok := in[k].(string)
+		if !ok || s == "" {
+			continue
+		}
+		if k == "path" {
+			s = relative(s, workspace)
+		}
+		return printable.Line(strings.Join(strings.Fields(s), " "))
+	}
+	return ""
+}
+
+// relative returns p relative to the workspace when it is under it.
+func relative(p, workspace string) string {
+	if workspace == "" || !filepath.IsAbs(p) {
+		return p
+	}
+	if r, err := filepath.Rel(workspace, p); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
+		return r
+	}
+	return p
+}
+
+// liveLines is how many lines of a running command's output show.
+const liveLines = 5
+
+// live renders the card while it is not finished: its header, then the
+// refusal, the wait for approval, or the last lines of its output and
+// its timer.
+func (c *card) live(v view, now time.Time) string {
+	th := v.th
+	out := []string{c.header(v)}
+	switch {
+	case c.refusal != "":
+		out = append(out, c.refusalLine(v))
+	case c.asking:
+		out = append(out, branch(v, th.Dim, "waiting for approval"))
+	case c.running || c.completed != nil:
+		if !c.started.IsZero() {
+			ms := now.Sub(c.started).Milliseconds()
+			if c.completed != nil {
+				ms = c.completed.DurationMS
+			}
+			out = append(out, branch(v, th.Dim, "running · "+seconds(max(ms, 0))))
+		}
+		for _, l := range lastLines(string(c.tail), liveLines) {
+			out = append(out, indentLine(v, th.Dim, l))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// branch renders a line under a card's header: "  ⎿ text", cut to the
+// width, text in st.
+func branch(v view, st lipgloss.Style, text string) string {
+	return "  " + paint(v.th, v.th.Dim, "⎿") + " " + paint(v.th, st, ansi.Truncate(text, max(v.width-4, 1), "…"))
+}
+
+// indentLine renders a line of output under a card, indented past the
+// branch, cut to the width.
+func indentLine(v view, st lipgloss.Style, l string) string {
+	return "    " + paint(v.th, st, ansi.Truncate(strings.ReplaceAll(l, "\t", "    "), max(v.width-4, 1), "…"))
+}
+
+// refusalLine renders why the call was refused.
+func (c *card) refusalLine(v view) string {
+	st, word := v.th.Error, "invalid: "
+	if c.denied {
+		st, word = v.th.Warn, "denied: "
+	}
+	return branch(v, st, word+printable.Line(c.refusal))
+}
+
+// lastLines returns the last n lines of s, without empty lines at its
+// end.
+func lastLines(s string, n int) []string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return nil
+	}
+	lines := strings.Split(s, "\n")
+	return lines[max(len(lines)-n, 0):]
+}

@@ -1,0 +1,266 @@
+package transcript
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/tui/style"
+)
+
+// The golden files under testdata hold transcripts rendered in the plain
+// theme; go test ./internal/tui/transcript -update rewrites them.
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// t0 is when every scripted session starts.
+var t0 = time.Date(2026, 12, 2, 17, 0, 0, 0, time.UTC)
+
+// script drives a Transcript as the UI does and records what it shows:
+// the blocks printed into scrollback, and Live when asked.
+type script struct {
+	tr  *Transcript
+	out strings.Builder
+	now time.Time
+}
+
+func newScript(width int, th style.Theme) *script {
+	return &script{now: t0, tr: New(Options{Width: width, Theme: th, Workspace: "/work/proj", SessionDir: "/home/u/.rein/sessions/s1"})}
+}
+
+// at moves the clock to d after t0.
+func (s *script) at(d time.Duration) *script {
+	s.now = t0.Add(d)
+	return s
+}
+
+// apply folds events stamped with the clock and prints the blocks they
+// finish.
+func (s *script) apply(events ...contract.Event) *script {
+	for _, e := range events {
+		s.print(s.tr.Apply(contract.Envelope{Time: s.now, Session: "s1", Data: e}))
+	}
+	return s
+}
+
+func (s *script) print(blocks []string) {
+	for _, b := range blocks {
+		s.out.WriteString(b + "\n\n")
+	}
+}
+
+// live records what Live shows now.
+func (s *script) live() *script {
+	s.out.WriteString("┄┄┄ live at " + s.now.Sub(t0).String() + " ┄┄┄\n" + s.tr.Live(s.now) + "\n┄┄┄\n\n")
+	return s
+}
+
+// flush prints what Flush ends.
+func (s *script) flush() *script {
+	s.print(s.tr.Flush())
+	return s
+}
+
+// deltas returns text as text deltas of n bytes.
+func deltas(text string, n int) []contract.Event {
+	var out []contract.Event
+	for i := 0; i < len(text); i += n {
+		out = append(out, &contract.TextDelta{Text: text[i:min(i+n, len(text))]})
+	}
+	return out
+}
+
+func intent(id, tool, input string) *contract.IntentProposed {
+	return &contract.IntentProposed{ToolIntent: contract.ToolIntent{ID: id, ToolName: tool, Input: json.RawMessage(input)}}
+}
+
+func started(id, tool, input string) *contract.InvocationStarted {
+	return &contract.InvocationStarted{IntentID: id, InvocationID: "inv-" + id, ToolName: tool, Input: json.RawMessage(input)}
+}
+
+func completed(id string, exit contract.Exit, code int, ms, bytes int64) *contract.InvocationCompleted {
+	return &contract.InvocationCompleted{IntentID: id, InvocationID: "inv-" + id, Exit: exit, ExitCode: code, DurationMS: ms, OutputBytes: bytes}
+}
+
+func observed(id, tool string, ok bool, text string) *contract.ToolObservation {
+	o := &contract.ToolObservation{Observation: contract.Observation{IntentID: id, ToolName: tool, OK: ok, Phase: contract.PhaseExecution, Text: text}}
+	if !ok {
+		o.Code = contract.CodeToolError
+	}
+	return o
+}
+
+func allow(id string) *contract.ToolPermission {
+	return &contract.ToolPermission{IntentID: id, Decision: contract.Allow, By: "mode"}
+}
+
+const answer = "Here is the plan:\n\n1. read `main.go`\n2. fix the **off-by-one** in the loop\n\n```go\nfor i := 0; i < n; i++ {\n\tsum += xs[i] // was i <= n\n}\n```\n\nThat should do it; see [the issue](https://example.com/issue/12) for the report.\n"
+
+const editDiff = "edited main.go: 1 replacement\n--- a/main.go\n+++ b/main.go\n@@ -3,5 +3,5 @@\n func sum(xs []int) int {\n \tsum := 0\n-\tfor i := 0; i <= len(xs); i++ {\n+\tfor i := 0; i < len(xs); i++ {\n \t\tsum += xs[i]\n \t}\n"
+
+// scenarios are the transcripts checked against golden files, each
+// written to run in any theme and width.
+var scenarios = map[string]func(s *script){
+	"streamed_answer": func(s *script) {
+		ds := deltas(answer, 3)
+		s.apply(&contract.UserMessage{Text: "fix the sum"}).apply(ds[:20]...).live().
+			apply(ds[20:]...).live().apply(&contract.ModelText{Text: answer}).live().
+			apply(&contract.RunFinished{Outcome: contract.OutcomeCompleted})
+	},
+	"tool_running": func(s *script) {
+		in := `{"command":"go test ./..."}`
+		s.apply(intent("i1", "bash", in)).live().apply(allow("i1"), started("i1", "bash", in))
+		s.at(1200 * time.Millisecond).apply(&contract.ToolOutputDelta{IntentID: "i1", Text: "ok  \tpkg/a\t0.1s\nok  \tpkg/b\t0.2s\n--- FAIL: TestC (0.00s)\n"})
+		s.at(3200 * time.Millisecond).apply(&contract.ToolOutputDelta{IntentID: "i1", Text: "    c_test.go:12: got 1, want 2\nFAIL\nFAIL\tpkg/c\t0.3s\nok  \tpkg/d"}).live()
+	},
+	"bash_ok": func(s *script) {
+		in := `{"command":"go build ./...\n&& go vet ./..."}`
+		s.apply(intent("i1", "bash", in), allow("i1"), started("i1", "bash", in)).
+			at(2300*time.Millisecond).apply(completed("i1", contract.ExitOK, 0, 2300, 0), observed("i1", "bash", true, "exit code: 0\n"))
+	},
+	"bash_failed": func(s *script) {
+		in := `{"command":"go test ./..."}`
+		s.apply(intent("i1", "bash", in), allow("i1"), started("i1", "bash", in)).
+			apply(completed("i1", contract.ExitError, 1, 2345, 4198),
+				observed("i1", "bash", false, "ok  \tpkg/a\t0.1s\n--- FAIL: TestC (0.00s)\n    c_test.go:12: got 1, want 2\nFAIL\texit code: 1 is not this line\nFAIL\tpkg/c\t0.3s\nexit code: 1\n"))
+	},
+	"user_command": func(s *script) {
+		in := `{"command":"ls -la"}`
+		p := intent("i1", "bash", in)
+		p.Origin = contract.OriginUser
+		s.apply(p, started("i1", "bash", in), completed("i1", contract.ExitOK, 0, 40, 120), observed("i1", "bash", true, "total 0\nexit code: 0\n"))
+	},
+	"edit_diff": func(s *script) {
+		in := `{"path":"/work/proj/main.go","old_string":"<=","new_string":"<"}`
+		s.apply(intent("i1", "edit_file", in), allow("i1"), started("i1", "edit_file", in),
+			completed("i1", contract.ExitOK, 0, 3, 0), observed("i1", "edit_file", true, editDiff))
+	},
+	"denial": func(s *script) {
+		in := `{"command":"rm -rf build"}`
+		s.apply(intent("i1", "bash", in),
+			&contract.ToolPermission{IntentID: "i1", Decision: contract.Deny, By: "rule", Rule: "bash(rm:*)", Reason: "removing files is denied"}).live().
+			apply(&contract.ToolObservation{Observation: contract.Observation{IntentID: "i1", ToolName: "bash", Phase: contract.PhasePermission, Code: contract.CodeDenied, Text: "denied: removing files is denied"}})
+		in = `{"path":"x.go","content":1}`
+		s.apply(intent("i2", "write_file", in),
+			&contract.ToolValidation{IntentID: "i2", Code: contract.CodeSchemaInvalid, Errors: []string{"content: expected string"}},
+			&contract.ToolObservation{Observation: contract.Observation{IntentID: "i2", ToolName: "write_file", Phase: contract.PhaseValidation, Code: contract.CodeSchemaInvalid, Text: "invalid input"}})
+	},
+	"error": func(s *script) {
+		s.apply(&contract.UserMessage{Text: "hi"}).apply(deltas("Partial answ", 4)...).
+			apply(&contract.ProviderError{Kind: contract.ErrorKind("rate_limit"), Provider: "anthropic", HTTPStatus: 429, Message: "rate limited \x1b[31mnow"},
+				&contract.ModelDiscarded{Reason: "rate_limit"},
+				&contract.RetryScheduled{Attempt: 2, DelayMS: 2000, Kind: contract.ErrorKind("rate_limit")},
+				&contract.FallbackSelected{From: "anthropic", To: "openai", Reason: "rate_limit"},
+				&contract.RunFinished{Outcome: contract.OutcomeFailed, Reason: "the provider kept refusing"})
+	},
+	"artifact": func(s *script) {
+		in := `{"command":"seq 1 100000"}`
+		o := observed("i1", "bash", true, "1\n2\n[… 99,996 lines omitted …]\n99999\n100000\nexit code: 0\n")
+		o.Truncated, o.ArtifactRef, o.OmittedBytes = true, "artifacts/i1.txt", 588_000
+		s.apply(intent("i1", "bash", in), started("i1", "bash", in), completed("i1", contract.ExitOK, 0, 150, 588_895), o)
+		in = `{"pattern":"TODO"}`
+		o = observed("i2", "grep", true, "1,204 matching lines in 310 files\na.go:1: TODO\n")
+		o.Truncated, o.ArtifactRef = true, "artifacts/i2.txt"
+		s.apply(intent("i2", "grep", in), started("i2", "grep", in), completed("i2", contract.ExitOK, 0, 80, 90_000), o)
+	},
+	"user_message": func(s *script) {
+		s.apply(&contract.UserMessage{Text: "please look at the failing test in pkg/c and fix it without changing the public API\nthanks \x1b]0;title\x07"})
+	},
+	"reasoning": func(s *script) {
+		r := "First I read the test.\nIt expects 2.\nThe loop runs once too often.\nSo the bound is wrong.\nFix: use < instead of <=.\nThen run the tests."
+		for _, d := range deltas(r, 7) {
+			s.apply(&contract.ReasoningDelta{Text: d.(*contract.TextDelta).Text})
+		}
+		s.live().apply(&contract.ModelReasoning{Text: r}).apply(&contract.ModelReasoning{Text: "Short."})
+	},
+	"parallel_reads": func(s *script) {
+		a, b := `{"path":"/work/proj/a.go"}`, `{"path":"/elsewhere/b.go"}`
+		s.apply(intent("r1", "read_file", a), intent("r2", "read_file", b), started("r1", "read_file", a), started("r2", "read_file", b)).
+			at(500*time.Millisecond).live().
+			apply(completed("r2", contract.ExitOK, 0, 600, 90), observed("r2", "read_file", true, "     1\tpackage b\n     2\t\n     3\tfunc B() {}\n")).live().
+			apply(completed("r1", contract.ExitOK, 0, 700, 0), observed("r1", "read_file", false, "read_file: a.go: no such file or directory"))
+	},
+	"interrupted": func(s *script) {
+		in := `{"command":"sleep 100"}`
+		s.apply(deltas("Sleeping now.\n\nStill", 5)...).apply(intent("i1", "bash", in), started("i1", "bash", in)).
+			apply(&contract.ReasoningDelta{Text: "hmm"}).at(4 * time.Second).live().
+			apply(&contract.RunFinished{Outcome: contract.OutcomeCancelled})
+	},
+	"replay": func(s *script) {
+		// A whole session read back from its log: durable events only,
+		// each through JSON as the log holds them.
+		in := `{"command":"go test ./pkg/c"}`
+		events := []contract.Event{
+			&contract.SessionStarted{Cwd: "/work/proj", Provider: "anthropic", Model: "claude"},
+			&contract.UserMessage{Text: "fix the sum"},
+			&contract.RunStarted{Goal: "fix the sum"},
+			&contract.ModelRequested{Provider: "anthropic", MessageCount: 1},
+			&contract.ModelReasoning{Text: "The loop bound is off by one."},
+			&contract.ModelText{Text: answer},
+			intent("i1", "edit_file", `{"path":"main.go"}`), allow("i1"), started("i1", "edit_file", `{"path":"main.go"}`),
+			completed("i1", contract.ExitOK, 0, 3, 0), observed("i1", "edit_file", true, editDiff),
+			intent("i2", "bash", in), allow("i2"), started("i2", "bash", in),
+			completed("i2", contract.ExitOK, 0, 1900, 31), observed("i2", "bash", true, "ok  \tpkg/c\t0.3s\nexit code: 0\n"),
+			&contract.ModelUsage{InputTokens: 10},
+			&contract.ContextCompacted{TokensBefore: 120_000, TokensAfter: 12_000, By: contract.CompactAuto},
+			&contract.CompactionFailed{Reason: "the summary was empty"},
+			&contract.ModelText{Text: "Fixed: the tests pass."},
+			&contract.RunFinished{Outcome: contract.OutcomeCompleted},
+			&contract.SessionResumed{FromSeq: 21},
+			&contract.ModeChanged{From: "default", To: "accept-edits", By: "user"},
+			&contract.ModelSwitched{From: "anthropic:claude", To: "openai:gpt", By: "user"},
+			&contract.UserMessage{Text: "and the docs?"},
+			&contract.RunFinished{Outcome: contract.OutcomeBudget, Reason: "max_cost $1.00 reached"},
+			&contract.SessionForked{ParentSession: "s0", ParentSeq: 7},
+			&contract.RunFinished{Outcome: contract.OutcomeMaxTurns, Reason: "30 turns"},
+		}
+		for i, e := range events {
+			env := contract.Envelope{Seq: uint64(i + 1), ID: "e", Time: t0, Session: "s1", Data: e}
+			b, err := json.Marshal(env)
+			if err != nil {
+				panic(err)
+			}
+			var back contract.Envelope
+			if err := json.Unmarshal(b, &back); err != nil {
+				panic(err)
+			}
+			s.print(s.tr.Apply(back))
+		}
+		s.flush()
+	},
+}
+
+func TestGolden(t *testing.T) {
+	for name, run := range scenarios {
+		t.Run(name, func(t *testing.T) {
+			s := newScript(60, style.Theme{})
+			run(s)
+			golden(t, filepath.Join("testdata", name+".golden"), s.out.String())
+		})
+	}
+}
+
+// golden compares got with the golden file at path, or rewrites it with
+// -update.
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v; go test ./internal/tui/transcript -update writes it", err)
+	}
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s\nIf the change is meant, rewrite it with go test ./internal/tui/transcript -update and review its diff.", path, d)
+	}
+}

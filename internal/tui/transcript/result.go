@@ -1,0 +1,180 @@
+package transcript
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/printable"
+)
+
+// diffLines is how many lines of an edit's diff a card shows.
+const diffLines = 20
+
+// failedLines is how many lines of a failed command's output a card
+// shows.
+const failedLines = 3
+
+// finished renders the card once the call is over: its header and what
+// came of it. obs is nil when the run ended before the observation.
+func (c *card) finished(v view, obs *contract.Observation) string {
+	out := []string{c.header(v)}
+	switch {
+	case c.refusal != "":
+		out = append(out, c.refusalLine(v))
+	case obs == nil && c.completed != nil:
+		out = append(out, c.resultLine(v, nil)...)
+	case obs == nil:
+		out = append(out, branch(v, v.th.Warn, "interrupted"))
+	case obs.Phase == contract.PhaseValidation || obs.Phase == contract.PhasePermission || obs.Phase == contract.PhaseKernel:
+		// Refused or never run, and no event before said why: the
+		// observation does.
+		st := v.th.Warn
+		if obs.Phase == contract.PhaseValidation {
+			st = v.th.Error
+		}
+		out = append(out, branch(v, st, orCode(firstLine(obs.Text), obs.Code)))
+	case c.tool == "bash" || c.user:
+		out = append(out, c.resultLine(v, obs)...)
+		if !c.ok(obs) {
+			for _, l := range lastLines(withoutExitLine(printable.Text(obs.Text)), failedLines) {
+				out = append(out, indentLine(v, v.th.Dim, l))
+			}
+		}
+	default:
+		out = append(out, c.summary(v, obs)...)
+	}
+	return strings.Join(out, "\n")
+}
+
+// ok reports whether the call succeeded.
+func (c *card) ok(obs *contract.Observation) bool {
+	if c.completed != nil && (c.completed.Exit != contract.ExitOK || c.completed.ExitCode != 0) {
+		return false
+	}
+	return obs == nil || obs.OK
+}
+
+// resultLine renders how a command ended: "⎿ exit 1 · 2.3 s · 4.1 KiB",
+// and where its full output is when the observation shortened it.
+func (c *card) resultLine(v view, obs *contract.Observation) []string {
+	th := v.th
+	status, st := "done", th.OK
+	if d := c.completed; d != nil {
+		switch d.Exit {
+		case contract.ExitOK, contract.ExitError:
+			status = fmt.Sprintf("exit %d", d.ExitCode)
+		case contract.ExitTimeout:
+			status = "timed out"
+		default:
+			status = string(d.Exit)
+		}
+	} else if obs != nil && obs.Code != "" {
+		status = string(obs.Code)
+	}
+	if !c.ok(obs) {
+		st = th.Error
+		if d := c.completed; d != nil && d.Exit != contract.ExitOK && d.Exit != contract.ExitError {
+			st = th.Warn
+		}
+	}
+	var meta []string
+	if d := c.completed; d != nil {
+		meta = append(meta, seconds(d.DurationMS))
+		if d.OutputBytes > 0 {
+			meta = append(meta, size(d.OutputBytes))
+		}
+	}
+	line := "  " + paint(th, th.Dim, "⎿") + " " + paint(th, st, status)
+	if len(meta) > 0 {
+		line += paint(th, th.Dim, " · "+strings.Join(meta, " · "))
+	}
+	return c.withArtifact(v, line, obs)
+}
+
+// withArtifact appends where the full output is, when the observation
+// shortened it, to line or, when it does not fit, under it.
+func (c *card) withArtifact(v view, line string, obs *contract.Observation) []string {
+	line = ansi.Truncate(line, max(v.width, 1), "…")
+	if obs == nil || !obs.Truncated || obs.ArtifactRef == "" {
+		return []string{line}
+	}
+	path := obs.ArtifactRef
+	if v.sessionDir != "" {
+		path = filepath.Join(v.sessionDir, obs.ArtifactRef)
+	}
+	full := "full output: " + printable.Line(path)
+	if lipgloss.Width(line)+3+ansi.StringWidth(full) <= v.width {
+		return []string{line + paint(v.th, v.th.Warn, " · "+full)}
+	}
+	return []string{line, "    " + paint(v.th, v.th.Warn, ansi.Hardwrap(full, max(v.width-4, 1), true))}
+}
+
+// summary renders what a file or search tool's call came to: a line
+// saying what it found or did (dim), or its error; for an edit, its
+// diff.
+func (c *card) summary(v view, obs *contract.Observation) []string {
+	th := v.th
+	text := printable.Text(obs.Text)
+	if !c.ok(obs) {
+		return c.withArtifact(v, branch(v, th.Error, orCode(firstLine(text), obs.Code)), obs)
+	}
+	head, rest, _ := strings.Cut(text, "\n")
+	if c.tool == "read_file" {
+		if n := numberedLines(text); n > 0 {
+			head = "read " + plural(n, "line")
+		}
+	}
+	out := c.withArtifact(v, branch(v, th.Dim, head), obs)
+	if (c.tool == "edit_file" || c.tool == "write_file") && strings.HasPrefix(rest, "--- ") {
+		for _, l := range strings.Split(Diff(rest, v.width-4, diffLines, th), "\n") {
+			out = append(out, "    "+l)
+		}
+	}
+	return out
+}
+
+// numberedLines counts the lines of a read_file observation that are
+// lines of the file ("    12\t...").
+func numberedLines(s string) int {
+	n := 0
+	for l := range strings.SplitSeq(s, "\n") {
+		num, _, ok := strings.Cut(strings.TrimLeft(l, " "), "\t")
+		if ok && num != "" && strings.Trim(num, "0123456789") == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// withoutExitLine drops the "exit code: N" line the bash tool ends its
+// output with: the result line says it.
+func withoutExitLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	if i := strings.LastIndexByte(s, '\n'); strings.HasPrefix(s[i+1:], "exit code: ") {
+		return s[:max(i, 0)]
+	}
+	return s
+}
+
+// firstLine returns the first line of s that is not blank.
+func firstLine(s string) string {
+	for l := range strings.SplitSeq(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			return printable.Line(l)
+		}
+	}
+	return ""
+}
+
+// orCode returns s, or the code when s is empty.
+func orCode(s string, code contract.Code) string {
+	if s == "" {
+		return string(code)
+	}
+	return s
+}

@@ -1,0 +1,134 @@
+package transcript
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/tui/style"
+)
+
+// TestColourTheme runs every scenario in a colour theme at several
+// widths: styles are applied and no line is wider than the width.
+func TestColourTheme(t *testing.T) {
+	th := style.New(true, true)
+	for name, run := range scenarios {
+		for _, width := range []int{30, 60, 100} {
+			s := newScript(width, th)
+			run(s)
+			out := s.out.String()
+			if !strings.Contains(out, "\x1b[") {
+				t.Errorf("%s at %d: no style applied:\n%s", name, width, out)
+			}
+			for _, l := range strings.Split(out, "\n") {
+				if strings.HasPrefix(l, "┄┄┄ live at") {
+					continue
+				}
+				if w := lipgloss.Width(l); w > width {
+					t.Errorf("%s at %d: line %q is %d wide", name, width, ansi.Strip(l), w)
+				}
+			}
+			plain := newScript(width, style.Theme{})
+			run(plain)
+			if strings.Contains(plain.out.String(), "\x1b") {
+				t.Errorf("%s at %d: the plain theme wrote an escape", name, width)
+			}
+		}
+	}
+}
+
+func TestDiff(t *testing.T) {
+	diff := "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n ctx\n-old\n+new\n"
+	tests := []struct {
+		name     string
+		maxLines int
+		width    int
+		want     string
+	}{
+		{"whole", 0, 40, strings.TrimSuffix(diff, "\n")},
+		{"shortened", 4, 40, "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n ctx\n… 2 more lines"},
+		{"cut to width", 0, 6, "--- a…\n+++ b…\n@@ -1…\n ctx\n-old\n+new"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if d := cmp.Diff(tt.want, Diff(diff, tt.width, tt.maxLines, style.Theme{})); d != "" {
+				t.Errorf("Diff() mismatch (-want +got):\n%s", d)
+			}
+		})
+	}
+	t.Run("coloured", func(t *testing.T) {
+		th := style.New(true, true)
+		lines := strings.Split(Diff(diff, 40, 0, th), "\n")
+		for i, st := range []lipgloss.Style{th.File, th.File, th.Hunk} {
+			if want := st.Render(ansi.Strip(lines[i])); lines[i] != want {
+				t.Errorf("line %d = %q, want %q", i, lines[i], want)
+			}
+		}
+		if lines[4] != th.Del.Render("-old") || lines[5] != th.Add.Render("+new") {
+			t.Errorf("added and removed lines not coloured: %q", lines[4:])
+		}
+	})
+}
+
+func TestNote(t *testing.T) {
+	tests := []struct{ kind, text, want string }{
+		{"info", "resumed", "resumed"},
+		{"warn", "slow", "warning: slow"},
+		{"error", "bad \x1b[2J\nthing", `error: bad \x1b[2J\nthing`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind, func(t *testing.T) {
+			if got := Note(tt.kind, tt.text, 80, style.Theme{}); got != tt.want {
+				t.Errorf("Note(%q, %q) = %q, want %q", tt.kind, tt.text, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestUser(t *testing.T) {
+	got := User("one two three four", 10, style.Theme{})
+	if want := "› one two\n  three\n  four"; got != want {
+		t.Errorf("User() = %q, want %q", got, want)
+	}
+}
+
+func TestLastReasoningAndNothingShown(t *testing.T) {
+	tr := New(Options{Width: 40})
+	if tr.LastReasoning() != "" || tr.Live(t0) != "" || tr.Flush() != nil {
+		t.Fatal("a new transcript shows something")
+	}
+	for _, e := range []contract.Event{
+		&contract.ModelRequested{}, &contract.ContextProjected{}, &contract.ModelUsage{},
+		&contract.RunStarted{}, &contract.ModelStarted{}, &contract.ModelFinished{},
+		&contract.IntentDelta{}, &contract.SessionStarted{}, &contract.Unknown{Type: "new.thing"},
+	} {
+		if got := tr.Apply(contract.Envelope{Data: e}); got != nil {
+			t.Errorf("Apply(%s) = %q, want nil", e.EventType(), got)
+		}
+	}
+	tr.Apply(contract.Envelope{Data: &contract.ReasoningDelta{Text: "thinking"}})
+	tr.Apply(contract.Envelope{Data: &contract.ModelReasoning{Text: "thinking hard"}})
+	if got := tr.LastReasoning(); got != "thinking hard" {
+		t.Errorf("LastReasoning() = %q, want %q", got, "thinking hard")
+	}
+	if got := tr.Live(t0.Add(time.Second)); got != "" {
+		t.Errorf("Live() after the reasoning ended = %q, want \"\"", got)
+	}
+}
+
+// TestStreamedEqualsReplayed checks that an answer streamed in deltas
+// prints what the same answer read back from a log prints.
+func TestStreamedEqualsReplayed(t *testing.T) {
+	stream := newScript(50, style.Theme{})
+	stream.apply(deltas(answer, 2)...).apply(&contract.ModelText{Text: answer})
+	replay := newScript(50, style.Theme{})
+	replay.apply(&contract.ModelText{Text: answer})
+	if d := cmp.Diff(replay.out.String(), stream.out.String()); d != "" {
+		t.Errorf("streamed and replayed differ (-replayed +streamed):\n%s", d)
+	}
+}
