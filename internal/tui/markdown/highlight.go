@@ -1,6 +1,9 @@
 package markdown
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // syntax is what the highlighter knows of a language: enough to colour
 // keywords, strings, comments and numbers, never to parse it.
@@ -28,9 +31,13 @@ func words(s string) map[string]bool {
 	return m
 }
 
-var (
-	cLike = "break case continue default do else for goto if return switch while "
-	langs = map[string]*syntax{
+// cLike are the keywords the C family shares.
+const cLike = "break case continue default do else for goto if return switch while "
+
+// langs are the languages highlighted, made on first use: a program
+// that shows no code pays nothing for them at start-up.
+var langs = sync.OnceValue(func() map[string]*syntax {
+	return map[string]*syntax{
 		"go": {keywords: words("break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var nil true false iota"),
 			comment: []string{"//"}, blockOpen: "/*", blockClose: "*/", quotes: `"'`, multi: []string{"`"}},
 		"python": {keywords: words("False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield self"),
@@ -46,14 +53,17 @@ var (
 		"json": {keywords: words("true false null"), quotes: `"`, keys: true},
 		"yaml": {keywords: words("true false null yes no on off ~"), comment: []string{"#"}, quotes: `"'`, keys: true, yaml: true},
 	}
-	langAlias = map[string]string{
-		"golang": "go", "py": "python", "python3": "python", "javascript": "js", "jsx": "js", "ts": "js",
-		"typescript": "js", "tsx": "js", "mjs": "js", "cjs": "js", "rs": "rust", "h": "c", "cpp": "c",
-		"c++": "c", "cc": "c", "cxx": "c", "hpp": "c", "java": "c", "cs": "c", "csharp": "c",
-		"bash": "sh", "shell": "sh", "zsh": "sh", "console": "sh", "shellscript": "sh", "jsonc": "json",
-		"yml": "yaml",
-	}
-)
+})
+
+// langAlias maps the other names of a fence's language to those of
+// langs.
+var langAlias = map[string]string{
+	"golang": "go", "py": "python", "python3": "python", "javascript": "js", "jsx": "js", "ts": "js",
+	"typescript": "js", "tsx": "js", "mjs": "js", "cjs": "js", "rs": "rust", "h": "c", "cpp": "c",
+	"c++": "c", "cc": "c", "cxx": "c", "hpp": "c", "java": "c", "cs": "c", "csharp": "c",
+	"bash": "sh", "shell": "sh", "zsh": "sh", "console": "sh", "shellscript": "sh", "jsonc": "json",
+	"yml": "yaml",
+}
 
 // highlighter marks the tokens of a code block line by line, carrying a
 // comment or string that spans lines from one to the next.
@@ -70,7 +80,7 @@ func newHighlighter(lang string) *highlighter {
 	if a, ok := langAlias[lang]; ok {
 		lang = a
 	}
-	return &highlighter{syn: langs[lang]}
+	return &highlighter{syn: langs()[lang]}
 }
 
 // line returns the tokens of one line.

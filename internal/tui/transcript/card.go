@@ -27,6 +27,7 @@ type card struct {
 	// tail holds the end of the output streamed so far (made printable).
 	tail      []byte
 	clean     printable.Stream
+	cr        bool // the output so far ends with a carriage return
 	completed *contract.InvocationCompleted
 }
 
@@ -109,7 +110,11 @@ const tailKeep = 4096
 
 // output appends a piece of the running output.
 func (c *card) output(s string) {
-	c.tail = append(c.tail, c.clean.Next(s)...)
+	if c.cr && strings.HasPrefix(s, "\n") {
+		s = s[1:] // the LF of a CR LF split across two pieces
+	}
+	c.cr = strings.HasSuffix(s, "\r")
+	c.tail = append(c.tail, c.clean.Next(lineEnds(s))...)
 	if len(c.tail) > 2*tailKeep {
 		cut := len(c.tail) - tailKeep
 		for cut < len(c.tail) && c.tail[cut]&0xc0 == 0x80 {
@@ -117,6 +122,16 @@ func (c *card) output(s string) {
 		}
 		c.tail = append(c.tail[:0], c.tail[cut:]...)
 	}
+}
+
+// lineEnds turns the carriage returns of a command's output (a
+// terminal's CR LF, a progress bar's lone CR) into line ends: shown as
+// lines rather than as escapes, and never rewriting what a line showed.
+func lineEnds(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
 func validationReason(e *contract.ToolValidation) string {
@@ -134,6 +149,8 @@ func denialReason(e *contract.ToolPermission) string {
 	switch {
 	case e.Rule != "":
 		return r + " (by rule " + e.Rule + ")"
+	case e.By == "user":
+		return r + " (by you)"
 	case e.By != "":
 		return r + " (by " + e.By + ")"
 	}

@@ -41,7 +41,7 @@ func (c *card) finished(v view, obs *contract.Observation) string {
 	case c.tool == "bash" || c.user:
 		out = append(out, c.resultLine(v, obs)...)
 		if !c.ok(obs) {
-			for _, l := range lastLines(withoutExitLine(printable.Text(obs.Text)), failedLines) {
+			for _, l := range lastLines(withoutExitLine(printable.Text(lineEnds(obs.Text))), failedLines) {
 				out = append(out, indentLine(v, v.th.Dim, l))
 			}
 		}
@@ -119,7 +119,7 @@ func (c *card) withArtifact(v view, line string, obs *contract.Observation) []st
 // diff.
 func (c *card) summary(v view, obs *contract.Observation) []string {
 	th := v.th
-	text := printable.Text(obs.Text)
+	text := printable.Text(lineEnds(obs.Text))
 	if !c.ok(obs) {
 		return c.withArtifact(v, branch(v, th.Error, orCode(firstLine(text), obs.Code)), obs)
 	}

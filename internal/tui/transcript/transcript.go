@@ -11,6 +11,7 @@ package transcript
 import (
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -22,7 +23,7 @@ import (
 
 // Options configure a Transcript.
 type Options struct {
-	// Width is the terminal's width in columns.
+	// Width is the terminal's width in columns; zero means 80.
 	Width int
 	// Theme styles everything; the zero Theme is plain.
 	Theme style.Theme
@@ -61,15 +62,24 @@ type Transcript struct {
 
 // New returns an empty Transcript.
 func New(opts Options) *Transcript {
+	opts.Width = widthOr80(opts.Width)
 	return &Transcript{opts: opts, cards: map[string]*card{}}
 }
 
 // Resize sets the width of what is rendered from now on.
 func (t *Transcript) Resize(width int) {
-	t.opts.Width = width
+	t.opts.Width = widthOr80(width)
 	if t.text != nil {
-		t.text.Resize(width)
+		t.text.Resize(t.opts.Width)
 	}
+}
+
+// widthOr80 returns width, or 80 when it is not positive.
+func widthOr80(width int) int {
+	if width <= 0 {
+		return 80
+	}
+	return width
 }
 
 // LastReasoning returns the whole text of the last reasoning block, ""
@@ -174,6 +184,29 @@ func (t *Transcript) renderReasoning(s string, finished bool) string {
 	return b.String()
 }
 
+// liveTailBytes bounds the reasoning text re-wrapped for each frame.
+const liveTailBytes = 4096
+
+// liveTail returns the end of s that its last lines can come from: at
+// most reasoningShown lines and liveTailBytes bytes, so that a frame
+// costs the same however long the reasoning has run.
+func liveTail(s string) string {
+	s = strings.TrimRight(s, " \n")
+	start := max(len(s)-liveTailBytes, 0)
+	for start > 0 && start < len(s) && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	end := len(s)
+	for range reasoningShown {
+		i := strings.LastIndexByte(s[start:end], '\n')
+		if i < 0 {
+			return s[start:]
+		}
+		end = start + i
+	}
+	return s[end+1:]
+}
+
 // discarded drops the partial answer of a failed attempt: what of it
 // was printed stays, followed by a note.
 func (t *Transcript) discarded(reason string) []string {
@@ -229,7 +262,7 @@ func (t *Transcript) Flush() []string {
 func (t *Transcript) Live(now time.Time) string {
 	var parts []string
 	if t.reasoningOpen {
-		parts = append(parts, t.renderReasoning(t.reasoning.String(), false))
+		parts = append(parts, t.renderReasoning(liveTail(t.reasoning.String()), false))
 	}
 	if t.text != nil {
 		parts = append(parts, t.text.Live())

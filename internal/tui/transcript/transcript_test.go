@@ -132,3 +132,16 @@ func TestStreamedEqualsReplayed(t *testing.T) {
 		t.Errorf("streamed and replayed differ (-replayed +streamed):\n%s", d)
 	}
 }
+
+func TestRunningOutputLineEnds(t *testing.T) {
+	tr := New(Options{Width: 40})
+	in := []byte(`{"command":"make"}`)
+	tr.Apply(contract.Envelope{Time: t0, Data: started("i1", "bash", string(in))})
+	for _, d := range []string{"one\r", "\ntwo\r\n", "50%\r100%\n\x1b[2Jthree"} {
+		tr.Apply(contract.Envelope{Data: &contract.ToolOutputDelta{IntentID: "i1", Text: d}})
+	}
+	want := "● bash make\n  ⎿ running · 1 s\n    one\n    two\n    50%\n    100%\n    \\x1b[2Jthree"
+	if got := tr.Live(t0.Add(time.Second)); got != want {
+		t.Errorf("Live() mismatch (-want +got):\n%s", cmp.Diff(want, got))
+	}
+}
