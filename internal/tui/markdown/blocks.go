@@ -1,5 +1,7 @@
 package markdown
 
+import "bytes"
+
 // fenceState is whether the line scan is inside a code fence, and which
 // fence closes it.
 type fenceState struct {
@@ -13,12 +15,16 @@ type fenceState struct {
 // closing fence.
 func (s *Stream) classify() {
 	for {
-		nl := indexNL(s.buf[s.scan:])
+		// The part of the line looked at by an earlier Write holds no
+		// line end: look only at what came since.
+		from := max(s.scan, s.seen)
+		nl := bytes.IndexByte(s.buf[from:], '\n')
 		if nl < 0 {
+			s.seen = len(s.buf)
 			return
 		}
-		line := s.buf[s.scan : s.scan+nl]
-		end := s.scan + nl + 1
+		line := s.buf[s.scan : from+nl]
+		end := from + nl + 1
 		s.scan = end
 		switch {
 		case s.fence.open:
@@ -44,15 +50,6 @@ func (s *Stream) classify() {
 func (s *Stream) endBlock(end int) {
 	s.blocks = append(s.blocks, [2]int{s.start, end})
 	s.start = end
-}
-
-func indexNL(b []byte) int {
-	for i, c := range b {
-		if c == '\n' {
-			return i
-		}
-	}
-	return -1
 }
 
 // blank reports whether b holds only spaces, tabs and line ends.

@@ -1,10 +1,6 @@
 package markdown
 
-import (
-	"strings"
-
-	"github.com/charmbracelet/x/ansi"
-)
+import "strings"
 
 // codeIndent is how far a code block is indented.
 const codeIndent = "  "
@@ -46,7 +42,7 @@ func preformatted(text string, width int, m mark, st *styler) []string {
 func hardLines(segs []seg, width int, st *styler) []string {
 	total := 0
 	for _, s := range segs {
-		total += ansi.StringWidth(s.text)
+		total += cellWidth(s.text)
 	}
 	if total <= width {
 		return []string{st.line(segs)}
@@ -84,7 +80,7 @@ func expandTabs(l string) string {
 			continue
 		}
 		b.WriteRune(r)
-		col += ansi.StringWidth(string(r))
+		col += cellWidth(string(r))
 	}
 	return b.String()
 }

@@ -47,11 +47,16 @@ type Stream struct {
 	st    *styler
 	clean printable.Stream
 
-	buf    []byte // the printable text received
-	start  int    // where the current block begins in buf
-	scan   int    // where the next line not yet classified begins
+	buf   []byte // the printable text received
+	start int    // where the current block begins in buf
+	scan  int    // where the next line not yet classified begins
+	seen  int    // how far the line at scan was looked at for its end
+	// blocks are the completed blocks Done has not returned, as ranges
+	// of buf; fence is the code fence open at scan.
 	blocks [][2]int
 	fence  fenceState
+	// live caches Live's rendering until the next Write; liveOK says it
+	// is current.
 	live   string
 	liveOK bool
 	closed bool

@@ -3,7 +3,6 @@ package markdown
 import (
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 )
@@ -212,7 +211,7 @@ func cellSegs(row []string, n int, m mark, st *styler) [][]seg {
 func segsWidth(segs []seg) int {
 	w := 0
 	for _, s := range segs {
-		w += ansi.StringWidth(s.text)
+		w += cellWidth(s.text)
 	}
 	return w
 }

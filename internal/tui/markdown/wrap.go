@@ -102,16 +102,24 @@ func (st *styler) style(m mark) lipgloss.Style {
 // line renders one line of segments, neighbours of the same marks styled
 // as one.
 func (st *styler) line(segs []seg) string {
+	if len(segs) == 1 {
+		return st.render(segs[0].text, segs[0].m)
+	}
 	var b strings.Builder
 	for i := 0; i < len(segs); {
 		j := i + 1
-		var run strings.Builder
-		run.WriteString(segs[i].text)
 		for j < len(segs) && segs[j].m == segs[i].m {
-			run.WriteString(segs[j].text)
 			j++
 		}
-		b.WriteString(st.render(run.String(), segs[i].m))
+		run := segs[i].text
+		if j > i+1 {
+			var r strings.Builder
+			for _, s := range segs[i:j] {
+				r.WriteString(s.text)
+			}
+			run = r.String()
+		}
+		b.WriteString(st.render(run, segs[i].m))
 		i = j
 	}
 	return b.String()
@@ -144,8 +152,8 @@ func wrap(segs []seg, width int) [][]seg {
 	space := false
 	flushWord := func() {
 		if len(word) > 0 {
-			w.place(word, wordW, space)
-			word, wordW, space = nil, 0, false
+			w.place(word, wordW, space) // copies word
+			word, wordW, space = word[:0], 0, false
 		}
 	}
 	for _, s := range segs {
@@ -154,12 +162,12 @@ func wrap(segs []seg, width int) [][]seg {
 			i := strings.IndexAny(t, " \n")
 			if i < 0 {
 				word = append(word, seg{t, s.m})
-				wordW += ansi.StringWidth(t)
+				wordW += cellWidth(t)
 				break
 			}
 			if i > 0 {
 				word = append(word, seg{t[:i], s.m})
-				wordW += ansi.StringWidth(t[:i])
+				wordW += cellWidth(t[:i])
 			}
 			flushWord()
 			if t[i] == '\n' {
@@ -218,7 +226,7 @@ func (w *wrapper) place(word []seg, ww int, space bool) {
 func (w *wrapper) cut(s seg) {
 	t := s.text
 	for t != "" {
-		tw := ansi.StringWidth(t)
+		tw := cellWidth(t)
 		if w.curW+tw <= w.width {
 			w.cur = append(w.cur, seg{t, s.m})
 			w.curW += tw
@@ -233,9 +241,20 @@ func (w *wrapper) cut(s seg) {
 		}
 		if head != "" {
 			w.cur = append(w.cur, seg{head, s.m})
-			w.curW += ansi.StringWidth(head)
+			w.curW += cellWidth(head)
 			t = t[len(head):]
 		}
 		w.newline()
 	}
+}
+
+// cellWidth returns the cells s takes on a terminal: its length when it
+// is printable ASCII, the common case, which needs no grapheme segmentation.
+func cellWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return ansi.StringWidth(s)
+		}
+	}
+	return len(s)
 }
