@@ -192,6 +192,19 @@ var scenarios = map[string]func(s *script){
 			apply(&contract.ReasoningDelta{Text: "hmm"}).at(4 * time.Second).live().
 			apply(&contract.RunFinished{Outcome: contract.OutcomeCancelled})
 	},
+	"hostile": func(s *script) {
+		// Escape sequences from the model, a tool's output, a file and a
+		// provider: every one shown, none sent.
+		in := "{\"command\":\"echo \\u001b]52;c;aGk=\\u0007 \\u202egnp.exe\"}"
+		s.apply(&contract.ModelText{Text: "Done \x1b[2J\x1b[H. `\x1b[31mred`\n\n```sh\nrm \x1b[8mhidden\n```"}).
+			apply(intent("i1", "bash\x1b[5m", in), started("i1", "bash", in),
+				&contract.ToolOutputDelta{IntentID: "i1", Text: "out \x1b]0;title\x07\x9b1m"}).live().
+			apply(completed("i1", contract.ExitError, 1, 10, 20), observed("i1", "bash", false, "\x1b[41mbad\x1b[0m\nexit code: 1\n"))
+		in = "{\"path\":\"/work/proj/\\u001b[1mx.go\"}"
+		s.apply(intent("i2", "edit_file", in), started("i2", "edit_file", in), completed("i2", contract.ExitOK, 0, 1, 0),
+			observed("i2", "edit_file", true, "edited x: 1 replacement\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-\x1b[1mold\n+new\u200b\n"),
+			&contract.ProviderError{Message: "bad \x1b]8;;http://evil\x07link"})
+	},
 	"replay": func(s *script) {
 		// A whole session read back from its log: durable events only,
 		// each through JSON as the log holds them.

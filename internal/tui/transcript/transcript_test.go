@@ -145,3 +145,39 @@ func TestRunningOutputLineEnds(t *testing.T) {
 		t.Errorf("Live() mismatch (-want +got):\n%s", cmp.Diff(want, got))
 	}
 }
+
+func TestFormats(t *testing.T) {
+	for _, tt := range []struct{ got, want string }{
+		{seconds(40), "40 ms"}, {seconds(300), "0.3 s"}, {seconds(2300), "2.3 s"}, {seconds(2000), "2 s"},
+		{seconds(12_345), "12 s"}, {seconds(125_000), "2 min 5 s"},
+		{thousands(0), "0"}, {thousands(999), "999"}, {thousands(1000), "1,000"}, {thousands(120_000), "120,000"},
+		{thousands(-1234567), "-1,234,567"},
+		{size(512), "512 B"}, {size(4198), "4.1 KiB"}, {size(3 << 20), "3.0 MiB"},
+		{plural(1, "line"), "1 line"}, {plural(2, "line"), "2 lines"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
+
+func TestSubject(t *testing.T) {
+	tests := []struct{ tool, input, want string }{
+		{"bash", `{"command":"go test\n  ./..."}`, "go test ./..."},
+		{"read_file", `{"path":"/ws/a/b.go"}`, "a/b.go"},
+		{"read_file", `{"path":"/wsx/b.go"}`, "/wsx/b.go"},
+		{"read_file", `{"path":"/ws"}`, "."},
+		{"grep", `{"pattern":"TODO","path":"/ws/x"}`, "TODO"},
+		{"glob", `{"pattern":"**/*.go"}`, "**/*.go"},
+		{"mcp_fetch", `{"url":"https://go.dev"}`, "https://go.dev"},
+		{"bash", `not json`, ""},
+		{"bash", `{"command":"a\u0000b"}`, `a\x00b`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool+" "+tt.want, func(t *testing.T) {
+			if got := subjectOf(tt.tool, []byte(tt.input), "/ws"); got != tt.want {
+				t.Errorf("subjectOf(%s, %s) = %q, want %q", tt.tool, tt.input, got, tt.want)
+			}
+		})
+	}
+}
