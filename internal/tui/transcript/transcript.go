@@ -83,7 +83,8 @@ func widthOr80(width int) int {
 }
 
 // LastReasoning returns the whole text of the last reasoning block, ""
-// if there was none.
+// if there was none: made printable, as it streamed, or as the log
+// holds it when it did not stream.
 func (t *Transcript) LastReasoning() string { return t.lastReasoning }
 
 // Apply folds one envelope, durable or delta, and returns the blocks it
@@ -149,14 +150,26 @@ func (t *Transcript) closeText() []string {
 	return nonEmpty(rest)
 }
 
-// modelReasoning ends a reasoning block, streamed or not: the durable
-// text is the one shown.
+// modelReasoning ends a reasoning block: the text streamed, as for an
+// answer (the deltas are what the kernel chose to show), or the whole
+// text when it did not stream.
 func (t *Transcript) modelReasoning(s string) []string {
+	if t.reasoningOpen {
+		return t.closeReasoning()
+	}
+	t.lastReasoning = printable.Text(s)
+	return nonEmpty(t.renderReasoning(t.lastReasoning, true))
+}
+
+// closeReasoning ends the reasoning streamed.
+func (t *Transcript) closeReasoning() []string {
+	t.reasoning.WriteString(t.reasonClean.Flush())
+	s := t.reasoning.String()
 	t.reasoning.Reset()
 	t.reasonClean = printable.Stream{}
 	t.reasoningOpen = false
 	t.lastReasoning = s
-	return nonEmpty(t.renderReasoning(printable.Text(s), true))
+	return nonEmpty(t.renderReasoning(s, true))
 }
 
 // reasoningShown is how many lines of a reasoning block are shown.
@@ -238,12 +251,7 @@ func (t *Transcript) Flush() []string {
 	out := t.closeText()
 	t.textOpen = false
 	if t.reasoningOpen {
-		t.reasoning.WriteString(t.reasonClean.Flush())
-		s := t.reasoning.String()
-		t.reasoning.Reset()
-		t.reasoningOpen = false
-		t.lastReasoning = s
-		out = append(out, nonEmpty(t.renderReasoning(s, true))...)
+		out = append(out, t.closeReasoning()...)
 	}
 	for _, id := range t.order {
 		out = append(out, t.cards[id].finished(t.view(), nil))
