@@ -45,3 +45,29 @@ func BenchmarkStream5000Words(b *testing.B) {
 	b.ReportMetric(float64(len(deltas)), "deltas")
 	b.ReportMetric(float64(len(strings.Fields(md))), "words")
 }
+
+// BenchmarkStreamLongCodeBlock streams one code block of 2,000 lines, the
+// case where re-rendering the block per frame would cost the square of
+// its length.
+func BenchmarkStreamLongCodeBlock(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("```go\n")
+	for range 2000 {
+		sb.WriteString("\tx := compute(a, \"text\", 42) // note\n")
+	}
+	sb.WriteString("```\n")
+	md := sb.String()
+	th := style.New(true, true)
+	b.ReportAllocs()
+	for b.Loop() {
+		s := NewStream(100, th)
+		for i := 0; i < len(md); i += 3 {
+			s.Write(md[i:min(i+3, len(md))])
+			s.Done()
+			if i%48 == 0 {
+				s.Live()
+			}
+		}
+		s.Close()
+	}
+}

@@ -1,6 +1,9 @@
 package markdown
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // fenceState is whether the line scan is inside a code fence, and which
 // fence closes it.
@@ -8,6 +11,11 @@ type fenceState struct {
 	open bool
 	char byte
 	n    int
+	// body is where the code of a fence that begins its block, unindented,
+	// begins in the stream's text (0 for another fence); lang is its
+	// language. Live renders such a block line by line as it grows.
+	body int
+	lang string
 }
 
 // classify looks at each line of buf that is complete and not yet looked
@@ -40,6 +48,10 @@ func (s *Stream) classify() {
 			}
 		default:
 			if f, ok := opensFence(line); ok {
+				if line[0] == f.char && blank(s.buf[s.start:end-len(line)-1]) {
+					f.body = end
+					f.lang, _, _ = strings.Cut(strings.TrimSpace(string(line[f.n:])), " ")
+				}
 				s.fence = f
 			}
 		}

@@ -19,9 +19,15 @@ func codeLines(code, lang string, width int, st *styler) []string {
 	hl := newHighlighter(lang)
 	var out []string
 	for _, l := range strings.Split(code, "\n") {
-		for _, part := range hardLines(hl.line(expandTabs(l)), width-len(codeIndent), st) {
-			out = append(out, codeIndent+part)
-		}
+		out = codeLine(out, hl, l, width, st)
+	}
+	return out
+}
+
+// codeLine appends the rendering of one line of code to out.
+func codeLine(out []string, hl *highlighter, l string, width int, st *styler) []string {
+	for _, part := range hardLines(hl.line(expandTabs(l)), width-len(codeIndent), st) {
+		out = append(out, codeIndent+part)
 	}
 	return out
 }

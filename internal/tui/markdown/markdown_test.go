@@ -259,3 +259,28 @@ func merge(segs []seg) []seg {
 	}
 	return out
 }
+
+// TestLiveCodeBlock checks that a code block shown while it streams, line
+// by line from a cache, is what rendering it whole shows.
+func TestLiveCodeBlock(t *testing.T) {
+	const md = "Intro.\n\n```python\ndef f(x):\n    \"\"\"A doc\n    string that is long enough to be cut.\"\"\"\n\treturn x  # one\n\n```\n"
+	for _, th := range []style.Theme{plain, style.New(true, true)} {
+		s := NewStream(30, th)
+		opened := strings.Index(md, "```python\n") + len("```python\n")
+		for i := range len(md) - 4 {
+			s.Write(md[i : i+1])
+			s.Done()
+			if i+1 < opened {
+				continue
+			}
+			prefix := md[strings.Index(md, "```") : i+1]
+			closing := "\n```"
+			if strings.HasSuffix(prefix, "\n") {
+				closing = "```"
+			}
+			if got, want := s.Live(), Render(prefix+closing, 30, th); got != want {
+				t.Fatalf("after %q: Live() mismatch (-want +got):\n%s", md[:i+1], cmp.Diff(want, got))
+			}
+		}
+	}
+}

@@ -59,6 +59,7 @@ type Stream struct {
 	// is current.
 	live   string
 	liveOK bool
+	code   liveCode
 	closed bool
 }
 
@@ -108,7 +109,9 @@ func (s *Stream) Done() string {
 func (s *Stream) Live() string {
 	if !s.liveOK {
 		s.live = ""
-		if !blank(s.buf[s.start:]) {
+		if s.fence.open && s.fence.body > 0 {
+			s.live = s.liveCode()
+		} else if !blank(s.buf[s.start:]) {
 			s.live = renderBlock(string(s.buf[s.start:]), s.width, s.st)
 		}
 		s.liveOK = true
