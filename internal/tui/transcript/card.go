@@ -232,13 +232,11 @@ func (c *card) live(v view, now time.Time) string {
 		out = append(out, c.refusalLine(v))
 	case c.asking:
 		out = append(out, branch(v, th.Dim, "waiting for approval"))
-	case c.running || c.completed != nil:
+	case c.completed != nil:
+		out = append(out, c.resultLine(v, nil)...)
+	case c.running:
 		if !c.started.IsZero() {
-			ms := now.Sub(c.started).Milliseconds()
-			if c.completed != nil {
-				ms = c.completed.DurationMS
-			}
-			out = append(out, branch(v, th.Dim, "running · "+seconds(max(ms, 0))))
+			out = append(out, branch(v, th.Dim, "running · "+seconds(max(now.Sub(c.started).Milliseconds(), 0))))
 		}
 		for _, l := range lastLines(string(c.tail), liveLines) {
 			out = append(out, indentLine(v, th.Dim, l))

@@ -55,17 +55,18 @@ func User(text string, width int, th style.Theme) string {
 }
 
 // Note renders one line of the UI's own (a long one wraps): kind is
-// "info" (dim), "warn" or "error", the last two with their word in front.
+// "info" (dim, behind a "· "), "warn" or "error" (with their word in
+// front).
 // text is made printable: it may quote a provider or a tool.
 func Note(kind, text string, width int, th style.Theme) string {
-	st := th.Dim
+	st, lead := th.Dim, "· "
 	switch kind {
 	case "warn":
-		st, text = th.Warn, "warning: "+text
+		st, lead = th.Warn, "warning: "
 	case "error":
-		st, text = th.Error, "error: "+text
+		st, lead = th.Error, "error: "
 	}
-	return prefixed(wrapText(printable.Line(text), width-2), "", "  ", th, st)
+	return prefixed(wrapText(lead+printable.Line(text), width-2), "", "  ", th, st)
 }
 
 // Diff renders a unified diff coloured: added lines Add, removed Del,

@@ -77,7 +77,7 @@ func TestDiff(t *testing.T) {
 
 func TestNote(t *testing.T) {
 	tests := []struct{ kind, text, want string }{
-		{"info", "resumed", "resumed"},
+		{"info", "resumed", "· resumed"},
 		{"warn", "slow", "warning: slow"},
 		{"error", "bad \x1b[2J\nthing", `error: bad \x1b[2J\nthing`},
 	}
