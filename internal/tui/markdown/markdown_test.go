@@ -48,6 +48,7 @@ func TestRenderConstructs(t *testing.T) {
 		{"table after a paragraph", "text\n| a | b |\n|---|---|\n| 1 | 2 |", 40, "text\n\na │ b\n──┼──\n1 │ 2"},
 		{"pipe in text is no table", "a | b\nc | d", 40, "a | b c | d"},
 		{"table in code stays code", "```\n| a |\n|---|\n```", 40, "  | a |\n  |---|"},
+		{"indented table is code", "    | a |\n    |---|", 40, "  | a |\n  |---|"},
 		{"escaped star", `\*not em\*`, 40, "*not em*"},
 		{"html block", "<div>\nx\n</div>", 40, "<div>\nx\n</div>"},
 		{"image", "![a cat](cat.png)", 40, "[image: a cat] (cat.png)"},

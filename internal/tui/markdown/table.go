@@ -46,8 +46,8 @@ func splitTables(src string) []chunk {
 			fence = f
 			continue
 		}
-		if i+1 >= len(lines) || !strings.Contains(lines[i], "|") {
-			continue
+		if i+1 >= len(lines) || !strings.Contains(lines[i], "|") || strings.HasPrefix(lines[i], "    ") || strings.HasPrefix(lines[i], "\t") {
+			continue // an indented line is code
 		}
 		header := cells(lines[i])
 		align, ok := delimiterRow(lines[i+1])
