@@ -18,7 +18,6 @@ type mark uint32
 const (
 	mBold mark = 1 << iota
 	mItalic
-	mStrike
 	mCode
 	mLink
 	mDim
@@ -92,9 +91,6 @@ func (st *styler) style(m mark) lipgloss.Style {
 	}
 	if m&mItalic != 0 {
 		s = s.Italic(true)
-	}
-	if m&mStrike != 0 {
-		s = s.Strikethrough(true)
 	}
 	return s
 }
