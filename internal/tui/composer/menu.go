@@ -1,0 +1,304 @@
+package composer
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"unicode"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/sahilm/fuzzy"
+
+	"github.com/rein-agent/rein/internal/printable"
+	"github.com/rein-agent/rein/internal/tui/command"
+)
+
+// MenuRows is the most rows the completion menu shows; it scrolls past
+// them.
+const MenuRows = 8
+
+// maxItems is the most matches a menu holds.
+const maxItems = 100
+
+type menuKind int
+
+const (
+	noMenu menuKind = iota
+	fileMenu
+	commandMenu
+)
+
+// item is one entry of a menu: a workspace path (directories end in "/")
+// or a command's name.
+type item struct {
+	value string
+	desc  string
+}
+
+// menu is the completion menu's state.
+type menu struct {
+	kind      menuKind
+	items     []item
+	sel, top  int
+	token     string // what is being completed: "@que", "/he"
+	dismissed string // the token whose menu Esc closed
+	loading   bool   // the file list is being walked
+}
+
+func (m *menu) open() bool { return m.kind != noMenu }
+
+func (m *menu) close() {
+	m.kind, m.items, m.sel, m.top, m.token, m.loading = noMenu, nil, 0, 0, "", false
+}
+
+func (m *menu) dismiss() {
+	if m.open() {
+		m.dismissed = m.token
+	}
+	m.close()
+}
+
+// show opens the menu of kind for token with items; an empty list closes
+// it (unless the files are still being listed), and so does a token whose
+// menu was dismissed.
+func (m *menu) show(kind menuKind, token string, items []item, loading bool) {
+	if token == m.dismissed {
+		m.close()
+		return
+	}
+	m.dismissed = ""
+	if len(items) == 0 && !loading {
+		m.close()
+		return
+	}
+	if m.kind != kind || m.token != token {
+		m.sel, m.top = 0, 0
+	}
+	m.kind, m.token, m.items, m.loading = kind, token, items, loading
+	m.sel = min(m.sel, max(len(items)-1, 0))
+	m.scroll()
+}
+
+func (m *menu) move(delta int) {
+	if len(m.items) == 0 {
+		return
+	}
+	m.sel = (m.sel + delta + len(m.items)) % len(m.items)
+	m.scroll()
+}
+
+// scroll keeps the selection among the rows shown.
+func (m *menu) scroll() {
+	if m.sel < m.top {
+		m.top = m.sel
+	}
+	if m.sel >= m.top+MenuRows {
+		m.top = m.sel - MenuRows + 1
+	}
+}
+
+// refreshMenu opens, updates or closes the menu after the draft or the
+// cursor changed. It returns the walk of the workspace the first time a
+// file is to be completed.
+func (c *Composer) refreshMenu() tea.Cmd {
+	if tok, ok := commandToken(c.ta.Value()); ok && len(c.commands) > 0 {
+		c.menu.show(commandMenu, tok, matchCommands(c.commands, tok[1:]), false)
+		return nil
+	}
+	if c.ws != "" {
+		before, _ := c.split()
+		if tok, ok := mentionToken(before); ok {
+			var cmd tea.Cmd
+			if !c.files.loaded && !c.files.loading {
+				cmd = c.files.load(c.ws)
+			}
+			c.menu.show(fileMenu, tok, c.files.match(tok[1:]), !c.files.loaded)
+			return cmd
+		}
+	}
+	c.menu.dismissed = ""
+	c.menu.close()
+	return nil
+}
+
+// commandToken returns the draft when it is a command being typed: it
+// starts with "/" (not "//") and has no white space yet.
+func commandToken(value string) (string, bool) {
+	if !strings.HasPrefix(value, "/") || strings.HasPrefix(value, "//") || strings.IndexFunc(value, unicode.IsSpace) >= 0 {
+		return "", false
+	}
+	return value, true
+}
+
+// mentionToken returns the word that ends at the cursor (before is the
+// draft before it) when it starts with "@".
+func mentionToken(before string) (string, bool) {
+	word := before[strings.LastIndexFunc(before, unicode.IsSpace)+1:]
+	if !strings.HasPrefix(word, "@") {
+		return "", false
+	}
+	return word, true
+}
+
+// matchCommands returns the commands whose names start with q, then those
+// that match it fuzzily, in the order given within each group; an exact
+// match comes first.
+func matchCommands(cmds []command.Command, q string) []item {
+	var out []item
+	seen := map[string]bool{}
+	add := func(c command.Command) {
+		if !seen[c.Name] {
+			seen[c.Name] = true
+			out = append(out, item{value: c.Name, desc: commandDesc(c)})
+		}
+	}
+	for _, c := range cmds {
+		if c.Name == q {
+			add(c)
+		}
+	}
+	for _, c := range cmds {
+		if strings.HasPrefix(c.Name, q) {
+			add(c)
+		}
+	}
+	if q != "" {
+		names := make([]string, len(cmds))
+		for i, c := range cmds {
+			names[i] = c.Name
+		}
+		for _, m := range rank(fuzzy.FindNoSort(q, names)) {
+			add(cmds[m.Index])
+		}
+	}
+	return out
+}
+
+func commandDesc(c command.Command) string {
+	if c.ArgumentHint != "" {
+		return c.ArgumentHint + "  " + c.Description
+	}
+	return c.Description
+}
+
+// rank sorts fuzzy matches best first: by score, then shorter first, then
+// in the order given.
+func rank(ms fuzzy.Matches) fuzzy.Matches {
+	slices.SortStableFunc(ms, func(a, b fuzzy.Match) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(len(a.Str), len(b.Str)), cmp.Compare(a.Index, b.Index))
+	})
+	return ms
+}
+
+// menuKey handles a key while the menu is open; done is false when the
+// key is not the menu's (it goes on to the input).
+func (c *Composer) menuKey(msg tea.KeyPressMsg) (sub *Submission, cmd tea.Cmd, done bool) {
+	switch msg.String() {
+	case "up", "ctrl+p":
+		c.menu.move(-1)
+		return nil, nil, true
+	case "down", "ctrl+n":
+		c.menu.move(1)
+		return nil, nil, true
+	case "esc":
+		c.menu.dismiss()
+		return nil, nil, true
+	case "tab":
+		if len(c.menu.items) == 0 {
+			return nil, nil, true
+		}
+		return nil, c.accept(), true
+	case "enter", "ctrl+m":
+		if len(c.menu.items) == 0 {
+			return nil, nil, false
+		}
+		if c.menu.kind == commandMenu && c.exactCommand(c.ta.Value()) {
+			return nil, nil, false
+		}
+		return nil, c.accept(), true
+	}
+	return nil, nil, false
+}
+
+func (c *Composer) exactCommand(value string) bool {
+	return slices.ContainsFunc(c.commands, func(cmd command.Command) bool { return "/"+cmd.Name == value })
+}
+
+// accept puts the selected entry in place of the token being completed.
+func (c *Composer) accept() tea.Cmd {
+	it := c.menu.items[c.menu.sel]
+	switch c.menu.kind {
+	case commandMenu:
+		c.menu.close()
+		c.set("/"+it.value+" ", "")
+	case fileMenu:
+		before, after := c.split()
+		tok, _ := mentionToken(before)
+		before = strings.TrimSuffix(before, tok) + "@" + it.value
+		// The rest of the word under the cursor is replaced too.
+		if i := strings.IndexFunc(after, unicode.IsSpace); i >= 0 {
+			after = after[i:]
+		} else {
+			after = ""
+		}
+		if !strings.HasSuffix(it.value, "/") && after == "" {
+			before += " "
+		}
+		c.set(before, after)
+	}
+	return c.refreshMenu()
+}
+
+// menuView renders the open menu's rows, the selected one marked.
+func (c *Composer) menuView() string {
+	if !c.menu.open() {
+		return ""
+	}
+	width := c.width()
+	if c.menu.loading && len(c.menu.items) == 0 {
+		return c.theme.Dim.Render(ansi.Truncate("  listing files…", width, "…"))
+	}
+	end := min(c.menu.top+MenuRows, len(c.menu.items))
+	shown := c.menu.items[c.menu.top:end]
+	nameWidth := 0
+	for _, it := range shown {
+		nameWidth = max(nameWidth, ansi.StringWidth(c.menuName(it)))
+	}
+	rows := make([]string, 0, len(shown))
+	for i, it := range shown {
+		name := c.menuName(it)
+		mark, nameStyle := "  ", c.theme.Text
+		if c.menu.top+i == c.menu.sel {
+			mark, nameStyle = "› ", c.theme.Accent
+		}
+		line := ansi.Truncate(mark+name, width, "…")
+		row := nameStyle.Render(line)
+		if it.desc != "" {
+			pad := strings.Repeat(" ", nameWidth-ansi.StringWidth(name)+2)
+			if room := width - ansi.StringWidth(line) - len(pad); room > 1 {
+				row += pad + c.theme.Dim.Render(ansi.Truncate(printable.Line(it.desc), room, "…"))
+			}
+		}
+		rows = append(rows, row)
+	}
+	return strings.Join(rows, "\n")
+}
+
+func (c *Composer) menuName(it item) string {
+	if c.menu.kind == commandMenu {
+		return "/" + printable.Line(it.value)
+	}
+	return printable.Line(it.value)
+}
+
+// menuRows is how many lines the menu takes in View.
+func (c *Composer) menuRows() int {
+	if v := c.menuView(); v != "" {
+		return strings.Count(v, "\n") + 1
+	}
+	return 0
+}
+
+// width is the composer's whole width: the text's and the prompt's.
+func (c *Composer) width() int { return c.ta.Width() + 2 }
