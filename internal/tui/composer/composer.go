@@ -192,6 +192,7 @@ func (c *Composer) Update(msg tea.Msg) (*Submission, tea.Cmd) {
 			return nil, nil
 		}
 		c.paste(msg.Content)
+		c.recall = recall{index: -1}
 		return nil, c.refreshMenu()
 	case tea.KeyPressMsg:
 		if !c.focused {
@@ -235,8 +236,13 @@ func (c *Composer) key(msg tea.KeyPressMsg) (*Submission, tea.Cmd) {
 			return nil, c.refreshMenu()
 		}
 	}
+	was := c.ta.Value()
 	var cmd tea.Cmd
 	c.ta, cmd = c.ta.Update(msg)
+	if c.ta.Value() != was {
+		// An edited entry is a draft: the next Up starts a new walk.
+		c.recall = recall{index: -1}
+	}
 	return nil, tea.Batch(cmd, c.refreshMenu())
 }
 
@@ -330,9 +336,9 @@ func (c *Composer) Empty() bool { return c.ta.Value() == "" }
 // it, with CloseMenu, rather than interrupting).
 func (c *Composer) Completing() bool { return c.menu.open() }
 
-// CloseMenu closes the completion menu; it opens again when what it
-// completes changes.
-func (c *Composer) CloseMenu() { c.menu.dismiss() }
+// CloseMenu closes the completion menu; it opens again when the draft
+// changes.
+func (c *Composer) CloseMenu() { c.menu.dismiss(c.ta.Value()) }
 
 // Focus gives the composer the keyboard.
 func (c *Composer) Focus() tea.Cmd {

@@ -143,10 +143,13 @@ func (h *History) rewrite() error {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	if err := atomicfile.Write(h.path, b.Bytes(), 0o600); err != nil {
+	err := atomicfile.Write(h.path, b.Bytes(), 0o600)
+	if err == nil || errors.Is(err, atomicfile.ErrNotDurable) {
+		h.fileLines = len(h.entries)
+	}
+	if err != nil {
 		return fmt.Errorf("composer: save history: %w", err)
 	}
-	h.fileLines = len(h.entries)
 	return nil
 }
 

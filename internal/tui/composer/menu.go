@@ -38,12 +38,16 @@ type item struct {
 
 // menu is the completion menu's state.
 type menu struct {
-	kind      menuKind
-	items     []item
-	sel, top  int
-	token     string // what is being completed: "@que", "/he"
-	dismissed string // the token whose menu Esc closed
-	loading   bool   // the file list is being walked
+	kind     menuKind
+	items    []item
+	sel, top int
+	token    string // what is being completed: "@que", "/he"
+	loading  bool   // the file list is being walked
+
+	// dismissed says Esc closed the menu over the draft dismissedAt: it
+	// stays closed until the draft changes.
+	dismissed   bool
+	dismissedAt string
 }
 
 func (m *menu) open() bool { return m.kind != noMenu }
@@ -52,22 +56,16 @@ func (m *menu) close() {
 	m.kind, m.items, m.sel, m.top, m.token, m.loading = noMenu, nil, 0, 0, "", false
 }
 
-func (m *menu) dismiss() {
+func (m *menu) dismiss(draft string) {
 	if m.open() {
-		m.dismissed = m.token
+		m.dismissed, m.dismissedAt = true, draft
 	}
 	m.close()
 }
 
 // show opens the menu of kind for token with items; an empty list closes
-// it (unless the files are still being listed), and so does a token whose
-// menu was dismissed.
+// it (unless the files are still being listed).
 func (m *menu) show(kind menuKind, token string, items []item, loading bool) {
-	if token == m.dismissed {
-		m.close()
-		return
-	}
-	m.dismissed = ""
 	if len(items) == 0 && !loading {
 		m.close()
 		return
@@ -102,6 +100,18 @@ func (m *menu) scroll() {
 // cursor changed. It returns the walk of the workspace the first time a
 // file is to be completed.
 func (c *Composer) refreshMenu() tea.Cmd {
+	if c.recall.index >= 0 {
+		// An entry recalled from history is not being typed: Up and Down
+		// go on walking the history.
+		c.menu.close()
+		return nil
+	}
+	if c.menu.dismissed {
+		if c.ta.Value() == c.menu.dismissedAt {
+			return nil
+		}
+		c.menu.dismissed = false
+	}
 	if tok, ok := commandToken(c.ta.Value()); ok && len(c.commands) > 0 {
 		c.menu.show(commandMenu, tok, matchCommands(c.commands, tok[1:]), false)
 		return nil
@@ -117,7 +127,6 @@ func (c *Composer) refreshMenu() tea.Cmd {
 			return cmd
 		}
 	}
-	c.menu.dismissed = ""
 	c.menu.close()
 	return nil
 }
@@ -202,7 +211,7 @@ func (c *Composer) menuKey(msg tea.KeyPressMsg) (sub *Submission, cmd tea.Cmd, d
 		c.menu.move(1)
 		return nil, nil, true
 	case "esc":
-		c.menu.dismiss()
+		c.menu.dismiss(c.ta.Value())
 		return nil, nil, true
 	case "tab":
 		if len(c.menu.items) == 0 {
@@ -270,7 +279,7 @@ func (c *Composer) menuView() string {
 		name := c.menuName(it)
 		mark, nameStyle := "  ", c.theme.Text
 		if c.menu.top+i == c.menu.sel {
-			mark, nameStyle = "› ", c.theme.Accent
+			mark, nameStyle = "▸ ", c.theme.Accent
 		}
 		line := ansi.Truncate(mark+name, width, "…")
 		row := nameStyle.Render(line)
