@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/sahilm/fuzzy"
 )
 
 // MaxFiles is how many entries (files and directories) the @ completion
@@ -127,6 +126,7 @@ type files struct {
 	loading bool
 	gen     int
 	entries []string // in walk order
+	lower   []string // entries, lower-cased, for matching
 	sorted  []string // for an empty query
 	err     error
 
@@ -161,49 +161,34 @@ func (f *files) set(m filesMsg) {
 		return
 	}
 	f.loading, f.loaded = false, true
-	f.entries, f.sorted, f.err = m.entries, byDepth(m.entries), m.err
+	f.entries, f.lower, f.sorted, f.err = m.entries, lowered(m.entries), byDepth(m.entries), m.err
 	f.prevQuery, f.prevIdx = "", nil
 }
 
-// match returns the entries that match q fuzzily, best first, at most
-// maxItems; for an empty q, the shallowest entries.
+// match returns the entries that match q, best first, at most maxItems;
+// for an empty q, the shallowest entries. A query that extends the last
+// one is matched against the last one's matches only.
 func (f *files) match(q string) []item {
-	if q == "" {
+	var best []int
+	switch {
+	case q == "":
 		out := make([]item, 0, min(len(f.sorted), maxItems))
 		for _, e := range f.sorted[:min(len(f.sorted), maxItems)] {
 			out = append(out, item{value: e})
 		}
 		return out
+	case f.prevQuery != "" && strings.HasPrefix(q, f.prevQuery):
+		best, f.prevIdx = rankMatches(f.lower, f.prevIdx, q, maxItems)
+	default:
+		best, f.prevIdx = rankMatches(f.lower, nil, q, maxItems)
 	}
-	var ms fuzzy.Matches
-	if f.prevQuery != "" && strings.HasPrefix(q, f.prevQuery) {
-		ms = fuzzy.FindFromNoSort(q, subset{f.entries, f.prevIdx})
-		for i := range ms {
-			ms[i].Index = f.prevIdx[ms[i].Index]
-		}
-	} else {
-		ms = fuzzy.FindNoSort(q, f.entries)
-	}
-	f.prevQuery, f.prevIdx = q, f.prevIdx[:0]
-	for _, m := range ms {
-		f.prevIdx = append(f.prevIdx, m.Index)
-	}
-	ms = rank(ms)
-	out := make([]item, 0, min(len(ms), maxItems))
-	for _, m := range ms[:min(len(ms), maxItems)] {
-		out = append(out, item{value: m.Str})
+	f.prevQuery = q
+	out := make([]item, 0, len(best))
+	for _, i := range best {
+		out = append(out, item{value: f.entries[i]})
 	}
 	return out
 }
-
-// subset is some of the entries, as a fuzzy.Source.
-type subset struct {
-	all []string
-	idx []int
-}
-
-func (s subset) String(i int) string { return s.all[s.idx[i]] }
-func (s subset) Len() int            { return len(s.idx) }
 
 // RefreshFiles walks the workspace again for @ completion (after the
 // model or the person changed files); the old list serves until the new

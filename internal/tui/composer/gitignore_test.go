@@ -189,3 +189,25 @@ func BenchmarkWalk(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMatch matches a query typed a character at a time (seven
+// keystrokes) against 20,000 paths, as Update does while the @ menu is
+// open.
+func BenchmarkMatch(b *testing.B) {
+	entries := make([]string, 0, MaxFiles)
+	for d := range 200 {
+		for f := range 100 {
+			entries = append(entries, fmt.Sprintf("pkg%03d/dir%03d/file%03d.go", d/20, d, f))
+		}
+	}
+	var f files
+	f.set(filesMsg{entries: entries})
+	for b.Loop() {
+		f.prevQuery, f.prevIdx = "", nil
+		for _, q := range []string{"d", "di", "dir", "dir1", "dir12", "dir12f", "dir12fi"} {
+			if len(f.match(q)) == 0 {
+				b.Fatalf("no match for %q", q)
+			}
+		}
+	}
+}

@@ -1,14 +1,12 @@
 package composer
 
 import (
-	"cmp"
 	"slices"
 	"strings"
 	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/sahilm/fuzzy"
 
 	"github.com/rein-agent/rein/internal/printable"
 	"github.com/rein-agent/rein/internal/tui/command"
@@ -150,36 +148,35 @@ func mentionToken(before string) (string, bool) {
 	return word, true
 }
 
-// matchCommands returns the commands whose names start with q, then those
-// that match it fuzzily, in the order given within each group; an exact
-// match comes first.
+// matchCommands returns the commands whose names start with q, in the
+// order given, then those that match it otherwise, best first (see
+// match.go).
 func matchCommands(cmds []command.Command, q string) []item {
+	names := make([]string, len(cmds))
+	for i, c := range cmds {
+		names[i] = strings.ToLower(c.Name)
+	}
 	var out []item
-	seen := map[string]bool{}
-	add := func(c command.Command) {
-		if !seen[c.Name] {
-			seen[c.Name] = true
-			out = append(out, item{value: c.Name, desc: commandDesc(c)})
+	seen := make([]bool, len(cmds))
+	add := func(i int) {
+		if !seen[i] {
+			seen[i] = true
+			out = append(out, item{value: cmds[i].Name, desc: commandDesc(cmds[i])})
 		}
 	}
-	for _, c := range cmds {
+	for i, c := range cmds {
 		if c.Name == q {
-			add(c)
+			add(i)
 		}
 	}
-	for _, c := range cmds {
+	for i, c := range cmds {
 		if strings.HasPrefix(c.Name, q) {
-			add(c)
+			add(i)
 		}
 	}
-	if q != "" {
-		names := make([]string, len(cmds))
-		for i, c := range cmds {
-			names[i] = c.Name
-		}
-		for _, m := range rank(fuzzy.FindNoSort(q, names)) {
-			add(cmds[m.Index])
-		}
+	best, _ := rankMatches(names, nil, q, len(cmds))
+	for _, i := range best {
+		add(i)
 	}
 	return out
 }
@@ -189,15 +186,6 @@ func commandDesc(c command.Command) string {
 		return c.ArgumentHint + "  " + c.Description
 	}
 	return c.Description
-}
-
-// rank sorts fuzzy matches best first: by score, then shorter first, then
-// in the order given.
-func rank(ms fuzzy.Matches) fuzzy.Matches {
-	slices.SortStableFunc(ms, func(a, b fuzzy.Match) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(len(a.Str), len(b.Str)), cmp.Compare(a.Index, b.Index))
-	})
-	return ms
 }
 
 // menuKey handles a key while the menu is open; done is false when the
