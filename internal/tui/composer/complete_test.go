@@ -322,3 +322,30 @@ func TestNoSlashMenuForText(t *testing.T) {
 		}
 	}
 }
+
+func TestMenuScrollsPastEightRows(t *testing.T) {
+	var cmds []command.Command
+	for _, n := range []string{"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "a10", "a11"} {
+		cmds = append(cmds, command.Command{Name: n, Description: "d", Builtin: true})
+	}
+	c := New(Options{Width: 40, Commands: cmds})
+	typeText(t, c, "/a")
+	rows := func() []string { return strings.Split(c.View(), "\n")[1:] }
+	if got := len(rows()); got != MenuRows {
+		t.Fatalf("the menu shows %d rows, want %d", got, MenuRows)
+	}
+	for range 9 {
+		press(t, c, "down")
+	}
+	if r := rows(); !strings.HasPrefix(r[0], "  /a2 ") || !strings.HasPrefix(r[MenuRows-1], "▸ /a9 ") {
+		t.Errorf("after nine Downs the menu shows:\n%s", strings.Join(r, "\n"))
+	}
+	press(t, c, "down", "down", "down")
+	if r := rows(); !strings.HasPrefix(r[0], "▸ /a0 ") {
+		t.Errorf("Down past the last entry does not wrap to the first:\n%s", strings.Join(r, "\n"))
+	}
+	press(t, c, "up")
+	if r := rows(); !strings.HasPrefix(r[MenuRows-1], "▸ /a11 ") {
+		t.Errorf("Up from the first entry does not wrap to the last:\n%s", strings.Join(r, "\n"))
+	}
+}

@@ -208,8 +208,8 @@ func (c *Composer) Update(msg tea.Msg) (*Submission, tea.Cmd) {
 // key handles a key press.
 func (c *Composer) key(msg tea.KeyPressMsg) (*Submission, tea.Cmd) {
 	if c.menu.open() {
-		if sub, cmd, done := c.menuKey(msg); done {
-			return sub, cmd
+		if cmd, done := c.menuKey(msg); done {
+			return nil, cmd
 		}
 	}
 	switch msg.String() {

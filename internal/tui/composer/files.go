@@ -24,7 +24,7 @@ var errEnough = errors.New("enough entries")
 // slash separated, directories with a trailing "/", in the order of a
 // depth-first walk by name, at most limit of them. It honours .gitignore
 // files (the root's and nested ones) and .git/info/exclude, and never
-// lists .git. A directory it cannot read is left out; only an unreadable
+// lists .git (a repository's directory, or a worktree's file). A directory it cannot read is left out; only an unreadable
 // root is an error. It does I/O: the composer runs it in a tea.Cmd.
 func Walk(root string, limit int) ([]string, error) {
 	var out []string
@@ -59,7 +59,7 @@ func Walk(root string, limit int) ([]string, error) {
 		}
 		ig := stack[len(stack)-1]
 		isDir := d.IsDir()
-		if isDir && d.Name() == ".git" || ig.ignored(rel, isDir) {
+		if d.Name() == ".git" || ig.ignored(rel, isDir) {
 			if isDir {
 				return fs.SkipDir
 			}

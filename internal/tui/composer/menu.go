@@ -189,33 +189,31 @@ func commandDesc(c command.Command) string {
 }
 
 // menuKey handles a key while the menu is open; done is false when the
-// key is not the menu's (it goes on to the input).
-func (c *Composer) menuKey(msg tea.KeyPressMsg) (sub *Submission, cmd tea.Cmd, done bool) {
+// key is not the menu's (it goes on to the input: Enter on an exact
+// command sends it).
+func (c *Composer) menuKey(msg tea.KeyPressMsg) (cmd tea.Cmd, done bool) {
 	switch msg.String() {
 	case "up", "ctrl+p":
 		c.menu.move(-1)
-		return nil, nil, true
+		return nil, true
 	case "down", "ctrl+n":
 		c.menu.move(1)
-		return nil, nil, true
+		return nil, true
 	case "esc":
 		c.menu.dismiss(c.ta.Value())
-		return nil, nil, true
+		return nil, true
 	case "tab":
 		if len(c.menu.items) == 0 {
-			return nil, nil, true
+			return nil, true
 		}
-		return nil, c.accept(), true
+		return c.accept(), true
 	case "enter", "ctrl+m":
-		if len(c.menu.items) == 0 {
-			return nil, nil, false
+		if len(c.menu.items) == 0 || c.menu.kind == commandMenu && c.exactCommand(c.ta.Value()) {
+			return nil, false
 		}
-		if c.menu.kind == commandMenu && c.exactCommand(c.ta.Value()) {
-			return nil, nil, false
-		}
-		return nil, c.accept(), true
+		return c.accept(), true
 	}
-	return nil, nil, false
+	return nil, false
 }
 
 func (c *Composer) exactCommand(value string) bool {
