@@ -27,16 +27,41 @@ type attachedMsg struct {
 	sub   Submission
 }
 
-// mentions returns the paths the text names as @path, in order, once
-// each.
+// mentions returns the paths the text names, in order, once each: every
+// word that starts with "@", and @"a path with spaces" quoted.
 func mentions(text string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, f := range strings.FieldsFunc(text, unicode.IsSpace) {
-		if p, ok := strings.CutPrefix(f, "@"); ok && p != "" && !seen[p] {
+	add := func(p string) {
+		if p != "" && !seen[p] {
 			seen[p] = true
 			out = append(out, p)
 		}
+	}
+	for i := 0; i < len(text); {
+		start := strings.IndexByte(text[i:], '@')
+		if start < 0 {
+			break
+		}
+		at := i + start
+		i = at + 1
+		if at > 0 && !unicode.IsSpace(rune(text[at-1])) {
+			continue
+		}
+		rest := text[at+1:]
+		if q, ok := strings.CutPrefix(rest, `"`); ok {
+			if end := strings.IndexByte(q, '"'); end >= 0 && !strings.ContainsRune(q[:end], '\n') {
+				add(q[:end])
+				i = at + 2 + end + 1
+				continue
+			}
+		}
+		end := strings.IndexFunc(rest, unicode.IsSpace)
+		if end < 0 {
+			end = len(rest)
+		}
+		add(rest[:end])
+		i = at + 1 + end
 	}
 	return out
 }

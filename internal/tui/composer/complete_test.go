@@ -349,3 +349,40 @@ func TestMenuScrollsPastEightRows(t *testing.T) {
 		t.Errorf("Up from the first entry does not wrap to the last:\n%s", strings.Join(r, "\n"))
 	}
 }
+
+func TestMentions(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"no mention", nil},
+		{"@a.go and @b/c.go, @a.go again", []string{"a.go", "b/c.go,"}},
+		{"mail me at x@y.z", nil},
+		{"@\"my notes.txt\" and @plain", []string{"my notes.txt", "plain"}},
+		{"@\"unclosed quote", []string{"\"unclosed"}},
+		{"line\n@next\tline", []string{"next"}},
+		{"@ alone @", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			if d := cmp.Diff(tt.want, mentions(tt.text)); d != "" {
+				t.Errorf("mentions(%q) mismatch (-want +got):\n%s", tt.text, d)
+			}
+		})
+	}
+}
+
+func TestAPathWithSpacesIsQuoted(t *testing.T) {
+	root := newWorkspace(t)
+	tree(t, root, map[string]string{"my notes.txt": "notes\n"})
+	c := New(Options{Width: 60, Workspace: root})
+	typeText(t, c, "@notes")
+	press(t, c, "tab")
+	if got, want := c.Value(), `@"my notes.txt" `; got != want {
+		t.Fatalf("Tab: Value() = %q, want %q", got, want)
+	}
+	sub := press(t, c, "enter")
+	if sub == nil || !strings.HasSuffix(sub.Text, "<file path=\"my notes.txt\">\nnotes\n</file>") {
+		t.Errorf("sent %+v, want the file attached", sub)
+	}
+}

@@ -230,7 +230,7 @@ func (c *Composer) accept() tea.Cmd {
 	case fileMenu:
 		before, after := c.split()
 		tok, _ := mentionToken(before)
-		before = strings.TrimSuffix(before, tok) + "@" + it.value
+		before = strings.TrimSuffix(before, tok) + "@" + quoteMention(it.value)
 		// The rest of the word under the cursor is replaced too.
 		if i := strings.IndexFunc(after, unicode.IsSpace); i >= 0 {
 			after = after[i:]
@@ -243,6 +243,15 @@ func (c *Composer) accept() tea.Cmd {
 		c.set(before, after)
 	}
 	return c.refreshMenu()
+}
+
+// quoteMention quotes a path with white space in it, as mentions reads
+// it back: @"my notes.txt".
+func quoteMention(p string) string {
+	if strings.IndexFunc(p, unicode.IsSpace) >= 0 {
+		return `"` + p + `"`
+	}
+	return p
 }
 
 // menuView renders the open menu's rows, the selected one marked.
