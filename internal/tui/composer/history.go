@@ -24,7 +24,8 @@ const MaxHistory = 1000
 // History is what the person sent in a project, kept across sessions in a
 // file of one JSON string per line, newest last. A History is safe for
 // concurrent use: the program adds to it (from a tea.Cmd) while the
-// composer reads it.
+// composer reads it. The zero History is an empty one kept in memory only;
+// [OpenHistory] gives one kept in a file.
 type History struct {
 	path string
 
