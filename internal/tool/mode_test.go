@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/workspace"
@@ -46,6 +47,43 @@ func TestSetModeKeepsRulesAndContainment(t *testing.T) {
 	}
 	if d := cmp.Diff(policy.Rules().Allow, got.Rules().Allow, cmp.Comparer(func(a, b permission.Rule) bool { return a.String() == b.String() })); d != "" {
 		t.Errorf("allow rules mismatch (-want +got):\n%s", d)
+	}
+	if c := got.Containment(); !c.Sandboxed || len(c.Writable) != 1 {
+		t.Errorf("containment = %+v, want the sandbox kept", c)
+	}
+}
+
+// A rule saved by an "always" answer joins the policy in force, whose
+// containment stays.
+func TestSavedRuleKeepsContainment(t *testing.T) {
+	dir := t.TempDir()
+	ws, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := permission.New(permission.Default, permission.Rules{}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	box := permission.Containment{Sandboxed: true, Writable: []string{t.TempDir()}}
+	reg, err := registry.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := New(reg, policy.WithContainment(box), &Options{ProjectDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := permission.ParseRules([]string{"bash(go test:*)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.save(contract.Allow, rules); err != nil {
+		t.Fatal(err)
+	}
+	got := rt.Policy()
+	if len(got.Rules().Allow) != 1 {
+		t.Errorf("allow rules = %v, want the saved one", got.Rules().Allow)
 	}
 	if c := got.Containment(); !c.Sandboxed || len(c.Writable) != 1 {
 		t.Errorf("containment = %+v, want the sandbox kept", c)

@@ -506,7 +506,9 @@ func (rt *Runtime) save(d contract.Decision, rules []permission.Rule) ([]string,
 	if err != nil {
 		return saved, err
 	}
-	rt.policy = p
+	// The sandbox still contains what runs: a policy that forgot it would
+	// ask about writes the sandbox confines (and judge the network wrong).
+	rt.policy = p.WithContainment(rt.policy.Containment())
 	return saved, serr
 }
 
