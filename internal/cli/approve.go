@@ -80,6 +80,10 @@ func (p *prompter) Approve(ctx context.Context, q kernel.Question) (kernel.Answe
 	if q.Reason != "" {
 		printf(p.w, "  (%s)\n", q.Reason)
 	}
+	// The change an edit or a write would make, as a diff.
+	for l := range strings.Lines(q.Preview) {
+		printf(p.w, "  | %s\n", text(strings.TrimSuffix(l, "\n")))
+	}
 	rules := field(strings.Join(q.Rules, ", "))
 	options := shown("  [y] yes  [n] no")
 	if rules != "" {

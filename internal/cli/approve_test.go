@@ -55,6 +55,21 @@ func TestPrompterAnswers(t *testing.T) {
 	}
 }
 
+// An edit's question shows the diff it would make, made printable.
+func TestPrompterShowsThePreview(t *testing.T) {
+	q := kernel.Question{Tool: "edit_file", Subject: "calc.go", Preview: "--- a/calc.go\n+++ b/calc.go\n@@ -1 +1 @@\n-return a - b\n+return a + b \x1b[2J\n"}
+	var w bytes.Buffer
+	p := &prompter{lines: readLines(strings.NewReader("y\n")), w: &w}
+	if _, err := p.Approve(t.Context(), q); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"  | -return a - b\n", `  | +return a + b \x1b[2J`} {
+		if !strings.Contains(w.String(), s) {
+			t.Errorf("prompt lacks %q:\n%s", s, w.String())
+		}
+	}
+}
+
 func TestFlagsReachTheSpec(t *testing.T) {
 	var got Spec
 	deps := Deps{
