@@ -93,6 +93,10 @@ type File struct {
 	// reasons (one of its levels: low, medium, high...); "" means the
 	// model's default. Only the user's file may set it.
 	ReasoningEffort string `toml:"reasoning_effort"`
+	// Notify is how the interactive UI tells you that a long run ended or
+	// that an approval waits: "bell" (the default), "osc9" (a desktop
+	// notification, for terminals that show them), or "off".
+	Notify string `toml:"notify"`
 }
 
 // Model is one [models."id"] table. A zero or absent field leaves the
@@ -523,6 +527,15 @@ func (c *Config) apply(d *decoded) error {
 		if v.ok {
 			v.set()
 			set(v.key)
+		}
+	}
+	if d.Notify != "" {
+		switch d.Notify {
+		case "bell", "osc9", "off":
+			c.Notify = d.Notify
+			set("notify")
+		default:
+			return fmt.Errorf("config: %s: notify = %q: want bell, osc9 or off", d.at("notify"), d.Notify)
 		}
 	}
 	if d.SessionDir != "" {

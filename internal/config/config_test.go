@@ -22,13 +22,13 @@ func write(t *testing.T, path, text string) string {
 
 func TestLayers(t *testing.T) {
 	dir := t.TempDir()
-	user := write(t, filepath.Join(dir, "user", "config.toml"), "provider = \"anthropic\"\nmodel = \"claude\"\nbase_url = \"http://127.0.0.1:9/v1\"\nfallback = [\"openai:gpt-4.1-mini\"]\nfuture_key = 1\n\n[permissions]\nallow = [\"bash(go test:*)\"]\n")
+	user := write(t, filepath.Join(dir, "user", "config.toml"), "notify = \"osc9\"\nprovider = \"anthropic\"\nmodel = \"claude\"\nbase_url = \"http://127.0.0.1:9/v1\"\nfallback = [\"openai:gpt-4.1-mini\"]\nfuture_key = 1\n\n[permissions]\nallow = [\"bash(go test:*)\"]\n")
 	project := write(t, filepath.Join(dir, "repo", ".rein", "config.toml"), "model = \"claude-opus\"\nfallback = [\"gemini\", \"ollama:llama3:8b\"]\n")
 	c, err := Load(Paths{User: user, Project: project})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := File{Provider: "anthropic", Model: "claude-opus", BaseURL: "http://127.0.0.1:9/v1", Fallback: []string{"gemini", "ollama:llama3:8b"},
+	want := File{Notify: "osc9", Provider: "anthropic", Model: "claude-opus", BaseURL: "http://127.0.0.1:9/v1", Fallback: []string{"gemini", "ollama:llama3:8b"},
 		Permissions: Permissions{Allow: []string{"bash(go test:*)"}}}
 	if d := cmp.Diff(want, c.File); d != "" {
 		t.Errorf("merged config (-want +got):\n%s", d)
@@ -54,6 +54,7 @@ func TestErrors(t *testing.T) {
 		"base_url alone":     {"base_url = \"http://127.0.0.1:1/v1\"\n", "base_url needs provider", false},
 		"rules not a list":   {"[permissions]\nallow = \"bash\"\n", "config.toml", false},
 		"bad rule":           {"[permissions]\ndeny = [\"bash(\"]\n", "config.toml:2: [permissions] deny: permission: rule \"bash(\"", true},
+		"bad notify":         {"notify = \"loud\"\n", `config.toml:1: notify = "loud": want bell, osc9 or off`, false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := write(t, filepath.Join(dir, name, "config.toml"), tc.text)
