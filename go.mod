@@ -41,3 +41,5 @@ require (
 	golang.org/x/sync v0.22.0 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )
+
+replace charm.land/bubbletea/v2 => ./third_party/bubbletea
