@@ -386,3 +386,31 @@ func TestAPathWithSpacesIsQuoted(t *testing.T) {
 		t.Errorf("sent %+v, want the file attached", sub)
 	}
 }
+
+// A command's argument completes from the values given for it: /model
+// offers the models; Enter on a value typed whole sends it.
+func TestArgumentCompletion(t *testing.T) {
+	c := New(Options{Width: 60, Commands: testCommands})
+	c.SetArguments(func(name string) []string {
+		if name == "model" {
+			return []string{"anthropic:claude-sonnet-4-5", "openai:gpt-5", "openai:gpt-5-mini"}
+		}
+		return nil
+	})
+	typeText(t, c, "/model gpt5m")
+	if got := menuValues(c); len(got) == 0 || got[0] != "openai:gpt-5-mini" {
+		t.Fatalf("menu for /model gpt5m = %q, want openai:gpt-5-mini first", got)
+	}
+	press(t, c, "tab")
+	if got := c.Value(); got != "/model openai:gpt-5-mini" {
+		t.Errorf("Tab: Value() = %q", got)
+	}
+	if sub := press(t, c, "enter"); sub == nil || sub.Text != "/model openai:gpt-5-mini" {
+		t.Errorf("Enter after the completion sent %+v", sub)
+	}
+	c.Reset()
+	typeText(t, c, "/help x")
+	if c.Completing() {
+		t.Error("a command without values opened a menu for its argument")
+	}
+}

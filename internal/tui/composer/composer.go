@@ -71,7 +71,9 @@ type Composer struct {
 	ws       string
 	theme    style.Theme
 	commands []command.Command
-	history  *History
+	// arguments lists the values a command's argument completes from.
+	arguments func(name string) []string
+	history   *History
 
 	ta      textarea.Model
 	focused bool
@@ -306,6 +308,11 @@ func (c *Composer) SetMenuAbove(above bool) { c.menuAbove = above }
 
 // SetCommands replaces the commands / completes.
 func (c *Composer) SetCommands(cmds []command.Command) { c.commands = cmds }
+
+// SetArguments sets what completes a command's argument: values(name)
+// lists the values /name takes (the models for /model), nil or empty
+// when it completes none.
+func (c *Composer) SetArguments(values func(name string) []string) { c.arguments = values }
 
 // Value returns the draft as typed, pastes collapsed.
 func (c *Composer) Value() string { return c.ta.Value() }

@@ -25,6 +25,7 @@ const (
 	noMenu menuKind = iota
 	fileMenu
 	commandMenu
+	argumentMenu
 )
 
 // item is one entry of a menu: a workspace path (directories end in "/")
@@ -114,6 +115,12 @@ func (c *Composer) refreshMenu() tea.Cmd {
 		c.menu.show(commandMenu, tok, matchCommands(c.commands, tok[1:]), false)
 		return nil
 	}
+	if name, arg, ok := argumentToken(c.ta.Value()); ok && c.arguments != nil {
+		if values := c.arguments(name); len(values) > 0 {
+			c.menu.show(argumentMenu, arg, matchValues(values, arg), false)
+			return nil
+		}
+	}
 	if c.ws != "" {
 		before, _ := c.split()
 		if tok, ok := mentionToken(before); ok {
@@ -136,6 +143,29 @@ func commandToken(value string) (string, bool) {
 		return "", false
 	}
 	return value, true
+}
+
+// argumentToken returns a command's name and the one argument being
+// typed after it ("/model gpt" -> "model", "gpt").
+func argumentToken(value string) (name, arg string, ok bool) {
+	if !strings.HasPrefix(value, "/") || strings.HasPrefix(value, "//") {
+		return "", "", false
+	}
+	name, arg, ok = strings.Cut(value[1:], " ")
+	if !ok || name == "" || strings.IndexFunc(arg, unicode.IsSpace) >= 0 {
+		return "", "", false
+	}
+	return name, arg, true
+}
+
+// matchValues returns the values that start with q, then those that
+// match it otherwise, best first.
+func matchValues(values []string, q string) []item {
+	cmds := make([]command.Command, len(values))
+	for i, v := range values {
+		cmds[i] = command.Command{Name: v}
+	}
+	return matchCommands(cmds, q)
 }
 
 // mentionToken returns the word that ends at the cursor (before is the
@@ -208,7 +238,8 @@ func (c *Composer) menuKey(msg tea.KeyPressMsg) (cmd tea.Cmd, done bool) {
 		}
 		return c.accept(), true
 	case "enter", "ctrl+m":
-		if len(c.menu.items) == 0 || c.menu.kind == commandMenu && c.exactCommand(c.ta.Value()) {
+		if len(c.menu.items) == 0 || c.menu.kind == commandMenu && c.exactCommand(c.ta.Value()) ||
+			c.menu.kind == argumentMenu && c.exactArgument(c.ta.Value()) {
 			return nil, false
 		}
 		return c.accept(), true
@@ -220,10 +251,23 @@ func (c *Composer) exactCommand(value string) bool {
 	return slices.ContainsFunc(c.commands, func(cmd command.Command) bool { return "/"+cmd.Name == value })
 }
 
+// exactArgument reports whether the argument typed is one of the
+// values offered: Enter then sends it.
+func (c *Composer) exactArgument(value string) bool {
+	name, arg, ok := argumentToken(value)
+	return ok && slices.Contains(c.arguments(name), arg)
+}
+
 // accept puts the selected entry in place of the token being completed.
 func (c *Composer) accept() tea.Cmd {
 	it := c.menu.items[c.menu.sel]
 	switch c.menu.kind {
+	case argumentMenu:
+		name, _, _ := argumentToken(c.ta.Value())
+		c.menu.close()
+		c.set("/"+name+" "+it.value, "")
+		c.menu.dismiss(c.ta.Value()) // accepted: Enter now sends it
+		return nil
 	case commandMenu:
 		c.menu.close()
 		c.set("/"+it.value+" ", "")
