@@ -16,8 +16,12 @@ import (
 const diffLines = 20
 
 // failedLines is how many lines of a failed command's output a card
-// shows.
-const failedLines = 3
+// shows; userLines how many of a command the person ran themselves
+// (!ls), which they ran to see.
+const (
+	failedLines = 3
+	userLines   = 20
+)
 
 // finished renders the card once the call is over: its header and what
 // came of it. obs is nil when the run ended before the observation.
@@ -40,8 +44,11 @@ func (c *card) finished(v view, obs *contract.Observation) string {
 		out = append(out, branch(v, st, orCode(firstLine(obs.Text), obs.Code)))
 	case c.tool == "bash" || c.user:
 		out = append(out, c.resultLine(v, obs)...)
-		if !c.ok(obs) {
-			for _, l := range lastLines(withoutExitLine(printable.Text(lineEnds(obs.Text))), failedLines) {
+		if n := failedLines; c.user || !c.ok(obs) {
+			if c.user {
+				n = userLines
+			}
+			for _, l := range lastLines(withoutExitLine(printable.Text(lineEnds(obs.Text))), n) {
 				out = append(out, indentLine(v, v.th.Dim, l))
 			}
 		}
