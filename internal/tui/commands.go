@@ -1,0 +1,272 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/kernel"
+	"github.com/rein-agent/rein/internal/printable"
+	"github.com/rein-agent/rein/internal/tui/command"
+	"github.com/rein-agent/rein/internal/tui/composer"
+	"github.com/rein-agent/rein/internal/tui/transcript"
+)
+
+// builtin is a command the UI answers itself.
+type builtin struct {
+	name, args, about string
+	// idle says it must wait for the run in progress to end.
+	idle bool
+	do   func(m *model, args string) tea.Cmd
+}
+
+// builtinTable lists the built-in commands, in /help's order.
+func builtinTable() []builtin {
+	return []builtin{
+		{"help", "", "the keys and the commands", false, (*model).help},
+		{"model", "[name]", "show the model, or switch to another for the next turns (provider, provider:model or model)", true, (*model).model},
+		{"mode", "[name]", "show the permission mode, or set it: default, accept-edits, plan, yolo", false, (*model).mode},
+		{"compact", "[focus]", "summarise the conversation now, keeping what focus names", true, (*model).compact},
+		{"clear", "", "start a new session in this workspace", true, (*model).clear},
+		{"resume", "", "pick one of this workspace's sessions and go on in it", true, (*model).resume},
+		{"fork", "", "copy this session into a new one and go on in the copy", true, (*model).fork},
+		{"cost", "", "the tokens and cost of this session", false, (*model).cost},
+		{"diff", "", "what this session's edits changed in the workspace, from the log", false, (*model).diff},
+		{"status", "", "provider, endpoint, model and window, configuration, sandbox, instructions", false, (*model).status},
+		{"init", "", "ask the model to write an AGENTS.md for this repository", true, (*model).init},
+		{"exit", "", "leave rein (Ctrl-D on an empty composer does too)", false, (*model).exit},
+	}
+}
+
+// builtins are the built-in commands as the composer completes them.
+func builtins() []command.Command {
+	var out []command.Command
+	for _, b := range builtinTable() {
+		out = append(out, command.Command{Name: b.name, Description: b.about, ArgumentHint: b.args, Builtin: true})
+	}
+	return out
+}
+
+// needsIdle says sub starts something that must wait for the run in
+// progress: a message, a command of the person's, a command that runs.
+func (m *model) needsIdle(sub composer.Submission) bool {
+	text := strings.TrimSpace(sub.Text)
+	name, _, ok := command.Parse(text)
+	if !ok || strings.HasPrefix(text, "//") {
+		return true
+	}
+	for _, b := range builtinTable() {
+		if b.name == name {
+			return b.idle
+		}
+	}
+	return true // a custom command is a message
+}
+
+// dispatch acts on a submission: a command, a shell command, or a
+// message to the model.
+func (m *model) dispatch(sub composer.Submission) tea.Cmd {
+	text := strings.TrimSpace(sub.Text)
+	switch {
+	case strings.HasPrefix(text, "//"):
+		sub.Text, sub.Display = strings.TrimPrefix(strings.TrimSpace(sub.Text), "/"), strings.TrimPrefix(strings.TrimSpace(sub.Display), "/")
+		return m.send(sub)
+	case strings.HasPrefix(text, "!"):
+		return m.shell(strings.TrimSpace(text[1:]))
+	}
+	name, args, ok := command.Parse(text)
+	if !ok {
+		return m.send(sub)
+	}
+	for _, b := range builtinTable() {
+		if b.name == name {
+			return b.do(m, args)
+		}
+	}
+	for _, c := range m.cmds {
+		if c.Name == name && !c.Builtin {
+			prompt := command.Expand(c.Template, args)
+			return m.send(composer.Submission{Text: prompt, Display: sub.Display})
+		}
+	}
+	m.print(transcript.Note("warn", fmt.Sprintf("unknown command /%s: nothing was sent (/help lists the commands; //%s sends the text as it is)", printable.Line(name), printable.Line(name)), m.width, m.theme))
+	return m.flushPrint()
+}
+
+// send sends a message to the model.
+func (m *model) send(sub composer.Submission) tea.Cmd {
+	m.print(transcript.User(sub.Display, m.width, m.theme))
+	m.sentShown = sub.Text
+	if m.goal == "" {
+		m.goal = firstLine(sub.Display)
+	}
+	rt := m.rt
+	return tea.Batch(m.flushPrint(), m.start("waiting for the model", func(ctx context.Context) iter.Seq2[contract.Envelope, error] {
+		return rt.Send(ctx, kernel.Input{Text: sub.Text})
+	}))
+}
+
+// shell runs a command the person typed, through the runtime: sandboxed,
+// recorded as their own, its output in the model's context.
+func (m *model) shell(cmd string) tea.Cmd {
+	if cmd == "" {
+		m.print(transcript.Note("warn", "! runs a command: !ls, !go test ./...", m.width, m.theme))
+		return m.flushPrint()
+	}
+	rt := m.rt
+	return m.start("running "+cmd, func(ctx context.Context) iter.Seq2[contract.Envelope, error] {
+		return rt.Shell(ctx, cmd)
+	})
+}
+
+func (m *model) help(string) tea.Cmd {
+	th := m.theme
+	var b strings.Builder
+	b.WriteString(th.Bold.Render("Keys") + "\n")
+	for _, k := range [][2]string{
+		{"Enter", "send; Shift+Enter, Ctrl-J or a trailing \\ inserts a newline"},
+		{"Up / Down", "earlier and later messages (this project's history)"},
+		{"@path", "complete a workspace file; its content is attached when sent"},
+		{"/", "complete a command; //text sends text beginning with /"},
+		{"!command", "run a command yourself (sandboxed, no approval); its output goes to the model"},
+		{"Esc", "interrupt the running turn (a stream or a tool); close a menu"},
+		{"Ctrl-C", "interrupt a run; clear the composer; twice on an empty one: exit"},
+		{"Ctrl-D", "exit (on an empty composer)"},
+		{"Shift+Tab", "cycle the permission mode: default, accept-edits, plan"},
+		{"Ctrl-O", "show the last reasoning in full"},
+		{"y n a d", "answer an approval: yes, no, always (saves the rule), never (saves a deny)"},
+	} {
+		b.WriteString(fmt.Sprintf("  %-11s %s\n", k[0], th.Dim.Render(k[1])))
+	}
+	b.WriteString(th.Bold.Render("Commands") + "\n")
+	for _, c := range m.cmds {
+		name := "/" + c.Name
+		if c.ArgumentHint != "" {
+			name += " " + c.ArgumentHint
+		}
+		about := c.Description
+		if !c.Builtin {
+			about = strings.TrimSpace(about + " (" + printable.Line(c.Source) + ")")
+		}
+		b.WriteString(fmt.Sprintf("  %-18s %s\n", printable.Line(name), th.Dim.Render(printable.Line(about))))
+	}
+	m.print(strings.TrimSuffix(b.String(), "\n"))
+	return m.flushPrint()
+}
+
+func (m *model) model(args string) tea.Cmd {
+	args = strings.TrimSpace(args)
+	if args == "" {
+		cur := m.rt.Current()
+		line := "model: " + cur.Provider + ":" + cur.Model
+		if cur.Info != nil && cur.Info.ContextWindow > 0 {
+			line += fmt.Sprintf(" · window %s tokens (%s)", count(cur.Info.ContextWindow), cur.Info.Source)
+		}
+		if known := m.rt.Known(); len(known) > 0 {
+			line += "\nknown: " + strings.Join(known[:min(len(known), 30)], ", ")
+			if len(known) > 30 {
+				line += fmt.Sprintf(" … (%d more)", len(known)-30)
+			}
+		}
+		m.print(transcript.Note("info", printable.Text(line), m.width, m.theme))
+		return m.flushPrint()
+	}
+	if err := m.rt.SwitchModel(m.ctx, args); err != nil {
+		m.print(transcript.Note("error", err.Error(), m.width, m.theme))
+	} else {
+		cur := m.rt.Current()
+		m.print(transcript.Note("info", "model: "+printable.Line(cur.Provider+":"+cur.Model)+" for the next turns", m.width, m.theme))
+		if cur.Info != nil {
+			m.window = cur.Info.ContextWindow
+		}
+	}
+	return m.flushPrint()
+}
+
+func (m *model) mode(args string) tea.Cmd {
+	if args = strings.TrimSpace(args); args == "" {
+		mode := m.rt.Mode()
+		m.print(transcript.Note("info", "permission mode: "+mode+" · "+modeMeaning(mode)+" (Shift+Tab cycles)", m.width, m.theme))
+		return m.flushPrint()
+	}
+	return m.setMode(args)
+}
+
+func (m *model) compact(focus string) tea.Cmd {
+	rt := m.rt
+	focus = strings.TrimSpace(focus)
+	return m.start("compacting the conversation", func(ctx context.Context) iter.Seq2[contract.Envelope, error] {
+		return rt.Compact(ctx, focus)
+	})
+}
+
+func (m *model) cost(string) tea.Cmd {
+	st := m.rt.State()
+	u := st.Usage
+	line := "no model call yet"
+	if u.Calls > 0 {
+		line = fmt.Sprintf("%d model calls · tokens %s in (%s cached) · %s out · %s", u.Calls,
+			count(int(u.InputTokens)), count(int(u.CacheReadTokens)), count(int(u.OutputTokens)), costText(&u))
+	}
+	m.print(transcript.Note("info", "session: "+line, m.width, m.theme))
+	return m.flushPrint()
+}
+
+func (m *model) status(string) tea.Cmd {
+	cur := m.rt.Current()
+	facts := []Fact{{"session", m.rt.Session()}, {"directory", m.sess.Dir}}
+	if len(m.sess.About) > 0 {
+		facts = append(facts, m.sess.About...)
+	} else {
+		facts = append(facts, Fact{"provider", cur.Provider}, Fact{"model", cur.Model})
+		if cur.BaseURL != "" {
+			facts = append(facts, Fact{"endpoint", cur.BaseURL})
+		}
+		if m.sess.Sandbox != "" {
+			facts = append(facts, Fact{"sandbox", strings.TrimPrefix(m.sess.Sandbox, "sandbox: ")})
+		}
+	}
+	facts = append(facts, Fact{"mode", m.rt.Mode()})
+	var b strings.Builder
+	for _, f := range facts {
+		b.WriteString(fmt.Sprintf("  %-13s %s\n", f.Key, printable.Line(f.Value)))
+	}
+	m.print(m.theme.Bold.Render("Status") + "\n" + strings.TrimSuffix(b.String(), "\n"))
+	return m.flushPrint()
+}
+
+// initPrompt is what /init asks of the model.
+const initPrompt = "Look at this repository (its layout, build and test commands, conventions, and anything a newcomer " +
+	"would trip on) and write an AGENTS.md at its root for coding agents working in it: how to build, test and run it, " +
+	"the code's layout and style, and the rules to follow. Keep it short and concrete; if an AGENTS.md exists, improve it " +
+	"rather than replacing what is right in it."
+
+func (m *model) init(string) tea.Cmd {
+	return m.send(composer.Submission{Text: initPrompt, Display: "/init"})
+}
+
+func (m *model) exit(string) tea.Cmd { return m.leave() }
+
+// count formats n with thousands separators.
+func count(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// costText is a total's cost, or how much of it is unknown.
+func costText(t *contract.Totals) string {
+	switch {
+	case t.Calls > 0 && t.Unpriced == t.Calls:
+		return "cost unknown"
+	case t.Unpriced > 0:
+		return fmt.Sprintf("$%.4f + %d unpriced calls", t.CostUSD, t.Unpriced)
+	}
+	return fmt.Sprintf("$%.4f", t.CostUSD)
+}

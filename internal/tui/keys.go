@@ -1,0 +1,137 @@
+package tui
+
+import (
+	"slices"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rein-agent/rein/internal/tui/composer"
+	"github.com/rein-agent/rein/internal/tui/transcript"
+)
+
+// modeCycle is the order Shift+Tab goes through, as Claude Code's.
+var modeCycle = []string{"default", "accept-edits", "plan"}
+
+// key handles a key press: a dialog or the picker first, then the keys
+// that mean what they mean elsewhere, then the composer.
+func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
+	key := k.String()
+	if key != "ctrl+c" {
+		m.armed = false
+		if m.note == ctrlCNote {
+			m.note = ""
+		}
+	}
+	if m.ask != nil {
+		if key == "ctrl+c" {
+			m.interrupt()
+			return nil
+		}
+		if ans, ok := answerKey(m.ask, key); ok {
+			m.answered(ans)
+		}
+		return nil
+	}
+	if m.picker != nil {
+		return m.pick(key)
+	}
+	switch key {
+	case "ctrl+c":
+		return m.ctrlC()
+	case "esc":
+		switch {
+		case m.comp.Completing():
+			m.comp.CloseMenu()
+		case m.running:
+			m.interrupt()
+		}
+		return nil
+	case "ctrl+d":
+		if m.comp.Empty() {
+			return m.leave()
+		}
+	case "shift+tab":
+		return m.cycleMode()
+	case "ctrl+o":
+		if r := m.tr.LastReasoning(); r != "" {
+			m.print(m.theme.Dim.Render(transcript.Note("info", "reasoning:", m.width, m.theme) + "\n" + wrapIndent(r, m.width-2, "  ")))
+			return m.flushPrint()
+		}
+		return nil
+	}
+	sub, cmd := m.comp.Update(k)
+	return tea.Batch(cmd, m.submitted(sub))
+}
+
+// ctrlCNote is what the first Ctrl-C on an empty composer says.
+const ctrlCNote = "press Ctrl-C again to exit"
+
+// ctrlC interrupts a run; idle, it clears the composer; idle and empty,
+// it asks for a second one, which leaves.
+func (m *model) ctrlC() tea.Cmd {
+	switch {
+	case m.running:
+		m.interrupt()
+	case !m.comp.Empty():
+		m.comp.Reset()
+	case m.armed:
+		return m.leave()
+	default:
+		m.armed, m.note = true, ctrlCNote
+	}
+	return nil
+}
+
+// cycleMode moves to the next permission mode; the runtime records it.
+func (m *model) cycleMode() tea.Cmd {
+	cur := m.rt.Mode()
+	next := modeCycle[0]
+	if i := slices.Index(modeCycle, cur); i >= 0 {
+		next = modeCycle[(i+1)%len(modeCycle)]
+	}
+	return m.setMode(next)
+}
+
+// setMode asks the runtime for mode and says what it means.
+func (m *model) setMode(mode string) tea.Cmd {
+	if err := m.rt.SetMode(mode); err != nil {
+		m.print(transcript.Note("error", err.Error(), m.width, m.theme))
+	} else {
+		m.print(transcript.Note("info", "permission mode: "+mode+" · "+modeMeaning(mode), m.width, m.theme))
+	}
+	return m.flushPrint()
+}
+
+// modeMeaning says in a few words what a mode lets run.
+func modeMeaning(mode string) string {
+	switch mode {
+	case "accept-edits":
+		return "edits in the workspace run without asking; commands still ask"
+	case "plan":
+		return "read-only: the model can look, not change"
+	case "yolo":
+		return "everything runs without asking (still recorded, still sandboxed)"
+	}
+	return "reads run; edits and commands ask"
+}
+
+// submitted handles what the composer sent, if anything.
+func (m *model) submitted(sub *composer.Submission) tea.Cmd {
+	if sub == nil {
+		return nil
+	}
+	if strings.TrimSpace(sub.Text) == "" {
+		return nil
+	}
+	if m.hist != nil {
+		if err := m.hist.Add(sub.Display); err != nil {
+			m.print(transcript.Note("warn", "history: "+err.Error(), m.width, m.theme))
+		}
+	}
+	if m.running && m.needsIdle(*sub) {
+		m.queue = append(m.queue, *sub)
+		return nil
+	}
+	return m.dispatch(*sub)
+}

@@ -1,0 +1,577 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/kernel"
+	"github.com/rein-agent/rein/internal/printable"
+	"github.com/rein-agent/rein/internal/tui/command"
+	"github.com/rein-agent/rein/internal/tui/composer"
+	"github.com/rein-agent/rein/internal/tui/style"
+	"github.com/rein-agent/rein/internal/tui/transcript"
+)
+
+// model is the UI's bubbletea model. Every field is touched only by the
+// program's loop (Update and View), except program, set before it runs.
+type model struct {
+	ctx     context.Context
+	opts    *Options
+	program *tea.Program
+	now     func() time.Time
+
+	theme         style.Theme
+	colour        bool
+	width, height int
+
+	sess *Session
+	rt   Runtime
+	tr   *transcript.Transcript
+	comp *composer.Composer
+	hist *composer.History
+	cmds []command.Command
+
+	// The run in progress, if any: its number (batches of an earlier run
+	// are ignored), how to stop it, when it started, what it does now.
+	running   bool
+	run       int
+	cancel    context.CancelFunc
+	started   time.Time
+	activity  string
+	spin      spinner.Model
+	sentShown string // the user.message text already shown as typed
+	// queue holds what was sent while a run worked, delivered in order
+	// when it ends.
+	queue []composer.Submission
+
+	// asks are the questions waiting behind the one shown (ask).
+	ask  *question
+	asks []*question
+	// picker is the /resume list, when open.
+	picker *picker
+
+	// Printing into scrollback: one tea.Println at a time, in order.
+	toPrint  []string
+	printing bool
+	// sized says the terminal's size is known; liveRows is how many rows
+	// the live region took in the last frame.
+	sized, sizeSeen, printedOnce bool
+	liveRows                     int
+
+	// The status line's figures, from the events seen.
+	contextUsed, window int
+	// armed is when Ctrl-C was pressed on an empty composer: a second one
+	// leaves.
+	armed bool
+	// note is a transient line above the composer ("press Ctrl-C again").
+	note string
+	// goal is the session's first message, for the terminal's title.
+	goal string
+	// leaving: quit once the scrollback has what was queued; quitting:
+	// the last frame is empty, so the live region leaves no trace.
+	leaving, quitting bool
+
+	// compView and compCursor are the composer drawn, kept while
+	// compDirty is false: a streamed answer redraws the live region sixty
+	// times a second, the composer only when something touched it.
+	compView   string
+	compCursor *tea.Cursor
+	compDirty  bool
+
+	// The status and working lines as last drawn, and what they were
+	// drawn from.
+	statusDrawn, statusKey  string
+	workingLine, workingKey string
+
+	// Test hooks: onPrint takes what would be printed into the
+	// scrollback; startRun replaces the pump. Nil in the program.
+	onPrint  func(string)
+	startRun func(ctx context.Context, run int, seq iter.Seq2[contract.Envelope, error])
+}
+
+func newModel(ctx context.Context, opts *Options) *model {
+	th, colour := themeFor(opts.Env)
+	m := &model{ctx: ctx, opts: opts, now: time.Now, theme: th, colour: colour, width: 80, height: 24}
+	if opts.Width > 0 {
+		m.width, m.height = opts.Width, opts.Height
+	}
+	m.spin = spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(th.Accent))
+	if opts.HistoryFile != "-" {
+		path := opts.HistoryFile
+		if path == "" {
+			path, _ = composer.HistoryPath(opts.Workspace) // no home: no history
+		}
+		if path != "" {
+			if h, err := composer.OpenHistory(path); err == nil {
+				m.hist = h
+			} else {
+				m.note = "history: " + err.Error()
+			}
+		}
+	}
+	dirs := opts.CommandDirs
+	if dirs == nil {
+		dirs = command.Dirs(opts.Workspace)
+	}
+	var problems []error
+	m.cmds, problems = command.Load(builtins(), dirs...)
+	for _, p := range problems {
+		m.print(transcript.Note("warn", "custom command: "+p.Error(), m.width, m.theme))
+	}
+	m.comp = composer.New(composer.Options{
+		Workspace: opts.Workspace, History: m.hist, Commands: m.cmds, Theme: th, Width: m.width,
+	})
+	m.comp.SetArguments(m.argumentValues)
+	m.switchTo(opts.Session)
+	m.compDirty = true
+	return m
+}
+
+// argumentValues is what a command's argument completes from: the
+// models the session knows for /model, the modes for /mode.
+func (m *model) argumentValues(name string) []string {
+	switch name {
+	case "model":
+		return m.rt.Known()
+	case "mode":
+		return []string{"default", "accept-edits", "plan", "yolo"}
+	}
+	return nil
+}
+
+// switchTo makes s the session the UI works in.
+func (m *model) switchTo(s *Session) {
+	m.sess, m.rt = s, s.Runtime
+	m.tr = transcript.New(transcript.Options{
+		Width: m.width, Theme: m.theme, Workspace: m.opts.Workspace, SessionDir: s.Dir,
+	})
+	st := m.rt.State()
+	m.goal = firstLine(st.LastUser)
+	m.contextUsed, m.window = 0, 0
+	if st.ModelInfo != nil {
+		m.window = st.ModelInfo.ContextWindow
+	}
+}
+
+// Init starts the UI: the earlier conversation, a first message.
+func (m *model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.comp.Focus(), tea.RequestBackgroundColor}
+	m.print(m.banner())
+	if m.opts.Past {
+		m.showPast()
+	}
+	if m.sess.Gates != nil {
+		cmds = append(cmds, m.resumeRun(m.opts.Resume))
+	} else if strings.TrimSpace(m.opts.First) != "" {
+		first := composer.Submission{Text: m.opts.First, Display: m.opts.First}
+		cmds = append(cmds, m.dispatch(first))
+	}
+	cmds = append(cmds, m.flushPrint())
+	return tea.Batch(cmds...)
+}
+
+// banner is the first line printed: which session, which model, how
+// commands are contained, where help is.
+func (m *model) banner() string {
+	cur := m.rt.Current()
+	parts := []string{"rein", "session " + m.rt.Session(), modelName(cur)}
+	if sb := sandboxWord(m.sess.Sandbox); sb != "" {
+		parts = append(parts, "sandbox "+sb)
+	}
+	parts = append(parts, "/help for commands and keys")
+	var lines []string
+	line := ""
+	for _, p := range parts {
+		p = printable.Line(p)
+		switch {
+		case line == "":
+			line = p
+		case ansi.StringWidth(line+" · "+p) <= m.width:
+			line += " · " + p
+		default:
+			lines, line = append(lines, line), p
+		}
+	}
+	return m.theme.Dim.Render(strings.Join(append(lines, line), "\n"))
+}
+
+// resumeRun goes on with a resumed session: the runtime records that it
+// was resumed, settles what its log left open, and sends text if any.
+func (m *model) resumeRun(text string) tea.Cmd {
+	rt, gates := m.rt, m.sess.Gates
+	if text != "" {
+		m.print(transcript.User(text, m.width, m.theme))
+		m.sentShown = text
+	}
+	return m.start("resuming", func(ctx context.Context) iter.Seq2[contract.Envelope, error] {
+		return rt.Resume(ctx, kernel.Resume{Gates: gates, Text: text})
+	})
+}
+
+// showPast prints the session's earlier conversation from its log, as
+// replay renders it: nothing is run again.
+func (m *model) showPast() {
+	past := transcript.New(transcript.Options{
+		Width: m.width, Theme: m.theme, Workspace: m.opts.Workspace, SessionDir: m.sess.Dir,
+	})
+	for env, err := range m.rt.Events() {
+		if err != nil {
+			m.print(transcript.Note("error", "reading the log: "+err.Error(), m.width, m.theme))
+			break
+		}
+		m.see(env)
+		m.print(past.Apply(env)...)
+	}
+	m.print(past.Flush()...)
+	m.print(transcript.Note("info", "— earlier conversation above; go on below —", m.width, m.theme))
+}
+
+// Update handles one message.
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg.(type) {
+	case eventsMsg, spinner.TickMsg, printedMsg:
+		// These never reach the composer: its drawing is kept.
+	default:
+		m.compDirty = true
+	}
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		first := m.width == 0 || !m.sizeSeen
+		m.width, m.height, m.sizeSeen = max(msg.Width, 10), max(msg.Height, 5), true
+		m.tr.Resize(m.width)
+		m.comp.SetWidth(m.width)
+		if first && m.onPrint == nil {
+			// The renderer sizes its frame to the whole screen until it
+			// has drawn a first one; what is printed before that is drawn
+			// over. Printing waits for that first frame.
+			return m, tea.Tick(firstFrame, func(time.Time) tea.Msg { return drawnMsg{} })
+		}
+		m.sized = true
+		return m, m.flushPrint()
+	case drawnMsg:
+		m.sized = true
+		return m, m.flushPrint()
+	case tea.BackgroundColorMsg:
+		if m.colour && !m.printedAny() {
+			m.theme = style.New(msg.IsDark(), true)
+			m.tr = transcript.New(transcript.Options{Width: m.width, Theme: m.theme, Workspace: m.opts.Workspace, SessionDir: m.sess.Dir})
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	case tea.PasteMsg:
+		if m.ask != nil || m.picker != nil {
+			return m, nil
+		}
+		sub, cmd := m.comp.Update(msg)
+		return m, tea.Batch(cmd, m.submitted(sub))
+	case askMsg:
+		return m, m.asked(msg.q)
+	case eventsMsg:
+		if msg.run != m.run {
+			return m, nil
+		}
+		for _, env := range msg.events {
+			m.event(env)
+		}
+		return m, m.flushPrint()
+	case runDoneMsg:
+		if msg.run != m.run {
+			return m, nil
+		}
+		return m, m.ended(msg.err)
+	case printedMsg:
+		m.printing = false
+		if m.leaving && len(m.toPrint) == 0 {
+			m.quitting = true
+			return m, tea.Quit
+		}
+		return m, m.flushPrint()
+	case spinner.TickMsg:
+		if !m.running {
+			return m, nil // no tick while idle: no CPU spent
+		}
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		return m, cmd
+	case sessionMsg:
+		return m, m.opened(msg)
+	}
+	sub, cmd := m.comp.Update(msg)
+	return m, tea.Batch(cmd, m.submitted(sub))
+}
+
+// event folds one event of the run into the transcript and the status.
+func (m *model) event(env contract.Envelope) {
+	m.see(env)
+	if m.ask != nil {
+		// The question is what the run waits on; the activity says so
+		// until it is answered.
+		m.print(m.tr.Apply(env)...)
+		return
+	}
+	switch d := env.Data.(type) {
+	case *contract.UserMessage:
+		if m.sentShown != "" && d.Text == m.sentShown {
+			m.sentShown = ""
+			return // already shown as typed, attachments collapsed
+		}
+	case *contract.ModelRequested:
+		m.activity = "waiting for the model"
+		if d.Purpose == "compaction" {
+			m.activity = "compacting the conversation"
+		}
+	case *contract.TextDelta:
+		m.activity = "writing"
+	case *contract.ReasoningDelta:
+		m.activity = "thinking"
+	case *contract.InvocationStarted:
+		m.activity = "running " + toolSubject(d.ToolName, d.Input)
+	case *contract.RetryScheduled:
+		m.activity = fmt.Sprintf("retrying in %.1f s", float64(d.DelayMS)/1000)
+	}
+	m.print(m.tr.Apply(env)...)
+}
+
+// see keeps the status line's figures up to date with env.
+func (m *model) see(env contract.Envelope) {
+	switch d := env.Data.(type) {
+	case *contract.ContextProjected:
+		if d.Window > 0 {
+			m.window = d.Window
+		}
+		m.contextUsed = d.EstimatedTokens
+	case *contract.ModelUsage:
+		if d.InputTokens > 0 {
+			m.contextUsed = int(d.InputTokens + d.OutputTokens)
+		}
+	case *contract.ContextCompacted:
+		m.contextUsed = d.TokensAfter
+	case *contract.ModelSwitched:
+		if d.Info != nil {
+			m.window = d.Info.ContextWindow
+		}
+	case *contract.UserMessage:
+		if m.goal == "" {
+			m.goal = firstLine(d.Text)
+		}
+	}
+}
+
+// start runs seq as the UI's run: its events are rendered as they come.
+func (m *model) start(activity string, seq func(ctx context.Context) iter.Seq2[contract.Envelope, error]) tea.Cmd {
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.run++
+	m.running, m.cancel, m.started, m.activity = true, cancel, m.now(), activity
+	if m.startRun != nil {
+		m.startRun(ctx, m.run, seq(ctx))
+	} else {
+		pm := &pump{p: m.program, run: m.run}
+		m.opts.Approver.following(pm.flush)
+		pm.start(ctx, seq(ctx))
+	}
+	return m.spin.Tick
+}
+
+// interrupt stops the run in progress: the kernel records it as
+// cancelled and what was recorded stays recorded.
+func (m *model) interrupt() {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	m.activity = "stopping"
+	for len(m.queue) > 0 && m.comp.Empty() {
+		// What waited goes back to the composer, for the person to send
+		// again or not.
+		m.comp.SetValue(m.queue[0].Display)
+		m.queue = m.queue[1:]
+	}
+}
+
+// stopRun cancels a run left going when the UI ends.
+func (m *model) stopRun() {
+	if m.cancel != nil {
+		m.cancel()
+	}
+}
+
+// ended closes the run: what it left in progress is printed, its
+// questions withdrawn, the person told, and what was queued sent.
+func (m *model) ended(err error) tea.Cmd {
+	m.print(m.tr.Flush()...)
+	if err != nil {
+		m.print(transcript.Note("error", err.Error(), m.width, m.theme))
+	}
+	for _, q := range append([]*question{m.ask}, m.asks...) {
+		if q != nil {
+			q.answer(kernel.No)
+		}
+	}
+	m.ask, m.asks = nil, nil
+	took := m.now().Sub(m.started)
+	m.running, m.cancel, m.activity = false, nil, ""
+	cmds := []tea.Cmd{m.flushPrint()}
+	if took >= notifyAfter {
+		cmds = append(cmds, m.notify("rein: the run ended"))
+	}
+	if len(m.queue) > 0 {
+		next := m.queue[0]
+		m.queue = m.queue[1:]
+		cmds = append(cmds, m.dispatch(next))
+	}
+	return tea.Batch(cmds...)
+}
+
+// notifyAfter is how long a run must have taken for its end to be
+// announced: a quick answer needs no bell.
+const notifyAfter = 5 * time.Second
+
+// notify rings the bell or sends a desktop notification (OSC 9), as
+// configured.
+func (m *model) notify(text string) tea.Cmd {
+	switch m.opts.Notify {
+	case "off":
+		return nil
+	case "osc9":
+		return tea.Raw("\x1b]9;" + printable.Line(text) + "\x07")
+	}
+	return tea.Raw("\a")
+}
+
+// asked shows q, or queues it behind the one shown.
+func (m *model) asked(q *question) tea.Cmd {
+	if !m.running {
+		q.answer(kernel.No)
+		return nil
+	}
+	if m.ask != nil {
+		m.asks = append(m.asks, q)
+		return nil
+	}
+	m.ask = q
+	m.activity = "waiting for your answer"
+	return m.notify("rein: approval needed")
+}
+
+// answered sends the person's answer and shows the next question.
+func (m *model) answered(ans kernel.Answer) {
+	m.ask.answer(ans)
+	m.ask = nil
+	if len(m.asks) > 0 {
+		m.ask, m.asks = m.asks[0], m.asks[1:]
+		return
+	}
+	m.activity = "working"
+}
+
+// firstFrame is how long printing waits for the renderer's first frame
+// (it draws at 60 frames a second).
+const firstFrame = 50 * time.Millisecond
+
+// drawnMsg says the first frame has been drawn.
+type drawnMsg struct{}
+
+// printedMsg says a Println is done: the next one may go.
+type printedMsg struct{}
+
+// print queues blocks for the scrollback, in order.
+func (m *model) print(blocks ...string) {
+	for _, b := range blocks {
+		if b != "" {
+			m.toPrint = append(m.toPrint, b)
+		}
+	}
+}
+
+// printedAny says something other than the banner was printed.
+func (m *model) printedAny() bool { return m.printing || len(m.toPrint) > 1 }
+
+// flushPrint prints what is queued, unless a print is under way:
+// tea.Println runs as a command, and two of them could overtake each
+// other. One print holds at most what fits above the live region: the
+// renderer inserts the lines at the top of the screen, and what would not
+// fit there would be pushed off its bottom, never reaching the
+// scrollback. Nothing is printed before the terminal's size is known.
+func (m *model) flushPrint() tea.Cmd {
+	if m.printing || len(m.toPrint) == 0 || !m.sized {
+		return nil
+	}
+	// Blocks are bare: a blank line sets each apart, as the peers' do.
+	lines := strings.Split(strings.Join(m.toPrint, "\n\n"), "\n")
+	room, rows, n := max(1, m.height-m.liveRows-1), 0, 0
+	for n < len(lines) {
+		r := 1 + ansi.StringWidth(lines[n])/max(1, m.width)
+		if n > 0 && rows+r > room {
+			break
+		}
+		rows += r
+		n++
+	}
+	text := strings.Join(lines[:n], "\n")
+	if m.printedOnce {
+		text = "\n" + text // apart from the last print
+	}
+	m.printedOnce = true
+	if n < len(lines) {
+		rest := lines[n:]
+		if rest[0] == "" {
+			rest = rest[1:] // the blank line between two prints comes from the join below
+		}
+		m.toPrint = []string{strings.Join(rest, "\n")}
+	} else {
+		m.toPrint = nil
+	}
+	if m.onPrint != nil {
+		m.onPrint(text)
+		return func() tea.Msg { return printedMsg{} }
+	}
+	m.printing = true
+	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
+}
+
+// leave ends the UI once what is queued is printed.
+func (m *model) leave() tea.Cmd {
+	m.stopRun()
+	if !m.printing && len(m.toPrint) == 0 {
+		m.quitting = true
+		return tea.Quit
+	}
+	m.leaving = true
+	return m.flushPrint()
+}
+
+// firstLine is the first line of s, printable and short, for titles.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	s = printable.Line(s)
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:59]) + "…"
+	}
+	return s
+}
+
+// modelName is "provider:model" as the status line shows it.
+func modelName(c kernel.Current) string {
+	if c.Model == "" {
+		return c.Provider
+	}
+	return c.Model
+}
+
+// sandboxWord is the sandbox's mode from Session.Sandbox's line
+// ("sandbox: workspace-write (…)" -> "workspace-write").
+func sandboxWord(line string) string {
+	line = strings.TrimPrefix(strings.TrimSpace(line), "sandbox: ")
+	if i := strings.IndexAny(line, " (;"); i > 0 {
+		line = line[:i]
+	}
+	return line
+}

@@ -1,0 +1,229 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/kernel"
+)
+
+// A streamed markdown answer, its tool card and the final state of the
+// screen, at 80 columns.
+func answerEvents() []contract.Envelope {
+	return []contract.Envelope{
+		env(1, &contract.SessionStarted{Provider: "anthropic", Model: "claude-sonnet-4-5"}),
+		env(2, &contract.UserMessage{Text: "why do the tests fail?"}),
+		env(3, &contract.RunStarted{}),
+		env(4, &contract.ModelRequested{Provider: "anthropic", Model: "claude-sonnet-4-5"}),
+		env(0, &contract.TextDelta{Text: "## What fails\n\nThe test `TestMean` divides by **zero** when the"}),
+		env(0, &contract.TextDelta{Text: " slice is empty.\n\n"}),
+		env(5, &contract.ModelText{Text: "## What fails\n\nThe test `TestMean` divides by **zero** when the slice is empty.\n\n"}),
+		env(6, &contract.ModelUsage{InputTokens: 12000, OutputTokens: 800, CostUSD: new(0.048)}),
+		env(7, &contract.ModelFinished{Reason: contract.FinishStop}),
+		env(8, &contract.RunFinished{Outcome: contract.OutcomeCompleted}),
+	}
+}
+
+func TestScreenIdle(t *testing.T) {
+	for _, w := range []int{80, 120} {
+		h := newHarness(t, w, &fakeRuntime{})
+		h.golden("idle-" + itoa(w))
+	}
+}
+
+func TestScreenAnswer(t *testing.T) {
+	rt := &fakeRuntime{replies: [][]contract.Envelope{answerEvents()[1:]}}
+	h := newHarness(t, 80, rt)
+	h.typeText("why do the tests fail?")
+	h.key("enter")
+	if len(rt.sent) != 1 || rt.sent[0] != "why do the tests fail?" {
+		t.Fatalf("sent %q", rt.sent)
+	}
+	h.golden("answer")
+	if strings.Count(h.screenText(), "why do the tests fail?") != 1 {
+		t.Errorf("the message is shown more than once:\n%s", h.screenText())
+	}
+}
+
+// What is typed while a run works is queued, shown as queued, and sent
+// when the run ends.
+func TestQueuedWhileRunning(t *testing.T) {
+	rt := &fakeRuntime{}
+	h := newHarness(t, 80, rt)
+	h.m.running = true
+	h.typeText("and then this")
+	h.key("enter")
+	if len(rt.sent) != 0 {
+		t.Fatalf("sent while running: %q", rt.sent)
+	}
+	if !strings.Contains(h.screenText(), "queued: and then this") {
+		t.Errorf("not shown as queued:\n%s", h.screenText())
+	}
+	h.m.run = 7
+	h.send(runDoneMsg{run: 7})
+	if len(rt.sent) != 1 || rt.sent[0] != "and then this" {
+		t.Errorf("after the run: sent %q", rt.sent)
+	}
+}
+
+func TestScreenApprovalWithDiff(t *testing.T) {
+	h := newHarness(t, 80, &fakeRuntime{})
+	h.m.running, h.m.activity, h.m.started = true, "waiting for your answer", h.m.now().Add(-1500*time.Millisecond)
+	reply := make(chan kernel.Answer, 1)
+	q := kernel.Question{Tool: "edit_file", Subject: "stats.go", Reason: "edit_file on stats.go is not covered by any rule",
+		Rules:   []string{"edit_file(stats.go)"},
+		Preview: "--- stats.go\n+++ stats.go\n@@ -3,3 +3,6 @@\n func Mean(xs []float64) float64 {\n+\tif len(xs) == 0 {\n+\t\treturn 0\n+\t}\n \treturn sum(xs) / float64(len(xs))\n"}
+	h.send(askMsg{&question{q: q, reply: reply}})
+	h.golden("approval-edit")
+	h.key("a")
+	if got := <-reply; got != kernel.Always {
+		t.Errorf("answer %v, want always", got)
+	}
+	if h.m.ask != nil {
+		t.Errorf("the dialog stays after the answer")
+	}
+}
+
+func TestScreenApprovalCommand(t *testing.T) {
+	h := newHarness(t, 80, &fakeRuntime{})
+	h.m.running, h.m.started = true, h.m.now()
+	reply := make(chan kernel.Answer, 2)
+	long := "rm -rf build && go build -o build/app ./cmd/app && ./build/app --config testdata/config.toml --verbose --output build/report.txt"
+	h.send(askMsg{&question{q: kernel.Question{Tool: "bash", Subject: long, Reason: "`rm -rf build` is not covered by any rule", Rules: []string{"bash(rm -rf build)"}}, reply: reply}})
+	h.send(askMsg{&question{q: kernel.Question{Tool: "bash", Subject: "ls"}, reply: reply}})
+	h.golden("approval-command")
+	h.key("esc")
+	if got := <-reply; got != kernel.No {
+		t.Errorf("esc answered %v", got)
+	}
+	if h.m.ask == nil || h.m.ask.q.Subject != "ls" {
+		t.Fatalf("the second question is not shown next")
+	}
+	h.key("x") // answers nothing
+	if h.m.ask == nil {
+		t.Fatalf("an unrelated key answered")
+	}
+	h.key("y")
+	if got := <-reply; got != kernel.Yes {
+		t.Errorf("y answered %v", got)
+	}
+}
+
+func TestScreenToolRunningAndDenied(t *testing.T) {
+	rt := &fakeRuntime{}
+	h := newHarness(t, 80, rt)
+	h.m.running, h.m.run, h.m.started = true, 1, h.m.now()
+	in := rawInput(map[string]string{"command": "go test ./..."})
+	h.send(eventsMsg{run: 1, events: []contract.Envelope{
+		env(3, &contract.IntentProposed{ToolIntent: contract.ToolIntent{ID: "int_1", ToolName: "bash", Input: in}}),
+		env(4, &contract.ToolPermission{IntentID: "int_1", Decision: contract.Allow, By: "rule", Rule: "bash(go test:*)"}),
+		env(5, &contract.InvocationStarted{IntentID: "int_1", InvocationID: "inv_1", ToolName: "bash", Input: in}),
+		env(0, &contract.ToolOutputDelta{IntentID: "int_1", InvocationID: "inv_1", Text: "ok  \tpkg/a\t0.1s\n--- FAIL: TestMean (0.00s)\n"}),
+	}})
+	h.golden("tool-running")
+	h.send(eventsMsg{run: 1, events: []contract.Envelope{
+		env(6, &contract.InvocationCompleted{IntentID: "int_1", InvocationID: "inv_1", Exit: contract.ExitError, ExitCode: 1, DurationMS: 2300, OutputBytes: 4200}),
+		env(7, &contract.ToolObservation{Observation: contract.Observation{IntentID: "int_1", ToolName: "bash", Text: "--- FAIL: TestMean (0.00s)\nFAIL\texample/stats\t0.01s\nexit status 1", ArtifactRef: "artifacts/inv_1.txt", Truncated: true, OmittedBytes: 1200}}),
+		env(8, &contract.IntentProposed{ToolIntent: contract.ToolIntent{ID: "int_2", ToolName: "bash", Input: rawInput(map[string]string{"command": "rm -rf /"})}}),
+		env(9, &contract.ToolPermission{IntentID: "int_2", Decision: contract.Deny, By: "rule", Rule: "bash(rm:*)", Reason: "rm is denied by your rule"}),
+		env(10, &contract.ToolObservation{Observation: contract.Observation{IntentID: "int_2", ToolName: "bash", Phase: "permission", Code: "permission_denied", Text: "denied: rm is denied by your rule"}}),
+		env(11, &contract.ProviderError{Kind: contract.KindOverloaded, Message: "the provider is overloaded"}),
+	}})
+	h.send(runDoneMsg{run: 1})
+	h.golden("tool-denied-error")
+}
+
+// The status line fits 80 and 120 columns, and says what a run does.
+func TestStatusLine(t *testing.T) {
+	for _, w := range []int{40, 80, 120} {
+		rt := &fakeRuntime{usage: contract.Totals{InputTokens: 120000, OutputTokens: 3400, Calls: 4, CostUSD: 0.4242}}
+		h := newHarness(t, w, rt)
+		h.m.contextUsed = 46000
+		h.m.running, h.m.activity = true, "running go test ./..."
+		h.m.started = h.m.now().Add(-3200 * time.Millisecond)
+		h.golden("status-" + itoa(w))
+	}
+}
+
+// Ctrl-C: clears a draft; on an empty composer asks again; the second
+// leaves. Ctrl-D on an empty composer leaves.
+func TestCtrlCAndCtrlD(t *testing.T) {
+	h := newHarness(t, 80, &fakeRuntime{})
+	h.typeText("draft")
+	h.key("ctrl+c")
+	if !h.m.comp.Empty() || h.quit {
+		t.Fatalf("Ctrl-C did not clear the draft (empty %v, quit %v)", h.m.comp.Empty(), h.quit)
+	}
+	h.key("ctrl+c")
+	if h.quit || !strings.Contains(h.screenText(), "press Ctrl-C again to exit") {
+		t.Fatalf("the first Ctrl-C on an empty composer did not ask:\n%s", h.screenText())
+	}
+	h.key("ctrl+c")
+	if !h.quit {
+		t.Fatalf("the second Ctrl-C did not leave")
+	}
+	h = newHarness(t, 80, &fakeRuntime{})
+	h.key("ctrl+d")
+	if !h.quit {
+		t.Fatalf("Ctrl-D did not leave")
+	}
+}
+
+// Shift+Tab cycles the permission mode through the runtime.
+func TestShiftTab(t *testing.T) {
+	rt := &fakeRuntime{}
+	h := newHarness(t, 80, rt)
+	for range 3 {
+		h.key("shift+tab")
+	}
+	if want := []string{"accept-edits", "plan", "default"}; strings.Join(rt.modes, ",") != strings.Join(want, ",") {
+		t.Errorf("modes %q, want %q", rt.modes, want)
+	}
+}
+
+// Commands are answered locally; an unknown one is never sent; //text
+// sends text with its slash; !cmd runs the person's command.
+func TestCommands(t *testing.T) {
+	rt := &fakeRuntime{}
+	h := newHarness(t, 100, rt)
+	for _, line := range []string{"/help", "/nosuch", "/cost", "/status", "/mode plan", "/model gpt-5"} {
+		h.typeText(line)
+		h.key("enter")
+	}
+	if len(rt.sent) != 0 {
+		t.Fatalf("a command was sent to the model: %q", rt.sent)
+	}
+	screen := h.screenText()
+	for _, want := range []string{"/compact", "unknown command /nosuch", "no model call yet", "Status", "permission mode: plan", "gpt-5"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, screen)
+		}
+	}
+	h.typeText("//etc/hosts is a path")
+	h.key("enter")
+	h.typeText("!ls -la")
+	h.key("enter")
+	if len(rt.sent) != 2 || rt.sent[0] != "/etc/hosts is a path" || len(rt.shells) != 1 || rt.shells[0] != "ls -la" {
+		t.Errorf("sent %q, shells %q", rt.sent, rt.shells)
+	}
+}
+
+// A resumed session shows its earlier conversation before the composer.
+func TestPast(t *testing.T) {
+	rt := &fakeRuntime{}
+	for _, e := range answerEvents() {
+		if !contract.IsDelta(e.Type()) { // a log holds no delta
+			rt.past = append(rt.past, e)
+		}
+	}
+	h := newHarnessWith(t, 80, rt, func(o *Options) { o.Past = true })
+	screen := h.screenText()
+	if !strings.Contains(screen, "why do the tests fail?") || !strings.Contains(screen, "divides by") {
+		t.Errorf("the past is not shown:\n%s", screen)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

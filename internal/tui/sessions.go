@@ -1,0 +1,223 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/printable"
+	"github.com/rein-agent/rein/internal/session"
+	"github.com/rein-agent/rein/internal/tui/transcript"
+)
+
+// sessionMsg brings a session the Host opened (or why it could not).
+type sessionMsg struct {
+	s    *Session
+	err  error
+	what string // "new", "resumed", "forked"
+	past bool   // render its earlier conversation
+}
+
+// opened makes the session the Host opened the current one; the one left
+// is closed.
+func (m *model) opened(msg sessionMsg) tea.Cmd {
+	if msg.err != nil {
+		m.print(transcript.Note("error", msg.err.Error(), m.width, m.theme))
+		return m.flushPrint()
+	}
+	old := m.sess
+	m.switchTo(msg.s)
+	if old != nil && old.Close != nil {
+		if err := old.Close(); err != nil {
+			m.print(transcript.Note("warn", "closing the session: "+err.Error(), m.width, m.theme))
+		}
+	}
+	m.print(transcript.Note("info", fmt.Sprintf("%s session %s", msg.what, m.rt.Session()), m.width, m.theme))
+	if msg.past {
+		m.showPast()
+	}
+	if m.sess.Gates != nil {
+		return tea.Batch(m.flushPrint(), m.resumeRun(""))
+	}
+	return m.flushPrint()
+}
+
+// host runs open in a command (it reads and writes logs), bringing its
+// session back as a sessionMsg.
+func (m *model) host(what string, past bool, open func(h Host) (*Session, error)) tea.Cmd {
+	if m.opts.Host == nil {
+		m.print(transcript.Note("warn", "this session cannot open others", m.width, m.theme))
+		return m.flushPrint()
+	}
+	h := m.opts.Host
+	return func() tea.Msg {
+		s, err := open(h)
+		return sessionMsg{s: s, err: err, what: what, past: past}
+	}
+}
+
+func (m *model) clear(string) tea.Cmd {
+	ctx := m.ctx
+	return m.host("new", false, func(h Host) (*Session, error) { return h.New(ctx) })
+}
+
+func (m *model) fork(string) tea.Cmd {
+	ctx, id := m.ctx, m.rt.Session()
+	return m.host("forked into", false, func(h Host) (*Session, error) { return h.Fork(ctx, id) })
+}
+
+// resume opens the picker of this workspace's sessions.
+func (m *model) resume(string) tea.Cmd {
+	if m.opts.Host == nil {
+		return m.host("", false, nil)
+	}
+	list, err := m.opts.Host.Sessions()
+	if err != nil {
+		m.print(transcript.Note("error", err.Error(), m.width, m.theme))
+		return m.flushPrint()
+	}
+	var keep []session.Summary
+	for _, s := range list {
+		if s.ID != m.rt.Session() {
+			keep = append(keep, s)
+		}
+	}
+	if len(keep) == 0 {
+		m.print(transcript.Note("info", "no other session in this workspace", m.width, m.theme))
+		return m.flushPrint()
+	}
+	m.picker = &picker{items: keep}
+	return nil
+}
+
+// picker is the /resume list: Up and Down move, Enter opens, Esc closes.
+type picker struct {
+	items []session.Summary
+	at    int
+}
+
+// pick handles a key on the picker.
+func (m *model) pick(key string) tea.Cmd {
+	p := m.picker
+	switch key {
+	case "up", "ctrl+p", "k":
+		p.at = max(0, p.at-1)
+	case "down", "ctrl+n", "j":
+		p.at = min(len(p.items)-1, p.at+1)
+	case "esc", "ctrl+c", "q":
+		m.picker = nil
+	case "enter":
+		m.picker = nil
+		ctx, id := m.ctx, p.items[p.at].ID
+		return m.host("resumed", true, func(h Host) (*Session, error) { return h.Resume(ctx, id) })
+	}
+	return nil
+}
+
+// view renders the picker: at most ten rows around the selection.
+func (p *picker) view(m *model) string {
+	th := m.theme
+	var b strings.Builder
+	b.WriteString(th.Accent.Render("Resume a session") + th.Dim.Render("  (↑/↓, enter, esc)") + "\n")
+	lo := max(0, min(p.at-4, len(p.items)-10))
+	for i := lo; i < min(len(p.items), lo+10); i++ {
+		s := p.items[i]
+		line := fmt.Sprintf("%s  %-9s  %s", ago(s.LastActivity, m.now()), s.Outcome, firstLine(s.FirstPrompt))
+		line = truncate(printable.Line(line), m.width-4)
+		if i == p.at {
+			b.WriteString(th.Accent.Render("› "+line) + "\n")
+		} else {
+			b.WriteString("  " + line + "\n")
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// ago says how long ago t was, shortly.
+func ago(t, now time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%2d min ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%2d h ago  ", int(d.Hours()))
+	}
+	return fmt.Sprintf("%2d days ago", int(d.Hours()/24))
+}
+
+// diff prints what the session's edits changed, from its log: the diff of
+// each edit and write that succeeded, in order, and how many commands ran
+// (they may have changed files too; rein why FILE tells which).
+func (m *model) diff(string) tea.Cmd {
+	intents := map[string]contract.ToolIntent{}
+	var shown, commands int
+	for env, err := range m.rt.Events() {
+		if err != nil {
+			m.print(transcript.Note("error", "reading the log: "+err.Error(), m.width, m.theme))
+			break
+		}
+		switch d := env.Data.(type) {
+		case *contract.IntentProposed:
+			intents[d.ID] = d.ToolIntent
+		case *contract.ToolObservation:
+			in, ok := intents[d.IntentID]
+			if !ok || !d.OK {
+				continue
+			}
+			if in.ToolName == "bash" {
+				commands++
+				continue
+			}
+			if text := changeOf(in, d.Text); text != "" {
+				m.print(transcript.Diff(text, m.width, 200, m.theme))
+				shown++
+			}
+		}
+	}
+	switch {
+	case shown == 0 && commands == 0:
+		m.print(transcript.Note("info", "this session changed nothing in the workspace", m.width, m.theme))
+	case commands > 0:
+		m.print(transcript.Note("info", fmt.Sprintf("%d edits shown; %d commands ran and may have changed files too (rein why FILE says which)", shown, commands), m.width, m.theme))
+	}
+	return m.flushPrint()
+}
+
+// changeOf is the diff an edit or a write made, from its observation's
+// text ("edited x: 1 replacement\n<diff>") or, for a file it created,
+// from its input.
+func changeOf(in contract.ToolIntent, text string) string {
+	head, rest, _ := strings.Cut(text, "\n")
+	switch in.ToolName {
+	case "edit_file":
+		return rest
+	case "write_file":
+		if strings.HasPrefix(rest, "---") || strings.HasPrefix(rest, "@@") {
+			return rest
+		}
+		if !strings.HasPrefix(head, "created ") {
+			return ""
+		}
+		var input struct {
+			Path    string `json:"path"`
+			Content string `json:"content"`
+		}
+		if json.Unmarshal(in.Input, &input) != nil {
+			return ""
+		}
+		var b strings.Builder
+		lines := strings.Split(strings.TrimSuffix(input.Content, "\n"), "\n")
+		fmt.Fprintf(&b, "--- /dev/null\n+++ %s\n@@ -0,0 +1,%d @@\n", input.Path, len(lines))
+		for _, l := range lines {
+			b.WriteString("+" + l + "\n")
+		}
+		return b.String()
+	}
+	return ""
+}

@@ -1,0 +1,210 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/rein-agent/rein/internal/printable"
+)
+
+// View draws the live region: what is in progress, what waits, the
+// composer (or a dialog, or the picker) and the status line.
+func (m *model) View() tea.View {
+	if m.quitting {
+		return tea.NewView("")
+	}
+	var parts []string
+	live := m.tr.Live(m.now())
+	for _, q := range m.queue {
+		parts = append(parts, m.theme.Dim.Render(truncate("queued: "+printable.Line(firstLine(q.Display)), m.width)))
+	}
+	if m.running {
+		parts = append(parts, m.working())
+	}
+	if m.note != "" {
+		parts = append(parts, m.theme.Warn.Render(truncate(printable.Line(m.note), m.width)))
+	}
+	var cursor *tea.Cursor
+	switch {
+	case m.ask != nil:
+		parts = append(parts, m.dialog(m.ask))
+	case m.picker != nil:
+		parts = append(parts, m.picker.view(m))
+	default:
+		above := 0
+		for _, p := range parts {
+			above += strings.Count(p, "\n") + 1
+		}
+		if m.compDirty {
+			m.compView, m.compCursor, m.compDirty = m.comp.View(), m.comp.Cursor(), false
+		}
+		if c := m.compCursor; c != nil {
+			cc := *c
+			cc.Y += above
+			cursor = &cc
+		}
+		parts = append(parts, m.compView)
+	}
+	parts = append(parts, m.statusLine())
+	if live != "" {
+		// What is in progress gets the rows the rest leaves; a long block
+		// still streaming shows its end.
+		rest := 0
+		for _, p := range parts {
+			rest += strings.Count(p, "\n") + 1
+		}
+		lines := strings.Split(live, "\n")
+		if room := max(3, m.height-rest-1); len(lines) > room {
+			lines = lines[len(lines)-room:]
+		}
+		parts = append([]string{strings.Join(lines, "\n")}, parts...)
+		if cursor != nil {
+			cursor.Y += len(lines)
+		}
+	}
+	content := strings.Join(parts, "\n")
+	m.liveRows = strings.Count(content, "\n") + 1
+	v := tea.NewView(content)
+	v.Cursor = cursor
+	if m.goal != "" {
+		v.WindowTitle = "rein: " + m.goal
+	} else {
+		v.WindowTitle = "rein"
+	}
+	return v
+}
+
+// working is the line that says a run works: a spinner, what it does,
+// for how long.
+func (m *model) working() string {
+	took := m.now().Sub(m.started).Seconds()
+	key := fmt.Sprintf("%d %s %s %.1f", m.width, m.spin.View(), m.activity, took)
+	if key == m.workingKey {
+		return m.workingLine // a frame inside the same tenth of a second
+	}
+	m.workingKey, m.workingLine = key, m.workingText(took)
+	return m.workingLine
+}
+
+func (m *model) workingText(took float64) string {
+	line := fmt.Sprintf("%s %s · %.1f s", m.spin.View(), printable.Line(m.activity), took)
+	hint := m.theme.Dim.Render("  (esc to interrupt)")
+	if ansi.StringWidth(line)+ansi.StringWidth(hint) > m.width {
+		hint = ""
+	}
+	return truncate(line, m.width) + hint
+}
+
+// statusLine is the model, the permission mode, the sandbox, the context
+// used, and the session's tokens and cost, shortened to the width by
+// dropping the least needed words and parts first.
+func (m *model) statusLine() string {
+	cur := m.rt.Current()
+	st := m.rt.State()
+	window := m.window
+	if window == 0 && cur.Info != nil {
+		window = cur.Info.ContextWindow
+	}
+	ctxPart := "ctx ?"
+	if window > 0 {
+		ctxPart = fmt.Sprintf("ctx %d%%", min(100, m.contextUsed*100/window))
+	}
+	u := st.Usage
+	sandbox := printable.Line(orDash(sandboxWord(m.sess.Sandbox)))
+	name, mode, tok, cost := printable.Line(modelName(cur)), m.rt.Mode(), tokensShort(u.InputTokens+u.OutputTokens)+" tok", costShort(u.CostUSD, u.Calls, u.Unpriced)
+	key := strings.Join([]string{fmt.Sprint(m.width), name, mode, sandbox, ctxPart, tok, cost}, "\x00")
+	if key == m.statusKey {
+		return m.statusDrawn // drawn sixty times a second, changed a few
+	}
+	m.statusKey = key
+	var line string
+	for _, parts := range [][]string{
+		{name, mode, "sandbox " + sandbox, ctxPart, tok, cost},
+		{name, mode, sandbox, ctxPart, tok, cost},
+		{name, mode, sandbox, ctxPart, cost},
+		{name, mode, ctxPart, cost},
+		{name, mode, ctxPart},
+	} {
+		if line = strings.Join(parts, " · "); ansi.StringWidth(line) <= m.width {
+			break
+		}
+	}
+	m.statusDrawn = m.theme.Status.Render(truncate(line, m.width))
+	return m.statusDrawn
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// tokensShort is a token count in k or M.
+func tokensShort(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 1000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}
+
+// costShort is the session's cost for the status line.
+func costShort(usd float64, calls, unpriced int) string {
+	switch {
+	case calls == 0:
+		return "$0"
+	case unpriced == calls:
+		return "$?"
+	case unpriced > 0:
+		return fmt.Sprintf("$%.2f+?", usd)
+	}
+	return fmt.Sprintf("$%.2f", usd)
+}
+
+// truncate cuts s to w columns with an ellipsis.
+func truncate(s string, w int) string {
+	if w <= 1 || ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// wrapIndent word-wraps s to w columns, each line after indent.
+func wrapIndent(s string, w int, indent string) string {
+	width := max(10, w-ansi.StringWidth(indent))
+	var b strings.Builder
+	for i, l := range strings.Split(ansi.Wrap(s, width, ""), "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(indent + l)
+	}
+	return b.String()
+}
+
+// toolSubject is what a tool acts on, for the activity line: the command,
+// the path, the pattern.
+func toolSubject(tool string, input json.RawMessage) string {
+	var in struct {
+		Command, Path, Pattern string
+	}
+	_ = json.Unmarshal(input, &in) // a bad input shows the tool's name alone
+	subject := in.Command
+	if subject == "" {
+		subject = in.Path
+	}
+	if subject == "" {
+		subject = in.Pattern
+	}
+	if subject == "" {
+		return printable.Line(tool)
+	}
+	return printable.Line(tool) + " " + firstLine(subject)
+}
