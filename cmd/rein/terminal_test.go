@@ -157,7 +157,7 @@ func TestNoRawSequenceReachesTheTerminal(t *testing.T) {
 		"exec", "--provider", "scripted", "--script", script, "--permission-mode", "yolo", "tidy \x1b]0;prompt\x07 up")
 	// Interactive, default mode: the command asks; the person says yes,
 	// then leaves with Ctrl-D.
-	interactive := onTerminal(t, ws, env, "y\n\x04", "--provider", "scripted", "--script", script, "tidy \x1b]0;prompt\x07 up")
+	interactive := onTerminal(t, ws, env, "y\n\x04", "--plain", "--provider", "scripted", "--script", script, "tidy \x1b]0;prompt\x07 up")
 	outputs["interactive on a terminal"] = interactive
 	if !strings.Contains(interactive, "? rein wants to run:") || !strings.Contains(interactive, `# \x1b]0;cmd-title\x07<U+202E>`) {
 		t.Errorf("the approval prompt does not show the command visibly:\n%s", interactive)

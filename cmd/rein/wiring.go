@@ -268,12 +268,15 @@ type setup struct {
 	// switching is what /model builds another model from; nil means the
 	// session cannot switch (the demo).
 	switching *switching
+	// notify is the config's notify: how the terminal UI tells of a
+	// long run's end and of an approval waiting.
+	notify string
 }
 
 // setupFrom layers the flags over the configuration.
 func setupFrom(spec cli.Spec, cfg *config.Config) (setup, error) {
 	set := setup{cwd: spec.Cwd, addDirs: spec.AddDirs, passthrough: cfg.EnvPassthrough, approver: spec.Approver, maxTurns: spec.MaxTurns,
-		artifactLimit: cfg.MaxArtifactBytes}
+		artifactLimit: cfg.MaxArtifactBytes, notify: cfg.Notify}
 	if set.maxTurns == 0 {
 		set.maxTurns = cfg.MaxTurns
 	}
@@ -375,7 +378,7 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	}
 	closeAll := func() error { return errors.Join(sess.Close(), box.close()) }
 	system := cmp.Or(sess.State.System, opts.System) // a resumed session keeps the prompt its log recorded
-	return &cli.Session{Runtime: k, Dir: sess.Dir, Close: closeAll, Sandbox: box.describe(),
+	return &cli.Session{Runtime: k, Dir: sess.Dir, Close: closeAll, Sandbox: box.describe(), Notify: set.notify,
 		About: about(m, config.DefaultPaths(set.cwd), box.describe(), env, system)}, nil
 }
 

@@ -118,6 +118,9 @@ type Session struct {
 	// the instructions (AGENTS.md) loaded; nil shows what the runtime
 	// itself knows.
 	About []Fact
+	// Notify is how the terminal UI tells the person that a long run ended
+	// or an approval waits: "bell", "osc9" or "off"; empty means "bell".
+	Notify string
 }
 
 // Fact is one line of /status: a key and what it is.
@@ -203,8 +206,10 @@ type flags struct {
 	focus string
 	// sessions, resume, fork, log, why
 	all, reindex, last, interactive bool
-	at                              uint64
-	types                           []string
+	// plain asks for the line mode instead of the terminal UI.
+	plain bool
+	at    uint64
+	types []string
 }
 
 // Execute runs rein with args (without the program name) and returns the
@@ -318,7 +323,7 @@ func (a *app) commands() *cobra.Command {
 		Short: "rein, a terminal coding agent that keeps the model on a rein",
 		Long: "rein asks a model, lets it propose actions, and decides, executes and records\n" +
 			"every step in an append-only event log.\n\n" +
-			"  rein                 interactive session (Ctrl-D to leave)\n" +
+			"  rein                 interactive session (the terminal UI; /help inside; Ctrl-D to leave)\n" +
 			"  rein \"fix the tests\" interactive session with a first message\n" +
 			"  rein exec \"...\"      headless run: answer on stdout, progress on stderr\n" +
 			"  rein demo            offline demo against a scripted model",
@@ -329,6 +334,7 @@ func (a *app) commands() *cobra.Command {
 			return a.interactive(cmd.Context(), strings.Join(args, " "))
 		},
 	}
+	root.Flags().BoolVar(&a.flags.plain, "plain", false, "use the line mode (a prompt and plain lines) instead of the terminal UI; the default when stdin or stdout is not a terminal, or TERM=dumb")
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.Version = a.deps.Version
 	root.SetVersionTemplate("{{.Version}}\n")

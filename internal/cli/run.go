@@ -11,6 +11,7 @@ import (
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/tui"
 )
 
 // renderer returns the renderer the flags ask for.
@@ -104,6 +105,14 @@ func (a *app) reasonOf(st *state.State) string {
 // interactive runs a line-mode session: a prompt, a streamed answer, and
 // Ctrl-D to leave.
 func (a *app) interactive(ctx context.Context, first string) error {
+	if a.useUI() {
+		approver := tui.NewApprover()
+		s, err := a.open(ctx, approver)
+		if err != nil {
+			return err
+		}
+		return a.ui(ctx, s, approver, tui.Options{First: first})
+	}
 	lines := readLines(a.deps.Stdin)
 	s, err := a.open(ctx, &prompter{lines: lines, w: a.deps.Stderr})
 	if err != nil {

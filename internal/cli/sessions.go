@@ -20,6 +20,7 @@ import (
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/session"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/tui"
 	"github.com/rein-agent/rein/internal/why"
 )
 
@@ -49,7 +50,8 @@ func (a *app) sessionCommands() []*cobra.Command {
 	}
 	a.sessionFlags(resume)
 	resume.Flags().BoolVar(&a.flags.last, "last", false, "resume the most recently active session of this directory")
-	resume.Flags().BoolVarP(&a.flags.interactive, "interactive", "i", false, "go on interactively after the resumed run")
+	resume.Flags().BoolVarP(&a.flags.interactive, "interactive", "i", false, "go on interactively: the terminal UI shows the earlier conversation, then the composer")
+	resume.Flags().BoolVar(&a.flags.plain, "plain", false, "with -i, use the line mode instead of the terminal UI")
 
 	fork := a.oneArgCommand("fork ID", "Make a new session from a session's log up to --at SEQ (default all of it)",
 		"print the new session as a JSON object", a.fork)
@@ -228,7 +230,11 @@ func (a *app) resume(ctx context.Context, args []string) error {
 	prompt := strings.TrimSpace(strings.Join(args, " "))
 	var lines *lineReader
 	var approver kernel.Approver
-	if a.flags.interactive {
+	var uiApprover *tui.Approver
+	if a.flags.interactive && a.useUI() {
+		uiApprover = tui.NewApprover()
+		approver = uiApprover
+	} else if a.flags.interactive {
 		lines = readLines(a.deps.Stdin)
 		approver = &prompter{lines: lines, w: a.deps.Stderr}
 	}
@@ -245,6 +251,9 @@ func (a *app) resume(ctx context.Context, args []string) error {
 	s, err := a.deps.Resume(ctx, spec)
 	if err != nil {
 		return err
+	}
+	if uiApprover != nil {
+		return a.ui(ctx, s, uiApprover, tui.Options{Past: true, Resume: prompt})
 	}
 	defer closeSession(s, a.deps.Stderr)
 	st := s.Runtime.State()
