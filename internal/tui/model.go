@@ -63,8 +63,8 @@ type model struct {
 	printing bool
 	// sized says the terminal's size is known; liveRows is how many rows
 	// the live region took in the last frame.
-	sized, sizeSeen, printedOnce bool
-	liveRows                     int
+	sized, printedOnce bool
+	liveRows           int
 
 	// The status line's figures, from the events seen.
 	contextUsed, window int
@@ -244,20 +244,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		first := m.width == 0 || !m.sizeSeen
-		m.width, m.height, m.sizeSeen = max(msg.Width, 10), max(msg.Height, 5), true
+		m.width, m.height, m.sized = max(msg.Width, 10), max(msg.Height, 5), true
 		m.tr.Resize(m.width)
 		m.comp.SetWidth(m.width)
-		if first && m.onPrint == nil {
-			// The renderer sizes its frame to the whole screen until it
-			// has drawn a first one; what is printed before that is drawn
-			// over. Printing waits for that first frame.
-			return m, tea.Tick(firstFrame, func(time.Time) tea.Msg { return drawnMsg{} })
-		}
-		m.sized = true
-		return m, m.flushPrint()
-	case drawnMsg:
-		m.sized = true
 		return m, m.flushPrint()
 	case tea.BackgroundColorMsg:
 		if m.colour && !m.printedAny() {
@@ -471,13 +460,6 @@ func (m *model) answered(ans kernel.Answer) {
 	}
 	m.activity = "working"
 }
-
-// firstFrame is how long printing waits for the renderer's first frame
-// (it draws at 60 frames a second).
-const firstFrame = 50 * time.Millisecond
-
-// drawnMsg says the first frame has been drawn.
-type drawnMsg struct{}
 
 // printedMsg says a Println is done: the next one may go.
 type printedMsg struct{}

@@ -770,6 +770,17 @@ func (s *cursedRenderer) setWidthMethod(method ansi.Method) {
 
 // insertAbove implements renderer.
 func (s *cursedRenderer) insertAbove(str string) error {
+	// rein's patch: until a first frame is drawn, the buffer has the
+	// whole screen's height, and scrolling and inserting by it pushes the
+	// lines off the screen or leaves a stale frame above them. The view
+	// waiting to be drawn is drawn first.
+	s.mu.Lock()
+	first := s.starting && s.lastView == nil
+	s.mu.Unlock()
+	if first {
+		_ = s.flush(false)
+	}
+
 	s.mu.Lock()
 	defer s.mu.Unlock()
 
