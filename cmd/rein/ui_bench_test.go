@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -160,6 +161,13 @@ func BenchmarkUIResume2000(b *testing.B) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("making the session: %v\n%s", err, out)
 	}
+	events := 0
+	logs, _ := filepath.Glob(filepath.Join(strings.TrimPrefix(env[len(env)-4], "XDG_STATE_HOME="), "rein", "sessions", "ses_*", "events.jsonl"))
+	if len(logs) == 1 {
+		if raw, err := os.ReadFile(logs[0]); err == nil {
+			events = bytes.Count(raw, []byte("\n"))
+		}
+	}
 	for b.Loop() {
 		start := time.Now()
 		cmd, ptmx := onPTY(b, dir, env, append([]string{"resume", "--last", "-i"}, flags...)...)
@@ -168,8 +176,59 @@ func BenchmarkUIResume2000(b *testing.B) {
 		go drain(ptmx, stop)
 		time.Sleep(300 * time.Millisecond)
 		b.ReportMetric(float64(ready.Sub(start).Milliseconds()), "ms-to-past")
+		b.ReportMetric(float64(events), "events")
 		b.ReportMetric(float64(peakRSS(b, cmd.Process.Pid))/1024, "MiB-peak")
 		close(stop)
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		ptmx.Close()
+	}
+}
+
+// BenchmarkUIStream5000 measures the CPU of the whole rein process (the
+// kernel, the log, the UI) while a scripted model streams a 5,000-word
+// markdown answer in deltas of about 4 bytes, one every millisecond, on
+// a terminal; rein coalesces them into at most 60 frames a second.
+func BenchmarkUIStream5000(b *testing.B) {
+	var text strings.Builder
+	for i := 0; text.Len() < 30000; i++ {
+		fmt.Fprintf(&text, "## Part %d\n\nThe function `mean` divides the **sum** of the values by their count, and an empty slice "+
+			"makes that a division by zero; the test expects zero instead.\n\n- check the length first\n- return zero\n\n"+
+			"```go\nfunc Mean(xs []float64) float64 {\n\tif len(xs) == 0 {\n\t\treturn 0\n\t}\n\treturn sum(xs) / float64(len(xs))\n}\n```\n\n", i)
+	}
+	text.WriteString("END-OF-ANSWER\n")
+	s := text.String()
+	var steps []string
+	for i := 0; i < len(s); i += 4 {
+		chunk, _ := json.Marshal(s[i:min(len(s), i+4)])
+		steps = append(steps, `{"text":`+string(chunk)+`}`)
+	}
+	script := `{"chunk_delay_ms": 1, "turns":[{"steps":[` + strings.Join(steps, ",") + `,{"finish":"stop"}]}]}`
+	b.ReportMetric(float64(len(strings.Fields(s))), "words")
+	dir, env := b.TempDir(), uiEnv(b)
+	flags := scriptFlags(b, script)
+	if os.Getenv("REIN_BENCH_HEADLESS") != "" {
+		// The same stream through exec on the terminal, for comparison.
+		for b.Loop() {
+			cmd, ptmx := onPTY(b, dir, env, append([]string{"exec"}, append(flags, "go")...)...)
+			go drain(ptmx, make(chan struct{}))
+			_ = cmd.Wait()
+			b.ReportMetric(float64(cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())/1e6, "cpu-ms")
+			ptmx.Close()
+		}
+		return
+	}
+	for b.Loop() {
+		cmd, ptmx := onPTY(b, dir, env, flags...)
+		readUntil(b, ptmx, "› ")
+		before := cpuTicks(b, cmd.Process.Pid)
+		start := time.Now()
+		if _, err := ptmx.WriteString("go\r"); err != nil {
+			b.Fatal(err)
+		}
+		readUntil(b, ptmx, "END-OF-ANSWER")
+		b.ReportMetric(float64(cpuTicks(b, cmd.Process.Pid)-before)*10, "cpu-ms")
+		b.ReportMetric(time.Since(start).Seconds(), "s-streamed")
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		ptmx.Close()

@@ -227,3 +227,16 @@ func TestPast(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// While an answer streams, its finished blocks are in the scrollback and
+// the block being written is live, above the working line.
+func TestScreenStreaming(t *testing.T) {
+	h := newHarness(t, 80, &fakeRuntime{})
+	h.m.running, h.m.run, h.m.started, h.m.activity = true, 1, h.m.now().Add(-2100*time.Millisecond), "writing"
+	h.send(eventsMsg{run: 1, events: []contract.Envelope{
+		env(2, &contract.UserMessage{Text: "explain the failure"}),
+		env(0, &contract.TextDelta{Text: "## Why it fails\n\n`Mean` divides by `len(xs)-1`, so every mean is too large:\n\n"}),
+		env(0, &contract.TextDelta{Text: "- for `[1, 2, 3]` it returns 3, not 2\n- for one sample it divides"}),
+	}})
+	h.golden("streaming")
+}

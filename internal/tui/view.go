@@ -58,12 +58,14 @@ func (m *model) View() tea.View {
 			rest += strings.Count(p, "\n") + 1
 		}
 		lines := strings.Split(live, "\n")
-		if room := max(3, m.height-rest-1); len(lines) > room {
+		if room := max(3, m.height-rest-2); len(lines) > room {
 			lines = lines[len(lines)-room:]
 		}
-		parts = append([]string{strings.Join(lines, "\n")}, parts...)
+		// A blank line sets it apart from the scrollback, as printed
+		// blocks are set apart from each other.
+		parts = append([]string{"\n" + strings.Join(lines, "\n")}, parts...)
 		if cursor != nil {
-			cursor.Y += len(lines)
+			cursor.Y += len(lines) + 1
 		}
 	}
 	content := strings.Join(parts, "\n")
