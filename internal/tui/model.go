@@ -244,10 +244,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width, m.height, m.sized = max(msg.Width, 10), max(msg.Height, 5), true
-		m.tr.Resize(m.width)
-		m.comp.SetWidth(m.width)
-		return m, m.flushPrint()
+		return m, m.resized(msg)
 	case tea.BackgroundColorMsg:
 		if m.colour && !m.printedAny() {
 			m.theme = style.New(msg.IsDark(), true)
@@ -296,6 +293,15 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	sub, cmd := m.comp.Update(msg)
 	return m, tea.Batch(cmd, m.submitted(sub))
+}
+
+// resized re-wraps what is not printed yet to the terminal's new size,
+// and lets printing start once the size is known.
+func (m *model) resized(msg tea.WindowSizeMsg) tea.Cmd {
+	m.width, m.height, m.sized = max(msg.Width, 10), max(msg.Height, 5), true
+	m.tr.Resize(m.width)
+	m.comp.SetWidth(m.width)
+	return m.flushPrint()
 }
 
 // event folds one event of the run into the transcript and the status.

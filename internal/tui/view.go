@@ -18,7 +18,6 @@ func (m *model) View() tea.View {
 		return tea.NewView("")
 	}
 	var parts []string
-	live := m.tr.Live(m.now())
 	for _, q := range m.queue {
 		parts = append(parts, m.theme.Dim.Render(truncate("queued: "+printable.Line(firstLine(q.Display)), m.width)))
 	}
@@ -35,49 +34,57 @@ func (m *model) View() tea.View {
 	case m.picker != nil:
 		parts = append(parts, m.picker.view(m))
 	default:
-		above := 0
-		for _, p := range parts {
-			above += strings.Count(p, "\n") + 1
-		}
 		if m.compDirty {
 			m.compView, m.compCursor, m.compDirty = m.comp.View(), m.comp.Cursor(), false
 		}
 		if c := m.compCursor; c != nil {
 			cc := *c
-			cc.Y += above
+			cc.Y += rows(parts)
 			cursor = &cc
 		}
 		parts = append(parts, m.compView)
 	}
 	parts = append(parts, m.statusLine())
-	if live != "" {
-		// What is in progress gets the rows the rest leaves; a long block
-		// still streaming shows its end.
-		rest := 0
-		for _, p := range parts {
-			rest += strings.Count(p, "\n") + 1
-		}
-		lines := strings.Split(live, "\n")
-		if room := max(3, m.height-rest-2); len(lines) > room {
-			lines = lines[len(lines)-room:]
-		}
-		// A blank line sets it apart from the scrollback, as printed
-		// blocks are set apart from each other.
-		parts = append([]string{"\n" + strings.Join(lines, "\n")}, parts...)
+	if live := m.live(rows(parts)); live != "" {
+		parts = append([]string{live}, parts...)
 		if cursor != nil {
-			cursor.Y += len(lines) + 1
+			cursor.Y += rows([]string{live})
 		}
 	}
 	content := strings.Join(parts, "\n")
-	m.liveRows = strings.Count(content, "\n") + 1
+	m.liveRows = rows([]string{content})
 	v := tea.NewView(content)
 	v.Cursor = cursor
+	v.WindowTitle = "rein"
 	if m.goal != "" {
 		v.WindowTitle = "rein: " + m.goal
-	} else {
-		v.WindowTitle = "rein"
 	}
 	return v
+}
+
+// live is what is in progress, in the rows the rest of the live region
+// (rest rows) leaves: a long block still streaming shows its end. A blank
+// line sets it apart from the scrollback, as printed blocks are set apart
+// from each other.
+func (m *model) live(rest int) string {
+	live := m.tr.Live(m.now())
+	if live == "" {
+		return ""
+	}
+	lines := strings.Split(live, "\n")
+	if room := max(3, m.height-rest-2); len(lines) > room {
+		lines = lines[len(lines)-room:]
+	}
+	return "\n" + strings.Join(lines, "\n")
+}
+
+// rows counts the rows parts take, each on its own lines.
+func rows(parts []string) int {
+	n := 0
+	for _, p := range parts {
+		n += strings.Count(p, "\n") + 1
+	}
+	return n
 }
 
 // working is the line that says a run works: a spinner, what it does,
