@@ -397,7 +397,8 @@ type ToolOutputDelta struct {
 type ModeChanged struct {
 	From string `json:"from"`
 	To   string `json:"to"`
-	// By says who changed it: "user".
+	// By says who changed it: "user", or "resume" when a resumed session
+	// runs in its configuration's mode, not the one its log last recorded.
 	By string `json:"by"`
 }
 

@@ -17,8 +17,12 @@ import (
 // (Shift+Tab, /mode), the model (/model), and what the status line shows.
 // Each change is an event of the log, recorded by "user".
 
-// byUser is who changed the mode or the model in the record.
-const byUser = "user"
+// Who changed the mode or the model, in the record: byUser a person,
+// byResume a resume, back to the mode the kernel runs in.
+const (
+	byUser   = "user"
+	byResume = "resume"
+)
 
 // ErrCannotSwitch is returned by SwitchModel when the session was built
 // without Options.Switch.

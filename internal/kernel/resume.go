@@ -47,7 +47,9 @@ type Resume struct {
 }
 
 // Resume reopens a stopped session and yields what it appends, like Send.
-// It records session.resumed, then settles what the log left open: the
+// It records session.resumed, then permission.mode_changed (by "resume")
+// when the mode the log last recorded is not the one the kernel runs in
+// now, then settles what the log left open: the
 // partial output of a model call that was streaming is discarded, an
 // invocation that started and never completed is recorded as interrupted
 // (never run again) and the model is told so, and an intent that never
@@ -79,6 +81,14 @@ func (r *run) resume(ctx context.Context, res Resume) {
 	}
 	if _, err := r.emit(resumed, ""); err != nil {
 		return
+	}
+	if mode := k.Mode(); st.Mode != "" && st.Mode != mode {
+		// The mode is the configuration's again (a resumed session does
+		// not inherit yolo from its log): the log says so, so that what
+		// the next change records follows from it.
+		if _, err := r.emit(&contract.ModeChanged{From: st.Mode, To: mode, By: byResume}, r.lastID); err != nil {
+			return
+		}
 	}
 	if r.settle() != nil {
 		return

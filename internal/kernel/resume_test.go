@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/eventlog"
 	"github.com/rein-agent/rein/internal/eventlog/memstore"
@@ -246,5 +248,49 @@ func TestResumeOfAResumeCutWhileSettling(t *testing.T) {
 	}
 	if st := k3.State(); st.Status != state.Completed {
 		t.Errorf("status %s, want completed", st.Status)
+	}
+}
+
+// A session whose log last changed the mode resumes in the mode the kernel
+// runs in (the configuration's), and the log says so when they differ, so
+// that the next change follows from what the log shows.
+func TestResumeRecordsTheModeItRunsIn(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		modes []string // what the person chose before the stop
+		want  []contract.ModeChanged
+	}{
+		{name: "plan", modes: []string{"plan"}, want: []contract.ModeChanged{{From: "plan", To: "default", By: "resume"}}},
+		{name: "yolo is not inherited", modes: []string{"yolo"}, want: []contract.ModeChanged{{From: "yolo", To: "default", By: "resume"}}},
+		{name: "back to default", modes: []string{"plan", "default"}},
+		{name: "never changed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k, log := kernelOver(t, nil, threeTurns, map[string]int{})
+			for _, m := range tc.modes {
+				if err := k.SetMode(m); err != nil {
+					t.Fatal(err)
+				}
+			}
+			collect(t, k.Send(t.Context(), Input{Text: "go"}))
+			script := `{"turns":[{"steps":[{"text":"ok"},{"finish":"stop"}]}]}`
+			k2, _ := kernelOver(t, durable(t, log), script, map[string]int{})
+			out := collect(t, k2.Resume(t.Context(), Resume{Text: "again"}))
+			var got []contract.ModeChanged
+			for i, env := range out {
+				if e, ok := env.Data.(*contract.ModeChanged); ok {
+					got = append(got, *e)
+					if i != 1 {
+						t.Errorf("mode_changed at %d of %v, want just after session.resumed", i, types(out))
+					}
+				}
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("mode_changed on resume mismatch (-want +got):\n%s", d)
+			}
+			if st := k2.State(); k2.Mode() != "default" || st.Mode != "" && st.Mode != "default" {
+				t.Errorf("after resume Mode() = %q, State().Mode = %q; want default", k2.Mode(), st.Mode)
+			}
+		})
 	}
 }
