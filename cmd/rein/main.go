@@ -39,13 +39,15 @@ func main() {
 	})))
 }
 
-// interrupts makes Ctrl-C (and SIGTERM) cancel ctx instead of killing rein,
-// so a run can record how it ended; the cause says which signal it was.
+// interrupts makes Ctrl-C, SIGTERM and SIGHUP (the terminal closed) cancel
+// ctx instead of killing rein, so a run can record how it ended and the
+// tool runtime can kill a command's process group; the cause says which
+// signal it was.
 // The goroutine it starts ends when the returned stop function is called.
 func interrupts(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
 	go func() {
 		select {
