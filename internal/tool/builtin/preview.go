@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 )
 
 // previewEdit is edit_file's registry.Tool.Preview: the diff the edit of
@@ -29,7 +30,7 @@ func (ft *fileTools) previewEdit(input json.RawMessage) (string, error) {
 		return "", err
 	}
 	if !exists {
-		return unifiedDiff(shown, nil, []byte(in.NewString)), nil
+		return createdDiff(shown, []byte(in.NewString)), nil
 	}
 	edited, _, err := replace(string(old), in.OldString, in.NewString, in.ReplaceAll, shown)
 	if err != nil {
@@ -46,11 +47,24 @@ func (ft *fileTools) previewWrite(input json.RawMessage) (string, error) {
 		return "", err
 	}
 	shown := ft.show(abs)
-	old, _, err := previewRead(abs, shown)
+	old, exists, err := previewRead(abs, shown)
 	if err != nil {
 		return "", err
 	}
+	if !exists {
+		return createdDiff(shown, []byte(in.Content)), nil
+	}
 	return unifiedDiff(shown, old, []byte(in.Content)), nil
+}
+
+// createdDiff is the diff that creates the file shown with data: from
+// /dev/null, as diff -N and git show it.
+func createdDiff(shown string, data []byte) string {
+	diff := unifiedDiff(shown, nil, data)
+	if first, rest, ok := strings.Cut(diff, "\n"); ok && strings.HasPrefix(first, "--- ") {
+		return "--- /dev/null\n" + rest
+	}
+	return diff
 }
 
 // previewRead returns the content of the regular file at abs, and whether

@@ -44,12 +44,12 @@ func TestApprovalShowsTheDiffOfAWrite(t *testing.T) {
 		{
 			name: "edit that creates", file: "-", tool: "edit_file",
 			input: `{"path":"f.txt","old_string":"","new_string":"new\n"}`,
-			want:  "--- a/f.txt\n+++ b/f.txt\n@@ -0,0 +1 @@\n+new\n",
+			want:  "--- /dev/null\n+++ b/f.txt\n@@ -0,0 +1 @@\n+new\n",
 		},
 		{
 			name: "write new", file: "-", tool: "write_file",
 			input: `{"path":"f.txt","content":"a\nb\n"}`,
-			want:  "--- a/f.txt\n+++ b/f.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n",
+			want:  "--- /dev/null\n+++ b/f.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n",
 		},
 		{
 			name: "write existing", file: "a\nb\n", tool: "write_file",
@@ -64,7 +64,7 @@ func TestApprovalShowsTheDiffOfAWrite(t *testing.T) {
 		{
 			name: "huge write", file: "-", tool: "write_file",
 			input: fmt.Sprintf(`{"path":"f.txt","content":%q}`, long),
-			want:  "--- a/f.txt\n+++ b/f.txt\n@@ -0,0 +1,1000 @@\n+a line\n...",
+			want:  "--- /dev/null\n+++ b/f.txt\n@@ -0,0 +1,1000 @@\n+a line\n...",
 		},
 	}
 	for _, tt := range tests {
