@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,6 +141,23 @@ var scenarios = map[string]func(s *script){
 		in := `{"path":"/work/proj/main.go","old_string":"<=","new_string":"<"}`
 		s.apply(intent("i1", "edit_file", in), allow("i1"), started("i1", "edit_file", in),
 			completed("i1", contract.ExitOK, 0, 3, 0), observed("i1", "edit_file", true, editDiff))
+	},
+	"write_diff": func(s *script) {
+		// A created file shows its content as an all-added diff, cut to
+		// diffLines; an updated one the diff its observation holds.
+		in := `{"path":"/work/proj/b.txt","content":"one\ntwo\n"}`
+		s.apply(intent("i1", "write_file", in), allow("i1"), started("i1", "write_file", in),
+			completed("i1", contract.ExitOK, 0, 2, 0), observed("i1", "write_file", true, "created b.txt (2 lines)\n"))
+		long := ""
+		for i := range 30 {
+			long += fmt.Sprintf("line %d \\u001b[2J\\n", i+1)
+		}
+		in = `{"path":"notes/long.txt","content":"` + long + `"}`
+		s.apply(intent("i2", "write_file", in), allow("i2"), started("i2", "write_file", in),
+			completed("i2", contract.ExitOK, 0, 2, 0), observed("i2", "write_file", true, "created notes/long.txt (30 lines)\n"))
+		in = `{"path":"/work/proj/b.txt","content":"one\n2\n"}`
+		s.apply(intent("i3", "write_file", in), allow("i3"), started("i3", "write_file", in), completed("i3", contract.ExitOK, 0, 2, 0),
+			observed("i3", "write_file", true, "updated b.txt\n--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n"))
 	},
 	"denial": func(s *script) {
 		in := `{"command":"rm -rf build"}`

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -122,8 +123,8 @@ func (c *card) withArtifact(v view, line string, obs *contract.Observation) []st
 }
 
 // summary renders what a file or search tool's call came to: a line
-// saying what it found or did (dim), or its error; for an edit, its
-// diff.
+// saying what it found or did (dim), or its error; for an edit or a
+// write, its diff (a created file's, all added, from the call's input).
 func (c *card) summary(v view, obs *contract.Observation) []string {
 	th := v.th
 	text := printable.Text(lineEnds(obs.Text))
@@ -137,12 +138,38 @@ func (c *card) summary(v view, obs *contract.Observation) []string {
 		}
 	}
 	out := c.withArtifact(v, branch(v, th.Dim, head), obs)
+	if c.tool == "write_file" && rest == "" && strings.HasPrefix(head, "created ") {
+		rest = c.createdDiff(v)
+	}
 	if (c.tool == "edit_file" || c.tool == "write_file") && strings.HasPrefix(rest, "--- ") {
 		for _, l := range strings.Split(Diff(rest, v.width-4, diffLines, th), "\n") {
 			out = append(out, "    "+l)
 		}
 	}
 	return out
+}
+
+// createdDiff is the diff of a write_file that created its file: every
+// line of the content its input held added, "" when it held none.
+func (c *card) createdDiff(v view) string {
+	var in struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	if json.Unmarshal(c.input, &in) != nil || in.Content == "" {
+		return ""
+	}
+	n := strings.Count(in.Content, "\n")
+	if !strings.HasSuffix(in.Content, "\n") {
+		n++
+	}
+	added := "+" + strings.ReplaceAll(strings.TrimSuffix(in.Content, "\n"), "\n", "\n+")
+	lines := "+1"
+	if n != 1 {
+		lines = fmt.Sprintf("+1,%d", n)
+	}
+	path := printable.Line(relative(in.Path, v.workspace))
+	return fmt.Sprintf("--- /dev/null\n+++ %s\n@@ -0,0 %s @@\n%s\n", path, lines, added)
 }
 
 // numberedLines counts the lines of a read_file observation that are
