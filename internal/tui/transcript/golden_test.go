@@ -159,6 +159,14 @@ var scenarios = map[string]func(s *script){
 		s.apply(intent("i3", "write_file", in), allow("i3"), started("i3", "write_file", in), completed("i3", contract.ExitOK, 0, 2, 0),
 			observed("i3", "write_file", true, "updated b.txt\n--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n"))
 	},
+	"cancelled_stream": func(s *script) {
+		// The person's Esc during a stream: one "interrupted", no error,
+		// no note of the discard.
+		s.apply(&contract.UserMessage{Text: "explain"}).apply(deltas("Partial answ", 4)...).live().
+			apply(&contract.ProviderError{Kind: contract.KindAborted, Provider: "scripted", Message: "the request was cancelled: context canceled"},
+				&contract.ModelDiscarded{Reason: "the model call was stopped; its partial output is not part of the conversation"},
+				&contract.RunFinished{Outcome: contract.OutcomeCancelled})
+	},
 	"denial": func(s *script) {
 		in := `{"command":"rm -rf build"}`
 		s.apply(intent("i1", "bash", in),

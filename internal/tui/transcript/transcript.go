@@ -58,6 +58,11 @@ type Transcript struct {
 	// order is their ids in the order they were proposed.
 	cards map[string]*card
 	order []string
+
+	// aborted says the event just folded was the provider.error of a
+	// model call rein stopped (the person's cancel): it and the discard
+	// that follows it show nothing, the run's "interrupted" says it.
+	aborted bool
 }
 
 // New returns an empty Transcript.
@@ -92,6 +97,8 @@ func (t *Transcript) LastReasoning() string { return t.lastReasoning }
 // rendered without a trailing newline; nil when none.
 func (t *Transcript) Apply(env contract.Envelope) []string {
 	w, th := t.opts.Width, t.opts.Theme
+	aborted := t.aborted
+	t.aborted = false // only the event just after it is the stop's discard
 	switch e := env.Data.(type) {
 	case *contract.UserMessage:
 		return []string{User(e.Text, w, th)}
@@ -105,7 +112,13 @@ func (t *Transcript) Apply(env contract.Envelope) []string {
 	case *contract.ModelReasoning:
 		return t.modelReasoning(e.Text)
 	case *contract.ModelDiscarded:
-		return t.discarded(e.Reason)
+		return t.discarded(e.Reason, aborted)
+	case *contract.ProviderError:
+		if e.Kind == contract.KindAborted {
+			t.aborted = true
+			return nil
+		}
+		return []string{t.note(env)}
 	case *contract.IntentProposed, *contract.ToolValidation, *contract.ToolPermission,
 		*contract.InvocationStarted, *contract.ToolOutputDelta, *contract.InvocationCompleted,
 		*contract.ToolObservation:
@@ -221,12 +234,16 @@ func liveTail(s string) string {
 }
 
 // discarded drops the partial answer of a failed attempt: what of it
-// was printed stays, followed by a note.
-func (t *Transcript) discarded(reason string) []string {
+// was printed stays, followed by a note; none for an attempt rein
+// stopped, whose run ends "interrupted".
+func (t *Transcript) discarded(reason string, aborted bool) []string {
 	t.text, t.textOpen = nil, false
 	t.reasoning.Reset()
 	t.reasonClean = printable.Stream{}
 	t.reasoningOpen = false
+	if aborted {
+		return nil
+	}
 	msg := "the partial answer was discarded"
 	if reason != "" {
 		msg += ": " + reason

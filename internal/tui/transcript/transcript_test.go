@@ -187,3 +187,38 @@ func TestSubject(t *testing.T) {
 		})
 	}
 }
+
+// Only the provider.error of a call rein stopped, and the discard just
+// after it, are silent: any other error, and a discard not right after
+// the stop (a resume's, say), still show.
+func TestOnlyTheStopsErrorAndDiscardAreSilent(t *testing.T) {
+	aborted := &contract.ProviderError{Kind: contract.KindAborted, Message: "the request was cancelled: context canceled"}
+	discard := &contract.ModelDiscarded{Reason: "rein stopped during this model call"}
+	for _, tc := range []struct {
+		name   string
+		events []contract.Event
+		want   []string // what each block shown holds
+	}{
+		{"the stop", []contract.Event{aborted, discard}, nil},
+		{"another error", []contract.Event{&contract.ProviderError{Kind: contract.KindRateLimit, Message: "slow down"}, discard},
+			[]string{"error: slow down", "warning: the partial answer was discarded"}},
+		{"a later discard", []contract.Event{aborted, &contract.SessionResumed{}, discard},
+			[]string{"resumed session s1", "warning: the partial answer was discarded"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := New(Options{Width: 80})
+			var got []string
+			for _, e := range tc.events {
+				got = append(got, tr.Apply(contract.Envelope{Session: "s1", Data: e})...)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("blocks %q, want %d holding %q", got, len(tc.want), tc.want)
+			}
+			for i, w := range tc.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("block %d = %q, want it to hold %q", i, got[i], w)
+				}
+			}
+		})
+	}
+}
