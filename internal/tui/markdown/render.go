@@ -2,36 +2,23 @@
 // terminal, whole ([Render]) or as it streams ([Stream]).
 //
 // The text is cut into blocks at blank lines outside code fences, and each
-// block is parsed (goldmark's CommonMark core, with pipe tables found by
-// this package) and rendered on its own, so that a block printed while an
-// answer streams is never rendered again. What CommonMark would join across
-// a blank line (a loose list's items, a link reference defined in another
-// block) is rendered block by block.
+// block is parsed (CommonMark's blocks and inlines, by this package, with
+// GFM pipe tables) and rendered on its own, so that a block printed while
+// an answer streams is never rendered again. What CommonMark would join
+// across a blank line (a loose list's items) is rendered block by block.
+// Link reference definitions are not parsed: "[text][ref]" shows as
+// written.
 package markdown
 
 import (
 	"fmt"
 	"strings"
-	"sync"
 
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/text"
+	"github.com/rein-agent/rein/internal/printable"
 )
 
-// mdParser is goldmark's CommonMark parser, made on first use so that a
-// program that renders no markdown pays nothing for it.
-var mdParser = sync.OnceValue(func() parser.Parser {
-	return parser.NewParser(
-		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
-		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
-	)
-})
-
-// renderer renders the AST of one piece of markdown.
+// renderer renders the parsed blocks of one piece of markdown.
 type renderer struct {
-	src   []byte
 	st    *styler
 	base  mark // marks every text inherits (a block quote's)
 	depth int  // how deep in lists
@@ -61,18 +48,68 @@ func renderBlock(src string, width int, st *styler) string {
 
 // renderMarkdown parses src and renders its blocks.
 func renderMarkdown(src string, width int, st *styler) []string {
-	b := []byte(src)
-	doc := mdParser().Parse(text.NewReader(b))
-	r := &renderer{src: b, st: st}
-	return r.blocks(doc, width, false)
+	blocks, _ := parseBlocks(splitLines(src))
+	r := &renderer{st: st}
+	return r.blocks(blocks, width, false)
 }
 
-// blocks renders the children of parent, a blank line between two unless
-// tight (a tight list's item).
-func (r *renderer) blocks(parent ast.Node, width int, tight bool) []string {
+// splitLines cuts src into its lines, without their line ends.
+func splitLines(src string) []string {
+	src = strings.TrimSuffix(src, "\n")
+	if src == "" {
+		return nil
+	}
+	lines := strings.Split(src, "\n")
+	for i, l := range lines {
+		lines[i] = expandMarkerTabs(strings.TrimSuffix(l, "\r"))
+	}
+	return lines
+}
+
+// expandMarkerTabs returns line with the tabs that follow a block quote's
+// '>' or a list item's marker at its start as spaces to the next multiple
+// of four columns, so that the lines of a container, which begin at
+// another column, are parsed by the columns they are at. Tabs of the
+// leading indent stay: a code block's lines keep them.
+func expandMarkerTabs(line string) string {
+	col, marked := 0, false
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case c == '\t' && marked:
+			var b strings.Builder
+			b.WriteString(line[:i])
+			for ; i < len(line) && strings.IndexByte(" \t>-+*.)0123456789", line[i]) >= 0; i++ {
+				if line[i] == '\t' {
+					n := 4 - col%4
+					b.WriteString(strings.Repeat(" ", n))
+					col += n
+					continue
+				}
+				b.WriteByte(line[i])
+				col++
+			}
+			b.WriteString(line[i:])
+			return b.String()
+		case c == '\t':
+			col += 4 - col%4
+		case c == ' ':
+			col++
+		case strings.IndexByte(">-+*.)0123456789", c) >= 0:
+			col++
+			marked = true
+		default:
+			return line
+		}
+	}
+	return line
+}
+
+// blocks renders blocks, a blank line between two unless tight (a tight
+// list's item).
+func (r *renderer) blocks(blocks []*block, width int, tight bool) []string {
 	var out []string
-	for c := parent.FirstChild(); c != nil; c = c.NextSibling() {
-		lines := r.block(c, width)
+	for _, b := range blocks {
+		lines := r.block(b, width)
 		if len(lines) == 0 {
 			continue
 		}
@@ -84,54 +121,45 @@ func (r *renderer) blocks(parent ast.Node, width int, tight bool) []string {
 	return out
 }
 
-// block renders one block node to lines of at most width cells.
-func (r *renderer) block(n ast.Node, width int) []string {
-	switch n := n.(type) {
-	case *ast.Heading:
+// block renders one block to lines of at most width cells.
+func (r *renderer) block(b *block, width int) []string {
+	switch b.kind {
+	case bHeading:
 		var segs []seg
 		if !r.st.th.Color {
-			segs = append(segs, seg{strings.Repeat("#", n.Level) + " ", 0})
+			segs = append(segs, seg{strings.Repeat("#", b.level) + " ", 0})
 		}
-		return r.st.lines(wrap(r.inlines(n, r.base|mHeading, segs), width))
-	case *ast.Paragraph, *ast.TextBlock:
-		return r.st.lines(wrap(r.inlines(n, r.base, nil), width))
-	case *ast.ThematicBreak:
+		return r.st.lines(wrap(r.inlines(parseInlines(b.text), r.base|mHeading, segs), width))
+	case bParagraph:
+		return r.st.lines(wrap(r.inlines(parseInlines(b.text), r.base, nil), width))
+	case bRule:
 		return []string{r.st.render(strings.Repeat("─", width), mRule)}
-	case *ast.Blockquote:
-		return r.quote(n, width)
-	case *ast.List:
-		return r.list(n, width)
-	case *ast.FencedCodeBlock:
-		return codeLines(r.lineText(n), string(n.Language(r.src)), width, r.st)
-	case *ast.CodeBlock:
-		return codeLines(r.lineText(n), "", width, r.st)
-	case *ast.HTMLBlock:
-		s := r.lineText(n)
-		if n.HasClosure() {
-			s += string(n.ClosureLine.Value(r.src))
-		}
-		return preformatted(s, width, r.base, r.st)
+	case bQuote:
+		return r.quote(b, width)
+	case bList:
+		return r.list(b, width)
+	case bCode:
+		return codeLines(b.text, b.lang, width, r.st)
 	default:
-		return r.blocks(n, width, false)
+		return preformatted(b.text, width, r.base, r.st)
 	}
 }
 
-// lineText returns the text of a block's lines.
-func (r *renderer) lineText(n ast.Node) string {
-	var b strings.Builder
-	lines := n.Lines()
-	for i := range lines.Len() {
-		seg := lines.At(i)
-		b.Write(seg.Value(r.src))
-	}
-	return b.String()
-}
+// minInner is the narrowest width a quote or list gives its blocks: a
+// container nested deeper than that leaves its indent out, so that no
+// line is wider than the width (a wide character, a cut code line's
+// continuation mark fit in it).
+const minInner = 6
 
 // quote renders a block quote: its blocks behind a bar.
-func (r *renderer) quote(n *ast.Blockquote, width int) []string {
+func (r *renderer) quote(b *block, width int) []string {
 	saved := r.base
 	r.base |= mQuote
-	inner := r.blocks(n, max(width-2, 1), false)
+	if width-2 < minInner {
+		defer func() { r.base = saved }()
+		return r.blocks(b.kids, width, false)
+	}
+	inner := r.blocks(b.kids, width-2, false)
 	r.base = saved
 	bar := r.st.render("│ ", mQuote)
 	for i, l := range inner {
@@ -144,28 +172,33 @@ func (r *renderer) quote(n *ast.Blockquote, width int) []string {
 var bullets = []string{"•", "◦", "▪"}
 
 // list renders a list, each item behind its marker with a hanging indent.
-func (r *renderer) list(n *ast.List, width int) []string {
-	count := n.ChildCount()
+func (r *renderer) list(b *block, width int) []string {
+	count := len(b.items)
 	markW := 2
-	if n.IsOrdered() {
-		markW = len(fmt.Sprint(n.Start+count-1)) + 2
+	if b.ordered {
+		markW = len(fmt.Sprint(b.start+count-1)) + 2
 	}
 	r.depth++
 	defer func() { r.depth-- }()
 	var out []string
-	i := 0
-	for item := n.FirstChild(); item != nil; item = item.NextSibling() {
+	for i, item := range b.items {
 		marker := bullets[(r.depth-1)%len(bullets)]
-		if n.IsOrdered() {
-			marker = fmt.Sprintf("%d%c", n.Start+i, n.Marker)
+		if b.ordered {
+			marker = fmt.Sprintf("%d%c", b.start+i, b.marker)
 		}
 		marker += strings.Repeat(" ", markW-len([]rune(marker)))
-		lines := r.blocks(item, max(width-markW, 1), n.IsTight)
+		if i > 0 && !b.tight {
+			out = append(out, "")
+		}
+		if width-markW < minInner {
+			// Too deep to indent: the marker on a line of its own.
+			out = append(out, r.st.render(strings.TrimRight(marker, " "), r.base|mMarker))
+			out = append(out, r.blocks(item, width, b.tight)...)
+			continue
+		}
+		lines := r.blocks(item, width-markW, b.tight)
 		if len(lines) == 0 {
 			lines = []string{""}
-		}
-		if i > 0 && !n.IsTight {
-			out = append(out, "")
 		}
 		pad := strings.Repeat(" ", markW)
 		for j, l := range lines {
@@ -178,7 +211,59 @@ func (r *renderer) list(n *ast.List, width int) []string {
 				out = append(out, pad+l)
 			}
 		}
-		i++
+	}
+	return out
+}
+
+// inlines appends the segments of nodes to out, marked m and whatever
+// emphasis, code or link adds.
+func (r *renderer) inlines(nodes []*inline, m mark, out []seg) []seg {
+	for _, n := range nodes {
+		switch n.kind {
+		case iText:
+			out = append(out, seg{printable.Text(n.text), m}) // a reference may name a control character
+		case iSoft:
+			out = append(out, seg{" ", m})
+		case iHard:
+			out = append(out, seg{"\n", m})
+		case iCode:
+			code := n.text
+			if !r.st.th.Color {
+				code = "`" + code + "`"
+			}
+			out = append(out, seg{code, m | mCode})
+		case iEmph:
+			em := mItalic
+			if n.level >= 2 {
+				em = mBold
+			}
+			out = r.inlines(n.kids, m|em, out)
+		case iLink:
+			out = r.link(n, m, out)
+		case iAutolink:
+			out = append(out, seg{n.text, m | mLink})
+		case iImage:
+			out = append(out, seg{"[image: ", m})
+			out = r.inlines(n.kids, m, out)
+			out = append(out, seg{"]", m}, seg{" (" + printable.Line(n.dest) + ")", m | mDim})
+		default: // raw HTML, shown as written
+			out = append(out, seg{n.text, m})
+		}
+	}
+	return out
+}
+
+// link appends a link: its text, then its URL dim when the text is not
+// the URL itself.
+func (r *renderer) link(n *inline, m mark, out []seg) []seg {
+	start := len(out)
+	out = r.inlines(n.kids, m|mLink, out)
+	var txt strings.Builder
+	for _, s := range out[start:] {
+		txt.WriteString(s.text)
+	}
+	if n.dest != "" && n.dest != txt.String() {
+		out = append(out, seg{" (" + printable.Line(n.dest) + ")", m | mDim})
 	}
 	return out
 }

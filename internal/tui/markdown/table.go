@@ -1,11 +1,6 @@
 package markdown
 
-import (
-	"strings"
-
-	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
-)
+import "strings"
 
 // chunk is a part of a block: markdown text, or a pipe table.
 type chunk struct {
@@ -192,12 +187,11 @@ func cellSegs(row []string, n int, m mark, st *styler) [][]seg {
 		if c >= len(row) || row[c] == "" {
 			continue
 		}
-		src := []byte(row[c])
-		doc := mdParser().Parse(text.NewReader(src))
-		r := &renderer{src: src, st: st}
-		for p := doc.FirstChild(); p != nil; p = p.NextSibling() {
-			if _, ok := p.(*ast.Paragraph); ok {
-				out[c] = r.inlines(p, m, nil)
+		blocks, _ := parseBlocks(splitLines(row[c]))
+		r := &renderer{st: st}
+		for _, b := range blocks {
+			if b.kind == bParagraph {
+				out[c] = r.inlines(parseInlines(b.text), m, nil)
 				break
 			}
 		}
