@@ -15,6 +15,9 @@ func (p *inlineParser) closeBracket() {
 	p.brackets = p.brackets[:len(p.brackets)-1]
 	opener := p.out[bi]
 	dest, n, ok := linkTail(p.src[p.pos:], &p.find)
+	if !ok && p.refs != nil {
+		dest, n, ok = p.reference(opener)
+	}
 	if !opener.active || !ok {
 		p.text.WriteByte(']')
 		return
@@ -32,6 +35,28 @@ func (p *inlineParser) closeBracket() {
 		}
 	}
 	p.out = append(p.out[:bi], node)
+}
+
+// reference resolves a reference link whose text opener began and
+// which p.pos is after the ']' of: "[text][label]", "[label][]" or
+// "[label]". It returns the destination and the length parsed after the
+// ']'.
+func (p *inlineParser) reference(opener *inline) (dest string, n int, ok bool) {
+	label := p.src[opener.n+len(opener.text) : p.pos-1]
+	rest := p.src[p.pos:]
+	if strings.HasPrefix(rest, "[") {
+		if j := strings.IndexAny(rest[1:], "[]"); j >= 0 && rest[1+j] == ']' {
+			if j > 0 {
+				if d, found := p.refs[normLabel(rest[1:1+j])]; found {
+					return d, j + 2, true
+				}
+				return "", 0, false
+			}
+			n = 2 // "[]": the text is the label
+		}
+	}
+	d, found := p.refs[normLabel(label)]
+	return d, n, found
 }
 
 // linkTail parses what follows a link's text: "(destination "title")".

@@ -22,6 +22,7 @@ func FuzzRender(f *testing.F) {
 		sample, "# h\n\n- a\n  - b\n\n> q\n> > r\n", "*a **b** c* `x` [l](u \"t\") ![i](s) <https://x>",
 		"&#27;[2J &#x9b; &copy; \\*x\\*", "| a | b |\n|---|:-:|\n| 1 | 2 |", "```go\nfunc f() {}\n```",
 		"<div>\n\x1b]52;c;aGk=\x07\n</div>", "1. a\n2. b\n\n   c", "- - - - - - - - deep\n", "日本語の**強調**",
+		"[a][x] [x]\n[x]: <u v> 'title'\n", "> a\nb\n- c\nd\n", "<!-- c -->\n\n<div>\nx\n",
 	} {
 		f.Add(s, 40, 7)
 	}

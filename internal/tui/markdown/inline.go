@@ -34,7 +34,8 @@ type inline struct {
 	level int    // an emphasis's: 1 or 2
 	kids  []*inline
 	// A delimiter run's character, its count left and at first, and
-	// whether it can open or close emphasis; a bracket's active flag.
+	// whether it can open or close emphasis; a bracket's active flag and
+	// its place in the text (in n).
 	ch          byte
 	n, orig     int
 	open, close bool
@@ -50,14 +51,16 @@ type inlineParser struct {
 	out      []*inline
 	text     strings.Builder // text not yet made a node
 	brackets []int           // indexes in out of the open brackets
+	refs     map[string]string
 	find     finder
 	// noRun are the lengths of backtick runs the rest of the text lacks.
 	noRun []int
 }
 
-// parseInlines parses src, the text of a paragraph or heading.
-func parseInlines(src string) []*inline {
-	p := &inlineParser{src: src}
+// parseInlines parses src, the text of a paragraph or heading, refs
+// being the link reference definitions of its block (nil for none).
+func parseInlines(src string, refs map[string]string) []*inline {
+	p := &inlineParser{src: src, refs: refs}
 	for p.pos < len(p.src) {
 		p.step()
 	}
@@ -78,12 +81,12 @@ func (p *inlineParser) step() {
 	case '*', '_':
 		p.delimiter(c)
 	case '[':
-		p.push(&inline{kind: iBracket, text: "[", active: true})
+		p.push(&inline{kind: iBracket, text: "[", active: true, n: p.pos})
 		p.brackets = append(p.brackets, len(p.out)-1)
 		p.pos++
 	case '!':
 		if strings.HasPrefix(p.src[p.pos:], "![") {
-			p.push(&inline{kind: iBracket, text: "![", active: true})
+			p.push(&inline{kind: iBracket, text: "![", active: true, n: p.pos})
 			p.brackets = append(p.brackets, len(p.out)-1)
 			p.pos += 2
 			return

@@ -74,6 +74,9 @@ func TestRenderConstructs(t *testing.T) {
 		{"another list", "- a\n1. b", 40, "• a\n\n1. b"},
 		{"tab after marker", "-\tx\n1.\ty", 40, "• x\n\n1. y"},
 		{"empty item then content", "-\n  a", 40, "• a"},
+		{"reference links", "[x]: https://x.y \"T\"\n[a][x], [X][] and [x]", 40, "a (https://x.y), X (https://x.y) and x\n(https://x.y)"},
+		{"definitions alone show nothing", "[x]: /u\n[y]: /v", 40, ""},
+		{"undefined reference stays", "[a][nope] [b]", 40, "[a][nope] [b]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,6 +25,7 @@ type block struct {
 	lang  string // a fenced code block's language
 	kids  []*block
 	items [][]*block
+	defs  []refDef // the link reference definitions a paragraph began with
 	// A list's: ordered or not, its first number, its marker ('.' or ')'
 	// when ordered) and whether its items are tight.
 	ordered bool
@@ -34,7 +35,7 @@ type block struct {
 }
 
 // parseBlocks parses the lines of a piece of markdown (CommonMark's
-// blocks, without link reference definitions) into its blocks; gap
+// blocks) into its blocks; gap
 // reports whether a blank line separates two of them.
 func parseBlocks(lines []string) (blocks []*block, gap bool) {
 	blankBefore := false
@@ -110,7 +111,8 @@ func paragraph(lines []string, i int) (*block, int) {
 		}
 		text = append(text, strings.TrimLeft(l, " \t"))
 	}
-	return &block{kind: bParagraph, text: strings.TrimRight(strings.Join(text, "\n"), " \t")}, j
+	defs, rest := takeDefs(strings.TrimRight(strings.Join(text, "\n"), " \t"))
+	return &block{kind: bParagraph, text: rest, defs: defs}, j
 }
 
 // interrupts reports whether line, after a paragraph's line, begins

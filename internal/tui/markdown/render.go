@@ -5,9 +5,8 @@
 // block is parsed (CommonMark's blocks and inlines, by this package, with
 // GFM pipe tables) and rendered on its own, so that a block printed while
 // an answer streams is never rendered again. What CommonMark would join
-// across a blank line (a loose list's items) is rendered block by block.
-// Link reference definitions are not parsed: "[text][ref]" shows as
-// written.
+// across a blank line (a loose list's items, a link reference defined in
+// another block) is rendered block by block.
 package markdown
 
 import (
@@ -20,8 +19,9 @@ import (
 // renderer renders the parsed blocks of one piece of markdown.
 type renderer struct {
 	st    *styler
-	base  mark // marks every text inherits (a block quote's)
-	depth int  // how deep in lists
+	refs  map[string]string // link reference definitions: label to destination
+	base  mark              // marks every text inherits (a block quote's)
+	depth int               // how deep in lists
 }
 
 // renderBlock renders one block of printable markdown text to width
@@ -49,7 +49,7 @@ func renderBlock(src string, width int, st *styler) string {
 // renderMarkdown parses src and renders its blocks.
 func renderMarkdown(src string, width int, st *styler) []string {
 	blocks, _ := parseBlocks(splitLines(src))
-	r := &renderer{st: st}
+	r := &renderer{st: st, refs: collectDefs(blocks, nil)}
 	return r.blocks(blocks, width, false)
 }
 
@@ -129,9 +129,12 @@ func (r *renderer) block(b *block, width int) []string {
 		if !r.st.th.Color {
 			segs = append(segs, seg{strings.Repeat("#", b.level) + " ", 0})
 		}
-		return r.st.lines(wrap(r.inlines(parseInlines(b.text), r.base|mHeading, segs), width))
+		return r.st.lines(wrap(r.inlines(parseInlines(b.text, r.refs), r.base|mHeading, segs), width))
 	case bParagraph:
-		return r.st.lines(wrap(r.inlines(parseInlines(b.text), r.base, nil), width))
+		if b.text == "" {
+			return nil // only definitions
+		}
+		return r.st.lines(wrap(r.inlines(parseInlines(b.text, r.refs), r.base, nil), width))
 	case bRule:
 		return []string{r.st.render(strings.Repeat("─", width), mRule)}
 	case bQuote:

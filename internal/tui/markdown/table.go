@@ -190,8 +190,8 @@ func cellSegs(row []string, n int, m mark, st *styler) [][]seg {
 		blocks, _ := parseBlocks(splitLines(row[c]))
 		r := &renderer{st: st}
 		for _, b := range blocks {
-			if b.kind == bParagraph {
-				out[c] = r.inlines(parseInlines(b.text), m, nil)
+			if b.kind == bParagraph && b.text != "" {
+				out[c] = r.inlines(parseInlines(b.text, nil), m, nil)
 				break
 			}
 		}

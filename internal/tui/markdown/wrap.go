@@ -222,14 +222,22 @@ func (w *wrapper) place(word []seg, ww int, space bool) {
 func (w *wrapper) cut(s seg) {
 	t := s.text
 	for t != "" {
-		tw := cellWidth(t)
-		if w.curW+tw <= w.width {
-			w.cur = append(w.cur, seg{t, s.m})
-			w.curW += tw
-			return
-		}
 		room := w.width - w.curW
-		head := ansi.Cut(t, 0, room)
+		// A character takes no more cells than bytes, and rarely more
+		// than four bytes a cell: what lies past limit cannot fit, and
+		// is not measured again for each line it is cut into.
+		limit := min(len(t), 4*room+64)
+		for limit < len(t) && !utf8.RuneStart(t[limit]) {
+			limit--
+		}
+		if limit == len(t) {
+			if tw := cellWidth(t); tw <= room {
+				w.cur = append(w.cur, seg{t, s.m})
+				w.curW += tw
+				return
+			}
+		}
+		head := ansi.Cut(t[:limit], 0, room)
 		if head == "" && w.curW == 0 {
 			// A character wider than the whole line: it goes alone.
 			_, size := utf8.DecodeRuneInString(t)

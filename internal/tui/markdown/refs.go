@@ -1,0 +1,148 @@
+package markdown
+
+import "strings"
+
+// refDef is a link reference definition: "[label]: destination "title"".
+type refDef struct {
+	label, dest string
+}
+
+// takeDefs removes the link reference definitions that begin a
+// paragraph's text and returns them with what is left of the text.
+func takeDefs(text string) ([]refDef, string) {
+	var defs []refDef
+	for strings.HasPrefix(text, "[") {
+		d, n := parseDef(text)
+		if n == 0 {
+			break
+		}
+		defs = append(defs, d)
+		text = strings.TrimLeft(text[n:], " \t")
+	}
+	return defs, text
+}
+
+// parseDef parses the definition text begins with, returning its length
+// with its line end, 0 if text begins none.
+func parseDef(text string) (refDef, int) {
+	end := 1
+	for end < len(text) && text[end] != ']' && text[end] != '[' {
+		if text[end] == '\\' && end+1 < len(text) {
+			end++
+		}
+		end++
+	}
+	if end >= len(text) || end > 1000 || text[end] != ']' || !strings.HasPrefix(text[end+1:], ":") {
+		return refDef{}, 0
+	}
+	label := normLabel(text[1:end])
+	if label == "" {
+		return refDef{}, 0
+	}
+	i := skipLineSpace(text, end+2)
+	var dest string
+	if i < len(text) && text[i] == '<' {
+		j := strings.IndexAny(text[i+1:], ">\n")
+		if j < 0 || text[i+1+j] != '>' {
+			return refDef{}, 0
+		}
+		dest, i = text[i+1:i+1+j], i+2+j
+	} else {
+		j := i
+		for j < len(text) && text[j] > ' ' {
+			j++
+		}
+		if j == i {
+			return refDef{}, 0
+		}
+		dest, i = text[i:j], j
+	}
+	// The rest of the line holds nothing, or a title; a title may be on
+	// the next line.
+	lineEnd := lineEndAfter(text, i)
+	if t := titleEnd(text, i); t > 0 {
+		return refDef{label, dest}, t
+	}
+	if strings.TrimSpace(text[i:lineEnd]) != "" {
+		return refDef{}, 0
+	}
+	return refDef{label, dest}, lineEnd
+}
+
+// titleEnd returns where the line ends that ends the title after a
+// definition's destination at text[i], 0 when there is none.
+func titleEnd(text string, i int) int {
+	j := skipLineSpace(text, i)
+	if j == i && (j >= len(text) || text[j] != '\n') {
+		return 0 // a title needs a space before it
+	}
+	if j < len(text) && text[j] == '\n' {
+		j = skipLineSpace(text, j+1)
+	}
+	if j >= len(text) || strings.IndexByte("\"'(", text[j]) < 0 {
+		return 0
+	}
+	closer := text[j]
+	if closer == '(' {
+		closer = ')'
+	}
+	k := j + 1
+	for k < len(text) && text[k] != closer {
+		if text[k] == '\\' && k+1 < len(text) {
+			k++
+		}
+		k++
+	}
+	if k >= len(text) {
+		return 0
+	}
+	e := lineEndAfter(text, k+1)
+	if strings.TrimSpace(text[k+1:e]) != "" {
+		return 0
+	}
+	return e
+}
+
+// lineEndAfter returns the index after the line end that follows
+// text[i], or len(text).
+func lineEndAfter(text string, i int) int {
+	if j := strings.IndexByte(text[i:], '\n'); j >= 0 {
+		return i + j + 1
+	}
+	return len(text)
+}
+
+// skipLineSpace skips spaces and tabs, and one line end among them.
+func skipLineSpace(s string, i int) int {
+	i = skipLeading(s, i)
+	if i < len(s) && s[i] == '\n' {
+		i = skipLeading(s, i+1)
+	}
+	return i
+}
+
+// normLabel returns a link label as it is matched: trimmed, its runs of
+// white space one space, in lower case.
+func normLabel(label string) string {
+	return strings.ToLower(strings.Join(strings.Fields(label), " "))
+}
+
+// collectDefs gathers the definitions of blocks and of the blocks in
+// them, the first of a label winning, into refs; nil if there are none.
+func collectDefs(blocks []*block, refs map[string]string) map[string]string {
+	for _, b := range blocks {
+		for _, d := range b.defs {
+			if refs == nil {
+				refs = map[string]string{}
+			}
+			if _, ok := refs[d.label]; !ok {
+				refs[d.label] = d.dest
+			}
+		}
+		refs = collectDefs(b.kids, refs)
+		for _, item := range b.items {
+			refs = collectDefs(item, refs)
+		}
+	}
+	return refs
+}
