@@ -68,9 +68,9 @@ func mentions(text string) []string {
 
 // attach returns the tea.Cmd that reads the files named and sends sub
 // with them.
-func attach(owner *Composer, root string, sub Submission, names []string) tea.Cmd {
+func attach(owner *Composer, root string, sub Submission, names []string, allow func(string) error) tea.Cmd {
 	return func() tea.Msg {
-		sub.Text, sub.Attachments = attachFiles(root, sub.Text, names)
+		sub.Text, sub.Attachments = attachFiles(root, sub.Text, names, allow)
 		return attachedMsg{owner: owner, sub: sub}
 	}
 }
@@ -85,7 +85,7 @@ func attach(owner *Composer, root string, sub Submission, names []string) tea.Cm
 // and returns it with the files attached and notes of those refused. A
 // name that is not a file (someone's @handle) is passed over silently, and
 // so is a directory.
-func attachFiles(root, text string, names []string) (string, []string) {
+func attachFiles(root, text string, names []string, allow func(string) error) (string, []string) {
 	ws, err := workspace.New(root)
 	if err != nil {
 		return text, []string{"no file attached: " + err.Error()}
@@ -95,7 +95,7 @@ func attachFiles(root, text string, names []string) (string, []string) {
 	var notes []string
 	done := map[string]bool{}
 	for _, name := range names {
-		a, ok := readMention(ws, name)
+		a, ok := readMention(ws, name, allow)
 		if !ok || done[a.rel] {
 			continue
 		}
@@ -127,7 +127,7 @@ type attachment struct {
 // readMention finds the file @name stands for: name as written, or less a
 // trailing punctuation mark ("see @main.go, then"). ok is false when
 // neither exists, or when it is a directory.
-func readMention(ws *workspace.Workspace, name string) (attachment, bool) {
+func readMention(ws *workspace.Workspace, name string, allow func(string) error) (attachment, bool) {
 	for _, cand := range []string{name, strings.TrimRight(name, `.,;:!?)]}'"`)} {
 		if cand == "" {
 			continue
@@ -140,14 +140,14 @@ func readMention(ws *workspace.Workspace, name string) (attachment, bool) {
 		if _, err := os.Lstat(full); err != nil {
 			continue
 		}
-		return readFile(ws, cand)
+		return readFile(ws, cand, allow)
 	}
 	return attachment{}, false
 }
 
 // readFile reads the file at cand, which exists, if it lies inside the
 // workspace, its links followed.
-func readFile(ws *workspace.Workspace, cand string) (attachment, bool) {
+func readFile(ws *workspace.Workspace, cand string, allow func(string) error) (attachment, bool) {
 	a := attachment{rel: relName(ws, cand)}
 	abs, root, err := ws.Locate(filepath.FromSlash(cand))
 	switch {
@@ -157,6 +157,14 @@ func readFile(ws *workspace.Workspace, cand string) (attachment, bool) {
 	case root != 0:
 		a.refused = "outside the workspace"
 		return a, true
+	}
+	if allow != nil {
+		// The person's rules hold for what they attach as for what the
+		// model reads: a denied file is not sent.
+		if err := allow(abs); err != nil {
+			a.refused = err.Error()
+			return a, true
+		}
 	}
 	fi, err := os.Stat(abs)
 	switch {

@@ -1,6 +1,7 @@
 package composer
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,9 +198,35 @@ func TestAttachesTheFilesNamed(t *testing.T) {
 			"\n\n<file path=\"internal/app/app.go\">\npackage app\n</file>",
 		Display:     "explain @main.go and @internal/app/app.go, and ask @alice",
 		Attachments: []string{"main.go", "internal/app/app.go"},
+		Entry:       "explain @main.go and @internal/app/app.go, and ask @alice",
 	}
 	if d := cmp.Diff(want, sub); d != "" {
 		t.Errorf("submission mismatch (-want +got):\n%s", d)
+	}
+}
+
+// A file the person's rules deny is not attached, and the note says why.
+func TestRefusesDeniedFiles(t *testing.T) {
+	root := newWorkspace(t)
+	if err := os.WriteFile(filepath.Join(root, ".env"), []byte("API_KEY=sk-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := New(Options{Width: 60, Workspace: root, Allow: func(abs string) error {
+		if filepath.Base(abs) == ".env" {
+			return errors.New("denied by your rule read_file(.env)")
+		}
+		return nil
+	}})
+	c.SetValue("see @.env and @main.go")
+	sub, cmd := c.Update(keys["enter"])
+	if sub == nil {
+		sub = drain(t, c, cmd)
+	}
+	if strings.Contains(sub.Text, "sk-secret") {
+		t.Errorf("a denied file was attached:\n%s", sub.Text)
+	}
+	if d := cmp.Diff([]string{".env: not attached: denied by your rule read_file(.env)", "main.go"}, sub.Attachments); d != "" {
+		t.Errorf("Attachments mismatch (-want +got):\n%s", d)
 	}
 }
 

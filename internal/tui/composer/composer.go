@@ -51,6 +51,10 @@ type Options struct {
 	Theme style.Theme
 	// Width is the terminal's width; 0 keeps the textarea's default.
 	Width int
+	// Allow, when set, says whether the file at an absolute path may be
+	// attached: an error refuses it (its text is the note the person
+	// sees). nil attaches any file inside the workspace.
+	Allow func(abs string) error
 }
 
 // Submission is what the person sent.
@@ -63,6 +67,9 @@ type Submission struct {
 	// Attachments are the files attached (workspace-relative), and notes
 	// of those refused ("../x: not attached: outside the workspace").
 	Attachments []string
+	// Entry is what history keeps: pastes expanded (a recalled message
+	// sends what was pasted, not its placeholder), files not attached.
+	Entry string
 }
 
 // Composer is the message editor. It is not safe for concurrent use: the
@@ -71,6 +78,8 @@ type Composer struct {
 	ws       string
 	theme    style.Theme
 	commands []command.Command
+	// allow says whether a file may be attached (the read deny rules).
+	allow func(abs string) error
 	// arguments lists the values a command's argument completes from.
 	arguments func(name string) []string
 	history   *History
@@ -96,6 +105,7 @@ func New(opts Options) *Composer {
 		theme:    opts.Theme,
 		commands: opts.Commands,
 		history:  opts.History,
+		allow:    opts.Allow,
 		sent:     map[string][]paste{},
 		recall:   recall{index: -1},
 	}
@@ -255,6 +265,7 @@ func (c *Composer) submit() (*Submission, tea.Cmd) {
 		return nil, nil
 	}
 	sub := Submission{Text: expand(display, c.pastes), Display: display}
+	sub.Entry = sub.Text
 	if len(c.pastes) > 0 {
 		c.sent[display] = c.pastes
 	}
@@ -263,7 +274,7 @@ func (c *Composer) submit() (*Submission, tea.Cmd) {
 	if len(names) == 0 || c.ws == "" {
 		return &sub, nil
 	}
-	return nil, attach(c, c.ws, sub, names)
+	return nil, attach(c, c.ws, sub, names, c.allow)
 }
 
 // View renders the input, and the completion menu when it is open: under
