@@ -2,9 +2,12 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -197,9 +200,9 @@ func TestUIApprovalWithDiffAndAlways(t *testing.T) {
 			t.Errorf("the approval does not show %s before the key:\n%s", want, v)
 		}
 	}
-	s.keys("y")
+	s.answer("y")
 	s.waitVisible("echo checked")
-	s.keys("a")
+	s.answer("a")
 	s.waitFor("All done.")
 	b, err := os.ReadFile(filepath.Join(s.dir, "calc.go"))
 	if err != nil || !strings.Contains(string(b), "return a + b") {
@@ -323,6 +326,7 @@ func TestUIHostileModel(t *testing.T) {
 		}
 	}
 	wait("[y]")
+	time.Sleep(answerAfter)
 	if _, err := ptmx.WriteString("y"); err != nil {
 		t.Fatal(err)
 	}
@@ -361,3 +365,44 @@ check:
 
 // ansiStrip drops the terminal's own sequences, to read what it shows.
 func ansiStrip(s string) string { return ansi.Strip(s) }
+
+// Closing the terminal (SIGHUP) during the person's own command stops the
+// command and records the run's end, as Ctrl-C would, before rein exits.
+func TestUIHangupStopsTheCommand(t *testing.T) {
+	s := newScreen(t, 100, 30, nil, scriptFlags(t, answerTurns)...)
+	s.ready()
+	s.text("!sleep 3; touch effect")
+	s.keys("Enter")
+	s.waitVisible("sleep 3")
+	out, err := exec.Command("tmux", "-S", s.socket, "display", "-p", "-t", "0", "#{pane_pid}").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	children, err := exec.Command("pgrep", "-P", strings.TrimSpace(string(out))).Output()
+	if err != nil {
+		t.Fatalf("no rein under the pane's shell: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.Fields(string(children))[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.exited(); got != "REIN-EXITED 129" {
+		t.Errorf("exit: %s, want 129", got)
+	}
+	time.Sleep(4 * time.Second) // past the sleep: the command must be gone
+	if _, err := os.Stat(filepath.Join(s.dir, "effect")); err == nil {
+		t.Errorf("the command went on after rein was hung up")
+	}
+	stopped := false
+	for _, e := range s.events() {
+		if c, ok := e.Data.(*contract.InvocationCompleted); ok && c.Exit != contract.ExitOK {
+			stopped = true
+		}
+	}
+	if !stopped {
+		t.Errorf("the command's end was not recorded as stopped")
+	}
+}

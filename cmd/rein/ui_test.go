@@ -70,7 +70,7 @@ func (s *screen) start(cols, rows int, args ...string) {
 		quoted = append(quoted, shellQuote(a))
 	}
 	// remain-on-exit keeps the pane (and its last screen) when rein ends.
-	cmd := strings.Join(quoted, " ") + "; echo; echo REIN-EXITED $?; sleep 30"
+	cmd := strings.Join(quoted, " ") + "; code=$?; echo; echo REIN-EXITED $code; sleep 30"
 	if err := s.tmux("new-session", "-d", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "-c", s.dir, "sh", "-c", cmd); err != nil {
 		s.t.Fatalf("tmux new-session: %v", err)
 	}
@@ -168,6 +168,17 @@ func (s *screen) waitVisible(want string) string {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// answerAfter is how long a person looks at a question before the key:
+// a key pressed as it appears is typing, never an answer.
+const answerAfter = 600 * time.Millisecond
+
+// answer presses key on the question shown, after looking at it.
+func (s *screen) answer(key string) {
+	s.t.Helper()
+	time.Sleep(answerAfter)
+	s.keys(key)
 }
 
 // waitGone waits until the visible screen no longer holds text.

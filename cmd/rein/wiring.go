@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -379,7 +380,28 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	closeAll := func() error { return errors.Join(sess.Close(), box.close()) }
 	system := cmp.Or(sess.State.System, opts.System) // a resumed session keeps the prompt its log recorded
 	return &cli.Session{Runtime: k, Dir: sess.Dir, Close: closeAll, Sandbox: box.describe(), Notify: set.notify,
-		About: about(m, config.DefaultPaths(set.cwd), box.describe(), env, system)}, nil
+		About: about(m, config.DefaultPaths(set.cwd), box.describe(), env, system), Readable: readable(tools, reg)}, nil
+}
+
+// readable says whether the person may attach the file at abs to a
+// message (@path in the UI): what the session's policy says of read_file
+// on it, a deny refusing it. An ask allows it: the person is the one who
+// named it.
+func readable(tools *tool.Runtime, reg *registry.Registry) func(abs string) error {
+	return func(abs string) error {
+		t, ok := reg.Lookup("read_file")
+		if !ok {
+			return nil
+		}
+		input, err := json.Marshal(map[string]string{"path": abs})
+		if err != nil {
+			return err
+		}
+		if v := tools.Policy().Decide(permission.RequestFor(t, input)); v.Decision == contract.Deny {
+			return fmt.Errorf("denied: %s", v.Reason)
+		}
+		return nil
+	}
 }
 
 // toolRuntime builds the policy, the built-in tools (bash under the

@@ -118,6 +118,10 @@ type Session struct {
 	// the instructions (AGENTS.md) loaded; nil shows what the runtime
 	// itself knows.
 	About []Fact
+	// Readable, when set, says whether the person may attach the file at
+	// an absolute path to a message (@path): the session's read rules;
+	// safe to call from any goroutine.
+	Readable func(abs string) error
 	// Notify is how the terminal UI tells the person that a long run ended
 	// or an approval waits: "bell", "osc9" or "off"; empty means "bell".
 	Notify string
@@ -182,7 +186,7 @@ type Deps struct {
 
 // Interrupt is the cause of a context cancelled by a signal.
 type Interrupt struct {
-	// Signal names the signal ("interrupt", "terminated").
+	// Signal names the signal ("interrupt", "terminated", "hangup").
 	Signal string
 	// Code is the exit code it calls for: 128 plus the signal number.
 	Code int

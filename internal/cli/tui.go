@@ -59,7 +59,15 @@ func (a *app) ui(ctx context.Context, s *Session, approver *tui.Approver, opts t
 	opts.Session = a.uiSession(s, rt)
 	opts.Notify = s.Notify
 	opts.Host = &uiHost{a: a, approver: approver, cwd: cwd}
+	// A signal (the terminal closed, SIGTERM) ends the UI as a cancel: the
+	// run in progress is recorded as cancelled and its command killed
+	// before the session closes, and rein exits 128 plus the signal.
+	ctx, stop := a.deps.Interrupts(ctx)
+	defer stop()
 	final, err := tui.Run(ctx, opts)
+	if in, ok := errors.AsType[*Interrupt](context.Cause(ctx)); ok {
+		a.code = in.Code
+	}
 	if final == nil {
 		final = opts.Session
 	}
@@ -79,7 +87,7 @@ func (a *app) ui(ctx context.Context, s *Session, approver *tui.Approver, opts t
 
 // uiSession is s as the UI knows it.
 func (a *app) uiSession(s *Session, rt tui.Runtime) *tui.Session {
-	out := &tui.Session{Runtime: rt, Dir: s.Dir, Sandbox: s.Sandbox, Close: s.Close, Gates: s.Gates}
+	out := &tui.Session{Runtime: rt, Dir: s.Dir, Sandbox: s.Sandbox, Close: s.Close, Gates: s.Gates, Readable: s.Readable}
 	for _, f := range s.About {
 		out.About = append(out.About, tui.Fact{Key: f.Key, Value: f.Value})
 	}

@@ -92,53 +92,90 @@ func (q *question) answer(ans kernel.Answer) {
 }
 
 // dialog renders the question in the live region: what is asked, the
-// whole command wrapped, the reason, the diff an edit would make, and the
-// keys; the exact rule and file an "always" saves.
+// command wrapped, the reason, the diff an edit would make, and the keys;
+// the exact rule and file an "always" saves. It never takes more rows than
+// the screen leaves it: a command too long to show whole shows its start
+// and how many lines are left, and v prints it whole into the scrollback.
 func (m *model) dialog(q *question) string {
 	th, w := m.theme, max(20, m.width-2)
-	var b strings.Builder
-	line := func(s string) { b.WriteString(s + "\n") }
+	room := max(8, m.height-3) // the working and status lines stay
+	var head, tail []string
+	var keys string
 	if q.q.Kind == kernel.AskOutsideSandbox {
-		line(th.Warn.Render("The sandbox stopped part of this command:"))
-		line(wrapIndent(printable.Text(q.q.Subject), w, "  "))
+		head = []string{th.Warn.Render("The sandbox stopped part of this command:")}
 		for l := range strings.Lines(q.q.Reason) {
-			line(wrapIndent(printable.Line(strings.TrimSuffix(l, "\n")), w, "  "))
+			tail = append(tail, wrapIndent(printable.Line(strings.TrimSuffix(l, "\n")), w, "  "))
 		}
-		line(th.Dim.Render(wrapIndent("Yes runs this one command again with no sandbox at all: it can then write anywhere you can, read your credentials and reach the network. Nothing is saved for next time.", w, "  ")))
-		line(keysLine(th, w, "y", "yes, run it again with no sandbox", "n", "no, keep the refusal"))
-		return th.Border.Render(strings.TrimSuffix(b.String(), "\n"))
+		tail = append(tail, th.Dim.Render(wrapIndent("Yes runs this one command again with no sandbox at all: it can then write anywhere you can, read your credentials and reach the network. Nothing is saved for next time.", w, "  ")))
+		keys = keysLine(th, w, "y", "yes, run it again with no sandbox", "n", "no, keep the refusal")
+	} else {
+		verb := "use " + printable.Line(q.q.Tool)
+		if q.q.Tool == "bash" {
+			verb = "run a command"
+		}
+		head = []string{th.Accent.Render(fmt.Sprintf("rein wants to %s:", verb))}
+		if q.q.Reason != "" {
+			tail = append(tail, th.Dim.Render(wrapIndent(printable.Text(q.q.Reason), w, "  ")))
+		}
+		opts := []string{"y", "yes", "n", "no"}
+		if len(q.q.Rules) > 0 {
+			rules := printable.Line(strings.Join(q.q.Rules, ", "))
+			opts = append(opts, "a", "always: allow "+rules+" (saved in .rein/config.toml)", "d", "never: deny "+rules)
+		}
+		keys = keysLine(th, w, opts...)
 	}
-	verb := "use " + printable.Line(q.q.Tool)
-	if q.q.Tool == "bash" {
-		verb = "run a command"
-	}
-	line(th.Accent.Render(fmt.Sprintf("rein wants to %s:", verb)))
-	subject := q.q.Subject
-	if subject == "" {
-		subject = string(q.q.Input)
-	}
-	line(wrapIndent(printable.Text(subject), w, "  "))
-	if q.q.Reason != "" {
-		line(th.Dim.Render(wrapIndent(printable.Text(q.q.Reason), w, "  ")))
-	}
-	if q.q.Preview != "" {
-		room := max(6, m.height-12)
-		line(transcript.Diff(q.q.Preview, w, room, th))
-	}
-	opts := []string{"y", "yes", "n", "no"}
-	if len(q.q.Rules) > 0 {
-		rules := printable.Line(strings.Join(q.q.Rules, ", "))
-		opts = append(opts, "a", "always: allow "+rules+" in .rein/config.toml", "d", "never: deny "+rules)
-	}
-	line(keysLine(th, w, opts...))
 	if n := len(m.asks); n > 0 {
-		line(th.Dim.Render(fmt.Sprintf("  (%d more waiting)", n)))
+		keys += "\n" + th.Dim.Render(fmt.Sprintf("  (%d more waiting)", n))
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	fixed := rows(head) + rows(tail) + rows([]string{keys})
+	subject := strings.Split(wrapIndent(printable.Text(subjectOf(q.q)), w, "  "), "\n")
+	left := max(3, room-fixed)
+	preview := ""
+	if q.q.Preview != "" && q.q.Kind != kernel.AskOutsideSandbox {
+		share := max(3, left/3)
+		if len(subject) > share {
+			subject = cut(th, subject, share)
+		}
+		preview = transcript.Diff(q.q.Preview, w, max(4, left-len(subject)-1), th)
+	} else if len(subject) > left {
+		subject = cut(th, subject, left)
+	}
+	parts := append(head, strings.Join(subject, "\n"))
+	parts = append(parts, tail...)
+	if preview != "" {
+		parts = append(parts, preview)
+	}
+	parts = append(parts, keys)
+	return strings.Join(parts, "\n")
+}
+
+// cut keeps the first n-1 lines of a long subject and says how many are
+// left and how to see them.
+func cut(th style.Theme, lines []string, n int) []string {
+	n = max(1, n-1)
+	return append(lines[:n:n], th.Warn.Render(fmt.Sprintf("  … %d more lines: press v to print it whole above, then answer", len(lines)-n)))
+}
+
+// subjectOf is what a question is about: its command or path, else its
+// input.
+func subjectOf(q kernel.Question) string {
+	if q.Subject != "" {
+		return q.Subject
+	}
+	return string(q.Input)
+}
+
+// showSubject prints the whole subject of the question shown (a command
+// too long for the dialog) into the scrollback, for the person to read
+// before answering.
+func (m *model) showSubject() tea.Cmd {
+	m.print(m.theme.Accent.Render("The whole command rein asks about:") + "\n" + wrapIndent(printable.Text(subjectOf(m.ask.q)), m.width-2, "  "))
+	return m.flushPrint()
 }
 
 // keysLine renders "[y] yes  [n] no" with the keys accented, on one
-// line when it fits in width, else one key a line.
+// line when it fits in width, else one key a line, each wrapped whole:
+// the rule an "always" saves is never cut.
 func keysLine(th style.Theme, width int, pairs ...string) string {
 	var parts, plain []string
 	for i := 0; i+1 < len(pairs); i += 2 {
@@ -149,7 +186,7 @@ func keysLine(th style.Theme, width int, pairs ...string) string {
 		return "  " + strings.Join(parts, "  ") + th.Dim.Render("  (esc: no)")
 	}
 	for i, p := range parts {
-		parts[i] = truncate("  "+p, width)
+		parts[i] = wrapIndent(p, width, "  ")
 	}
 	return strings.Join(parts, "\n") + "\n" + th.Dim.Render("  (esc: no)")
 }

@@ -7,12 +7,14 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/printable"
 	"github.com/rein-agent/rein/internal/tui/command"
 	"github.com/rein-agent/rein/internal/tui/composer"
+	"github.com/rein-agent/rein/internal/tui/style"
 	"github.com/rein-agent/rein/internal/tui/transcript"
 )
 
@@ -140,7 +142,7 @@ func (m *model) help(string) tea.Cmd {
 		{"Ctrl-O", "show the last reasoning in full"},
 		{"y n a d", "answer an approval: yes, no, always (saves the rule), never (saves a deny)"},
 	} {
-		b.WriteString(fmt.Sprintf("  %-11s %s\n", k[0], th.Dim.Render(k[1])))
+		b.WriteString(row(m.width, 14, "  "+k[0], k[1], th) + "\n")
 	}
 	b.WriteString(th.Bold.Render("Commands") + "\n")
 	for _, c := range m.cmds {
@@ -152,7 +154,7 @@ func (m *model) help(string) tea.Cmd {
 		if !c.Builtin {
 			about = strings.TrimSpace(about + " (" + printable.Line(c.Source) + ")")
 		}
-		b.WriteString(fmt.Sprintf("  %-18s %s\n", printable.Line(name), th.Dim.Render(printable.Line(about))))
+		b.WriteString(row(m.width, 21, "  "+printable.Line(name), printable.Line(about), th) + "\n")
 	}
 	m.print(strings.TrimSuffix(b.String(), "\n"))
 	return m.flushPrint()
@@ -172,7 +174,9 @@ func (m *model) model(args string) tea.Cmd {
 				line += fmt.Sprintf(" … (%d more)", len(known)-30)
 			}
 		}
-		m.print(transcript.Note("info", printable.Text(line), m.width, m.theme))
+		for l := range strings.Lines(line) {
+			m.print(transcript.Note("info", strings.TrimSuffix(l, "\n"), m.width, m.theme))
+		}
 		return m.flushPrint()
 	}
 	if err := m.rt.SwitchModel(m.ctx, args); err != nil {
@@ -233,7 +237,13 @@ func (m *model) status(string) tea.Cmd {
 	facts = append(facts, Fact{"mode", m.rt.Mode()})
 	var b strings.Builder
 	for _, f := range facts {
-		b.WriteString(fmt.Sprintf("  %-13s %s\n", f.Key, printable.Line(f.Value)))
+		if f.Key == "provider" && cur.Provider != "" && !strings.HasPrefix(f.Value, cur.Provider) {
+			f.Value = cur.Provider + " (switched with /model)"
+		}
+		if f.Key == "model" && cur.Model != "" && !strings.HasPrefix(f.Value, cur.Model) {
+			f.Value = cur.Model + " (switched with /model)"
+		}
+		b.WriteString(row(m.width, 16, "  "+printable.Line(f.Key), printable.Line(f.Value), m.theme) + "\n")
 	}
 	m.print(m.theme.Bold.Render("Status") + "\n" + strings.TrimSuffix(b.String(), "\n"))
 	return m.flushPrint()
@@ -250,6 +260,26 @@ func (m *model) init(string) tea.Cmd {
 }
 
 func (m *model) exit(string) tea.Cmd { return m.leave() }
+
+// row renders a key and what it is, the key padded to col columns and
+// the rest word-wrapped under itself, in width.
+func row(width, col int, key, text string, th style.Theme) string {
+	pad := max(0, col-ansi.StringWidth(key))
+	if ansi.StringWidth(key) >= col {
+		pad = 1
+	}
+	first := key + strings.Repeat(" ", pad)
+	lines := strings.Split(ansi.Wrap(text, max(10, width-col), ""), "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		if i == 0 {
+			b.WriteString(first + th.Dim.Render(l))
+			continue
+		}
+		b.WriteString("\n" + strings.Repeat(" ", col) + th.Dim.Render(l))
+	}
+	return b.String()
+}
 
 // count formats n with thousands separators.
 func count(n int) string {

@@ -3,11 +3,22 @@ package tui
 import (
 	"slices"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/rein-agent/rein/internal/kernel"
+	"github.com/rein-agent/rein/internal/printable"
 	"github.com/rein-agent/rein/internal/tui/composer"
 	"github.com/rein-agent/rein/internal/tui/transcript"
+)
+
+// askGuard is how long a question must have been on the screen before a
+// key answers it; burstGap the gap under which keys are a burst (typed or
+// pasted text), which never answers.
+const (
+	askGuard = 400 * time.Millisecond
+	burstGap = 30 * time.Millisecond
 )
 
 // modeCycle is the order Shift+Tab goes through, as Claude Code's.
@@ -23,10 +34,26 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.note = ""
 		}
 	}
+	now := m.now()
+	burst := now.Sub(m.lastKey) < burstGap
+	m.lastKey = now
 	if m.ask != nil {
-		if key == "ctrl+c" {
+		switch {
+		case key == "ctrl+c":
 			m.interrupt()
 			return nil
+		case key == "esc":
+			m.answered(kernel.No)
+			return nil
+		case key == "v":
+			return m.showSubject()
+		case burst || now.Sub(m.askAt) < askGuard:
+			// Keys typed as the question appeared, or in a burst, are the
+			// person typing their next message: they go to the composer,
+			// never answer (a "y" in a word would allow a command, an "a"
+			// save a rule).
+			sub, cmd := m.comp.Update(k)
+			return tea.Batch(cmd, m.submitted(sub))
 		}
 		if ans, ok := answerKey(m.ask, key); ok {
 			m.answered(ans)
@@ -124,8 +151,15 @@ func (m *model) submitted(sub *composer.Submission) tea.Cmd {
 	if strings.TrimSpace(sub.Text) == "" {
 		return nil
 	}
+	if len(sub.Attachments) > 0 {
+		m.print(transcript.Note("info", "attached: "+printable.Line(strings.Join(sub.Attachments, "; ")), m.width, m.theme))
+	}
 	if m.hist != nil {
-		if err := m.hist.Add(sub.Display); err != nil {
+		entry := sub.Entry
+		if entry == "" {
+			entry = sub.Display
+		}
+		if err := m.hist.Add(entry); err != nil {
 			m.print(transcript.Note("warn", "history: "+err.Error(), m.width, m.theme))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"charm.land/bubbles/v2/spinner"
@@ -63,8 +64,11 @@ type model struct {
 	printing bool
 	// sized says the terminal's size is known; liveRows is how many rows
 	// the live region took in the last frame.
-	sized, printedOnce bool
-	liveRows           int
+	sized, printedOnce, begun bool
+	// midBlock says the last print ended inside a block (it was cut to
+	// fit the screen): the next one goes on without a blank line.
+	midBlock bool
+	liveRows int
 
 	// The status line's figures, from the events seen.
 	contextUsed, window int
@@ -90,6 +94,21 @@ type model struct {
 	// drawn from.
 	statusDrawn, statusKey  string
 	workingLine, workingKey string
+
+	// readRule is the session's Readable, for the composer's attachments.
+	readRule atomic.Pointer[func(string) error]
+	// problems are what loading the custom commands found, printed once
+	// the terminal's width is known.
+	problems []string
+	// askAt is when the question shown appeared, lastKey when the last key
+	// came: keys typed as a question appears, or in a burst, are typing,
+	// not an answer.
+	askAt, lastKey time.Time
+	// activityAt is when the activity last changed.
+	activityAt time.Time
+
+	// runDone is closed when the last run's iterator has returned.
+	runDone chan struct{}
 
 	// Test hooks: onPrint takes what would be printed into the
 	// scrollback; startRun replaces the pump. Nil in the program.
@@ -124,10 +143,11 @@ func newModel(ctx context.Context, opts *Options) *model {
 	var problems []error
 	m.cmds, problems = command.Load(builtins(), dirs...)
 	for _, p := range problems {
-		m.print(transcript.Note("warn", "custom command: "+p.Error(), m.width, m.theme))
+		m.problems = append(m.problems, "custom command "+strings.TrimPrefix(p.Error(), "command: "))
 	}
 	m.comp = composer.New(composer.Options{
 		Workspace: opts.Workspace, History: m.hist, Commands: m.cmds, Theme: th, Width: m.width,
+		Allow: m.readable,
 	})
 	m.comp.SetArguments(m.argumentValues)
 	m.switchTo(opts.Session)
@@ -147,9 +167,20 @@ func (m *model) argumentValues(name string) []string {
 	return nil
 }
 
+// readable says whether the person may attach the file at abs: the
+// session's read rules decide. It runs in the composer's command, outside
+// the program's loop, so the rules are read through an atomic.
+func (m *model) readable(abs string) error {
+	if f := m.readRule.Load(); f != nil && *f != nil {
+		return (*f)(abs)
+	}
+	return nil
+}
+
 // switchTo makes s the session the UI works in.
 func (m *model) switchTo(s *Session) {
 	m.sess, m.rt = s, s.Runtime
+	m.readRule.Store(&s.Readable)
 	m.tr = transcript.New(transcript.Options{
 		Width: m.width, Theme: m.theme, Workspace: m.opts.Workspace, SessionDir: s.Dir,
 	})
@@ -164,18 +195,32 @@ func (m *model) switchTo(s *Session) {
 // Init starts the UI: the earlier conversation, a first message.
 func (m *model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.comp.Focus(), tea.RequestBackgroundColor}
+	if m.sized {
+		cmds = append(cmds, m.begin())
+	}
+	return tea.Batch(cmds...)
+}
+
+// begin prints the banner and the earlier conversation and sends the
+// first message, once the terminal's width is known: what goes into the
+// scrollback is wrapped to it and never again.
+func (m *model) begin() tea.Cmd {
+	m.begun = true
 	m.print(m.banner())
+	for _, p := range m.problems {
+		m.print(transcript.Note("warn", p, m.width, m.theme))
+	}
 	if m.opts.Past {
 		m.showPast()
 	}
+	cmds := []tea.Cmd{}
 	if m.sess.Gates != nil {
 		cmds = append(cmds, m.resumeRun(m.opts.Resume))
 	} else if strings.TrimSpace(m.opts.First) != "" {
-		first := composer.Submission{Text: m.opts.First, Display: m.opts.First}
+		first := composer.Submission{Text: m.opts.First, Display: m.opts.First, Entry: m.opts.First}
 		cmds = append(cmds, m.dispatch(first))
 	}
-	cmds = append(cmds, m.flushPrint())
-	return tea.Batch(cmds...)
+	return tea.Batch(append(cmds, m.flushPrint())...)
 }
 
 // banner is the first line printed: which session, which model, how
@@ -301,6 +346,9 @@ func (m *model) resized(msg tea.WindowSizeMsg) tea.Cmd {
 	m.width, m.height, m.sized = max(msg.Width, 10), max(msg.Height, 5), true
 	m.tr.Resize(m.width)
 	m.comp.SetWidth(m.width)
+	if !m.begun {
+		return m.begin()
+	}
 	return m.flushPrint()
 }
 
@@ -320,18 +368,19 @@ func (m *model) event(env contract.Envelope) {
 			return // already shown as typed, attachments collapsed
 		}
 	case *contract.ModelRequested:
-		m.activity = "waiting for the model"
 		if d.Purpose == "compaction" {
-			m.activity = "compacting the conversation"
+			m.setActivity("compacting the conversation")
+		} else {
+			m.setActivity("waiting for the model")
 		}
 	case *contract.TextDelta:
-		m.activity = "writing"
+		m.setActivity("writing")
 	case *contract.ReasoningDelta:
-		m.activity = "thinking"
+		m.setActivity("thinking")
 	case *contract.InvocationStarted:
-		m.activity = "running " + toolSubject(d.ToolName, d.Input)
+		m.setActivity("running " + toolSubject(d.ToolName, d.Input))
 	case *contract.RetryScheduled:
-		m.activity = fmt.Sprintf("retrying in %.1f s", float64(d.DelayMS)/1000)
+		m.setActivity(fmt.Sprintf("retrying in %.1f s", float64(d.DelayMS)/1000))
 	}
 	m.print(m.tr.Apply(env)...)
 }
@@ -365,15 +414,26 @@ func (m *model) see(env contract.Envelope) {
 func (m *model) start(activity string, seq func(ctx context.Context) iter.Seq2[contract.Envelope, error]) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.run++
-	m.running, m.cancel, m.started, m.activity = true, cancel, m.now(), activity
+	m.running, m.cancel, m.started = true, cancel, m.now()
+	m.setActivity(activity)
 	if m.startRun != nil {
 		m.startRun(ctx, m.run, seq(ctx))
 	} else {
 		pm := &pump{p: m.program, run: m.run}
 		m.opts.Approver.following(pm.flush)
-		pm.start(ctx, seq(ctx))
+		pm.start(seq(ctx))
+		m.runDone = pm.done
 	}
 	return m.spin.Tick
+}
+
+// setActivity says what the run does now; its timer starts again when
+// that changes ("running go test · 1.2 s" counts the command, not the
+// run).
+func (m *model) setActivity(a string) {
+	if a != m.activity {
+		m.activity, m.activityAt = a, m.now()
+	}
 }
 
 // interrupt stops the run in progress: the kernel records it as
@@ -382,12 +442,21 @@ func (m *model) interrupt() {
 	if m.cancel != nil {
 		m.cancel()
 	}
-	m.activity = "stopping"
-	for len(m.queue) > 0 && m.comp.Empty() {
-		// What waited goes back to the composer, for the person to send
-		// again or not.
-		m.comp.SetValue(m.queue[0].Display)
-		m.queue = m.queue[1:]
+	m.setActivity("stopping")
+	if len(m.queue) > 0 {
+		// What waited goes back to the composer, all of it, after what is
+		// being typed, for the person to send again or not: nothing
+		// queued is sent by an interrupted run's end.
+		var texts []string
+		if v := m.comp.Value(); strings.TrimSpace(v) != "" {
+			texts = append(texts, v)
+		}
+		for _, q := range m.queue {
+			texts = append(texts, q.Entry)
+		}
+		m.queue = nil
+		m.comp.SetValue(strings.Join(texts, "\n"))
+		m.compDirty = true
 	}
 }
 
@@ -395,6 +464,20 @@ func (m *model) interrupt() {
 func (m *model) stopRun() {
 	if m.cancel != nil {
 		m.cancel()
+	}
+}
+
+// settle waits, after the UI ended, for the run it cancelled to end: the
+// kernel then has recorded how it ended (cancelled) and killed what it
+// ran, before the session is closed. A kernel that does not stop is left
+// after a while, its log ending where it does.
+func (m *model) settle(wait time.Duration) {
+	if m.runDone == nil {
+		return
+	}
+	select {
+	case <-m.runDone:
+	case <-time.After(wait):
 	}
 }
 
@@ -451,8 +534,8 @@ func (m *model) asked(q *question) tea.Cmd {
 		m.asks = append(m.asks, q)
 		return nil
 	}
-	m.ask = q
-	m.activity = "waiting for your answer"
+	m.ask, m.askAt = q, m.now()
+	m.setActivity("waiting for your answer")
 	return m.notify("rein: approval needed")
 }
 
@@ -461,10 +544,10 @@ func (m *model) answered(ans kernel.Answer) {
 	m.ask.answer(ans)
 	m.ask = nil
 	if len(m.asks) > 0 {
-		m.ask, m.asks = m.asks[0], m.asks[1:]
+		m.ask, m.asks, m.askAt = m.asks[0], m.asks[1:], m.now()
 		return
 	}
-	m.activity = "working"
+	m.setActivity("working")
 }
 
 // printedMsg says a Println is done: the next one may go.
@@ -504,14 +587,16 @@ func (m *model) flushPrint() tea.Cmd {
 		n++
 	}
 	text := strings.Join(lines[:n], "\n")
-	if m.printedOnce {
+	if m.printedOnce && !m.midBlock {
 		text = "\n" + text // apart from the last print
 	}
-	m.printedOnce = true
+	m.printedOnce, m.midBlock = true, false
 	if n < len(lines) {
 		rest := lines[n:]
 		if rest[0] == "" {
 			rest = rest[1:] // the blank line between two prints comes from the join below
+		} else {
+			m.midBlock = true // the rest of a block: no blank line before it
 		}
 		m.toPrint = []string{strings.Join(rest, "\n")}
 	} else {

@@ -111,7 +111,12 @@ type harness struct {
 	back    []string // the scrollback
 	pending []tea.Msg
 	quit    bool
+	clock   time.Time
 }
+
+// later moves the harness's clock on by d: a question answers only keys
+// pressed a moment after it appeared.
+func (h *harness) later(d time.Duration) { h.clock = h.clock.Add(d) }
 
 func newHarness(t testing.TB, width int, rt *fakeRuntime) *harness {
 	t.Helper()
@@ -137,7 +142,8 @@ func newHarnessWith(t testing.TB, width int, rt *fakeRuntime, tune func(*Options
 	}
 	h := &harness{t: t, rt: rt}
 	h.m = newModel(t.Context(), opts)
-	h.m.now = func() time.Time { return time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC) }
+	h.clock = time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	h.m.now = func() time.Time { return h.clock }
 	h.m.onPrint = func(s string) { h.back = append(h.back, s) }
 	h.m.startRun = h.startRun
 	h.do(h.m.Init())

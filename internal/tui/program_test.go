@@ -97,6 +97,7 @@ func TestProgramAsksAndLeaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	wait("[a] always")
+	time.Sleep(askGuard + 100*time.Millisecond) // a key as the question appears is typing, not an answer
 	if _, err := io.WriteString(typed, "a"); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"iter"
 	"sync"
 	"time"
@@ -42,11 +41,18 @@ type pump struct {
 	mu      sync.Mutex
 	pending []contract.Envelope
 	timer   *time.Timer
+
+	// done is closed when the run's iterator has returned: the kernel
+	// has recorded how the run ended.
+	done chan struct{}
 }
 
-// start runs seq until it ends or ctx is done, then sends runDoneMsg.
-func (pm *pump) start(ctx context.Context, seq iter.Seq2[contract.Envelope, error]) {
+// start reads seq until it ends (cancelling the run's context ends it),
+// then sends runDoneMsg and closes done.
+func (pm *pump) start(seq iter.Seq2[contract.Envelope, error]) {
+	pm.done = make(chan struct{})
 	go func() {
+		defer close(pm.done)
 		var err error
 		for env, e := range seq {
 			if e != nil {

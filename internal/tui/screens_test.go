@@ -1,10 +1,13 @@
 package tui
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/kernel"
@@ -72,12 +75,14 @@ func TestQueuedWhileRunning(t *testing.T) {
 func TestScreenApprovalWithDiff(t *testing.T) {
 	h := newHarness(t, 80, &fakeRuntime{})
 	h.m.running, h.m.activity, h.m.started = true, "waiting for your answer", h.m.now().Add(-1500*time.Millisecond)
+	h.m.activityAt = h.m.started
 	reply := make(chan kernel.Answer, 1)
 	q := kernel.Question{Tool: "edit_file", Subject: "stats.go", Reason: "edit_file on stats.go is not covered by any rule",
 		Rules:   []string{"edit_file(stats.go)"},
 		Preview: "--- stats.go\n+++ stats.go\n@@ -3,3 +3,6 @@\n func Mean(xs []float64) float64 {\n+\tif len(xs) == 0 {\n+\t\treturn 0\n+\t}\n \treturn sum(xs) / float64(len(xs))\n"}
 	h.send(askMsg{&question{q: q, reply: reply}})
 	h.golden("approval-edit")
+	h.later(time.Second)
 	h.key("a")
 	if got := <-reply; got != kernel.Always {
 		t.Errorf("answer %v, want always", got)
@@ -90,11 +95,13 @@ func TestScreenApprovalWithDiff(t *testing.T) {
 func TestScreenApprovalCommand(t *testing.T) {
 	h := newHarness(t, 80, &fakeRuntime{})
 	h.m.running, h.m.started = true, h.m.now()
+	h.m.activityAt = h.m.started
 	reply := make(chan kernel.Answer, 2)
 	long := "rm -rf build && go build -o build/app ./cmd/app && ./build/app --config testdata/config.toml --verbose --output build/report.txt"
 	h.send(askMsg{&question{q: kernel.Question{Tool: "bash", Subject: long, Reason: "`rm -rf build` is not covered by any rule", Rules: []string{"bash(rm -rf build)"}}, reply: reply}})
 	h.send(askMsg{&question{q: kernel.Question{Tool: "bash", Subject: "ls"}, reply: reply}})
 	h.golden("approval-command")
+	h.later(time.Second)
 	h.key("esc")
 	if got := <-reply; got != kernel.No {
 		t.Errorf("esc answered %v", got)
@@ -102,10 +109,12 @@ func TestScreenApprovalCommand(t *testing.T) {
 	if h.m.ask == nil || h.m.ask.q.Subject != "ls" {
 		t.Fatalf("the second question is not shown next")
 	}
+	h.later(time.Second)
 	h.key("x") // answers nothing
 	if h.m.ask == nil {
 		t.Fatalf("an unrelated key answered")
 	}
+	h.later(time.Second)
 	h.key("y")
 	if got := <-reply; got != kernel.Yes {
 		t.Errorf("y answered %v", got)
@@ -116,6 +125,7 @@ func TestScreenToolRunningAndDenied(t *testing.T) {
 	rt := &fakeRuntime{}
 	h := newHarness(t, 80, rt)
 	h.m.running, h.m.run, h.m.started = true, 1, h.m.now()
+	h.m.activityAt = h.m.started
 	in := rawInput(map[string]string{"command": "go test ./..."})
 	h.send(eventsMsg{run: 1, events: []contract.Envelope{
 		env(3, &contract.IntentProposed{ToolIntent: contract.ToolIntent{ID: "int_1", ToolName: "bash", Input: in}}),
@@ -144,6 +154,7 @@ func TestStatusLine(t *testing.T) {
 		h.m.contextUsed = 46000
 		h.m.running, h.m.activity = true, "running go test ./..."
 		h.m.started = h.m.now().Add(-3200 * time.Millisecond)
+		h.m.activityAt = h.m.started
 		h.golden("status-" + itoa(w))
 	}
 }
@@ -233,10 +244,84 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func TestScreenStreaming(t *testing.T) {
 	h := newHarness(t, 80, &fakeRuntime{})
 	h.m.running, h.m.run, h.m.started, h.m.activity = true, 1, h.m.now().Add(-2100*time.Millisecond), "writing"
+	h.m.activityAt = h.m.started
 	h.send(eventsMsg{run: 1, events: []contract.Envelope{
 		env(2, &contract.UserMessage{Text: "explain the failure"}),
 		env(0, &contract.TextDelta{Text: "## Why it fails\n\n`Mean` divides by `len(xs)-1`, so every mean is too large:\n\n"}),
 		env(0, &contract.TextDelta{Text: "- for `[1, 2, 3]` it returns 3, not 2\n- for one sample it divides"}),
 	}})
 	h.golden("streaming")
+}
+
+// Keys typed as a question appears, or in a burst, are the person typing:
+// they fill the composer and answer nothing; a key a moment later does.
+func TestTypingNeverAnswers(t *testing.T) {
+	h := newHarness(t, 80, &fakeRuntime{})
+	h.m.running, h.m.started = true, h.m.now()
+	h.m.activityAt = h.m.started
+	reply := make(chan kernel.Answer, 1)
+	h.send(askMsg{&question{q: kernel.Question{Tool: "bash", Subject: "rm -rf build", Rules: []string{"bash(rm -rf build)"}}, reply: reply}})
+	h.typeText("yay") // within the first moment
+	h.later(time.Second)
+	h.typeText("a") // a burst? no: a second later, alone
+	select {
+	case got := <-reply:
+		if got != kernel.Always {
+			t.Errorf("answer %v, want always from the key pressed alone", got)
+		}
+	default:
+		t.Fatalf("the key pressed a second later did not answer")
+	}
+	if v := h.m.comp.Value(); v != "yay" {
+		t.Errorf("the composer holds %q, want the typing %q", v, "yay")
+	}
+}
+
+// An interrupt gives back everything queued, after what is being typed,
+// and sends none of it.
+func TestInterruptGivesTheQueueBack(t *testing.T) {
+	rt := &fakeRuntime{}
+	h := newHarness(t, 80, rt)
+	h.m.running, h.m.run, h.m.cancel = true, 3, func() {}
+	for _, q := range []string{"first queued", "second queued"} {
+		h.typeText(q)
+		h.key("enter")
+	}
+	h.typeText("draft")
+	h.key("esc")
+	h.send(runDoneMsg{run: 3})
+	if len(rt.sent) != 0 {
+		t.Errorf("the interrupted run's end sent %q", rt.sent)
+	}
+	if v := h.m.comp.Value(); v != "draft\nfirst queued\nsecond queued" {
+		t.Errorf("the composer holds %q", v)
+	}
+}
+
+// A command too long for the screen shows its start and how many lines
+// are left; the dialog keeps its header and its keys, and v prints it whole.
+func TestLongCommandDialog(t *testing.T) {
+	h := newHarness(t, 80, &fakeRuntime{})
+	h.m.running, h.m.started = true, h.m.now()
+	h.m.activityAt = h.m.started
+	var cmd []string
+	for i := range 60 {
+		cmd = append(cmd, fmt.Sprintf("echo line %d", i))
+	}
+	reply := make(chan kernel.Answer, 1)
+	h.send(askMsg{&question{q: kernel.Question{Tool: "bash", Subject: "rm -rf ~\n" + strings.Join(cmd, "\n")}, reply: reply}})
+	v := ansi.Strip(h.m.View().Content)
+	if n := strings.Count(v, "\n") + 1; n > 30 {
+		t.Errorf("the live region is %d rows on a 30-row screen", n)
+	}
+	for _, want := range []string{"rein wants to run a command:", "rm -rf ~", "more lines: press v", "[y] yes"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the dialog lacks %q:\n%s", want, v)
+		}
+	}
+	h.later(time.Second)
+	h.key("v")
+	if !strings.Contains(h.screenText(), "echo line 59") {
+		t.Errorf("v did not print the whole command")
+	}
 }

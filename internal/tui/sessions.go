@@ -36,9 +36,10 @@ func (m *model) opened(msg sessionMsg) tea.Cmd {
 			m.print(transcript.Note("warn", "closing the session: "+err.Error(), m.width, m.theme))
 		}
 	}
-	m.print(transcript.Note("info", fmt.Sprintf("%s session %s", msg.what, m.rt.Session()), m.width, m.theme))
 	if msg.past {
-		m.showPast()
+		m.showPast() // its log says it was resumed
+	} else {
+		m.print(transcript.Note("info", fmt.Sprintf("%s session %s", msg.what, m.rt.Session()), m.width, m.theme))
 	}
 	if m.sess.Gates != nil {
 		return tea.Batch(m.flushPrint(), m.resumeRun(""))
@@ -184,7 +185,7 @@ func (m *model) diff(string) tea.Cmd {
 	case shown == 0 && commands == 0:
 		m.print(transcript.Note("info", "this session changed nothing in the workspace", m.width, m.theme))
 	case commands > 0:
-		m.print(transcript.Note("info", fmt.Sprintf("%d edits shown; %d commands ran and may have changed files too (rein why FILE says which)", shown, commands), m.width, m.theme))
+		m.print(transcript.Note("info", fmt.Sprintf("%s shown; %s ran and may have changed files too (rein why FILE says which)", plural(shown, "edit"), plural(commands, "command")), m.width, m.theme))
 	}
 	return m.flushPrint()
 }
@@ -220,4 +221,12 @@ func changeOf(in contract.ToolIntent, text string) string {
 		return b.String()
 	}
 	return ""
+}
+
+// plural is "1 edit", "2 edits".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -17,6 +17,7 @@ import (
 	"iter"
 	"os"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -58,6 +59,11 @@ type Session struct {
 	Gates map[string]string
 	// Close releases it; nil means nothing to release.
 	Close func() error
+	// Readable, when set, says whether the person may attach the file at
+	// an absolute path (@path): the session's read rules decide, as for
+	// the model's read_file; an error is why not. It is called outside the
+	// program's loop and must be safe for that.
+	Readable func(abs string) error
 }
 
 // Fact is one line of /status.
@@ -153,6 +159,7 @@ func Run(ctx context.Context, opts Options) (*Session, error) {
 		m = fm
 	}
 	m.stopRun()
+	m.settle(10 * time.Second)
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		err = nil
 	}

@@ -52,6 +52,14 @@ func (m *model) View() tea.View {
 		}
 	}
 	content := strings.Join(parts, "\n")
+	if lines := strings.Split(content, "\n"); len(lines) > m.height {
+		// Never taller than the screen: the renderer would push the
+		// frame's top into the scrollback on every redraw.
+		content = strings.Join(lines[len(lines)-m.height:], "\n")
+		if cursor != nil {
+			cursor.Y -= len(lines) - m.height
+		}
+	}
 	m.liveRows = rows([]string{content})
 	v := tea.NewView(content)
 	v.Cursor = cursor
@@ -90,7 +98,7 @@ func rows(parts []string) int {
 // working is the line that says a run works: a spinner, what it does,
 // for how long.
 func (m *model) working() string {
-	took := m.now().Sub(m.started).Seconds()
+	took := m.now().Sub(m.activityAt).Seconds()
 	key := fmt.Sprintf("%d %s %s %.1f", m.width, m.spin.View(), m.activity, took)
 	if key == m.workingKey {
 		return m.workingLine // a frame inside the same tenth of a second
