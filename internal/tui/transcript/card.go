@@ -149,8 +149,10 @@ func denialReason(e *contract.ToolPermission) string {
 	switch {
 	case e.Rule != "":
 		return r + " (by rule " + e.Rule + ")"
-	case e.By == "user":
-		return r + " (by you)"
+	case e.By == "user" && e.Rule == "":
+		// The reason the kernel records is written for the model ("do
+		// not retry"); the person only needs to know it was theirs.
+		return "you said no"
 	case e.By != "":
 		return r + " (by " + e.By + ")"
 	}

@@ -222,3 +222,12 @@ func TestOnlyTheStopsErrorAndDiscardAreSilent(t *testing.T) {
 		})
 	}
 }
+
+// A call the person said no to says so, not the reason written for the
+// model.
+func TestDeniedByThePerson(t *testing.T) {
+	got := denialReason(&contract.ToolPermission{Decision: contract.Deny, By: "user", Reason: "The user said no. Do not retry the same call."})
+	if got != "you said no" {
+		t.Errorf("denialReason = %q", got)
+	}
+}
