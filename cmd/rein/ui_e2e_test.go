@@ -261,7 +261,7 @@ func TestUIResumeShowsThePast(t *testing.T) {
 	s.keys("C-d")
 	s.exited()
 	id := s.events()[0].Session
-	_ = s.tmux("kill-server") // the pane's shell sleeps
+	s.stop() // the pane's shell sleeps
 	s.socket = filepath.Join(t.TempDir(), "tmux.sock")
 	s.start(100, 30, append([]string{"resume", id, "-i"}, scriptFlags(t, answerTurns)...)...)
 	s.ready()

@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -57,7 +59,7 @@ func newScreen(t *testing.T, cols, rows int, files map[string]string, args ...st
 		if t.Failed() {
 			t.Logf("the screen at the end:\n%s", s.all())
 		}
-		_ = s.tmux("kill-server") // the server may be gone already
+		s.stop()
 	})
 	return s
 }
@@ -73,6 +75,31 @@ func (s *screen) start(cols, rows int, args ...string) {
 	cmd := strings.Join(quoted, " ") + "; code=$?; echo; echo REIN-EXITED $code; sleep 30"
 	if err := s.tmux("new-session", "-d", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "-c", s.dir, "sh", "-c", cmd); err != nil {
 		s.t.Fatalf("tmux new-session: %v", err)
+	}
+}
+
+// stop ends the terminal and waits for rein to be gone: the terminal's
+// hangup makes rein record how its run ended, and its session directory
+// must not be written while the test's temporary directories go.
+func (s *screen) stop() {
+	var pids []int
+	if out, err := exec.Command("tmux", "-S", s.socket, "list-panes", "-a", "-F", "#{pane_pid}").Output(); err == nil {
+		for _, shell := range strings.Fields(string(out)) {
+			if kids, err := exec.Command("pgrep", "-P", shell).Output(); err == nil {
+				for _, k := range strings.Fields(string(kids)) {
+					if pid, err := strconv.Atoi(k); err == nil {
+						pids = append(pids, pid)
+					}
+				}
+			}
+		}
+	}
+	_ = s.tmux("kill-server") // the server may be gone already
+	deadline := time.Now().Add(uiWait)
+	for _, pid := range pids {
+		for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 }
 
