@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -175,7 +174,7 @@ func (m *model) diff(string) tea.Cmd {
 				commands++
 				continue
 			}
-			if text := changeOf(in, d.Text); text != "" {
+			if text := transcript.Change(in.ToolName, in.Input, d.Text, m.opts.Workspace); text != "" {
 				m.print(transcript.Diff(text, m.width, 200, m.theme))
 				shown++
 			}
@@ -188,39 +187,6 @@ func (m *model) diff(string) tea.Cmd {
 		m.print(transcript.Note("info", fmt.Sprintf("%s shown; %s ran and may have changed files too (rein why FILE says which)", plural(shown, "edit"), plural(commands, "command")), m.width, m.theme))
 	}
 	return m.flushPrint()
-}
-
-// changeOf is the diff an edit or a write made, from its observation's
-// text ("edited x: 1 replacement\n<diff>") or, for a file it created,
-// from its input.
-func changeOf(in contract.ToolIntent, text string) string {
-	head, rest, _ := strings.Cut(text, "\n")
-	switch in.ToolName {
-	case "edit_file":
-		return rest
-	case "write_file":
-		if strings.HasPrefix(rest, "---") || strings.HasPrefix(rest, "@@") {
-			return rest
-		}
-		if !strings.HasPrefix(head, "created ") {
-			return ""
-		}
-		var input struct {
-			Path    string `json:"path"`
-			Content string `json:"content"`
-		}
-		if json.Unmarshal(in.Input, &input) != nil {
-			return ""
-		}
-		var b strings.Builder
-		lines := strings.Split(strings.TrimSuffix(input.Content, "\n"), "\n")
-		fmt.Fprintf(&b, "--- /dev/null\n+++ %s\n@@ -0,0 +1,%d @@\n", input.Path, len(lines))
-		for _, l := range lines {
-			b.WriteString("+" + l + "\n")
-		}
-		return b.String()
-	}
-	return ""
 }
 
 // plural is "1 edit", "2 edits".

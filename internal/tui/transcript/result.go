@@ -131,32 +131,47 @@ func (c *card) summary(v view, obs *contract.Observation) []string {
 	if !c.ok(obs) {
 		return c.withArtifact(v, branch(v, th.Error, orCode(firstLine(text), obs.Code)), obs)
 	}
-	head, rest, _ := strings.Cut(text, "\n")
+	head, _, _ := strings.Cut(text, "\n")
 	if c.tool == "read_file" {
 		if n := numberedLines(text); n > 0 {
 			head = "read " + plural(n, "line")
 		}
 	}
 	out := c.withArtifact(v, branch(v, th.Dim, head), obs)
-	if c.tool == "write_file" && rest == "" && strings.HasPrefix(head, "created ") {
-		rest = c.createdDiff(v)
-	}
-	if (c.tool == "edit_file" || c.tool == "write_file") && strings.HasPrefix(rest, "--- ") {
-		for _, l := range strings.Split(Diff(rest, v.width-4, diffLines, th), "\n") {
+	if d := Change(c.tool, c.input, text, v.workspace); d != "" {
+		for _, l := range strings.Split(Diff(d, v.width-4, diffLines, th), "\n") {
 			out = append(out, "    "+l)
 		}
 	}
 	return out
 }
 
+// Change is the diff an edit or a write made: the one its observation's
+// text carries ("edited x: 1 replacement\n<diff>"), or, for a file
+// write_file created, every line of the content its input held, added,
+// its path shown relative to workspace; "" for any other call. The card
+// and /diff both show it.
+func Change(tool string, input json.RawMessage, text, workspace string) string {
+	head, rest, _ := strings.Cut(text, "\n")
+	switch {
+	case tool != "edit_file" && tool != "write_file":
+		return ""
+	case strings.HasPrefix(rest, "--- "):
+		return rest
+	case tool == "write_file" && rest == "" && strings.HasPrefix(head, "created "):
+		return createdDiff(input, workspace)
+	}
+	return ""
+}
+
 // createdDiff is the diff of a write_file that created its file: every
 // line of the content its input held added, "" when it held none.
-func (c *card) createdDiff(v view) string {
+func createdDiff(input json.RawMessage, workspace string) string {
 	var in struct {
 		Path    string `json:"path"`
 		Content string `json:"content"`
 	}
-	if json.Unmarshal(c.input, &in) != nil || in.Content == "" {
+	if json.Unmarshal(input, &in) != nil || in.Content == "" {
 		return ""
 	}
 	n := strings.Count(in.Content, "\n")
@@ -168,7 +183,7 @@ func (c *card) createdDiff(v view) string {
 	if n != 1 {
 		lines = fmt.Sprintf("+1,%d", n)
 	}
-	path := printable.Line(relative(in.Path, v.workspace))
+	path := printable.Line(relative(in.Path, workspace))
 	return fmt.Sprintf("--- /dev/null\n+++ %s\n@@ -0,0 %s @@\n%s\n", path, lines, added)
 }
 
