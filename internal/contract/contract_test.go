@@ -71,6 +71,9 @@ func samples() []Event {
 		&ModelSwitched{From: "anthropic:claude-sonnet-4-5", To: "openai:gpt-5", By: "user",
 			Info: &ModelInfo{ContextWindow: 400000, MaxOutput: 128000, Source: InfoCatalog, Prices: &Prices{Input: 1.25, Output: 10, CacheRead: 0.125, CacheWrite: 1.25}}},
 		&ToolOutputDelta{IntentID: "int_1", InvocationID: "inv_1", Text: "ok  \tpkg\n"},
+		&ToolsChanged{Server: "github", Added: []string{"mcp__github__get_issue"}, Removed: []string{"mcp__github__old"}, Reason: "the server started"},
+		&HookRan{Event: HookPreToolUse, Matcher: "Bash", Command: "./guard.sh", Source: "/w/.claude/settings.json", IntentID: "int_1", ToolName: "bash",
+			Exit: ExitError, ExitCode: 2, DurationMS: 12, Decision: HookDeny, Reason: "no rm", Context: "note"},
 	}
 }
 

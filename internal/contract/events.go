@@ -36,6 +36,8 @@ const (
 	TypeModeChanged         = "permission.mode_changed"
 	TypeModelSwitched       = "model.switched"
 	TypeToolOutputDelta     = "tool.output_delta"
+	TypeToolsChanged        = "tools.changed"
+	TypeHookRan             = "hook.ran"
 )
 
 // Event is one fact of a session. It is a sealed sum type: the variants are
@@ -415,6 +417,68 @@ type ModelSwitched struct {
 	By string `json:"by"`
 }
 
+// ToolsChanged records that the set of tools the model may be offered
+// changed: an MCP server's tools joined (it started, or listed new ones)
+// or left (it failed to start, crashed, timed out, or listed fewer).
+// Requests after it offer the new set; the model is told in the
+// conversation (see state).
+type ToolsChanged struct {
+	// Server names the source of the tools: the MCP server's name.
+	Server string `json:"server"`
+	// Added and Removed are tool names, as the model sees them.
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+	// Reason says why, in a sentence for people and for the model.
+	Reason string `json:"reason"`
+}
+
+// The hook events, as Claude Code names them.
+const (
+	HookPreToolUse       = "PreToolUse"
+	HookPostToolUse      = "PostToolUse"
+	HookUserPromptSubmit = "UserPromptSubmit"
+	HookSessionStart     = "SessionStart"
+	HookStop             = "Stop"
+)
+
+// The decisions a hook.ran records: what the hook asked for. Empty means
+// it decided nothing (it only observed, or failed open).
+const (
+	HookAllow = "allow" // PreToolUse: run it without asking
+	HookDeny  = "deny"  // PreToolUse: do not run it
+	HookAsk   = "ask"   // PreToolUse: ask the person
+	HookBlock = "block" // UserPromptSubmit: do not send the prompt; Stop: go on, with Reason
+)
+
+// HookRan records one run of a person's hook command around a prompt, a
+// tool call or the end of a run.
+type HookRan struct {
+	// Event is the hook event (HookPreToolUse...); Matcher the matcher
+	// that selected the hook, when the event has them.
+	Event   string `json:"event"`
+	Matcher string `json:"matcher,omitempty"`
+	// Command is the command as configured; Source the file it came
+	// from.
+	Command string `json:"command"`
+	Source  string `json:"source,omitempty"`
+	// IntentID and ToolName name the tool call, for the tool events.
+	IntentID string `json:"intent_id,omitempty"`
+	ToolName string `json:"tool_name,omitempty"`
+	// Exit is how the command ended (ok, error, timeout); ExitCode its
+	// code (-1 when it was killed or could not start).
+	Exit       Exit  `json:"exit"`
+	ExitCode   int   `json:"exit_code"`
+	DurationMS int64 `json:"duration_ms"`
+	// Decision is what the hook asked for (HookAllow...), empty when
+	// nothing; Reason its reason, or why it failed.
+	Decision string `json:"decision,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	// Context is what the hook adds for the model to read (its
+	// additionalContext, or a UserPromptSubmit's or SessionStart's
+	// output); the state puts it in the conversation.
+	Context string `json:"context,omitempty"`
+}
+
 // ContextProjected is the decision ledger of one model request: what the
 // projection put in it, and what it left out, summarised or moved to an
 // artifact, with the estimated tokens of each and why.
@@ -583,6 +647,8 @@ func (e *SessionForked) EventType() string       { return TypeSessionForked }
 func (e *ModeChanged) EventType() string         { return TypeModeChanged }
 func (e *ModelSwitched) EventType() string       { return TypeModelSwitched }
 func (e *ToolOutputDelta) EventType() string     { return TypeToolOutputDelta }
+func (e *ToolsChanged) EventType() string        { return TypeToolsChanged }
+func (e *HookRan) EventType() string             { return TypeHookRan }
 
 // EventType returns the type name the event was read with.
 func (u *Unknown) EventType() string { return u.Type }
@@ -617,6 +683,8 @@ func (*SessionForked) isEvent()       {}
 func (*ModeChanged) isEvent()         {}
 func (*ModelSwitched) isEvent()       {}
 func (*ToolOutputDelta) isEvent()     {}
+func (*ToolsChanged) isEvent()        {}
+func (*HookRan) isEvent()             {}
 func (*Unknown) isEvent()             {}
 
 func (*ModelStarted) isModelEvent()   {}
@@ -693,6 +761,10 @@ func newEvent(t string) Event {
 		return new(ModelSwitched)
 	case TypeToolOutputDelta:
 		return new(ToolOutputDelta)
+	case TypeToolsChanged:
+		return new(ToolsChanged)
+	case TypeHookRan:
+		return new(HookRan)
 	}
 	return nil
 }
@@ -707,5 +779,5 @@ var EventTypes = []string{
 	TypeToolPermission, TypeInvocationStarted, TypeInvocationCompleted,
 	TypeToolObservation, TypeContextProjected, TypeContextCompacted, TypeCompactionFailed,
 	TypeSessionResumed, TypeSessionForked, TypeModeChanged, TypeModelSwitched,
-	TypeToolOutputDelta,
+	TypeToolOutputDelta, TypeToolsChanged, TypeHookRan,
 }

@@ -18,6 +18,8 @@ const (
 	ByRule     = "rule"
 	ByHeadless = "headless"
 	ByUser     = "user"
+	// ByHook is a person's PreToolUse hook (internal/hook).
+	ByHook = "hook"
 )
 
 // Request is one tool intent as the policy sees it.

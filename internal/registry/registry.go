@@ -173,7 +173,16 @@ type Tool struct {
 	// sink that shows it (see tool.Live). false means it is seen only once
 	// the tool ends.
 	Streams bool
+	// Source says where the tool comes from: "" for rein's own tools,
+	// "mcp:NAME" for a tool of the MCP server NAME. What a tool from
+	// elsewhere says of itself (read-only, its risk) is its author's
+	// claim: the permission policy asks before running one unless a rule
+	// allows it.
+	Source string
 }
+
+// External reports whether the tool is not rein's own (see Tool.Source).
+func (t *Tool) External() bool { return t.Source != "" }
 
 // Spec returns the tool as the model sees it.
 func (t *Tool) Spec() contract.ToolSpec {
@@ -181,9 +190,11 @@ func (t *Tool) Spec() contract.ToolSpec {
 }
 
 // Registry is an ordered set of tool definitions with unique names. The
-// zero value is an empty registry ready to use. It is not safe for
-// concurrent Register calls; once built, reads are safe from any goroutine.
+// zero value is an empty registry ready to use. It is safe for concurrent
+// use: tools from an MCP server join and leave while a session runs (see
+// [Registry.Replace]).
 type Registry struct {
+	mu    sync.RWMutex
 	tools []Tool
 }
 
@@ -204,11 +215,83 @@ var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // Register adds t. A duplicate name wraps [ErrDuplicate]; a name, risk,
 // concurrency or schema that is not valid is an error too.
 func (r *Registry) Register(t Tool) error {
+	if err := check(t); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.index(t.Name) >= 0 {
+		return fmt.Errorf("%w: %q", ErrDuplicate, t.Name)
+	}
+	r.tools = append(r.tools, t)
+	return nil
+}
+
+// Replace removes the tools of source and adds tools in their place,
+// after every other tool, in one step: a reader sees the old set or the
+// new one. Every tool of tools must have that Source. It returns the names
+// added and removed (a tool in both sets, changed or not, is in neither
+// list, and takes its new definition); on an error nothing changes.
+func (r *Registry) Replace(source string, tools []Tool) (added, removed []string, err error) {
+	if source == "" {
+		return nil, nil, errors.New("registry: Replace needs a source; rein's own tools are not replaced")
+	}
+	names := map[string]bool{}
+	for _, t := range tools {
+		if t.Source != source {
+			return nil, nil, fmt.Errorf("registry: tool %q comes from %q, not %q", t.Name, t.Source, source)
+		}
+		if err := check(t); err != nil {
+			return nil, nil, err
+		}
+		if names[t.Name] {
+			return nil, nil, fmt.Errorf("%w: %q", ErrDuplicate, t.Name)
+		}
+		names[t.Name] = true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	kept := make([]Tool, 0, len(r.tools)+len(tools))
+	old := map[string]bool{}
+	for _, t := range r.tools {
+		switch {
+		case t.Source != source:
+			if names[t.Name] {
+				return nil, nil, fmt.Errorf("%w: %q (of %s)", ErrDuplicate, t.Name, cmpSource(t.Source))
+			}
+			kept = append(kept, t)
+		case names[t.Name]:
+			old[t.Name] = true
+		default:
+			removed = append(removed, t.Name)
+		}
+	}
+	for _, t := range tools {
+		if !old[t.Name] {
+			added = append(added, t.Name)
+		}
+	}
+	r.tools = append(kept, tools...)
+	return added, removed, nil
+}
+
+// cmpSource names a tool's source for an error.
+func cmpSource(s string) string {
+	if s == "" {
+		return "rein"
+	}
+	return s
+}
+
+// index returns the place of the tool called name, or -1; r.mu is held.
+func (r *Registry) index(name string) int {
+	return slices.IndexFunc(r.tools, func(t Tool) bool { return t.Name == name })
+}
+
+// check tests a tool definition on its own.
+func check(t Tool) error {
 	if !validName().MatchString(t.Name) {
 		return fmt.Errorf("registry: tool name %q: want 1 to 64 letters, digits, '_' or '-'", t.Name)
-	}
-	if _, ok := r.Lookup(t.Name); ok {
-		return fmt.Errorf("%w: %q", ErrDuplicate, t.Name)
 	}
 	switch t.Risk {
 	case RiskRead, RiskWrite, RiskExecute, RiskNetwork:
@@ -226,13 +309,14 @@ func (r *Registry) Register(t Tool) error {
 	if err := json.Unmarshal(t.InputSchema, &schema); err != nil || schema.Type != "object" {
 		return fmt.Errorf("registry: tool %q: input schema must be a JSON object schema with \"type\": \"object\"", t.Name)
 	}
-	r.tools = append(r.tools, t)
 	return nil
 }
 
 // Lookup returns the tool called name.
 func (r *Registry) Lookup(name string) (Tool, bool) {
-	i := slices.IndexFunc(r.tools, func(t Tool) bool { return t.Name == name })
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	i := r.index(name)
 	if i < 0 {
 		return Tool{}, false
 	}
@@ -240,11 +324,17 @@ func (r *Registry) Lookup(name string) (Tool, bool) {
 }
 
 // All returns every tool, in registration order.
-func (r *Registry) All() []Tool { return slices.Clone(r.tools) }
+func (r *Registry) All() []Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Clone(r.tools)
+}
 
 // Visible returns the specs of the tools the model may see in s, in
 // registration order. It never returns nil.
 func (r *Registry) Visible(s *state.State) []contract.ToolSpec {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	out := make([]contract.ToolSpec, 0, len(r.tools))
 	for i := range r.tools {
 		t := &r.tools[i]

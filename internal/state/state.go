@@ -134,6 +134,17 @@ type State struct {
 	// methods, and left out of State's JSON form.
 	Ledger Ledger `json:"-"`
 
+	// Notes are what rein has to tell the model that waits for a place
+	// in the conversation (see Note); PromptNotes the context a
+	// UserPromptSubmit hook gave for the prompt not yet recorded, which
+	// follows it.
+	Notes       []Note `json:"notes,omitempty"`
+	PromptNotes []Note `json:"prompt_notes,omitempty"`
+	// Calling is set while a model call is under way: from its
+	// model.requested to its model.finished, model.discarded or
+	// provider.error.
+	Calling bool `json:"calling,omitempty"`
+
 	// LastSeq is the seq of the last durable event applied.
 	LastSeq uint64 `json:"last_seq"`
 }
@@ -191,6 +202,7 @@ func Apply(s State, env contract.Envelope) State {
 	s.applyModel(env)
 	s.applyTool(env)
 	s.applyContext(env)
+	s.applyNotes(env)
 	return s
 }
 
@@ -205,6 +217,7 @@ func (s *State) applySession(env contract.Envelope) {
 		s.System, s.ModelInfo = e.System, e.ModelInfo
 		s.Status = Idle
 	case *contract.SessionResumed:
+		s.Calling = false // a call the log left open ended with its process
 		if e.System != "" {
 			s.System = e.System
 			s.Calib.Last = Exact{} // the next request starts differently
@@ -232,6 +245,7 @@ func (s *State) applySession(env contract.Envelope) {
 	case *contract.ModeChanged:
 		s.Mode = e.To
 	case *contract.RunFinished:
+		s.Calling = false
 		s.Outcome, s.Status = e.Outcome, Failed
 		if e.Outcome == contract.OutcomeCompleted {
 			s.Status = Completed
@@ -261,6 +275,7 @@ func (s *State) applyModel(env contract.Envelope) {
 	switch e := env.Data.(type) {
 	case *contract.ModelRequested:
 		s.Calib = s.Calib.requested(e)
+		s.Calling = true
 		s.Side = e.Purpose
 		if s.Side != "" {
 			return
@@ -273,9 +288,14 @@ func (s *State) applyModel(env contract.Envelope) {
 		s.RunUsage.Add(e)
 		s.Calib = s.Calib.usage(e)
 	case *contract.ProviderError:
+		s.Calling = false
 		s.LastError = e
 		s.Calib = s.Calib.failed(e)
 	default:
+		switch env.Data.(type) {
+		case *contract.ModelFinished, *contract.ModelDiscarded:
+			s.Calling = false
+		}
 		if s.Side == "" {
 			s.applyDraft(env)
 		}

@@ -373,7 +373,7 @@ func (rt *Runtime) validate(st *state.State, in contract.ToolIntent, byUser bool
 	if t.Execute == nil {
 		return refuse(contract.CodeNotVisible, fmt.Sprintf("the tool %q is declared but this build cannot run it", t.Name))
 	}
-	if errs := rt.schemas.validate(t.Name, in.Input); len(errs) > 0 {
+	if errs := rt.schemas.validate(t, in.Input); len(errs) > 0 {
 		return refuse(contract.CodeSchemaInvalid, errs...)
 	}
 	if t.Check != nil {

@@ -4,39 +4,66 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/rein-agent/rein/internal/registry"
 )
 
-// schemas holds the resolved input schema of every tool of a registry.
+// schemas holds the resolved input schema of every tool the runtime has
+// seen: those of the registry when the runtime was made, and those of
+// tools that joined since (an MCP server's), resolved on their first
+// call and again when their schema changes.
 type schemas struct {
-	byTool map[string]*jsonschema.Resolved
+	mu     sync.Mutex
+	byTool map[string]resolved
+}
+
+// resolved is one tool's schema as given, and resolved.
+type resolved struct {
+	raw string
+	r   *jsonschema.Resolved
 }
 
 func compileSchemas(reg *registry.Registry) (*schemas, error) {
-	s := &schemas{byTool: map[string]*jsonschema.Resolved{}}
+	s := &schemas{byTool: map[string]resolved{}}
 	for _, t := range reg.All() {
-		var sch jsonschema.Schema
-		if err := json.Unmarshal(t.InputSchema, &sch); err != nil {
-			return nil, fmt.Errorf("tool: the input schema of %s: %w", t.Name, err)
+		if _, err := s.resolve(t); err != nil {
+			return nil, err
 		}
-		r, err := sch.Resolve(nil)
-		if err != nil {
-			return nil, fmt.Errorf("tool: the input schema of %s: %w", t.Name, err)
-		}
-		s.byTool[t.Name] = r
 	}
 	return s, nil
 }
 
+// resolve returns the resolved schema of t, resolving it when it is new
+// or changed.
+func (s *schemas) resolve(t registry.Tool) (*jsonschema.Resolved, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.byTool[t.Name]; ok && c.raw == string(t.InputSchema) {
+		return c.r, nil
+	}
+	var sch jsonschema.Schema
+	if err := json.Unmarshal(t.InputSchema, &sch); err != nil {
+		return nil, fmt.Errorf("tool: the input schema of %s: %w", t.Name, err)
+	}
+	r, err := sch.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("tool: the input schema of %s: %w", t.Name, err)
+	}
+	s.byTool[t.Name] = resolved{raw: string(t.InputSchema), r: r}
+	return r, nil
+}
+
 // validate checks input against the tool's schema and returns what is
 // wrong, for the model to fix; nil means it is valid.
-func (s *schemas) validate(tool string, input json.RawMessage) []string {
-	r := s.byTool[tool]
-	if r == nil {
-		return nil
+func (s *schemas) validate(t registry.Tool, input json.RawMessage) []string {
+	r, err := s.resolve(t)
+	if err != nil {
+		// A schema that cannot be resolved (a server's) validates
+		// nothing: the call is refused rather than run unchecked.
+		return []string{"the tool's own input schema is not valid, so no input can be checked against it: " + err.Error()}
 	}
 	var v any
 	if err := json.Unmarshal(input, &v); err != nil {
