@@ -11,6 +11,7 @@ import (
 	"github.com/rein-agent/rein/internal/eventlog"
 	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/permission"
+	"github.com/rein-agent/rein/internal/registry"
 )
 
 // The controls a person uses between and during runs: the permission mode
@@ -201,4 +202,37 @@ func (k *Kernel) record(e contract.Event) error {
 		return fmt.Errorf("kernel: sync: %w", err)
 	}
 	return nil
+}
+
+// ChangeTools makes tools the whole set of the tools of source (an MCP
+// server's: "mcp:NAME", server its name) in the registry, from the next
+// model request on, and records tools.changed with the names that joined
+// and left and reason. A change that adds and removes nothing records
+// nothing (the tools' definitions are replaced all the same). Before the
+// session has started, the change is recorded right after its
+// session.started. It is safe to call from any goroutine, during a run
+// too: a request already sent keeps the tools it had, and a call of a
+// tool that left is refused as one that is not there.
+func (k *Kernel) ChangeTools(server, source string, tools []registry.Tool, reason string) error {
+	if k.opts.Registry == nil {
+		return errors.New("kernel: change tools: the session has no registry")
+	}
+	k.ctl.Lock()
+	defer k.ctl.Unlock()
+	added, removed, err := k.opts.Registry.Replace(source, tools)
+	if err != nil {
+		return fmt.Errorf("kernel: change tools of %s: %w", server, err)
+	}
+	if len(added) == 0 && len(removed) == 0 {
+		return nil
+	}
+	e := &contract.ToolsChanged{Server: server, Added: added, Removed: removed, Reason: reason}
+	k.mu.Lock()
+	if k.st.Session == "" {
+		k.queued = append(k.queued, e)
+		k.mu.Unlock()
+		return nil
+	}
+	k.mu.Unlock()
+	return k.record(e)
 }

@@ -197,8 +197,11 @@ type Kernel struct {
 	// before the next one is appended, whichever goroutine appends it (the
 	// run, or SetMode during it).
 	amu sync.Mutex
-	mu  sync.Mutex // guards st, and models and current against readers
+	mu  sync.Mutex // guards st, and models and current against readers, and queued
 	st  state.State
+	// queued are the changes of tools made before the session started,
+	// recorded right after its session.started (see ChangeTools).
+	queued []*contract.ToolsChanged
 }
 
 // New returns a kernel that appends to log and asks prov. The state is the
@@ -266,7 +269,24 @@ func (k *Kernel) append(env contract.Envelope) (contract.Envelope, error) {
 	}
 	k.mu.Lock()
 	k.st = state.Apply(k.st, env)
+	queued := k.queued
+	if _, ok := env.Data.(*contract.SessionStarted); ok {
+		k.queued = nil
+	} else {
+		queued = nil
+	}
 	k.mu.Unlock()
+	// What changed in the tools before the session started follows its
+	// session.started at once.
+	for _, e := range queued {
+		q, err := k.log.Append(contract.Envelope{ID: id.New("evt"), Time: k.opts.Now().UTC(), Session: k.session, Run: env.Run, Turn: env.Turn, Cause: env.ID, Data: e})
+		if err != nil {
+			return env, fmt.Errorf("kernel: append %s: %w", e.EventType(), err)
+		}
+		k.mu.Lock()
+		k.st = state.Apply(k.st, q)
+		k.mu.Unlock()
+	}
 	return env, nil
 }
 

@@ -24,7 +24,11 @@ type Note struct {
 func (s *State) applyNotes(env contract.Envelope) {
 	switch e := env.Data.(type) {
 	case *contract.ToolsChanged:
-		s.note(toolsNote(e), env.Seq)
+		if len(s.Messages) > 0 || len(s.Notes) > 0 {
+			// Before the conversation starts the model learns its tools
+			// from the request itself.
+			s.note(toolsNote(e), env.Seq)
+		}
 	case *contract.HookRan:
 		text := hookNote(e)
 		switch {
