@@ -30,6 +30,10 @@ type Request struct {
 	// Risk is treated as the most reaching: not a read.
 	Risk     registry.Risk
 	ReadOnly bool
+	// External says the tool is not rein's own (an MCP server's): what it
+	// says of itself is a claim, so the policy asks unless a rule allows
+	// it (see registry.Tool.Source).
+	External bool
 	// Input is the intent's parsed JSON input. The policy reads "command"
 	// for bash and "path" for every other tool; a missing or malformed
 	// field only means no pattern rule can match.
@@ -38,7 +42,7 @@ type Request struct {
 
 // RequestFor returns the request for running t with input.
 func RequestFor(t registry.Tool, input json.RawMessage) Request {
-	return Request{Tool: t.Name, Risk: t.Risk, ReadOnly: t.ReadOnly, Input: input}
+	return Request{Tool: t.Name, Risk: t.Risk, ReadOnly: t.ReadOnly, External: t.External(), Input: input}
 }
 
 // Verdict is a policy's answer to a request. The zero Verdict has no
@@ -137,7 +141,11 @@ func (p *Policy) Hidden(t registry.Tool) bool {
 	if p.mode.Hidden(t) {
 		return true
 	}
-	for _, r := range p.deny[t.Name] {
+	deny := p.deny[t.Name]
+	if t.External() {
+		deny = external(p.rules.Deny, t.Name)
+	}
+	for _, r := range deny {
 		if r.any() {
 			return true
 		}
@@ -179,7 +187,10 @@ func decodeInput(raw json.RawMessage) input {
 // is never allowed by a rule with a pattern, and is left to the mode.
 func (p *Policy) Decide(req Request) Verdict {
 	in := decodeInput(req.Input)
-	if req.Tool == bashTool {
+	switch {
+	case req.External:
+		return p.decideExternal(req, in)
+	case req.Tool == bashTool:
 		return p.decideBash(req, in)
 	}
 	return p.decideTool(req, in)

@@ -18,7 +18,7 @@ const bashTool = "bash"
 // the wrong case (Claude Code spells its tools Bash, Edit...).
 var builtinTools = []string{bashTool, "read_file", "write_file", "edit_file", "glob", "grep", "list_dir"}
 
-var validToolName = lazyRegexp(`^[A-Za-z0-9_-]{1,64}$`)
+var validToolName = lazyRegexp(`^(?:[A-Za-z0-9_-]{1,64}|[A-Za-z0-9_-]{0,63}\*)$`)
 
 // Rule names a tool and, optionally, which of its inputs it covers:
 //
@@ -77,6 +77,9 @@ func parseRule(s string) (Rule, error) {
 	}
 	if !validToolName.MatchString(name) {
 		return Rule{}, fmt.Errorf("rule %q: tool name %q: want 1 to 64 letters, digits, '_' or '-'", s, name)
+	}
+	if _, err := namePattern(name); err != nil {
+		return Rule{}, fmt.Errorf("rule %q: %w", s, err)
 	}
 	for _, b := range builtinTools {
 		if name != b && strings.EqualFold(name, b) {

@@ -21,6 +21,9 @@ import (
 // workspace, for instance, is never allowed by a rule.
 func (p *Policy) SuggestRules(req Request) []Rule {
 	in := decodeInput(req.Input)
+	if req.External {
+		return p.suggestExternal(req)
+	}
 	if req.Tool != bashTool {
 		var given string
 		if in.Path != nil {
