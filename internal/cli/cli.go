@@ -122,6 +122,10 @@ type Session struct {
 	// an absolute path to a message (@path): the session's read rules;
 	// safe to call from any goroutine.
 	Readable func(abs string) error
+	// Extensions, when set, gives the lines /mcp, /hooks and /skills show
+	// (kind "mcp", "hooks", "skills"): what is loaded, from which file,
+	// what failed (a problem's Key starts with "!"); it must not block.
+	Extensions func(kind string) []Fact
 	// Notify is how the terminal UI tells the person that a long run ended
 	// or an approval waits: "bell", "osc9" or "off"; empty means "bell".
 	Notify string

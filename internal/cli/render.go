@@ -227,7 +227,7 @@ func (t *terminal) event(env contract.Envelope) error {
 	case *contract.RunFinished:
 		t.finished(e)
 	default:
-		if !t.context(env.Data) {
+		if !t.context(env.Data) && !t.extension(env.Data) {
 			t.tool(env.Data)
 		}
 	}

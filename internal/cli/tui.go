@@ -91,6 +91,15 @@ func (a *app) uiSession(s *Session, rt tui.Runtime) *tui.Session {
 	for _, f := range s.About {
 		out.About = append(out.About, tui.Fact{Key: f.Key, Value: f.Value})
 	}
+	if s.Extensions != nil {
+		out.Extensions = func(kind string) []tui.Fact {
+			var facts []tui.Fact
+			for _, f := range s.Extensions(kind) {
+				facts = append(facts, tui.Fact{Key: f.Key, Value: f.Value})
+			}
+			return facts
+		}
+	}
 	return out
 }
 

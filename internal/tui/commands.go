@@ -39,6 +39,9 @@ func builtinTable() []builtin {
 		{"cost", "", "the tokens and cost of this session", false, (*model).cost},
 		{"diff", "", "what this session's edits changed in the workspace, from the log", false, (*model).diff},
 		{"status", "", "provider, endpoint, model and window, configuration, sandbox, instructions", false, (*model).status},
+		{"mcp", "", "the MCP servers: state, tools, the file each comes from, what failed", false, (*model).mcp},
+		{"hooks", "", "the hooks that run around prompts and tool calls, and the file each comes from", false, (*model).hooks},
+		{"skills", "", "the skills the model is told of, and where each was found", false, (*model).skills},
 		{"init", "", "ask the model to write an AGENTS.md for this repository", true, (*model).init},
 		{"exit", "", "leave rein (Ctrl-D on an empty composer does too)", false, (*model).exit},
 	}

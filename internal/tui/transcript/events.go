@@ -31,6 +31,48 @@ func (t *Transcript) note(env contract.Envelope) string {
 		return Note("info", fmt.Sprintf("context compacted: %s → %s tokens", thousands(e.TokensBefore), thousands(e.TokensAfter)), w, th)
 	case *contract.CompactionFailed:
 		return Note("warn", "context compaction failed: "+e.Reason, w, th)
+	case *contract.ToolsChanged:
+		return toolsChanged(e, w, th)
+	case *contract.HookRan:
+		return hookRan(e, w, th)
+	}
+	return ""
+}
+
+// toolsChanged is the note of an MCP server's tools joining or leaving.
+func toolsChanged(e *contract.ToolsChanged, w int, th style.Theme) string {
+	switch {
+	case len(e.Removed) > 0 && len(e.Added) > 0:
+		return Note("info", fmt.Sprintf("mcp %s: %d tools joined, %d left: %s", e.Server, len(e.Added), len(e.Removed), e.Reason), w, th)
+	case len(e.Removed) > 0:
+		return Note("warn", fmt.Sprintf("mcp %s: its %d tools left: %s", e.Server, len(e.Removed), e.Reason), w, th)
+	}
+	return Note("info", fmt.Sprintf("mcp %s: %d tools joined: %s", e.Server, len(e.Added), e.Reason), w, th)
+}
+
+// hookRan is the note of a hook that decided something, failed or added
+// context; "" for one that only ran.
+func hookRan(e *contract.HookRan, w int, th style.Theme) string {
+	what := "hook " + e.Event + " " + e.Command
+	reason := ""
+	if e.Reason != "" {
+		reason = ": " + e.Reason
+	}
+	switch {
+	case e.Decision == contract.HookDeny:
+		return Note("warn", what+" denied the call"+reason, w, th)
+	case e.Decision == contract.HookBlock && e.Event == contract.HookStop:
+		return Note("info", what+" asks the model to go on"+reason, w, th)
+	case e.Decision == contract.HookBlock:
+		return Note("warn", what+" blocked the message (it was not sent)"+reason, w, th)
+	case e.Decision == contract.HookAsk:
+		return Note("info", what+" asks you"+reason, w, th)
+	case e.Decision == contract.HookAllow:
+		return Note("info", what+" allowed the call"+reason, w, th)
+	case e.Exit != contract.ExitOK && e.Exit != "":
+		return Note("warn", fmt.Sprintf("%s failed (%s, exit code %d)%s", what, e.Exit, e.ExitCode, reason), w, th)
+	case e.Context != "":
+		return Note("info", fmt.Sprintf("%s added context (%d bytes)", what, len(e.Context)), w, th)
 	}
 	return ""
 }
