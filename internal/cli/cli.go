@@ -96,6 +96,25 @@ type Spec struct {
 	// asked of a model that reasons; empty means the configuration's,
 	// else the model's default.
 	ReasoningEffort string
+	// TrustProject is the --trust-project flag: the project's files that
+	// start programs (.mcp.json) or run commands (.claude/settings.json's
+	// hooks) count as trusted for this run, without asking or remembering.
+	TrustProject bool
+	// Trust asks the person whether to trust such a file (and remembers a
+	// yes in their own config.toml); nil means nobody can be asked, and an
+	// untrusted file is left out, with a warning.
+	Trust func(ctx context.Context, q TrustQuestion) (bool, error)
+}
+
+// TrustQuestion asks whether a project's file may start programs or run
+// commands on the person's behalf.
+type TrustQuestion struct {
+	// Path is the file; Changed says it was trusted before and has
+	// changed since.
+	Path    string
+	Changed bool
+	// What are the programs and commands it would start, one a line.
+	What []string
 }
 
 // Session is a runtime opened for one command, with what the CLI shows
@@ -182,6 +201,9 @@ type Deps struct {
 	// Stdin, Stdout and Stderr default to the process's.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// Extensions answers rein mcp, rein hooks and rein skills; its nil
+	// functions make those commands say this build has none.
+	Extensions Extensions
 	// Interrupts, when not nil, wraps a context so that Ctrl-C (or
 	// SIGTERM) cancels it, with an [*Interrupt] as the cause; nil means
 	// signals are not caught.
@@ -216,8 +238,11 @@ type flags struct {
 	all, reindex, last, interactive bool
 	// plain asks for the line mode instead of the terminal UI.
 	plain bool
-	at    uint64
-	types []string
+	// trustProject counts the project's files that start programs
+	// (.mcp.json, .claude/settings.json) as trusted for this run.
+	trustProject bool
+	at           uint64
+	types        []string
 }
 
 // Execute runs rein with args (without the program name) and returns the
@@ -323,6 +348,9 @@ type app struct {
 	// usage sums the tokens and cost of the last run followed, and keeps
 	// why it ended.
 	usage tally
+	// trust asks the person whether to trust a project's file (see
+	// Spec.Trust); nil for a run nobody can be asked in.
+	trust func(ctx context.Context, q TrustQuestion) (bool, error)
 }
 
 func (a *app) commands() *cobra.Command {
@@ -400,6 +428,7 @@ func (a *app) commands() *cobra.Command {
 	debug.AddCommand(normalize)
 	root.AddCommand(exec, demo, version, debug)
 	root.AddCommand(a.sessionCommands()...)
+	root.AddCommand(a.extensionCommands()...)
 	root.PersistentFlags().StringVar(&a.flags.sessionDir, "session-dir", "", "where sessions are kept (default $XDG_STATE_HOME/rein/sessions or ~/.local/state/rein/sessions; config key session_dir)")
 	return root
 }
@@ -442,6 +471,7 @@ func (a *app) sessionFlags(cmd *cobra.Command) {
 	f.BoolVar(&a.flags.network, "network", false, "let sandboxed commands reach the network")
 	f.StringVar(&a.flags.maxCost, "max-cost", "", "end a run, as budget, after the model call that takes its cost past this many US dollars, e.g. 0.50 (config key max_cost)")
 	f.StringVar(&a.flags.reasoningEffort, "reasoning-effort", "", "the reasoning level asked of a model that reasons, one of its levels (low, medium, high...; config key reasoning_effort)")
+	f.BoolVar(&a.flags.trustProject, "trust-project", false, "trust the project's .mcp.json and .claude/settings.json (its MCP servers and hooks) for this run without asking; headless runs start them only with it")
 }
 
 // open builds the session the flags ask for.
@@ -488,6 +518,7 @@ func (a *app) spec(approver kernel.Approver) (Spec, error) {
 		AddDirs: a.flags.addDirs, MaxTurns: a.flags.maxTurns, Approver: approver,
 		Sandbox: a.flags.sandbox, Network: a.flags.network,
 		SessionDir: a.flags.sessionDir, MaxCost: maxCost, ReasoningEffort: effort,
+		TrustProject: a.flags.trustProject, Trust: a.trust,
 	}, nil
 }
 

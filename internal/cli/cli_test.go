@@ -329,7 +329,7 @@ func TestCostAndEffortFlags(t *testing.T) {
 				}
 				return
 			}
-			got.Cwd, got.Approver = "", nil
+			got.Cwd, got.Approver, got.Trust = "", nil, nil
 			if d := cmp.Diff(c.want, got); d != "" {
 				t.Errorf("spec (-want +got):\n%s", d)
 			}

@@ -107,6 +107,7 @@ func (a *app) reasonOf(st *state.State) string {
 func (a *app) interactive(ctx context.Context, first string) error {
 	if a.useUI() {
 		approver := tui.NewApprover()
+		a.trust = trustAsker(a.deps.Stderr, byteLines(a.deps.Stdin))
 		s, err := a.open(ctx, approver)
 		if err != nil {
 			return err
@@ -114,6 +115,7 @@ func (a *app) interactive(ctx context.Context, first string) error {
 		return a.ui(ctx, s, approver, tui.Options{First: first})
 	}
 	lines := readLines(a.deps.Stdin)
+	a.trust = trustAsker(a.deps.Stderr, lines.next)
 	s, err := a.open(ctx, &prompter{lines: lines, w: a.deps.Stderr})
 	if err != nil {
 		return err

@@ -234,9 +234,11 @@ func (a *app) resume(ctx context.Context, args []string) error {
 	if a.flags.interactive && a.useUI() {
 		uiApprover = tui.NewApprover()
 		approver = uiApprover
+		a.trust = trustAsker(a.deps.Stderr, byteLines(a.deps.Stdin))
 	} else if a.flags.interactive {
 		lines = readLines(a.deps.Stdin)
 		approver = &prompter{lines: lines, w: a.deps.Stderr}
+		a.trust = trustAsker(a.deps.Stderr, lines.next)
 	}
 	spec, err := a.spec(approver)
 	if err != nil {
