@@ -141,6 +141,12 @@ type Session struct {
 	// an absolute path to a message (@path): the session's read rules;
 	// safe to call from any goroutine.
 	Readable func(abs string) error
+	// Ready, when set, waits until the session's MCP servers have started
+	// or failed (each within its startup timeout), for a headless run: it
+	// has no person typing while they start, and its model should be
+	// offered the tools it was configured with. An interactive session
+	// never waits: a server's tools join when it is up.
+	Ready func(ctx context.Context)
 	// Extensions, when set, gives the lines /mcp, /hooks and /skills show
 	// (kind "mcp", "hooks", "skills"): what is loaded, from which file,
 	// what failed (a problem's Key starts with "!"); it must not block.

@@ -73,6 +73,9 @@ func (a *app) exec(ctx context.Context, args []string) error {
 	}
 	defer closeSession(s, a.deps.Stderr)
 	a.saySandbox(s)
+	if s.Ready != nil {
+		s.Ready(ctx)
+	}
 	interrupted, err := a.drive(ctx, s.Runtime, prompt, a.renderer())
 	if err != nil {
 		return err

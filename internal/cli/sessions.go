@@ -269,6 +269,9 @@ func (a *app) resume(ctx context.Context, args []string) error {
 			s.Runtime.Session(), describe(&st), s.Runtime.Session())
 		return nil
 	}
+	if s.Ready != nil && !a.flags.interactive {
+		s.Ready(ctx)
+	}
 	interrupted, err := a.follow(ctx, a.renderer(), func(ctx context.Context) iter.Seq2[contract.Envelope, error] {
 		return s.Runtime.Resume(ctx, kernel.Resume{Gates: s.Gates, Text: prompt})
 	})
