@@ -30,6 +30,10 @@ type Environment struct {
 	// Instructions is the text of the repository's AGENTS.md, and
 	// InstructionsFile its name; empty means there is none.
 	Instructions, InstructionsFile string
+	// Skills lists the skills the model may use, one a line, as
+	// skill.Prompt makes them (name, path of its SKILL.md, description);
+	// empty means none, and the prompt has no section on skills.
+	Skills string
 }
 
 // SystemPrompt returns rein's system prompt for env. The text lives in

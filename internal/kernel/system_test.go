@@ -1,0 +1,52 @@
+package kernel
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rein-agent/rein/internal/skill"
+)
+
+// update rewrites the golden files under testdata/:
+// go test ./internal/kernel -run SystemPromptGolden -update.
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// The whole system prompt of a session with skills and instructions, as
+// the model reads it.
+func TestSystemPromptGolden(t *testing.T) {
+	skills, _ := skill.Prompt([]skill.Skill{
+		{Name: "pdf", Description: "Fill PDF forms and extract their text. Use when the user names a PDF.", Path: "/src/stats/.claude/skills/pdf/SKILL.md"},
+		{Name: "release-notes", Description: "Write the release notes from the git log since the last tag.", Path: "/home/ada/.config/rein/skills/release-notes/SKILL.md"},
+	}, 0)
+	env := Environment{Workspace: "/src/stats", OS: "linux/amd64", Date: "2026-11-30", Git: "branch main, clean",
+		Instructions: "Run make check before finishing.", InstructionsFile: "AGENTS.md", Skills: skills}
+	got := SystemPrompt(env)
+	golden := filepath.Join("testdata", "system_skills.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (go test ./internal/kernel -run SystemPromptGolden -update writes it)", err)
+	}
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Errorf("SystemPrompt() mismatch (-want +got):\n%s", d)
+	}
+	if again := SystemPrompt(env); again != got {
+		t.Error("SystemPrompt() differs for the same environment; prompt caching needs the same bytes")
+	}
+}
+
+// Without skills the prompt says nothing of them.
+func TestSystemPromptWithoutSkills(t *testing.T) {
+	p := SystemPrompt(Environment{Workspace: "/src/stats", Instructions: "x", InstructionsFile: "AGENTS.md"})
+	if strings.Contains(p, "# Skills") || strings.Contains(p, "SKILL.md") {
+		t.Errorf("prompt without skills mentions them:\n%s", p)
+	}
+}
