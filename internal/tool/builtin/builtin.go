@@ -8,8 +8,10 @@
 // Every path a file tool touches is resolved through the session's
 // workspace.Workspace, symbolic links followed, at validation and again
 // at execution; the tools that only read reach the session's artifacts
-// directory too (Options.ArtifactDir), and nothing else outside; bash runs in the workspace root, in a session and process
-// group of its own, with credentials stripped from its environment.
+// directory (Options.ArtifactDir) and its read roots (Options.ReadRoots,
+// the skills' directories) too, and nothing else outside; bash runs in the
+// workspace root, in a session and process group of its own, with
+// credentials stripped from its environment.
 package builtin
 
 import (
@@ -31,6 +33,17 @@ type Options struct {
 	// resolved once, when the tools are made. Empty means no tool reaches
 	// past the workspace.
 	ArtifactDir string
+	// ReadRoots are directories outside the workspace that read_file,
+	// list_dir, grep and glob may read too, by absolute path: the
+	// directories of the session's skills (skill.Dirs), whose SKILL.md
+	// and the files beside it the model reads. write_file and edit_file
+	// are refused there; a read root inside the workspace is the
+	// workspace's, and changes nothing. Each is made absolute and its
+	// links resolved once, when the tools are made, so a link put in its
+	// place later, or a link or ".." inside it, cannot lead a read
+	// elsewhere; one that cannot be resolved (neither it nor its parent
+	// exists) is left out. Nil means none.
+	ReadRoots []string
 }
 
 // Tools returns the built-in tools of one session working in ws. They
@@ -42,7 +55,7 @@ func Tools(ws *workspace.Workspace, opts *Options) []registry.Tool {
 	if opts != nil {
 		o = *opts
 	}
-	sc := newScope(ws, o.ArtifactDir)
+	sc := newScope(ws, o.ArtifactDir, o.ReadRoots...)
 	tools := fileToolsIn(sc)
 	tools = append(tools, searchToolsIn(sc)...)
 	return append(tools, Bash(ws, o.Bash))

@@ -217,9 +217,10 @@ type fileRun[T pathInput] func(ctx context.Context, w io.Writer, in T, abs strin
 // u of its path, whose work is run: it returns at once when ctx is done,
 // decodes the input and resolves its path again (the world may have
 // changed since Check), and hands run the input, the resolved path, the
-// output to write to and the call's ledger. The stamp of a session
-// artifact read is not reported: the ledger is of the files the model may
-// then change, and no tool changes an artifact.
+// output to write to and the call's ledger. The stamp of a file read in
+// the artifacts directory or a read root outside the workspace is not
+// reported: the ledger is of the files the model may then change, and no
+// tool changes those.
 func fileExecutor[T pathInput](ft *fileTools, tool string, u use, run fileRun[T]) registry.Executor {
 	return func(ctx context.Context, call *registry.Call) (registry.Result, error) {
 		if err := ctx.Err(); err != nil {
@@ -230,7 +231,7 @@ func fileExecutor[T pathInput](ft *fileTools, tool string, u use, run fileRun[T]
 			return registry.Result{}, err
 		}
 		files, err := run(ctx, call.Output, in, abs, call.Ledger)
-		if ft.scope.holds(abs) {
+		if ft.scope.readOnly(abs) {
 			files = nil
 		}
 		return registry.Result{Files: files}, err

@@ -13,46 +13,69 @@ type use uint8
 
 const (
 	// forRead: the tool only reads (read_file, list_dir, grep, glob); the
-	// session's artifacts directory is in reach too.
+	// session's artifacts directory and read roots are in reach too.
 	forRead use = iota
 	// forWrite: the tool may change the file (write_file, edit_file); the
-	// artifacts directory is refused, wherever it is.
+	// artifacts directory is refused, wherever it is, and a read root
+	// outside the workspace.
 	forWrite
 )
 
 // scope is where the file and search tools of one session may go: inside
-// the workspace, and, for the tools that only read, in the session's
-// artifacts directory too, which holds the whole outputs of earlier tool
-// calls (an observation elided from the prompt names its artifact by
-// absolute path). The workspace is not widened: nothing else outside it
-// comes in reach, and no tool writes in the artifacts directory, even
-// where it lies inside the workspace. A path is resolved once, as the
-// workspace resolves it (every symbolic link followed, ".." after the
-// link), and it is where it leads that is judged, so a link or a ".." in
-// the artifacts directory cannot lead a read out of it.
+// the workspace, and, for the tools that only read, in a few directories
+// outside it too (readRoot): the session's artifacts directory, which
+// holds the whole outputs of earlier tool calls (an observation elided
+// from the prompt names its artifact by absolute path), and the read
+// roots the session names (Options.ReadRoots: the skills' directories).
+// The workspace is not widened: nothing else outside it comes in reach,
+// no tool writes in a read root outside the workspace, and no tool writes
+// in the artifacts directory, even where it lies inside the workspace. A
+// path is resolved once, as the workspace resolves it (every symbolic
+// link followed, ".." after the link), and it is where it leads that is
+// judged, so a link or a ".." in a read root cannot lead a read out of
+// it.
 type scope struct {
 	ws *workspace.Workspace
-	// artifacts is the session's artifacts directory, absolute, its links
-	// resolved when the scope was made (see realDir); "" means none.
-	artifacts string
+	// reads are the read roots, the artifacts directory first when there
+	// is one; each absolute, its links resolved when the scope was made
+	// (see realDir).
+	reads []readRoot
 }
 
-// newScope returns the scope of ws and the artifacts directory dir ("" for
-// none; a relative one is taken from the current directory).
-func newScope(ws *workspace.Workspace, dir string) *scope {
+// readRoot is a directory outside the workspace that the tools that only
+// read may read.
+type readRoot struct {
+	dir string
+	// artifacts marks the session's artifacts directory, where no tool
+	// writes even where it lies inside the workspace.
+	artifacts bool
+}
+
+// newScope returns the scope of ws, the artifacts directory dir ("" for
+// none) and the read roots reads; a relative directory is taken from the
+// current directory, and one that is not there (nor its parent) is left
+// out.
+func newScope(ws *workspace.Workspace, dir string, reads ...string) *scope {
 	s := &scope{ws: ws}
 	if dir != "" {
-		s.artifacts = realDir(dir)
+		if real := realDir(dir); real != "" {
+			s.reads = append(s.reads, readRoot{dir: real, artifacts: true})
+		}
+	}
+	for _, d := range reads {
+		if real := realDir(d); real != "" {
+			s.reads = append(s.reads, readRoot{dir: real})
+		}
 	}
 	return s
 }
 
 // realDir returns dir, absolute, with its links resolved; when dir does
-// not exist yet (the runtime makes it with the first artifact), its
-// parent's links are resolved and its name appended. It is "" when neither
-// exists. Resolved once, here: a link put in place of the directory later
-// (by a command) cannot move it elsewhere. A path resolved by the
-// workspace has no links left, so when it lies below this one it is
+// not exist yet (the runtime makes the artifacts directory with the first
+// artifact), its parent's links are resolved and its name appended. It is
+// "" when neither exists. Resolved once, here: a link put in place of the
+// directory later (by a command) cannot move it elsewhere. A path resolved
+// by the workspace has no links left, so when it lies below this one it is
 // really in the directory there.
 func realDir(dir string) string {
 	abs, err := filepath.Abs(dir)
@@ -69,30 +92,52 @@ func realDir(dir string) string {
 }
 
 // locate returns where path leads for a tool that makes u of it. A path
-// that leads outside the workspace, and not in the artifacts directory
-// for a read, is a *workspace.OutsideError, as
-// [workspace.Workspace.Resolve] returns it; a write in the artifacts
-// directory is a precondition_failed *registry.CheckError; a path that
+// that leads outside the workspace, and not in a read root for a read, is
+// a *workspace.OutsideError, as [workspace.Workspace.Resolve] returns it;
+// a write in the artifacts directory, or in a read root outside the
+// workspace, is a precondition_failed *registry.CheckError; a path that
 // cannot be resolved, the workspace's error.
 func (s *scope) locate(path string, u use) (string, error) {
 	abs, root, err := s.ws.Locate(path)
 	if err != nil {
 		return "", err
 	}
-	artifact := s.holds(abs)
+	r, in := s.readRootOf(abs)
 	switch {
-	case artifact && u == forWrite:
+	case in && r.artifacts && u == forWrite:
 		return "", &registry.CheckError{Code: "precondition_failed", Message: fmt.Sprintf(
 			"%s is in this session's artifacts directory (%s), which keeps the whole outputs of earlier tool calls to be read; no tool writes there",
-			path, s.artifacts)}
-	case artifact, root >= 0:
+			path, r.dir)}
+	case in && r.artifacts, root >= 0:
+		return abs, nil
+	case in && u == forWrite:
+		return "", &registry.CheckError{Code: "precondition_failed", Message: fmt.Sprintf(
+			"%s is in %s, outside the workspace, which the file tools may read but not change", path, r.dir)}
+	case in:
 		return abs, nil
 	}
 	return "", &workspace.OutsideError{Path: path, Resolved: abs, Roots: s.ws.Roots()}
 }
 
-// holds reports whether abs, a path with its links resolved, is the
-// artifacts directory or lies below it.
-func (s *scope) holds(abs string) bool {
-	return s.artifacts != "" && pathWithin(s.artifacts, abs)
+// readRootOf returns the read root abs, a path with its links resolved,
+// is or lies below, the artifacts directory first.
+func (s *scope) readRootOf(abs string) (readRoot, bool) {
+	for _, r := range s.reads {
+		if pathWithin(r.dir, abs) {
+			return r, true
+		}
+	}
+	return readRoot{}, false
+}
+
+// readOnly reports whether abs, a path with its links resolved, is where
+// no tool writes: in the artifacts directory, or in a read root outside
+// the workspace.
+func (s *scope) readOnly(abs string) bool {
+	r, in := s.readRootOf(abs)
+	if !in || r.artifacts {
+		return in
+	}
+	_, root, err := s.ws.Locate(abs)
+	return err != nil || root < 0
 }
