@@ -58,6 +58,19 @@ func parse(data []byte) (Skill, []Problem) {
 	if err != nil {
 		return Skill{}, []Problem{*err}
 	}
+	s, probs := frontFields(front)
+	// yaml counts a lone carriage return (and NEL, LS, PS) as a line
+	// break, the file's lines do not: no line is past the closing fence.
+	end := bytes.Count(front, []byte("\n")) + 2
+	for i := range probs {
+		probs[i].Line = min(probs[i].Line, end)
+	}
+	return s, probs
+}
+
+// frontFields reads the name and description of the front matter front, whose
+// line 1 is the file's line 2.
+func frontFields(front []byte) (Skill, []Problem) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(front, &doc); err != nil {
 		line, msg := yamlError(err)
@@ -188,10 +201,10 @@ func badName(name string) string {
 	return ""
 }
 
-// oneLine returns s on one line: every run of spaces, newlines and other
-// control characters is one space.
+// oneLine returns s on one line, valid UTF-8: every run of spaces,
+// newlines and other control characters is one space.
 func oneLine(s string) string {
-	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+	return strings.Join(strings.FieldsFunc(strings.ToValidUTF8(s, "\uFFFD"), func(r rune) bool {
 		return unicode.IsSpace(r) || unicode.IsControl(r)
 	}), " ")
 }
