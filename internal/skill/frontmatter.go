@@ -84,7 +84,12 @@ func frontFields(front []byte) (Skill, []Problem) {
 		}
 		fields = make(map[string]*yaml.Node, len(m.Content)/2)
 		for i := 0; i+1 < len(m.Content); i += 2 {
-			fields[m.Content[i].Value] = m.Content[i+1]
+			key := m.Content[i]
+			if first, ok := fields[key.Value]; ok && (key.Value == "name" || key.Value == "description") {
+				return Skill{}, []Problem{{Line: key.Line + 1, Message: fmt.Sprintf(
+					"front matter: %s is given twice (first on line %d)", key.Value, first.Line+1)}}
+			}
+			fields[key.Value] = m.Content[i+1]
 		}
 	}
 	name, p := text(fields, "name")
@@ -103,7 +108,7 @@ func frontFields(front []byte) (Skill, []Problem) {
 	if n := utf8.RuneCountInString(desc); n > MaxDescription {
 		desc = string([]rune(desc)[:MaxDescription-1]) + "…"
 		probs = append(probs, Problem{Line: fields["description"].Line + 1, Message: fmt.Sprintf(
-			"description is %d characters; the model is shown its first %d", n, MaxDescription)})
+			"description is %d characters; the model is shown it cut to %d", n, MaxDescription)})
 	}
 	return Skill{Name: name, Description: desc}, probs
 }

@@ -174,6 +174,7 @@ func TestMalformedSkillsAreProblemsWithFileAndLine(t *testing.T) {
 		{"empty description", "---\nname: pdf\ndescription:\n---\n", 3, "description is empty"},
 		{"description a list", "---\nname: pdf\ndescription:\n  - a\n  - b\n---\n", 4, "description is not a string"},
 		{"bad name", "---\nname: PDF Forms\ndescription: x\n---\n", 2, "only lowercase letters, digits and hyphens"},
+		{"name twice", "---\nname: pdf\ndescription: x\nname: forms\n---\n", 4, "name is given twice (first on line 2)"},
 		{"long name", "---\nname: " + strings.Repeat("a", 65) + "\ndescription: x\n---\n", 2, "more than 64"},
 	}
 	for _, c := range cases {
