@@ -1,0 +1,21 @@
+// Package hook runs a person's hooks around prompts, tool calls and the end
+// of a run, in Claude Code's protocol, so that hook scripts written for
+// Claude Code work unchanged: the event's input as JSON on stdin, and the
+// answer in the exit code (2 blocks, with stderr as the reason) or in JSON
+// on stdout (decision, hookSpecificOutput.permissionDecision,
+// additionalContext).
+//
+// A hook proposes; the caller decides. PreToolUse is a gate that fails
+// closed: a hook that cannot start, crashes (an exit other than 0 or 2),
+// times out or prints JSON that does not parse denies the call. The other
+// events observe and fail open. Every run of a hook command is a
+// contract.HookRan for the caller to record: the Runner emits nothing
+// itself and never writes the conversation (the state turns the events into
+// what the model reads).
+//
+// Hooks run through `sh -c` in the workspace root with the stripped
+// environment of the tools' commands (builtin.ToolEnv) plus
+// CLAUDE_PROJECT_DIR, REIN_PROJECT_DIR and REIN_SESSION_ID, in a session and
+// process group of their own that is killed as a whole at the hook's
+// timeout; what they print is bounded.
+package hook
