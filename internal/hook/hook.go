@@ -194,7 +194,7 @@ type ToolCall struct {
 	// IntentID is the intent's id (tool_use_id); Tool rein's name of the
 	// tool; Input its input as the model gave it.
 	IntentID, Tool string
-	Input      json.RawMessage
+	Input          json.RawMessage
 }
 
 // ToolResponse is how a call ended, for PostToolUse: whether it
