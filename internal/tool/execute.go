@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/hook"
 	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
@@ -133,8 +134,28 @@ func (rt *Runtime) end(ctx context.Context, j job, d *done, start string, ledger
 			return err
 		}
 	}
+	if err := rt.postToolUse(ctx, j, d, cause, sink); err != nil {
+		return err
+	}
 	_, err = sink.Emit(&contract.ToolObservation{Observation: d.obs}, cause)
 	return err
+}
+
+// postToolUse runs the person's PostToolUse hooks on how job j ended, d,
+// and emits their events (a context they add is what the state tells the
+// model) before the observation they saw, caused by cause.
+func (rt *Runtime) postToolUse(ctx context.Context, j job, d *done, cause string, sink Sink) error {
+	if !rt.opts.Hooks.Has(contract.HookPostToolUse) {
+		return nil
+	}
+	o := rt.opts.Hooks.PostToolUse(ctx, hook.ToolCall{IntentID: j.Intent.ID, Tool: j.tool.Name, Input: j.Intent.Input},
+		hook.ToolResponse{OK: d.obs.OK, Text: d.obs.Text, ExitCode: d.completed.ExitCode})
+	for i := range o.Ran {
+		if _, err := sink.Emit(&o.Ran[i], cause); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // watch returns the function that receives the next end of an

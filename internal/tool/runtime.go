@@ -13,6 +13,7 @@ import (
 
 	"github.com/rein-agent/rein/internal/config"
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/hook"
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
@@ -57,6 +58,11 @@ type Options struct {
 	// text; values shorter than 4 bytes are ignored (cutting them would
 	// mangle ordinary text).
 	Secrets []string
+	// Hooks are the person's hooks (internal/hook): PreToolUse joins the
+	// permission stage, after the policy (a policy deny stands and no hook
+	// runs), PostToolUse sees each observation before it is recorded.
+	// nil runs none, at no cost.
+	Hooks *hook.Runner
 	// Logger receives diagnostics; nil means discard.
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
@@ -294,7 +300,8 @@ func (rt *Runtime) recheck(batch []job, sink Sink) ([]job, error) {
 	keep := batch[:0:0]
 	policy := rt.Policy()
 	for _, j := range batch {
-		if j.by == permission.ByUser {
+		if j.by == permission.ByUser || j.by == permission.ByHook {
+			// A person's answer, or their hook's, stands for the turn.
 			keep = append(keep, j)
 			continue
 		}
@@ -327,7 +334,10 @@ func (rt *Runtime) admit(ctx context.Context, st *state.State, p Proposal, sink 
 		return job{}, false, err
 	}
 	t := val.tool
-	verdict, asked := rt.decide(ctx, t, in)
+	verdict, asked, err := rt.decide(ctx, t, in, sink, vid)
+	if err != nil {
+		return job{}, false, err
+	}
 	if asked && ctx.Err() != nil {
 		// The run was cancelled while a person was being asked: nobody
 		// decided anything.
@@ -415,17 +425,27 @@ func (v validation) text(tool string, reg *registry.Registry) string {
 	return b.String()
 }
 
-// decide asks the policy, and a person when the policy says ask; asked
-// says whether a person was asked.
-func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.ToolIntent) (v permission.Verdict, asked bool) {
+// decide asks the policy, the person's PreToolUse hooks when the policy
+// does not deny (their events emitted to sink, caused by cause), and a
+// person when it comes to an ask; asked says whether a person was asked.
+func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.ToolIntent, sink Sink, cause string) (v permission.Verdict, asked bool, err error) {
 	policy := rt.Policy()
 	req := permission.RequestFor(t, in.Input)
 	v = policy.Decide(req)
+	if v.Decision != contract.Deny && rt.opts.Hooks.Has(contract.HookPreToolUse) {
+		o := rt.opts.Hooks.PreToolUse(ctx, hook.ToolCall{IntentID: in.ID, Tool: t.Name, Input: in.Input})
+		for i := range o.Ran {
+			if _, err := sink.Emit(&o.Ran[i], cause); err != nil {
+				return v, false, err
+			}
+		}
+		v = byHook(v, o)
+	}
 	if v.Decision != contract.Ask {
-		return v, false
+		return v, false, nil
 	}
 	if rt.opts.Approver == nil {
-		return policy.ForHeadless(v, req), false
+		return policy.ForHeadless(v, req), false, nil
 	}
 	q := Question{IntentID: in.ID, Tool: t.Name, Subject: subject(in.Input), Input: in.Input, Reason: v.Reason,
 		Preview: rt.preview(t, in.Input)}
@@ -437,9 +457,28 @@ func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.Tool
 	if err != nil {
 		// No one can answer (the input ended): as in a run that cannot
 		// ask, with the hint of how to allow it.
-		return policy.ForHeadless(v, req), true
+		return policy.ForHeadless(v, req), true, nil
 	}
-	return rt.answered(answer, rules), true
+	return rt.answered(answer, rules), true, nil
+}
+
+// byHook is the verdict once the PreToolUse hooks decided o over the
+// policy's v, which is no deny. A hook's deny denies and its ask asks; its
+// allow stands for the mode's ask (or allow), never for an ask rule, which
+// still asks, as in Claude Code.
+func byHook(v permission.Verdict, o hook.Outcome) permission.Verdict {
+	switch o.Decision {
+	case contract.HookDeny:
+		return permission.Verdict{Decision: contract.Deny, By: permission.ByHook,
+			Reason: "The user's PreToolUse hook denied it: " + o.Reason + " Do not try to get around this denial; ask the user what they want instead."}
+	case contract.HookAsk:
+		return permission.Verdict{Decision: contract.Ask, By: permission.ByHook, Reason: "The user's PreToolUse hook asks first: " + o.Reason}
+	case contract.HookAllow:
+		if v.By == permission.ByMode {
+			return permission.Verdict{Decision: contract.Allow, By: permission.ByHook, Reason: "The user's PreToolUse hook allowed it: " + o.Reason}
+		}
+	}
+	return v
 }
 
 // answered is the verdict of a person's answer.
