@@ -27,6 +27,7 @@ import (
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/eventlog"
+	"github.com/rein-agent/rein/internal/hook"
 	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/registry"
@@ -92,6 +93,13 @@ type Options struct {
 	// MaxTurns bounds the model calls of one run (retries not counted);
 	// 0 means 50. A run that reaches it ends as max_turns.
 	MaxTurns int
+	// Hooks are the person's hooks (internal/hook) of the session's own
+	// events: SessionStart when this kernel first starts or resumes the
+	// session, UserPromptSubmit before each message of the person's is
+	// recorded (a block keeps it out of the session), Stop when a run
+	// would complete (a block makes it go on, at most the runner's
+	// StopLimit times a run). nil runs none.
+	Hooks *hook.Runner
 	// SessionDir is the session's directory, where the artifacts named by
 	// tool results live: an elided observation's stub points there.
 	SessionDir string
@@ -202,6 +210,9 @@ type Kernel struct {
 	// queued are the changes of tools made before the session started,
 	// recorded right after its session.started (see ChangeTools).
 	queued []*contract.ToolsChanged
+	// hooked says the SessionStart hooks have run for this kernel; only
+	// the run in progress reads or sets it.
+	hooked bool
 }
 
 // New returns a kernel that appends to log and asks prov. The state is the

@@ -93,6 +93,9 @@ func (r *run) resume(ctx context.Context, res Resume) {
 	if r.settle() != nil {
 		return
 	}
+	if r.sessionStart(ctx, "resume") != nil {
+		return
+	}
 	st = r.state()
 	if st.Unfinished() {
 		outcome, reason := contract.OutcomeFailed, abandoned

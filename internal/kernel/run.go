@@ -52,8 +52,10 @@ type run struct {
 	proposed map[string]string
 	// tally counts the run's tool calls by tool, and the failed ones, for
 	// the summary of a run that hits its turn limit.
-	tally  map[string]int
-	failed int
+	tally map[string]int
+	// continues counts the times Stop hooks made the run go on.
+	continues int
+	failed    int
 	// lastID is the id of the last durable event appended.
 	lastID string
 	// brk counts the run's compactions that did not do their job; halt,
@@ -184,6 +186,9 @@ func (r *run) send(ctx context.Context, in Input) {
 	if r.settle() != nil {
 		return
 	}
+	if r.sessionStart(ctx, "startup") != nil {
+		return
+	}
 	r.start(ctx, in)
 }
 
@@ -203,6 +208,9 @@ func (r *run) start(ctx context.Context, in Input) {
 	k := r.k
 	r.turn = r.state().Turn
 	r.id = id.New("run")
+	if blocked, err := r.promptSubmit(ctx, in.Text); blocked || err != nil {
+		return
+	}
 	um, err := r.emit(&contract.UserMessage{Text: in.Text}, "")
 	if err != nil {
 		return
@@ -242,6 +250,13 @@ func (r *run) loop(ctx context.Context, cause string) {
 		cause, outcome, reason = r.modelCall(ctx, cause)
 		if r.err != nil {
 			return
+		}
+		if outcome == contract.OutcomeCompleted && r.stopHooks(ctx, cause, turns) {
+			if r.err != nil {
+				return
+			}
+			cause = r.lastID
+			continue
 		}
 		if outcome != "" {
 			break
