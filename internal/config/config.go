@@ -97,6 +97,18 @@ type File struct {
 	// that an approval waits: "bell" (the default), "osc9" (a desktop
 	// notification, for terminals that show them), or "off".
 	Notify string `toml:"notify"`
+	// HookTables are the [[hooks.EVENT]] tables: commands run around the
+	// session's steps, in Claude Code's protocol (package hook). Only the
+	// user's file may set them: a cloned repository must not run commands
+	// on your behalf.
+	HookTables map[string][]HookEntry `toml:"hooks"`
+	// MaxStopContinues is how many times Stop hooks may make one run go
+	// on, 0 to 10; unset means DefaultMaxStopContinues.
+	MaxStopContinues *int `toml:"max_stop_continues"`
+	// Trusted remembers the project files the person trusted (a
+	// .claude/settings.json whose hooks run): path = "sha256:<hex>" of
+	// the content they trusted. Only the user's file may set it.
+	Trusted map[string]string `toml:"trusted"`
 }
 
 // Model is one [models."id"] table. A zero or absent field leaves the
@@ -218,6 +230,12 @@ type Config struct {
 	lines map[string]int
 	// Warnings are things worth telling the person (unknown keys).
 	Warnings []string
+	// Hooks are the user's hooks, in the order of HookEvents, each
+	// event's in the order of the file.
+	Hooks []Hook
+	// MaxStopContinues is max_stop_continues, DefaultMaxStopContinues
+	// when no file sets it.
+	MaxStopContinues int
 }
 
 // Paths says where to look. The zero value looks nowhere.
@@ -255,7 +273,7 @@ func DefaultPaths(dir string) Paths {
 // Load reads the files of p, the project's over the user's. A missing file
 // is not an error.
 func Load(p Paths) (*Config, error) {
-	c := &Config{Source: map[string]string{}, lines: map[string]int{}}
+	c := &Config{Source: map[string]string{}, lines: map[string]int{}, MaxStopContinues: DefaultMaxStopContinues}
 	for _, f := range []struct {
 		path    string
 		project bool
@@ -374,6 +392,9 @@ func checkProject(path string, f *File) error {
 			"repository must not switch approvals off; pass --permission-mode yolo or set it in your own config.toml", path)
 	}
 	if err := checkProjectSandbox(path, &f.Sandbox); err != nil {
+		return err
+	}
+	if err := checkProjectExtensions(path, f); err != nil {
 		return err
 	}
 	for _, text := range f.Permissions.Allow {
@@ -500,6 +521,9 @@ func (d *decoded) validate() error {
 		return fmt.Errorf("config: %s: max_artifact_bytes is %d; it must be 1 or more (0 means the default, 1 GiB)",
 			d.at("max_artifact_bytes"), d.MaxArtifactBytes)
 	}
+	if err := d.checkHooks(); err != nil {
+		return err
+	}
 	return d.validateContext()
 }
 
@@ -548,6 +572,7 @@ func (c *Config) apply(d *decoded) error {
 	}
 	c.applySandbox(d, set)
 	c.applyContext(d, set)
+	c.applyHooks(d)
 	c.Permissions.Allow = append(c.Permissions.Allow, d.Permissions.Allow...)
 	c.Permissions.Ask = append(c.Permissions.Ask, d.Permissions.Ask...)
 	c.Permissions.Deny = append(c.Permissions.Deny, d.Permissions.Deny...)
