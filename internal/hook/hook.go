@@ -89,6 +89,11 @@ type Options struct {
 	// Passthrough, and Secrets are also cut out of what a hook's output
 	// puts in an event.
 	Environ, Passthrough, Secrets []string
+	// Strip makes a hook's environment of Environ, Passthrough and
+	// Secrets: builtin.ToolEnv, the tools' own (passed in, since the
+	// tools' package cannot be imported here). nil keeps only PATH, HOME,
+	// the locale and the terminal.
+	Strip func(environ, passthrough, secrets []string) []string
 	// Session is the session's id, REIN_SESSION_ID and session_id.
 	Session string
 	// Transcript is the path of the session's events.jsonl, the

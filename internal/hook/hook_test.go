@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/tool/builtin"
 )
 
 // script writes body to a shell script in dir and returns the command
@@ -325,7 +326,7 @@ func TestEnvironment(t *testing.T) {
 	cmd := script(t, dir, "env.sh", "env > "+out)
 	r := New(&Options{Hooks: []Hook{{Event: contract.HookSessionStart, Command: cmd}}, Dir: dir, Session: "ses_9",
 		Environ: []string{"PATH=" + os.Getenv("PATH"), "OPENAI_API_KEY=sk-verysecretvalue", "MY_VAR=hunter2hunter2", "HOME=/home/x"},
-		Secrets: []string{"hunter2hunter2"}})
+		Secrets: []string{"hunter2hunter2"}, Strip: builtin.ToolEnv})
 	r.SessionStart(t.Context(), "startup")
 	data, err := os.ReadFile(out)
 	if err != nil {

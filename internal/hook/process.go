@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/rein-agent/rein/internal/contract"
-	"github.com/rein-agent/rein/internal/tool/builtin"
 )
 
 const (
@@ -29,8 +29,27 @@ func hookEnv(o *Options, dir string) []string {
 	if environ == nil {
 		environ = os.Environ()
 	}
-	env := builtin.ToolEnv(environ, o.Passthrough, o.Secrets)
+	var env []string
+	if o.Strip != nil {
+		env = o.Strip(environ, o.Passthrough, o.Secrets)
+	} else {
+		env = basicEnv(environ)
+	}
 	return append(env, "CLAUDE_PROJECT_DIR="+dir, "REIN_PROJECT_DIR="+dir, "REIN_SESSION_ID="+o.Session)
+}
+
+// basicEnv keeps of environ only the variables a shell needs, for a
+// runner given no Strip.
+func basicEnv(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "TERM", "TMPDIR", "TZ":
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // result is how one run of a hook command ended.
