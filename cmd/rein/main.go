@@ -36,6 +36,7 @@ func main() {
 		Store:      openStore,
 		Normalize:  normalize,
 		Interrupts: interrupts,
+		Extensions: cli.Extensions{List: listExtensions},
 	})))
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/rein-agent/rein/internal/config"
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/eventlog"
+	"github.com/rein-agent/rein/internal/hook"
 	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/permission"
@@ -44,6 +45,9 @@ func openSession(ctx context.Context, spec cli.Spec) (*cli.Session, error) {
 	}
 	store, err := storeFor(spec.SessionDir, cfg)
 	if err != nil {
+		return nil, err
+	}
+	if set.ext, err = loadExtensions(ctx, spec, cfg, spec.Cwd, config.DefaultPaths(spec.Cwd).User); err != nil {
 		return nil, err
 	}
 	secrets := secretsOf(m, fallbacks)
@@ -225,6 +229,9 @@ func resumeRuntime(ctx context.Context, sess *session.Session, spec cli.Spec) (*
 	// /model builds from the provider, model and endpoint the session goes
 	// on with.
 	set.switching = &switching{spec: spec, cfg: cfg}
+	if set.ext, err = loadExtensions(ctx, spec, cfg, spec.Cwd, config.DefaultPaths(spec.Cwd).User); err != nil {
+		return nil, err
+	}
 	var known *contract.ModelInfo
 	if spec.Provider == st.Provider && spec.Model == st.Model && spec.BaseURL == st.BaseURL {
 		// What the log says of the same model, at the same endpoint: no
@@ -272,6 +279,8 @@ type setup struct {
 	// notify is the config's notify: how the terminal UI tells of a
 	// long run's end and of an approval waiting.
 	notify string
+	// ext are the session's hooks and skills; nil means none (the demo).
+	ext *extensions
 }
 
 // setupFrom layers the flags over the configuration.
@@ -348,7 +357,13 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	if err != nil {
 		return nil, err
 	}
-	tools, reg, err := toolRuntime(sess, ws, box, set, secrets)
+	skills, skillDirs := set.ext.systemSkills()
+	var rt *tool.Runtime // the hooks' permission_mode is the mode in force when they run
+	hooks := set.ext.hookRunner(hook.Options{Dir: ws.Root(), Environ: os.Environ(), Passthrough: set.passthrough, Secrets: secrets,
+		Strip: builtin.ToolEnv, Session: sess.ID, Transcript: filepath.Join(sess.Dir, "events.jsonl"), Logger: warnings(),
+		Mode: func() string { return string(rt.Policy().Mode()) }})
+	tools, reg, err := toolRuntime(sess, ws, box, set, secrets, skillDirs, hooks)
+	rt = tools
 	if err != nil {
 		return nil, errors.Join(err, box.close())
 	}
@@ -359,12 +374,13 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	env := kernel.Environment{Workspace: ws.Root()}
 	if !set.fixedPrompt {
 		env = environment(ctx, ws.Root(), time.Now())
+		env.Skills = skills
 	}
 	opts := &kernel.Options{
 		ProviderName: m.Name, Model: m.Model, BaseURL: m.BaseURL, Capabilities: m.Capabilities, KeyHint: m.KeyHint, Secret: m.Secret,
 		Fallback: fallbacks, Registry: reg, Tools: tools, MaxTurns: set.maxTurns, System: kernel.SystemPrompt(env),
 		Cwd: set.cwd, Version: version, Session: sess.ID, State: &sess.State, Logger: warnings(), Secrets: secrets,
-		Sandbox: box.status.Record(), Info: m.Info, SessionDir: sess.Dir,
+		Sandbox: box.status.Record(), Info: m.Info, SessionDir: sess.Dir, Hooks: hooks,
 		Context: kernel.ContextOptions{CompactAt: set.context.CompactAt, MaxCost: set.context.MaxCost,
 			ReasoningEffort: effortFor(&m, set.context.ReasoningEffort)},
 	}
@@ -380,7 +396,8 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	closeAll := func() error { return errors.Join(sess.Close(), box.close()) }
 	system := cmp.Or(sess.State.System, opts.System) // a resumed session keeps the prompt its log recorded
 	return &cli.Session{Runtime: k, Dir: sess.Dir, Close: closeAll, Sandbox: box.describe(), Notify: set.notify,
-		About: about(m, config.DefaultPaths(set.cwd), box.describe(), env, system), Readable: readable(tools, reg)}, nil
+		About: about(m, config.DefaultPaths(set.cwd), box.describe(), env, system), Readable: readable(tools, reg),
+		Extensions: set.ext.facts}, nil
 }
 
 // readable says whether the person may attach the file at abs to a
@@ -406,7 +423,10 @@ func readable(tools *tool.Runtime, reg *registry.Registry) func(abs string) erro
 
 // toolRuntime builds the policy, the built-in tools (bash under the
 // session's sandbox) and the tool runtime of a session.
-func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containment, set setup, secrets []string) (*tool.Runtime, *registry.Registry, error) {
+// The skills' directories (skillDirs) are read roots of the read tools;
+// hooks join the permission stage.
+func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containment, set setup, secrets, skillDirs []string,
+	hooks *hook.Runner) (*tool.Runtime, *registry.Registry, error) {
 	policy, err := permission.New(set.mode, set.rules, ws)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
@@ -419,6 +439,7 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 	artifacts := filepath.Join(sess.Dir, "artifacts")
 	reg, err := registry.New(builtin.Tools(ws, &builtin.Options{
 		ArtifactDir: artifacts,
+		ReadRoots:   skillDirs,
 		Bash:        &builtin.BashOptions{Passthrough: set.passthrough, Secrets: secrets, Sandbox: box.policy},
 	})...)
 	if err != nil {
@@ -430,7 +451,7 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 	}
 	tools, err := tool.New(reg, policy, &tool.Options{
 		Approver: approver, ArtifactDir: artifacts, ArtifactLimit: set.artifactLimit,
-		Secrets: secrets, Logger: warnings(),
+		Secrets: secrets, Logger: warnings(), Hooks: hooks,
 	})
 	return tools, reg, err
 }
