@@ -1,0 +1,234 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// closeGrace is how long a stdio server has to exit once its input is
+// closed, before its process group is killed.
+const closeGrace = 2 * time.Second
+
+// process is a running stdio server: the program rein started in its own
+// process group, with pipes rein holds the other ends of.
+type process struct {
+	cmd  *exec.Cmd
+	in   *os.File // its standard input, written by rein
+	out  *os.File // its standard output, read by rein
+	done chan struct{}
+	err  error // how it exited, once done is closed
+}
+
+// connect returns the transport to s and, for a stdio server, the process
+// it started (nil otherwise).
+func (m *Manager) connect(ctx context.Context, s Server) (sdk.Transport, *process, error) {
+	if m.opts.Connect != nil {
+		t, err := m.opts.Connect(ctx, s)
+		return t, nil, err
+	}
+	if s.URL != "" {
+		return m.httpTransport(s), nil, nil
+	}
+	p, err := m.start(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &sdk.IOTransport{Reader: p.out, Writer: p.in, MaxLineLength: MaxMessage}, p, nil
+}
+
+// start starts the program of stdio server s, its standard error appended
+// to its log file.
+func (m *Manager) start(s Server) (*process, error) {
+	cmd := exec.Command(s.Command, s.Args...)
+	cmd.Dir = m.serverDir(s)
+	cmd.Env = m.serverEnv(s)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("mcp: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("mcp: %w", err)
+	}
+	cmd.Stdin, cmd.Stdout = inR, outW
+	logf := m.logFile(s.Name)
+	if logf != nil {
+		cmd.Stderr = logf
+	}
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if logf != nil {
+		logf.Close()
+	}
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, fmt.Errorf("starting %s: %w", s.Command, err)
+	}
+	p := &process{cmd: cmd, in: inW, out: outR, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		// The program is gone; what it left in its group goes with it,
+		// and rein's end of its output then reads EOF.
+		killGroup(cmd.Process.Pid)
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// stop ends p: its input is closed, and its group killed if it has not
+// exited within closeGrace. It returns once the program has exited.
+func (p *process) stop() {
+	if p == nil {
+		return
+	}
+	p.in.Close()
+	select {
+	case <-p.done:
+	case <-time.After(closeGrace):
+		killGroup(p.cmd.Process.Pid)
+		<-p.done
+	}
+	p.out.Close()
+}
+
+// exited says how p ended, waiting a moment for it: the connection may
+// close just before the program is reaped. Empty when it is still running.
+func (p *process) exited() string {
+	if p == nil {
+		return ""
+	}
+	select {
+	case <-p.done:
+	case <-time.After(500 * time.Millisecond):
+		return ""
+	}
+	if p.err == nil {
+		return "exit status 0"
+	}
+	return p.err.Error()
+}
+
+// killGroup kills every process of the group pgid.
+func killGroup(pgid int) {
+	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		syscall.Kill(pgid, syscall.SIGKILL)
+	}
+}
+
+// serverDir is the working directory of stdio server s.
+func (m *Manager) serverDir(s Server) string {
+	switch {
+	case s.Cwd == "":
+		return m.opts.Dir
+	case filepath.IsAbs(s.Cwd):
+		return s.Cwd
+	}
+	return filepath.Join(m.opts.Dir, s.Cwd)
+}
+
+// serverEnv is the environment of stdio server s: rein's, stripped like a
+// tool's, with the variables of its own configuration set over it.
+func (m *Manager) serverEnv(s Server) []string {
+	names := slices.Sorted(maps.Keys(s.Env))
+	var env []string
+	if m.opts.Strip != nil {
+		env = m.opts.Strip(m.opts.Environ, append(slices.Clone(m.opts.Passthrough), names...), m.opts.Secrets)
+	} else {
+		for _, kv := range m.opts.Environ {
+			if strings.HasPrefix(kv, "PATH=") || strings.HasPrefix(kv, "HOME=") {
+				env = append(env, kv)
+			}
+		}
+	}
+	env = slices.DeleteFunc(env, func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		_, set := s.Env[name]
+		return set
+	})
+	for _, k := range names {
+		env = append(env, k+"="+s.Env[k])
+	}
+	return env
+}
+
+// logPath is the file the standard error of server name goes to; empty
+// when there is none.
+func (m *Manager) logPath(name string) string {
+	if m.opts.LogDir == "" || m.opts.Connect != nil {
+		return ""
+	}
+	return filepath.Join(m.opts.LogDir, "mcp-"+safe(name)+".log")
+}
+
+// logFile opens the log file of server name for appending; nil when it
+// has none or it cannot be opened (the server still starts).
+func (m *Manager) logFile(name string) *os.File {
+	path := m.logPath(name)
+	if path == "" {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		m.logger.Warn("mcp: the server's log", "server", name, "err", err)
+		return nil
+	}
+	fmt.Fprintf(f, "--- rein starts %s at %s\n", name, time.Now().UTC().Format(time.RFC3339))
+	return f
+}
+
+// httpTransport is the streamable HTTP transport to s, sending its
+// headers and bearer token with every request.
+func (m *Manager) httpTransport(s Server) sdk.Transport {
+	h := http.Header{}
+	for k, v := range s.Headers {
+		h.Set(k, v)
+	}
+	if s.BearerEnv != "" {
+		if tok := m.getenv(s.BearerEnv); tok != "" {
+			h.Set("Authorization", "Bearer "+tok)
+		}
+	}
+	client := &http.Client{Transport: &headerTransport{base: http.DefaultTransport, header: h}}
+	return &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: client}
+}
+
+// getenv looks name up in Options.Environ.
+func (m *Manager) getenv(name string) string {
+	for _, kv := range slices.Backward(m.opts.Environ) {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+			return v
+		}
+	}
+	return ""
+}
+
+// headerTransport adds headers to each request.
+type headerTransport struct {
+	base   http.RoundTripper
+	header http.Header
+}
+
+func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.header {
+		r.Header[k] = v
+	}
+	return t.base.RoundTrip(r)
+}
