@@ -226,7 +226,10 @@ func TestStdioServer(t *testing.T) {
 // countingWriter counts what is written to it and keeps nothing.
 type countingWriter int
 
-func (c *countingWriter) Write(p []byte) (int, error) { *c += countingWriter(len(p)); return len(p), nil }
+func (c *countingWriter) Write(p []byte) (int, error) {
+	*c += countingWriter(len(p))
+	return len(p), nil
+}
 
 func TestSlowAndFailingServers(t *testing.T) {
 	slow := stdio("slow", map[string]string{"REIN_TEST_MCP_DELAY": "300ms"})
