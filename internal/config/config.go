@@ -109,6 +109,11 @@ type File struct {
 	// .claude/settings.json whose hooks run): path = "sha256:<hex>" of
 	// the content they trusted. Only the user's file may set it.
 	Trusted map[string]string `toml:"trusted"`
+	// MCPTables are the [mcp_servers.NAME] tables: the person's MCP
+	// servers (package mcp). Only the user's file may set them: a cloned
+	// repository's servers go in its .mcp.json, which needs the person's
+	// trust.
+	MCPTables map[string]MCPEntry `toml:"mcp_servers"`
 }
 
 // Model is one [models."id"] table. A zero or absent field leaves the
@@ -236,6 +241,9 @@ type Config struct {
 	// MaxStopContinues is max_stop_continues, DefaultMaxStopContinues
 	// when no file sets it.
 	MaxStopContinues int
+	// MCPServers are the person's MCP servers, in name order, the
+	// disabled ones too (Enabled false).
+	MCPServers []MCPServer
 }
 
 // Paths says where to look. The zero value looks nowhere.
@@ -524,6 +532,9 @@ func (d *decoded) validate() error {
 	if err := d.checkHooks(); err != nil {
 		return err
 	}
+	if err := d.checkServers(); err != nil {
+		return err
+	}
 	return d.validateContext()
 }
 
@@ -573,6 +584,9 @@ func (c *Config) apply(d *decoded) error {
 	c.applySandbox(d, set)
 	c.applyContext(d, set)
 	c.applyHooks(d)
+	if err := c.applyServers(d); err != nil {
+		return err
+	}
 	c.Permissions.Allow = append(c.Permissions.Allow, d.Permissions.Allow...)
 	c.Permissions.Ask = append(c.Permissions.Ask, d.Permissions.Ask...)
 	c.Permissions.Deny = append(c.Permissions.Deny, d.Permissions.Deny...)

@@ -3,20 +3,14 @@ package config
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
-
-	"github.com/rein-agent/rein/internal/atomicfile"
 )
 
 // HookEvents are the hook events a [[hooks.EVENT]] table may name, in the
@@ -121,6 +115,18 @@ func checkProjectExtensions(path string, f *File) error {
 			"commands on your behalf; a project's hooks go in .claude/settings.json, which runs only once you trust it, "+
 			"or put them in your own config.toml", path)
 	}
+	if len(f.MCPTables) > 0 {
+		return fmt.Errorf("config: %s: mcp_servers is not allowed in a project's file, since a cloned repository must not "+
+			"start programs on your behalf; a project's servers go in .mcp.json, which starts only once you trust it, "+
+			"or put them in your own config.toml", path)
+	}
+	for _, rule := range f.Permissions.Allow {
+		if strings.HasPrefix(strings.TrimSpace(rule), "mcp__") {
+			return fmt.Errorf("config: %s: allow = [%q] is not allowed in a project's file, since a cloned repository must not "+
+				"let the model use your MCP servers' tools without asking; put the rule in your own config.toml "+
+				"(deny and ask rules for them are fine here)", path, rule)
+		}
+	}
 	if len(f.Trusted) > 0 {
 		return fmt.Errorf("config: %s: [trusted] is not allowed in a project's file: only your own config.toml says "+
 			"which project files you trust", path)
@@ -157,14 +163,11 @@ func (c *Config) TrustedBefore(path string) bool {
 // left alone and reported. The write is atomic: a reader sees the old file
 // or the new one.
 func SaveTrust(userFile, path, hash string) error {
-	src, err := os.ReadFile(userFile)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("config: save trust: %w", err)
+	src, err := readUser(userFile)
+	if err != nil {
+		return err
 	}
-	if _, err := decodeMap(string(src)); err != nil {
-		return tomlError(userFile, err)
-	}
-	out := setTrusted(string(src), path, hash)
+	out := setTrusted(src, path, hash)
 	var back struct {
 		Trusted map[string]string `toml:"trusted"`
 	}
@@ -172,16 +175,7 @@ func SaveTrust(userFile, path, hash string) error {
 		return fmt.Errorf("config: %s: could not add %s to its [trusted] table (is [trusted] written another way?); add %s = %q there yourself",
 			userFile, path, tomlString(path), hash)
 	}
-	if err := os.MkdirAll(filepath.Dir(userFile), 0o700); err != nil {
-		return fmt.Errorf("config: save trust: %w", err)
-	}
-	if real, err := filepath.EvalSymlinks(userFile); err == nil {
-		userFile = real
-	}
-	if err := atomicfile.Write(userFile, []byte(out), 0o600); err != nil && !errors.Is(err, atomicfile.ErrNotDurable) {
-		return fmt.Errorf("config: save trust: %w", err)
-	}
-	return nil
+	return writeUser(userFile, out)
 }
 
 // setTrusted is the TOML text src with path = hash in its [trusted] table.

@@ -1,0 +1,173 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestMCPServers(t *testing.T) {
+	dir := t.TempDir()
+	user := writeFile(t, filepath.Join(dir, "user.toml"), `# my servers
+[mcp_servers.github]
+url = "https://api.githubcopilot.com/mcp/"
+bearer_token_env_var = "GITHUB_TOKEN"
+headers = { "X-Team" = "core" }
+tool_timeout_sec = 30
+
+[mcp_servers.fs]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-filesystem", "."]
+env = { LEVEL = "debug" }
+cwd = "/srv/data"
+startup_timeout = 2.5
+
+[mcp_servers."off-one"]
+command = "x"
+enabled = false
+`)
+	c, err := Load(Paths{User: user})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []MCPServer{
+		{Name: "fs", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "."}, Env: map[string]string{"LEVEL": "debug"},
+			Cwd: "/srv/data", Enabled: true, StartupTimeout: 2500 * time.Millisecond, Source: user + ":8"},
+		{Name: "github", URL: "https://api.githubcopilot.com/mcp/", BearerEnv: "GITHUB_TOKEN", Headers: map[string]string{"X-Team": "core"},
+			Enabled: true, ToolTimeout: 30 * time.Second, Source: user + ":2"},
+		{Name: "off-one", Command: "x", Source: user + ":15"},
+	}
+	if d := cmp.Diff(want, c.MCPServers); d != "" {
+		t.Errorf("servers (-want +got):\n%s", d)
+	}
+	if len(c.Warnings) != 0 {
+		t.Errorf("warnings: %v", c.Warnings)
+	}
+
+	bad := []struct{ name, body, want string }{
+		{"neither", "[mcp_servers.a]\nargs = [\"x\"]\n", ":1: [mcp_servers.a]: a server needs command"},
+		{"both", "[mcp_servers.a]\ncommand = \"x\"\nurl = \"http://h/\"\n", "not both"},
+		{"bad name", "[mcp_servers.\"a b\"]\ncommand = \"x\"\n", "[mcp_servers.a b]: a server's name must be"},
+		{"bad url", "\n[mcp_servers.a]\nurl = \"ftp://h/\"\n", ":2: [mcp_servers.a]: url = \"ftp://h/\": want an http"},
+		{"no host", "[mcp_servers.a]\nurl = \"https:///x\"\n", "want an http"},
+		{"two timeouts", "[mcp_servers.a]\ncommand = \"x\"\ntool_timeout = 1\ntool_timeout_sec = 2\n", "keep one"},
+		{"zero timeout", "[mcp_servers.a]\ncommand = \"x\"\nstartup_timeout = 0\n", "startup_timeout = 0: want seconds"},
+		{"bad env name", "[mcp_servers.a]\nurl = \"https://h/\"\nbearer_token_env_var = \"A-B\"\n", "not the name of an environment variable"},
+		{"header break", "[mcp_servers.a]\nurl = \"https://h/\"\nheaders = { X = \"a\\nb\" }\n", "line break"},
+		{"headers on stdio", "[mcp_servers.a]\ncommand = \"x\"\nheaders = { X = \"a\" }\n", "are for a server with a url"},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeFile(t, filepath.Join(t.TempDir(), "config.toml"), tt.body)
+			_, err := Load(Paths{User: path})
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("error = %v, want %q with the file", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestProjectMayNotStartServers(t *testing.T) {
+	for _, tt := range []struct{ name, body, want string }{
+		{"servers", "[mcp_servers.a]\ncommand = \"x\"\n", "mcp_servers is not allowed in a project's file"},
+		{"allow rule", "[permissions]\nallow = [\"mcp__github__*\"]\n", `allow = ["mcp__github__*"] is not allowed in a project's file`},
+		{"allow one tool", "[permissions]\nallow = [\"mcp__github__get_issue\"]\n", "your MCP servers' tools"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			project := writeFile(t, filepath.Join(t.TempDir(), ".rein", "config.toml"), tt.body)
+			if _, err := Load(Paths{Project: project}); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %v, want %q", err, tt.want)
+			}
+		})
+	}
+	project := writeFile(t, filepath.Join(t.TempDir(), ".rein", "config.toml"), "[permissions]\ndeny = [\"mcp__github__*\"]\nask = [\"mcp__fs__write_file\"]\n")
+	if c, err := Load(Paths{Project: project}); err != nil || len(c.Permissions.Deny) != 1 || len(c.Permissions.Ask) != 1 {
+		t.Errorf("deny and ask rules naming MCP tools: %v", err)
+	}
+}
+
+func TestSaveMCPServer(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "rein", "config.toml")
+	awkward := MCPServer{Name: "odd", Command: `C:\tools\srv "x"`, Args: []string{"it's", "ünï", `a\b`},
+		Env: map[string]string{"TOKEN": `q"uo'te\`}, Enabled: true, StartupTimeout: 5 * time.Second}
+	if err := SaveMCPServer(user, awkward, false); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Stat(user); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("the new file: %v %v", info, err)
+	}
+	web := MCPServer{Name: "web", URL: "https://example.com/mcp", Headers: map[string]string{"X-Team": "core"}, BearerEnv: "WEB_TOKEN", Enabled: true}
+	if err := SaveMCPServer(user, web, false); err != nil {
+		t.Fatal(err)
+	}
+	// A comment of the person's, and a table after, stay.
+	text, _ := os.ReadFile(user)
+	os.WriteFile(user, []byte("# mine\nmodel = \"m\"\n\n"+string(text)+"\n[permissions]\nallow = [\"read_file\"]\n"), 0o600)
+	if err := SaveMCPServer(user, web, false); err == nil || !strings.Contains(err.Error(), "already has a server called web") {
+		t.Errorf("a second web: %v", err)
+	}
+	web.URL = "https://example.com/v2"
+	if err := SaveMCPServer(user, web, true); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(Paths{User: user})
+	if err != nil {
+		t.Fatal(err)
+	}
+	awkward.Source, web.Source = c.MCPServers[0].Source, c.MCPServers[1].Source
+	if d := cmp.Diff([]MCPServer{awkward, web}, c.MCPServers); d != "" {
+		t.Errorf("servers read back (-want +got):\n%s", d)
+	}
+	if c.Model != "m" || len(c.Permissions.Allow) != 1 {
+		t.Errorf("the rest of the file: model %q, allow %v", c.Model, c.Permissions.Allow)
+	}
+	text, _ = os.ReadFile(user)
+	if !strings.HasPrefix(string(text), "# mine\n") || strings.Count(string(text), "[mcp_servers.web]") != 1 {
+		t.Errorf("the file:\n%s", text)
+	}
+
+	for _, name := range []string{"web", "odd"} {
+		if ok, err := RemoveMCPServer(user, name); !ok || err != nil {
+			t.Fatalf("remove %s: %v %v", name, ok, err)
+		}
+	}
+	if ok, err := RemoveMCPServer(user, "web"); ok || err != nil {
+		t.Errorf("remove an absent server: %v %v", ok, err)
+	}
+	c, err = Load(Paths{User: user})
+	if err != nil || len(c.MCPServers) != 0 || c.Model != "m" || len(c.Permissions.Allow) != 1 {
+		t.Errorf("after removing both: %+v %v", c, err)
+	}
+}
+
+func TestRemoveMCPServerWithSubTables(t *testing.T) {
+	user := writeFile(t, filepath.Join(t.TempDir(), "config.toml"), `[mcp_servers.a]
+command = "x"
+
+[mcp_servers.a.env]
+K = "v"
+
+# the next one
+[mcp_servers.b] # kept
+command = "y"
+`)
+	if ok, err := RemoveMCPServer(user, "a"); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	text, _ := os.ReadFile(user)
+	if want := "\n# the next one\n[mcp_servers.b] # kept\ncommand = \"y\"\n"; string(text) != want {
+		t.Errorf("after removing a:\n%q\nwant\n%q", text, want)
+	}
+	broken := writeFile(t, filepath.Join(t.TempDir(), "config.toml"), "model = \n")
+	if err := SaveMCPServer(broken, MCPServer{Name: "a", Command: "x"}, false); err == nil {
+		t.Error("a broken file was edited")
+	}
+	if b, _ := os.ReadFile(broken); string(b) != "model = \n" {
+		t.Errorf("the broken file changed: %q", b)
+	}
+}
