@@ -9,40 +9,57 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/rein-agent/rein/internal/cli"
 	"github.com/rein-agent/rein/internal/config"
+	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/hook"
+	"github.com/rein-agent/rein/internal/mcp"
 	"github.com/rein-agent/rein/internal/printable"
 	"github.com/rein-agent/rein/internal/skill"
+	"github.com/rein-agent/rein/internal/tool/builtin"
 )
 
 // projectSettings are the files of a project, relative to its root, whose
-// hooks run commands: they need the person's trust.
-var projectSettings = []string{filepath.Join(".claude", "settings.json"), filepath.Join(".claude", "settings.local.json")}
+// hooks run commands, and projectServers the one whose MCP servers rein
+// starts: they need the person's trust.
+var (
+	projectSettings = []string{filepath.Join(".claude", "settings.json"), filepath.Join(".claude", "settings.local.json")}
+	projectServers  = ".mcp.json"
+)
+
+// maxProjectFile bounds a project's settings and .mcp.json files.
+const maxProjectFile = 1 << 20
 
 // extensions are what a session brings of the person's own.
 type extensions struct {
 	hooks   []hook.Hook
 	skills  []skill.Skill
+	servers []mcp.Server
 	maxStop int
 	// hookFiles are the files the hooks came from, trusted or the
 	// person's own.
 	hookFiles []string
 	// problems are what could not be loaded or was left out, by kind
-	// ("hooks", "skills"): a fact whose Key is "!" and the file, its Value
-	// what is wrong.
+	// ("mcp", "hooks", "skills"): a fact whose Key is "!" and the file,
+	// its Value what is wrong.
 	problems map[string][]cli.Fact
+	// manager runs the servers once a session is built; nil before, and
+	// when there are none.
+	manager *mcp.Manager
 }
 
 // loadExtensions gathers the extensions of a session in the workspace at
 // root under cfg (read from userFile and the project's file), asking
-// spec.Trust about a project's settings file not trusted yet. It fails
-// only when the person's answer cannot be saved or read.
+// spec.Trust about a project's file not trusted yet. It fails only when
+// the person could not be asked.
 func loadExtensions(ctx context.Context, spec cli.Spec, cfg *config.Config, root, userFile string) (*extensions, error) {
 	x := &extensions{maxStop: cfg.MaxStopContinues, problems: map[string][]cli.Fact{}}
 	if x.maxStop == 0 {
@@ -54,10 +71,14 @@ func loadExtensions(ctx context.Context, spec cli.Spec, cfg *config.Config, root
 	if len(cfg.Hooks) > 0 {
 		x.hookFiles = append(x.hookFiles, userFile)
 	}
+	x.servers = configServers(cfg)
 	for _, name := range projectSettings {
 		if err := x.projectHooks(ctx, spec, cfg, filepath.Join(root, name), userFile); err != nil {
 			return nil, err
 		}
+	}
+	if err := x.projectServers(ctx, spec, cfg, filepath.Join(root, projectServers), userFile); err != nil {
+		return nil, err
 	}
 	skills, problems := skill.Discover(skill.UserRoots(root))
 	x.skills = skills
@@ -71,16 +92,27 @@ func loadExtensions(ctx context.Context, spec cli.Spec, cfg *config.Config, root
 	return x, nil
 }
 
-// projectHooks adds the hooks of the project's settings file at path
-// when the person trusts it: trusted before with this content, trusted
-// for this run (--trust-project), or trusted now when asked.
-func (x *extensions) projectHooks(ctx context.Context, spec cli.Spec, cfg *config.Config, path, userFile string) error {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+// configServers are the enabled servers of the person's config.toml.
+func configServers(cfg *config.Config) []mcp.Server {
+	var out []mcp.Server
+	for _, s := range cfg.MCPServers {
+		if !s.Enabled {
+			continue
+		}
+		out = append(out, mcp.Server{Name: s.Name, Source: s.Source, Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
+			URL: s.URL, Headers: s.Headers, BearerEnv: s.BearerEnv, StartupTimeout: s.StartupTimeout, ToolTimeout: s.ToolTimeout})
 	}
-	if err != nil {
-		x.problem("hooks", path, err.Error())
+	return out
+}
+
+// projectHooks adds the hooks of the project's settings file at path
+// when the person trusts it.
+func (x *extensions) projectHooks(ctx context.Context, spec cli.Spec, cfg *config.Config, path, userFile string) error {
+	data, err := readProjectFile(path)
+	if data == nil {
+		if err != nil {
+			x.problem("hooks", path, err.Error())
+		}
 		return nil
 	}
 	hooks, problems, err := hook.LoadClaudeSettings(path)
@@ -94,35 +126,140 @@ func (x *extensions) projectHooks(ctx context.Context, spec cli.Spec, cfg *confi
 	if len(hooks) == 0 {
 		return nil
 	}
-	trusted := cfg.IsTrusted(path, data) || spec.TrustProject
-	if !trusted && spec.Trust != nil {
-		var what []string
-		for _, h := range hooks {
-			what = append(what, h.Event+" hook: "+printable.Line(h.Command))
+	var what []string
+	for _, h := range hooks {
+		on := h.Event + " hook"
+		if h.Matcher != "" {
+			on += " (" + h.Matcher + ")"
 		}
-		yes, err := spec.Trust(ctx, cli.TrustQuestion{Path: path, Changed: cfg.TrustedBefore(path), What: what})
-		if err != nil {
-			return err
+		if h.Event == contract.HookPreToolUse {
+			on += ", which may approve tool calls"
 		}
-		if yes {
-			if err := config.SaveTrust(userFile, path, config.TrustHash(data)); err != nil {
-				return fmt.Errorf("trust %s: %w", path, err)
-			}
-			trusted = true
-		}
+		what = append(what, on+": "+printable.Line(h.Command))
 	}
-	if !trusted {
-		why := fmt.Sprintf("not trusted, so its %d hooks do not run; run rein interactively to be asked, or pass --trust-project", len(hooks))
-		if cfg.TrustedBefore(path) {
-			why = fmt.Sprintf("changed since you trusted it, so its %d hooks do not run until you trust it again (interactively, or --trust-project)", len(hooks))
-		}
-		x.problem("hooks", path, why)
-		warn(path + ": " + why)
-		return nil
+	ok, err := x.trust(ctx, spec, cfg, trustee{path: path, data: data, what: what, kind: "hooks",
+		held: fmt.Sprintf("its %d hooks do not run", len(hooks))}, userFile)
+	if err != nil || !ok {
+		return err
 	}
 	x.hooks = append(x.hooks, hooks...)
 	x.hookFiles = append(x.hookFiles, path)
 	return nil
+}
+
+// projectServers adds the servers of the project's .mcp.json at path when
+// the person trusts it. A server of the person's own config.toml keeps its
+// name: the project's of the same name is left out.
+func (x *extensions) projectServers(ctx context.Context, spec cli.Spec, cfg *config.Config, path, userFile string) error {
+	data, err := readProjectFile(path)
+	if data == nil {
+		if err != nil {
+			x.problem("mcp", path, err.Error())
+		}
+		return nil
+	}
+	servers, err := mcp.ParseProjectFile(path, data, os.Getenv)
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			x.problem("mcp", path, strings.TrimPrefix(line, "mcp: "))
+		}
+	}
+	servers = slices.DeleteFunc(servers, func(s mcp.Server) bool {
+		mine := slices.ContainsFunc(x.servers, func(c mcp.Server) bool { return c.Name == s.Name })
+		if mine {
+			x.problem("mcp", path, fmt.Sprintf("server %q is left out: your config.toml has a server of that name", s.Name))
+		}
+		return mine
+	})
+	if len(servers) == 0 {
+		return nil
+	}
+	var what []string
+	for _, s := range servers {
+		run := s.URL
+		if s.URL == "" {
+			run = strings.Join(append([]string{s.Command}, s.Args...), " ")
+		}
+		what = append(what, "MCP server "+s.Name+": "+printable.Line(run))
+	}
+	ok, err := x.trust(ctx, spec, cfg, trustee{path: path, data: data, what: what, kind: "mcp",
+		held: fmt.Sprintf("its %d MCP servers do not start", len(servers))}, userFile)
+	if err != nil || !ok {
+		return err
+	}
+	x.servers = append(x.servers, servers...)
+	return nil
+}
+
+// trustee is a project file that needs the person's trust: its path and
+// content, what it would run (for the question), the kind of extension,
+// and what is held back while it is not trusted.
+type trustee struct {
+	path       string
+	data       []byte
+	what       []string
+	kind, held string
+}
+
+// trust says whether the person trusts f: trusted before with this
+// content, trusted for this run (--trust-project), or trusted now when
+// asked, the yes remembered in userFile. A file not trusted is a warning
+// and a problem of its kind.
+func (x *extensions) trust(ctx context.Context, spec cli.Spec, cfg *config.Config, f trustee, userFile string) (bool, error) {
+	if cfg.IsTrusted(f.path, f.data) || spec.TrustProject {
+		return true, nil
+	}
+	if spec.Trust != nil {
+		yes, err := spec.Trust(ctx, cli.TrustQuestion{Path: f.path, Changed: cfg.TrustedBefore(f.path), What: f.what})
+		if err != nil {
+			return false, err
+		}
+		if yes {
+			if err := config.SaveTrust(userFile, f.path, config.TrustHash(f.data)); err != nil {
+				warn(fmt.Sprintf("%s is trusted for this run only: your answer could not be saved: %v", f.path, err))
+			}
+			return true, nil
+		}
+	}
+	why := "not trusted, so " + f.held + "; run rein interactively to be asked, or pass --trust-project"
+	if cfg.TrustedBefore(f.path) {
+		why = "changed since you trusted it, so " + f.held + " until you trust it again (interactively, or --trust-project)"
+	}
+	x.problem(f.kind, f.path, why)
+	warn(f.path + ": " + why)
+	return false, nil
+}
+
+// readProjectFile reads a project's file: a regular file of at most
+// maxProjectFile bytes (not a pipe or a device a cloned repository could
+// make it). It returns nil data and no error when there is no such file.
+func readProjectFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file; rein does not read it", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxProjectFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxProjectFile {
+		return nil, fmt.Errorf("%s is larger than %d KiB; rein does not read it", path, maxProjectFile>>10)
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, nil
 }
 
 // problem notes what is wrong with the file at path, of kind.
@@ -166,22 +303,25 @@ func (x *extensions) facts(kind string) []cli.Fact {
 			}
 			out = append(out, cli.Fact{Key: what, Value: printable.Line(h.Command) + "  (" + h.Source + ")"})
 		}
+	case "mcp":
+		out = x.serverFacts()
 	case "skills":
 		for _, s := range x.skills {
 			out = append(out, cli.Fact{Key: s.Name, Value: printable.Line(s.Description) + "  (" + s.Path + ", " + s.Scope + ")"})
 		}
 	default:
+		if name, ok := strings.CutPrefix(kind, "mcp:"); ok {
+			return x.serverFacts1(name)
+		}
 		return nil
 	}
 	return append(out, x.problems[kind]...)
 }
 
-// listExtensions answers rein hooks and rein skills for the workspace of
-// spec. This build has no MCP client yet: rein mcp says so.
+// listExtensions answers rein mcp list, rein mcp get, rein hooks and
+// rein skills for the workspace of spec. For the servers it starts them,
+// waits until each is ready or has failed, and stops them.
 func listExtensions(ctx context.Context, spec cli.Spec, kind string) ([]cli.Fact, error) {
-	if kind != "hooks" && kind != "skills" {
-		return nil, errors.New("this build of rein does not start MCP servers yet")
-	}
 	cfg, err := loadConfig(spec.Cwd)
 	if err != nil {
 		return nil, err
@@ -189,6 +329,12 @@ func listExtensions(ctx context.Context, spec cli.Spec, kind string) ([]cli.Fact
 	x, err := loadExtensions(ctx, spec, cfg, spec.Cwd, config.DefaultPaths(spec.Cwd).User)
 	if err != nil {
 		return nil, err
+	}
+	if strings.HasPrefix(kind, "mcp") && len(x.servers) > 0 {
+		x.startServers(ctx, mcp.Options{Dir: spec.Cwd, Environ: os.Environ(), Passthrough: cfg.EnvPassthrough,
+			Secrets: append(builtin.Credentials(os.Environ()), x.secrets()...), Strip: builtin.ToolEnv, Version: version}, nil)
+		defer x.manager.Close()
+		x.manager.Settled(ctx)
 	}
 	return x.facts(kind), nil
 }

@@ -36,7 +36,7 @@ func main() {
 		Store:      openStore,
 		Normalize:  normalize,
 		Interrupts: interrupts,
-		Extensions: cli.Extensions{List: listExtensions},
+		Extensions: cli.Extensions{List: listExtensions, Add: addServer, Remove: removeServer},
 	})))
 }
 

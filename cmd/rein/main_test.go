@@ -20,6 +20,10 @@ import (
 var rein string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(testServerEnv) != "" {
+		serveTestMCP()
+		return
+	}
 	dir, err := os.MkdirTemp("", "rein-bin-")
 	if err != nil {
 		panic(err)

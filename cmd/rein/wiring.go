@@ -20,6 +20,7 @@ import (
 	"github.com/rein-agent/rein/internal/hook"
 	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/kernel"
+	"github.com/rein-agent/rein/internal/mcp"
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/printable"
 	"github.com/rein-agent/rein/internal/provider"
@@ -50,7 +51,7 @@ func openSession(ctx context.Context, spec cli.Spec) (*cli.Session, error) {
 	if set.ext, err = loadExtensions(ctx, spec, cfg, spec.Cwd, config.DefaultPaths(spec.Cwd).User); err != nil {
 		return nil, err
 	}
-	secrets := secretsOf(m, fallbacks)
+	secrets := append(secretsOf(m, fallbacks), set.ext.secrets()...)
 	sess, err := store.Create(id.New("ses"), &session.WriteOptions{Secrets: secrets})
 	if err != nil {
 		return nil, err
@@ -185,10 +186,22 @@ func resumeSession(ctx context.Context, spec cli.Spec) (*cli.Session, error) {
 			return nil, err
 		}
 	}
-	secrets := builtin.Credentials(os.Environ())
+	secrets := append(builtin.Credentials(os.Environ()), serverSecrets(spec.Cwd)...)
 	sess, err := store.Open(sid, &session.WriteOptions{Secrets: secrets})
 	if err != nil {
 		return nil, err
+	}
+	if cwd := sess.State.Cwd; cwd != spec.Cwd {
+		// The session's workspace is another: so may its servers be, and
+		// the log must not take their secrets.
+		if more := serverSecrets(cwd); len(more) > 0 {
+			if err := sess.Close(); err != nil {
+				return nil, err
+			}
+			if sess, err = store.Open(sid, &session.WriteOptions{Secrets: append(secrets, more...)}); err != nil {
+				return nil, err
+			}
+		}
 	}
 	cs, err := resumeRuntime(ctx, sess, spec)
 	if err != nil {
@@ -244,7 +257,7 @@ func resumeRuntime(ctx context.Context, sess *session.Session, spec cli.Spec) (*
 	}
 	gates["permissions"] = fmt.Sprintf("read again from today's configuration and flags (mode %s; %d allow, %d ask, %d deny rules); nothing taken from the session",
 		set.mode, len(set.rules.Allow), len(set.rules.Ask), len(set.rules.Deny))
-	cs, err := build(ctx, sess, m, fallbacks, set, secretsOf(m, fallbacks))
+	cs, err := build(ctx, sess, m, fallbacks, set, append(secretsOf(m, fallbacks), set.ext.secrets()...))
 	if err != nil {
 		return nil, err
 	}
@@ -393,11 +406,20 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	if err != nil {
 		return nil, errors.Join(err, box.close())
 	}
-	closeAll := func() error { return errors.Join(sess.Close(), box.close()) }
+	// The servers start once the kernel can take their tools, and stop
+	// before the log closes: no tools.changed after it.
+	set.ext.startServers(ctx, mcp.Options{Dir: ws.Root(), Environ: os.Environ(), Passthrough: set.passthrough, Secrets: secrets,
+		Strip: builtin.ToolEnv, LogDir: sess.Dir, ArtifactDir: filepath.Join(sess.Dir, "artifacts"), Version: version},
+		func(c mcp.Change) {
+			if err := k.ChangeTools(c.Server, mcp.Source(c.Server), c.Tools, c.Reason); err != nil {
+				warn(fmt.Sprintf("MCP server %s: %v", c.Server, err))
+			}
+		})
+	closeAll := func() error { return errors.Join(set.ext.stopServers(), sess.Close(), box.close()) }
 	system := cmp.Or(sess.State.System, opts.System) // a resumed session keeps the prompt its log recorded
 	return &cli.Session{Runtime: k, Dir: sess.Dir, Close: closeAll, Sandbox: box.describe(), Notify: set.notify,
 		About: about(m, config.DefaultPaths(set.cwd), box.describe(), env, system), Readable: readable(tools, reg),
-		Extensions: set.ext.facts}, nil
+		Extensions: set.ext.facts, Ready: set.ext.ready}, nil
 }
 
 // readable says whether the person may attach the file at abs to a

@@ -28,6 +28,7 @@ type Manager struct {
 
 	mu      sync.Mutex
 	servers []*server
+	logs    map[string]*serverLog
 	cancel  context.CancelFunc
 	closed  bool
 	wg      sync.WaitGroup
@@ -123,6 +124,11 @@ func (m *Manager) Close() error {
 		cancel()
 	}
 	m.wg.Wait()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, l := range m.logs {
+		l.close()
+	}
 	return nil
 }
 

@@ -309,3 +309,24 @@ func TestStreamableHTTP(t *testing.T) {
 		t.Errorf("secrets = %v", got)
 	}
 }
+
+// A session's directory is made with its first event: what a server says
+// before it exists is kept, and written once it does.
+func TestLogBeforeItsDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "session")
+	m, ch := start(t, &Options{Servers: []Server{stdio("early", nil)}, Environ: os.Environ(), Strip: builtin.ToolEnv, LogDir: dir})
+	if c := ch.next(t); len(c.Tools) != 7 {
+		t.Fatalf("change = %q", c.Reason)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Fatal("the manager made the session's directory")
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	log, err := os.ReadFile(filepath.Join(dir, "mcp-early.log"))
+	if err != nil || !strings.Contains(string(log), "--- rein starts early") || !strings.Contains(string(log), "rein-test: serving") {
+		t.Errorf("the log (%v):\n%s", err, log)
+	}
+}

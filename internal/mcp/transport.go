@@ -66,16 +66,16 @@ func (m *Manager) start(s Server) (*process, error) {
 		return nil, fmt.Errorf("mcp: %w", err)
 	}
 	cmd.Stdin, cmd.Stdout = inR, outW
-	logf := m.logFile(s.Name)
-	if logf != nil {
-		cmd.Stderr = logf
+	if log := m.serverLog(s.Name); log != nil {
+		log.mark(fmt.Sprintf("--- rein starts %s at %s\n", s.Name, time.Now().UTC().Format(time.RFC3339)))
+		cmd.Stderr = log
+		// A process the server left behind may hold its stderr open:
+		// Wait does not wait for it longer than this.
+		cmd.WaitDelay = closeGrace
 	}
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
-	if logf != nil {
-		logf.Close()
-	}
 	if err != nil {
 		inW.Close()
 		outR.Close()
@@ -175,22 +175,6 @@ func (m *Manager) logPath(name string) string {
 		return ""
 	}
 	return filepath.Join(m.opts.LogDir, "mcp-"+safe(name)+".log")
-}
-
-// logFile opens the log file of server name for appending; nil when it
-// has none or it cannot be opened (the server still starts).
-func (m *Manager) logFile(name string) *os.File {
-	path := m.logPath(name)
-	if path == "" {
-		return nil
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		m.logger.Warn("mcp: the server's log", "server", name, "err", err)
-		return nil
-	}
-	fmt.Fprintf(f, "--- rein starts %s at %s\n", name, time.Now().UTC().Format(time.RFC3339))
-	return f
 }
 
 // httpTransport is the streamable HTTP transport to s, sending its
