@@ -71,12 +71,15 @@ func TestPreToolUse(t *testing.T) {
 		{"continue false denies", `echo '{"continue":false,"stopReason":"stop now"}'`, "ls",
 			contract.HookRan{Exit: contract.ExitOK, Decision: contract.HookDeny, Reason: "stop now"}},
 		{"a crash denies", `echo boom >&2; exit 1`, "ls", contract.HookRan{Exit: contract.ExitError, ExitCode: 1,
-			Decision: contract.HookDeny, Reason: "The user's PreToolUse hook failed, so the call is denied: exited with 1: boom"}},
+			Decision: contract.HookDeny, Reason: "it failed (exited with 1: boom), and a gate that fails denies"}},
 		{"JSON that does not parse denies", `echo '{"hookSpecificOutput":'`, "ls", contract.HookRan{Exit: contract.ExitOK,
-			Decision: contract.HookDeny, Reason: "The user's PreToolUse hook failed, so the call is denied: printed JSON that does not parse: unexpected end of JSON input"}},
+			Decision: contract.HookDeny, Reason: "it failed (printed JSON that does not parse: unexpected end of JSON input), and a gate that fails denies"}},
 		{"an unknown decision denies", `echo '{"hookSpecificOutput":{"permissionDecision":"maybe"}}'`, "ls", contract.HookRan{Exit: contract.ExitOK,
-			Decision: contract.HookDeny, Reason: `The user's PreToolUse hook failed, so the call is denied: answered the permissionDecision "maybe", which is none of allow, deny and ask`}},
+			Decision: contract.HookDeny, Reason: `it failed (answered the permissionDecision "maybe", which is none of allow, deny and ask), and a gate that fails denies`}},
 		{"plain text is no decision", `echo checking`, "ls", contract.HookRan{Exit: contract.ExitOK}},
+		{"an allow of a changed input asks", `echo '{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"command":"echo sanitized"}}}'`, "touch x",
+			contract.HookRan{Exit: contract.ExitOK, Decision: contract.HookAsk,
+				Reason: "it would allow the call with a changed input (updatedInput), which rein does not apply, so the call as proposed needs approval."}},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

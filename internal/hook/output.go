@@ -25,6 +25,9 @@ type output struct {
 		PermissionDecision       string `json:"permissionDecision"`
 		PermissionDecisionReason string `json:"permissionDecisionReason"`
 		AdditionalContext        string `json:"additionalContext"`
+		// UpdatedInput is a changed input the hook would run instead;
+		// rein never rewrites what the model proposed (see answer).
+		UpdatedInput json.RawMessage `json:"updatedInput"`
 	} `json:"hookSpecificOutput"`
 }
 
@@ -43,7 +46,7 @@ func (r *Runner) interpret(event string, h compiled, res result) contract.HookRa
 		e.Reason = "the hook " + why
 		if gate {
 			e.Decision = contract.HookDeny
-			e.Reason = "The user's PreToolUse hook failed, so the call is denied: " + why
+			e.Reason = "it failed (" + why + "), and a gate that fails denies"
 		}
 		return e
 	}
@@ -110,6 +113,11 @@ func (r *Runner) answer(e *contract.HookRan, out *output) string {
 		if d == "" {
 			d = map[string]string{"approve": contract.HookAllow, "block": contract.HookDeny}[out.Decision]
 			why = reason
+		}
+		if d == contract.HookAllow && len(out.Specific.UpdatedInput) > 0 && string(out.Specific.UpdatedInput) != "null" {
+			// The log records what the model proposed, and that is what
+			// runs: an allow of another input is not an allow of this one.
+			d, why = contract.HookAsk, strings.TrimSpace("it would allow the call with a changed input (updatedInput), which rein does not apply, so the call as proposed needs approval. "+why)
 		}
 		switch d {
 		case contract.HookAllow, contract.HookDeny, contract.HookAsk:

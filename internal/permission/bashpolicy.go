@@ -59,7 +59,9 @@ func (p *Policy) decideBash(req Request, in input) Verdict {
 	// 5. What no rule allows: a network device, a protected file, a write
 	// outside the writable roots.
 	if ac := never(acc); ac != nil {
-		return p.bashMode(quoted, gap{text: ac.what() + ", which no rule can allow"})
+		v := p.bashMode(quoted, gap{text: ac.what() + ", which no rule can allow"})
+		v.Firm = v.Decision == contract.Ask
+		return v
 	}
 	// 6. Allow rules: a bare bash allows all the rest; prefix rules every
 	// command, and what it reads and writes must be fine too.

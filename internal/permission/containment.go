@@ -80,13 +80,14 @@ func within(dir, p string) bool {
 // protectedNames are the directories that decide how rein and git behave:
 // a write below one could raise the agent's own permissions (.rein's
 // configuration) or run code later (a hook, git's configuration naming a
-// program). They are protected wherever they are in a workspace root (a
+// program), or run a trusted project's hooks (.claude holds Claude Code's
+// settings and the scripts they name). They are protected wherever they are in a workspace root (a
 // nested repository's .git too), in any case (a case-insensitive file
 // system has one .git for .GIT).
-var protectedNames = []string{".git", ".rein"}
+var protectedNames = []string{".git", ".rein", ".claude"}
 
 // protected reports whether a write to the path would change how rein or
-// git behave: the path is under a .git or .rein directory (as written, or
+// git behave: the path is under a .git, .rein or .claude directory (as written, or
 // where it leads), or git's hooks directory; with tree, the write reaches
 // everything below the path, so one that holds such a directory is
 // protected too.

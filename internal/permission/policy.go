@@ -59,6 +59,11 @@ type Verdict struct {
 	Rule string
 	// Reason says, in a sentence for people and for the model, why.
 	Reason string
+	// Firm marks an Ask that no allow rule can lift, and so neither can
+	// a hook's allow: a write under a protected directory (.git, .rein,
+	// .claude), a command's access outside what the sandbox permits. A
+	// person may still answer it.
+	Firm bool
 }
 
 // Event returns the verdict as the tool.permission event of intentID.
@@ -277,8 +282,10 @@ func (p *Policy) decideTool(req Request, in input) Verdict {
 		}
 	}
 	if !read && p.mode != Yolo && p.protected(pi, false) {
-		return byMode(contract.Ask, fmt.Sprintf("%s writes under .rein/ or .git/ (or git's hooks directory), which change how rein or git behave "+
-			"(permissions, hooks); that always needs approval, whatever the mode and the allow rules.", what))
+		v := byMode(contract.Ask, fmt.Sprintf("%s writes under .rein/, .claude/ or .git/ (or git's hooks directory), which change how rein, "+
+			"its hooks or git behave (permissions, hooks); that always needs approval, whatever the mode, the allow rules and the hooks.", what))
+		v.Firm = true
+		return v
 	}
 	for _, r := range p.allow[req.Tool] {
 		if r.matchesPath(pi, false) {

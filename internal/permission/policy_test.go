@@ -278,7 +278,7 @@ func TestDecideConcurrently(t *testing.T) {
 	wg.Wait()
 }
 
-// Writes under .rein/ and .git/ always ask (short of yolo): they would let
+// Writes under .rein/, .claude/ and .git/ always ask (short of yolo): they would let
 // an agent raise its own permissions or plant a git hook.
 func TestProtectedPaths(t *testing.T) {
 	askMode := decision{contract.Ask, ByMode, ""}
@@ -292,6 +292,8 @@ func TestProtectedPaths(t *testing.T) {
 		{"accept-edits config", AcceptEdits, Rules{}, fileReq(t, "edit_file", ".rein/config.toml"), askMode},
 		{"accept-edits hook", AcceptEdits, Rules{}, fileReq(t, "write_file", ".git/hooks/pre-commit"), askMode},
 		{"case folded", AcceptEdits, Rules{}, fileReq(t, "write_file", ".GIT/config"), askMode},
+		{"a trusted project's hook script", AcceptEdits, Rules{}, fileReq(t, "write_file", ".claude/hooks/fmt.sh"), askMode},
+		{"Claude Code's settings", AcceptEdits, Rules{Allow: mustRules(t, "edit_file(**)")}, fileReq(t, "edit_file", ".claude/settings.json"), askMode},
 		{"allow rule does not cover it", AcceptEdits, Rules{Allow: mustRules(t, "write_file(**)")}, fileReq(t, "write_file", ".rein/config.toml"), askMode},
 		{"yolo allows", Yolo, Rules{}, fileReq(t, "write_file", ".rein/config.toml"), decision{contract.Allow, ByMode, ""}},
 		{"reads are fine", Default, Rules{}, fileReq(t, "read_file", ".git/config"), decision{contract.Allow, ByMode, ""}},
@@ -299,8 +301,12 @@ func TestProtectedPaths(t *testing.T) {
 		{"redirect into it", Default, Rules{Allow: mustRules(t, "bash(echo:*)")}, bashReq(t, "echo x > .rein/config.toml"), askMode},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := decisionOf(t, policyOf(t, c.mode, c.rules).Decide(c.req)); got != c.want {
+			v := policyOf(t, c.mode, c.rules).Decide(c.req)
+			if got := decisionOf(t, v); got != c.want {
 				t.Errorf("Decide() = %+v, want %+v", got, c.want)
+			}
+			if v.Firm != (c.want == askMode) {
+				t.Errorf("Firm = %v: an ask of a protected path is firm (no hook may allow it)", v.Firm)
 			}
 		})
 	}

@@ -300,13 +300,15 @@ func (rt *Runtime) recheck(batch []job, sink Sink) ([]job, error) {
 	keep := batch[:0:0]
 	policy := rt.Policy()
 	for _, j := range batch {
-		if j.by == permission.ByUser || j.by == permission.ByHook {
-			// A person's answer, or their hook's, stands for the turn.
+		if j.by == permission.ByUser {
+			// A person's answer stands for the turn.
 			keep = append(keep, j)
 			continue
 		}
 		v := policy.Decide(permission.RequestFor(j.tool, j.Intent.Input))
-		if v.Decision == contract.Allow {
+		// A hook judged the input as the turn began: its allow stands
+		// only while the policy would still let a hook allow it.
+		if v.Decision == contract.Allow || j.by == permission.ByHook && hookMayAllow(v) {
 			keep = append(keep, j)
 			continue
 		}
@@ -464,21 +466,34 @@ func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.Tool
 
 // byHook is the verdict once the PreToolUse hooks decided o over the
 // policy's v, which is no deny. A hook's deny denies and its ask asks; its
-// allow stands for the mode's ask (or allow), never for an ask rule, which
-// still asks, as in Claude Code.
+// allow stands for the mode's ask (or allow), never for an ask rule nor a
+// firm ask (a protected directory, what the sandbox forbids), which still
+// ask, as in Claude Code.
 func byHook(v permission.Verdict, o hook.Outcome) permission.Verdict {
+	reason := strings.TrimSpace(o.Reason)
+	if reason != "" && !strings.HasSuffix(reason, ".") {
+		reason += "."
+	}
 	switch o.Decision {
 	case contract.HookDeny:
 		return permission.Verdict{Decision: contract.Deny, By: permission.ByHook,
-			Reason: "The user's PreToolUse hook denied it: " + o.Reason + " Do not try to get around this denial; ask the user what they want instead."}
+			Reason: strings.TrimSpace("The user's PreToolUse hook denied it: " + reason + " Do not try to get around this denial; ask the user what they want instead.")}
 	case contract.HookAsk:
-		return permission.Verdict{Decision: contract.Ask, By: permission.ByHook, Reason: "The user's PreToolUse hook asks first: " + o.Reason}
+		return permission.Verdict{Decision: contract.Ask, By: permission.ByHook, Firm: v.Firm,
+			Reason: strings.TrimSpace("The user's PreToolUse hook asks first. " + reason)}
 	case contract.HookAllow:
-		if v.By == permission.ByMode {
-			return permission.Verdict{Decision: contract.Allow, By: permission.ByHook, Reason: "The user's PreToolUse hook allowed it: " + o.Reason}
+		if hookMayAllow(v) {
+			return permission.Verdict{Decision: contract.Allow, By: permission.ByHook,
+				Reason: strings.TrimSpace("The user's PreToolUse hook allowed it. " + reason)}
 		}
 	}
 	return v
+}
+
+// hookMayAllow says whether a hook's allow stands over the policy's v: an
+// allow, or an ask only the mode made.
+func hookMayAllow(v permission.Verdict) bool {
+	return v.Decision == contract.Allow || v.Decision == contract.Ask && v.By == permission.ByMode && !v.Firm
 }
 
 // answered is the verdict of a person's answer.
