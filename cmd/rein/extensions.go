@@ -115,13 +115,14 @@ func (x *extensions) projectHooks(ctx context.Context, spec cli.Spec, cfg *confi
 		}
 		return nil
 	}
-	hooks, problems, err := hook.LoadClaudeSettings(path)
+	hooks, problems, err := hook.ParseClaudeSettings(path, data)
 	if err != nil {
 		x.problem("hooks", path, err.Error())
 		return nil
 	}
 	for _, p := range problems {
 		x.problem("hooks", path, p)
+		warn(p)
 	}
 	if len(hooks) == 0 {
 		return nil

@@ -21,7 +21,7 @@ func (r *Runner) PreToolUse(ctx context.Context, c ToolCall) Outcome {
 		return Outcome{}
 	}
 	in := r.toolInput(contract.HookPreToolUse, c)
-	o := r.fire(ctx, contract.HookPreToolUse, c, in)
+	o := r.fire(ctx, contract.HookPreToolUse, c, c.Tool, in)
 	o.decide(contract.HookDeny, contract.HookAsk, contract.HookAllow)
 	return o
 }
@@ -44,7 +44,7 @@ func (r *Runner) PostToolUse(ctx context.Context, c ToolCall, response ToolRespo
 	if c.Tool != "bash" {
 		in.ToolResponse.ExitCode = nil
 	}
-	o := r.fire(ctx, contract.HookPostToolUse, c, in)
+	o := r.fire(ctx, contract.HookPostToolUse, c, c.Tool, in)
 	return o
 }
 
@@ -55,7 +55,7 @@ func (r *Runner) UserPromptSubmit(ctx context.Context, prompt string) Outcome {
 		return Outcome{}
 	}
 	in := promptInput{common: r.common(contract.HookUserPromptSubmit), Prompt: prompt}
-	o := r.fire(ctx, contract.HookUserPromptSubmit, ToolCall{}, in)
+	o := r.fire(ctx, contract.HookUserPromptSubmit, ToolCall{}, "", in)
 	o.decide(contract.HookBlock)
 	return o
 }
@@ -67,7 +67,7 @@ func (r *Runner) SessionStart(ctx context.Context, source string) Outcome {
 		return Outcome{}
 	}
 	in := sessionInput{common: r.common(contract.HookSessionStart), Source: source}
-	return r.fire(ctx, contract.HookSessionStart, ToolCall{}, in)
+	return r.fire(ctx, contract.HookSessionStart, ToolCall{}, source, in) // startup, resume, clear, compact
 }
 
 // Stop runs the Stop hooks when a run would end as completed; active says
@@ -79,7 +79,7 @@ func (r *Runner) Stop(ctx context.Context, active bool, lastMessage string) Outc
 		return Outcome{}
 	}
 	in := stopInput{common: r.common(contract.HookStop), StopHookActive: active, LastAssistantMessage: lastMessage}
-	o := r.fire(ctx, contract.HookStop, ToolCall{}, in)
+	o := r.fire(ctx, contract.HookStop, ToolCall{}, "", in)
 	o.decide(contract.HookBlock)
 	return o
 }
@@ -93,8 +93,8 @@ func (r *Runner) toolInput(event string, c ToolCall) toolInput {
 // fire runs, in parallel, the hooks of event that match c's tool (the
 // tool events), each command once, with input on stdin, and returns
 // their events in the order of the configuration, and their contexts.
-func (r *Runner) fire(ctx context.Context, event string, c ToolCall, input any) Outcome {
-	hooks := r.matching(event, c.Tool)
+func (r *Runner) fire(ctx context.Context, event string, c ToolCall, subject string, input any) Outcome {
+	hooks := r.matching(event, subject)
 	if len(hooks) == 0 {
 		return Outcome{}
 	}
@@ -125,8 +125,10 @@ func (r *Runner) fire(ctx context.Context, event string, c ToolCall, input any) 
 	return o
 }
 
-// matching returns the hooks of event whose matcher matches tool, by
-// rein's name or Claude Code's, without repeating a command.
+// matching returns the hooks of event whose matcher matches subject (a
+// tool, by rein's name or Claude Code's; SessionStart's source), without
+// repeating a command. An empty subject (UserPromptSubmit, Stop: events
+// Claude Code gives no matcher) matches every hook.
 func (r *Runner) matching(event, tool string) []compiled {
 	var out []compiled
 	seen := map[string]bool{}

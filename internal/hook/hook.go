@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/rein-agent/rein/internal/contract"
@@ -68,7 +69,7 @@ func (h Hook) problem() string {
 	case h.Command == "":
 		return "it has no command"
 	}
-	if _, err := compileMatcher(h.Matcher); err != nil {
+	if _, err := compileMatcher(h.Matcher); err != nil && h.Event != contract.HookPreToolUse {
 		return "its matcher " + strconv.Quote(h.Matcher) + " is not a regular expression: " + err.Error()
 	}
 	return ""
@@ -153,7 +154,9 @@ func New(opts *Options) *Runner {
 		if h.Timeout <= 0 {
 			h.Timeout = DefaultTimeout
 		}
-		re, _ := compileMatcher(h.Matcher) // Check compiled it already
+		// Check let through only a gate's matcher that does not compile,
+		// and a gate whose matcher cannot be read runs before every tool.
+		re, _ := compileMatcher(h.Matcher)
 		r.hooks = append(r.hooks, compiled{Hook: h, re: re})
 	}
 	if len(r.hooks) == 0 {
@@ -167,13 +170,33 @@ func New(opts *Options) *Runner {
 	return r
 }
 
-// compileMatcher compiles a matcher to match whole names; nil for one
+// exactMatcher is a matcher of names only ("Bash", "Edit|Write"), which
+// Claude Code matches exactly; any other is a regular expression it
+// matches anywhere in the name ("^mcp__", "Notebook.*").
+var exactMatcher = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_|]+$`) })
+
+// compileMatcher compiles a matcher as Claude Code reads it; nil for one
 // that matches every name.
 func compileMatcher(m string) (*regexp.Regexp, error) {
-	if m == "" || m == "*" {
+	switch {
+	case m == "" || m == "*":
 		return nil, nil
+	case exactMatcher().MatchString(m):
+		return regexp.Compile("^(?:" + m + ")$")
 	}
-	return regexp.Compile("^(?:" + m + ")$")
+	return regexp.Compile(m)
+}
+
+// Warning says what a person should know of h that does not leave it out:
+// a PreToolUse hook whose matcher rein cannot read (a lookahead, written
+// for JavaScript) runs before every tool, since a gate fails closed. ""
+// for nothing.
+func (h Hook) Warning() string {
+	if _, err := compileMatcher(h.Matcher); err != nil && h.Event == contract.HookPreToolUse {
+		return "its matcher " + strconv.Quote(h.Matcher) + " is not a regular expression rein can read (" + err.Error() +
+			"), so this gate runs before every tool"
+	}
+	return ""
 }
 
 // Has reports whether a hook is configured for event.

@@ -200,9 +200,13 @@ func TestClaudeNames(t *testing.T) {
 			"tool_name": "Edit", "rein_tool_name": "edit_file", "tool_use_id": "int_2",
 			"tool_input": map[string]any{"path": "a/b.go", "file_path": filepath.Join(dir, "a/b.go"), "old_string": "x", "new_string": "y"}}},
 		{"rein's own name", "read_file", ToolCall{Tool: "read_file", Input: json.RawMessage(`{"path":"x"}`)}, true, nil},
-		{"matched whole", "Bas", bashCall("ls"), false, nil},
+		{"a name is matched whole", "Bas", bashCall("ls"), false, nil},
 		{"another tool", "Edit", bashCall("ls"), false, nil},
 		{"star", "*", bashCall("ls"), true, nil},
+		{"a regular expression matches anywhere", "^Bas", bashCall("ls"), true, nil},
+		{"an MCP server's tools", "mcp__github__.*", ToolCall{Tool: "mcp__github__get_issue", Input: json.RawMessage(`{}`)}, true, nil},
+		{"not another server's", "^mcp__github__", ToolCall{Tool: "mcp__gitlab__get_issue", Input: json.RawMessage(`{}`)}, false, nil},
+		{"a gate's matcher rein cannot read runs before every tool", "^(?!Read).*", bashCall("ls"), true, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -294,6 +298,28 @@ func TestSessionStart(t *testing.T) {
 		if o := r.SessionStart(t.Context(), source); o.Context != want || o.Ran[0].Context != want {
 			t.Errorf("SessionStart(%s) = %+v; want context %q", source, o, want)
 		}
+	}
+}
+
+// A SessionStart hook's matcher is matched against the source, as in
+// Claude Code; a bad matcher leaves a hook that is no gate out.
+func TestSessionStartMatcher(t *testing.T) {
+	dir := t.TempDir()
+	cmd := script(t, dir, "s.sh", `echo "resumed"`)
+	r := newRunner(t, dir, Hook{Event: contract.HookSessionStart, Matcher: "resume", Command: cmd})
+	if o := r.SessionStart(t.Context(), "startup"); len(o.Ran) != 0 {
+		t.Errorf("a resume hook ran at startup: %+v", o)
+	}
+	if o := r.SessionStart(t.Context(), "resume"); o.Context != "resumed" {
+		t.Errorf("SessionStart(resume) = %+v", o)
+	}
+	bad := Hook{Event: contract.HookPostToolUse, Matcher: "(?!x)", Command: cmd}
+	if bad.Check() == nil || bad.Warning() != "" {
+		t.Errorf("a PostToolUse hook with a bad matcher: Check %v, Warning %q", bad.Check(), bad.Warning())
+	}
+	gate := Hook{Event: contract.HookPreToolUse, Matcher: "(?!x)", Command: cmd}
+	if gate.Check() != nil || !strings.Contains(gate.Warning(), "this gate runs before every tool") {
+		t.Errorf("a PreToolUse hook with a bad matcher: Check %v, Warning %q", gate.Check(), gate.Warning())
 	}
 }
 

@@ -44,8 +44,10 @@ type settingsHandler struct {
 // line and column of a syntax error). What rein does not run is returned
 // as problems ("file: ..."), not errors, and left out: handlers of other
 // types than command (prompt, http, agent, mcp_tool), events it does not
-// know or run, a matcher that is not a regular expression, a hook with no
-// command. "disableAllHooks": true makes it return no hook.
+// know or run, a matcher that is not a regular expression (but a
+// PreToolUse hook's, which is kept and runs before every tool: see
+// [Hook.Warning]), a hook with no command. "disableAllHooks": true makes
+// it return no hook.
 func LoadClaudeSettings(path string) ([]Hook, []string, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -54,6 +56,13 @@ func LoadClaudeSettings(path string) ([]Hook, []string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("hook: read %s: %w", path, err)
 	}
+	return ParseClaudeSettings(path, data)
+}
+
+// ParseClaudeSettings is LoadClaudeSettings of data, the content of the
+// file at path as the caller read it: a caller that decides on the bytes
+// (their hash, trusted) runs the hooks of those same bytes.
+func ParseClaudeSettings(path string, data []byte) ([]Hook, []string, error) {
 	var top struct {
 		Hooks   json.RawMessage `json:"hooks"`
 		Disable bool            `json:"disableAllHooks"`
@@ -127,6 +136,9 @@ func (l *loader) event(event string, groups []settingsGroup) {
 			if why := hk.problem(); why != "" {
 				l.problem("a %s hook is ignored: %s", event, why)
 				continue
+			}
+			if why := hk.Warning(); why != "" {
+				l.problem("a %s hook: %s", event, why)
 			}
 			l.hooks = append(l.hooks, hk)
 		}
