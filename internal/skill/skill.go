@@ -31,6 +31,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // FileName is the name of a skill's file in its directory.
@@ -159,6 +160,7 @@ func Discover(r Roots) ([]Skill, []Problem) {
 		seen     = map[string]bool{}
 		byName   = map[string]Skill{}
 	)
+	project := resolved(r.Project)
 	for _, rt := range r.dirs() {
 		abs, err := filepath.Abs(rt.dir)
 		if err != nil {
@@ -175,7 +177,18 @@ func Discover(r Roots) ([]Skill, []Problem) {
 			continue
 		}
 		seen[real] = true
-		skills, probs := scan(abs, rt.scope)
+		// A project's skills stay inside it: their directories become
+		// read roots of the file tools, and a cloned repository must not
+		// widen them with a link.
+		limit := ""
+		if rt.scope == ScopeProject {
+			limit = project
+			if !inside(limit, real) {
+				problems = append(problems, Problem{Path: abs, Message: outsideProject})
+				continue
+			}
+		}
+		skills, probs := scan(abs, rt.scope, limit)
 		problems = append(problems, probs...)
 		for _, s := range skills {
 			if first, ok := byName[s.Name]; ok {
@@ -203,7 +216,11 @@ func scopeRank(scope string) int {
 // scan reads the skills directly under dir: each directory (or link to
 // one) that holds a SKILL.md, in the order of their directory names. A
 // directory without one is not a skill and no problem.
-func scan(dir, scope string) ([]Skill, []Problem) {
+// A skill of a project's whose directory leads outside the project is
+// left out with this problem.
+const outsideProject = "links outside the project; rein does not follow it (a project's skill directories become readable by the model)"
+
+func scan(dir, scope, limit string) ([]Skill, []Problem) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, []Problem{{Path: dir, Message: fmt.Sprintf("cannot list the skills directory: %v", err)}}
@@ -215,6 +232,10 @@ func scan(dir, scope string) ([]Skill, []Problem) {
 	for _, e := range entries {
 		sub := filepath.Join(dir, e.Name())
 		if info, err := os.Stat(sub); err != nil || !info.IsDir() {
+			continue
+		}
+		if limit != "" && !inside(limit, resolved(sub)) {
+			problems = append(problems, Problem{Path: sub, Message: outsideProject})
 			continue
 		}
 		path := filepath.Join(sub, FileName)
@@ -242,6 +263,33 @@ func scan(dir, scope string) ([]Skill, []Problem) {
 		skills = append(skills, s)
 	}
 	return skills, problems
+}
+
+// resolved is path made absolute with its links followed; "" when it
+// cannot be.
+func resolved(path string) string {
+	if path == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return ""
+	}
+	return real
+}
+
+// inside reports whether path is dir or below it; an empty one of them is
+// never inside.
+func inside(dir, path string) bool {
+	if dir == "" || path == "" {
+		return false
+	}
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // Dirs returns the directory of each skill, in order: what the file tools

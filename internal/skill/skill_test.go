@@ -128,32 +128,52 @@ func TestAWorkspaceThatIsTheHomeIsSearchedOnce(t *testing.T) {
 	}
 }
 
-func TestSymlinkedSkillDirectoriesAreFollowed(t *testing.T) {
+// A person's skill directory may be a link to anywhere; a project's may
+// lead only to somewhere inside the project, since its directories become
+// read roots of the file tools and a cloned repository must not widen them.
+func TestSymlinkedSkillDirectories(t *testing.T) {
 	f := newFixture(t)
 	elsewhere := t.TempDir()
 	write(t, elsewhere, "shared", skillText("shared", "Shared between projects."))
+	write(t, f.ws, "docs-skill", skillText("inner", "Kept in the project."))
+	link := func(target, at string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(at), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, at); err != nil {
+			t.Fatal(err)
+		}
+	}
 	root := filepath.Join(f.ws, ".rein", "skills")
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(elsewhere, "shared"), filepath.Join(root, "shared")); err != nil {
-		t.Fatal(err)
-	}
+	link(filepath.Join(elsewhere, "shared"), filepath.Join(root, "evil"))
+	link(filepath.Join(f.ws, "docs-skill"), filepath.Join(root, "inner"))
 	// A link to the root itself, and a dangling one, are not skills.
-	if err := os.Symlink(root, filepath.Join(root, "loop")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(elsewhere, "gone"), filepath.Join(root, "gone")); err != nil {
-		t.Fatal(err)
-	}
+	link(root, filepath.Join(root, "loop"))
+	link(filepath.Join(elsewhere, "gone"), filepath.Join(root, "gone"))
+	// A project's whole skills directory leading out is left out too.
+	link(elsewhere, filepath.Join(f.ws, ".codex", "skills"))
+	user := filepath.Join(f.config, "skills")
+	link(filepath.Join(elsewhere, "shared"), filepath.Join(user, "shared"))
+
 	got, problems := Discover(f.roots)
-	want := []Skill{{Name: "shared", Description: "Shared between projects.", Path: filepath.Join(root, "shared", FileName),
-		Dir: filepath.Join(root, "shared"), Scope: ScopeProject, From: root}}
-	if d := cmp.Diff(want, got); d != "" || len(problems) != 0 {
-		t.Errorf("Discover() mismatch (-want +got):\n%s\nproblems: %v", d, problems)
+	want := []Skill{
+		{Name: "inner", Description: "Kept in the project.", Path: filepath.Join(root, "inner", FileName),
+			Dir: filepath.Join(root, "inner"), Scope: ScopeProject, From: root},
+		{Name: "shared", Description: "Shared between projects.", Path: filepath.Join(user, "shared", FileName),
+			Dir: filepath.Join(user, "shared"), Scope: ScopeUser, From: user},
 	}
-	if d := Dirs(got); len(d) != 1 || d[0] != filepath.Join(root, "shared") {
-		t.Errorf("Dirs() = %v", d)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Discover() mismatch (-want +got):\n%s", d)
+	}
+	var outside []string
+	for _, p := range problems {
+		if p.Message == outsideProject {
+			outside = append(outside, p.Path)
+		}
+	}
+	if d := cmp.Diff([]string{filepath.Join(root, "evil"), filepath.Join(f.ws, ".codex", "skills")}, outside); d != "" {
+		t.Errorf("the links leading out of the project (-want +got):\n%s\nall problems: %v", d, problems)
 	}
 }
 
