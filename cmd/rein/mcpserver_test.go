@@ -19,10 +19,17 @@ const testServerEnv = "REIN_TEST_MCP_SERVER"
 // echo (reads: says back its text), env (says whether the variables it is
 // asked about are set), big (returns N megabytes of text), crash (exits
 // the process in the middle of the call), fail (a tool error). Set
-// REIN_TEST_MCP_DELAY to start slowly.
+// REIN_TEST_MCP_DELAY or REIN_TEST_MCP_WAIT to start slowly.
 func serveTestMCP() {
 	if d, err := time.ParseDuration(os.Getenv("REIN_TEST_MCP_DELAY")); err == nil {
 		time.Sleep(d)
+	}
+	// REIN_TEST_MCP_WAIT names a file the server waits for before it
+	// answers: a server as slow as a test wants.
+	if f := os.Getenv("REIN_TEST_MCP_WAIT"); f != "" {
+		for _, err := os.Stat(f); err != nil; _, err = os.Stat(f) {
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "rein-test", Version: "1"}, nil)
 	type text struct {
