@@ -20,7 +20,7 @@ func TestUIExtensions(t *testing.T) {
 	}
 	gate := filepath.Join(t.TempDir(), "server-may-start")
 	files := map[string]string{
-		".mcp.json": `{"mcpServers": {"slow": {"command": ` + quote(self) + `, "env": {"` + testServerEnv + `": "1", "REIN_TEST_MCP_WAIT": ` + quote(gate) + `}}}}`,
+		".mcp.json":                    `{"mcpServers": {"slow": {"command": ` + quote(self) + `, "env": {"` + testServerEnv + `": "1", "REIN_TEST_MCP_WAIT": ` + quote(gate) + `}}}}`,
 		".claude/settings.json":        `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo the build is green"}]}]}}`,
 		".rein/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: How this service is deployed\n---\nbody\n",
 	}

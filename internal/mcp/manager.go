@@ -215,7 +215,13 @@ func (m *Manager) open(ctx context.Context, s *server) (*sdk.ClientSession, *pro
 	client := sdk.NewClient(&sdk.Implementation{Name: "rein", Version: m.version()}, &sdk.ClientOptions{
 		Logger: m.logger,
 		ToolListChangedHandler: func(_ context.Context, req *sdk.ToolListChangedRequest) {
-			go m.relist(ctx, s, req.Session)
+			// The server's run goroutine counts in wg while its session
+			// lives, so Close waits for this one too.
+			m.wg.Add(1)
+			go func() {
+				defer m.wg.Done()
+				m.relist(ctx, s, req.Session)
+			}()
 		},
 	})
 	cs, err := client.Connect(sctx, t, nil)
@@ -239,7 +245,9 @@ func (m *Manager) relist(ctx context.Context, s *server, cs *sdk.ClientSession) 
 	defer cancel()
 	tools, skipped, err := m.list(lctx, s, cs)
 	if err != nil {
-		m.logger.Warn("mcp: listing the tools again", "server", s.cfg.Name, "err", err)
+		if ctx.Err() == nil && m.current(s) == cs {
+			m.logger.Warn("mcp: listing the tools again", "server", s.cfg.Name, "err", err)
+		}
 		return
 	}
 	m.update(s, cs, func() (Change, bool) {

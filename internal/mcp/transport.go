@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"os"
@@ -17,9 +18,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// closeGrace is how long a stdio server has to exit once its input is
-// closed, before its process group is killed.
-const closeGrace = 2 * time.Second
+// inputGrace is how long a stdio server has to exit once its input is
+// closed, before it is sent SIGTERM; closeGrace how long it has then,
+// before its process group is killed.
+const (
+	inputGrace = 200 * time.Millisecond
+	closeGrace = 2 * time.Second
+)
 
 // process is a running stdio server: the program rein started in its own
 // process group, with pipes rein holds the other ends of.
@@ -45,7 +50,10 @@ func (m *Manager) connect(ctx context.Context, s Server) (sdk.Transport, *proces
 	if err != nil {
 		return nil, nil, err
 	}
-	return &sdk.IOTransport{Reader: p.out, Writer: p.in, MaxLineLength: MaxMessage}, p, nil
+	// Closing the session closes the server's input, and it exits; rein
+	// closes its output only then (stop), so that what the server writes
+	// as it goes never meets a broken pipe.
+	return &sdk.IOTransport{Reader: io.NopCloser(p.out), Writer: p.in, MaxLineLength: MaxMessage}, p, nil
 }
 
 // start starts the program of stdio server s, its standard error appended
@@ -92,8 +100,10 @@ func (m *Manager) start(s Server) (*process, error) {
 	return p, nil
 }
 
-// stop ends p: its input is closed, and its group killed if it has not
-// exited within closeGrace. It returns once the program has exited.
+// stop ends p as MCP's stdio transport says: its input is closed; a
+// program still running after inputGrace gets SIGTERM, and after
+// closeGrace more its group is killed. It returns once the program has
+// exited.
 func (p *process) stop() {
 	if p == nil {
 		return
@@ -101,9 +111,14 @@ func (p *process) stop() {
 	p.in.Close()
 	select {
 	case <-p.done:
-	case <-time.After(closeGrace):
-		killGroup(p.cmd.Process.Pid)
-		<-p.done
+	case <-time.After(inputGrace):
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(closeGrace):
+			killGroup(p.cmd.Process.Pid)
+			<-p.done
+		}
 	}
 	p.out.Close()
 }
