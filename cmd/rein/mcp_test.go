@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,12 +42,19 @@ env = { `+testServerEnv+` = "1", NAMED_KEY = "configured-secret-4821" }
 		mcpTurn("mcp__conf__env", `{"names":["GITHUB_TOKEN","NAMED_KEY"]}`, expect(true, "echo: hi"))+`,`+
 		mcpTurn("mcp__conf__fail", `{}`, expect(true, "GITHUB_TOKEN set=false", "NAMED_KEY set=true"))+`,`+
 		mcpTurn("mcp__conf__big", `{"mb":50}`, expect(false, "the widget is broken"))+`,`+
-		mcpTurn("mcp__conf__crash", `{}`, expect(true, "0123456789abcdef"))+`,
-		{`+expect(false, `the MCP server "conf" stopped during the call`)+`"steps":[{"text":"It crashed."},{"finish":"stop"}]}]}`)
+		mcpTurn("mcp__conf__grow", `{}`, expect(true, "0123456789abcdef"))+`,`+
+		// The server's list_changed, and later its restart, come in the
+		// background: a command gives them time (the backoff is 1 s).
+		bashTurnExpect("sleep 2", expect(true, "grew"))+`,`+
+		mcpTurn("mcp__conf__grown", `{}`, "")+`,`+
+		mcpTurn("mcp__conf__crash", `{}`, expect(true, "grown here"))+`,`+
+		bashTurnExpect("sleep 4", expect(false, `the MCP server "conf" stopped during the call`))+`,`+
+		mcpTurn("mcp__conf__echo", `{"text":"back"}`, "")+`,
+		{`+expect(true, "echo: back")+`"steps":[{"text":"It came back."},{"finish":"stop"}]}]}`)
 
 	for _, trust := range []bool{false, true} {
 		stateDir := t.TempDir()
-		args := []string{"exec", "--provider", "scripted", "--script", script, "--allow", "mcp__conf__*", "use the tools"}
+		args := []string{"exec", "--provider", "scripted", "--script", script, "--allow", "mcp__conf__*", "--allow", "bash(sleep:*)", "use the tools"}
 		if trust {
 			args = append([]string{"exec", "--trust-project"}, args[1:]...)
 		}
@@ -59,18 +67,31 @@ env = { `+testServerEnv+` = "1", NAMED_KEY = "configured-secret-4821" }
 			t.Errorf("untrusted: no warning about the project's servers:\n%s", r.stderr)
 		}
 		envs := events(t, stateDir)
-		var added []string
+		var added, changes []string
 		for _, e := range envs {
-			if d, ok := e.Data.(*contract.ToolsChanged); ok {
+			if d, ok := e.Data.(*contract.ToolsChanged); ok && d.Server == "conf" {
+				added = append(added, d.Added...)
+				changes = append(changes, fmt.Sprintf("+%d -%d %s", len(d.Added), len(d.Removed), d.Reason))
+			} else if ok {
 				added = append(added, d.Added...)
 			}
 		}
 		if !slices.Contains(added, "mcp__conf__echo") || slices.Contains(added, "mcp__proj__echo") != trust {
 			t.Errorf("trust %v: tools added %v", trust, added)
 		}
+		// Started, grown, gone with the crash, back.
+		want := []string{"+6 -0 the server started", "+1 -0 the server listed new tools", "+0 -7 the server exited (exit status 3)", "+6 -0 the server is back"}
+		if len(changes) != len(want) {
+			t.Fatalf("tools.changed of conf: %q, want %q", changes, want)
+		}
+		for i := range want {
+			if !strings.HasPrefix(changes[i], want[i]) {
+				t.Errorf("tools.changed %d: %q, want it to start %q", i, changes[i], want[i])
+			}
+		}
 		obs := observationsOf(envs)
-		if len(obs) != 5 {
-			t.Fatalf("%d observations, want 5", len(obs))
+		if len(obs) != 10 {
+			t.Fatalf("%d observations, want 10", len(obs))
 		}
 		if big := obs[3]; !big.OK || !big.Truncated || !big.Untrusted || len(big.Text) > 1<<20 {
 			t.Errorf("the 50 MB result: ok %v truncated %v untrusted %v, %d bytes shown to the model", big.OK, big.Truncated, big.Untrusted, len(big.Text))
@@ -83,6 +104,12 @@ env = { `+testServerEnv+` = "1", NAMED_KEY = "configured-secret-4821" }
 			t.Errorf("no mcp-conf.log beside the session log:\n%s", r.stderr)
 		}
 	}
+}
+
+// bashTurnExpect is a scripted turn that runs command, after checking
+// the observations of the turn before.
+func bashTurnExpect(command, expect string) string {
+	return strings.Replace(bashTurn(command), `{"steps"`, `{`+expect+`"steps"`, 1)
 }
 
 func quote(s string) string {

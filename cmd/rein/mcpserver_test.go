@@ -18,7 +18,8 @@ const testServerEnv = "REIN_TEST_MCP_SERVER"
 // serveTestMCP runs the test MCP server until its input ends. Its tools:
 // echo (reads: says back its text), env (says whether the variables it is
 // asked about are set), big (returns N megabytes of text), crash (exits
-// the process in the middle of the call), fail (a tool error). Set
+// the process in the middle of the call), fail (a tool error), grow
+// (adds the tool grown, so that the server says its tools changed). Set
 // REIN_TEST_MCP_DELAY or REIN_TEST_MCP_WAIT to start slowly.
 func serveTestMCP() {
 	if d, err := time.ParseDuration(os.Getenv("REIN_TEST_MCP_DELAY")); err == nil {
@@ -70,6 +71,14 @@ func serveTestMCP() {
 	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "fail as a tool"},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "the widget is broken"}}}, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "grow", Description: "add the tool grown (the server says its tools changed)"},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			mcp.AddTool(s, &mcp.Tool{Name: "grown", Description: "a tool added while the server runs"},
+				func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+					return reply("grown here"), nil, nil
+				})
+			return reply("grew"), nil, nil
 		})
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "rein-test:", err)
