@@ -115,6 +115,10 @@ func checkProjectExtensions(path string, f *File) error {
 			"commands on your behalf; a project's hooks go in .claude/settings.json, which runs only once you trust it, "+
 			"or put them in your own config.toml", path)
 	}
+	if f.MaxStopContinues != nil {
+		return fmt.Errorf("config: %s: max_stop_continues is not allowed in a project's file: how often your Stop hooks "+
+			"may make a run go on is yours to say; set it in your own config.toml", path)
+	}
 	if len(f.MCPTables) > 0 {
 		return fmt.Errorf("config: %s: mcp_servers is not allowed in a project's file, since a cloned repository must not "+
 			"start programs on your behalf; a project's servers go in .mcp.json, which starts only once you trust it, "+

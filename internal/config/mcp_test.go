@@ -171,3 +171,10 @@ command = "y"
 		t.Errorf("the broken file changed: %q", b)
 	}
 }
+
+func TestProjectMayNotRaiseStopContinues(t *testing.T) {
+	project := writeFile(t, filepath.Join(t.TempDir(), ".rein", "config.toml"), "max_stop_continues = 10\n")
+	if _, err := Load(Paths{Project: project}); err == nil || !strings.Contains(err.Error(), "max_stop_continues is not allowed in a project's file") {
+		t.Errorf("error = %v", err)
+	}
+}

@@ -113,3 +113,37 @@ func TestSessionHooks(t *testing.T) {
 		t.Errorf("the third request lacks the Stop hook's note: %q", last)
 	}
 }
+
+// A Stop hook that always blocks makes a run go on, but not past the
+// run's budget: the run over it completes after one model call.
+func TestStopHooksKeepToTheBudget(t *testing.T) {
+	dir := t.TempDir()
+	stop := filepath.Join(dir, "stop")
+	if err := os.WriteFile(stop, []byte("#!/bin/sh\ncat >/dev/null; echo '{\"decision\":\"block\",\"reason\":\"go on\"}'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	runner := hook.New(&hook.Options{Hooks: []hook.Hook{{Event: contract.HookStop, Command: stop}}, Dir: dir,
+		Environ: []string{"PATH=" + os.Getenv("PATH")}, MaxStopContinues: 5})
+	calls := 0
+	prov := providertest.Func(func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
+		calls++
+		return func(yield func(contract.ModelEvent, error) bool) {
+			_ = yield(&contract.TextDelta{Text: "done"}, nil) &&
+				yield(&contract.ModelUsage{InputTokens: 100_000, OutputTokens: 10}, nil) &&
+				yield(&contract.ModelFinished{Reason: contract.FinishStop}, nil)
+		}
+	})
+	log := eventlog.New(memstore.New(), nil)
+	t.Cleanup(func() { log.Close() })
+	k, err := New(prov, log, &Options{ProviderName: "p", Model: "m", Hooks: runner, SessionDir: dir,
+		Capabilities: provider.Capabilities{Streaming: true}, Retry: RetryPolicy{Attempts: 1},
+		Info:    &contract.ModelInfo{ContextWindow: 200_000, MaxOutput: 2000, Source: contract.InfoConfig, Prices: &contract.Prices{Input: 3, Output: 15}},
+		Context: ContextOptions{MaxCost: 0.01}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := finished(t, collect(t, k.Send(t.Context(), Input{Text: "work"})))
+	if calls != 1 || f.Outcome != contract.OutcomeCompleted {
+		t.Errorf("%d model calls, outcome %s; want 1 and completed (the budget, $0.30 spent of $0.01, stops the Stop hook's continues)", calls, f.Outcome)
+	}
+}

@@ -251,7 +251,9 @@ func (r *run) loop(ctx context.Context, cause string) {
 		if r.err != nil {
 			return
 		}
-		if outcome == contract.OutcomeCompleted && r.stopHooks(ctx, cause, turns) {
+		// A Stop hook may make a run go on, but not past its budget: a
+		// run over it completes as the model ended it.
+		if over, _ := r.overBudget(); outcome == contract.OutcomeCompleted && !over && r.stopHooks(ctx, cause, turns) {
 			if r.err != nil {
 				return
 			}
