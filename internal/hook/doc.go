@@ -18,4 +18,15 @@
 // CLAUDE_PROJECT_DIR, REIN_PROJECT_DIR and REIN_SESSION_ID, in a session and
 // process group of their own that is killed as a whole at the hook's
 // timeout; what they print is bounded.
+//
+// What differs from Claude Code, on purpose or not yet: a hook's
+// updatedInput is not applied (an allow that carries one asks, since the
+// log records what the model proposed and that is what runs); a hook's
+// allow never lifts an ask no rule can lift (a protected directory, what
+// the sandbox forbids); PostToolUse also runs for a failed call (there is
+// no PostToolUseFailure), and its tool_response carries rein's
+// observation (success, output, exit_code) rather than Claude Code's
+// per-tool fields; transcript_path names rein's own events.jsonl, in
+// rein's format. A process a hook starts that leaves the process group
+// (setsid) is not killed at the timeout.
 package hook
