@@ -177,11 +177,9 @@ func (x *extensions) projectServers(ctx context.Context, spec cli.Spec, cfg *con
 	}
 	var what []string
 	for _, s := range servers {
-		run := s.URL
-		if s.URL == "" {
-			run = strings.Join(append([]string{s.Command}, s.Args...), " ")
-		}
-		what = append(what, "MCP server "+s.Name+": "+printable.Line(run))
+		// As the file has it, env and headers too, its ${VAR} not
+		// expanded: what is trusted, with no secret shown.
+		what = append(what, "MCP server "+s.Name+": "+printable.Line(s.Written))
 	}
 	ok, err := x.trust(ctx, spec, cfg, trustee{path: path, data: data, what: what, kind: "mcp",
 		held: fmt.Sprintf("its %d MCP servers do not start", len(servers))}, userFile)

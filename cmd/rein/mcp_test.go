@@ -116,3 +116,16 @@ func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// A server that does not start is said on a headless run's stderr: no
+// event says so, since no tool joined or left.
+func TestExecWarnsOfAServerThatDidNotStart(t *testing.T) {
+	cfgHome, work := t.TempDir(), t.TempDir()
+	writeTestFile(t, filepath.Join(cfgHome, "rein", "config.toml"), "[mcp_servers.missing]\ncommand = \"/nonexistent/server\"\n")
+	script := writeScript(t, `{"turns":[{"steps":[{"text":"hello"},{"finish":"stop"}]}]}`)
+	r := reinIn(t, work, []string{"XDG_STATE_HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + cfgHome, "HOME=" + t.TempDir()},
+		"exec", "--provider", "scripted", "--script", script, "hi")
+	if r.code != 0 || !strings.Contains(r.stderr, "MCP server missing") || !strings.Contains(r.stderr, "the server did not start") {
+		t.Errorf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+}

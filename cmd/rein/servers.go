@@ -39,10 +39,18 @@ func (x *extensions) stopServers() error {
 	return x.manager.Close()
 }
 
-// ready waits until every server of x is ready or has failed once.
+// ready waits until every server of x is ready or has failed once, for a
+// headless run, and warns of each one that failed: its tools are not
+// there, and no event says so (none joined or left).
 func (x *extensions) ready(ctx context.Context) {
-	if x != nil && x.manager != nil {
-		x.manager.Settled(ctx)
+	if x == nil || x.manager == nil {
+		return
+	}
+	x.manager.Settled(ctx)
+	for _, st := range x.manager.Status() {
+		if st.State == mcp.StateFailed {
+			warn(fmt.Sprintf("MCP server %s (%s): %s", st.Name, st.Source, printable.Line(st.Error)))
+		}
 	}
 }
 
@@ -107,6 +115,9 @@ func (x *extensions) serverFacts1(name string) []cli.Fact {
 	if run == "" {
 		run = strings.Join(append([]string{cfg.Command}, cfg.Args...), " ")
 	}
+	if cfg.Written != "" {
+		run = cfg.Written // a project's: as written, its ${VAR} not expanded
+	}
 	out := []cli.Fact{{Key: "source", Value: cfg.Source}, {Key: st.Transport, Value: printable.Line(run)}, {Key: "state", Value: st.State}}
 	if st.Error != "" {
 		out = append(out, cli.Fact{Key: "error", Value: printable.Line(st.Error)})
@@ -124,15 +135,19 @@ func (x *extensions) serverFacts1(name string) []cli.Fact {
 }
 
 // serverSecrets are the secrets of the servers a session in cwd may
-// start (the person's, and the project's .mcp.json, trusted or not), read
+// start (the person's, and the project's .mcp.json if it is trusted, or
+// trustProject), read
 // quietly: the configuration's warnings come when the session is built.
-func serverSecrets(cwd string) []string {
+func serverSecrets(cwd string, trustProject bool) []string {
 	var x extensions
-	if cfg, err := readConfig(config.DefaultPaths(cwd)); err == nil {
-		x.servers = configServers(cfg)
+	cfg, err := readConfig(config.DefaultPaths(cwd))
+	if err != nil {
+		return nil
 	}
-	if data, _ := readProjectFile(filepath.Join(cwd, projectServers)); data != nil {
-		servers, _ := mcp.ParseProjectFile(projectServers, data, os.Getenv)
+	x.servers = configServers(cfg)
+	path := filepath.Join(cwd, projectServers)
+	if data, _ := readProjectFile(path); data != nil && (trustProject || cfg.IsTrusted(path, data)) {
+		servers, _ := mcp.ParseProjectFile(path, data, os.Getenv)
 		x.servers = append(x.servers, servers...)
 	}
 	return x.secrets()

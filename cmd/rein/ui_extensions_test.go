@@ -28,7 +28,7 @@ func TestUIExtensions(t *testing.T) {
 	s.waitFor("settings.json would start", "SessionStart hook: echo the build is green", "Trust it?")
 	s.answer("y")
 	s.keys("Enter")
-	s.waitFor(".mcp.json would start", "MCP server slow: "+self)
+	s.waitFor(".mcp.json would start", `MCP server slow: {"command":`+quote(self))
 	s.answer("y")
 	s.keys("Enter")
 	s.ready()
@@ -41,7 +41,7 @@ func TestUIExtensions(t *testing.T) {
 	}
 	// The server answers now: its tools join, and /mcp says so.
 	deadline := time.Now().Add(uiWait)
-	for !strings.Contains(s.all(), "ready, stdio, 5 tools") {
+	for !strings.Contains(s.all(), "ready, stdio, 6 tools") {
 		if time.Now().After(deadline) {
 			t.Fatalf("the server never showed ready:\n%s", s.all())
 		}
@@ -71,7 +71,7 @@ func TestUIExtensions(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.start(120, 40, scriptFlags(t, answerTurns)...)
-	all := s.waitFor(".mcp.json changed since you trusted it", "MCP server other: true")
+	all := s.waitFor(".mcp.json changed since you trusted it", `MCP server other: {"command":"true"}`)
 	if strings.Contains(all, "settings.json would start") {
 		t.Errorf("an unchanged trusted file was asked about again:\n%s", all)
 	}

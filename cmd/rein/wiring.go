@@ -186,7 +186,7 @@ func resumeSession(ctx context.Context, spec cli.Spec) (*cli.Session, error) {
 			return nil, err
 		}
 	}
-	secrets := append(builtin.Credentials(os.Environ()), serverSecrets(spec.Cwd)...)
+	secrets := append(builtin.Credentials(os.Environ()), serverSecrets(spec.Cwd, spec.TrustProject)...)
 	sess, err := store.Open(sid, &session.WriteOptions{Secrets: secrets})
 	if err != nil {
 		return nil, err
@@ -194,7 +194,7 @@ func resumeSession(ctx context.Context, spec cli.Spec) (*cli.Session, error) {
 	if cwd := sess.State.Cwd; cwd != spec.Cwd {
 		// The session's workspace is another: so may its servers be, and
 		// the log must not take their secrets.
-		if more := serverSecrets(cwd); len(more) > 0 {
+		if more := serverSecrets(cwd, spec.TrustProject); len(more) > 0 {
 			if err := sess.Close(); err != nil {
 				return nil, err
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/rein-agent/rein/internal/atomicfile"
+	"github.com/rein-agent/rein/internal/mcp"
 )
 
 // MCPEntry is one [mcp_servers.NAME] table as written (Codex's keys).
@@ -78,9 +79,10 @@ func (d *decoded) checkServers() error {
 
 // checkServer validates one server's table.
 func checkServer(name string, s *MCPEntry) error {
+	if err := mcp.CheckName(name); err != nil {
+		return err
+	}
 	switch {
-	case !validServerName().MatchString(name):
-		return errors.New("a server's name must be 1 to 64 letters, digits, '_' or '-': its tools are named mcp__NAME__TOOL")
 	case (strings.TrimSpace(s.Command) == "") == (s.URL == ""):
 		return errors.New("a server needs command (started by rein) or url (streamable HTTP), not both")
 	case s.StartupTimeout != nil && s.StartupTimeoutSec != nil:

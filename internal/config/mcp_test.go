@@ -52,6 +52,7 @@ enabled = false
 		{"neither", "[mcp_servers.a]\nargs = [\"x\"]\n", ":1: [mcp_servers.a]: a server needs command"},
 		{"both", "[mcp_servers.a]\ncommand = \"x\"\nurl = \"http://h/\"\n", "not both"},
 		{"bad name", "[mcp_servers.\"a b\"]\ncommand = \"x\"\n", "[mcp_servers.a b]: a server's name must be"},
+		{"double underscore", "[mcp_servers.git__hub]\ncommand = \"x\"\n", ":1: [mcp_servers.git__hub]: a server's name must be"},
 		{"bad url", "\n[mcp_servers.a]\nurl = \"ftp://h/\"\n", ":2: [mcp_servers.a]: url = \"ftp://h/\": want an http"},
 		{"no host", "[mcp_servers.a]\nurl = \"https:///x\"\n", "want an http"},
 		{"two timeouts", "[mcp_servers.a]\ncommand = \"x\"\ntool_timeout = 1\ntool_timeout_sec = 2\n", "keep one"},

@@ -47,6 +47,9 @@ type server struct {
 	err     string
 	since   time.Time
 	session *sdk.ClientSession
+	// relisting says a listing of the tools is under way, again that the
+	// server said they changed since it began.
+	relisting, again bool
 }
 
 // New returns a Manager of opts' servers; none is started before Start.
@@ -185,6 +188,10 @@ func (m *Manager) attempt(ctx context.Context, s *server) (ready bool, why strin
 	select {
 	case <-ctx.Done():
 		return true, "rein stopped"
+	case <-proc.ended():
+		// The program is gone even if something it left holds its
+		// output open: the session is over.
+		return true, fmt.Sprintf("the server exited (%s)", proc.exited())
 	case err := <-ended:
 		if how := proc.exited(); how != "" {
 			return true, fmt.Sprintf("the server exited (%s)", how)
@@ -215,13 +222,7 @@ func (m *Manager) open(ctx context.Context, s *server) (*sdk.ClientSession, *pro
 	client := sdk.NewClient(&sdk.Implementation{Name: "rein", Version: m.version()}, &sdk.ClientOptions{
 		Logger: m.logger,
 		ToolListChangedHandler: func(_ context.Context, req *sdk.ToolListChangedRequest) {
-			// The server's run goroutine counts in wg while its session
-			// lives, so Close waits for this one too.
-			m.wg.Add(1)
-			go func() {
-				defer m.wg.Done()
-				m.relist(ctx, s, req.Session)
-			}()
+			m.changed(ctx, s, req.Session)
 		},
 	})
 	cs, err := client.Connect(sctx, t, nil)
@@ -236,6 +237,35 @@ func (m *Manager) open(ctx context.Context, s *server) (*sdk.ClientSession, *pro
 		return nil, nil, nil, nil, fail(err)
 	}
 	return cs, proc, tools, skipped, nil
+}
+
+// changed lists the tools of s again after the server said they changed:
+// one listing at a time, and one more after it when the server said so
+// again meanwhile, so that a flood of notifications costs two listings.
+func (m *Manager) changed(ctx context.Context, s *server, cs *sdk.ClientSession) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s.relisting {
+		s.again = true
+		return
+	}
+	s.relisting = true
+	// The server's run goroutine counts in wg while its session lives, so
+	// Close waits for this one too.
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		for {
+			m.relist(ctx, s, cs)
+			m.mu.Lock()
+			again := s.again && ctx.Err() == nil
+			s.again, s.relisting = false, again
+			m.mu.Unlock()
+			if !again {
+				return
+			}
+		}
+	}()
 }
 
 // relist lists the tools of s again after the server said they changed,

@@ -285,7 +285,7 @@ func TestStreamableHTTP(t *testing.T) {
 	handler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return testServer() }, nil)
 	var bad []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("X-Team") != "core" || r.Header.Get("Authorization") != "Bearer tok-123" {
+		if r.Header.Get("X-Team") != "core" || r.Header.Get("Authorization") != "Bearer tok-123456" {
 			bad = append(bad, r.Header.Get("X-Team")+" "+r.Header.Get("Authorization"))
 			http.Error(w, "who are you", http.StatusUnauthorized)
 			return
@@ -294,7 +294,7 @@ func TestStreamableHTTP(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close) // after the manager's Close, which runs first
 	s := Server{Name: "remote", URL: srv.URL, Headers: map[string]string{"X-Team": "core"}, BearerEnv: "REMOTE_TOKEN"}
-	m, ch := start(t, &Options{Servers: []Server{s}, Environ: []string{"REMOTE_TOKEN=tok-123"}})
+	m, ch := start(t, &Options{Servers: []Server{s}, Environ: []string{"REMOTE_TOKEN=tok-123456"}})
 	c := ch.next(t)
 	if len(c.Tools) != 7 {
 		t.Fatalf("change = %q with %v (refused: %v)", c.Reason, names(c), bad)
@@ -305,8 +305,14 @@ func TestStreamableHTTP(t *testing.T) {
 	if st := m.Status(); st[0].Transport != "http" || st[0].Log != "" {
 		t.Errorf("status = %+v", st[0])
 	}
-	if got := s.Secrets(func(k string) string { return map[string]string{"REMOTE_TOKEN": "tok-123"}[k] }); !slices.Contains(got, "tok-123") || !slices.Contains(got, "core") {
-		t.Errorf("secrets = %v", got)
+	s.Env = map[string]string{"API_KEY": "key-abcdefgh", "ROOT": "/usr/local/bin", "PIN": "1"}
+	s.Headers["Authorization"] = "Bearer hdr-token-xyz"
+	got := s.Secrets(func(k string) string { return map[string]string{"REMOTE_TOKEN": "tok-123456"}[k] })
+	slices.Sort(got)
+	// Only what its name says is a credential, and long enough to cut
+	// safely: not X-Team's "core", ROOT's path, nor PIN's "1".
+	if want := []string{"Bearer hdr-token-xyz", "hdr-token-xyz", "key-abcdefgh", "tok-123456"}; !slices.Equal(got, want) {
+		t.Errorf("secrets = %q, want %q", got, want)
 	}
 }
 
@@ -328,5 +334,46 @@ func TestLogBeforeItsDirectory(t *testing.T) {
 	log, err := os.ReadFile(filepath.Join(dir, "mcp-early.log"))
 	if err != nil || !strings.Contains(string(log), "--- rein starts early") || !strings.Contains(string(log), "rein-test: serving") {
 		t.Errorf("the log (%v):\n%s", err, log)
+	}
+}
+
+// The headers carry the server's credentials: a redirect to another
+// origin gets none of them.
+func TestHeadersStayWithTheServer(t *testing.T) {
+	var seen []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen = append(seen, r.Header.Get("Authorization")+"|"+r.Header.Get("X-Api-Key"))
+	}))
+	defer other.Close()
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen = append(seen, r.Header.Get("Authorization")+"|"+r.Header.Get("X-Api-Key"))
+		http.Redirect(w, r, strings.Replace(other.URL, "127.0.0.1", "localhost", 1)+"/elsewhere", http.StatusTemporaryRedirect)
+	}))
+	defer origin.Close()
+	m := New(&Options{Environ: []string{"T=secret-token"}})
+	tr := m.httpTransport(Server{URL: origin.URL + "/mcp", Headers: map[string]string{"X-Api-Key": "k-123"}, BearerEnv: "T"})
+	client := tr.(*sdk.StreamableClientTransport).HTTPClient
+	resp, err := client.Get(origin.URL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if want := []string{"Bearer secret-token|k-123", "|"}; !slices.Equal(seen, want) {
+		t.Errorf("the headers each server saw: %q, want %q", seen, want)
+	}
+}
+
+// A server's program that exits while something it left behind holds
+// its output open still ends the session: its tools leave.
+func TestExitWithOutputHeldOpen(t *testing.T) {
+	s := Server{Name: "held", Command: "sh", Args: []string{"-c", `setsid sleep 5 & exec "$0"`, os.Args[0]}, Env: map[string]string{testServerEnv: "1"}}
+	_, ch := start(t, &Options{Servers: []Server{s}, Environ: os.Environ(), Strip: builtin.ToolEnv, Backoff: Backoff{Min: time.Hour, Max: time.Hour}})
+	c := ch.next(t)
+	if len(c.Tools) != 7 {
+		t.Fatalf("change = %q", c.Reason)
+	}
+	run(t, find(t, c, "mcp__held__crash"), `{}`)
+	if gone := ch.next(t); len(gone.Tools) != 0 || !strings.Contains(gone.Reason, "exit status 3") {
+		t.Errorf("after the crash: %q with %v", gone.Reason, names(gone))
 	}
 }

@@ -17,6 +17,7 @@ package mcp
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -64,6 +65,11 @@ type Server struct {
 	Headers   map[string]string
 	BearerEnv string
 
+	// Written is the server's entry as its file has it (a .mcp.json's
+	// JSON, its ${VAR} not expanded), for a person asked to trust it;
+	// empty for a server of the person's own config.
+	Written string
+
 	// StartupTimeout bounds the start (connect, initialize, first
 	// tools/list); 0 means DefaultStartupTimeout.
 	StartupTimeout time.Duration
@@ -80,23 +86,51 @@ func (s Server) Transport() string {
 }
 
 // Secrets returns the values of s that must never reach a log, an event
-// or a terminal: its env values, its header values and its bearer
-// token's value (looked up with getenv). The caller adds them to the
-// session's secrets.
+// or a terminal: those of its env variables whose names say they hold a
+// credential (TOKEN, KEY, SECRET, PASSWORD, AUTH...), those of its
+// credential headers (Authorization, Cookie, X-Api-Key, ...) and its bearer
+// token's value (looked up with getenv). Values shorter than 8 bytes are
+// left out: cutting them from every line would cut ordinary words. The
+// caller adds them to the session's secrets.
 func (s Server) Secrets(getenv func(string) string) []string {
 	var out []string
-	for _, v := range s.Env {
-		out = append(out, v)
-	}
-	for _, v := range s.Headers {
-		out = append(out, v)
-	}
-	if s.BearerEnv != "" && getenv != nil {
-		if v := getenv(s.BearerEnv); v != "" {
+	add := func(v string) {
+		if len(v) >= minSecret {
 			out = append(out, v)
 		}
 	}
+	for k, v := range s.Env {
+		if secretName(k) {
+			add(v)
+		}
+	}
+	for k, v := range s.Headers {
+		if secretName(k) || strings.EqualFold(k, "Cookie") {
+			add(v)
+			if _, tok, ok := strings.Cut(v, " "); ok {
+				add(tok) // "Bearer <token>": the token alone, wherever it appears
+			}
+		}
+	}
+	if s.BearerEnv != "" && getenv != nil {
+		add(getenv(s.BearerEnv))
+	}
 	return out
+}
+
+// minSecret is the shortest value Secrets takes.
+const minSecret = 8
+
+// secretName says whether a variable's or a header's name says it holds
+// a credential.
+func secretName(name string) bool {
+	n := strings.ToUpper(name)
+	for _, w := range []string{"TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "SESSION"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s Server) startupTimeout() time.Duration {
@@ -128,8 +162,7 @@ type Options struct {
 	// whatever they look like, and the values that mark a variable secret.
 	Passthrough, Secrets []string
 	// Strip strips secrets from an environment (builtin.ToolEnv in
-	// production); nil gives a server only its Env and PATH, HOME and
-	// the locale.
+	// production); nil gives a server only its Env, PATH and HOME.
 	Strip func(environ, passthrough, secrets []string) []string
 	// LogDir is where each stdio server's standard error goes, to
 	// mcp-<name>.log (created 0600, appended to across restarts); empty

@@ -114,17 +114,20 @@ func TestLoadProjectFile(t *testing.T) {
   "api": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${API_TOKEN}"}, "oauth": {"ignored": true}},
   "old": {"type": "sse", "url": "https://example.com/sse"},
   "bad": {"command": "x", "env": {"K": "${NOT_SET}"}},
-  "bad name!": {"command": "x"}
+  "bad name!": {"command": "x"},
+  "git__hub": {"command": "x"}
 }}`)
 	got, err := LoadProjectFile(path, getenv)
 	want := []Server{
-		{Name: "api", Source: path, URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer tok"}},
-		{Name: "files", Source: path, Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/home/ada/src"}, Env: map[string]string{"LEVEL": "info"}},
+		{Name: "api", Source: path, URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer tok"},
+			Written: `{"type":"http","url":"https://example.com/mcp","headers":{"Authorization":"Bearer ${API_TOKEN}"},"oauth":{"ignored":true}}`},
+		{Name: "files", Source: path, Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/home/ada/src"}, Env: map[string]string{"LEVEL": "info"},
+			Written: `{"command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","${HOME}/src"],"env":{"LEVEL":"${LOG_LEVEL:-info}"}}`},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)
 	}
-	for _, part := range []string{`server "old": type "sse" is not supported`, `server "bad": ${NOT_SET} is not set`, `server "bad name!": a server's name`} {
+	for _, part := range []string{`server "old": type "sse" is not supported`, `server "bad": ${NOT_SET} is not set`, `server "bad name!": a server's name`, `server "git__hub": a server's name`} {
 		if err == nil || !strings.Contains(err.Error(), part) {
 			t.Errorf("error %v does not say %q", err, part)
 		}

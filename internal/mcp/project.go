@@ -69,20 +69,31 @@ func ParseProjectFile(path string, data []byte, getenv func(string) string) ([]S
 }
 
 // validServerName is what a server's name may be: it becomes part of its
-// tools' names.
-var validServerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
+// tools' names, mcp__NAME__TOOL, so it holds no "__" (nor starts or ends
+// with '_'): a server github__x would otherwise have tools that rules
+// about github name.
+var validServerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$`) })
+
+// CheckName says what is wrong with name as a server's name; nil when
+// nothing is.
+func CheckName(name string) error {
+	if len(name) > 64 || !validServerName().MatchString(name) {
+		return errors.New(`a server's name must be 1 to 64 letters, digits, '-' or single '_' between them (its tools are named mcp__NAME__TOOL)`)
+	}
+	return nil
+}
 
 // projectEntry turns one entry of mcpServers into a Server.
 func projectEntry(name string, raw json.RawMessage, getenv func(string) string) (Server, error) {
-	if !validServerName().MatchString(name) {
-		return Server{}, errors.New("a server's name must be 1 to 64 letters, digits, '_' or '-'")
+	if err := CheckName(name); err != nil {
+		return Server{}, err
 	}
 	var p projectServer
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return Server{}, fmt.Errorf("not a server: %v", err)
 	}
 	x := expander{getenv: getenv}
-	s := Server{Name: name, Command: x.expand(p.Command), URL: x.expand(p.URL)}
+	s := Server{Name: name, Command: x.expand(p.Command), URL: x.expand(p.URL), Written: compact(raw)}
 	for _, a := range p.Args {
 		s.Args = append(s.Args, x.expand(a))
 	}
@@ -102,6 +113,15 @@ func projectEntry(name string, raw json.RawMessage, getenv func(string) string) 
 		return Server{}, fmt.Errorf("url %q is not http:// or https://", s.URL)
 	}
 	return s, nil
+}
+
+// compact is the JSON raw on one line, as written otherwise.
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
 }
 
 // expander expands ${VAR} and ${VAR:-default}, remembering the first

@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,6 +124,15 @@ func (p *process) stop() {
 	p.out.Close()
 }
 
+// ended is closed once p's program has exited; nil (never ready) for no
+// process.
+func (p *process) ended() <-chan struct{} {
+	if p == nil {
+		return nil
+	}
+	return p.done
+}
+
 // exited says how p ended, waiting a moment for it: the connection may
 // close just before the program is reaped. Empty when it is still running.
 func (p *process) exited() string {
@@ -204,7 +214,8 @@ func (m *Manager) httpTransport(s Server) sdk.Transport {
 			h.Set("Authorization", "Bearer "+tok)
 		}
 	}
-	client := &http.Client{Transport: &headerTransport{base: http.DefaultTransport, header: h}}
+	origin, _ := url.Parse(s.URL) // checked by the configuration
+	client := &http.Client{Transport: &headerTransport{base: http.DefaultTransport, header: h, origin: origin}}
 	return &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: client}
 }
 
@@ -218,13 +229,19 @@ func (m *Manager) getenv(name string) string {
 	return ""
 }
 
-// headerTransport adds headers to each request.
+// headerTransport adds headers to each request to the server's origin,
+// and to no other: a redirect elsewhere gets none of them (they carry the
+// server's credentials).
 type headerTransport struct {
 	base   http.RoundTripper
 	header http.Header
+	origin *url.URL
 }
 
 func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if t.origin == nil || r.URL.Scheme != t.origin.Scheme || r.URL.Host != t.origin.Host {
+		return t.base.RoundTrip(r)
+	}
 	r = r.Clone(r.Context())
 	for k, v := range t.header {
 		r.Header[k] = v

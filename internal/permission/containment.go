@@ -80,11 +80,13 @@ func within(dir, p string) bool {
 // protectedNames are the directories that decide how rein and git behave:
 // a write below one could raise the agent's own permissions (.rein's
 // configuration) or run code later (a hook, git's configuration naming a
-// program), or run a trusted project's hooks (.claude holds Claude Code's
-// settings and the scripts they name). They are protected wherever they are in a workspace root (a
+// program), or run a trusted project's hooks and servers (.claude holds
+// Claude Code's settings and the scripts they name, .mcp.json the servers:
+// a server the person trusted, given another env, would be asked about
+// again, but with the same command shown). They are protected wherever they are in a workspace root (a
 // nested repository's .git too), in any case (a case-insensitive file
 // system has one .git for .GIT).
-var protectedNames = []string{".git", ".rein", ".claude"}
+var protectedNames = []string{".git", ".rein", ".claude", ".mcp.json"}
 
 // protected reports whether a write to the path would change how rein or
 // git behave: the path is under a .git, .rein or .claude directory (as written, or

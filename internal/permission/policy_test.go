@@ -293,6 +293,7 @@ func TestProtectedPaths(t *testing.T) {
 		{"accept-edits hook", AcceptEdits, Rules{}, fileReq(t, "write_file", ".git/hooks/pre-commit"), askMode},
 		{"case folded", AcceptEdits, Rules{}, fileReq(t, "write_file", ".GIT/config"), askMode},
 		{"a trusted project's hook script", AcceptEdits, Rules{}, fileReq(t, "write_file", ".claude/hooks/fmt.sh"), askMode},
+		{"a project's MCP servers", AcceptEdits, Rules{}, fileReq(t, "write_file", ".mcp.json"), askMode},
 		{"Claude Code's settings", AcceptEdits, Rules{Allow: mustRules(t, "edit_file(**)")}, fileReq(t, "edit_file", ".claude/settings.json"), askMode},
 		{"allow rule does not cover it", AcceptEdits, Rules{Allow: mustRules(t, "write_file(**)")}, fileReq(t, "write_file", ".rein/config.toml"), askMode},
 		{"yolo allows", Yolo, Rules{}, fileReq(t, "write_file", ".rein/config.toml"), decision{contract.Allow, ByMode, ""}},
