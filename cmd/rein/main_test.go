@@ -14,14 +14,17 @@ import (
 	"testing"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/mcp/mcptest"
 )
+
+// testServerEnv makes the test binary an MCP server (mcptest.Serve).
+const testServerEnv = mcptest.Env
 
 // rein is the binary under test, built once by TestMain.
 var rein string
 
 func TestMain(m *testing.M) {
-	if os.Getenv(testServerEnv) != "" {
-		serveTestMCP()
+	if mcptest.Serve() {
 		return
 	}
 	dir, err := os.MkdirTemp("", "rein-bin-")

@@ -80,7 +80,7 @@ env = { `+testServerEnv+` = "1", NAMED_KEY = "configured-secret-4821" }
 			t.Errorf("trust %v: tools added %v", trust, added)
 		}
 		// Started, grown, gone with the crash, back.
-		want := []string{"+6 -0 the server started", "+1 -0 the server listed new tools", "+0 -7 the server exited (exit status 3)", "+6 -0 the server is back"}
+		want := []string{"+8 -0 the server started", "+1 -0 the server listed new tools", "+0 -9 the server exited (exit status 3)", "+8 -0 the server is back"}
 		if len(changes) != len(want) {
 			t.Fatalf("tools.changed of conf: %q, want %q", changes, want)
 		}

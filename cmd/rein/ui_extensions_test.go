@@ -41,7 +41,7 @@ func TestUIExtensions(t *testing.T) {
 	}
 	// The server answers now: its tools join, and /mcp says so.
 	deadline := time.Now().Add(uiWait)
-	for !strings.Contains(s.all(), "ready, stdio, 6 tools") {
+	for !strings.Contains(s.all(), "ready, stdio, 8 tools") {
 		if time.Now().After(deadline) {
 			t.Fatalf("the server never showed ready:\n%s", s.all())
 		}

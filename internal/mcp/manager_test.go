@@ -97,7 +97,7 @@ func TestInMemoryServer(t *testing.T) {
 	if c.Server != "test" || c.Reason != "the server started" {
 		t.Fatalf("first change = %s %q", c.Server, c.Reason)
 	}
-	want := []string{"mcp__test__big", "mcp__test__crash", "mcp__test__data", "mcp__test__echo", "mcp__test__env", "mcp__test__fail", "mcp__test__image"}
+	want := []string{"mcp__test__big", "mcp__test__crash", "mcp__test__data", "mcp__test__echo", "mcp__test__env", "mcp__test__fail", "mcp__test__grow", "mcp__test__image"}
 	if got := names(c); !slices.Equal(slices.Sorted(slices.Values(got)), want) {
 		t.Fatalf("tools = %v, want %v", got, want)
 	}
@@ -143,7 +143,7 @@ func TestInMemoryServer(t *testing.T) {
 func TestListChanged(t *testing.T) {
 	srv := testServer()
 	_, ch := start(t, &Options{Servers: []Server{{Name: "live"}}, Connect: inMemory(func() *sdk.Server { return srv })})
-	if c := ch.next(t); len(c.Tools) != 7 {
+	if c := ch.next(t); len(c.Tools) != 8 {
 		t.Fatalf("first change has %d tools", len(c.Tools))
 	}
 	sdk.AddTool(srv, &sdk.Tool{Name: "later", Description: "a tool added later"},
@@ -151,7 +151,7 @@ func TestListChanged(t *testing.T) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "here"}}}, nil, nil
 		})
 	c := ch.next(t)
-	if c.Reason != "the server listed new tools" || len(c.Tools) != 8 {
+	if c.Reason != "the server listed new tools" || len(c.Tools) != 9 {
 		t.Fatalf("change = %q with %v", c.Reason, names(c))
 	}
 	if out, err := run(t, find(t, c, "mcp__live__later"), `{}`); err != nil || out != "here" {
@@ -174,7 +174,7 @@ func TestStdioServer(t *testing.T) {
 	s := stdio("local", map[string]string{"NAMED_TOKEN": "configured"})
 	m, ch := start(t, &Options{Servers: []Server{s}, Environ: environ, Strip: builtin.ToolEnv, LogDir: logs, Dir: t.TempDir()})
 	c := ch.next(t)
-	if len(c.Tools) != 7 {
+	if len(c.Tools) != 8 {
 		t.Fatalf("change = %q with %v", c.Reason, names(c))
 	}
 
@@ -201,7 +201,7 @@ func TestStdioServer(t *testing.T) {
 			t.Fatalf("after the crash: %q with %v", gone.Reason, names(gone))
 		}
 		back := ch.next(t)
-		if back.Reason != "the server is back" || len(back.Tools) != 7 {
+		if back.Reason != "the server is back" || len(back.Tools) != 8 {
 			t.Fatalf("after the reconnect: %q with %v", back.Reason, names(back))
 		}
 		if out, err := run(t, find(t, back, "mcp__local__echo"), `{"text":"again"}`); err != nil || out != "echo: again" {
@@ -248,7 +248,7 @@ func TestSlowAndFailingServers(t *testing.T) {
 		c := ch.next(t)
 		seen[c.Server] = c
 	}
-	if c := seen["slow"]; len(c.Tools) != 7 {
+	if c := seen["slow"]; len(c.Tools) != 8 {
 		t.Errorf("slow: %q with %v", c.Reason, names(c))
 	}
 	if c := seen["stuck"]; len(c.Tools) != 0 || c.Reason != "the server did not start within 200ms; rein tries again in 1h0m0s" {
@@ -296,7 +296,7 @@ func TestStreamableHTTP(t *testing.T) {
 	s := Server{Name: "remote", URL: srv.URL, Headers: map[string]string{"X-Team": "core"}, BearerEnv: "REMOTE_TOKEN"}
 	m, ch := start(t, &Options{Servers: []Server{s}, Environ: []string{"REMOTE_TOKEN=tok-123456"}})
 	c := ch.next(t)
-	if len(c.Tools) != 7 {
+	if len(c.Tools) != 8 {
 		t.Fatalf("change = %q with %v (refused: %v)", c.Reason, names(c), bad)
 	}
 	if out, err := run(t, find(t, c, "mcp__remote__echo"), `{"text":"over http"}`); err != nil || out != "echo: over http" {
@@ -321,7 +321,7 @@ func TestStreamableHTTP(t *testing.T) {
 func TestLogBeforeItsDirectory(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "session")
 	m, ch := start(t, &Options{Servers: []Server{stdio("early", nil)}, Environ: os.Environ(), Strip: builtin.ToolEnv, LogDir: dir})
-	if c := ch.next(t); len(c.Tools) != 7 {
+	if c := ch.next(t); len(c.Tools) != 8 {
 		t.Fatalf("change = %q", c.Reason)
 	}
 	if _, err := os.Stat(dir); err == nil {
@@ -369,7 +369,7 @@ func TestExitWithOutputHeldOpen(t *testing.T) {
 	s := Server{Name: "held", Command: "sh", Args: []string{"-c", `setsid sleep 5 & exec "$0"`, os.Args[0]}, Env: map[string]string{testServerEnv: "1"}}
 	_, ch := start(t, &Options{Servers: []Server{s}, Environ: os.Environ(), Strip: builtin.ToolEnv, Backoff: Backoff{Min: time.Hour, Max: time.Hour}})
 	c := ch.next(t)
-	if len(c.Tools) != 7 {
+	if len(c.Tools) != 8 {
 		t.Fatalf("change = %q", c.Reason)
 	}
 	run(t, find(t, c, "mcp__held__crash"), `{}`)
