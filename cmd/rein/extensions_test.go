@@ -78,3 +78,56 @@ func writeTestFile(t *testing.T, path, body string) {
 		t.Fatal(err)
 	}
 }
+
+// Through the binary, the person's hooks of config.toml: a PostToolUse
+// hook adds context, a PreToolUse hook that hangs is killed at its
+// timeout and denies, a Stop hook that always blocks makes the run go on
+// twice (max_stop_continues' default) and no more.
+func TestExecHookEvents(t *testing.T) {
+	cfgHome, work, hookDir := t.TempDir(), t.TempDir(), t.TempDir()
+	post := filepath.Join(hookDir, "post")
+	writeTestFile(t, post, "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\":{\"hookEventName\":\"PostToolUse\",\"additionalContext\":\"the linter is happy\"}}'\n")
+	gate := filepath.Join(hookDir, "gate")
+	writeTestFile(t, gate, "#!/bin/sh\ncase \"$(cat)\" in *hang*) sleep 30;; esac\nexit 0\n")
+	stop := filepath.Join(hookDir, "stop")
+	writeTestFile(t, stop, "#!/bin/sh\ncat >/dev/null\necho '{\"decision\":\"block\",\"reason\":\"run the tests first\"}'\n")
+	for _, p := range []string{post, gate, stop} {
+		os.Chmod(p, 0o755)
+	}
+	writeTestFile(t, filepath.Join(cfgHome, "rein", "config.toml"), `[[hooks.PostToolUse]]
+matcher = "Bash"
+command = "`+post+`"
+
+[[hooks.PreToolUse]]
+matcher = "Bash"
+command = "`+gate+`"
+timeout = 1
+
+[[hooks.Stop]]
+command = "`+stop+`"
+`)
+	text := `{"steps":[{"text":"done"},{"finish":"stop"}]}`
+	script := writeScript(t, `{"turns":[`+bashTurn("echo hi")+`,`+
+		bashTurnExpect("echo hang", `"expect":[{"ok":true,"contains":["hi"]}],`)+`,
+		{"expect":[{"ok":false,"contains":["hook denied it"]}],"steps":[{"text":"done"},{"finish":"stop"}]},`+text+`,`+text+`]}`)
+	stateDir := t.TempDir()
+	r := reinIn(t, work, []string{"XDG_STATE_HOME=" + stateDir, "XDG_CONFIG_HOME=" + cfgHome, "HOME=" + t.TempDir()},
+		"exec", "--provider", "scripted", "--script", script, "--allow", "bash(echo:*)", "check")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	var ran []string
+	var outcome contract.Outcome
+	for _, e := range events(t, stateDir) {
+		switch d := e.Data.(type) {
+		case *contract.HookRan:
+			ran = append(ran, d.Event+":"+d.Decision+":"+d.Context)
+		case *contract.RunFinished:
+			outcome = d.Outcome
+		}
+	}
+	want := []string{"PreToolUse::", "PostToolUse::the linter is happy", "PreToolUse:deny:", "Stop:block:", "Stop:block:", "Stop::"}
+	if strings.Join(ran, " ") != strings.Join(want, " ") || outcome != contract.OutcomeCompleted {
+		t.Errorf("hook.ran %q, outcome %s; want %q, completed", ran, outcome, want)
+	}
+}
