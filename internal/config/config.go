@@ -312,6 +312,9 @@ func (c *Config) merge(path string, project bool) error {
 		if err := checkProject(path, &f.File); err != nil {
 			return err
 		}
+		if err := f.checkProjectServers(); err != nil {
+			return err
+		}
 		if err := c.checkLooser(path, &f.Sandbox); err != nil {
 			return err
 		}

@@ -119,18 +119,6 @@ func checkProjectExtensions(path string, f *File) error {
 		return fmt.Errorf("config: %s: max_stop_continues is not allowed in a project's file: how often your Stop hooks "+
 			"may make a run go on is yours to say; set it in your own config.toml", path)
 	}
-	if len(f.MCPTables) > 0 {
-		return fmt.Errorf("config: %s: mcp_servers is not allowed in a project's file, since a cloned repository must not "+
-			"start programs on your behalf; a project's servers go in .mcp.json, which starts only once you trust it, "+
-			"or put them in your own config.toml", path)
-	}
-	for _, rule := range f.Permissions.Allow {
-		if strings.HasPrefix(strings.TrimSpace(rule), "mcp__") {
-			return fmt.Errorf("config: %s: allow = [%q] is not allowed in a project's file, since a cloned repository must not "+
-				"let the model use your MCP servers' tools without asking; put the rule in your own config.toml "+
-				"(deny and ask rules for them are fine here)", path, rule)
-		}
-	}
 	if len(f.Trusted) > 0 {
 		return fmt.Errorf("config: %s: [trusted] is not allowed in a project's file: only your own config.toml says "+
 			"which project files you trust", path)

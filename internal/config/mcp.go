@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -57,21 +58,68 @@ type MCPServer struct {
 	Source string
 }
 
-// validServerName is what a server's name may be: it becomes part of its
-// tools' names, mcp__NAME__tool.
-var validServerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
-
 // validEnvName is what bearer_token_env_var may name.
 var validEnvName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // checkServers validates the [mcp_servers.NAME] tables of d, each error
 // naming the file and the line of the table.
 func (d *decoded) checkServers() error {
+	if err := d.checkServerKeys(); err != nil {
+		return err
+	}
 	for _, name := range slices.Sorted(maps.Keys(d.MCPTables)) {
 		s := d.MCPTables[name]
 		at := d.serverAt(name)
 		if err := checkServer(name, &s); err != nil {
 			return fmt.Errorf("config: %s: [mcp_servers.%s]: %v", at, name, err)
+		}
+	}
+	return nil
+}
+
+// serverKeys are the keys a [mcp_servers.NAME] table may set: MCPEntry's.
+var serverKeys = sync.OnceValue(func() []string {
+	var keys []string
+	for f := range reflect.TypeFor[MCPEntry]().Fields() {
+		keys = append(keys, f.Tag.Get("toml"))
+	}
+	return keys
+})
+
+// checkServerKeys refuses a key of a [mcp_servers.NAME] table that rein
+// does not know: unlike elsewhere, where an unknown key is a warning, a
+// misspelt command or url would leave a server that cannot start, and a
+// misspelt enabled one that starts when the person said not to.
+func (d *decoded) checkServerKeys() error {
+	for _, k := range d.md.Undecoded() {
+		if len(k) < 3 || k[0] != "mcp_servers" {
+			continue
+		}
+		return fmt.Errorf("config: %s: [mcp_servers.%s]: unknown key %q; a server's keys are %s",
+			d.serverAt(k[1]), k[1], k[2], strings.Join(serverKeys(), ", "))
+	}
+	return nil
+}
+
+// checkProjectServers refuses, in a project's file, what would start the
+// person's programs or use their servers without asking: [mcp_servers]
+// tables, and allow rules naming MCP tools (mcp__...). Deny and ask rules
+// naming them are fine: they only take away.
+func (d *decoded) checkProjectServers() error {
+	if len(d.MCPTables) > 0 {
+		at := d.serverAt(slices.Min(slices.Collect(maps.Keys(d.MCPTables))))
+		if at == d.path {
+			at = d.at("mcp_servers")
+		}
+		return fmt.Errorf("config: %s: mcp_servers is not allowed in a project's file, since a cloned repository must not "+
+			"start programs on your behalf; a project's servers go in .mcp.json, which starts only once you trust it, "+
+			"or put them in your own config.toml", at)
+	}
+	for _, rule := range d.Permissions.Allow {
+		if strings.HasPrefix(strings.TrimSpace(rule), "mcp__") {
+			return fmt.Errorf("config: %s: allow = [%q] is not allowed in a project's file, since a cloned repository must not "+
+				"let the model use your MCP servers' tools without asking; put the rule in your own config.toml "+
+				"(deny and ask rules for them are fine here)", d.at("allow"), rule)
 		}
 	}
 	return nil
@@ -150,29 +198,22 @@ func seconds(a, b *float64) time.Duration {
 // serverAt is the file and line of the [mcp_servers.NAME] table of d, or
 // the file alone when it is not written that way.
 func (d *decoded) serverAt(name string) string {
-	for ln, l := range strings.Split(d.text, "\n") {
-		if isServerHeader(l, name, false) {
-			return where(d.path, ln+1)
-		}
+	doc, err := scanTOML(d.text)
+	if err != nil {
+		return d.path
+	}
+	if i := serverHeader(doc, name); i >= 0 {
+		return where(d.path, strings.Count(d.text[:doc.headers[i].start], "\n")+1)
 	}
 	return d.path
 }
 
-// isServerHeader says whether line is the header of server name's table
-// ([mcp_servers.NAME], its name quoted or not, a comment after it), or,
-// with sub, of a table under it ([mcp_servers.NAME.env]).
-func isServerHeader(line, name string, sub bool) bool {
-	t := strings.TrimSpace(line)
-	if i := strings.Index(t, "]"); i >= 0 && strings.HasPrefix(strings.TrimSpace(t[i+1:]), "#") {
-		t = t[:i+1]
-	}
-	t = strings.Join(strings.Fields(t), "")
-	for _, n := range []string{name, `"` + name + `"`, "'" + name + "'"} {
-		if t == "[mcp_servers."+n+"]" || sub && strings.HasPrefix(t, "[mcp_servers."+n+".") {
-			return true
-		}
-	}
-	return false
+// serverHeader is the index in doc of the header [mcp_servers.NAME]
+// (however its key is quoted or spaced), or -1.
+func serverHeader(doc *tomlLayout, name string) int {
+	return slices.IndexFunc(doc.headers, func(h header) bool {
+		return !h.array && slices.Equal(h.key, []string{"mcp_servers", name})
+	})
 }
 
 // SaveMCPServer writes s as a [mcp_servers.NAME] table of the person's own
@@ -182,16 +223,19 @@ func isServerHeader(line, name string, sub bool) bool {
 // it is written, atomically, 0600, its directory created when missing. A
 // file that is not TOML is left alone and reported.
 func SaveMCPServer(userFile string, s MCPServer, replace bool) error {
+	if err := mcp.CheckName(s.Name); err != nil {
+		return fmt.Errorf("config: add MCP server %q: %w", s.Name, err)
+	}
 	src, err := readUser(userFile)
 	if err != nil {
 		return err
 	}
-	rest, at, found := cutServer(src, s.Name)
+	rest, at, found, err := cutServer(src, s.Name)
+	if err != nil {
+		return fmt.Errorf("config: %s: could not add [mcp_servers.%s] (%v); add it yourself", userFile, s.Name, err)
+	}
 	if found && !replace {
 		return fmt.Errorf("config: %s already has a server called %s; remove it first (rein mcp remove %s)", userFile, s.Name, s.Name)
-	}
-	if !found {
-		rest, at = src, -1
 	}
 	out := insertBlock(rest, at, serverTable(s))
 	d := &decoded{path: userFile, text: out}
@@ -215,7 +259,10 @@ func RemoveMCPServer(userFile, name string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	out, _, found := cutServer(src, name)
+	out, _, found, err := cutServer(src, name)
+	if err != nil {
+		return false, fmt.Errorf("config: %s: could not remove [mcp_servers.%s] (%v); remove it yourself", userFile, name, err)
+	}
 	if !found {
 		return false, nil
 	}
@@ -230,37 +277,43 @@ func RemoveMCPServer(userFile, name string) (bool, error) {
 }
 
 // cutServer is src without the table of server name and the tables under
-// it, and the line where it was.
-func cutServer(src, name string) (string, int, bool) {
-	lines := strings.SplitAfter(src, "\n")
-	start := slices.IndexFunc(lines, func(l string) bool { return isServerHeader(l, name, false) })
-	if start < 0 {
-		return src, -1, false
+// it ([mcp_servers.NAME.env]), and the offset where it was; found is false
+// when src has no such table, and err says src is not TOML the scanner
+// follows.
+func cutServer(src, name string) (rest string, at int, found bool, err error) {
+	doc, err := scanTOML(src)
+	if err != nil {
+		return "", 0, false, err
 	}
-	end := start + 1
-	for end < len(lines) {
-		t := strings.TrimSpace(lines[end])
-		if strings.HasPrefix(t, "[") && !isServerHeader(t, name, true) {
+	i := serverHeader(doc, name)
+	if i < 0 {
+		return src, -1, false, nil
+	}
+	start := strings.LastIndexByte(src[:doc.headers[i].start], '\n') + 1
+	end := len(src)
+	for _, h := range doc.headers[i+1:] {
+		if len(h.key) < 3 || !slices.Equal(h.key[:2], []string{"mcp_servers", name}) {
+			end = strings.LastIndexByte(src[:h.start], '\n') + 1
 			break
 		}
-		end++
 	}
 	// The blank lines and comments before the next table stay with it.
-	for end > start+1 {
-		t := strings.TrimSpace(lines[end-1])
+	lines := strings.SplitAfter(src[start:end], "\n")
+	for len(lines) > 1 {
+		t := strings.TrimSpace(lines[len(lines)-1])
 		if t != "" && !strings.HasPrefix(t, "#") {
 			break
 		}
-		end--
+		end -= len(lines[len(lines)-1])
+		lines = lines[:len(lines)-1]
 	}
-	return strings.Join(slices.Delete(lines, start, end), ""), start, true
+	return src[:start] + src[end:], start, true, nil
 }
 
-// insertBlock puts block at line at of src, or at its end when at < 0.
+// insertBlock puts block at offset at of src, or at its end when at < 0.
 func insertBlock(src string, at int, block string) string {
 	if at >= 0 {
-		lines := strings.SplitAfter(src, "\n")
-		return strings.Join(slices.Insert(lines, at, block), "")
+		return src[:at] + block + src[at:]
 	}
 	if src != "" && !strings.HasSuffix(src, "\n") {
 		src += "\n"
@@ -307,6 +360,9 @@ func serverTable(s MCPServer) string {
 			kv = append(kv, tomlString(k)+" = "+tomlString(m.m[k]))
 		}
 		line(m.key, "{ "+strings.Join(kv, ", ")+" }")
+	}
+	if !s.Enabled {
+		line("enabled", "false")
 	}
 	if s.StartupTimeout > 0 {
 		line("startup_timeout", fmt.Sprint(s.StartupTimeout.Seconds()))

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,40 +49,81 @@ enabled = false
 		t.Errorf("warnings: %v", c.Warnings)
 	}
 
-	bad := []struct{ name, body, want string }{
-		{"neither", "[mcp_servers.a]\nargs = [\"x\"]\n", ":1: [mcp_servers.a]: a server needs command"},
-		{"both", "[mcp_servers.a]\ncommand = \"x\"\nurl = \"http://h/\"\n", "not both"},
-		{"bad name", "[mcp_servers.\"a b\"]\ncommand = \"x\"\n", "[mcp_servers.a b]: a server's name must be"},
-		{"double underscore", "[mcp_servers.git__hub]\ncommand = \"x\"\n", ":1: [mcp_servers.git__hub]: a server's name must be"},
-		{"bad url", "\n[mcp_servers.a]\nurl = \"ftp://h/\"\n", ":2: [mcp_servers.a]: url = \"ftp://h/\": want an http"},
-		{"no host", "[mcp_servers.a]\nurl = \"https:///x\"\n", "want an http"},
-		{"two timeouts", "[mcp_servers.a]\ncommand = \"x\"\ntool_timeout = 1\ntool_timeout_sec = 2\n", "keep one"},
-		{"zero timeout", "[mcp_servers.a]\ncommand = \"x\"\nstartup_timeout = 0\n", "startup_timeout = 0: want seconds"},
-		{"bad env name", "[mcp_servers.a]\nurl = \"https://h/\"\nbearer_token_env_var = \"A-B\"\n", "not the name of an environment variable"},
-		{"header break", "[mcp_servers.a]\nurl = \"https://h/\"\nheaders = { X = \"a\\nb\" }\n", "line break"},
-		{"headers on stdio", "[mcp_servers.a]\ncommand = \"x\"\nheaders = { X = \"a\" }\n", "are for a server with a url"},
+}
+
+func TestMCPServerTimeoutsAndHome(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	user := writeFile(t, filepath.Join(t.TempDir(), "config.toml"), `[mcp_servers.a]
+command = "x"
+cwd = "~/src"
+startup_timeout_sec = 10
+tool_timeout = 86400
+`)
+	c, err := Load(Paths{User: user})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range bad {
+	want := []MCPServer{{Name: "a", Command: "x", Cwd: filepath.Join(home, "src"), Enabled: true,
+		StartupTimeout: 10 * time.Second, ToolTimeout: 24 * time.Hour, Source: user + ":1"}}
+	if d := cmp.Diff(want, c.MCPServers); d != "" {
+		t.Errorf("servers (-want +got):\n%s", d)
+	}
+}
+
+func TestMCPServerErrors(t *testing.T) {
+	for _, tt := range []struct {
+		name, body string
+		line       int
+		want       string
+	}{
+		{"neither", "[mcp_servers.a]\nargs = [\"x\"]\n", 1, "[mcp_servers.a]: a server needs command"},
+		{"both", "[mcp_servers.a]\ncommand = \"x\"\nurl = \"http://h/\"\n", 1, "not both"},
+		{"bad name", "model = \"m\"\n[mcp_servers.\"a b\"]\ncommand = \"x\"\n", 2, "[mcp_servers.a b]: a server's name must be"},
+		{"double underscore", "[mcp_servers.git__hub]\ncommand = \"x\"\n", 1, "[mcp_servers.git__hub]: a server's name must be"},
+		{"long name", "[mcp_servers." + strings.Repeat("n", 65) + "]\ncommand = \"x\"\n", 1, "a server's name must be"},
+		{"bad url", "\n[mcp_servers.a]\nurl = \"ftp://h/\"\n", 2, "[mcp_servers.a]: url = \"ftp://h/\": want an http"},
+		{"no host", "[mcp_servers.a]\nurl = \"https:///x\"\n", 1, "want an http"},
+		{"two tool timeouts", "[mcp_servers.a]\ncommand = \"x\"\ntool_timeout = 1\ntool_timeout_sec = 2\n", 1, "tool_timeout and tool_timeout_sec"},
+		{"two startup timeouts", "[mcp_servers.a]\ncommand = \"x\"\nstartup_timeout = 1\nstartup_timeout_sec = 2\n", 1, "startup_timeout and startup_timeout_sec"},
+		{"zero timeout", "[mcp_servers.a]\ncommand = \"x\"\nstartup_timeout = 0\n", 1, "startup_timeout = 0: want seconds"},
+		{"negative timeout", "[mcp_servers.a]\ncommand = \"x\"\ntool_timeout_sec = -1\n", 1, "tool_timeout_sec = -1: want seconds"},
+		{"over a day", "[mcp_servers.a]\ncommand = \"x\"\ntool_timeout = 86401\n", 1, "tool_timeout = 86401: want seconds, more than 0 and at most a day"},
+		{"bad env name", "[mcp_servers.a]\nurl = \"https://h/\"\nbearer_token_env_var = \"A-B\"\n", 1, "not the name of an environment variable"},
+		{"header break", "[mcp_servers.a]\nurl = \"https://h/\"\nheaders = { X = \"a\\nb\" }\n", 1, "line break"},
+		{"header name break", "[mcp_servers.a]\nurl = \"https://h/\"\n[mcp_servers.a.headers]\n\"X\\r\" = \"a\"\n", 1, "line break"},
+		{"headers on stdio", "[mcp_servers.a]\ncommand = \"x\"\nheaders = { X = \"a\" }\n", 1, "are for a server with a url"},
+		{"unknown key", "[mcp_servers.z]\ncommand = \"x\"\n\n[mcp_servers.a]\ncomand = \"x\"\n", 4,
+			`[mcp_servers.a]: unknown key "comand"; a server's keys are command, args, env, cwd, url, headers, bearer_token_env_var, enabled, startup_timeout`},
+		{"bad cwd", "[mcp_servers.a]\ncommand = \"x\"\ncwd = \"rel/dir\"\n", 1, "[mcp_servers.a] cwd: \"rel/dir\" is not an absolute path"},
+	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeFile(t, filepath.Join(t.TempDir(), "config.toml"), tt.body)
 			_, err := Load(Paths{User: path})
-			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), path) {
-				t.Errorf("error = %v, want %q with the file", err, tt.want)
+			at := fmt.Sprintf("config: %s:%d: ", path, tt.line)
+			if err == nil || !strings.HasPrefix(err.Error(), at) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %v\nwant   %s...%s...", err, at, tt.want)
 			}
 		})
 	}
 }
 
 func TestProjectMayNotStartServers(t *testing.T) {
-	for _, tt := range []struct{ name, body, want string }{
-		{"servers", "[mcp_servers.a]\ncommand = \"x\"\n", "mcp_servers is not allowed in a project's file"},
-		{"allow rule", "[permissions]\nallow = [\"mcp__github__*\"]\n", `allow = ["mcp__github__*"] is not allowed in a project's file`},
-		{"allow one tool", "[permissions]\nallow = [\"mcp__github__get_issue\"]\n", "your MCP servers' tools"},
+	for _, tt := range []struct {
+		name, body string
+		line       int
+		want       string
+	}{
+		{"servers", "model = \"m\"\n\n[mcp_servers.a]\ncommand = \"x\"\n", 3, "mcp_servers is not allowed in a project's file, since a cloned repository must not start programs"},
+		{"servers inline", "mcp_servers = { a = { command = \"x\" } }\n", 1, "mcp_servers is not allowed in a project's file"},
+		{"allow rule", "[permissions]\nallow = [\"mcp__github__*\"]\n", 2, `allow = ["mcp__github__*"] is not allowed in a project's file`},
+		{"allow one tool", "[permissions]\ndeny = [\"bash\"]\nallow = [\"read_file\", \"mcp__github__get_issue\"]\n", 3, "your MCP servers' tools"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			project := writeFile(t, filepath.Join(t.TempDir(), ".rein", "config.toml"), tt.body)
-			if _, err := Load(Paths{Project: project}); err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error = %v, want %q", err, tt.want)
+			at := fmt.Sprintf("config: %s:%d: ", project, tt.line)
+			if _, err := Load(Paths{Project: project}); err == nil || !strings.HasPrefix(err.Error(), at) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %v\nwant   %s...%s...", err, at, tt.want)
 			}
 		})
 	}
@@ -102,7 +144,8 @@ func TestSaveMCPServer(t *testing.T) {
 	if info, err := os.Stat(user); err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("the new file: %v %v", info, err)
 	}
-	web := MCPServer{Name: "web", URL: "https://example.com/mcp", Headers: map[string]string{"X-Team": "core"}, BearerEnv: "WEB_TOKEN", Enabled: true}
+	web := MCPServer{Name: "web", URL: "https://example.com/mcp", BearerEnv: "WEB_TOKEN", Enabled: true,
+		Headers: map[string]string{"X-Team": "core", `X-"Q"`: `back\slash 'n' "quotes" ☃ \u00e9`}, ToolTimeout: 1500 * time.Millisecond}
 	if err := SaveMCPServer(user, web, false); err != nil {
 		t.Fatal(err)
 	}
@@ -177,5 +220,90 @@ func TestProjectMayNotRaiseStopContinues(t *testing.T) {
 	project := writeFile(t, filepath.Join(t.TempDir(), ".rein", "config.toml"), "max_stop_continues = 10\n")
 	if _, err := Load(Paths{Project: project}); err == nil || !strings.Contains(err.Error(), "max_stop_continues is not allowed in a project's file") {
 		t.Errorf("error = %v", err)
+	}
+}
+
+func TestSaveMCPServerDisabledAndRefused(t *testing.T) {
+	user := filepath.Join(t.TempDir(), "config.toml")
+	off := MCPServer{Name: "off", Command: "srv"}
+	if err := SaveMCPServer(user, off, false); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(Paths{User: user})
+	if err != nil {
+		t.Fatal(err)
+	}
+	off.Source = user + ":1"
+	if d := cmp.Diff([]MCPServer{off}, c.MCPServers); d != "" {
+		t.Errorf("a disabled server read back (-want +got):\n%s", d)
+	}
+	before, _ := os.ReadFile(user)
+	for _, tt := range []struct {
+		name string
+		s    MCPServer
+		want string
+	}{
+		{"header in the name", MCPServer{Name: "x]\n[permissions", Command: "srv"}, "a server's name must be"},
+		{"neither command nor url", MCPServer{Name: "none"}, "a server needs command"},
+		{"bad url", MCPServer{Name: "u", URL: "file:///etc/passwd"}, "want an http"},
+		{"header break", MCPServer{Name: "h", URL: "https://h/", Headers: map[string]string{"X": "a\r\nEvil: 1"}}, "line break"},
+		{"replace absent is an add", MCPServer{Name: "off", Command: "srv2", Enabled: true}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := SaveMCPServer(user, tt.s, tt.want == "")
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %v, want %q", err, tt.want)
+			}
+			if after, _ := os.ReadFile(user); string(after) != string(before) {
+				t.Errorf("the file changed:\n%s", after)
+			}
+		})
+	}
+}
+
+func TestMCPServerTablesWrittenOtherways(t *testing.T) {
+	body := `[permissions]
+allow = ["read_file"]
+
+[ mcp_servers . "a" ] # spaced and quoted
+command = "x"
+args = ["""
+[mcp_servers.b]
+""", "y"]
+
+[mcp_servers.'a'.env]
+K = "v"
+[mcp_servers.b]
+command = "z"
+`
+	user := writeFile(t, filepath.Join(t.TempDir(), "config.toml"), body)
+	c, err := Load(Paths{User: user})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{c.MCPServers[0].Source, c.MCPServers[1].Source}
+	if d := cmp.Diff([]string{user + ":4", user + ":12"}, got); d != "" {
+		t.Errorf("where the tables are (-want +got):\n%s", d)
+	}
+	if err := SaveMCPServer(user, MCPServer{Name: "a", Command: "new", Enabled: true}, true); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(user)
+	want := "[permissions]\nallow = [\"read_file\"]\n\n[mcp_servers.a]\ncommand = \"new\"\n[mcp_servers.b]\ncommand = \"z\"\n"
+	if string(text) != want {
+		t.Errorf("replaced in place:\n%s\nwant\n%s", text, want)
+	}
+	if ok, err := RemoveMCPServer(user, "b"); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	text, _ = os.ReadFile(user)
+	if want := "[permissions]\nallow = [\"read_file\"]\n\n[mcp_servers.a]\ncommand = \"new\"\n"; string(text) != want {
+		t.Errorf("after removing b:\n%s\nwant\n%s", text, want)
 	}
 }
