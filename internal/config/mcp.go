@@ -148,6 +148,16 @@ func checkServer(name string, s *MCPEntry) error {
 	} else if len(s.Headers) > 0 || s.BearerTokenEnvVar != "" {
 		return errors.New("headers and bearer_token_env_var are for a server with a url")
 	}
+	if s.Cwd != "" {
+		if _, err := expandHome(s.Cwd); err != nil {
+			return fmt.Errorf("cwd: %v", err)
+		}
+	}
+	for k := range s.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return fmt.Errorf("env %q: a variable's name is not empty and has no '=' or NUL", k)
+		}
+	}
 	for k, v := range s.Headers {
 		if k == "" || strings.ContainsAny(k+v, "\r\n") || strings.ContainsAny(k, " :") {
 			return fmt.Errorf("header %q: a header's name has no spaces or colons, and neither it nor its value a line break", k)

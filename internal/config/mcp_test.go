@@ -95,7 +95,8 @@ func TestMCPServerErrors(t *testing.T) {
 		{"headers on stdio", "[mcp_servers.a]\ncommand = \"x\"\nheaders = { X = \"a\" }\n", 1, "are for a server with a url"},
 		{"unknown key", "[mcp_servers.z]\ncommand = \"x\"\n\n[mcp_servers.a]\ncomand = \"x\"\n", 4,
 			`[mcp_servers.a]: unknown key "comand"; a server's keys are command, args, env, cwd, url, headers, bearer_token_env_var, enabled, startup_timeout`},
-		{"bad cwd", "[mcp_servers.a]\ncommand = \"x\"\ncwd = \"rel/dir\"\n", 1, "[mcp_servers.a] cwd: \"rel/dir\" is not an absolute path"},
+		{"bad cwd", "[mcp_servers.a]\ncommand = \"x\"\ncwd = \"rel/dir\"\n", 1, "[mcp_servers.a]: cwd: \"rel/dir\" is not an absolute path"},
+		{"bad env", "[mcp_servers.a]\ncommand = \"x\"\nenv = { \"A=B\" = \"1\" }\n", 1, "env \"A=B\": a variable's name"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeFile(t, filepath.Join(t.TempDir(), "config.toml"), tt.body)
@@ -246,6 +247,7 @@ func TestSaveMCPServerDisabledAndRefused(t *testing.T) {
 		{"header in the name", MCPServer{Name: "x]\n[permissions", Command: "srv"}, "a server's name must be"},
 		{"neither command nor url", MCPServer{Name: "none"}, "a server needs command"},
 		{"bad url", MCPServer{Name: "u", URL: "file:///etc/passwd"}, "want an http"},
+		{"relative cwd", MCPServer{Name: "c", Command: "srv", Cwd: "src"}, "is not an absolute path"},
 		{"header break", MCPServer{Name: "h", URL: "https://h/", Headers: map[string]string{"X": "a\r\nEvil: 1"}}, "line break"},
 		{"replace absent is an add", MCPServer{Name: "off", Command: "srv2", Enabled: true}, ""},
 	} {
