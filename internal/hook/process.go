@@ -118,15 +118,15 @@ func killGroup(pgid int) error {
 }
 
 // boundedBuffer keeps the first maxOutput bytes written to it and drops
-// the rest, reporting every write as whole.
+// the rest, reporting every write as whole. What it drops is not reported:
+// the answer is read from the part kept, and the texts an event holds are
+// cut shorter still, with a note of the length, by Runner.text.
 type boundedBuffer struct {
-	buf       bytes.Buffer
-	truncated bool
+	buf bytes.Buffer
 }
 
 func (b *boundedBuffer) Write(p []byte) (int, error) {
 	if room := maxOutput - b.buf.Len(); room < len(p) {
-		b.truncated = true
 		b.buf.Write(p[:max(room, 0)])
 		return len(p), nil
 	}
