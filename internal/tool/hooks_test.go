@@ -176,3 +176,104 @@ func TestPostToolUseHookAddsContext(t *testing.T) {
 		t.Errorf("context = %q, want the hook's", ctx)
 	}
 }
+
+// byHook keeps the asks no rule can lift: a hook's allow stands for the
+// mode's own ask only, its deny denies whatever the policy said, and its
+// ask of a firm ask stays firm.
+func TestByHookKeepsFirmAsks(t *testing.T) {
+	dir := t.TempDir()
+	ws, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	askRules, err := permission.ParseRules([]string{"write_file(secret/**)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := permission.New(permission.Default, permission.Rules{Ask: askRules}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := echo("write_file", registry.RiskWrite, registry.Exclusive, nil)
+	type verdict struct {
+		Decision contract.Decision
+		By       string
+		Firm     bool
+	}
+	tests := []struct {
+		name string
+		path string
+		hook string
+		want verdict
+	}{
+		{"an allow stands for the mode's ask", "notes.md", contract.HookAllow, verdict{contract.Allow, permission.ByHook, false}},
+		{"an allow does not lift a write under .git", ".git/hooks/pre-commit", contract.HookAllow, verdict{contract.Ask, permission.ByMode, true}},
+		{"an allow does not lift a write under .claude", ".claude/settings.json", contract.HookAllow, verdict{contract.Ask, permission.ByMode, true}},
+		{"an allow does not lift an ask rule", "secret/key", contract.HookAllow, verdict{contract.Ask, permission.ByRule, false}},
+		{"a deny denies a firm ask", ".git/hooks/pre-commit", contract.HookDeny, verdict{contract.Deny, permission.ByHook, false}},
+		{"an ask of a firm ask stays firm", ".rein/config.toml", contract.HookAsk, verdict{contract.Ask, permission.ByHook, true}},
+		{"no decision leaves the policy's", ".git/config", "", verdict{contract.Ask, permission.ByMode, true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := policy.Decide(permission.RequestFor(write, json.RawMessage(`{"path":"`+tt.path+`"}`)))
+			got := byHook(v, hook.Outcome{Decision: tt.hook, Reason: "the hook's reason"})
+			if d := cmp.Diff(tt.want, verdict{got.Decision, got.By, got.Firm}); d != "" {
+				t.Errorf("byHook(%+v) mismatch (-want +got):\n%s", v, d)
+			}
+		})
+	}
+}
+
+// A hook's allow is checked again before a later call of the turn runs,
+// as the policy's own answers are: an earlier call that turns docs/ into a
+// link to .claude/ makes the write allowed by the hook a firm ask, which
+// no one is there to answer; a link to src/ leaves the mode's ask, which
+// the hook's allow still lifts.
+func TestHookAllowIsTakenAgainAfterAnEarlierCall(t *testing.T) {
+	for _, tt := range []struct {
+		target string
+		runs   bool
+	}{
+		{".claude", false},
+		{"src", true},
+	} {
+		t.Run(tt.target, func(t *testing.T) {
+			var root string
+			relink := func(context.Context, *registry.Call) (registry.Result, error) {
+				os.RemoveAll(filepath.Join(root, "docs"))
+				return registry.Result{}, os.Symlink(filepath.Join(root, tt.target), filepath.Join(root, "docs"))
+			}
+			wrote := false
+			write := func(context.Context, *registry.Call) (registry.Result, error) {
+				wrote = true
+				return registry.Result{}, nil
+			}
+			w := echo("write", registry.RiskWrite, registry.Exclusive, write)
+			w.InputSchema = json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)
+			hooksDir := t.TempDir()
+			allow := hookScript(t, hooksDir, "allow", `cat >/dev/null; echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'`)
+			runner := hook.New(&hook.Options{Hooks: []hook.Hook{{Event: contract.HookPreToolUse, Matcher: "*", Command: allow}},
+				Dir: hooksDir, Environ: []string{"PATH=" + os.Getenv("PATH")}})
+			f := newFixture(t, permission.Default, []string{"relink"}, &Options{Hooks: runner},
+				echo("relink", registry.RiskExecute, registry.Exclusive, relink), w)
+			root = f.dir
+			for _, d := range []string{"docs", "src", ".claude"} {
+				if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f.run(t, t.Context(), intent("int_1", "relink", `{}`), intent("int_2", "write", `{"path":"docs/x.md"}`))
+			if p := f.sink.permission("int_2"); p == nil || p.Decision != contract.Allow || p.By != permission.ByHook {
+				t.Fatalf("as the turn began: permission %+v, want the hook's allow", p)
+			}
+			o := f.sink.observation(t, "int_2")
+			if wrote != tt.runs {
+				t.Errorf("wrote = %v, want %v (observation %+v)", wrote, tt.runs, o)
+			}
+			if !tt.runs && (o.Code != contract.CodeDenied || !strings.Contains(o.Text, "earlier call of the same turn")) {
+				t.Errorf("observation %+v, want the recheck's denial", o)
+			}
+		})
+	}
+}
