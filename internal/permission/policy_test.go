@@ -300,6 +300,9 @@ func TestProtectedPaths(t *testing.T) {
 		{"reads are fine", Default, Rules{}, fileReq(t, "read_file", ".git/config"), decision{contract.Allow, ByMode, ""}},
 		{"elsewhere is fine", AcceptEdits, Rules{}, fileReq(t, "edit_file", "src/.reinrc"), decision{contract.Allow, ByMode, ""}},
 		{"redirect into it", Default, Rules{Allow: mustRules(t, "bash(echo:*)")}, bashReq(t, "echo x > .rein/config.toml"), askMode},
+		{"redirect into .claude", Default, Rules{Allow: mustRules(t, "bash(echo:*)")}, bashReq(t, "echo x > .claude/hooks/fmt.sh"), askMode},
+		{"accept-edits redirect into .claude", AcceptEdits, Rules{Allow: mustRules(t, "bash(echo:*)")}, bashReq(t, "echo x > .claude/settings.json"), askMode},
+		{"plan denies .claude as it denies .rein", Plan, Rules{}, fileReq(t, "write_file", ".claude/settings.json"), decision{contract.Deny, ByMode, ""}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			v := policyOf(t, c.mode, c.rules).Decide(c.req)
