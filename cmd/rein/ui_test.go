@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,13 +36,19 @@ const uiWait = 20 * time.Second
 // into it first) on a terminal of cols x rows.
 func newScreen(t *testing.T, cols, rows int, files map[string]string, args ...string) *screen {
 	t.Helper()
+	return newScreenEnv(t, cols, rows, files, nil, args...)
+}
+
+// newScreenEnv is newScreen with env added to rein's environment.
+func newScreenEnv(t *testing.T, cols, rows int, files map[string]string, env []string, args ...string) *screen {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("REIN_REQUIRE_UI") != "" {
 			t.Fatalf("tmux is needed to drive the terminal UI: %v", err)
 		}
 		t.Skipf("no tmux here: %v", err)
 	}
-	s := &screen{t: t, dir: t.TempDir(), state: t.TempDir()}
+	s := &screen{t: t, dir: t.TempDir(), state: shortDir(t)}
 	s.socket = filepath.Join(t.TempDir(), "tmux.sock")
 	for name, body := range files {
 		p := filepath.Join(s.dir, name)
@@ -54,6 +61,7 @@ func newScreen(t *testing.T, cols, rows int, files map[string]string, args ...st
 	}
 	s.env = append(cleanEnv(), "XDG_STATE_HOME="+s.state, "XDG_CONFIG_HOME="+filepath.Join(s.state, "config"),
 		"TMPDIR="+t.TempDir(), "TERM=xterm-256color", "NO_COLOR=")
+	s.env = append(s.env, env...)
 	s.start(cols, rows, args...)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -62,6 +70,22 @@ func newScreen(t *testing.T, cols, rows int, files map[string]string, args ...st
 		s.stop()
 	})
 	return s
+}
+
+// shortDir makes a directory whose path has the same length in every
+// run (/tmp/rein-ui-0123abcd), so that a screen that shows it wraps the
+// same way each time; golden screens mask it.
+func shortDir(t *testing.T) string {
+	t.Helper()
+	for {
+		dir := fmt.Sprintf("/tmp/rein-ui-%08x", rand.Uint32())
+		if err := os.Mkdir(dir, 0o700); err == nil {
+			t.Cleanup(func() { _ = os.RemoveAll(dir) }) // a leftover is harmless
+			return dir
+		} else if !os.IsExist(err) {
+			t.Fatal(err)
+		}
+	}
 }
 
 // start runs rein args in a new tmux window.

@@ -93,20 +93,20 @@ func (q *question) answer(ans kernel.Answer) {
 
 // dialog renders the question in the live region: what is asked, the
 // command wrapped, the reason, the diff an edit would make, and the keys;
-// the exact rule and file an "always" saves. It never takes more rows than
-// the screen leaves it: a command too long to show whole shows its start
-// and how many lines are left, and v prints it whole into the scrollback.
-func (m *model) dialog(q *question) string {
+// the exact rule and file an "always" saves. It never takes more than
+// room rows: the heading and the keys always show, and a command, a
+// reason or a diff too long for the rest shows its start and how many
+// lines are left (v prints the command whole into the scrollback).
+func (m *model) dialog(q *question, room int) string {
 	th, w := m.theme, max(20, m.width-2)
-	room := max(8, m.height-3) // the working and status lines stay
-	var head, tail []string
+	var head, reason []string
 	var keys string
 	if q.q.Kind == kernel.AskOutsideSandbox {
 		head = []string{th.Warn.Render("The sandbox stopped part of this command:")}
 		for l := range strings.Lines(q.q.Reason) {
-			tail = append(tail, wrapIndent(printable.Line(strings.TrimSuffix(l, "\n")), w, "  "))
+			reason = append(reason, strings.Split(wrapIndent(printable.Line(strings.TrimSuffix(l, "\n")), w, "  "), "\n")...)
 		}
-		tail = append(tail, th.Dim.Render(wrapIndent("Yes runs this one command again with no sandbox at all: it can then write anywhere you can, read your credentials and reach the network. Nothing is saved for next time.", w, "  ")))
+		reason = append(reason, strings.Split(th.Dim.Render(wrapIndent("Yes runs this one command again with no sandbox at all: it can then write anywhere you can, read your credentials and reach the network. Nothing is saved for next time.", w, "  ")), "\n")...)
 		keys = keysLine(th, w, "y", "yes, run it again with no sandbox", "n", "no, keep the refusal")
 	} else {
 		verb := "use " + printable.Line(q.q.Tool)
@@ -115,11 +115,11 @@ func (m *model) dialog(q *question) string {
 		}
 		head = []string{th.Accent.Render(fmt.Sprintf("rein wants to %s:", verb))}
 		if q.q.Reason != "" {
-			tail = append(tail, th.Dim.Render(wrapIndent(printable.Text(q.q.Reason), w, "  ")))
+			reason = strings.Split(th.Dim.Render(wrapIndent(printable.Text(q.q.Reason), w, "  ")), "\n")
 		}
 		opts := []string{"y", "yes", "n", "no"}
 		if len(q.q.Rules) > 0 {
-			rules := printable.Line(strings.Join(q.q.Rules, ", "))
+			rules := rulesText(q.q.Rules, w)
 			opts = append(opts, "a", "always: allow "+rules+" (saved in .rein/config.toml)", "d", "never: deny "+rules)
 		}
 		keys = keysLine(th, w, opts...)
@@ -127,33 +127,65 @@ func (m *model) dialog(q *question) string {
 	if n := len(m.asks); n > 0 {
 		keys += "\n" + th.Dim.Render(fmt.Sprintf("  (%d more waiting)", n))
 	}
-	fixed := rows(head) + rows(tail) + rows([]string{keys})
 	subject := strings.Split(wrapIndent(printable.Text(subjectOf(q.q)), w, "  "), "\n")
-	left := max(3, room-fixed)
-	preview := ""
+	var preview []string
 	if q.q.Preview != "" && q.q.Kind != kernel.AskOutsideSandbox {
-		share := max(3, left/3)
-		if len(subject) > share {
-			subject = cut(th, subject, share)
+		preview = strings.Split(transcript.Diff(q.q.Preview, w, 400, th), "\n")
+	}
+	// What is left once the heading and the keys are in is shared: the
+	// subject first (a few lines at least), then the reason, then the
+	// diff; each cut says what it left out.
+	left := max(3, room-rows(head)-rows([]string{keys}))
+	subjectRows := min(len(subject), max(2, left/3))
+	if len(reason)+len(preview) == 0 {
+		subjectRows = min(len(subject), left)
+	}
+	if len(subject) > subjectRows {
+		subject = cut(th, subject, subjectRows, "v prints it whole")
+	}
+	left -= len(subject)
+	if r := min(len(reason), max(1, left/2)); len(reason) > r && len(preview) > 0 || len(reason) > max(1, left) {
+		if len(preview) == 0 {
+			r = max(1, left)
 		}
-		preview = transcript.Diff(q.q.Preview, w, max(4, left-len(subject)-1), th)
-	} else if len(subject) > left {
-		subject = cut(th, subject, left)
+		reason = cut(th, reason, r, "")
 	}
-	parts := append(head, strings.Join(subject, "\n"))
-	parts = append(parts, tail...)
-	if preview != "" {
-		parts = append(parts, preview)
+	left -= len(reason)
+	if len(preview) > max(0, left) {
+		if left >= 2 {
+			preview = cut(th, preview, left, "/diff shows it once made")
+		} else {
+			preview = nil
+		}
 	}
+	parts := append(head, subject...)
+	parts = append(parts, reason...)
+	parts = append(parts, preview...)
 	parts = append(parts, keys)
 	return strings.Join(parts, "\n")
 }
 
-// cut keeps the first n-1 lines of a long subject and says how many are
-// left and how to see them.
-func cut(th style.Theme, lines []string, n int) []string {
+// rulesText is the rules an answer saves, as the dialog names them: all
+// of them when they fit on a line of width, else how many, for v to
+// print whole: a dialog that names thirty rules has no room left for the
+// question.
+func rulesText(rules []string, width int) string {
+	text := printable.Line(strings.Join(rules, ", "))
+	if len(rules) == 1 || ansi.StringWidth(text) <= width-30 {
+		return text
+	}
+	return fmt.Sprintf("%d rules (v lists them)", len(rules))
+}
+
+// cut keeps the first n-1 of lines and says how many are left and, when
+// how is not empty, how to see them.
+func cut(th style.Theme, lines []string, n int, how string) []string {
 	n = max(1, n-1)
-	return append(lines[:n:n], th.Warn.Render(fmt.Sprintf("  … %d more lines: press v to print it whole above, then answer", len(lines)-n)))
+	more := fmt.Sprintf("  … %d more lines", len(lines)-n)
+	if how != "" {
+		more += " · " + how
+	}
+	return append(lines[:n:n], th.Warn.Render(more))
 }
 
 // subjectOf is what a question is about: its command or path, else its
@@ -169,7 +201,14 @@ func subjectOf(q kernel.Question) string {
 // too long for the dialog) into the scrollback, for the person to read
 // before answering.
 func (m *model) showSubject() tea.Cmd {
-	m.print(m.theme.Accent.Render("The whole command rein asks about:") + "\n" + wrapIndent(printable.Text(subjectOf(m.ask.q)), m.width-2, "  "))
+	text := m.theme.Accent.Render("The whole command rein asks about:") + "\n" + wrapIndent(printable.Text(subjectOf(m.ask.q)), m.width-2, "  ")
+	if rules := m.ask.q.Rules; len(rules) > 1 && m.ask.q.Kind != kernel.AskOutsideSandbox {
+		text += "\n" + m.theme.Accent.Render("The rules always (allow) or never (deny) would save:")
+		for _, r := range rules {
+			text += "\n" + wrapIndent(printable.Line(r), m.width-2, "  ")
+		}
+	}
+	m.print(text)
 	return m.flushPrint()
 }
 

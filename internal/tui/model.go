@@ -65,10 +65,17 @@ type model struct {
 	// sized says the terminal's size is known; liveRows is how many rows
 	// the live region took in the last frame.
 	sized, printedOnce, begun bool
-	// midBlock says the last print ended inside a block (it was cut to
-	// fit the screen): the next one goes on without a blank line.
-	midBlock bool
+	// shown says a first print reached the screen: no frame is drawn
+	// before it.
+	shown    bool
 	liveRows int
+	// printed is what went into the scrollback, for the reprint after a
+	// resize; reflowAt is not zero while a resize settles (the
+	// generation of its timer, reflowGen the latest), reflowDue says the
+	// reprint waits for a print under way.
+	printed             scrollback
+	reflowAt, reflowGen int
+	reflowDue           bool
 
 	// The status line's figures, from the events seen.
 	contextUsed, window int
@@ -320,7 +327,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.ended(msg.err)
 	case printedMsg:
-		m.printing = false
+		m.printing, m.shown = false, true
 		if m.leaving && len(m.toPrint) == 0 {
 			m.quitting = true
 			return m, tea.Quit
@@ -335,6 +342,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case sessionMsg:
 		return m, m.opened(msg)
+	case reflowMsg:
+		return m, m.reflowed(msg)
 	}
 	sub, cmd := m.comp.Update(msg)
 	return m, tea.Batch(cmd, m.submitted(sub))
@@ -343,11 +352,17 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // resized re-wraps what is not printed yet to the terminal's new size,
 // and lets printing start once the size is known.
 func (m *model) resized(msg tea.WindowSizeMsg) tea.Cmd {
+	oldW, oldH, tall := m.width, m.height, m.liveRows
 	m.width, m.height, m.sized = max(msg.Width, 10), max(msg.Height, 5), true
 	m.tr.Resize(m.width)
 	m.comp.SetWidth(m.width)
 	if !m.begun {
 		return m.begin()
+	}
+	// A narrower or wider terminal re-wraps its rows; a shorter one
+	// pushes the top of a frame taller than it into the scrollback.
+	if m.printedOnce && (m.width != oldW || m.height < oldH && tall > m.height) {
+		return m.resizeSettles()
 	}
 	return m.flushPrint()
 }
@@ -567,47 +582,87 @@ func (m *model) printedAny() bool { return m.printing || len(m.toPrint) > 1 }
 
 // flushPrint prints what is queued, unless a print is under way:
 // tea.Println runs as a command, and two of them could overtake each
-// other. One print holds at most what fits above the live region: the
-// renderer inserts the lines at the top of the screen, and what would not
-// fit there would be pushed off its bottom, never reaching the
-// scrollback. Nothing is printed before the terminal's size is known.
+// other. Nothing is printed before the terminal's size is known, nor
+// while a resize settles: what is queued then goes with the reprint.
 func (m *model) flushPrint() tea.Cmd {
-	if m.printing || len(m.toPrint) == 0 || !m.sized {
+	if m.printing || !m.sized || m.reflowAt != 0 {
+		return nil
+	}
+	if m.reflowDue {
+		return m.reprint()
+	}
+	if len(m.toPrint) == 0 {
 		return nil
 	}
 	// Blocks are bare: a blank line sets each apart, as the peers' do.
-	lines := strings.Split(strings.Join(m.toPrint, "\n\n"), "\n")
-	room, rows, n := max(1, m.height-m.liveRows-1), 0, 0
-	for n < len(lines) {
-		r := 1 + ansi.StringWidth(lines[n])/max(1, m.width)
-		if n > 0 && rows+r > room {
-			break
-		}
-		rows += r
-		n++
-	}
-	text := strings.Join(lines[:n], "\n")
-	if m.printedOnce && !m.midBlock {
+	text := strings.Join(m.toPrint, "\n\n")
+	if m.printedOnce {
 		text = "\n" + text // apart from the last print
 	}
-	m.printedOnce, m.midBlock = true, false
-	if n < len(lines) {
-		rest := lines[n:]
-		if rest[0] == "" {
-			rest = rest[1:] // the blank line between two prints comes from the join below
-		} else {
-			m.midBlock = true // the rest of a block: no blank line before it
-		}
-		m.toPrint = []string{strings.Join(rest, "\n")}
-	} else {
-		m.toPrint = nil
-	}
+	m.printedOnce, m.toPrint = true, nil
+	m.printed.add(text)
 	if m.onPrint != nil {
 		m.onPrint(text)
 		return func() tea.Msg { return printedMsg{} }
 	}
 	m.printing = true
 	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
+}
+
+// reflowDelay is how long the terminal's size must stay the same before
+// the scrollback is printed again for it: dragging a window's edge sends
+// many sizes, and one reprint is enough.
+const reflowDelay = 150 * time.Millisecond
+
+// reflowMsg says a resize settled, if gen is still the latest.
+type reflowMsg struct{ gen int }
+
+// resizeSettles asks for a reprint of the scrollback once the size stops
+// changing. A terminal re-wraps and moves its lines on a resize, the
+// live region's included, in ways no renderer can follow: without it, a
+// frame drawn over the moved rows leaves its old copy, or half a
+// paragraph, in the scrollback.
+func (m *model) resizeSettles() tea.Cmd {
+	m.reflowGen++
+	gen := m.reflowGen
+	m.reflowAt = m.reflowGen
+	return tea.Tick(reflowDelay, func(time.Time) tea.Msg { return reflowMsg{gen: gen} })
+}
+
+// reflowed handles a settled resize: the reprint goes as soon as no
+// print is under way.
+func (m *model) reflowed(msg reflowMsg) tea.Cmd {
+	if msg.gen != m.reflowGen {
+		return nil // a later size came: its own timer will do it
+	}
+	m.reflowAt, m.reflowDue = 0, true
+	return m.flushPrint()
+}
+
+// reprint clears the terminal's screen and scrollback and prints
+// everything printed so far again, wrapped to the new width, then what
+// waited to be printed.
+func (m *model) reprint() tea.Cmd {
+	m.reflowDue = false
+	text := m.printed.wrapped(m.width)
+	if len(m.toPrint) > 0 {
+		more := strings.Join(m.toPrint, "\n\n")
+		if m.printedOnce {
+			more = "\n" + more
+		}
+		m.printed.add(more)
+		m.printedOnce, m.toPrint = true, nil
+		if text != "" {
+			text += "\n"
+		}
+		text += more
+	}
+	if m.onPrint != nil {
+		m.onPrint("\x00reprint\x00" + text)
+		return func() tea.Msg { return printedMsg{} }
+	}
+	m.printing = true
+	return tea.Sequence(tea.Reprint(text), func() tea.Msg { return printedMsg{} })
 }
 
 // leave ends the UI once what is queued is printed.

@@ -314,7 +314,7 @@ func TestLongCommandDialog(t *testing.T) {
 	if n := strings.Count(v, "\n") + 1; n > 30 {
 		t.Errorf("the live region is %d rows on a 30-row screen", n)
 	}
-	for _, want := range []string{"rein wants to run a command:", "rm -rf ~", "more lines: press v", "[y] yes"} {
+	for _, want := range []string{"rein wants to run a command:", "rm -rf ~", "more lines · v prints it whole", "[y] yes"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the dialog lacks %q:\n%s", want, v)
 		}

@@ -14,7 +14,10 @@ import (
 // View draws the live region: what is in progress, what waits, the
 // composer (or a dialog, or the picker) and the status line.
 func (m *model) View() tea.View {
-	if m.quitting {
+	if m.quitting || !m.shown {
+		// No frame before the first print (the banner): a frame drawn
+		// first would be cleared from the screen's top-left corner by the
+		// print, which some terminals (tmux) keep in the scrollback.
 		return tea.NewView("")
 	}
 	var parts []string
@@ -30,7 +33,9 @@ func (m *model) View() tea.View {
 	var cursor *tea.Cursor
 	switch {
 	case m.ask != nil:
-		parts = append(parts, m.dialog(m.ask))
+		// The dialog has the screen but for a row, the status line and
+		// what is above it here.
+		parts = append(parts, m.dialog(m.ask, m.height-1-rows(parts)-1))
 	case m.picker != nil:
 		parts = append(parts, m.picker.view(m))
 	default:
@@ -52,12 +57,15 @@ func (m *model) View() tea.View {
 		}
 	}
 	content := strings.Join(parts, "\n")
-	if lines := strings.Split(content, "\n"); len(lines) > m.height {
-		// Never taller than the screen: the renderer would push the
-		// frame's top into the scrollback on every redraw.
-		content = strings.Join(lines[len(lines)-m.height:], "\n")
+	if lines := strings.Split(content, "\n"); len(lines) > m.height-1 {
+		// Never taller than the screen less a row: a frame as tall as
+		// the screen starts at its top-left corner, and clearing from
+		// there (every redraw that shrinks it, every print above it)
+		// makes some terminals (tmux) scroll the frame into the
+		// scrollback.
+		content = strings.Join(lines[len(lines)-(m.height-1):], "\n")
 		if cursor != nil {
-			cursor.Y -= len(lines) - m.height
+			cursor.Y -= len(lines) - (m.height - 1)
 		}
 	}
 	m.liveRows = rows([]string{content})
@@ -79,8 +87,13 @@ func (m *model) live(rest int) string {
 	if live == "" {
 		return ""
 	}
+	// The screen less a row (see View), the blank line and the rest.
+	room := m.height - 2 - rest
+	if room < 1 {
+		return ""
+	}
 	lines := strings.Split(live, "\n")
-	if room := max(3, m.height-rest-2); len(lines) > room {
+	if len(lines) > room {
 		lines = lines[len(lines)-room:]
 	}
 	return "\n" + strings.Join(lines, "\n")

@@ -769,73 +769,64 @@ func (s *cursedRenderer) setWidthMethod(method ansi.Method) {
 }
 
 // insertAbove implements renderer.
+//
+// rein's patch: upstream scrolled the screen by the lines' height and
+// inserted them above the frame in place. That loses lines and leaves
+// stale frames whenever the frame and the lines together are taller than
+// the space above the frame: the frame's top rows scroll into the
+// scrollback, the cursor stops at the screen's top, and lines pushed below
+// its bottom are gone. Here the frame is erased, the lines are written
+// where it began (the terminal scrolls them into its scrollback as it
+// does any output), and the frame is drawn again below them, in the same
+// write (inside synchronized output where the terminal has it), so the
+// frame does not flicker and every line reaches the scrollback once, in
+// order, whatever the heights. A frame not drawn yet is drawn there too.
 func (s *cursedRenderer) insertAbove(str string) error {
-	// rein's patch: until a first frame is drawn, the buffer has the
-	// whole screen's height, and scrolling and inserting by it pushes the
-	// lines off the screen or leaves a stale frame above them. The view
-	// waiting to be drawn is drawn first.
-	s.mu.Lock()
-	first := s.starting && s.lastView == nil
-	s.mu.Unlock()
-	if first {
-		_ = s.flush(false)
-	}
+	return s.printAbove(str, false)
+}
 
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// reprint clears the screen and the terminal's scrollback, writes str from
+// the top, and draws the frame below it: rein's reflow after a resize,
+// when the terminal has moved and re-wrapped what it shows in ways the
+// renderer cannot follow (rein's patch).
+func (s *cursedRenderer) reprint(str string) error {
+	return s.printAbove(str, true)
+}
 
-	if len(str) == 0 {
+func (s *cursedRenderer) printAbove(str string, clear bool) error {
+	s.mu.Lock()
+	if len(str) == 0 && !clear {
+		s.mu.Unlock()
 		return nil
 	}
-
 	var sb strings.Builder
-	w, h := s.cellbuf.Width(), s.cellbuf.Height()
-	_, y := s.scr.Position()
-
-	// We need to scroll the screen up by the number of lines in the queue.
-	sb.WriteByte('\r')
-	down := h - y - 1
-	if down > 0 {
-		sb.WriteString(ansi.CursorDown(down))
+	if clear {
+		sb.WriteString(ansi.CursorHomePosition + ansi.EraseEntireScreen + ansi.EraseEntireDisplay)
+	} else {
+		_, y := s.scr.Position()
+		sb.WriteByte('\r')
+		if y > 0 {
+			sb.WriteString(ansi.CursorUp(y))
+		}
+		sb.WriteString(ansi.EraseScreenBelow)
 	}
-
-	lines := strings.Split(str, "\n")
-	offset := len(lines)
-	for _, line := range lines {
-		lineWidth := ansi.StringWidth(line)
-		if w > 0 && lineWidth > w {
-			offset += (lineWidth / w)
+	if len(str) > 0 {
+		for _, line := range strings.Split(str, "\n") {
+			sb.WriteString(line)
+			sb.WriteString(ansi.ResetStyle + ansi.EraseLineRight + "\r\n")
 		}
 	}
-
-	// Scroll the screen up by the offset to make room for the new lines.
-	sb.WriteString(strings.Repeat("\n", offset))
-
-	// XXX: Now go to the top of the screen, insert new lines, and write
-	// the queued strings. It is important to use [Screen.moveCursor]
-	// instead of [Screen.move] because we don't want to perform any checks
-	// on the cursor position.
-	up := offset + h - 1
-	sb.WriteString(ansi.CursorUp(up))
-	sb.WriteString(ansi.InsertLine(offset))
-	for _, line := range lines {
-		sb.WriteString(line)
-		sb.WriteString(ansi.EraseLineRight)
-		sb.WriteString("\r\n")
-	}
-
-	s.scr.SetPosition(0, 0)
-
 	if s.logger != nil {
 		s.logger.Printf("insert above: %q", sb.String())
 	}
-
-	_, err := io.WriteString(s.w, sb.String())
-	if err != nil {
-		return fmt.Errorf("bubbletea: error writing insert above to the writer: %w", err)
-	}
-
-	return nil
+	_, _ = s.scr.WriteString(sb.String())
+	// The cursor is where the frame begins now, and nothing of it is on
+	// the screen: the next render draws it whole from there.
+	s.scr.SetPosition(0, 0)
+	s.scr.Erase()
+	s.pendingErase = true
+	s.mu.Unlock()
+	return s.flush(false)
 }
 
 // onMouse implements renderer.

@@ -20,6 +20,9 @@ func (n nilRenderer) clearScreen() {}
 // insertAbove implements renderer.
 func (n nilRenderer) insertAbove(string) error { return nil }
 
+// reprint implements renderer.
+func (n nilRenderer) reprint(string) error { return nil }
+
 // resize implements renderer.
 func (n nilRenderer) resize(int, int) {}
 

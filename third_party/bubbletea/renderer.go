@@ -34,6 +34,10 @@ type renderer interface {
 	// insertAbove inserts unmanaged lines above the renderer.
 	insertAbove(string) error
 
+	// reprint clears the screen and its scrollback and writes unmanaged
+	// lines from the top, the frame below them (rein's patch).
+	reprint(string) error
+
 	// setSyncdUpdates sets whether to use synchronized updates.
 	setSyncdUpdates(bool)
 
@@ -58,6 +62,23 @@ type renderer interface {
 
 type printLineMessage struct {
 	messageBody string
+	// clear asks for the screen and its scrollback to be cleared first
+	// (rein's patch: Reprint).
+	clear bool
+}
+
+// Reprint clears the terminal's screen and its scrollback, prints body
+// from the top, and draws the program's frame below it (rein's patch). An
+// inline program uses it after a resize: the terminal re-wraps and moves
+// what it shows in ways no renderer can follow, so the program prints its
+// history again, wrapped to the new size, rather than leave stale frames
+// and lines cut in half in the scrollback.
+//
+// If the altscreen is active no output will be printed.
+func Reprint(body string) Cmd {
+	return func() Msg {
+		return printLineMessage{messageBody: body, clear: true}
+	}
 }
 
 // Println prints above the Program. This output is unmanaged by the program and

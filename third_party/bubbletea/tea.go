@@ -896,7 +896,11 @@ func (p *Program) eventLoop(model Model, cmds chan Cmd) (Model, error) {
 				p.execute(fmt.Sprint(msg.Msg))
 
 			case printLineMessage:
-				p.renderer.insertAbove(msg.messageBody) //nolint:errcheck,gosec
+				if msg.clear {
+					p.renderer.reprint(msg.messageBody) //nolint:errcheck,gosec
+				} else {
+					p.renderer.insertAbove(msg.messageBody) //nolint:errcheck,gosec
+				}
 
 			case clearScreenMsg:
 				p.renderer.clearScreen()
