@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rein-agent/rein/internal/catalog"
@@ -132,7 +133,8 @@ func (w *switching) known(primary kernel.Model, fallbacks []kernel.Model) []stri
 
 // about returns the facts /status shows of a session: its provider,
 // endpoint, model and window, the configuration files in effect, its
-// sandbox line, and the instructions its system prompt holds.
+// sandbox line, and the instructions its system prompt holds (see
+// instructionFacts).
 func about(m kernel.Model, cfgPaths config.Paths, sandboxLine string, env kernel.Environment, system string) []cli.Fact {
 	endpoint := "none (a script plays the model)"
 	if a, ok := adapters[m.Name]; ok {
@@ -147,18 +149,47 @@ func about(m kernel.Model, cfgPaths config.Paths, sandboxLine string, env kernel
 			files = append(files, p)
 		}
 	}
-	instructions := "none"
-	if env.InstructionsFile != "" && strings.Contains(system, env.Instructions) {
-		instructions = env.InstructionsFile
-	}
-	return []cli.Fact{
+	return append([]cli.Fact{
 		{Key: "provider", Value: m.Name},
 		{Key: "endpoint", Value: endpoint},
 		{Key: "model", Value: modelFact(&m)},
 		{Key: "configuration", Value: cmp.Or(strings.Join(files, ", "), "none (defaults)")},
 		{Key: "sandbox", Value: strings.TrimPrefix(sandboxLine, "sandbox: ")},
-		{Key: "instructions", Value: instructions},
+	}, instructionFacts(env.Instructions, system)...)
+}
+
+// instructionFacts are the lines of /status that list the files of
+// instructions, in the order the system prompt holds them: the first
+// keyed "instructions", the others under it; each with the bytes the
+// prompt holds of it and what was cut. A resumed session keeps the prompt
+// its log recorded: a file whose text is not in it (it changed since, or
+// is new) is listed as such.
+func instructionFacts(files []kernel.InstructionFile, system string) []cli.Fact {
+	var facts []cli.Fact
+	for _, f := range files {
+		value := fmt.Sprintf("%s (%s bytes)", f.Path, thousands(len(f.Text)))
+		switch {
+		case !strings.Contains(system, f.Section()):
+			value = f.Path + " (not in this session's prompt, which keeps the instructions it started with)"
+		case f.Cut > 0:
+			value = fmt.Sprintf("%s (%s bytes; cut: %s bytes not included)", f.Path, thousands(len(f.Text)), thousands(f.Cut))
+		}
+		facts = append(facts, cli.Fact{Value: value})
 	}
+	if len(facts) == 0 {
+		return []cli.Fact{{Key: "instructions", Value: "none"}}
+	}
+	facts[0].Key = "instructions"
+	return facts
+}
+
+// thousands formats n with thousands separators.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // modelFact is the model, its window and where rein learned it.

@@ -389,6 +389,14 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 		env = environment(ctx, ws.Root(), time.Now())
 		env.Skills = skills
 	}
+	if sess.State.System == "" { // a new session: its prompt is the one built here
+		for _, f := range env.Instructions {
+			if f.Cut > 0 {
+				warn(fmt.Sprintf("cut: %d bytes of %s not included in the system prompt: the instructions may take %d bytes in all",
+					f.Cut, f.Path, maxInstructions))
+			}
+		}
+	}
 	opts := &kernel.Options{
 		ProviderName: m.Name, Model: m.Model, BaseURL: m.BaseURL, Capabilities: m.Capabilities, KeyHint: m.KeyHint, Secret: m.Secret,
 		Fallback: fallbacks, Registry: reg, Tools: tools, MaxTurns: set.maxTurns, System: kernel.SystemPrompt(env),

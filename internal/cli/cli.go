@@ -134,8 +134,9 @@ type Session struct {
 	Sandbox string
 	// About are the facts /status shows, in order: provider, endpoint,
 	// model and window, the configuration files in effect, the sandbox,
-	// the instructions (AGENTS.md) loaded; nil shows what the runtime
-	// itself knows.
+	// the files of instructions the system prompt holds (AGENTS.md,
+	// CLAUDE.md: the first keyed "instructions", one a fact, with their
+	// bytes and what was cut); nil shows what the runtime itself knows.
 	About []Fact
 	// Readable, when set, says whether the person may attach the file at
 	// an absolute path to a message (@path): the session's read rules;
