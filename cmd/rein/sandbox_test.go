@@ -71,7 +71,7 @@ func TestSandboxIsSaidRecordedAndKeptInYolo(t *testing.T) {
 // sandbox off: it is ignored, with a warning.
 func TestSandboxFlagAndProjectFile(t *testing.T) {
 	r := run(t, "exec", "--sandbox", "loose", "--provider", "scripted", "--script", writeScript(t, `{"turns":[{"steps":[{"finish":"stop"}]}]}`), "x")
-	if r.code != 2 || !strings.Contains(r.stderr, `unknown mode "loose"`) {
+	if r.code != 2 || !strings.Contains(r.stderr, `rein: --sandbox "loose": want workspace-write, read-only or off`) {
 		t.Errorf("--sandbox loose: exit %d\n%s", r.code, r.stderr)
 	}
 	work := t.TempDir()

@@ -375,3 +375,24 @@ func TestTypeErrors(t *testing.T) {
 		})
 	}
 }
+
+// SessionDir reads session_dir alone, from a file broken elsewhere.
+func TestSessionDirOfABrokenFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, text, want, err string }{
+		{"broken elsewhere", "session_dir = \"/var/rein\"\nmax_turns = \"eighty\"\n", "/var/rein", ""},
+		{"none", "max_turns = \"eighty\"\n", "", ""},
+		{"not a string", "session_dir = 3\n", "", "config.toml:1: session_dir is not a string"},
+		{"not TOML", "session_dir = \n", "", "config.toml:1:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := SessionDir(write(t, filepath.Join(dir, tc.name, "config.toml"), tc.text))
+			if got != tc.want || (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+				t.Errorf("SessionDir() = %q, %v; want %q, %q", got, err, tc.want, tc.err)
+			}
+		})
+	}
+	if got, err := SessionDir(filepath.Join(dir, "missing.toml")); got != "" || err != nil {
+		t.Errorf("SessionDir(missing) = %q, %v", got, err)
+	}
+}
