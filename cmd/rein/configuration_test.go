@@ -131,3 +131,22 @@ func TestBadFlagValuesNameTheFlag(t *testing.T) {
 		})
 	}
 }
+
+// /mode and /model refuse in plain sentences: no package's prefix.
+func TestUIModeAndModelRefusalsArePlain(t *testing.T) {
+	s := newScreen(t, 120, 30, nil, scriptFlags(t, answerTurns)...)
+	s.ready()
+	s.text("/mode sideways")
+	s.keys("Enter")
+	s.waitFor(`there is no permission mode "sideways"; the modes are default, accept-edits, plan, yolo`)
+	s.text("/model openai:gpt-5")
+	s.keys("Enter")
+	screen := s.waitFor("cannot switch to openai:gpt-5: a scripted session switches only to scripted models")
+	for _, prefix := range []string{"kernel:", "permission:", "usage:", "catalog:"} {
+		if strings.Contains(screen, prefix) {
+			t.Errorf("the screen shows %q:\n%s", prefix, screen)
+		}
+	}
+	s.keys("C-d")
+	s.exited()
+}

@@ -32,8 +32,21 @@ type switching struct {
 // built as --provider and --model would build it, at the endpoint the
 // session was given when it names the same provider as primary. A
 // scripted session switches only to another name of its own script
-// (which goes on where it is), and only it may switch to scripted.
+// (which goes on where it is), and only it may switch to scripted. Its
+// errors are sentences for the person who typed /model: no "usage:".
 func (w *switching) switcher(primary kernel.Model, current func() kernel.Current) func(string) (kernel.Model, error) {
+	build := w.build(primary, current)
+	return func(spec string) (kernel.Model, error) {
+		m, err := build(spec)
+		if err != nil && errors.Is(err, cli.ErrUsage) {
+			err = errors.New(strings.TrimPrefix(err.Error(), cli.ErrUsage.Error()+": "))
+		}
+		return m, err
+	}
+}
+
+// build is the switcher's work, its errors as the wiring makes them.
+func (w *switching) build(primary kernel.Model, current func() kernel.Current) func(string) (kernel.Model, error) {
 	return func(spec string) (kernel.Model, error) {
 		name, modelName, err := splitSpec(spec, current().Provider)
 		if err != nil {

@@ -73,8 +73,16 @@ func TestAboutAndSwitchOfAScriptedSession(t *testing.T) {
 		t.Errorf("Known() mismatch (-want +got):\n%s", d)
 	}
 	for _, bad := range []string{"openai:gpt-5", "anthropic", ""} {
-		if err := k.SwitchModel(t.Context(), bad); err == nil {
+		err := k.SwitchModel(t.Context(), bad)
+		if err == nil {
 			t.Errorf("SwitchModel(%q) = nil, want a refusal: a scripted session switches only to scripted", bad)
+			continue
+		}
+		// /model shows the refusal as it is: no package's prefix.
+		for _, prefix := range []string{"kernel:", "usage:", "catalog:", "config:"} {
+			if strings.Contains(err.Error(), prefix) {
+				t.Errorf("SwitchModel(%q) = %q, which carries %q", bad, err, prefix)
+			}
 		}
 	}
 	for range k.Send(t.Context(), kernel.Input{Text: "first"}) {
