@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rein-agent/rein/internal/catalog"
@@ -31,8 +32,21 @@ type switching struct {
 // built as --provider and --model would build it, at the endpoint the
 // session was given when it names the same provider as primary. A
 // scripted session switches only to another name of its own script
-// (which goes on where it is), and only it may switch to scripted.
+// (which goes on where it is), and only it may switch to scripted. Its
+// errors are sentences for the person who typed /model: no "usage:".
 func (w *switching) switcher(primary kernel.Model, current func() kernel.Current) func(string) (kernel.Model, error) {
+	build := w.build(primary, current)
+	return func(spec string) (kernel.Model, error) {
+		m, err := build(spec)
+		if err != nil && errors.Is(err, cli.ErrUsage) {
+			err = errors.New(strings.TrimPrefix(err.Error(), cli.ErrUsage.Error()+": "))
+		}
+		return m, err
+	}
+}
+
+// build is the switcher's work, its errors as the wiring makes them.
+func (w *switching) build(primary kernel.Model, current func() kernel.Current) func(string) (kernel.Model, error) {
 	return func(spec string) (kernel.Model, error) {
 		name, modelName, err := splitSpec(spec, current().Provider)
 		if err != nil {
@@ -132,7 +146,8 @@ func (w *switching) known(primary kernel.Model, fallbacks []kernel.Model) []stri
 
 // about returns the facts /status shows of a session: its provider,
 // endpoint, model and window, the configuration files in effect, its
-// sandbox line, and the instructions its system prompt holds.
+// sandbox line, and the instructions its system prompt holds (see
+// instructionFacts).
 func about(m kernel.Model, cfgPaths config.Paths, sandboxLine string, env kernel.Environment, system string) []cli.Fact {
 	endpoint := "none (a script plays the model)"
 	if a, ok := adapters[m.Name]; ok {
@@ -147,18 +162,47 @@ func about(m kernel.Model, cfgPaths config.Paths, sandboxLine string, env kernel
 			files = append(files, p)
 		}
 	}
-	instructions := "none"
-	if env.InstructionsFile != "" && strings.Contains(system, env.Instructions) {
-		instructions = env.InstructionsFile
-	}
-	return []cli.Fact{
+	return append([]cli.Fact{
 		{Key: "provider", Value: m.Name},
 		{Key: "endpoint", Value: endpoint},
 		{Key: "model", Value: modelFact(&m)},
 		{Key: "configuration", Value: cmp.Or(strings.Join(files, ", "), "none (defaults)")},
 		{Key: "sandbox", Value: strings.TrimPrefix(sandboxLine, "sandbox: ")},
-		{Key: "instructions", Value: instructions},
+	}, instructionFacts(env.Instructions, system)...)
+}
+
+// instructionFacts are the lines of /status that list the files of
+// instructions, in the order the system prompt holds them: the first
+// keyed "instructions", the others under it; each with the bytes the
+// prompt holds of it and what was cut. A resumed session keeps the prompt
+// its log recorded: a file whose text is not in it (it changed since, or
+// is new) is listed as such.
+func instructionFacts(files []kernel.InstructionFile, system string) []cli.Fact {
+	var facts []cli.Fact
+	for _, f := range files {
+		value := fmt.Sprintf("%s (%s bytes)", f.Path, thousands(len(f.Text)))
+		switch {
+		case !strings.Contains(system, f.Section()):
+			value = f.Path + " (not in this session's prompt, which keeps the instructions it started with)"
+		case f.Cut > 0:
+			value = fmt.Sprintf("%s (%s bytes; cut: %s bytes not included)", f.Path, thousands(len(f.Text)), thousands(f.Cut))
+		}
+		facts = append(facts, cli.Fact{Value: value})
 	}
+	if len(facts) == 0 {
+		return []cli.Fact{{Key: "instructions", Value: "none"}}
+	}
+	facts[0].Key = "instructions"
+	return facts
+}
+
+// thousands formats n with thousands separators.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // modelFact is the model, its window and where rein learned it.

@@ -64,7 +64,7 @@ func TestAboutAndSwitchOfAScriptedSession(t *testing.T) {
 		{Key: "configuration", Value: filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "rein", "config.toml") + ", " +
 			filepath.Join(spec.Cwd, ".rein", "config.toml")},
 		{Key: "sandbox", Value: strings.TrimPrefix(cs.Sandbox, "sandbox: ")},
-		{Key: "instructions", Value: filepath.Join(spec.Cwd, "AGENTS.md")},
+		{Key: "instructions", Value: filepath.Join(spec.Cwd, "AGENTS.md") + " (32 bytes)"},
 	}
 	if d := cmp.Diff(want, cs.About); d != "" {
 		t.Errorf("About mismatch (-want +got):\n%s", d)
@@ -73,8 +73,16 @@ func TestAboutAndSwitchOfAScriptedSession(t *testing.T) {
 		t.Errorf("Known() mismatch (-want +got):\n%s", d)
 	}
 	for _, bad := range []string{"openai:gpt-5", "anthropic", ""} {
-		if err := k.SwitchModel(t.Context(), bad); err == nil {
+		err := k.SwitchModel(t.Context(), bad)
+		if err == nil {
 			t.Errorf("SwitchModel(%q) = nil, want a refusal: a scripted session switches only to scripted", bad)
+			continue
+		}
+		// /model shows the refusal as it is: no package's prefix.
+		for _, prefix := range []string{"kernel:", "usage:", "catalog:", "config:"} {
+			if strings.Contains(err.Error(), prefix) {
+				t.Errorf("SwitchModel(%q) = %q, which carries %q", bad, err, prefix)
+			}
 		}
 	}
 	for range k.Send(t.Context(), kernel.Input{Text: "first"}) {
@@ -108,7 +116,11 @@ func TestAboutAndSwitchOfAScriptedSession(t *testing.T) {
 	}
 
 	// Resumed (rein resume --script FILE), the session goes on with the
-	// model it switched to.
+	// model it switched to, and with the prompt it started with: an
+	// AGENTS.md changed since is not in it, which /status says.
+	if err := os.WriteFile(filepath.Join(spec.Cwd, "AGENTS.md"), []byte("Run make check instead."), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	spec.Session, spec.Provider = k.Session(), ""
 	rs, err := resumeSession(t.Context(), spec)
 	if err != nil {
@@ -117,6 +129,11 @@ func TestAboutAndSwitchOfAScriptedSession(t *testing.T) {
 	defer rs.Close()
 	if c := rs.Runtime.(*kernel.Kernel).Current(); c.Provider != "scripted" || c.Model != "small" {
 		t.Errorf("resumed with %s:%s, want scripted:small", c.Provider, c.Model)
+	}
+	wantFact := cli.Fact{Key: "instructions", Value: filepath.Join(spec.Cwd, "AGENTS.md") +
+		" (not in this session's prompt, which keeps the instructions it started with)"}
+	if got := rs.About[len(rs.About)-1]; got != wantFact {
+		t.Errorf("the resumed session's instructions fact = %+v, want %+v", got, wantFact)
 	}
 }
 
@@ -188,5 +205,27 @@ func TestSwitcherAndKnown(t *testing.T) {
 	}
 	if !slices.Contains(known, "local-qwen") || !has("openai:") || !has("anthropic:") || has("gemini:") || !slices.IsSorted(known) {
 		t.Errorf("Known = %v, want sorted: local-qwen, openai's and anthropic's models, no gemini's", known)
+	}
+}
+
+// /status lists every file of instructions, one a line under one key,
+// with its bytes and what was cut.
+func TestInstructionFacts(t *testing.T) {
+	files := []kernel.InstructionFile{
+		{Path: "/home/ada/.config/rein/AGENTS.md", Text: "Be brief.", Own: true},
+		{Path: "/src/AGENTS.md", Text: strings.Repeat("x", 1234), Cut: 40000},
+		{Path: "/src/cmd/CLAUDE.md", Cut: 12},
+	}
+	system := kernel.SystemPrompt(kernel.Environment{Instructions: files})
+	want := []cli.Fact{
+		{Key: "instructions", Value: "/home/ada/.config/rein/AGENTS.md (9 bytes)"},
+		{Value: "/src/AGENTS.md (1,234 bytes; cut: 40,000 bytes not included)"},
+		{Value: "/src/cmd/CLAUDE.md (0 bytes; cut: 12 bytes not included)"},
+	}
+	if d := cmp.Diff(want, instructionFacts(files, system)); d != "" {
+		t.Errorf("instructionFacts() mismatch (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]cli.Fact{{Key: "instructions", Value: "none"}}, instructionFacts(nil, system)); d != "" {
+		t.Errorf("instructionFacts(nil) mismatch (-want +got):\n%s", d)
 	}
 }

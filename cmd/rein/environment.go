@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,21 +11,24 @@ import (
 	"runtime"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/rein-agent/rein/internal/config"
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/tool/builtin"
 )
 
-// maxInstructions bounds the AGENTS.md text put into the system prompt.
+// maxInstructions bounds the bytes of instructions the system prompt
+// holds, all files together, shared in the order they are read (Codex
+// reads 32 KiB of AGENTS.md).
 const maxInstructions = 32 << 10
 
 // environment gathers what the system prompt says about the workspace:
-// the OS, the date, git's view of the repository, and the repository's
-// AGENTS.md (the nearest one from the workspace up to the repository's
-// root; outside a repository, only the workspace's own). git runs with the
-// tools' environment (no credentials) and without the repository's
-// fsmonitor hook, which would otherwise run code from an untrusted
-// checkout before any permission is asked.
+// the OS, the date, git's view of the repository, and the instructions
+// (see instructionFiles). git runs with the tools' environment (no
+// credentials) and without the repository's fsmonitor hook, which would
+// otherwise run code from an untrusted checkout before any permission is
+// asked.
 func environment(ctx context.Context, workspace string, now time.Time) kernel.Environment {
 	env := kernel.Environment{
 		Workspace: workspace,
@@ -35,19 +39,153 @@ func environment(ctx context.Context, workspace string, now time.Time) kernel.En
 	if top != "" {
 		env.Git = gitSummary(ctx, workspace)
 	}
-	for dir := workspace; ; {
-		f := filepath.Join(dir, "AGENTS.md")
-		if text, err := readBounded(f, maxInstructions); err == nil && strings.TrimSpace(text) != "" {
-			env.Instructions, env.InstructionsFile = strings.TrimSpace(text), f
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir || dir == top || top == "" {
-			break
-		}
-		dir = parent
-	}
+	own := filepath.Join(filepath.Dir(config.DefaultPaths(workspace).User), "AGENTS.md")
+	env.Instructions = instructionFiles(own, top, workspace, maxInstructions)
 	return env
+}
+
+// instructionFiles reads the instructions for a session in workspace, in
+// this order: the person's own file (own, ~/.config/rein/AGENTS.md), then
+// each directory's AGENTS.md from the repository's root (top) down to
+// the workspace, its CLAUDE.md where it has no AGENTS.md. Outside a
+// repository (top empty) only the workspace's own directory counts: a
+// file in a parent directory (a shared /tmp, the home) is nobody's
+// instructions for it. A directory's file that leads outside the
+// repository (a symbolic link to ~/.ssh/id_rsa) is not read: its text
+// would go to the model. Empty files are skipped. The files share budget
+// bytes in that order: the file that reaches it is cut, and those after it
+// are left out, each said by its Cut.
+func instructionFiles(own, top, workspace string, budget int) []kernel.InstructionFile {
+	type candidate struct {
+		paths []string // the first that has text is read
+		root  string   // where it must lead; empty means anywhere
+		own   bool
+	}
+	var cands []candidate
+	if own != "" {
+		cands = append(cands, candidate{paths: []string{own}, own: true})
+	}
+	root := workspace
+	if r, ok := within(top, workspace); ok {
+		root = r
+	}
+	for _, dir := range dirsDown(root, workspace) {
+		cands = append(cands, candidate{paths: []string{filepath.Join(dir, "AGENTS.md"), filepath.Join(dir, "CLAUDE.md")}, root: root})
+	}
+	var files []kernel.InstructionFile
+	seen := map[string]bool{}
+	for _, c := range cands {
+		for _, p := range c.paths {
+			real, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				continue
+			}
+			if seen[real] {
+				break // a link to a file read already: this directory has its say
+			}
+			if _, inside := within(c.root, real); c.root != "" && !inside {
+				continue
+			}
+			text, size, err := readInstructions(real, budget)
+			if err != nil || size == 0 {
+				continue // unreadable or empty: the next name, or the next directory
+			}
+			seen[real] = true
+			budget -= len(text)
+			if size > len(text) {
+				budget = 0 // the files after a cut one are left out whole
+			}
+			files = append(files, kernel.InstructionFile{Path: p, Text: strings.TrimSpace(text), Cut: size - len(text), Own: c.own})
+			break
+		}
+	}
+	return files
+}
+
+// within reports whether path is root or under it, both with symbolic
+// links resolved, and returns root resolved.
+func within(root, path string) (string, bool) {
+	if root == "" {
+		return "", false
+	}
+	r, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", false
+	}
+	p, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return r, false
+	}
+	rel, err := filepath.Rel(r, p)
+	return r, err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// dirsDown returns root and each directory below it down to dir, in that
+// order; dir alone when it is not under root.
+func dirsDown(root, dir string) []string {
+	d, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		d = dir
+	}
+	rel, err := filepath.Rel(root, d)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return []string{dir}
+	}
+	out := []string{root}
+	if rel == "." {
+		return out
+	}
+	cur := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		out = append(out, cur)
+	}
+	return out
+}
+
+// readInstructions reads at most budget bytes of the regular file at
+// path, cut where a line ends when one is near, and returns them with the
+// file's size; an empty file (or one of only spaces) has size 0. A file
+// that is not regular is an error.
+func readInstructions(path string, budget int) (string, int, error) {
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return "", 0, fmt.Errorf("%s is not a regular file", path) // opening a FIFO would block
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", 0, fmt.Errorf("%s is not a regular file", path)
+	}
+	budget = max(budget, 0)
+	b, err := io.ReadAll(io.LimitReader(f, int64(max(budget, 512))+1)) // a short file whole, to tell an empty one
+	if err != nil {
+		return "", 0, err
+	}
+	if len(b) <= 512 && len(bytes.TrimSpace(b)) == 0 {
+		return "", 0, nil
+	}
+	if len(b) <= budget {
+		return string(b), len(b), nil // the whole file
+	}
+	size := max(int(fi.Size()), len(b))
+	b = b[:budget]
+	if i := bytes.LastIndexByte(b, '\n'); i >= len(b)/2 {
+		b = b[:i+1] // a whole line rather than half of one
+	}
+	for i := 0; i < utf8.UTFMax-1 && len(b) > 0; i++ {
+		if r, n := utf8.DecodeLastRune(b); r != utf8.RuneError || n > 1 {
+			break
+		}
+		b = b[:len(b)-1] // no character cut in two
+	}
+	return string(b), size, nil
 }
 
 // gitSummary says the branch and the changed files, in a few lines.
@@ -83,14 +221,4 @@ func gitOutput(ctx context.Context, dir string, args ...string) string {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
-}
-
-func readBounded(path string, n int64) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, n))
-	return string(b), err
 }

@@ -9,8 +9,10 @@ import (
 
 // The exit-code table of the README, command by command: bad usage and bad
 // configuration are 2 everywhere (the message names the flag, or the file
-// and line); a run that failed is 1; an interrupt is 130 (143 on SIGTERM,
-// in TestSIGTERMExits143; 130 in TestInterruptedExec).
+// and line), but a broken configuration of the person's only warns the
+// commands that read sessions (and the demo, which ignores it); a run that
+// failed is 1; an interrupt is 130 (143 on SIGTERM, in
+// TestSIGTERMExits143; 130 in TestInterruptedExec).
 func TestExitCodes(t *testing.T) {
 	c, id, _ := recorded(t)
 	script := writeScript(t, `{"turns":[{"steps":[{"text":"Done."},{"finish":"stop"}]}]}`)
@@ -71,23 +73,23 @@ func TestExitCodes(t *testing.T) {
 		{"interactive unknown flag", "", "", []string{"--bogus"}, 2, "--bogus"},
 		{"interactive broken config", "", brokenCfg, scripted, 2, "config.toml:2"},
 		{"demo extra argument", "", "", []string{"demo", "extra"}, 2, "extra"},
-		{"demo broken config", "", brokenCfg, []string{"demo"}, 2, "config.toml:2"},
+		{"demo broken config", "", brokenCfg, []string{"demo"}, 0, "config.toml:2:13: expected value"},
 		{"sessions unknown flag", "", "", []string{"sessions", "--bogus"}, 2, "--bogus"},
-		{"sessions broken config", "", brokenCfg, []string{"sessions"}, 2, "config.toml:2"},
+		{"sessions broken config", "", brokenCfg, []string{"sessions"}, 0, "config.toml:2:13: expected value"},
 		{"resume without id", "", "", []string{"resume"}, 2, "--last"},
 		{"resume unknown id", "", "", append([]string{"resume", "ses_nope", "go on"}, scripted...), 2, "ses_nope"},
 		{"resume broken config", "", brokenCfg, append([]string{"resume", id, "go on"}, scripted...), 2, "config.toml:2"},
 		{"fork without id", "", "", []string{"fork"}, 2, "arg"},
 		{"fork unknown id", "", "", []string{"fork", "ses_nope"}, 2, "ses_nope"},
 		{"fork past the end", "", "", []string{"fork", id, "--at", "99999"}, 2, "the log ends at seq"},
-		{"fork broken config", "", brokenCfg, []string{"fork", id}, 2, "config.toml:2"},
+		{"fork broken config", "", brokenCfg, []string{"fork", id}, 0, "config.toml:2:13: expected value"},
 		{"replay unknown id", "", "", []string{"replay", "ses_nope"}, 2, "ses_nope"},
-		{"replay broken config", "", brokenCfg, []string{"replay", id}, 2, "config.toml:2"},
+		{"replay broken config", "", brokenCfg, []string{"replay", id}, 0, "config.toml:2:13: expected value"},
 		{"log unknown id", "", "", []string{"log", "ses_nope"}, 2, "ses_nope"},
 		{"log bad glob", "", "", []string{"log", id, "--type", "[tool"}, 2, "[tool"},
-		{"log broken config", "", brokenCfg, []string{"log", id}, 2, "config.toml:2"},
+		{"log broken config", "", brokenCfg, []string{"log", id}, 0, "config.toml:2:13: expected value"},
 		{"why without path", "", "", []string{"why"}, 2, "arg"},
-		{"why broken config", "", brokenCfg, []string{"why", "c.txt"}, 2, "config.toml:2"},
+		{"why broken config", "", brokenCfg, []string{"why", "c.txt"}, 0, "config.toml:2:13: expected value"},
 		{"version extra argument", "", "", []string{"version", "extra"}, 2, "extra"},
 		{"debug normalize without api", "", "", []string{"debug", "normalize", "-"}, 2, "--api"},
 		{"debug normalize missing file", "", "", []string{"debug", "normalize", "--api", "chat", "/nonexistent/stream.sse"}, 2, "/nonexistent/stream.sse"},

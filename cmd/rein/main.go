@@ -33,7 +33,7 @@ func main() {
 		Open:       openSession,
 		Demo:       openDemo,
 		Resume:     resumeSession,
-		Store:      openStore,
+		Store:      readStore,
 		Normalize:  normalize,
 		Interrupts: interrupts,
 		Extensions: cli.Extensions{List: listExtensions, Add: addServer, Remove: removeServer},

@@ -159,6 +159,12 @@ func chooseModels(spec cli.Spec, cfg *config.Config, known *contract.ModelInfo) 
 		if where := cfg.Where(key); where != "" {
 			return kernel.Model{}, nil, fmt.Errorf("%w: config: %s: %v", cli.ErrUsage, where, err)
 		}
+		switch msg := err.Error(); {
+		case strings.HasPrefix(msg, "unknown provider") && spec.Provider != "":
+			return kernel.Model{}, nil, fmt.Errorf("%w: --provider: %v", cli.ErrUsage, err)
+		case strings.HasPrefix(msg, "base URL") && spec.BaseURL != "":
+			return kernel.Model{}, nil, fmt.Errorf("%w: --base-url: %v", cli.ErrUsage, err)
+		}
 		return kernel.Model{}, nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
 	}
 	describe(context.Background(), &primary, cfg, known, warn)

@@ -31,7 +31,10 @@ func sandboxFrom(spec cli.Spec, cfg *config.Config) (sandboxSetup, error) {
 	}
 	mode, err := sandbox.ParseMode(text)
 	if err != nil {
-		return sandboxSetup{}, fmt.Errorf("%w: --sandbox: %v", cli.ErrUsage, err)
+		// The configuration's mode was checked when it was read: this is
+		// the flag's.
+		return sandboxSetup{}, fmt.Errorf("%w: --sandbox %q: want %s, %s or %s", cli.ErrUsage, text,
+			sandbox.ModeWorkspaceWrite, sandbox.ModeReadOnly, sandbox.ModeOff)
 	}
 	s := sandboxSetup{mode: mode, network: spec.Network, writable: cfg.Sandbox.WritableRoots, denyRead: cfg.Sandbox.DenyRead}
 	if cfg.Sandbox.Network != nil && *cfg.Sandbox.Network {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rein-agent/rein/cmd/rein/demo"
@@ -138,9 +139,9 @@ func secretsOf(m kernel.Model, fallbacks []kernel.Model) []string {
 	return secrets
 }
 
-// openStore is the store of the read-only commands (sessions, replay, log,
-// why, fork): the --session-dir flag, else the user's configuration, else
-// the default.
+// openStore is the store of a session to go on with (resume): the
+// --session-dir flag, else the user's configuration, else the default. A
+// broken configuration is an error: the session could not go on under it.
 func openStore(cwd, dir string) (*session.Store, error) {
 	if dir != "" {
 		return storeFor(dir, &config.Config{})
@@ -152,6 +153,30 @@ func openStore(cwd, dir string) (*session.Store, error) {
 		return nil, err
 	}
 	return storeFor("", cfg)
+}
+
+// readStore is the store of the commands that read sessions (sessions,
+// replay, log, why, fork, and finding the one to resume or compact), and of
+// the demo: like openStore, but a broken configuration of the person's
+// does not keep them from their sessions. It is a warning, and the
+// sessions are read from the session_dir the file still says, else the
+// default directory.
+func readStore(cwd, dir string) (*session.Store, error) {
+	if dir != "" {
+		return storeFor(dir, &config.Config{})
+	}
+	user := config.DefaultPaths(cwd).User
+	cfg, err := config.Load(config.Paths{User: user})
+	if err == nil {
+		return storeFor("", cfg)
+	}
+	sessionDir, _ := config.SessionDir(user) // "" when it cannot be read either
+	store, serr := storeFor(sessionDir, &config.Config{})
+	if serr != nil {
+		return nil, serr
+	}
+	warn(fmt.Sprintf("%v; sessions are read from %s (fix the file, or pass --session-dir)", err, store.Root()))
+	return store, nil
 }
 
 // storeFor returns the session store at dir, else the configuration's,
@@ -315,9 +340,16 @@ func setupFrom(spec cli.Spec, cfg *config.Config) (setup, error) {
 	if modeText != "" {
 		m, err := permission.ParseMode(modeText)
 		if err != nil {
-			return setup{}, fmt.Errorf("%w: %v", cli.ErrUsage, err)
+			// The configuration's mode was checked when it was read: this
+			// is the flag's.
+			return setup{}, fmt.Errorf("%w: --permission-mode %q: want one of %s", cli.ErrUsage, modeText, modeNames())
 		}
 		set.mode = m
+	}
+	for _, dir := range spec.AddDirs {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return setup{}, fmt.Errorf("%w: --add-dir %q: no such directory", cli.ErrUsage, dir)
+		}
 	}
 	var err error
 	parse := func(what string, texts []string) []permission.Rule {
@@ -327,7 +359,7 @@ func setupFrom(spec cli.Spec, cfg *config.Config) (setup, error) {
 		var rules []permission.Rule
 		rules, err = permission.ParseRules(texts)
 		if err != nil {
-			err = fmt.Errorf("%w: %s: %v", cli.ErrUsage, what, err)
+			err = fmt.Errorf("%w: %s: %s", cli.ErrUsage, what, strings.TrimPrefix(err.Error(), "permission: "))
 		}
 		return rules
 	}
@@ -341,6 +373,16 @@ func setupFrom(spec cli.Spec, cfg *config.Config) (setup, error) {
 		Deny:  append(parse("deny rules in the configuration", cfg.Permissions.Deny), parse("--deny", spec.Deny)...),
 	}
 	return set, err
+}
+
+// modeNames lists the permission modes: "default, accept-edits, plan,
+// yolo".
+func modeNames() string {
+	var names []string
+	for _, m := range permission.Modes() {
+		names = append(names, string(m))
+	}
+	return strings.Join(names, ", ")
 }
 
 // scriptedModel is the scripted provider as the kernel sees it: it
@@ -388,6 +430,14 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	if !set.fixedPrompt {
 		env = environment(ctx, ws.Root(), time.Now())
 		env.Skills = skills
+	}
+	if sess.State.System == "" { // a new session: its prompt is the one built here
+		for _, f := range env.Instructions {
+			if f.Cut > 0 {
+				warn(fmt.Sprintf("cut: %d bytes of %s not included in the system prompt: the instructions may take %d bytes in all",
+					f.Cut, f.Path, maxInstructions))
+			}
+		}
 	}
 	opts := &kernel.Options{
 		ProviderName: m.Name, Model: m.Model, BaseURL: m.BaseURL, Capabilities: m.Capabilities, KeyHint: m.KeyHint, Secret: m.Secret,
@@ -499,11 +549,7 @@ func openDemo(ctx context.Context, sessionDir string) (*cli.Demo, error) {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
 	p := scripted.New(s, nil)
-	cfg, err := readConfig(config.Paths{User: config.DefaultPaths(ws).User})
-	if err != nil {
-		return nil, err
-	}
-	store, err := storeFor(sessionDir, cfg)
+	store, err := readStore(ws, sessionDir)
 	if err != nil {
 		return nil, err
 	}

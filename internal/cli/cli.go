@@ -20,6 +20,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/kernel"
@@ -134,8 +135,9 @@ type Session struct {
 	Sandbox string
 	// About are the facts /status shows, in order: provider, endpoint,
 	// model and window, the configuration files in effect, the sandbox,
-	// the instructions (AGENTS.md) loaded; nil shows what the runtime
-	// itself knows.
+	// the files of instructions the system prompt holds (AGENTS.md,
+	// CLAUDE.md: the first keyed "instructions", one a fact, with their
+	// bytes and what was cut); nil shows what the runtime itself knows.
 	About []Fact
 	// Readable, when set, says whether the person may attach the file at
 	// an absolute path to a message (@path): the session's read rules;
@@ -344,6 +346,28 @@ func isCobraUsage(err error) bool {
 	return false
 }
 
+// flagError is the error of a flag cobra could not parse, in rein's
+// words: a value of the wrong kind names the flag, the value and what it
+// wants (--max-turns: "abc" is not a whole number), as bad usage; any
+// other complaint (an unknown flag, a missing value) is cobra's, which
+// names the flag already.
+func flagError(_ *cobra.Command, err error) error {
+	iv, ok := errors.AsType[*pflag.InvalidValueError](err)
+	if !ok {
+		return err
+	}
+	f := iv.GetFlag()
+	want := map[string]string{
+		"int": "a whole number", "int64": "a whole number", "int32": "a whole number",
+		"uint": "a whole number, 0 or more", "uint64": "a whole number, 0 or more", "uint32": "a whole number, 0 or more",
+		"float64": "a number", "float32": "a number", "bool": "true or false", "duration": "a duration, such as 30s or 5m",
+	}[f.Value.Type()]
+	if want == "" {
+		return fmt.Errorf("%w: --%s: %q is not a valid value", ErrUsage, f.Name, iv.GetValue())
+	}
+	return fmt.Errorf("%w: --%s: %q is not %s", ErrUsage, f.Name, iv.GetValue(), want)
+}
+
 // app holds one execution of the command line.
 type app struct {
 	deps  Deps
@@ -376,6 +400,7 @@ func (a *app) commands() *cobra.Command {
 			return a.interactive(cmd.Context(), strings.Join(args, " "))
 		},
 	}
+	root.SetFlagErrorFunc(flagError)
 	root.Flags().BoolVar(&a.flags.plain, "plain", false, "use the line mode (a prompt and plain lines) instead of the terminal UI; the default when stdin or stdout is not a terminal, or TERM=dumb")
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.Version = a.deps.Version

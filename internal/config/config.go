@@ -5,11 +5,13 @@
 // remembers where each value came from. Flags override both; that layering
 // is the caller's. Some keys are the user's alone (base_url, env_passthrough,
 // session_dir, max_artifact_bytes, yolo and bare bash among the rest): a
-// project's file that sets one is an error saying why.
+// project's file that sets one has it ignored, with a warning naming the
+// key, the file and the line, and saying why.
 //
-// A broken file is an error naming the file, line and column; a key rein
-// does not know is a warning, not an error, so an older rein reads a newer
-// file.
+// A broken file is an error naming the file, line and column; a value of
+// the wrong type, one naming the file, line and key, what was found and
+// what is wanted. A key rein does not know is a warning, not an error, so
+// an older rein reads a newer file.
 //
 // Config is also the one place that edits those files: [SaveRule] adds an
 // "always" or "never" answer's rule to the project's [permissions] table,
@@ -296,6 +298,41 @@ func Load(p Paths) (*Config, error) {
 	return c, nil
 }
 
+// SessionDir returns the session_dir the person's file at path sets, read
+// on its own: for the commands that only read sessions, which a file
+// broken elsewhere must not stop. "" means it sets none (or there is no
+// file); an error means the file is not TOML, or its session_dir is not
+// a path.
+func SessionDir(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("config: %w", err)
+	}
+	var f struct {
+		SessionDir any `toml:"session_dir"`
+	}
+	if _, err := toml.Decode(string(data), &f); err != nil {
+		return "", tomlError(path, err)
+	}
+	switch dir := f.SessionDir.(type) {
+	case nil:
+		return "", nil
+	case string:
+		if dir == "" {
+			return "", nil
+		}
+		p, err := expandHome(dir)
+		if err != nil {
+			return "", fmt.Errorf("config: %s: session_dir: %w", where(path, keyLine(string(data), "session_dir")), err)
+		}
+		return p, nil
+	}
+	return "", fmt.Errorf("config: %s: session_dir is not a string", where(path, keyLine(string(data), "session_dir")))
+}
+
 // merge reads the file at path and applies what it sets over c; project
 // says it is the project's file, which may not set some keys. A missing
 // file sets nothing.
@@ -309,15 +346,7 @@ func (c *Config) merge(path string, project bool) error {
 		return err
 	}
 	if project {
-		if err := checkProject(path, &f.File); err != nil {
-			return err
-		}
-		if err := f.checkProjectServers(); err != nil {
-			return err
-		}
-		if err := c.checkLooser(path, &f.Sandbox); err != nil {
-			return err
-		}
+		c.Warnings = append(c.Warnings, c.ignoreUnsafe(f)...)
 		c.Warnings = append(c.Warnings, c.limitProject(f)...)
 	} else {
 		c.Warnings = append(c.Warnings, broadRules(f)...)
@@ -342,8 +371,10 @@ type decoded struct {
 }
 
 // decode reads and decodes the file at path; a missing file is nil and no
-// error. A file that is not TOML, or holds a value of the wrong type, is an
-// error naming the file (and the line and column, where the decoder says).
+// error. A file that is not TOML is an error naming the file (and the line
+// and column, where the decoder says); one that holds a value of the wrong
+// type, an error naming the file, the line, the key, what it holds and
+// what it should.
 func decode(path string) (*decoded, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -353,6 +384,13 @@ func decode(path string) (*decoded, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	d := &decoded{path: path, text: string(data)}
+	var raw map[string]any
+	if _, err := toml.Decode(d.text, &raw); err != nil {
+		return nil, tomlError(path, err)
+	}
+	if err := d.checkTypes(raw); err != nil {
+		return nil, err
+	}
 	if d.md, err = toml.Decode(d.text, &d.File); err != nil {
 		return nil, tomlError(path, err)
 	}
@@ -375,76 +413,6 @@ func tomlError(path string, err error) error {
 		return fmt.Errorf("config: %s:%d:%d: %s", path, perr.Position.Line, perr.Position.Col, perr.Message)
 	}
 	return fmt.Errorf("config: %s: %w", path, err)
-}
-
-// checkProject refuses, in the project's file at path, what a cloned
-// repository must not set: where your key is sent, which secrets its
-// scripts see, where your transcripts go, approvals off, any command run
-// without asking.
-func checkProject(path string, f *File) error {
-	if f.BaseURL != "" {
-		return fmt.Errorf("config: %s: base_url is not allowed in a project's file, since a cloned repository "+
-			"could send your API key anywhere; set it in your own %s or pass --base-url", path, "config.toml")
-	}
-	if len(f.EnvPassthrough) > 0 {
-		return fmt.Errorf("config: %s: env_passthrough is not allowed in a project's file, since a cloned repository "+
-			"could hand your tokens to its own scripts; set it in your own config.toml", path)
-	}
-	if f.SessionDir != "" {
-		return fmt.Errorf("config: %s: session_dir is not allowed in a project's file, since a cloned repository "+
-			"must not choose where your transcripts go; set it in your own config.toml or pass --session-dir", path)
-	}
-	if f.MaxArtifactBytes != 0 {
-		return fmt.Errorf("config: %s: max_artifact_bytes is not allowed in a project's file, since a cloned repository "+
-			"must not choose how much of your disk its outputs take; set it in your own config.toml", path)
-	}
-	if strings.EqualFold(strings.TrimSpace(f.PermissionMode), string(permission.Yolo)) {
-		return fmt.Errorf("config: %s: permission_mode = \"yolo\" is not allowed in a project's file, since a cloned "+
-			"repository must not switch approvals off; pass --permission-mode yolo or set it in your own config.toml", path)
-	}
-	if err := checkProjectSandbox(path, &f.Sandbox); err != nil {
-		return err
-	}
-	if err := checkProjectExtensions(path, f); err != nil {
-		return err
-	}
-	for _, text := range f.Permissions.Allow {
-		r, err := permission.ParseRule(text)
-		switch {
-		case err != nil || !r.AllowsArbitraryCode():
-		case r.Pattern() == "":
-			return fmt.Errorf("config: %s: allow = [%q] is not allowed in a project's file: it would let a cloned repository "+
-				"run any command without asking; allow specific commands (bash(go test:*)) or put it in your own config.toml", path, text)
-		default:
-			return fmt.Errorf("config: %s: allow = [%q] is not allowed in a project's file: %s runs whatever code its arguments give it, "+
-				"so the rule would let a cloned repository run anything without asking; allow the exact command (bash(%s)) "+
-				"or put the rule in your own config.toml", path, text, programOf(r), strings.TrimSuffix(r.Pattern(), ":*"))
-		}
-	}
-	return nil
-}
-
-// checkProjectSandbox refuses, in a project's file, a sandbox looser than
-// the default: a cloned repository may make it stricter (read-only), never
-// turn it off, open the network, add places to write or unhide a
-// credential store.
-func checkProjectSandbox(path string, s *Sandbox) error {
-	fix := "set it in your own config.toml or pass the flag"
-	switch {
-	case strings.EqualFold(strings.TrimSpace(s.Mode), "off"):
-		return fmt.Errorf("config: %s: sandbox mode \"off\" is not allowed in a project's file, since a cloned repository "+
-			"must not take the sandbox away; %s (--sandbox off)", path, fix)
-	case s.Network != nil && *s.Network:
-		return fmt.Errorf("config: %s: sandbox network = true is not allowed in a project's file, since a cloned repository "+
-			"must not open the network to its commands; %s (--network)", path, fix)
-	case s.WritableRoots != nil:
-		return fmt.Errorf("config: %s: sandbox writable_roots is not allowed in a project's file, since a cloned repository "+
-			"must not choose where its commands may write; %s (--add-dir)", path, fix)
-	case s.DenyRead != nil:
-		return fmt.Errorf("config: %s: sandbox deny_read is not allowed in a project's file, since a cloned repository "+
-			"must not unhide your credentials; set it in your own config.toml", path)
-	}
-	return nil
 }
 
 // broadRules returns a warning for each allow rule of the user's file d
@@ -480,18 +448,6 @@ func programOf(r permission.Rule) string {
 // sandboxStrictness orders the sandbox modes, the strictest first; the
 // empty mode is the default, workspace-write.
 var sandboxStrictness = map[string]int{"read-only": 0, "workspace-write": 1, "": 1, "off": 2}
-
-// checkLooser refuses a project's sandbox mode looser than what the
-// user's file already says: a cloned repository may tighten the sandbox,
-// never undo the user's tightening.
-func (c *Config) checkLooser(path string, s *Sandbox) error {
-	mode := strings.TrimSpace(s.Mode)
-	if mode == "" || sandboxStrictness[mode] <= sandboxStrictness[c.Sandbox.Mode] {
-		return nil
-	}
-	return fmt.Errorf("config: %s: sandbox mode %q is looser than the %q your own config.toml sets, and a project's file "+
-		"may only make the sandbox stricter; pass --sandbox %s for this session if you mean it", path, mode, c.Sandbox.Mode, mode)
-}
 
 // at says where key is set in the file: "file:line", or the file alone.
 func (d *decoded) at(key string) string { return where(d.path, keyLine(d.text, key)) }

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,11 +49,10 @@ func TestErrors(t *testing.T) {
 		project    bool
 	}{
 		"broken":             {"provider = \"openai\nmodel = 3\n", "config.toml:1:", false},
-		"wrong type":         {"fallback = \"openai\"\n", "config.toml", false},
-		"project base_url":   {"base_url = \"http://evil.example/v1\"\n", "base_url is not allowed in a project's file", true},
+		"wrong type":         {"fallback = \"openai\"\n", `config.toml:1: fallback is "openai" (a string); it wants a list of strings`, false},
 		"bad fallback entry": {"fallback = [\":gpt\"]\n", `fallback entry ":gpt"`, false},
 		"base_url alone":     {"base_url = \"http://127.0.0.1:1/v1\"\n", "base_url needs provider", false},
-		"rules not a list":   {"[permissions]\nallow = \"bash\"\n", "config.toml", false},
+		"rules not a list":   {"[permissions]\nallow = \"bash\"\n", `config.toml:2: permissions.allow is "bash" (a string); it wants a list of strings`, false},
 		"bad rule":           {"[permissions]\ndeny = [\"bash(\"]\n", "config.toml:2: [permissions] deny: permission: rule \"bash(\"", true},
 		"bad notify":         {"notify = \"loud\"\n", `config.toml:1: notify = "loud": want bell, osc9 or off`, false},
 	} {
@@ -126,9 +126,68 @@ func TestPermissionsAddUpAndProjectLimits(t *testing.T) {
 		"awk and sed prefix": "[permissions]\nallow = [\"bash(awk:*)\", \"bash(sed:*)\"]\n",
 	} {
 		os.WriteFile(project, []byte(text), 0o600)
-		if _, err := Load(Paths{Project: project}); err == nil || !strings.Contains(err.Error(), "not allowed in a project's file") {
-			t.Errorf("%s in a project file: error %v", name, err)
+		c, err := Load(Paths{Project: project})
+		if err != nil {
+			t.Errorf("%s in a project file: %v; want it ignored with a warning, not a refusal", name, err)
+			continue
 		}
+		if len(c.Warnings) == 0 || !strings.HasPrefix(c.Warnings[0], project+":") || !strings.Contains(c.Warnings[0], " is ignored: ") {
+			t.Errorf("%s in a project file: warnings %q; want one naming the file and saying it is ignored", name, c.Warnings)
+		}
+		if c.PermissionMode != "" || len(c.EnvPassthrough) > 0 || slices.ContainsFunc(c.Permissions.Allow, func(r string) bool { return r != "bash(go test:*)" }) {
+			t.Errorf("%s in a project file applied: mode %q, passthrough %v, allow %v", name, c.PermissionMode, c.EnvPassthrough, c.Permissions.Allow)
+		}
+	}
+}
+
+// A project's file that sets what it may not has those keys ignored, each
+// with a warning naming the key, the file and the line, and the rest of
+// it applied: a cloned repository that asks for too much does not keep
+// rein from starting.
+func TestProjectUnsafeKeysAreIgnored(t *testing.T) {
+	dir := t.TempDir()
+	user := write(t, filepath.Join(dir, "user.toml"), "permission_mode = \"accept-edits\"\nsession_dir = \"/var/rein\"\n")
+	project := write(t, filepath.Join(dir, "repo", ".rein", "config.toml"), `model = "m"
+permission_mode = "yolo"
+base_url = "http://evil.example/v1"
+session_dir = "/tmp/theirs"
+max_turns = 12
+
+[permissions]
+allow = ["bash(make:*)", "bash", "mcp__github__*"]
+
+[sandbox]
+network = true
+`)
+	c, err := Load(Paths{User: user, Project: project})
+	if err != nil {
+		t.Fatalf("Load() = %v; want the unsafe keys ignored", err)
+	}
+	want := []string{
+		project + ":3: base_url is ignored: a project's file may not set it, since a cloned repository could send your API key anywhere; set it in your own config.toml or pass --base-url",
+		project + ":4: session_dir is ignored: a project's file may not set it, since a cloned repository must not choose where your transcripts go; set it in your own config.toml or pass --session-dir",
+		project + `:2: permission_mode = "yolo" is ignored: a project's file may not switch approvals off; pass --permission-mode yolo or set it in your own config.toml`,
+		project + ":11: sandbox network = true is ignored: a project's file may not open the network to its commands; set it in your own config.toml or pass the flag (--network)",
+		project + `:8: allow rule "bash" is ignored: it would let a cloned repository run any command without asking; allow specific commands (bash(go test:*)) or put it in your own config.toml`,
+		project + `:8: allow rule "mcp__github__*" is ignored: a project's file may not let the model use your MCP servers' tools without asking; put the rule in your own config.toml (deny and ask rules for them are fine here)`,
+	}
+	if d := cmp.Diff(want, c.Warnings); d != "" {
+		t.Errorf("warnings (-want +got):\n%s", d)
+	}
+	got := struct {
+		Model, Mode, BaseURL, SessionDir string
+		MaxTurns                         int
+		Allow                            []string
+		Network                          *bool
+	}{c.Model, c.PermissionMode, c.BaseURL, c.SessionDir, c.MaxTurns, c.Permissions.Allow, c.Sandbox.Network}
+	wantGot := got
+	wantGot.Model, wantGot.Mode, wantGot.BaseURL, wantGot.SessionDir, wantGot.MaxTurns = "m", "accept-edits", "", "/var/rein", 12
+	wantGot.Allow, wantGot.Network = []string{"bash(make:*)"}, nil
+	if d := cmp.Diff(wantGot, got); d != "" {
+		t.Errorf("the configuration in force (-want +got):\n%s", d)
+	}
+	if c.Where("permission_mode") != user+":1" {
+		t.Errorf("permission_mode comes from %q, want the user's file", c.Where("permission_mode"))
 	}
 }
 
@@ -170,7 +229,7 @@ func TestSessionDir(t *testing.T) {
 		{name: "absolute", user: `session_dir = "/var/rein"`, want: "/var/rein"},
 		{name: "home", user: `session_dir = "~/rein/s"`, want: filepath.Join(home, "rein/s")},
 		{name: "relative", user: `session_dir = "rein"`, err: "not an absolute path"},
-		{name: "project may not", project: `session_dir = "/tmp/x"`, err: "not allowed in a project's file"},
+		{name: "project may not", project: `session_dir = "/tmp/x"`, want: ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := os.WriteFile(user, []byte(tc.user), 0o600); err != nil {
@@ -208,8 +267,7 @@ func TestMaxArtifactBytes(t *testing.T) {
 		{name: "unset", want: 0},
 		{name: "user", user: "max_artifact_bytes = 200_000_000\n", want: 200_000_000},
 		{name: "negative", user: "model = \"m\"\nmax_artifact_bytes = -1\n", err: "config.toml:2: max_artifact_bytes is -1; it must be 1 or more"},
-		{name: "project may not", user: "max_artifact_bytes = 1000\n", project: "max_artifact_bytes = 1_000_000_000_000\n",
-			err: "max_artifact_bytes is not allowed in a project's file"},
+		{name: "project may not", user: "max_artifact_bytes = 1000\n", project: "max_artifact_bytes = 1_000_000_000_000\n", want: 1000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			user := write(t, filepath.Join(dir, tc.name, "user", "config.toml"), tc.user)
@@ -248,14 +306,15 @@ func TestSandboxTable(t *testing.T) {
 			want: Sandbox{Mode: "read-only", Network: &yes, WritableRoots: []string{"/opt/x"}}},
 		{name: "unknown key warns", user: "[sandbox]\nmode = \"read-only\"\nfuture = 1\n", want: Sandbox{Mode: "read-only"}, warning: `unknown key "sandbox.future"`},
 		{name: "bad mode", user: `sandbox = "loose"`, wantErr: `sandbox mode "loose": want workspace-write, read-only or off`},
-		{name: "bad type", user: "sandbox = 3", wantErr: "want a mode"},
-		{name: "bad network", user: "[sandbox]\nnetwork = \"yes\"\n", wantErr: "sandbox.network: want true or false"},
-		{name: "project off", project: `sandbox = "off"`, wantErr: `sandbox mode "off" is not allowed in a project's file`},
-		{name: "project network", project: "[sandbox]\nnetwork = true\n", wantErr: "network = true is not allowed in a project's file"},
-		{name: "project roots", project: "[sandbox]\nwritable_roots = [\"/\"]\n", wantErr: "writable_roots is not allowed in a project's file"},
-		{name: "project loosens the user's", user: `sandbox = "read-only"`, project: `sandbox = "workspace-write"`,
-			wantErr: `sandbox mode "workspace-write" is looser than the "read-only" your own config.toml sets`},
-		{name: "project deny_read", project: "[sandbox]\ndeny_read = []\n", wantErr: "deny_read is not allowed in a project's file"},
+		{name: "bad type", user: "sandbox = 3", wantErr: `user.toml:1: sandbox is 3 (a whole number); it wants a mode (sandbox = "workspace-write", "read-only" or "off") or a [sandbox] table`},
+		{name: "bad network", user: "[sandbox]\nnetwork = \"yes\"\n", wantErr: `user.toml:2: sandbox.network is "yes" (a string); it wants true or false`},
+		{name: "project off", project: `sandbox = "off"`, warning: `project.toml:1: sandbox mode "off" is ignored: a project's file may not take the sandbox away`},
+		{name: "project off in a table", project: "[sandbox]\nmode = \"off\"\n", warning: `project.toml:2: sandbox mode "off" is ignored`},
+		{name: "project network", project: "[sandbox]\nnetwork = true\n", warning: "project.toml:2: sandbox network = true is ignored"},
+		{name: "project roots", project: "[sandbox]\nwritable_roots = [\"/\"]\n", warning: "project.toml:2: sandbox writable_roots is ignored"},
+		{name: "project loosens the user's", user: `sandbox = "read-only"`, project: `sandbox = "workspace-write"`, want: Sandbox{Mode: "read-only"},
+			warning: `project.toml:1: sandbox mode "workspace-write" is ignored: it is looser than the "read-only" your own config.toml sets`},
+		{name: "project deny_read", project: "[sandbox]\ndeny_read = []\n", warning: "project.toml:2: sandbox deny_read is ignored"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -285,5 +344,55 @@ func TestSandboxTable(t *testing.T) {
 				t.Errorf("warnings %q lack %q", c.Warnings, tc.warning)
 			}
 		})
+	}
+}
+
+// A value of the wrong type is said in rein's words: the file, the line,
+// the key, what was found and what is wanted; the first by line when
+// there are several.
+func TestTypeErrors(t *testing.T) {
+	for _, tc := range []struct{ name, text, want string }{
+		{"string for a number", "provider = \"openai\"\nmodel = \"m\"\n\nmax_turns = \"eighty\"\n", `:4: max_turns is "eighty" (a string); it wants a whole number`},
+		{"fraction for a whole number", "max_turns = 2.5\n", `:1: max_turns is 2.5 (a number with a fraction); it wants a whole number`},
+		{"number for a string", "model = 3\n", `:1: model is 3 (a whole number); it wants a string (in quotes)`},
+		{"string for a price", "max_cost = \"2\"\n", `:1: max_cost is "2" (a string); it wants a number`},
+		{"table for a string", "provider = { name = \"x\" }\n", `:1: provider is a table; it wants a string (in quotes)`},
+		{"string for a table", "permissions = \"x\"\n", `:1: permissions is "x" (a string); it wants a table`},
+		{"list element", "[permissions]\nallow = [\"bash(ls)\", 3]\n", `:2: permissions.allow is ["bash(ls)", 3] (a list holding a whole number); it wants a list of strings`},
+		{"model table", "[models.\"qwen3:32b\"]\ncontext_window = \"40k\"\n", `:2: models."qwen3:32b".context_window is "40k" (a string); it wants a whole number`},
+		{"hook", "[[hooks.Stop]]\ncommand = 1\n", `:2: hooks.Stop.command is 1 (a whole number); it wants a string (in quotes)`},
+		{"server", "[mcp_servers.a]\ncommand = \"x\"\nenabled = \"no\"\n", `:3: mcp_servers.a.enabled is "no" (a string); it wants true or false`},
+		{"sandbox mode", "[sandbox]\nmode = 1\n", `:2: sandbox.mode is 1 (a whole number); it wants a string (in quotes)`},
+		{"the first by line", "notify = 1\nmax_turns = true\n", `:1: notify is 1 (a whole number); it wants a string (in quotes)`},
+		{"a date", "model = 1979-05-27\n", `:1: model is 1979-05-27 (a date or time); it wants a string (in quotes)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := write(t, filepath.Join(t.TempDir(), "config.toml"), tc.text)
+			_, err := Load(Paths{User: path})
+			if want := "config: " + path + tc.want; err == nil || err.Error() != want {
+				t.Errorf("Load() error = %v\nwant %s", err, want)
+			}
+		})
+	}
+}
+
+// SessionDir reads session_dir alone, from a file broken elsewhere.
+func TestSessionDirOfABrokenFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, text, want, err string }{
+		{"broken elsewhere", "session_dir = \"/var/rein\"\nmax_turns = \"eighty\"\n", "/var/rein", ""},
+		{"none", "max_turns = \"eighty\"\n", "", ""},
+		{"not a string", "session_dir = 3\n", "", "config.toml:1: session_dir is not a string"},
+		{"not TOML", "session_dir = \n", "", "config.toml:1:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := SessionDir(write(t, filepath.Join(dir, tc.name, "config.toml"), tc.text))
+			if got != tc.want || (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+				t.Errorf("SessionDir() = %q, %v; want %q, %q", got, err, tc.want, tc.err)
+			}
+		})
+	}
+	if got, err := SessionDir(filepath.Join(dir, "missing.toml")); got != "" || err != nil {
+		t.Errorf("SessionDir(missing) = %q, %v", got, err)
 	}
 }

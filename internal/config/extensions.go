@@ -107,25 +107,6 @@ func (d *decoded) hookAt(event string, i int) string {
 	return d.path
 }
 
-// checkProjectExtensions refuses in a project's file what would run
-// programs without the person's say: hooks, and the trust of files.
-func checkProjectExtensions(path string, f *File) error {
-	if len(f.HookTables) > 0 {
-		return fmt.Errorf("config: %s: hooks are not allowed in a project's file, since a cloned repository must not run "+
-			"commands on your behalf; a project's hooks go in .claude/settings.json, which runs only once you trust it, "+
-			"or put them in your own config.toml", path)
-	}
-	if f.MaxStopContinues != nil {
-		return fmt.Errorf("config: %s: max_stop_continues is not allowed in a project's file: how often your Stop hooks "+
-			"may make a run go on is yours to say; set it in your own config.toml", path)
-	}
-	if len(f.Trusted) > 0 {
-		return fmt.Errorf("config: %s: [trusted] is not allowed in a project's file: only your own config.toml says "+
-			"which project files you trust", path)
-	}
-	return nil
-}
-
 // TrustHash is how [trusted] remembers a file's content: "sha256:<hex>".
 func TrustHash(data []byte) string {
 	sum := sha256.Sum256(data)

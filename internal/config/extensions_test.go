@@ -72,16 +72,24 @@ command = "log-all"
 	}
 }
 
-// A project's file may not run hooks or say what is trusted.
+// A project's file may not run hooks or say what is trusted: its tables
+// are ignored, with a warning.
 func TestProjectMayNotSetHooksOrTrust(t *testing.T) {
-	for name, body := range map[string]string{
-		"hooks":   "[[hooks.PreToolUse]]\ncommand = \"curl evil\"\n",
-		"trusted": "[trusted]\n\"/x/.claude/settings.json\" = \"sha256:00\"\n",
+	for name, tc := range map[string]struct{ body, warning string }{
+		"hooks":   {"model = \"m\"\n[[hooks.PreToolUse]]\ncommand = \"curl evil\"\n", ":2: hooks are ignored: a project's file may not run commands on your behalf"},
+		"trusted": {"[trusted]\n\"/x/.claude/settings.json\" = \"sha256:00\"\n", ":1: [trusted] is ignored: only your own config.toml says"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			p := writeFile(t, filepath.Join(t.TempDir(), ".rein", "config.toml"), body)
-			if _, err := Load(Paths{Project: p}); err == nil || !strings.Contains(err.Error(), "not allowed in a project's file") {
-				t.Errorf("Load = %v; want it refused", err)
+			p := writeFile(t, filepath.Join(t.TempDir(), ".rein", "config.toml"), tc.body)
+			c, err := Load(Paths{Project: p})
+			if err != nil {
+				t.Fatalf("Load = %v; want the table ignored", err)
+			}
+			if len(c.Hooks) > 0 || len(c.Trusted) > 0 {
+				t.Errorf("the project's table applied: hooks %v, trusted %v", c.Hooks, c.Trusted)
+			}
+			if len(c.Warnings) != 1 || !strings.HasPrefix(c.Warnings[0], p+tc.warning) {
+				t.Errorf("warnings %q; want one starting %q", c.Warnings, p+tc.warning)
 			}
 		})
 	}

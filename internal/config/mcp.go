@@ -91,36 +91,15 @@ var serverKeys = sync.OnceValue(func() []string {
 // misspelt command or url would leave a server that cannot start, and a
 // misspelt enabled one that starts when the person said not to.
 func (d *decoded) checkServerKeys() error {
+	if d.dropped["mcp_servers"] {
+		return nil // a project's tables, ignored
+	}
 	for _, k := range d.md.Undecoded() {
 		if len(k) < 3 || k[0] != "mcp_servers" {
 			continue
 		}
 		return fmt.Errorf("config: %s: [mcp_servers.%s]: unknown key %q; a server's keys are %s",
 			d.serverAt(k[1]), k[1], k[2], strings.Join(serverKeys(), ", "))
-	}
-	return nil
-}
-
-// checkProjectServers refuses, in a project's file, what would start the
-// person's programs or use their servers without asking: [mcp_servers]
-// tables, and allow rules naming MCP tools (mcp__...). Deny and ask rules
-// naming them are fine: they only take away.
-func (d *decoded) checkProjectServers() error {
-	if len(d.MCPTables) > 0 {
-		at := d.serverAt(slices.Min(slices.Collect(maps.Keys(d.MCPTables))))
-		if at == d.path {
-			at = d.at("mcp_servers")
-		}
-		return fmt.Errorf("config: %s: mcp_servers is not allowed in a project's file, since a cloned repository must not "+
-			"start programs on your behalf; a project's servers go in .mcp.json, which starts only once you trust it, "+
-			"or put them in your own config.toml", at)
-	}
-	for _, rule := range d.Permissions.Allow {
-		if strings.HasPrefix(strings.TrimSpace(rule), "mcp__") {
-			return fmt.Errorf("config: %s: allow = [%q] is not allowed in a project's file, since a cloned repository must not "+
-				"let the model use your MCP servers' tools without asking; put the rule in your own config.toml "+
-				"(deny and ask rules for them are fine here)", d.at("allow"), rule)
-		}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -115,16 +116,24 @@ func TestProjectMayNotStartServers(t *testing.T) {
 		line       int
 		want       string
 	}{
-		{"servers", "model = \"m\"\n\n[mcp_servers.a]\ncommand = \"x\"\n", 3, "mcp_servers is not allowed in a project's file, since a cloned repository must not start programs"},
-		{"servers inline", "mcp_servers = { a = { command = \"x\" } }\n", 1, "mcp_servers is not allowed in a project's file"},
-		{"allow rule", "[permissions]\nallow = [\"mcp__github__*\"]\n", 2, `allow = ["mcp__github__*"] is not allowed in a project's file`},
+		{"servers", "model = \"m\"\n\n[mcp_servers.a]\ncommand = \"x\"\n", 3, "mcp_servers is ignored: a project's file may not start programs on your behalf"},
+		{"servers inline", "mcp_servers = { a = { command = \"x\" } }\n", 1, "mcp_servers is ignored"},
+		{"unknown key", "[mcp_servers.a]\ncomand = \"x\"\n", 1, "mcp_servers is ignored"},
+		{"allow rule", "[permissions]\nallow = [\"mcp__github__*\"]\n", 2, `allow rule "mcp__github__*" is ignored: a project's file may not let the model use your MCP servers' tools`},
 		{"allow one tool", "[permissions]\ndeny = [\"bash\"]\nallow = [\"read_file\", \"mcp__github__get_issue\"]\n", 3, "your MCP servers' tools"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			project := writeFile(t, filepath.Join(t.TempDir(), ".rein", "config.toml"), tt.body)
-			at := fmt.Sprintf("config: %s:%d: ", project, tt.line)
-			if _, err := Load(Paths{Project: project}); err == nil || !strings.HasPrefix(err.Error(), at) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error = %v\nwant   %s...%s...", err, at, tt.want)
+			at := fmt.Sprintf("%s:%d: ", project, tt.line)
+			c, err := Load(Paths{Project: project})
+			if err != nil {
+				t.Fatalf("Load = %v; want it ignored with a warning", err)
+			}
+			if !slices.ContainsFunc(c.Warnings, func(w string) bool { return strings.HasPrefix(w, at) && strings.Contains(w, tt.want) }) {
+				t.Errorf("warnings = %q\nwant   %s...%s...", c.Warnings, at, tt.want)
+			}
+			if len(c.MCPServers) > 0 || slices.ContainsFunc(c.Permissions.Allow, func(r string) bool { return strings.HasPrefix(r, "mcp__") }) {
+				t.Errorf("the project's servers or rules applied: %v, %v", c.MCPServers, c.Permissions.Allow)
 			}
 		})
 	}
@@ -219,8 +228,10 @@ command = "y"
 
 func TestProjectMayNotRaiseStopContinues(t *testing.T) {
 	project := writeFile(t, filepath.Join(t.TempDir(), ".rein", "config.toml"), "max_stop_continues = 10\n")
-	if _, err := Load(Paths{Project: project}); err == nil || !strings.Contains(err.Error(), "max_stop_continues is not allowed in a project's file") {
-		t.Errorf("error = %v", err)
+	c, err := Load(Paths{Project: project})
+	if err != nil || c.MaxStopContinues != DefaultMaxStopContinues || len(c.Warnings) != 1 ||
+		!strings.HasPrefix(c.Warnings[0], project+":1: max_stop_continues is ignored") {
+		t.Errorf("Load = %v, max_stop_continues %d, warnings %q", err, c.MaxStopContinues, c.Warnings)
 	}
 }
 

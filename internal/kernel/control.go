@@ -29,6 +29,20 @@ const (
 // without Options.Switch.
 var ErrCannotSwitch = errors.New("kernel: this session cannot switch models")
 
+// ControlError is how SetMode and SwitchModel refuse what a person asked
+// (/mode, /model): Error is a plain sentence for that person, without a
+// package's prefix, and Unwrap is the cause (ErrBusy, ErrCannotSwitch, the
+// switch's own error) for errors.Is and the logs.
+type ControlError struct {
+	// Msg is the sentence for the person.
+	Msg string
+	// Err is the cause; may be nil.
+	Err error
+}
+
+func (e *ControlError) Error() string { return e.Msg }
+func (e *ControlError) Unwrap() error { return e.Err }
+
 // Current is the model a session uses now: the primary, one a person
 // switched to, or the fallback a failure moved to.
 type Current struct {
@@ -74,12 +88,16 @@ func (k *Kernel) Mode() string {
 // from its next permission decision on, and records
 // permission.mode_changed. The mode in force again changes and records
 // nothing. It may be called while a run is in progress: a decision
-// already made stands. An unknown mode is an error that lists the modes;
-// an error appending to the log leaves the mode as it was.
+// already made stands. An unknown mode is a *ControlError that lists the
+// modes; an error appending to the log leaves the mode as it was.
 func (k *Kernel) SetMode(mode string) error {
 	m, err := permission.ParseMode(mode)
 	if err != nil {
-		return fmt.Errorf("kernel: set mode: %w", err)
+		var names []string
+		for _, m := range permission.Modes() {
+			names = append(names, m.String())
+		}
+		return &ControlError{Msg: fmt.Sprintf("there is no permission mode %q; the modes are %s", strings.TrimSpace(mode), strings.Join(names, ", ")), Err: err}
 	}
 	k.ctl.Lock()
 	defer k.ctl.Unlock()
@@ -118,10 +136,11 @@ func (k *Kernel) SetMode(mode string) error {
 // and prices the context policy uses from then on. It fails with ErrBusy
 // while a run is in progress, with ErrCannotSwitch without
 // Options.Switch, and with the error of Switch when spec names nothing it
-// can build.
+// can build; each is a *ControlError, whose message is for the person who
+// asked.
 func (k *Kernel) SwitchModel(ctx context.Context, spec string) error {
 	if k.opts.Switch == nil {
-		return ErrCannotSwitch
+		return &ControlError{Msg: "this session cannot switch models", Err: ErrCannotSwitch}
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("kernel: switch model: %w", err)
@@ -129,13 +148,17 @@ func (k *Kernel) SwitchModel(ctx context.Context, spec string) error {
 	k.ctl.Lock()
 	defer k.ctl.Unlock()
 	if !k.busy.CompareAndSwap(false, true) {
-		return ErrBusy
+		return &ControlError{Msg: "a run is in progress; switch models once it has ended", Err: ErrBusy}
 	}
 	defer k.busy.Store(false)
 	spec = strings.TrimSpace(spec)
 	m, err := k.opts.Switch(spec)
 	if err != nil {
-		return fmt.Errorf("kernel: switch model to %q: %w", spec, err)
+		msg := fmt.Sprintf("cannot switch to %s: %v", spec, err)
+		if spec == "" {
+			msg = err.Error()
+		}
+		return &ControlError{Msg: msg, Err: err}
 	}
 	if m.Provider == nil || m.Name == "" {
 		return fmt.Errorf("kernel: switch model to %q: the model has no provider or name", spec)

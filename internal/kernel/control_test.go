@@ -107,8 +107,10 @@ func TestSetModeRecordsAndFolds(t *testing.T) {
 	if err := k.SetMode("plan"); err != nil {
 		t.Errorf("SetMode of the mode in force: %v, want nil", err)
 	}
-	if err := k.SetMode("reckless"); err == nil || !strings.Contains(err.Error(), "accept-edits") {
-		t.Errorf("SetMode(reckless) = %v, want an error listing the modes", err)
+	// The refusal is a sentence for the person who typed /mode: no
+	// package's prefix.
+	if err := k.SetMode("reckless"); err == nil || err.Error() != `there is no permission mode "reckless"; the modes are default, accept-edits, plan, yolo` {
+		t.Errorf("SetMode(reckless) = %v, want a plain error listing the modes", err)
 	}
 	if err := k.SetMode("accept-edits"); err != nil {
 		t.Fatal(err)
@@ -308,14 +310,15 @@ func TestSwitchModelRefusals(t *testing.T) {
 	done := &contract.ModelFinished{Reason: contract.FinishStop}
 	t.Run("no switch", func(t *testing.T) {
 		k, _ := newKernel(t, stream(nil, nil, done))
-		if err := k.SwitchModel(t.Context(), "big"); !errors.Is(err, ErrCannotSwitch) {
-			t.Errorf("SwitchModel = %v, want ErrCannotSwitch", err)
+		if err := k.SwitchModel(t.Context(), "big"); !errors.Is(err, ErrCannotSwitch) || err.Error() != "this session cannot switch models" {
+			t.Errorf("SwitchModel = %v, want ErrCannotSwitch, said plainly", err)
 		}
 	})
 	t.Run("unknown model", func(t *testing.T) {
 		k, log := switchable(t, stream(nil, nil, done), stream(nil, nil, done), "", Options{})
-		if err := k.SwitchModel(t.Context(), "small"); err == nil || !strings.Contains(err.Error(), "no such model") {
-			t.Errorf("SwitchModel(small) = %v, want Switch's error", err)
+		if err := k.SwitchModel(t.Context(), "small"); err == nil || !strings.HasPrefix(err.Error(), "cannot switch to small: ") ||
+			!strings.Contains(err.Error(), "no such model") {
+			t.Errorf("SwitchModel(small) = %v, want Switch's error, said plainly", err)
 		}
 		if n := len(durable(t, log)); n != 0 || k.Current().Model != "m" {
 			t.Errorf("a refused switch appended %d events and left model %q", n, k.Current().Model)
@@ -341,8 +344,8 @@ func TestSwitchModelRefusals(t *testing.T) {
 		err := k.SwitchModel(t.Context(), "big")
 		close(release)
 		<-finished
-		if !errors.Is(err, ErrBusy) {
-			t.Errorf("SwitchModel during a run = %v, want ErrBusy", err)
+		if !errors.Is(err, ErrBusy) || err.Error() != "a run is in progress; switch models once it has ended" {
+			t.Errorf("SwitchModel during a run = %v, want ErrBusy, said plainly", err)
 		}
 	})
 }

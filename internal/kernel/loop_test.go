@@ -227,13 +227,13 @@ func TestPlanModeOffersOnlyReads(t *testing.T) {
 
 func TestSystemPrompt(t *testing.T) {
 	p := SystemPrompt(Environment{Workspace: "/src/stats", OS: "linux/amd64", Date: "2026-11-30", Git: "branch main, clean",
-		Instructions: "Run make check before finishing.", InstructionsFile: "AGENTS.md"})
+		Instructions: []InstructionFile{{Path: "AGENTS.md", Text: "Run make check before finishing."}}})
 	for _, want := range []string{"/src/stats", "linux/amd64", "2026-11-30", "branch main, clean", "Run make check", "AGENTS.md"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("system prompt lacks %q", want)
 		}
 	}
-	if p := SystemPrompt(Environment{}); strings.Contains(p, "Repository instructions") || !strings.Contains(p, "not a git repository") {
+	if p := SystemPrompt(Environment{}); strings.Contains(p, "# Instructions") || !strings.Contains(p, "not a git repository") {
 		t.Errorf("prompt without instructions or git:\n%s", p)
 	}
 }

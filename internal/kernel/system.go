@@ -2,6 +2,7 @@ package kernel
 
 import (
 	_ "embed"
+	"fmt"
 	"strings"
 	"sync"
 	"text/template"
@@ -27,13 +28,50 @@ type Environment struct {
 	// Git summarises the repository: branch and changed files; empty
 	// means not a repository.
 	Git string
-	// Instructions is the text of the repository's AGENTS.md, and
-	// InstructionsFile its name; empty means there is none.
-	Instructions, InstructionsFile string
+	// Instructions are the files of instructions the prompt holds, in the
+	// order they are read: the person's own first, then the repository's
+	// from its root down to the working directory; nil means none, and
+	// the prompt has no section on them.
+	Instructions []InstructionFile
 	// Skills lists the skills the model may use, one a line, as
 	// skill.Prompt makes them (name, path of its SKILL.md, description);
 	// empty means none, and the prompt has no section on skills.
 	Skills string
+}
+
+// InstructionFile is one file of instructions as the system prompt holds
+// it: the person's own AGENTS.md, or a directory's AGENTS.md (or
+// CLAUDE.md). The prompt names the file above its text.
+type InstructionFile struct {
+	// Path is the file, as the prompt names it.
+	Path string
+	// Text is what the prompt holds of the file; it may be empty when
+	// the budget for instructions was spent before it (Cut says so).
+	Text string
+	// Cut is how many bytes of the file were left out, the budget for
+	// instructions spent; 0 means the prompt holds all of it.
+	Cut int
+	// Own says the file is the person's own, not the repository's.
+	Own bool
+}
+
+// Section returns the file's part of the system prompt: a heading naming
+// it, its text, and a note of what was cut. The prompt holds it as it is,
+// so a caller may look for it in a recorded prompt.
+func (f InstructionFile) Section() string {
+	var b strings.Builder
+	b.WriteString("## " + f.Path)
+	if f.Own {
+		b.WriteString(" (the user's own)")
+	}
+	b.WriteString("\n")
+	if f.Text != "" {
+		b.WriteString(f.Text + "\n")
+	}
+	if f.Cut > 0 {
+		fmt.Fprintf(&b, "[cut: %d bytes of %s not included, past rein's budget for instructions; read the file if you need the rest]\n", f.Cut, f.Path)
+	}
+	return b.String()
 }
 
 // SystemPrompt returns rein's system prompt for env. The text lives in

@@ -23,7 +23,11 @@ func TestSystemPromptGolden(t *testing.T) {
 		{Name: "release-notes", Description: "Write the release notes from the git log since the last tag.", Path: "/home/ada/.config/rein/skills/release-notes/SKILL.md"},
 	}, 0)
 	env := Environment{Workspace: "/src/stats", OS: "linux/amd64", Date: "2026-11-30", Git: "branch main, clean",
-		Instructions: "Run make check before finishing.", InstructionsFile: "AGENTS.md", Skills: skills}
+		Instructions: []InstructionFile{
+			{Path: "/home/ada/.config/rein/AGENTS.md", Text: "Answer in British English.", Own: true},
+			{Path: "/src/stats/AGENTS.md", Text: "Run make check before finishing."},
+			{Path: "/src/stats/cmd/CLAUDE.md", Text: "Commands print to stderr.", Cut: 1200},
+		}, Skills: skills}
 	got := SystemPrompt(env)
 	golden := filepath.Join("testdata", "system_skills.golden")
 	if *update {
@@ -38,6 +42,13 @@ func TestSystemPromptGolden(t *testing.T) {
 	if d := cmp.Diff(string(want), got); d != "" {
 		t.Errorf("SystemPrompt() mismatch (-want +got):\n%s", d)
 	}
+	// Each file's section is in the prompt as Section makes it: /status
+	// looks for it in a recorded prompt.
+	for _, f := range env.Instructions {
+		if !strings.Contains(got, f.Section()) {
+			t.Errorf("the prompt lacks the section of %s:\n%s", f.Path, f.Section())
+		}
+	}
 	if again := SystemPrompt(env); again != got {
 		t.Error("SystemPrompt() differs for the same environment; prompt caching needs the same bytes")
 	}
@@ -45,7 +56,7 @@ func TestSystemPromptGolden(t *testing.T) {
 
 // Without skills the prompt says nothing of them.
 func TestSystemPromptWithoutSkills(t *testing.T) {
-	p := SystemPrompt(Environment{Workspace: "/src/stats", Instructions: "x", InstructionsFile: "AGENTS.md"})
+	p := SystemPrompt(Environment{Workspace: "/src/stats", Instructions: []InstructionFile{{Path: "AGENTS.md", Text: "x"}}})
 	if strings.Contains(p, "# Skills") || strings.Contains(p, "SKILL.md") {
 		t.Errorf("prompt without skills mentions them:\n%s", p)
 	}
