@@ -244,6 +244,7 @@ type job struct {
 func (rt *Runtime) Run(ctx context.Context, st *state.State, turn []Proposal, sink Sink) error {
 	ledger := st.Ledger
 	var jobs []job
+	var before admitted
 	for _, p := range turn {
 		if ctx.Err() != nil {
 			if err := rt.notRun(sink, p.Intent, p.EventID, "the run was cancelled before this tool call was checked"); err != nil {
@@ -251,12 +252,13 @@ func (rt *Runtime) Run(ctx context.Context, st *state.State, turn []Proposal, si
 			}
 			continue
 		}
-		j, ok, err := rt.admit(ctx, st, p, sink)
+		j, ok, err := rt.admit(ctx, st, p, before, sink)
 		if err != nil {
 			return err
 		}
 		if ok {
 			jobs = append(jobs, j)
+			before = before.with(j.tool)
 		}
 	}
 	for first := true; len(jobs) > 0; first = false {
@@ -323,9 +325,9 @@ func (rt *Runtime) recheck(batch []job, sink Sink) ([]job, error) {
 
 // admit validates p and asks the policy. It reports whether p may run;
 // when it may not, its observation has been emitted.
-func (rt *Runtime) admit(ctx context.Context, st *state.State, p Proposal, sink Sink) (job, bool, error) {
+func (rt *Runtime) admit(ctx context.Context, st *state.State, p Proposal, before admitted, sink Sink) (job, bool, error) {
 	in := p.Intent
-	val := rt.validate(st, in, false)
+	val := rt.validate(st, in, before, false)
 	vid, err := sink.Emit(&contract.ToolValidation{IntentID: in.ID, OK: val.code == "", Code: val.code, Errors: val.errors}, p.EventID)
 	if err != nil {
 		return job{}, false, err
@@ -365,9 +367,46 @@ type validation struct {
 	errors []string
 }
 
-// validate looks the intent's tool up and checks its input. A person's
-// own intent (byUser) may use a tool the model is not shown.
-func (rt *Runtime) validate(st *state.State, in contract.ToolIntent, byUser bool) validation {
+// admitted is what the intents admitted earlier in a turn may do before
+// the one being validated runs: it is validated against the world as it
+// is now, and they run first. The zero admitted is none.
+type admitted struct {
+	// some: an intent was admitted. A read records the stamp of what it
+	// read, so the read ledger may hold more by then.
+	some bool
+	// changes: one of them may change files (its tool is not read-only).
+	changes bool
+}
+
+// with is a, and an intent of tool t admitted after them.
+func (a admitted) with(t registry.Tool) admitted {
+	return admitted{some: true, changes: a.changes || !t.ReadOnly}
+}
+
+// final reports whether the refusal ce stands whatever the intents
+// admitted before do: it is about the input, or about a state of the world
+// none of them may change. A precondition about the files as they are now
+// may hold once an earlier intent has run (an edit of text an earlier
+// edit adds, a file a command makes), one about the read ledger once an
+// earlier read has (a read_file, then an edit of that file): such a
+// refusal is left to the tool, which checks again when it runs.
+func (a admitted) final(ce *registry.CheckError) bool {
+	switch {
+	case !ce.Current:
+		return true
+	case a.changes:
+		return false
+	}
+	return !a.some || ce.Code != contract.CodeStaleFile
+}
+
+// validate looks the intent's tool up and checks its input, the
+// preconditions of its tool included: whatever the tool can check without
+// acting, so that a call that cannot apply is refused here, before anyone
+// is asked about it, unless an intent admitted before it in the turn
+// (before) may make it apply. A person's own intent (byUser) may use a
+// tool the model is not shown.
+func (rt *Runtime) validate(st *state.State, in contract.ToolIntent, before admitted, byUser bool) validation {
 	t, ok := rt.reg.Lookup(in.ToolName)
 	refuse := func(code contract.Code, msgs ...string) validation {
 		return validation{tool: t, code: code, errors: msgs}
@@ -391,7 +430,13 @@ func (rt *Runtime) validate(st *state.State, in contract.ToolIntent, byUser bool
 	if t.Check != nil {
 		if err := t.Check(in.Input, st.Ledger); err != nil {
 			code := contract.CodePreconditionFailed
-			if ce, ok := errors.AsType[*registry.CheckError](err); ok && ce.Code != "" {
+			ce, ok := errors.AsType[*registry.CheckError](err)
+			if ok && !before.final(ce) {
+				rt.opts.Logger.Debug("tool: a precondition left to execution: an earlier call of the turn may make it hold",
+					"intent", in.ID, "tool", t.Name, "error", err)
+				return validation{tool: t}
+			}
+			if ok && ce.Code != "" {
 				code = ce.Code
 			}
 			return refuse(code, err.Error())

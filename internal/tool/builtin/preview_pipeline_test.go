@@ -57,11 +57,6 @@ func TestApprovalShowsTheDiffOfAWrite(t *testing.T) {
 			want:  "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n",
 		},
 		{
-			name: "old_string not found", file: "one\n", tool: "edit_file",
-			input: `{"path":"f.txt","old_string":"two","new_string":"2"}`,
-			want:  "",
-		},
-		{
 			name: "huge write", file: "-", tool: "write_file",
 			input: fmt.Sprintf(`{"path":"f.txt","content":%q}`, long),
 			want:  "--- /dev/null\n+++ b/f.txt\n@@ -0,0 +1,1000 @@\n+a line\n...",
