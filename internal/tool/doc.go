@@ -15,7 +15,9 @@
 //     decides; an ask goes to a person through an [Approver] (with a
 //     [Question.Preview] of what the call would change, when its tool
 //     has one: the diff of a file write), or, in a run that cannot ask,
-//     becomes a deny by "headless";
+//     becomes a deny by "headless". A person's [Reply] may say, with a
+//     denial, what the model should do instead: it is the event's
+//     message, and the observation tells the model;
 //  3. a durable point: the caller's log is synced before anything runs;
 //  4. scheduling and execution (tool.invocation.started and .completed):
 //     consecutive concurrency-safe intents run together, bounded; an

@@ -13,8 +13,10 @@ import (
 
 	"github.com/rein-agent/rein/internal/config"
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/hook"
 	"github.com/rein-agent/rein/internal/permission"
+	"github.com/rein-agent/rein/internal/printable"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
 )
@@ -338,7 +340,7 @@ func (rt *Runtime) admit(ctx context.Context, st *state.State, p Proposal, befor
 		return job{}, false, err
 	}
 	t := val.tool
-	verdict, asked, err := rt.decide(ctx, t, in, sink, vid)
+	verdict, said, asked, err := rt.decide(ctx, t, in, sink, vid)
 	if err != nil {
 		return job{}, false, err
 	}
@@ -347,12 +349,14 @@ func (rt *Runtime) admit(ctx context.Context, st *state.State, p Proposal, befor
 		// decided anything.
 		return job{}, false, rt.notRun(sink, in, vid, "the run was cancelled while rein was asking for approval")
 	}
-	pid, err := sink.Emit(verdict.Event(in.ID), vid)
+	event := verdict.Event(in.ID)
+	event.Message = said
+	pid, err := sink.Emit(event, vid)
 	if err != nil {
 		return job{}, false, err
 	}
 	if verdict.Decision != contract.Allow {
-		obs := observation(in, contract.PhasePermission, contract.CodeDenied, "Blocked: rein did not run this "+in.ToolName+" call. "+verdict.Reason)
+		obs := observation(in, contract.PhasePermission, contract.CodeDenied, withSaid("Blocked: rein did not run this "+in.ToolName+" call. "+verdict.Reason, said))
 		_, err := sink.Emit(&contract.ToolObservation{Observation: obs}, pid)
 		return job{}, false, err
 	}
@@ -474,8 +478,9 @@ func (v validation) text(tool string, reg *registry.Registry) string {
 
 // decide asks the policy, the person's PreToolUse hooks when the policy
 // does not deny (their events emitted to sink, caused by cause), and a
-// person when it comes to an ask; asked says whether a person was asked.
-func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.ToolIntent, sink Sink, cause string) (v permission.Verdict, asked bool, err error) {
+// person when it comes to an ask; asked says whether a person was asked,
+// said what they told the model with a denial (see [saidOf]).
+func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.ToolIntent, sink Sink, cause string) (v permission.Verdict, said string, asked bool, err error) {
 	policy := rt.Policy()
 	req := permission.RequestFor(t, in.Input)
 	v = policy.Decide(req)
@@ -483,16 +488,16 @@ func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.Tool
 		o := rt.opts.Hooks.PreToolUse(ctx, hook.ToolCall{IntentID: in.ID, Tool: t.Name, Input: in.Input})
 		for i := range o.Ran {
 			if _, err := sink.Emit(&o.Ran[i], cause); err != nil {
-				return v, false, err
+				return v, "", false, err
 			}
 		}
 		v = byHook(v, o)
 	}
 	if v.Decision != contract.Ask {
-		return v, false, nil
+		return v, "", false, nil
 	}
 	if rt.opts.Approver == nil {
-		return policy.ForHeadless(v, req), false, nil
+		return policy.ForHeadless(v, req), "", false, nil
 	}
 	q := Question{IntentID: in.ID, Tool: t.Name, Subject: subject(in.Input), Input: in.Input, Reason: v.Reason,
 		Preview: rt.preview(t, in.Input)}
@@ -500,13 +505,40 @@ func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.Tool
 	for _, r := range rules {
 		q.Rules = append(q.Rules, r.String())
 	}
-	answer, err := rt.opts.Approver.Approve(ctx, q)
+	reply, err := rt.opts.Approver.Approve(ctx, q)
 	if err != nil {
 		// No one can answer (the input ended): as in a run that cannot
 		// ask, with the hint of how to allow it.
-		return policy.ForHeadless(v, req), true, nil
+		return policy.ForHeadless(v, req), "", true, nil
 	}
-	return rt.answered(answer, rules), true, nil
+	v = rt.answered(reply.Answer, rules)
+	said = saidOf(reply)
+	if said != "" && reply.Answer == No {
+		v.Reason = saidNo
+	}
+	return v, said, true, nil
+}
+
+// saidNo is the reason of a No that came with what to do instead.
+const saidNo = "The user said no, and said what to do instead. Do that rather than retrying the same call."
+
+// saidOf returns what the person told the model with a denial: the text
+// of r, white space trimmed, made printable and cut to MaxReplyText
+// bytes; "" when r allows, or says nothing.
+func saidOf(r Reply) string {
+	if r.Answer != No && r.Answer != Never {
+		return ""
+	}
+	return excerpt.Text(printable.Text(strings.TrimSpace(r.Text)), MaxReplyText)
+}
+
+// withSaid returns the text of an observation followed by what the person
+// said, if anything.
+func withSaid(text, said string) string {
+	if said == "" {
+		return text
+	}
+	return withLine(text, "The user said: "+said)
 }
 
 // byHook is the verdict once the PreToolUse hooks decided o over the

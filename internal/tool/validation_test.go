@@ -37,14 +37,14 @@ type person struct {
 	questions []tool.Question
 }
 
-func (p *person) Approve(_ context.Context, q tool.Question) (tool.Answer, error) {
+func (p *person) Approve(_ context.Context, q tool.Question) (tool.Reply, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.questions = append(p.questions, q)
 	if p.fail {
 		p.t.Errorf("asked about %s %s; a call that cannot apply must be refused before any question", q.Tool, q.Input)
 	}
-	return p.answer, nil
+	return tool.Reply{Answer: p.answer}, nil
 }
 
 // asked returns the tools the person was asked about, in order.

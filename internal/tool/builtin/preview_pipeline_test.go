@@ -20,9 +20,9 @@ import (
 // asked is a person who keeps the questions they are asked and says no.
 type asked struct{ questions []tool.Question }
 
-func (a *asked) Approve(_ context.Context, q tool.Question) (tool.Answer, error) {
+func (a *asked) Approve(_ context.Context, q tool.Question) (tool.Reply, error) {
 	a.questions = append(a.questions, q)
-	return tool.No, nil
+	return tool.Reply{Answer: tool.No}, nil
 }
 
 // The person asked to approve a write sees the diff it would make, and
