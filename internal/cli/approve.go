@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -58,17 +59,22 @@ func (l *lineReader) err() error {
 // prompter asks the person whether a tool may run: y (yes, this once),
 // n (no), a (always: save the allow rule), d (never: save the deny rule);
 // and, when the sandbox refused a command something, whether to run it
-// again with no sandbox: y or n only.
+// again with no sandbox: y or n only. A no (n, or d) may say what the model
+// should do instead, typed after it on the same line: "n, use the test
+// helper" (see parseReply).
 type prompter struct {
 	lines *lineReader
 	w     io.Writer
 }
 
+// tellHint says how to say no and what to do instead.
+const tellHint = "  (to say no and tell the model what to do instead, type it after the n: n, use the test helper)\n"
+
 // Approve asks q of the person. Everything in the question came from the
 // model, the policy or a command's output: it is shown printable, so no
 // character in a command (a carriage return, an override, an escape
 // sequence) can change what the person reads before answering.
-func (p *prompter) Approve(ctx context.Context, q kernel.Question) (kernel.Answer, error) {
+func (p *prompter) Approve(ctx context.Context, q kernel.Question) (kernel.Reply, error) {
 	if q.Kind == kernel.AskOutsideSandbox {
 		return p.outside(ctx, q)
 	}
@@ -86,41 +92,21 @@ func (p *prompter) Approve(ctx context.Context, q kernel.Question) (kernel.Answe
 	}
 	rules := field(strings.Join(q.Rules, ", "))
 	options := shown("  [y] yes  [n] no")
+	offered := []kernel.Answer{kernel.Yes, kernel.No}
+	again := shown("  Answer y or n; after n you may say what to do instead (n, use the test helper).\n")
 	if rules != "" {
 		options += "  [a] always allow " + rules + "  [d] never: deny " + rules
+		offered = append(offered, kernel.Always, kernel.Never)
+		again = "  Answer y, n, a or d; after n or d you may say what to do instead (n, use the test helper).\n"
 	}
-	for {
-		say(p.w, options+"\n  › ")
-		line, ok := p.lines.next(ctx)
-		if !ok {
-			return p.unanswered(ctx)
-		}
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "y", "yes":
-			return kernel.Yes, nil
-		case "n", "no":
-			return kernel.No, nil
-		case "a", "always":
-			if rules != "" {
-				return kernel.Always, nil
-			}
-		case "d", "never":
-			if rules != "" {
-				return kernel.Never, nil
-			}
-		}
-		if rules != "" {
-			say(p.w, "  Answer y, n, a or d.\n")
-		} else {
-			say(p.w, "  Answer y or n.\n")
-		}
-	}
+	say(p.w, options+"\n"+tellHint)
+	return p.ask(ctx, offered, again)
 }
 
 // outside asks whether a command the sandbox refused something to may run
 // again with no sandbox. Only y and n are offered: no rule is ever saved
 // for it, so every such run is a person's decision of the moment.
-func (p *prompter) outside(ctx context.Context, q kernel.Question) (kernel.Answer, error) {
+func (p *prompter) outside(ctx context.Context, q kernel.Question) (kernel.Reply, error) {
 	printf(p.w, "\n? the sandbox stopped part of this command: %s\n", subjectOf(q))
 	// The reason's lines are what the sandbox refused (paths taken from
 	// the command's output) and the question.
@@ -129,30 +115,67 @@ func (p *prompter) outside(ctx context.Context, q kernel.Question) (kernel.Answe
 	}
 	say(p.w, "  Yes runs this one command again with no sandbox at all: it can then write anywhere you can,\n"+
 		"  read your credentials (~/.ssh, ~/.aws, ...) and reach the network. Nothing is saved for next time.\n")
+	say(p.w, "  [y] yes, run it again with no sandbox  [n] no, keep the refusal\n"+tellHint)
+	return p.ask(ctx, []kernel.Answer{kernel.Yes, kernel.No}, "  Answer y or n; after n you may say what to do instead.\n")
+}
+
+// ask reads lines until one answers with one of offered, saying again
+// after each that does not.
+func (p *prompter) ask(ctx context.Context, offered []kernel.Answer, again shown) (kernel.Reply, error) {
 	for {
-		say(p.w, "  [y] yes, run it again with no sandbox  [n] no, keep the refusal\n  › ")
+		say(p.w, "  › ")
 		line, ok := p.lines.next(ctx)
 		if !ok {
 			return p.unanswered(ctx)
 		}
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "y", "yes":
-			return kernel.Yes, nil
-		case "n", "no":
-			return kernel.No, nil
+		if r, ok := parseReply(line, offered); ok {
+			return r, nil
 		}
-		say(p.w, "  Answer y or n.\n")
+		say(p.w, again)
 	}
+}
+
+// parseReply reads a line typed at an approval prompt: an answer (y or
+// yes, n or no, a or always, d or never, in any case) that is one of
+// offered and, after a denial (n, d), what the person tells the model to
+// do instead: the rest of the line, past a comma, colon, semicolon or
+// space ("n, use the test helper", "no: run go vet first"). A yes or an
+// always says nothing more: one followed by text is not an answer, so
+// that nothing typed is silently dropped. ok is false when the line is
+// not an answer offered.
+func parseReply(line string, offered []kernel.Answer) (r kernel.Reply, ok bool) {
+	s := strings.TrimSpace(line)
+	word, rest := s, ""
+	if i := strings.IndexAny(s, ",:; \t"); i >= 0 {
+		word, rest = s[:i], strings.TrimSpace(strings.TrimLeft(s[i:], ",:; \t"))
+	}
+	switch strings.ToLower(word) {
+	case "y", "yes":
+		r.Answer = kernel.Yes
+	case "n", "no":
+		r.Answer = kernel.No
+	case "a", "always":
+		r.Answer = kernel.Always
+	case "d", "never":
+		r.Answer = kernel.Never
+	default:
+		return kernel.Reply{}, false
+	}
+	if !slices.Contains(offered, r.Answer) || rest != "" && (r.Answer == kernel.Yes || r.Answer == kernel.Always) {
+		return kernel.Reply{}, false
+	}
+	r.Text = rest
+	return r, true
 }
 
 // unanswered ends a question whose input ended (io.EOF) or whose run was
 // cancelled (ctx's error).
-func (p *prompter) unanswered(ctx context.Context) (kernel.Answer, error) {
+func (p *prompter) unanswered(ctx context.Context) (kernel.Reply, error) {
 	say(p.w, "\n")
 	if err := ctx.Err(); err != nil {
-		return kernel.No, err
+		return kernel.Reply{Answer: kernel.No}, err
 	}
-	return kernel.No, io.EOF
+	return kernel.Reply{Answer: kernel.No}, io.EOF
 }
 
 // subjectOf is what a question is about, printable: its command or path

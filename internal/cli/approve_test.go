@@ -21,27 +21,41 @@ func TestPrompterAnswers(t *testing.T) {
 	q := kernel.Question{Tool: "bash", Subject: "go test ./...", Reason: "Commands ask in default mode.", Rules: []string{"bash(go test:*)"}}
 	for _, c := range []struct {
 		name, input string
-		want        kernel.Answer
+		want        kernel.Reply
 		err         error
 	}{
-		{"yes", "y\n", kernel.Yes, nil},
-		{"no", "no\n", kernel.No, nil},
-		{"always", "a\n", kernel.Always, nil},
-		{"never", "D\n", kernel.Never, nil},
-		{"asks again", "maybe\nyes\n", kernel.Yes, nil},
-		{"end of input", "", kernel.No, io.EOF},
+		{"yes", "y\n", kernel.Reply{Answer: kernel.Yes}, nil},
+		{"no", "no\n", kernel.Reply{Answer: kernel.No}, nil},
+		{"always", "a\n", kernel.Reply{Answer: kernel.Always}, nil},
+		{"never", "D\n", kernel.Reply{Answer: kernel.Never}, nil},
+		{"asks again", "maybe\nyes\n", kernel.Reply{Answer: kernel.Yes}, nil},
+		{"end of input", "", kernel.Reply{Answer: kernel.No}, io.EOF},
+		{"no, and what to do instead", "n, use the test helper instead\n", kernel.Reply{Answer: kernel.No, Text: "use the test helper instead"}, nil},
+		{"no: with a colon", "  No:  run go vet first \n", kernel.Reply{Answer: kernel.No, Text: "run go vet first"}, nil},
+		{"no and a space", "n try make test\n", kernel.Reply{Answer: kernel.No, Text: "try make test"}, nil},
+		{"no and nothing after the comma", "n,\n", kernel.Reply{Answer: kernel.No}, nil},
+		{"never, and what to do instead", "d; never touch the vendored tree\n", kernel.Reply{Answer: kernel.Never, Text: "never touch the vendored tree"}, nil},
+		{"a yes says nothing more", "y, and then commit\ny\n", kernel.Reply{Answer: kernel.Yes}, nil},
+		{"an always says nothing more", "always, quickly\nn\n", kernel.Reply{Answer: kernel.No}, nil},
+		{"a word that starts like an answer", "nope\nnever mind, do it differently\n", kernel.Reply{Answer: kernel.Never, Text: "mind, do it differently"}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var w bytes.Buffer
 			p := &prompter{lines: readLines(strings.NewReader(c.input)), w: &w}
 			got, err := p.Approve(t.Context(), q)
 			if got != c.want || !errors.Is(err, c.err) {
-				t.Errorf("Approve() = %v, %v; want %v, %v", got, err, c.want, c.err)
+				t.Errorf("Approve() = %+v, %v; want %+v, %v", got, err, c.want, c.err)
 			}
-			for _, s := range []string{"run: go test ./...", "[a] always allow bash(go test:*)", "Commands ask"} {
+			for _, s := range []string{"run: go test ./...", "[a] always allow bash(go test:*)", "Commands ask",
+				"(to say no and tell the model what to do instead, type it after the n: n, use the test helper)"} {
 				if !strings.Contains(w.String(), s) {
 					t.Errorf("prompt lacks %q:\n%s", s, w.String())
 				}
+			}
+			asked := strings.Count(w.String(), "  › ")
+			again := strings.Count(w.String(), "Answer y, n, a or d; after n or d you may say what to do instead")
+			if c.err == nil && again != asked-1 {
+				t.Errorf("asked %d times and said how to answer %d times, want once after each line that did not answer:\n%s", asked, again, w.String())
 			}
 		})
 	}
@@ -147,21 +161,22 @@ func TestPrompterOutsideTheSandbox(t *testing.T) {
 			"the sandbox refused a network connection: the network is off\nRun it again outside the sandbox?"}
 	for _, c := range []struct {
 		name, input string
-		want        kernel.Answer
+		want        kernel.Reply
 		err         error
 	}{
-		{"yes", "y\n", kernel.Yes, nil},
-		{"no", "No\n", kernel.No, nil},
-		{"always is not offered", "a\nyes\n", kernel.Yes, nil},
-		{"never is not offered", "d\nn\n", kernel.No, nil},
-		{"end of input", "", kernel.No, io.EOF},
+		{"yes", "y\n", kernel.Reply{Answer: kernel.Yes}, nil},
+		{"no", "No\n", kernel.Reply{Answer: kernel.No}, nil},
+		{"no, and what to do instead", "n, write into ./build instead\n", kernel.Reply{Answer: kernel.No, Text: "write into ./build instead"}, nil},
+		{"always is not offered", "a\nyes\n", kernel.Reply{Answer: kernel.Yes}, nil},
+		{"never is not offered", "d\nn\n", kernel.Reply{Answer: kernel.No}, nil},
+		{"end of input", "", kernel.Reply{Answer: kernel.No}, io.EOF},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var w bytes.Buffer
 			p := &prompter{lines: readLines(strings.NewReader(c.input)), w: &w}
 			got, err := p.Approve(t.Context(), q)
 			if got != c.want || !errors.Is(err, c.err) {
-				t.Errorf("Approve() = %v, %v; want %v, %v", got, err, c.want, c.err)
+				t.Errorf("Approve() = %+v, %v; want %+v, %v", got, err, c.want, c.err)
 			}
 			out := w.String()
 			for _, s := range []string{
@@ -169,7 +184,7 @@ func TestPrompterOutsideTheSandbox(t *testing.T) {
 				"\n  the sandbox refused a write to /outside/x\\x1b]52;c;aGk=\\x07: outside the writable roots\n",
 				"\n  the sandbox refused a network connection: the network is off\n  Run it again outside the sandbox?\n",
 				"Yes runs this one command again with no sandbox at all",
-				"  [y] yes, run it again with no sandbox  [n] no, keep the refusal\n  › ",
+				"  [y] yes, run it again with no sandbox  [n] no, keep the refusal\n  (to say no and tell the model what to do instead, type it after the n: n, use the test helper)\n  › ",
 			} {
 				if !strings.Contains(out, s) {
 					t.Errorf("prompt lacks %q:\n%s", s, out)
@@ -179,7 +194,7 @@ func TestPrompterOutsideTheSandbox(t *testing.T) {
 				t.Errorf("prompt offers always, or holds a raw control:\n%q", out)
 			}
 			if strings.HasPrefix(c.name, "always") || strings.HasPrefix(c.name, "never") {
-				if !strings.Contains(out, "Answer y or n.") {
+				if !strings.Contains(out, "Answer y or n; after n you may say what to do instead.") {
 					t.Errorf("a refused answer is not asked again:\n%s", out)
 				}
 			}

@@ -370,7 +370,18 @@ func (t *terminal) permission(e *contract.ToolPermission) shown {
 		}
 		return t.style("2", "  allowed by "+field(who))
 	}
-	return t.style("31", sayf("  ✗ %s by %s: %s", e.Decision, who, e.Reason))
+	line := t.style("31", sayf("  ✗ %s by %s: %s", e.Decision, who, e.Reason))
+	if e.Message != "" {
+		line += "\n" + t.style("31", saidLine(e.Message))
+	}
+	return line
+}
+
+// saidLine shows what a person said with a denial (tool.permission's
+// message), a line of its own under the decision, indented as the
+// message's other lines are.
+func saidLine(message string) shown {
+	return "    said: " + shown(strings.ReplaceAll(string(text(message)), "\n", "\n          "))
 }
 
 func (t *terminal) end() {

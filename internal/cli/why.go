@@ -130,6 +130,9 @@ func whyDecision(t why.Touch) shown {
 	if p.Reason != "" {
 		line += ": " + p.Reason
 	}
+	if p.Message != "" {
+		return "✗ " + field(line) + "\n" + saidLine(p.Message)
+	}
 	return "✗ " + field(line)
 }
 
@@ -210,6 +213,7 @@ type whyPermission struct {
 	By       string            `json:"by"`
 	Rule     string            `json:"rule,omitempty"`
 	Reason   string            `json:"reason,omitempty"`
+	Message  string            `json:"message,omitempty"`
 }
 
 type whyObservation struct {
@@ -243,7 +247,7 @@ func whyLineOf(t why.Touch) whyLine {
 		l.Validation = &whyValidation{OK: v.OK, Code: v.Code, Errors: v.Errors}
 	}
 	if p := t.Permission; p != nil {
-		l.Permission = &whyPermission{Decision: p.Decision, By: p.By, Rule: p.Rule, Reason: p.Reason}
+		l.Permission = &whyPermission{Decision: p.Decision, By: p.By, Rule: p.Rule, Reason: p.Reason, Message: p.Message}
 	}
 	if s := t.Started; s != nil {
 		l.EffectiveInput, l.Cwd = s.Input, s.Cwd

@@ -51,7 +51,7 @@ func samples() []Event {
 		&RetryScheduled{Attempt: 2, DelayMS: 1500, Kind: KindOverloaded},
 		&FallbackSelected{From: "anthropic", To: "openai:gpt-4.1-mini", Reason: "overloaded"},
 		&ToolValidation{IntentID: "int_1", OK: true, Code: "schema_invalid", Errors: []string{"command: required"}},
-		&ToolPermission{IntentID: "int_1", Decision: Deny, By: "rule", Rule: "bash(rm:*)", Reason: "dangerous"},
+		&ToolPermission{IntentID: "int_1", Decision: Deny, By: "user", Rule: "bash(rm:*)", Reason: "dangerous", Message: "use git clean -n first"},
 		&InvocationStarted{IntentID: "int_1", InvocationID: "inv_1", ToolName: "bash", Input: raw, Cwd: "/w", TimeoutMS: 120000,
 			Sandbox: &SandboxSpec{Mode: "workspace-write", Writable: []string{"/w", "/tmp/rein"}, ReadOnly: []string{"/w/.git/hooks/"},
 				DenyRead: []string{"/home/u/.ssh"}, Network: true}},

@@ -110,7 +110,7 @@ func (e *ToolValidation) fields() fields {
 }
 func (e *ToolPermission) fields() fields {
 	return fields{{"intent_id", &e.IntentID}, {"decision", (*string)(&e.Decision)}, {"by", &e.By},
-		{"rule", &e.Rule}, {"reason", &e.Reason}}
+		{"rule", &e.Rule}, {"reason", &e.Reason}, {"message", &e.Message}}
 }
 func (e *InvocationStarted) fields() fields {
 	return fields{{"intent_id", &e.IntentID}, {"invocation_id", &e.InvocationID}, {"tool_name", &e.ToolName},

@@ -151,6 +151,7 @@ func writtenEvents() []Event {
 		&ToolValidation{IntentID: "int_1", OK: true},
 		&ToolValidation{IntentID: "int_1", Code: "schema_invalid", Errors: []string{`command: "rm -rf" is not allowed`, "path: required"}},
 		&ToolPermission{IntentID: "int_1", Decision: Allow, By: "rule", Rule: "bash(go test:*)", Reason: "Allow rule `bash(go test:*)`."},
+		&ToolPermission{IntentID: "int_1", Decision: Deny, By: "user", Reason: "The user said no.", Message: "use the \"testutil\" helper\nand run it twice"},
 		&InvocationStarted{IntentID: "int_1", InvocationID: "inv_1", ToolName: "bash", Input: input, Cwd: "/work/проект", TimeoutMS: 120000},
 		&InvocationStarted{IntentID: "int_2", InvocationID: "inv_2", ToolName: "bash", Input: input, Cwd: "/w", TimeoutMS: 1000,
 			Sandbox: &SandboxSpec{Mode: "read-only", Writable: []string{"/tmp/rein-ses_1"}, DenyRead: []string{}}},

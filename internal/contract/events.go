@@ -324,6 +324,10 @@ type ToolPermission struct {
 	By       string   `json:"by"`
 	Rule     string   `json:"rule,omitempty"`
 	Reason   string   `json:"reason,omitempty"`
+	// Message is what the person said with a denial (by "user"): what
+	// the model should do instead, as the model was told it (printable,
+	// at most 4 KiB). Empty when they said nothing.
+	Message string `json:"message,omitempty"`
 }
 
 // InvocationStarted records that a tool is about to run, with the effective

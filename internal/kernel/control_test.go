@@ -40,8 +40,9 @@ func act(runs *atomic.Int32) registry.Tool {
 // approverFunc is a person as a function.
 type approverFunc func(context.Context, tool.Question) (tool.Answer, error)
 
-func (f approverFunc) Approve(ctx context.Context, q tool.Question) (tool.Answer, error) {
-	return f(ctx, q)
+func (f approverFunc) Approve(ctx context.Context, q tool.Question) (tool.Reply, error) {
+	a, err := f(ctx, q)
+	return tool.Reply{Answer: a}, err
 }
 
 // controlKernel returns a kernel in the default mode with a tool runtime

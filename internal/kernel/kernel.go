@@ -46,11 +46,16 @@ type (
 	Question = tool.Question
 	// QuestionKind is what a Question asks.
 	QuestionKind = tool.QuestionKind
-	// Answer is their reply.
+	// Answer is what they decided.
 	Answer = tool.Answer
+	// Reply is their Answer, and what they said with a denial.
+	Reply = tool.Reply
 	// Approver asks them.
 	Approver = tool.Approver
 )
+
+// MaxReplyText bounds what a person's Reply says that is kept.
+const MaxReplyText = tool.MaxReplyText
 
 // The answers to a Question.
 const (

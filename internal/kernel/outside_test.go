@@ -97,7 +97,9 @@ func outsideKernel(t *testing.T, prefix []contract.Envelope, runs map[string]int
 // yes is a person who says yes to every question.
 type yes struct{}
 
-func (yes) Approve(context.Context, tool.Question) (tool.Answer, error) { return tool.Yes, nil }
+func (yes) Approve(context.Context, tool.Question) (tool.Reply, error) {
+	return tool.Reply{Answer: tool.Yes}, nil
+}
 
 // A session cut anywhere in a call that ran again outside the sandbox
 // resumes without running the command again, inside or outside, and

@@ -41,9 +41,9 @@ func fakeBash(commands *[]string) registry.Tool {
 // never is a person who must not be asked.
 type never struct{ t *testing.T }
 
-func (n never) Approve(context.Context, tool.Question) (tool.Answer, error) {
+func (n never) Approve(context.Context, tool.Question) (tool.Reply, error) {
 	n.t.Error("the person was asked about their own command")
-	return tool.No, nil
+	return tool.Reply{}, nil
 }
 
 // shellKernel returns a kernel whose tool runtime runs tools in mode,

@@ -25,7 +25,7 @@ var ErrToolFailed = errors.New("the MCP tool reported an error")
 func (m *Manager) call(ctx context.Context, s *server, name string, call *registry.Call) (registry.Result, error) {
 	cs := m.current(s)
 	if cs == nil {
-		return registry.Result{}, fmt.Errorf("the MCP server %q is not connected now; its tools come back when it is", s.cfg.Name)
+		return registry.Result{}, errors.New(notConnected(s.cfg.Name))
 	}
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: call.Input})
 	switch {
@@ -44,6 +44,11 @@ func (m *Manager) call(ctx context.Context, s *server, name string, call *regist
 		return registry.Result{}, ErrToolFailed
 	}
 	return registry.Result{}, nil
+}
+
+// notConnected says that the server named name is not connected.
+func notConnected(name string) string {
+	return fmt.Sprintf("the MCP server %q is not connected now; its tools come back when it is", name)
 }
 
 // isClosed reports whether err says the connection went away.

@@ -16,7 +16,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/state"
 	"github.com/rein-agent/rein/internal/tool/builtin"
 )
 
@@ -375,5 +377,24 @@ func TestExitWithOutputHeldOpen(t *testing.T) {
 	run(t, find(t, c, "mcp__held__crash"), `{}`)
 	if gone := ch.next(t); len(gone.Tools) != 0 || !strings.Contains(gone.Reason, "exit status 3") {
 		t.Errorf("after the crash: %q with %v", gone.Reason, names(gone))
+	}
+}
+
+// A server's tool is refused at validation, before anyone is asked about
+// it, while the server is not connected: its Check says so without
+// calling it.
+func TestCheckSaysTheServerIsNotConnected(t *testing.T) {
+	m, ch := start(t, &Options{Servers: []Server{{Name: "test"}}, Connect: inMemory(testServer)})
+	echo := find(t, ch.next(t), "mcp__test__echo")
+	if err := echo.Check(json.RawMessage(`{"text":"hi"}`), state.Ledger{}); err != nil {
+		t.Fatalf("Check while connected = %v", err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	err := echo.Check(json.RawMessage(`{"text":"hi"}`), state.Ledger{})
+	ce, ok := errors.AsType[*registry.CheckError](err)
+	if !ok || ce.Code != contract.CodePreconditionFailed || !strings.Contains(ce.Message, `the MCP server "test" is not connected now`) {
+		t.Errorf("Check after Close = %v; want a precondition_failed saying the server is not connected", err)
 	}
 }

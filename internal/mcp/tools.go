@@ -11,7 +11,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/state"
 )
 
 // maxDescription bounds a tool's description, in bytes: it goes into
@@ -68,6 +70,16 @@ func (m *Manager) tool(s *server, t *sdk.Tool) (registry.Tool, error) {
 	rt.Risk, rt.ReadOnly, rt.Concurrency = claims(t.Annotations)
 	timeout := s.cfg.toolTimeout()
 	rt.Timeout = func(json.RawMessage) time.Duration { return timeout }
+	// The schema is checked by the tool runtime; what is left to see
+	// without calling the server is whether it is connected. Its tools
+	// leave the registry when it stops, a moment after: a call in that
+	// moment is refused here rather than asked about.
+	rt.Check = func(json.RawMessage, state.Ledger) error {
+		if m.current(s) == nil {
+			return &registry.CheckError{Code: contract.CodePreconditionFailed, Message: notConnected(s.cfg.Name)}
+		}
+		return nil
+	}
 	name := t.Name
 	rt.Execute = func(ctx context.Context, call *registry.Call) (registry.Result, error) {
 		return m.call(ctx, s, name, call)

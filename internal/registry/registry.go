@@ -121,6 +121,16 @@ type Result struct {
 type CheckError struct {
 	Code    contract.Code
 	Message string
+	// Current says the precondition is about the world as it is now (a
+	// file's presence, kind or content, what the session has read of it),
+	// not about the input alone, so that a call of the same turn that
+	// runs before this one may make it hold: an edit of text an earlier
+	// edit adds, a file a command creates. The tool runtime refuses such
+	// an intent at validation only when no call admitted before it in the
+	// turn could change that (see tool.Runtime.Run); the tool checks it
+	// again when it runs. false means the input itself is wrong, whatever
+	// runs first.
+	Current bool
 }
 
 func (e *CheckError) Error() string { return e.Message }
@@ -143,9 +153,14 @@ type Tool struct {
 	// inside the workspace, a file read before it is edited), on input that
 	// is valid against the schema, with ledger, the session's read ledger
 	// when the turn's model call finished (see state.Ledger). It runs at
-	// validation, before permission is asked; a returned *CheckError gives
-	// the validation code, any other error is precondition_failed. nil
-	// means no preconditions.
+	// validation, before permission is asked, so it must act on nothing
+	// (no write, no process, no request) and stay cheap: a stat, a read of
+	// the file the call names. Everything a tool can check so is checked
+	// here, so a call that cannot apply is refused with its reason and
+	// never reaches a question; the executor checks it again, since the
+	// world may change before it runs. A returned *CheckError gives the
+	// validation code, any other error is precondition_failed. nil means
+	// no preconditions.
 	Check func(input json.RawMessage, ledger state.Ledger) error
 	// Timeout returns how long an invocation with input may run; nil, or a
 	// zero duration, means the runtime's default.

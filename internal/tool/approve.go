@@ -57,7 +57,7 @@ const (
 	AskOutsideSandbox QuestionKind = "outside_sandbox"
 )
 
-// Answer is a person's reply to a Question.
+// Answer is what a person decided, answering a Question (see [Reply]).
 type Answer int
 
 // The answers. The zero Answer is No.
@@ -73,11 +73,30 @@ const (
 	Never
 )
 
+// Reply is a person's reply to a Question: their Answer, and what they
+// said with it. The zero Reply is a No that says nothing.
+type Reply struct {
+	Answer Answer
+	// Text is what the person tells the model with a denial (No, Never):
+	// what to do instead, as Claude Code's "No, and tell Claude what to do
+	// differently" does ("use the test helper instead"). The runtime
+	// records it on the tool.permission event (its message) and puts it
+	// in the observation the model sees, white space trimmed, made
+	// printable (see package printable) and cut to MaxReplyText bytes.
+	// Empty means they said nothing. With Yes or Always there is nothing
+	// to tell instead, and it is ignored.
+	Text string
+}
+
+// MaxReplyText bounds the bytes of a [Reply.Text] the runtime keeps; the
+// rest is cut, and an ellipsis says so.
+const MaxReplyText = 4 << 10
+
 // Approver asks a person. Approve blocks until they answer or ctx is done;
 // an error (ctx done included) denies the intent ([AskPermission]) or
 // leaves the sandbox's refusal standing ([AskOutsideSandbox]). It is
 // called from the goroutine that called [Runtime.Run], one question at a
 // time.
 type Approver interface {
-	Approve(ctx context.Context, q Question) (Answer, error)
+	Approve(ctx context.Context, q Question) (Reply, error)
 }

@@ -4,12 +4,20 @@
 //
 //  1. lookup and validation (tool.validation): the tool must exist and be
 //     visible; the input must match its JSON schema and its preconditions
-//     (registry.Tool.Check);
+//     (registry.Tool.Check: everything the tool can check without acting),
+//     so that a call that cannot apply is refused with its reason and
+//     nobody is asked about it. A precondition about the world as it is
+//     now (registry.CheckError.Current) is refused here only when no
+//     intent admitted before it in the turn may make it hold (one that
+//     may change files; a read, for what the session has read); otherwise
+//     it is left to the tool, which checks it again when it runs;
 //  2. permission (tool.permission): the policy of internal/permission
 //     decides; an ask goes to a person through an [Approver] (with a
 //     [Question.Preview] of what the call would change, when its tool
 //     has one: the diff of a file write), or, in a run that cannot ask,
-//     becomes a deny by "headless";
+//     becomes a deny by "headless". A person's [Reply] may say, with a
+//     denial, what the model should do instead: it is the event's
+//     message, and the observation tells the model;
 //  3. a durable point: the caller's log is synced before anything runs;
 //  4. scheduling and execution (tool.invocation.started and .completed):
 //     consecutive concurrency-safe intents run together, bounded; an

@@ -31,8 +31,18 @@ func (c *capture) retained() int {
 }
 
 // ApproverFunc adapts a function to [Approver], for the tests' scripted
-// people.
+// people, who answer and say nothing more.
 type ApproverFunc func(ctx context.Context, q Question) (Answer, error)
 
 // Approve calls f.
-func (f ApproverFunc) Approve(ctx context.Context, q Question) (Answer, error) { return f(ctx, q) }
+func (f ApproverFunc) Approve(ctx context.Context, q Question) (Reply, error) {
+	a, err := f(ctx, q)
+	return Reply{Answer: a}, err
+}
+
+// ReplyFunc adapts a function to [Approver], for a scripted person who
+// may say more than their answer.
+type ReplyFunc func(ctx context.Context, q Question) (Reply, error)
+
+// Approve calls f.
+func (f ReplyFunc) Approve(ctx context.Context, q Question) (Reply, error) { return f(ctx, q) }

@@ -56,7 +56,7 @@ func (rt *Runtime) outside(ctx context.Context, j job, d *done, cause string, le
 		Kind: AskOutsideSandbox, IntentID: j.Intent.ID, Tool: j.tool.Name, Subject: subject(j.Intent.Input),
 		Input: j.Intent.Input, Reason: d.denied + "\n" + askAgain,
 	}
-	answer, err := rt.opts.Approver.Approve(ctx, q)
+	reply, err := rt.opts.Approver.Approve(ctx, q)
 	switch {
 	case ctx.Err() != nil:
 		return cause, nil
@@ -64,8 +64,8 @@ func (rt *Runtime) outside(ctx context.Context, j job, d *done, cause string, le
 		// No one can answer (the input ended): as in a run that cannot ask.
 		d.obs.Text = withLine(d.obs.Text, headlessHint(d.denied))
 		return cause, nil
-	case answer != Yes && answer != Always:
-		d.obs.Text = withLine(d.obs.Text, declined)
+	case reply.Answer != Yes && reply.Answer != Always:
+		d.obs.Text = withSaid(withLine(d.obs.Text, declined), saidOf(reply))
 		return cause, nil
 	}
 	pid, err := sink.Emit(&contract.ToolPermission{

@@ -79,6 +79,9 @@ func TestSandboxRefusalAsksToRunAgainOutside(t *testing.T) {
 		{"always counts as yes, and saves nothing", answering(Always, nil), again, true, ranOutside + refusedWrite},
 		{"no", answering(No, nil), once, false, refusedWrite + "\nexit code: 1\n" + declined},
 		{"never counts as no, and saves nothing", answering(Never, nil), once, false, declined},
+		{"no, and what to do instead", replying(Reply{Answer: No, Text: " write to ./build instead \n"}), once, false,
+			declined + "\nThe user said: write to ./build instead"},
+		{"yes says nothing more", replying(Reply{Answer: Yes, Text: "and hurry"}), again, true, ranOutside + refusedWrite},
 		{"input ended", answering(No, io.EOF), once, false, "exit code: 1\n" + hint},
 		{"headless", nil, once, false, refusedWrite + "\nexit code: 1\n" + hint},
 	}
@@ -87,7 +90,7 @@ func TestSandboxRefusalAsksToRunAgainOutside(t *testing.T) {
 			var asked []Question
 			opts := &Options{}
 			if tc.approver != nil {
-				opts.Approver = ApproverFunc(func(ctx context.Context, q Question) (Answer, error) {
+				opts.Approver = ReplyFunc(func(ctx context.Context, q Question) (Reply, error) {
 					asked = append(asked, q)
 					return tc.approver.Approve(ctx, q)
 				})
@@ -122,6 +125,11 @@ func TestSandboxRefusalAsksToRunAgainOutside(t *testing.T) {
 			}
 		})
 	}
+}
+
+// replying is an approver that gives r to every question.
+func replying(r Reply) Approver {
+	return ReplyFunc(func(context.Context, Question) (Reply, error) { return r, nil })
 }
 
 // answering is an approver that gives answer and err to every question.

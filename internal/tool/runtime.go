@@ -13,8 +13,10 @@ import (
 
 	"github.com/rein-agent/rein/internal/config"
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/hook"
 	"github.com/rein-agent/rein/internal/permission"
+	"github.com/rein-agent/rein/internal/printable"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
 )
@@ -244,6 +246,7 @@ type job struct {
 func (rt *Runtime) Run(ctx context.Context, st *state.State, turn []Proposal, sink Sink) error {
 	ledger := st.Ledger
 	var jobs []job
+	var before admitted
 	for _, p := range turn {
 		if ctx.Err() != nil {
 			if err := rt.notRun(sink, p.Intent, p.EventID, "the run was cancelled before this tool call was checked"); err != nil {
@@ -251,12 +254,13 @@ func (rt *Runtime) Run(ctx context.Context, st *state.State, turn []Proposal, si
 			}
 			continue
 		}
-		j, ok, err := rt.admit(ctx, st, p, sink)
+		j, ok, err := rt.admit(ctx, st, p, before, sink)
 		if err != nil {
 			return err
 		}
 		if ok {
 			jobs = append(jobs, j)
+			before = before.with(j.tool)
 		}
 	}
 	for first := true; len(jobs) > 0; first = false {
@@ -323,9 +327,9 @@ func (rt *Runtime) recheck(batch []job, sink Sink) ([]job, error) {
 
 // admit validates p and asks the policy. It reports whether p may run;
 // when it may not, its observation has been emitted.
-func (rt *Runtime) admit(ctx context.Context, st *state.State, p Proposal, sink Sink) (job, bool, error) {
+func (rt *Runtime) admit(ctx context.Context, st *state.State, p Proposal, before admitted, sink Sink) (job, bool, error) {
 	in := p.Intent
-	val := rt.validate(st, in, false)
+	val := rt.validate(st, in, before, false)
 	vid, err := sink.Emit(&contract.ToolValidation{IntentID: in.ID, OK: val.code == "", Code: val.code, Errors: val.errors}, p.EventID)
 	if err != nil {
 		return job{}, false, err
@@ -336,7 +340,7 @@ func (rt *Runtime) admit(ctx context.Context, st *state.State, p Proposal, sink 
 		return job{}, false, err
 	}
 	t := val.tool
-	verdict, asked, err := rt.decide(ctx, t, in, sink, vid)
+	verdict, said, asked, err := rt.decide(ctx, t, in, sink, vid)
 	if err != nil {
 		return job{}, false, err
 	}
@@ -345,12 +349,14 @@ func (rt *Runtime) admit(ctx context.Context, st *state.State, p Proposal, sink 
 		// decided anything.
 		return job{}, false, rt.notRun(sink, in, vid, "the run was cancelled while rein was asking for approval")
 	}
-	pid, err := sink.Emit(verdict.Event(in.ID), vid)
+	event := verdict.Event(in.ID)
+	event.Message = said
+	pid, err := sink.Emit(event, vid)
 	if err != nil {
 		return job{}, false, err
 	}
 	if verdict.Decision != contract.Allow {
-		obs := observation(in, contract.PhasePermission, contract.CodeDenied, "Blocked: rein did not run this "+in.ToolName+" call. "+verdict.Reason)
+		obs := observation(in, contract.PhasePermission, contract.CodeDenied, withSaid("Blocked: rein did not run this "+in.ToolName+" call. "+verdict.Reason, said))
 		_, err := sink.Emit(&contract.ToolObservation{Observation: obs}, pid)
 		return job{}, false, err
 	}
@@ -365,9 +371,46 @@ type validation struct {
 	errors []string
 }
 
-// validate looks the intent's tool up and checks its input. A person's
-// own intent (byUser) may use a tool the model is not shown.
-func (rt *Runtime) validate(st *state.State, in contract.ToolIntent, byUser bool) validation {
+// admitted is what the intents admitted earlier in a turn may do before
+// the one being validated runs: it is validated against the world as it
+// is now, and they run first. The zero admitted is none.
+type admitted struct {
+	// some: an intent was admitted. A read records the stamp of what it
+	// read, so the read ledger may hold more by then.
+	some bool
+	// changes: one of them may change files (its tool is not read-only).
+	changes bool
+}
+
+// with is a, and an intent of tool t admitted after them.
+func (a admitted) with(t registry.Tool) admitted {
+	return admitted{some: true, changes: a.changes || !t.ReadOnly}
+}
+
+// final reports whether the refusal ce stands whatever the intents
+// admitted before do: it is about the input, or about a state of the world
+// none of them may change. A precondition about the files as they are now
+// may hold once an earlier intent has run (an edit of text an earlier
+// edit adds, a file a command makes), one about the read ledger once an
+// earlier read has (a read_file, then an edit of that file): such a
+// refusal is left to the tool, which checks again when it runs.
+func (a admitted) final(ce *registry.CheckError) bool {
+	switch {
+	case !ce.Current:
+		return true
+	case a.changes:
+		return false
+	}
+	return !a.some || ce.Code != contract.CodeStaleFile
+}
+
+// validate looks the intent's tool up and checks its input, the
+// preconditions of its tool included: whatever the tool can check without
+// acting, so that a call that cannot apply is refused here, before anyone
+// is asked about it, unless an intent admitted before it in the turn
+// (before) may make it apply. A person's own intent (byUser) may use a
+// tool the model is not shown.
+func (rt *Runtime) validate(st *state.State, in contract.ToolIntent, before admitted, byUser bool) validation {
 	t, ok := rt.reg.Lookup(in.ToolName)
 	refuse := func(code contract.Code, msgs ...string) validation {
 		return validation{tool: t, code: code, errors: msgs}
@@ -391,7 +434,13 @@ func (rt *Runtime) validate(st *state.State, in contract.ToolIntent, byUser bool
 	if t.Check != nil {
 		if err := t.Check(in.Input, st.Ledger); err != nil {
 			code := contract.CodePreconditionFailed
-			if ce, ok := errors.AsType[*registry.CheckError](err); ok && ce.Code != "" {
+			ce, ok := errors.AsType[*registry.CheckError](err)
+			if ok && !before.final(ce) {
+				rt.opts.Logger.Debug("tool: a precondition left to execution: an earlier call of the turn may make it hold",
+					"intent", in.ID, "tool", t.Name, "error", err)
+				return validation{tool: t}
+			}
+			if ok && ce.Code != "" {
 				code = ce.Code
 			}
 			return refuse(code, err.Error())
@@ -429,8 +478,9 @@ func (v validation) text(tool string, reg *registry.Registry) string {
 
 // decide asks the policy, the person's PreToolUse hooks when the policy
 // does not deny (their events emitted to sink, caused by cause), and a
-// person when it comes to an ask; asked says whether a person was asked.
-func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.ToolIntent, sink Sink, cause string) (v permission.Verdict, asked bool, err error) {
+// person when it comes to an ask; asked says whether a person was asked,
+// said what they told the model with a denial (see [saidOf]).
+func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.ToolIntent, sink Sink, cause string) (v permission.Verdict, said string, asked bool, err error) {
 	policy := rt.Policy()
 	req := permission.RequestFor(t, in.Input)
 	v = policy.Decide(req)
@@ -438,16 +488,16 @@ func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.Tool
 		o := rt.opts.Hooks.PreToolUse(ctx, hook.ToolCall{IntentID: in.ID, Tool: t.Name, Input: in.Input})
 		for i := range o.Ran {
 			if _, err := sink.Emit(&o.Ran[i], cause); err != nil {
-				return v, false, err
+				return v, "", false, err
 			}
 		}
 		v = byHook(v, o)
 	}
 	if v.Decision != contract.Ask {
-		return v, false, nil
+		return v, "", false, nil
 	}
 	if rt.opts.Approver == nil {
-		return policy.ForHeadless(v, req), false, nil
+		return policy.ForHeadless(v, req), "", false, nil
 	}
 	q := Question{IntentID: in.ID, Tool: t.Name, Subject: subject(in.Input), Input: in.Input, Reason: v.Reason,
 		Preview: rt.preview(t, in.Input)}
@@ -455,13 +505,40 @@ func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.Tool
 	for _, r := range rules {
 		q.Rules = append(q.Rules, r.String())
 	}
-	answer, err := rt.opts.Approver.Approve(ctx, q)
+	reply, err := rt.opts.Approver.Approve(ctx, q)
 	if err != nil {
 		// No one can answer (the input ended): as in a run that cannot
 		// ask, with the hint of how to allow it.
-		return policy.ForHeadless(v, req), true, nil
+		return policy.ForHeadless(v, req), "", true, nil
 	}
-	return rt.answered(answer, rules), true, nil
+	v = rt.answered(reply.Answer, rules)
+	said = saidOf(reply)
+	if said != "" && reply.Answer == No {
+		v.Reason = saidNo
+	}
+	return v, said, true, nil
+}
+
+// saidNo is the reason of a No that came with what to do instead.
+const saidNo = "The user said no, and said what to do instead. Do that rather than retrying the same call."
+
+// saidOf returns what the person told the model with a denial: the text
+// of r, white space trimmed, made printable and cut to MaxReplyText
+// bytes; "" when r allows, or says nothing.
+func saidOf(r Reply) string {
+	if r.Answer != No && r.Answer != Never {
+		return ""
+	}
+	return excerpt.Text(printable.Text(strings.TrimSpace(r.Text)), MaxReplyText)
+}
+
+// withSaid returns the text of an observation followed by what the person
+// said, if anything.
+func withSaid(text, said string) string {
+	if said == "" {
+		return text
+	}
+	return withLine(text, "The user said: "+said)
 }
 
 // byHook is the verdict once the PreToolUse hooks decided o over the

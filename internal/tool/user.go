@@ -31,7 +31,7 @@ func (rt *Runtime) RunUser(ctx context.Context, st *state.State, p Proposal, sin
 	if in.Origin != contract.OriginUser {
 		return fmt.Errorf("tool: RunUser: the intent %s was not proposed by the user", in.ID)
 	}
-	val := rt.validate(st, in, true)
+	val := rt.validate(st, in, admitted{}, true)
 	vid, err := sink.Emit(&contract.ToolValidation{IntentID: in.ID, OK: val.code == "", Code: val.code, Errors: val.errors}, p.EventID)
 	if err != nil {
 		return err

@@ -49,13 +49,14 @@ func (a *Approver) following(flush func()) {
 // errNoUI says a question came when no UI could ask it.
 var errNoUI = errors.New("tui: no interactive UI to ask")
 
-// Approve shows q and waits for the person's key or for ctx.
-func (a *Approver) Approve(ctx context.Context, q kernel.Question) (kernel.Answer, error) {
+// Approve shows q and waits for the person's key or for ctx. The dialog
+// answers with a key, and so says nothing more than its answer.
+func (a *Approver) Approve(ctx context.Context, q kernel.Question) (kernel.Reply, error) {
 	a.mu.Lock()
 	p, flush := a.p, a.flush
 	a.mu.Unlock()
 	if p == nil {
-		return kernel.No, errNoUI
+		return kernel.Reply{Answer: kernel.No}, errNoUI
 	}
 	if flush != nil {
 		flush()
@@ -67,10 +68,10 @@ func (a *Approver) Approve(ctx context.Context, q kernel.Question) (kernel.Answe
 	p.Send(askMsg{ask})
 	select {
 	case ans := <-reply:
-		return ans, nil
+		return kernel.Reply{Answer: ans}, nil
 	case <-ctx.Done():
 		// The dialog is withdrawn by the run's end (runDoneMsg).
-		return kernel.No, ctx.Err()
+		return kernel.Reply{Answer: kernel.No}, ctx.Err()
 	}
 }
 

@@ -34,12 +34,12 @@ func (a *askingRuntime) Send(ctx context.Context, in kernel.Input) iter.Seq2[con
 				return
 			}
 		}
-		ans, err := a.approver.Approve(ctx, kernel.Question{Tool: "bash", Subject: "ls", Rules: []string{"bash(ls)"}})
+		reply, err := a.approver.Approve(ctx, kernel.Question{Tool: "bash", Subject: "ls", Rules: []string{"bash(ls)"}})
 		if err != nil {
 			return
 		}
 		a.mu.Lock()
-		a.answers = append(a.answers, ans)
+		a.answers = append(a.answers, reply.Answer)
 		a.mu.Unlock()
 		yield(env(4, &contract.RunFinished{Outcome: contract.OutcomeCompleted}), nil)
 	}

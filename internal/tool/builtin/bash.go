@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/sandbox"
+	"github.com/rein-agent/rein/internal/state"
 	"github.com/rein-agent/rein/internal/workspace"
 )
 
@@ -125,6 +127,7 @@ func Bash(ws *workspace.Workspace, opts *BashOptions) registry.Tool {
 		Risk:        registry.RiskExecute,
 		Concurrency: registry.Exclusive,
 		Timeout:     bashTimeout,
+		Check:       checkBash,
 		Execute:     b.execute,
 		Streams:     true,
 	}
@@ -132,6 +135,30 @@ func Bash(ws *workspace.Workspace, opts *BashOptions) registry.Tool {
 		t.Sandbox = func(json.RawMessage) *contract.SandboxSpec { return b.sandbox.Record() }
 	}
 	return t
+}
+
+// checkBash is the bash tool's Check: a command line that can run, one
+// with something to run and no NUL byte (which no argument of a process
+// can hold). What a command will do is the permission policy's to judge,
+// and the sandbox's to contain: nothing is run to check it.
+func checkBash(input json.RawMessage, _ state.Ledger) error {
+	var in bashInput
+	if err := json.Unmarshal(input, &in); err != nil {
+		return fmt.Errorf("bash: decode input: %w", err)
+	}
+	return in.check()
+}
+
+// check says why the command cannot run, as a precondition_failed
+// *registry.CheckError; nil when it can.
+func (in *bashInput) check() error {
+	switch {
+	case strings.TrimSpace(in.Command) == "":
+		return &registry.CheckError{Code: contract.CodePreconditionFailed, Message: "the command is empty (only white space); give the command line to run"}
+	case strings.IndexByte(in.Command, 0) >= 0:
+		return &registry.CheckError{Code: contract.CodePreconditionFailed, Message: "the command holds a NUL byte, which no command line can carry; remove it (printf '\\0' writes one)"}
+	}
+	return nil
 }
 
 // bashTimeout is the bash tool's Timeout: the effective timeout of input,
@@ -158,6 +185,9 @@ func (b *bashTool) execute(ctx context.Context, call *registry.Call) (registry.R
 	var in bashInput
 	if err := json.Unmarshal(call.Input, &in); err != nil {
 		return registry.Result{}, fmt.Errorf("bash: decode input: %w", err)
+	}
+	if err := in.check(); err != nil {
+		return registry.Result{}, fmt.Errorf("bash: %w", err)
 	}
 	timeout := in.timeout()
 	if call.Timeout > 0 {

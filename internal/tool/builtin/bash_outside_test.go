@@ -39,8 +39,8 @@ func (e *events) Sync() error { return nil }
 // approverFunc is a scripted person.
 type approverFunc func(q tool.Question) tool.Answer
 
-func (f approverFunc) Approve(_ context.Context, q tool.Question) (tool.Answer, error) {
-	return f(q), nil
+func (f approverFunc) Approve(_ context.Context, q tool.Question) (tool.Reply, error) {
+	return tool.Reply{Answer: f(q)}, nil
 }
 
 // TestBashRunsAgainOutsideTheSandbox checks, with the real bash tool in

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -45,6 +46,12 @@ func (in editFileInput) validate() error {
 	return nil
 }
 
+// checkEditFile is edit_file's Check: everything the edit needs that can
+// be seen without making it. The path leads where a write may go; the file
+// exists (or, for an empty old_string, does not); it
+// was read in the session and has not changed since; it is not too large
+// to edit; and old_string is found in it once, or at least once with
+// replace_all. It reads the file, and changes nothing.
 func (ft *fileTools) checkEditFile(input json.RawMessage, ledger state.Ledger) error {
 	in, abs, err := resolveInput[editFileInput](ft, "edit_file", input, forWrite)
 	if err != nil {
@@ -53,14 +60,35 @@ func (ft *fileTools) checkEditFile(input json.RawMessage, ledger state.Ledger) e
 	if err := in.validate(); err != nil {
 		return err
 	}
-	old, err := ft.existingFile(abs, false, ledger)
+	shown := ft.show(abs)
+	old, err := ft.existingFile(abs, true, ledger)
 	if err != nil {
 		return err
 	}
-	if err := editTarget(ft.show(abs), old != nil, in.OldString); err != nil {
-		return &registry.CheckError{Code: contract.CodePreconditionFailed, Message: err.Error()}
+	if err := editTarget(shown, old != nil, in.OldString); err != nil {
+		return nowFailed(contract.CodePreconditionFailed, "%v", err)
+	}
+	switch {
+	case old == nil:
+		return nil
+	case !old.whole:
+		return nowFailed(contract.CodePreconditionFailed, "%v", tooLargeToEdit(shown, old.size))
+	}
+	// The usual case, counted without a copy of the file.
+	if n := bytes.Count(old.data, []byte(in.OldString)); n == 1 || n > 1 && in.ReplaceAll {
+		return nil
+	}
+	if _, err := locate(string(old.data), in.OldString, in.NewString, in.ReplaceAll, shown); err != nil {
+		return nowFailed(contract.CodePreconditionFailed, "%v", err)
 	}
 	return nil
+}
+
+// tooLargeToEdit says that the file shown, of size bytes, is more than
+// edit_file changes.
+func tooLargeToEdit(shown string, size int64) error {
+	return fmt.Errorf("%s is %s, more than the %s edit_file changes; edit it with bash (sed) instead",
+		shown, humanSize(size), humanSize(maxFileSize))
 }
 
 // editTarget tells whether an edit with oldString may apply to a file
@@ -102,8 +130,7 @@ func (ft *fileTools) editFileAt(_ context.Context, w io.Writer, in editFileInput
 		return files, writeOutput(w, "edit_file", fmt.Sprintf("created %s (%s)\n", shown, count(countLines(data), "line", "lines")))
 	}
 	if !old.whole {
-		return nil, fmt.Errorf("edit_file: %s is %s, more than the %s edit_file changes; edit it with bash (sed) instead",
-			shown, humanSize(old.size), humanSize(maxFileSize))
+		return nil, fmt.Errorf("edit_file: %w", tooLargeToEdit(shown, old.size))
 	}
 	edited, n, err := replace(string(old.data), in.OldString, in.NewString, in.ReplaceAll, shown)
 	if err != nil {
@@ -119,11 +146,34 @@ func (ft *fileTools) editFileAt(_ context.Context, w io.Writer, in editFileInput
 }
 
 // replace replaces oldS with newS in content: the one occurrence there
-// must be, or every one when all is set. It returns the new content and
-// how many occurrences it replaced. In a file with CRLF line ends, an
-// oldS written with bare newlines matches too (and newS gets CRLFs). The
-// error, for the model, says why nothing was replaced.
+// must be, or every one when all is set (see locate). It returns the new
+// content and how many occurrences it replaced. The error, for the model,
+// says why nothing was replaced.
 func replace(content, oldS, newS string, all bool, shown string) (string, int, error) {
+	m, err := locate(content, oldS, newS, all, shown)
+	switch {
+	case err != nil:
+		return "", 0, err
+	case all:
+		return strings.ReplaceAll(content, m.old, m.new), m.n, nil
+	}
+	return strings.Replace(content, m.old, m.new, 1), 1, nil
+}
+
+// match is where an edit applies: the text to replace as content holds it,
+// the text to put in its place, and how many times it occurs.
+type match struct {
+	old, new string
+	n        int
+}
+
+// locate finds oldS in content, for an edit that puts newS in its place:
+// it must occur exactly once, or at least once when all is set. In a file
+// with CRLF line ends, an oldS written with bare newlines matches too (and
+// newS then gets CRLFs). The error, for the model, says why the edit does
+// not apply; shown names the file. It only counts: validation runs it as
+// well as the edit.
+func locate(content, oldS, newS string, all bool, shown string) (match, error) {
 	n := strings.Count(content, oldS)
 	if n == 0 && strings.Contains(content, "\r\n") && strings.Contains(oldS, "\n") && !strings.Contains(oldS, "\r\n") {
 		crlfOld := strings.ReplaceAll(oldS, "\n", "\r\n")
@@ -133,13 +183,11 @@ func replace(content, oldS, newS string, all bool, shown string) (string, int, e
 	}
 	switch {
 	case n == 0:
-		return "", 0, fmt.Errorf("old_string was not found in %s; %s", shown, notFoundHint(content, oldS))
+		return match{}, fmt.Errorf("old_string was not found in %s; %s", shown, notFoundHint(content, oldS))
 	case n > 1 && !all:
-		return "", 0, fmt.Errorf("old_string appears %d times in %s; add surrounding lines to make it unique, or set replace_all to change every one", n, shown)
-	case all:
-		return strings.ReplaceAll(content, oldS, newS), n, nil
+		return match{}, fmt.Errorf("old_string appears %d times in %s; add surrounding lines to make it unique, or set replace_all to change every one", n, shown)
 	}
-	return strings.Replace(content, oldS, newS, 1), 1, nil
+	return match{old: oldS, new: newS, n: n}, nil
 }
 
 // notFoundHint guesses why oldS is not in content, for the model.

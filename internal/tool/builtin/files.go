@@ -105,22 +105,29 @@ func fileStamp(abs string) (contract.FileStamp, error) {
 func verify(ledger state.Ledger, abs, shown string, cur contract.FileStamp) error {
 	rec, ok := ledger.Lookup(abs)
 	if !ok {
-		return &registry.CheckError{Code: "stale_file", Message: fmt.Sprintf(
-			"%s has not been read in this session; call read_file on it first, so you change what is really there", shown)}
+		return nowFailed(contract.CodeStaleFile,
+			"%s has not been read in this session; call read_file on it first, so you change what is really there", shown)
 	}
 	if !sameContent(rec, cur) {
-		return &registry.CheckError{Code: "stale_file", Message: fmt.Sprintf(
+		return nowFailed(contract.CodeStaleFile,
 			"%s changed on disk since you last read it (now %d bytes, modified %s); call read_file again to see its current content, then retry",
-			shown, cur.Size, cur.ModTime.Format(time.RFC3339))}
+			shown, cur.Size, cur.ModTime.Format(time.RFC3339))
 	}
 	return nil
+}
+
+// nowFailed returns the *registry.CheckError of a precondition about the
+// world as it is now (see registry.CheckError.Current): a file's presence,
+// kind or content, or what the session has read of it.
+func nowFailed(code contract.Code, format string, args ...any) error {
+	return &registry.CheckError{Code: code, Message: fmt.Sprintf(format, args...), Current: true}
 }
 
 // verifyFile is verify for a file not yet loaded: it hashes the file.
 func verifyFile(ledger state.Ledger, abs, shown string) error {
 	cur, err := fileStamp(abs)
 	if err != nil {
-		return fmt.Errorf("%s: %w", shown, err)
+		return nowFailed(contract.CodePreconditionFailed, "%s: %v", shown, err)
 	}
 	return verify(ledger, abs, shown, cur)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
 )
 
@@ -37,7 +38,7 @@ var globSchema = objectSchema([]string{"pattern"},
 func globTool(sc *scope) registry.Tool {
 	return searchTool("glob", globDescription, globSchema,
 		func(in globInput) error {
-			_, _, err := globStart(sc, in)
+			_, _, err := globCheck(sc, in)
 			return err
 		},
 		func(ctx context.Context, in globInput, out io.Writer) error { return runGlob(ctx, sc, in, out) })
@@ -63,6 +64,36 @@ func globStart(sc *scope, in globInput) (start, pattern string, err error) {
 	return start, pattern, err
 }
 
+// globCheck checks in as far as it can without walking: the pattern is
+// a valid glob, and the path, when given, leads to a directory where
+// glob may search. It returns where the walk starts and the pattern to
+// match below it (see globStart). An invalid pattern is a
+// *registry.CheckError about the input, a missing directory one about
+// the workspace as it is now.
+func globCheck(sc *scope, in globInput) (start, pattern string, err error) {
+	if !doublestar.ValidatePattern(in.Pattern) {
+		return "", "", &registry.CheckError{Code: contract.CodePreconditionFailed, Message: fmt.Sprintf(
+			"%q is not a valid glob pattern: check that every [ and { is closed and a \\ escapes a character", in.Pattern)}
+	}
+	if start, pattern, err = globStart(sc, in); err != nil {
+		return "", "", err
+	}
+	if in.Path != "" {
+		dir, err := searchStart(sc, in.Path)
+		if err != nil {
+			return "", "", err
+		}
+		if fi, err := os.Stat(dir); err != nil {
+			return "", "", nowFailed(contract.CodePreconditionFailed,
+				"%s does not exist or cannot be read (%v); give a directory inside the workspace", in.Path, err)
+		} else if !fi.IsDir() {
+			return "", "", nowFailed(contract.CodePreconditionFailed,
+				"%s is a file, not a directory; give the directory to search, or read the file with read_file", in.Path)
+		}
+	}
+	return start, pattern, nil
+}
+
 type globMatch struct {
 	path string
 	mod  time.Time
@@ -70,23 +101,10 @@ type globMatch struct {
 
 func runGlob(ctx context.Context, sc *scope, in globInput, out io.Writer) error {
 	ws := sc.ws
-	if !doublestar.ValidatePattern(in.Pattern) {
-		return fmt.Errorf("glob: %q is not a valid glob pattern: check that every [ and { is closed and a \\ escapes a character", in.Pattern)
-	}
-	start, pattern, err := globStart(sc, in)
+	// Checked again: the directory may have gone since Check ran.
+	start, pattern, err := globCheck(sc, in)
 	if err != nil {
-		return err
-	}
-	if in.Path != "" {
-		dir, err := searchStart(sc, in.Path)
-		if err != nil {
-			return err
-		}
-		if fi, err := os.Stat(dir); err != nil {
-			return fmt.Errorf("glob: %s does not exist or cannot be read (%v); give a directory inside the workspace", in.Path, err)
-		} else if !fi.IsDir() {
-			return fmt.Errorf("glob: %s is a file, not a directory; give the directory to search, or read the file with read_file", in.Path)
-		}
+		return fmt.Errorf("glob: %w", err)
 	}
 	var matches []globMatch
 	if fi, err := os.Stat(start); err == nil && fi.IsDir() {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/workspace"
 )
@@ -61,10 +62,35 @@ var grepSchema = objectSchema([]string{"pattern"},
 func grepTool(sc *scope) registry.Tool {
 	return searchTool("grep", grepDescription, grepSchema,
 		func(in grepInput) error {
-			_, err := searchStart(sc, in.Path)
+			_, _, err := grepCheck(sc, in)
 			return err
 		},
 		func(ctx context.Context, in grepInput, out io.Writer) error { return runGrep(ctx, sc, in, out) })
+}
+
+// grepCheck checks in as far as it can without searching: the pattern,
+// the glob and the output mode are valid (a *registry.CheckError about the
+// input), and the path leads to a file or directory where grep may search
+// (one about the workspace as it is now). It returns the compiled query
+// and where the search starts.
+func grepCheck(sc *scope, in grepInput) (*grepQuery, string, error) {
+	q, err := newGrepQuery(in)
+	if err != nil {
+		return nil, "", &registry.CheckError{Code: contract.CodePreconditionFailed, Message: strings.TrimPrefix(err.Error(), "grep: ")}
+	}
+	start, err := searchStart(sc, in.Path)
+	if err != nil {
+		return nil, "", err
+	}
+	fi, err := os.Stat(start)
+	switch {
+	case err != nil:
+		return nil, "", nowFailed(contract.CodePreconditionFailed,
+			"%s does not exist or cannot be read (%v); give a file or directory inside the workspace", in.Path, err)
+	case !fi.Mode().IsRegular() && !fi.IsDir():
+		return nil, "", nowFailed(contract.CodePreconditionFailed, "%s is neither a regular file nor a directory", in.Path)
+	}
+	return q, start, nil
 }
 
 // grepQuery is what grep looks for, compiled once and shared by the
@@ -121,13 +147,10 @@ func (q *grepQuery) wants(rel string) bool {
 
 func runGrep(ctx context.Context, sc *scope, in grepInput, out io.Writer) error {
 	ws := sc.ws
-	q, err := newGrepQuery(in)
+	// Checked again: the path may have gone since Check ran.
+	q, start, err := grepCheck(sc, in)
 	if err != nil {
-		return err
-	}
-	start, err := searchStart(sc, in.Path)
-	if err != nil {
-		return err
+		return fmt.Errorf("grep: %w", err)
 	}
 	fi, err := os.Stat(start)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -34,10 +35,35 @@ func (ft *fileTools) listDir() registry.Tool {
 	schema := objectSchema(nil,
 		`"path":{"type":"string","description":"The directory to list, relative to the workspace root or absolute inside the workspace (default \".\", the root)."}`,
 		`"all":{"type":"boolean","description":"Include hidden entries, whose names start with a dot (default false)."}`)
-	return fileTool(ft, "list_dir", listDirDescription, schema, registry.RiskRead, nil,
+	check := func(input json.RawMessage, _ state.Ledger) error {
+		_, abs, err := resolveInput[listDirInput](ft, "list_dir", input, forRead)
+		if err != nil {
+			return err
+		}
+		if err := listable(ft.show(abs), abs); err != nil {
+			return nowFailed(contract.CodePreconditionFailed, "%v", err)
+		}
+		return nil
+	}
+	return fileTool(ft, "list_dir", listDirDescription, schema, registry.RiskRead, check,
 		func(ctx context.Context, w io.Writer, in listDirInput, abs string, _ state.Ledger) ([]contract.FileStamp, error) {
 			return nil, ft.listDirAt(ctx, w, in, abs) // a listing reads no file
 		})
+}
+
+// listable says why the directory at abs, shown to the model as shown,
+// cannot be listed; nil when it is a directory. It only looks.
+func listable(shown, abs string) error {
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist", shown)
+	case err != nil:
+		return err
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory; use read_file to read a file", shown)
+	}
+	return nil
 }
 
 // dirEntry is one line of a listing.
@@ -50,14 +76,9 @@ type dirEntry struct {
 // listDirAt writes the listing of the directory at abs to w.
 func (ft *fileTools) listDirAt(_ context.Context, w io.Writer, in listDirInput, abs string) error {
 	shown := ft.show(abs)
-	fi, err := os.Stat(abs)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("list_dir: %s does not exist", shown)
-	case err != nil:
+	// Checked again: the directory may have gone since Check ran.
+	if err := listable(shown, abs); err != nil {
 		return fmt.Errorf("list_dir: %w", err)
-	case !fi.IsDir():
-		return fmt.Errorf("list_dir: %s is not a directory; use read_file to read a file", shown)
 	}
 	des, err := os.ReadDir(abs)
 	if err != nil {

@@ -20,9 +20,9 @@ import (
 // asked is a person who keeps the questions they are asked and says no.
 type asked struct{ questions []tool.Question }
 
-func (a *asked) Approve(_ context.Context, q tool.Question) (tool.Answer, error) {
+func (a *asked) Approve(_ context.Context, q tool.Question) (tool.Reply, error) {
 	a.questions = append(a.questions, q)
-	return tool.No, nil
+	return tool.Reply{Answer: tool.No}, nil
 }
 
 // The person asked to approve a write sees the diff it would make, and
@@ -55,11 +55,6 @@ func TestApprovalShowsTheDiffOfAWrite(t *testing.T) {
 			name: "write existing", file: "a\nb\n", tool: "write_file",
 			input: `{"path":"f.txt","content":"a\nc\n"}`,
 			want:  "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n",
-		},
-		{
-			name: "old_string not found", file: "one\n", tool: "edit_file",
-			input: `{"path":"f.txt","old_string":"two","new_string":"2"}`,
-			want:  "",
 		},
 		{
 			name: "huge write", file: "-", tool: "write_file",

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -42,7 +43,39 @@ func (ft *fileTools) readFile() registry.Tool {
 		`"path":{"type":"string","description":"The file to read, relative to the workspace root or absolute inside the workspace, or a session artifact's absolute path."}`,
 		`"offset":{"type":"integer","minimum":1,"description":"The first line to show, counting from 1 (default 1)."}`,
 		`"limit":{"type":"integer","minimum":1,"description":"The most lines to show (default 2000)."}`)
-	return fileTool(ft, "read_file", readFileDescription, schema, registry.RiskRead, nil, ft.readFileAt)
+	check := func(input json.RawMessage, _ state.Ledger) error {
+		in, abs, err := resolveInput[readFileInput](ft, "read_file", input, forRead)
+		if err != nil {
+			return err
+		}
+		if _, err := readable(ft.show(abs), abs, in); err != nil {
+			return nowFailed(contract.CodePreconditionFailed, "%v", err)
+		}
+		return nil
+	}
+	return fileTool(ft, "read_file", readFileDescription, schema, registry.RiskRead, check, ft.readFileAt)
+}
+
+// readable returns what the file at abs, shown to the model as shown, is
+// when in may read it: a regular file, whole when it is up to maxFileSize
+// or when in asks for a range. Otherwise it says why not. It only looks.
+func readable(shown, abs string, in readFileInput) (fs.FileInfo, error) {
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s does not exist; list_dir shows what its directory holds", shown)
+	case err != nil:
+		return nil, err
+	case fi.IsDir():
+		return nil, fmt.Errorf("%s is a directory; use list_dir to see what it holds", shown)
+	case !fi.Mode().IsRegular():
+		// Not opened: a named pipe or a device may block or never end.
+		return nil, fmt.Errorf("%s is %s, not a file read_file can show", shown, fileKind(fi.Mode()))
+	case fi.Size() > maxFileSize && in.Offset <= 0 && in.Limit <= 0:
+		return nil, fmt.Errorf("%s is %s, more than the %s read_file shows at once; pass offset and limit to read a part of it, or search it with grep",
+			shown, humanSize(fi.Size()), humanSize(maxFileSize))
+	}
+	return fi, nil
 }
 
 // readFileAt writes to w the lines of the file at abs that in asks for,
@@ -54,22 +87,10 @@ func (ft *fileTools) readFile() registry.Tool {
 // end, returns no stamp.
 func (ft *fileTools) readFileAt(ctx context.Context, w io.Writer, in readFileInput, abs string, _ state.Ledger) ([]contract.FileStamp, error) {
 	shown := ft.show(abs)
-	fi, err := os.Stat(abs)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("read_file: %s does not exist; list_dir shows what its directory holds", shown)
-	case err != nil:
+	// Checked again: the file may have changed since Check ran.
+	fi, err := readable(shown, abs, in)
+	if err != nil {
 		return nil, fmt.Errorf("read_file: %w", err)
-	case fi.IsDir():
-		return nil, fmt.Errorf("read_file: %s is a directory; use list_dir to see what it holds", shown)
-	case !fi.Mode().IsRegular():
-		// Not opened: a named pipe or a device may block or never end.
-		return nil, fmt.Errorf("read_file: %s is %s, not a file read_file can show", shown, fileKind(fi.Mode()))
-	}
-	ranged := in.Offset > 0 || in.Limit > 0
-	if fi.Size() > maxFileSize && !ranged {
-		return nil, fmt.Errorf("read_file: %s is %s, more than the %s read_file shows at once; pass offset and limit to read a part of it, or search it with grep",
-			shown, humanSize(fi.Size()), humanSize(maxFileSize))
 	}
 	f, err := os.Open(abs)
 	if err != nil {

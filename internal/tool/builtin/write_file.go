@@ -48,9 +48,9 @@ func (ft *fileTools) writeFile() registry.Tool {
 // none. A file that is there must be a regular one which ledger holds
 // with its current content (read or written in the session, not changed
 // since), else the error is a *registry.CheckError (stale_file or
-// precondition_failed). With load set, the content of a file up to
-// maxFileSize is returned too; otherwise, or for a larger file, the file
-// is only hashed.
+// precondition_failed) about the file as it is now (Current). With load
+// set, the content of a file up to maxFileSize is returned too;
+// otherwise, or for a larger file, the file is only hashed.
 func (ft *fileTools) existingFile(abs string, load bool, ledger state.Ledger) (*loaded, error) {
 	shown := ft.show(abs)
 	fi, err := os.Stat(abs)
@@ -58,17 +58,17 @@ func (ft *fileTools) existingFile(abs string, load bool, ledger state.Ledger) (*
 		return nil, nil
 	}
 	if err != nil {
-		return nil, &registry.CheckError{Code: contract.CodePreconditionFailed, Message: fmt.Sprintf("%s: %v", shown, err)}
+		return nil, nowFailed(contract.CodePreconditionFailed, "%s: %v", shown, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &registry.CheckError{Code: contract.CodePreconditionFailed, Message: fmt.Sprintf("%s is %s, not a file to write", shown, fileKind(fi.Mode()))}
+		return nil, nowFailed(contract.CodePreconditionFailed, "%s is %s, not a file to write", shown, fileKind(fi.Mode()))
 	}
 	if !load || fi.Size() > maxFileSize {
 		return &loaded{size: fi.Size()}, verifyFile(ledger, abs, shown)
 	}
 	data, err := os.ReadFile(abs)
 	if err != nil {
-		return nil, &registry.CheckError{Code: contract.CodePreconditionFailed, Message: fmt.Sprintf("%s: %v", shown, err)}
+		return nil, nowFailed(contract.CodePreconditionFailed, "%s: %v", shown, err)
 	}
 	cur := contentStamp(abs, data, fi.ModTime(), contract.FileRead)
 	if err := verify(ledger, abs, shown, cur); err != nil {

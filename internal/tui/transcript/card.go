@@ -149,6 +149,8 @@ func denialReason(e *contract.ToolPermission) string {
 	switch {
 	case e.Rule != "":
 		return r + " (by rule " + e.Rule + ")"
+	case e.By == "user" && e.Rule == "" && e.Message != "":
+		return "you said no: " + e.Message
 	case e.By == "user" && e.Rule == "":
 		// The reason the kernel records is written for the model ("do
 		// not retry"); the person only needs to know it was theirs.

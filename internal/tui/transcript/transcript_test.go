@@ -231,3 +231,11 @@ func TestDeniedByThePerson(t *testing.T) {
 		t.Errorf("denialReason = %q", got)
 	}
 }
+
+// A no that said what to do instead shows what was said.
+func TestDeniedByThePersonWithAMessage(t *testing.T) {
+	got := denialReason(&contract.ToolPermission{Decision: contract.Deny, By: "user", Reason: "The user said no, and said what to do instead.", Message: "use the helper"})
+	if got != "you said no: use the helper" {
+		t.Errorf("denialReason = %q", got)
+	}
+}
