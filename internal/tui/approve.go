@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/charmbracelet/x/ansi"
@@ -49,8 +50,9 @@ func (a *Approver) following(flush func()) {
 // errNoUI says a question came when no UI could ask it.
 var errNoUI = errors.New("tui: no interactive UI to ask")
 
-// Approve shows q and waits for the person's key or for ctx. The dialog
-// answers with a key, and so says nothing more than its answer.
+// Approve shows q and waits for the person's key or for ctx. A key
+// answers; t, a no that tells the model what to do instead, takes a line
+// of text first.
 func (a *Approver) Approve(ctx context.Context, q kernel.Question) (kernel.Reply, error) {
 	a.mu.Lock()
 	p, flush := a.p, a.flush
@@ -61,14 +63,14 @@ func (a *Approver) Approve(ctx context.Context, q kernel.Question) (kernel.Reply
 	if flush != nil {
 		flush()
 	}
-	reply := make(chan kernel.Answer, 1)
+	reply := make(chan kernel.Reply, 1)
 	ask := &question{q: q, reply: reply}
 	// Send returns when the UI's loop took it, or at once when the
 	// program has ended (then ctx is the run's, cancelled with it).
 	p.Send(askMsg{ask})
 	select {
-	case ans := <-reply:
-		return kernel.Reply{Answer: ans}, nil
+	case r := <-reply:
+		return r, nil
 	case <-ctx.Done():
 		// The dialog is withdrawn by the run's end (runDoneMsg).
 		return kernel.Reply{Answer: kernel.No}, ctx.Err()
@@ -78,16 +80,16 @@ func (a *Approver) Approve(ctx context.Context, q kernel.Question) (kernel.Reply
 // question is one waiting question and where its answer goes.
 type question struct {
 	q     kernel.Question
-	reply chan<- kernel.Answer
+	reply chan<- kernel.Reply
 }
 
 // askMsg brings a question to the UI's loop.
 type askMsg struct{ q *question }
 
-// answer sends ans to the asker once.
-func (q *question) answer(ans kernel.Answer) {
+// answer sends r to the asker once.
+func (q *question) answer(r kernel.Reply) {
 	select {
-	case q.reply <- ans:
+	case q.reply <- r:
 	default:
 	}
 }
@@ -108,7 +110,7 @@ func (m *model) dialog(q *question, room int) string {
 			reason = append(reason, strings.Split(wrapIndent(printable.Line(strings.TrimSuffix(l, "\n")), w, "  "), "\n")...)
 		}
 		reason = append(reason, strings.Split(th.Dim.Render(wrapIndent("Yes runs this one command again with no sandbox at all: it can then write anywhere you can, read your credentials and reach the network. Nothing is saved for next time.", w, "  ")), "\n")...)
-		keys = keysLine(th, w, "y", "yes, run it again with no sandbox", "n", "no, keep the refusal")
+		keys = keysLine(th, w, "y", "yes, run it again with no sandbox", "n", "no, keep the refusal", "t", "no, and tell the model what to do instead")
 	} else {
 		verb := "use " + printable.Line(q.q.Tool)
 		if q.q.Tool == "bash" {
@@ -123,7 +125,14 @@ func (m *model) dialog(q *question, room int) string {
 			rules := rulesText(q.q.Rules, w)
 			opts = append(opts, "a", "always: allow "+rules+" (saved in .rein/config.toml)", "d", "never: deny "+rules)
 		}
+		opts = append(opts, "t", "no, and tell the model what to do instead")
 		keys = keysLine(th, w, opts...)
+	}
+	if m.tell != nil {
+		keys = th.Accent.Render(wrapIndent("Tell the model what to do instead (Enter: no, with this; Esc: back):", w, "  ")) + "\n  " + m.tell.View()
+	} else if draft := m.comp.Value(); strings.TrimSpace(draft) != "" {
+		last := draft[strings.LastIndexByte(strings.TrimRight(draft, "\n"), '\n')+1:]
+		keys += "\n" + th.Dim.Render(truncate("  your draft, kept: "+printable.Line(last), w))
 	}
 	if n := len(m.asks); n > 0 {
 		keys += "\n" + th.Dim.Render(fmt.Sprintf("  (%d more waiting)", n))
@@ -248,15 +257,39 @@ func answerKey(q *question, key string) (kernel.Answer, bool) {
 	return kernel.No, false
 }
 
-// answerWord names an answer in the transcript.
-func answerWord(ans kernel.Answer) string {
-	switch ans {
-	case kernel.Yes:
-		return "allowed once"
-	case kernel.Always:
-		return "allowed always"
-	case kernel.Never:
-		return "denied always"
+// startTell opens the line where the person tells the model what to do
+// instead of the call they deny.
+func (m *model) startTell() tea.Cmd {
+	ti := textinput.New()
+	ti.Prompt = "› "
+	ti.CharLimit = kernel.MaxReplyText
+	ti.SetVirtualCursor(false)
+	ti.SetWidth(max(10, m.width-6))
+	m.tell = &ti
+	return m.tell.Focus()
+}
+
+// telling handles a key while the person writes what to tell the model:
+// Enter answers no with it, Esc goes back to the keys.
+func (m *model) telling(k tea.KeyPressMsg) tea.Cmd {
+	switch k.String() {
+	case "enter":
+		text := strings.TrimSpace(m.tell.Value())
+		m.tell = nil
+		if text == "" {
+			return nil // nothing said: the question stays
+		}
+		m.answered(kernel.Reply{Answer: kernel.No, Text: text})
+		return nil
+	case "esc":
+		m.tell = nil
+		return nil
+	case "ctrl+c":
+		m.tell = nil
+		m.interrupt()
+		return nil
 	}
-	return "denied"
+	ti, cmd := m.tell.Update(k)
+	m.tell = &ti
+	return cmd
 }

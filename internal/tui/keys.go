@@ -14,11 +14,14 @@ import (
 )
 
 // askGuard is how long a question must have been on the screen before a
-// key answers it; burstGap the gap under which keys are a burst (typed or
-// pasted text), which never answers.
+// key answers it; typingGap the gap under which a key follows another as
+// typing does: a key that comes less than typingGap after the one before
+// never answers. Both go to the draft instead, where the person was
+// typing: a question that appears mid-word must not take the next letter
+// as "always" (a typist's keys come 100 to 450 ms apart).
 const (
-	askGuard = 400 * time.Millisecond
-	burstGap = 30 * time.Millisecond
+	askGuard  = 500 * time.Millisecond
+	typingGap = 300 * time.Millisecond
 )
 
 // modeCycle is the order Shift+Tab goes through, as Claude Code's.
@@ -35,28 +38,33 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	now := m.now()
-	burst := now.Sub(m.lastKey) < burstGap
+	typing := now.Sub(m.lastKey) < typingGap
 	m.lastKey = now
+	if m.ask != nil && m.tell != nil {
+		return m.telling(k)
+	}
 	if m.ask != nil {
 		switch {
 		case key == "ctrl+c":
 			m.interrupt()
 			return nil
 		case key == "esc":
-			m.answered(kernel.No)
+			m.answered(kernel.Reply{Answer: kernel.No})
 			return nil
-		case key == "v":
-			return m.showSubject()
-		case burst || now.Sub(m.askAt) < askGuard:
-			// Keys typed as the question appeared, or in a burst, are the
-			// person typing their next message: they go to the composer,
+		case typing || now.Sub(m.askAt) < askGuard:
+			// Keys typed as the question appeared, or while typing, are
+			// the person typing their next message: they go to the draft,
 			// never answer (a "y" in a word would allow a command, an "a"
 			// save a rule).
 			sub, cmd := m.comp.Update(k)
 			return tea.Batch(cmd, m.submitted(sub))
+		case key == "v":
+			return m.showSubject()
+		case key == "t" || key == "T":
+			return m.startTell()
 		}
 		if ans, ok := answerKey(m.ask, key); ok {
-			m.answered(ans)
+			m.answered(kernel.Reply{Answer: ans})
 		}
 		return nil
 	}

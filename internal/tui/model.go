@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/spinner"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -53,9 +54,12 @@ type model struct {
 	// when it ends.
 	queue []composer.Submission
 
-	// asks are the questions waiting behind the one shown (ask).
+	// asks are the questions waiting behind the one shown (ask); tell is
+	// the line where the person says what to do instead of a call they
+	// deny, while they write it.
 	ask  *question
 	asks []*question
+	tell *textinput.Model
 	// picker is the /resume list, when open.
 	picker *picker
 
@@ -306,7 +310,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	case tea.PasteMsg:
-		if m.ask != nil || m.picker != nil {
+		if m.tell != nil {
+			ti, cmd := m.tell.Update(msg)
+			m.tell = &ti
+			return m, cmd
+		}
+		if m.picker != nil {
 			return m, nil
 		}
 		sub, cmd := m.comp.Update(msg)
@@ -505,10 +514,10 @@ func (m *model) ended(err error) tea.Cmd {
 	}
 	for _, q := range append([]*question{m.ask}, m.asks...) {
 		if q != nil {
-			q.answer(kernel.No)
+			q.answer(kernel.Reply{Answer: kernel.No})
 		}
 	}
-	m.ask, m.asks = nil, nil
+	m.ask, m.asks, m.tell = nil, nil, nil
 	took := m.now().Sub(m.started)
 	m.running, m.cancel, m.activity = false, nil, ""
 	cmds := []tea.Cmd{m.flushPrint()}
@@ -542,7 +551,7 @@ func (m *model) notify(text string) tea.Cmd {
 // asked shows q, or queues it behind the one shown.
 func (m *model) asked(q *question) tea.Cmd {
 	if !m.running {
-		q.answer(kernel.No)
+		q.answer(kernel.Reply{Answer: kernel.No})
 		return nil
 	}
 	if m.ask != nil {
@@ -554,10 +563,10 @@ func (m *model) asked(q *question) tea.Cmd {
 	return m.notify("rein: approval needed")
 }
 
-// answered sends the person's answer and shows the next question.
-func (m *model) answered(ans kernel.Answer) {
-	m.ask.answer(ans)
-	m.ask = nil
+// answered sends the person's reply and shows the next question.
+func (m *model) answered(r kernel.Reply) {
+	m.ask.answer(r)
+	m.ask, m.tell = nil, nil
 	if len(m.asks) > 0 {
 		m.ask, m.asks, m.askAt = m.asks[0], m.asks[1:], m.now()
 		return

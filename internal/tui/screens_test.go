@@ -76,7 +76,7 @@ func TestScreenApprovalWithDiff(t *testing.T) {
 	h := newHarness(t, 80, &fakeRuntime{})
 	h.m.running, h.m.activity, h.m.started = true, "waiting for your answer", h.m.now().Add(-1500*time.Millisecond)
 	h.m.activityAt = h.m.started
-	reply := make(chan kernel.Answer, 1)
+	reply := make(chan kernel.Reply, 1)
 	q := kernel.Question{Tool: "edit_file", Subject: "stats.go", Reason: "edit_file on stats.go is not covered by any rule",
 		Rules:   []string{"edit_file(stats.go)"},
 		Preview: "--- stats.go\n+++ stats.go\n@@ -3,3 +3,6 @@\n func Mean(xs []float64) float64 {\n+\tif len(xs) == 0 {\n+\t\treturn 0\n+\t}\n \treturn sum(xs) / float64(len(xs))\n"}
@@ -84,7 +84,7 @@ func TestScreenApprovalWithDiff(t *testing.T) {
 	h.golden("approval-edit")
 	h.later(time.Second)
 	h.key("a")
-	if got := <-reply; got != kernel.Always {
+	if got := <-reply; got.Answer != kernel.Always {
 		t.Errorf("answer %v, want always", got)
 	}
 	if h.m.ask != nil {
@@ -96,14 +96,14 @@ func TestScreenApprovalCommand(t *testing.T) {
 	h := newHarness(t, 80, &fakeRuntime{})
 	h.m.running, h.m.started = true, h.m.now()
 	h.m.activityAt = h.m.started
-	reply := make(chan kernel.Answer, 2)
+	reply := make(chan kernel.Reply, 2)
 	long := "rm -rf build && go build -o build/app ./cmd/app && ./build/app --config testdata/config.toml --verbose --output build/report.txt"
 	h.send(askMsg{&question{q: kernel.Question{Tool: "bash", Subject: long, Reason: "`rm -rf build` is not covered by any rule", Rules: []string{"bash(rm -rf build)"}}, reply: reply}})
 	h.send(askMsg{&question{q: kernel.Question{Tool: "bash", Subject: "ls"}, reply: reply}})
 	h.golden("approval-command")
 	h.later(time.Second)
 	h.key("esc")
-	if got := <-reply; got != kernel.No {
+	if got := <-reply; got.Answer != kernel.No {
 		t.Errorf("esc answered %v", got)
 	}
 	if h.m.ask == nil || h.m.ask.q.Subject != "ls" {
@@ -116,7 +116,7 @@ func TestScreenApprovalCommand(t *testing.T) {
 	}
 	h.later(time.Second)
 	h.key("y")
-	if got := <-reply; got != kernel.Yes {
+	if got := <-reply; got.Answer != kernel.Yes {
 		t.Errorf("y answered %v", got)
 	}
 }
@@ -259,14 +259,14 @@ func TestTypingNeverAnswers(t *testing.T) {
 	h := newHarness(t, 80, &fakeRuntime{})
 	h.m.running, h.m.started = true, h.m.now()
 	h.m.activityAt = h.m.started
-	reply := make(chan kernel.Answer, 1)
+	reply := make(chan kernel.Reply, 1)
 	h.send(askMsg{&question{q: kernel.Question{Tool: "bash", Subject: "rm -rf build", Rules: []string{"bash(rm -rf build)"}}, reply: reply}})
 	h.typeText("yay") // within the first moment
 	h.later(time.Second)
 	h.typeText("a") // a burst? no: a second later, alone
 	select {
 	case got := <-reply:
-		if got != kernel.Always {
+		if got.Answer != kernel.Always {
 			t.Errorf("answer %v, want always from the key pressed alone", got)
 		}
 	default:
@@ -274,6 +274,74 @@ func TestTypingNeverAnswers(t *testing.T) {
 	}
 	if v := h.m.comp.Value(); v != "yay" {
 		t.Errorf("the composer holds %q, want the typing %q", v, "yay")
+	}
+}
+
+// A typist's next letter after a question appears mid-word goes to the
+// draft: the question must have been on screen 500 ms and no key may have
+// come in the 300 ms before the one that answers. Typing "and also" with
+// the question appearing after "and " wrote bash(echo bench-ok) into the
+// project's config when the "a" came 430 ms after the question.
+func TestTypeAheadNeverAnswers(t *testing.T) {
+	h := newHarness(t, 80, &fakeRuntime{})
+	h.m.running, h.m.started = true, h.m.now()
+	h.m.activityAt = h.m.started
+	reply := make(chan kernel.Reply, 1)
+	for _, r := range "and " {
+		h.typeText(string(r))
+		h.later(150 * time.Millisecond)
+	}
+	h.send(askMsg{&question{q: kernel.Question{Tool: "bash", Subject: "echo bench-ok", Rules: []string{"bash(echo bench-ok)"}}, reply: reply}})
+	h.later(430 * time.Millisecond)
+	for _, r := range "also" {
+		h.typeText(string(r)) // 430 ms after the question, then 280 ms apart: typing
+		h.later(280 * time.Millisecond)
+	}
+	select {
+	case got := <-reply:
+		t.Fatalf("typing answered the question: %v", got)
+	default:
+	}
+	if v := h.m.comp.Value(); v != "and also" {
+		t.Errorf("the draft holds %q, want %q", v, "and also")
+	}
+	if !strings.Contains(h.screenText(), "your draft, kept: and also") {
+		t.Errorf("the dialog does not show the draft kept:\n%s", h.screenText())
+	}
+	h.later(time.Second)
+	h.key("n")
+	if got := <-reply; got.Answer != kernel.No {
+		t.Errorf("the key after a pause answered %v, want no", got)
+	}
+}
+
+// t answers no and tells the model what to do instead: a line of text,
+// Enter sends it with the no; Esc goes back to the keys.
+func TestNoAndTellTheModel(t *testing.T) {
+	h := newHarness(t, 80, &fakeRuntime{})
+	h.m.running, h.m.started = true, h.m.now()
+	h.m.activityAt = h.m.started
+	reply := make(chan kernel.Reply, 1)
+	h.send(askMsg{&question{q: kernel.Question{Tool: "bash", Subject: "rm -rf build", Rules: []string{"bash(rm -rf build)"}}, reply: reply}})
+	h.later(time.Second)
+	h.key("t")
+	h.key("esc")
+	if h.m.ask == nil || h.m.tell != nil {
+		t.Fatalf("esc on the line did not go back to the question")
+	}
+	h.later(time.Second)
+	h.key("t")
+	if !strings.Contains(h.screenText(), "Tell the model what to do instead") {
+		t.Fatalf("t does not open the line:\n%s", h.screenText())
+	}
+	h.typeText("use make clean; a and y are words here")
+	if h.m.ask == nil {
+		t.Fatalf("a letter typed on the line answered the question")
+	}
+	h.key("enter")
+	got := <-reply
+	if got.Answer != kernel.No || got.Text != "use make clean; a and y are words here" {
+		t.Errorf("reply %+v, want no with the text", got)
 	}
 }
 
@@ -308,7 +376,7 @@ func TestLongCommandDialog(t *testing.T) {
 	for i := range 60 {
 		cmd = append(cmd, fmt.Sprintf("echo line %d", i))
 	}
-	reply := make(chan kernel.Answer, 1)
+	reply := make(chan kernel.Reply, 1)
 	h.send(askMsg{&question{q: kernel.Question{Tool: "bash", Subject: "rm -rf ~\n" + strings.Join(cmd, "\n")}, reply: reply}})
 	v := ansi.Strip(h.m.View().Content)
 	if n := strings.Count(v, "\n") + 1; n > 30 {

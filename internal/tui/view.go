@@ -35,7 +35,17 @@ func (m *model) View() tea.View {
 	case m.ask != nil:
 		// The dialog has the screen but for a row, the status line and
 		// what is above it here.
-		parts = append(parts, m.dialog(m.ask, m.height-1-rows(parts)-1))
+		d := m.dialog(m.ask, m.height-1-rows(parts)-1)
+		parts = append(parts, d)
+		if m.tell != nil {
+			// The line the person writes on is the dialog's last.
+			if c := m.tell.Cursor(); c != nil {
+				cc := *c
+				cc.X += 2
+				cc.Y = rows(parts) - 1
+				cursor = &cc
+			}
+		}
 	case m.picker != nil:
 		parts = append(parts, m.picker.view(m))
 	default:
