@@ -142,8 +142,10 @@ func (m *model) help(string) tea.Cmd {
 		{"Ctrl-C", "interrupt a run; clear the composer; twice on an empty one: exit"},
 		{"Ctrl-D", "exit (on an empty composer)"},
 		{"Shift+Tab", "cycle the permission mode: default, accept-edits, plan"},
-		{"Ctrl-O", "show the last reasoning in full"},
-		{"y n a d", "answer an approval: yes, no, always (saves the rule), never (saves a deny)"},
+		{"Ctrl-O", "print the latest tool call's whole output"},
+		{"Ctrl-T", "print the model's last reasoning in full"},
+		{"Ctrl-Z", "suspend rein (fg brings it back)"},
+		{"y n a d t", "answer an approval: yes, no, always (saves the rule), never (saves a deny), no and tell the model what to do instead; v prints a long command whole"},
 	} {
 		b.WriteString(row(m.width, 14, "  "+k[0], k[1], th) + "\n")
 	}

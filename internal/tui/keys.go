@@ -40,6 +40,16 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	now := m.now()
 	typing := now.Sub(m.lastKey) < typingGap
 	m.lastKey = now
+	if key == "ctrl+z" {
+		// The terminal is given back and rein stopped as a shell's job
+		// is; fg brings it back, the frame drawn again where the shell
+		// left the cursor. A run goes on where it was once resumed. The
+		// frame is taken off the screen first (the last one drawn before
+		// the terminal is given back is empty), so no copy of it stays
+		// above the shell's lines.
+		m.suspended = true
+		return tea.Suspend
+	}
 	if m.ask != nil && m.tell != nil {
 		return m.telling(k)
 	}
@@ -89,11 +99,14 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "shift+tab":
 		return m.cycleMode()
 	case "ctrl+o":
+		return m.showOutput()
+	case "ctrl+t":
 		if r := m.tr.LastReasoning(); r != "" {
 			m.print(m.theme.Dim.Render(transcript.Note("info", "reasoning:", m.width, m.theme) + "\n" + wrapIndent(r, m.width-2, "  ")))
-			return m.flushPrint()
+		} else {
+			m.print(transcript.Note("info", "no reasoning to show yet: ctrl+t shows the model's last reasoning in full once it has reasoned", m.width, m.theme))
 		}
-		return nil
+		return m.flushPrint()
 	}
 	sub, cmd := m.comp.Update(k)
 	return tea.Batch(cmd, m.submitted(sub))

@@ -70,9 +70,9 @@ type model struct {
 	// the live region took in the last frame.
 	sized, printedOnce, begun bool
 	// shown says a first print reached the screen: no frame is drawn
-	// before it.
-	shown    bool
-	liveRows int
+	// before it. suspended says Ctrl-Z gave the terminal back.
+	shown, suspended bool
+	liveRows         int
 	// printed is what went into the scrollback, for the reprint after a
 	// resize; reflowAt is not zero while a resize settles (the
 	// generation of its timer, reflowGen the latest), reflowDue says the
@@ -353,6 +353,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.opened(msg)
 	case reflowMsg:
 		return m, m.reflowed(msg)
+	case tea.ResumeMsg:
+		m.suspended = false
+		return m, nil
 	}
 	sub, cmd := m.comp.Update(msg)
 	return m, tea.Batch(cmd, m.submitted(sub))

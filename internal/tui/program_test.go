@@ -92,7 +92,7 @@ func TestProgramAsksAndLeaves(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	wait("tok · $0")
+	wait("· 0 tok")
 	if _, err := io.WriteString(typed, "hello\r"); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -14,7 +15,7 @@ import (
 // View draws the live region: what is in progress, what waits, the
 // composer (or a dialog, or the picker) and the status line.
 func (m *model) View() tea.View {
-	if m.quitting || !m.shown {
+	if m.quitting || m.suspended || !m.shown {
 		// No frame before the first print (the banner): a frame drawn
 		// first would be cleared from the screen's top-left corner by the
 		// print, which some terminals (tmux) keep in the scrollback.
@@ -169,6 +170,7 @@ func (m *model) statusLine() string {
 		{name, mode, ctxPart, cost},
 		{name, mode, ctxPart},
 	} {
+		parts = slices.DeleteFunc(parts, func(p string) bool { return p == "" })
 		if line = strings.Join(parts, " · "); ansi.StringWidth(line) <= m.width {
 			break
 		}
@@ -195,13 +197,13 @@ func tokensShort(n int64) string {
 	return fmt.Sprint(n)
 }
 
-// costShort is the session's cost for the status line.
+// costShort is the session's cost for the status line: nothing before
+// the first call, nor when no call's price is known (/cost says so in
+// words); "+?" after a sum some calls of which were not priced.
 func costShort(usd float64, calls, unpriced int) string {
 	switch {
-	case calls == 0:
-		return "$0"
-	case unpriced == calls:
-		return "$?"
+	case calls == 0, unpriced == calls:
+		return ""
 	case unpriced > 0:
 		return fmt.Sprintf("$%.2f+?", usd)
 	}

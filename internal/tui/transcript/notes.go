@@ -88,13 +88,38 @@ func Diff(diff string, width, maxLines int, th style.Theme) string {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		l = ansi.Truncate(strings.ReplaceAll(l, "\t", "    "), max(width, 1), "…")
-		b.WriteString(paint(th, diffStyle(l, th), l))
+		st := diffStyle(l, th)
+		// A long line is wrapped, never cut: nobody should approve text
+		// they cannot read. Its other rows keep its +, - or space.
+		for j, row := range diffRows(strings.ReplaceAll(l, "\t", "    "), max(width, 4)) {
+			if j > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(paint(th, st, row))
+		}
 	}
 	if more > 0 {
 		b.WriteString("\n" + paint(th, th.Dim, fmt.Sprintf("… %d more lines", more)))
 	}
 	return b.String()
+}
+
+// diffRows splits a diff line into rows of width columns; a row after
+// the first starts with the line's mark (+, - or space) and a space.
+func diffRows(l string, width int) []string {
+	w := ansi.StringWidth(l)
+	if w <= width {
+		return []string{l}
+	}
+	mark := " "
+	if (l[0] == '+' || l[0] == '-') && !strings.HasPrefix(l, "+++ ") && !strings.HasPrefix(l, "--- ") {
+		mark = l[:1]
+	}
+	rows := []string{ansi.Cut(l, 0, width)}
+	for at := width; at < w; at += width - 2 {
+		rows = append(rows, mark+" "+ansi.Cut(l, at, at+width-2))
+	}
+	return rows
 }
 
 // diffStyle is the style of one line of a unified diff.

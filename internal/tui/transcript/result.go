@@ -17,10 +17,12 @@ import (
 const diffLines = 20
 
 // failedLines is how many lines of a failed command's output a card
-// shows; userLines how many of a command the person ran themselves
-// (!ls), which they ran to see.
+// shows (its last, where errors are); shownLines how many of a call that
+// succeeded (its first); userLines how many of a command the person ran
+// themselves (!ls), which they ran to see.
 const (
 	failedLines = 3
+	shownLines  = 5
 	userLines   = 20
 )
 
@@ -45,13 +47,16 @@ func (c *card) finished(v view, obs *contract.Observation) string {
 		out = append(out, branch(v, st, orCode(firstLine(obs.Text), obs.Code)))
 	case c.tool == "bash" || c.user:
 		out = append(out, c.resultLine(v, obs)...)
-		if n := failedLines; c.user || !c.ok(obs) {
-			if c.user {
-				n = userLines
-			}
-			for _, l := range lastLines(withoutExitLine(printable.Text(lineEnds(obs.Text))), n) {
+		text := withoutExitLine(printable.Text(lineEnds(obs.Text)))
+		switch {
+		case c.user:
+			out = append(out, firstLines(v, text, userLines)...)
+		case !c.ok(obs):
+			for _, l := range lastLines(text, failedLines) {
 				out = append(out, indentLine(v, v.th.Dim, l))
 			}
+		default:
+			out = append(out, firstLines(v, text, shownLines)...)
 		}
 	default:
 		out = append(out, c.summary(v, obs)...)
@@ -138,6 +143,13 @@ func (c *card) summary(v view, obs *contract.Observation) []string {
 		}
 	}
 	out := c.withArtifact(v, branch(v, th.Dim, head), obs)
+	if c.tool == "list_dir" || c.tool == "glob" || c.tool == "grep" {
+		// What a search found: its first lines, as a command's.
+		if _, rest, ok := strings.Cut(text, "\n"); ok {
+			out = append(out, firstLines(v, rest, shownLines-1)...)
+		}
+		return out
+	}
 	if d := Change(c.tool, c.input, text, v.workspace); d != "" {
 		for _, l := range strings.Split(Diff(d, v.width-4, diffLines, th), "\n") {
 			out = append(out, "    "+l)
@@ -198,6 +210,24 @@ func numberedLines(s string) int {
 		}
 	}
 	return n
+}
+
+// firstLines renders the first n lines of text under a card and, when
+// there are more, how many and the key that shows them whole.
+func firstLines(v view, text string, n int) []string {
+	text = strings.TrimRight(text, "\n")
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	lines := strings.Split(text, "\n")
+	var out []string
+	for _, l := range lines[:min(n, len(lines))] {
+		out = append(out, indentLine(v, v.th.Dim, l))
+	}
+	if more := len(lines) - n; more > 0 {
+		out = append(out, "    "+paint(v.th, v.th.Dim, fmt.Sprintf("+%s (ctrl+o shows the whole output)", plural(more, "line"))))
+	}
+	return out
 }
 
 // withoutExitLine drops the "exit code: N" line the bash tool ends its

@@ -53,6 +53,8 @@ type Transcript struct {
 	reasonClean   printable.Stream
 	reasoningOpen bool
 	lastReasoning string
+	// lastOutput is the latest finished tool call's output, for Ctrl-O.
+	lastOutput Output
 
 	// cards are the tool calls proposed and not finished, by intent id;
 	// order is their ids in the order they were proposed.
@@ -91,6 +93,17 @@ func widthOr80(width int) int {
 // if there was none: made printable, as it streamed, or as the log
 // holds it when it did not stream.
 func (t *Transcript) LastReasoning() string { return t.lastReasoning }
+
+// Output is a finished tool call's output as the model saw it: the call
+// (its header), the text, and the artifact that holds the whole of it
+// when the text is shortened (empty when it is not).
+type Output struct {
+	Call, Text, Artifact string
+}
+
+// LastOutput returns the latest finished tool call's output; the zero
+// Output when no call finished yet.
+func (t *Transcript) LastOutput() Output { return t.lastOutput }
 
 // Apply folds one envelope, durable or delta, and returns the blocks it
 // finished, in the order they are to be printed into scrollback, each

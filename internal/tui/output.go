@@ -1,0 +1,82 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rein-agent/rein/internal/printable"
+	"github.com/rein-agent/rein/internal/tui/transcript"
+)
+
+// maxShown bounds what Ctrl-O prints of an output kept whole in an
+// artifact (up to 64 MiB): the scrollback is for reading, and the file
+// stays where it is for the rest.
+const maxShown = 256 << 10
+
+// showOutput prints the latest tool call's output whole into the
+// scrollback: the artifact that holds all of it when the model was shown
+// a shortened text, else the text itself.
+func (m *model) showOutput() tea.Cmd {
+	out := m.tr.LastOutput()
+	if out.Call == "" {
+		m.print(transcript.Note("info", "no tool output to show yet: ctrl+o prints the latest tool call's whole output once one has run", m.width, m.theme))
+		return m.flushPrint()
+	}
+	text, rest := out.Text, ""
+	if out.Artifact != "" {
+		whole, more, err := readHead(out.Artifact, maxShown)
+		switch {
+		case err != nil:
+			rest = "the whole output could not be read (" + err.Error() + "); this is what the model was shown"
+		default:
+			text = whole
+			if more > 0 {
+				rest = fmt.Sprintf("%d more bytes in %s", more, out.Artifact)
+			}
+		}
+	}
+	text = strings.TrimRight(printable.Text(strings.ReplaceAll(text, "\r\n", "\n")), "\n")
+	block := m.theme.Bold.Render(truncate(printable.Line(out.Call), m.width)) + "\n" + indentAll(text, "  ")
+	if rest != "" {
+		block += "\n" + transcript.Note("warn", rest, m.width, m.theme)
+	}
+	m.print(block)
+	return m.flushPrint()
+}
+
+// readHead reads at most limit bytes of the file at path, and how many
+// bytes are left after them.
+func readHead(path string, limit int64) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is said beside it
+		}
+		return "", 0, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit))
+	if err != nil {
+		return "", 0, err
+	}
+	var more int64
+	if fi, err := f.Stat(); err == nil && fi.Size() > int64(len(b)) {
+		more = fi.Size() - int64(len(b))
+	}
+	return string(b), more, nil
+}
+
+// indentAll puts indent before every line of s.
+func indentAll(s, indent string) string {
+	if s == "" {
+		return indent + "(no output)"
+	}
+	return indent + strings.ReplaceAll(s, "\n", "\n"+indent)
+}
