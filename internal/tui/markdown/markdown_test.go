@@ -77,6 +77,8 @@ func TestRenderConstructs(t *testing.T) {
 		{"reference links", "[x]: https://x.y \"T\"\n[a][x], [X][] and [x]", 40, "a (https://x.y), X (https://x.y) and x\n(https://x.y)"},
 		{"definitions alone show nothing", "[x]: /u\n[y]: /v", 40, ""},
 		{"undefined reference stays", "[a][nope] [b]", 40, "[a][nope] [b]"},
+		{"HTML5 entities", "&AElig; &Dcaron; &frac34; &HilbertSpace; &ngE; &fjlig;", 40, "Æ Ď ¾ ℋ ≧̸ fj"},
+		{"not entities", "&notit; &ampx; &x; &nbsp &#; &a1;", 40, "&notit; &ampx; &x; &nbsp &#; &a1;"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
