@@ -60,7 +60,8 @@ func (p *inlineParser) reference(opener *inline) (dest string, n int, ok bool) {
 }
 
 // linkTail parses what follows a link's text: "(destination "title")".
-// It returns the destination as written and the length parsed.
+// It returns the destination, its escapes and references resolved, and
+// the length parsed.
 func linkTail(s string, f *finder) (dest string, n int, ok bool) {
 	if s == "" || s[0] != '(' {
 		return "", 0, false
@@ -126,7 +127,34 @@ func linkTail(s string, f *finder) (dest string, n int, ok bool) {
 	if j >= len(s) || s[j] != ')' {
 		return "", 0, false
 	}
-	return dest, j + 1, true
+	return unescape(dest), j + 1, true
+}
+
+// unescape resolves the backslash escapes and character references of a
+// link's destination: what it links to, which is what is shown.
+func unescape(s string) string {
+	if !strings.ContainsAny(s, `\&`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) && isASCIIPunct(s[i+1]) {
+			b.WriteByte(s[i+1])
+			i += 2
+			continue
+		}
+		if c == '&' {
+			if r, n := entity(s[i:]); n > 0 {
+				b.WriteString(r)
+				i += n
+				continue
+			}
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return b.String()
 }
 
 // processEmphasis matches the delimiter runs of nodes into emphasis,

@@ -79,6 +79,12 @@ func TestRenderConstructs(t *testing.T) {
 		{"undefined reference stays", "[a][nope] [b]", 40, "[a][nope] [b]"},
 		{"HTML5 entities", "&AElig; &Dcaron; &frac34; &HilbertSpace; &ngE; &fjlig;", 40, "Æ Ď ¾ ℋ ≧̸ fj"},
 		{"not entities", "&notit; &ampx; &x; &nbsp &#; &a1;", 40, "&notit; &ampx; &x; &nbsp &#; &a1;"},
+		{"link destination resolved", `[a](/b\*c&ouml;) [b](<d\>e>)`, 40, "a (/b*cö) b (d>e)"},
+		{"definition's destination resolved", "[a]: /f&ouml;\\*\n[a]", 40, "a (/fö*)"},
+		{"label case folded", "[SS]: /url\n[ẞ]", 40, "ẞ (/url)"},
+		{"definition then underline", "[foo]: /url\n===\n[foo]", 40, "=== foo (/url)"},
+		{"definition before a setext heading", "[foo]: /url\nbar\n===\n[foo]", 40, "# bar\n\nfoo (/url)"},
+		{"definition then rule", "[foo]: /url\n---", 40, strings.Repeat("─", 40)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -207,7 +213,7 @@ func TestHostileTextIsPrintable(t *testing.T) {
 		if strings.ContainsAny(stripped, "\x1b\x07\r\u202e\u009b") {
 			t.Errorf("control characters reached the output: %q", stripped)
 		}
-		for _, want := range []string{`\x1b]52;c;aGk=\x07`, `\x1b[2J\rhidden<U+202E>`, `\x1b[31mred\x9b`, `ref \x1b[2J`, `(http://a/&#27;[3J)`} {
+		for _, want := range []string{`\x1b]52;c;aGk=\x07`, `\x1b[2J\rhidden<U+202E>`, `\x1b[31mred\x9b`, `ref \x1b[2J`, `(http://a/\x1b[3J)`} {
 			if !strings.Contains(stripped, want) {
 				t.Errorf("output %q does not show %q", stripped, want)
 			}

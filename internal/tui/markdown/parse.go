@@ -25,7 +25,7 @@ type block struct {
 	lang  string // a fenced code block's language
 	kids  []*block
 	items [][]*block
-	defs  []refDef // the link reference definitions a paragraph began with
+	defs  []refDef // the link reference definitions a paragraph or heading began with
 	// A list's: ordered or not, its first number, its marker ('.' or ')'
 	// when ordered) and whether its items are tight.
 	ordered bool
@@ -104,7 +104,12 @@ func paragraph(lines []string, i int) (*block, int) {
 			break
 		}
 		if level := setextLevel(l); level > 0 {
-			return &block{kind: bHeading, level: level, text: strings.TrimSpace(strings.Join(text, "\n"))}, j + 1
+			// The link reference definitions the lines begin with are
+			// not the heading's; lines that are only definitions make
+			// no heading, and the underline is text (or a rule).
+			if defs, rest := takeDefs(strings.TrimSpace(strings.Join(text, "\n"))); rest != "" {
+				return &block{kind: bHeading, level: level, text: rest, defs: defs}, j + 1
+			}
 		}
 		if interrupts(l) {
 			break

@@ -3,8 +3,10 @@ package markdown
 import "strings"
 
 // refDef is a link reference definition: "[label]: destination "title"".
+// Its label is normalised (normLabel), raw is as written; its
+// destination's escapes and references are resolved.
 type refDef struct {
-	label, dest string
+	label, raw, dest string
 }
 
 // takeDefs removes the link reference definitions that begin a
@@ -60,13 +62,14 @@ func parseDef(text string) (refDef, int) {
 	// The rest of the line holds nothing, or a title; a title may be on
 	// the next line.
 	lineEnd := lineEndAfter(text, i)
+	def := refDef{label: label, raw: text[1:end], dest: unescape(dest)}
 	if t := titleEnd(text, i); t > 0 {
-		return refDef{label, dest}, t
+		return def, t
 	}
 	if strings.TrimSpace(text[i:lineEnd]) != "" {
 		return refDef{}, 0
 	}
-	return refDef{label, dest}, lineEnd
+	return def, lineEnd
 }
 
 // titleEnd returns where the line ends that ends the title after a
@@ -122,9 +125,14 @@ func skipLineSpace(s string, i int) int {
 }
 
 // normLabel returns a link label as it is matched: trimmed, its runs of
-// white space one space, in lower case.
+// white space one space, case folded (in lower case, and "ß", whose
+// upper case is "SS", as "ss").
 func normLabel(label string) string {
-	return strings.ToLower(strings.Join(strings.Fields(label), " "))
+	l := strings.ToLower(strings.Join(strings.Fields(label), " "))
+	if strings.Contains(l, "ß") {
+		l = strings.ReplaceAll(l, "ß", "ss")
+	}
+	return l
 }
 
 // collectDefs gathers the definitions of blocks and of the blocks in
