@@ -60,7 +60,7 @@ func (s *Stream) classify() {
 
 // endBlock ends the current block at end.
 func (s *Stream) endBlock(end int) {
-	s.blocks = append(s.blocks, [2]int{s.start, end})
+	s.blocks = append(s.blocks, span{s.start, end})
 	s.start = end
 }
 

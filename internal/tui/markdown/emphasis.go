@@ -15,7 +15,7 @@ func (p *inlineParser) closeBracket() {
 	p.brackets = p.brackets[:len(p.brackets)-1]
 	opener := p.out[bi]
 	dest, n, ok := linkTail(p.src[p.pos:], &p.find)
-	if !ok && p.refs != nil {
+	if !ok && p.refs != nil && opener.active {
 		dest, n, ok = p.reference(opener)
 	}
 	if !opener.active || !ok {
@@ -47,7 +47,7 @@ func (p *inlineParser) reference(opener *inline) (dest string, n int, ok bool) {
 	if strings.HasPrefix(rest, "[") {
 		if j := strings.IndexAny(rest[1:], "[]"); j >= 0 && rest[1+j] == ']' {
 			if j > 0 {
-				if d, found := p.refs[normLabel(rest[1:1+j])]; found {
+				if d, found := p.refs.resolve(normLabel(rest[1 : 1+j])); found {
 					return d, j + 2, true
 				}
 				return "", 0, false
@@ -55,7 +55,14 @@ func (p *inlineParser) reference(opener *inline) (dest string, n int, ok bool) {
 			n = 2 // "[]": the text is the label
 		}
 	}
-	d, found := p.refs[normLabel(label)]
+	if len(label) > 999 {
+		return "", 0, false // no link label
+	}
+	norm := normLabel(label)
+	if norm == "" {
+		return "", 0, false
+	}
+	d, found := p.refs.resolve(norm)
 	return d, n, found
 }
 

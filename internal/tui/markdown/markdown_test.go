@@ -82,6 +82,14 @@ func TestRenderConstructs(t *testing.T) {
 		{"link destination resolved", `[a](/b\*c&ouml;) [b](<d\>e>)`, 40, "a (/b*cö) b (d>e)"},
 		{"definition's destination resolved", "[a]: /f&ouml;\\*\n[a]", 40, "a (/fö*)"},
 		{"label case folded", "[SS]: /url\n[ẞ]", 40, "ẞ (/url)"},
+		{"reference defined in an earlier block", "[1]: https://go.dev\n\nSee [docs][1].", 40, "See docs (https://go.dev)."},
+		{"reference defined in a later block", "See [docs][1].\n\n[1]: https://go.dev", 40, "See [docs][1].\n\n[1]: https://go.dev"},
+		{"later definition shown once, the first", "[a]\n\n[a]: /one\n[a]: /two\n\n[a]: /three\n\n[a]", 40, "[a]\n\n[a]: /one\n\na (/one)"},
+		{"later definition in a quote", "[foo]\n\n> [foo]: /url", 40, "[foo]\n\n│ [foo]: /url"},
+		{"later definition before text", "[x] and [y]\n\n[y]: /y\ntext [x]", 40, "[x] and [y]\n\n[y]: /y\ntext [x]"},
+		{"later definition, label case folded", "[ẞ]\n\n[SS]: /url\n\n[ss]", 40, "[ẞ]\n\n[SS]: /url\n\nss (/url)"},
+		{"later definition's destination resolved", "[a]\n\n[a]: /f&ouml;\\*", 40, "[a]\n\n[a]: /fö*"},
+		{"reference in a table", "| a |\n|---|\n| [x] |\n\n[x]: /u\n\n| [x] |\n|---|", 40, "a\n───\n[x]\n\n[x]: /u\n\nx (/u)\n──────"},
 		{"definition then underline", "[foo]: /url\n===\n[foo]", 40, "=== foo (/url)"},
 		{"definition before a setext heading", "[foo]: /url\nbar\n===\n[foo]", 40, "# bar\n\nfoo (/url)"},
 		{"definition then rule", "[foo]: /url\n---", 40, strings.Repeat("─", 40)},
@@ -173,6 +181,29 @@ func TestStreamChunkSplitInvariance(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStreamLaterDefinition streams a reference whose definition comes
+// in a later block: the reference is printed as written, before the
+// definition is known, and the definition is shown where it stands, so
+// that the URL is on the screen; a reference after it is a link.
+func TestStreamLaterDefinition(t *testing.T) {
+	s := NewStream(40, plain)
+	s.Write("See [docs][1].\n\n")
+	if got, want := s.Done(), "See [docs][1]."; got != want {
+		t.Errorf("Done() = %q, want %q", got, want)
+	}
+	s.Write("[1]: https://go")
+	if got, want := s.Live(), "[1]: https://go"; got != want {
+		t.Errorf("Live() of the definition = %q, want %q", got, want)
+	}
+	s.Write(".dev\n\nAgain [docs][1].")
+	if got, want := s.Done(), "[1]: https://go.dev"; got != want {
+		t.Errorf("Done() = %q, want %q", got, want)
+	}
+	if got, want := s.Close(), "Again docs (https://go.dev)."; got != want {
+		t.Errorf("Close() = %q, want %q", got, want)
 	}
 }
 

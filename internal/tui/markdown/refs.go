@@ -154,3 +154,62 @@ func collectDefs(blocks []*block, refs map[string]string) map[string]string {
 	}
 	return refs
 }
+
+// linkDefs is what a stream knows of link reference definitions: those
+// of the blocks it completed, by label, the first of a label winning as
+// in CommonMark; and the labels of the references those blocks could not
+// resolve. A block printed cannot change: a definition that comes after
+// a reference to it is shown where it stands ("[1]: https://go.dev"), so
+// that its destination is on the screen.
+type linkDefs struct {
+	known  map[string]string
+	wanted map[string]bool
+}
+
+// add makes what the block r rendered knows the stream's: its
+// definitions, and the labels it could not resolve.
+func (d *linkDefs) add(r *linkRefs) {
+	for label, dest := range r.own {
+		if _, ok := d.known[label]; ok {
+			continue
+		}
+		if d.known == nil {
+			d.known = map[string]string{}
+		}
+		d.known[label] = dest
+		delete(d.wanted, label)
+	}
+	for label := range r.missing {
+		if _, ok := d.known[label]; ok {
+			continue
+		}
+		if d.wanted == nil {
+			d.wanted = map[string]bool{}
+		}
+		d.wanted[label] = true
+	}
+}
+
+// linkRefs resolves the references of one block: by the definitions of
+// the blocks before it, then by its own. It notes the labels it could
+// not resolve.
+type linkRefs struct {
+	known   map[string]string // the stream's, read only
+	own     map[string]string
+	missing map[string]bool
+}
+
+// resolve returns the destination of the normalised label.
+func (l *linkRefs) resolve(label string) (string, bool) {
+	if d, ok := l.known[label]; ok {
+		return d, true
+	}
+	if d, ok := l.own[label]; ok {
+		return d, true
+	}
+	if l.missing == nil {
+		l.missing = map[string]bool{}
+	}
+	l.missing[label] = true
+	return "", false
+}
