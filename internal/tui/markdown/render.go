@@ -1,15 +1,20 @@
 // Package markdown renders markdown to styled, word-wrapped text for a
 // terminal, whole ([Render]) or as it streams ([Stream]).
 //
-// The text is cut into blocks at blank lines outside code fences, and each
-// block is parsed (CommonMark's blocks and inlines, by this package, with
-// GFM pipe tables) and rendered on its own, so that a block printed while
-// an answer streams is never rendered again. What CommonMark would join
-// across a blank line (a loose list's items) is rendered block by block,
-// but a link reference definition resolves the references of the blocks
-// after it. One that comes after a reference to it cannot change the
-// block already printed: it is shown where it stands, "[1]:
-// https://go.dev", so that the URL is on the screen.
+// The text is cut into blocks at blank lines outside code fences, and
+// each block is parsed (CommonMark's blocks and inlines, by this package,
+// with GFM pipe tables) and rendered on its own, so that a block printed
+// while an answer streams is never rendered again. What CommonMark joins across a
+// blank line is carried from block to block:
+//
+//   - A list item goes on: a block whose first line is indented to the
+//     content of the item the blocks before it left open is rendered as
+//     that item's content, under it (and a code fence in an item keeps
+//     its blank lines).
+//   - A link reference definition resolves the references of the blocks
+//     after it. One that comes after a reference to it cannot change the
+//     block already printed: it is shown where it stands, "[1]:
+//     https://go.dev", so that the URL is on the screen.
 package markdown
 
 import (
@@ -214,11 +219,7 @@ var bullets = []string{"•", "◦", "▪"}
 
 // list renders a list, each item behind its marker with a hanging indent.
 func (r *renderer) list(b *block, width int) []string {
-	count := len(b.items)
-	markW := 2
-	if b.ordered {
-		markW = len(fmt.Sprint(b.start+count-1)) + 2
-	}
+	markW := markWidth(b)
 	r.depth++
 	defer func() { r.depth-- }()
 	var out []string

@@ -55,7 +55,12 @@ type Stream struct {
 	// the code fence open at scan.
 	blocks []span
 	fence  fenceState
-	defs   linkDefs
+	// ctx are the list items the blocks before the current one left
+	// open; mayList says a line of the current block may begin a list
+	// item, or it goes on with one.
+	ctx     []level
+	mayList bool
+	defs    linkDefs
 	// live caches Live's rendering until the next Write; liveOK says it
 	// is current.
 	live   string
@@ -113,7 +118,7 @@ func (s *Stream) Live() string {
 		if s.fence.open && s.fence.body > 0 {
 			s.live = s.liveCode()
 		} else if !blank(s.buf[s.start:]) {
-			s.live = s.render(span{s.start, len(s.buf)}, false)
+			s.live = s.render(span{s.start, len(s.buf), s.ctx}, false)
 		}
 		s.liveOK = true
 	}
@@ -131,15 +136,17 @@ func (s *Stream) Close() string {
 	if blank(s.buf[s.start:]) {
 		return s.Done()
 	}
-	s.blocks = append(s.blocks, span{s.start, len(s.buf)})
+	s.blocks = append(s.blocks, span{s.start, len(s.buf), s.ctx})
 	s.start = len(s.buf)
 	s.live, s.liveOK = "", true
 	return s.Done()
 }
 
-// span is a block of the stream's text: where it begins and ends in it.
+// span is a block of the stream's text: where it begins and ends in the
+// text, and the list items the blocks before it left open.
 type span struct {
 	start, end int
+	ctx        []level
 }
 
 // render renders the block sp, without a trailing newline; "" when it
@@ -148,7 +155,7 @@ type span struct {
 // could not resolve are then the stream's, for the blocks after it.
 func (s *Stream) render(sp span, done bool) string {
 	r := &renderer{st: s.st, refs: linkRefs{known: s.defs.known}, wanted: s.defs.wanted}
-	out := r.chunks(string(s.buf[sp.start:sp.end]), s.width)
+	out := r.piece(string(s.buf[sp.start:sp.end]), sp.ctx, s.width)
 	if done {
 		s.defs.add(&r.refs)
 	}
