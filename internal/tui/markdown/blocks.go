@@ -23,8 +23,8 @@ type fenceState struct {
 }
 
 // classify looks at each line of buf that is complete and not yet looked
-// at, and ends the current block at a blank line outside a fence or at a
-// closing fence.
+// at, and ends the current block at a blank line outside a fence or an
+// HTML block that a blank line does not end, or at a closing fence.
 func (s *Stream) classify() {
 	for {
 		// The part of the line looked at by an earlier Write holds no
@@ -54,6 +54,10 @@ func (s *Stream) classify() {
 				}
 				s.fence = fenceState{}
 			}
+		case s.html > 0:
+			if htmlEnds(string(line), s.html) {
+				s.html = 0
+			}
 		case blank(line):
 			if blank(s.buf[s.start:end]) {
 				s.start = end // blank lines between blocks belong to none
@@ -67,7 +71,7 @@ func (s *Stream) classify() {
 }
 
 // line classifies a line, ending at end, that is not blank and not in
-// a fence: it may open one.
+// a fence or an HTML block: it may open one.
 func (s *Stream) line(line []byte, end int) {
 	ind := 0
 	for ind < len(line) && ind < 4 && line[ind] == ' ' {
@@ -90,6 +94,12 @@ func (s *Stream) line(line []byte, end int) {
 		if f, col := openFence(splitLines(string(s.buf[s.start:end])), s.ctx); f.open {
 			f.col = col
 			s.fence = f
+		}
+		return
+	}
+	if ind < 4 && ind < len(line) && line[ind] == '<' {
+		if k := htmlStart(string(line[ind:]), false); k >= 1 && k <= 5 && !htmlEnds(string(line), k) {
+			s.html = k
 		}
 	}
 }

@@ -103,6 +103,8 @@ func TestRenderConstructs(t *testing.T) {
 		{"indented code after a paragraph", "text\n\n    code", 40, "text\n\n  code"},
 		{"ordered item's indent", "9. a\n10. b\n\n    c", 40, "9.  a\n10. b\n\n    c"},
 		{"too deep to indent goes on unindented", "- a\n  - b\n    - c\n      - d\n\n        e", 12, "• a\n  ◦ b\n    ▪ c\n      •\n      d\n\n      e"},
+		{"HTML comment with a blank line", "<!-- a\n\n*b* -->\n\n*c*", 40, "<!-- a\n\n*b* -->\n\nc"},
+		{"pre with a blank line", "<pre>\n*a*\n\n*b*\n</pre>\ntext", 40, "<pre>\n*a*\n\n*b*\n</pre>\n\ntext"},
 		{"definition then underline", "[foo]: /url\n===\n[foo]", 40, "=== foo (/url)"},
 		{"definition before a setext heading", "[foo]: /url\nbar\n===\n[foo]", 40, "# bar\n\nfoo (/url)"},
 		{"definition then rule", "[foo]: /url\n---", 40, strings.Repeat("─", 40)},

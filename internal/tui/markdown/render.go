@@ -1,11 +1,13 @@
 // Package markdown renders markdown to styled, word-wrapped text for a
 // terminal, whole ([Render]) or as it streams ([Stream]).
 //
-// The text is cut into blocks at blank lines outside code fences, and
-// each block is parsed (CommonMark's blocks and inlines, by this package,
-// with GFM pipe tables) and rendered on its own, so that a block printed
-// while an answer streams is never rendered again. What CommonMark joins across a
-// blank line is carried from block to block:
+// The text is cut into blocks at blank lines outside code fences (and
+// the HTML blocks a blank line does not end: <pre>, <script>, <style>,
+// <textarea>, comments, ...), and each block is parsed (CommonMark's
+// blocks and inlines, by this package, with GFM pipe tables) and
+// rendered on its own, so that a block printed while an answer streams
+// is never rendered again. What CommonMark joins across a blank line is
+// carried from block to block:
 //
 //   - A list item goes on: a block whose first line is indented to the
 //     content of the item the blocks before it left open is rendered as

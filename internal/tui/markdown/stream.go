@@ -52,9 +52,11 @@ type Stream struct {
 	scan  int    // where the next line not yet classified begins
 	seen  int    // how far the line at scan was looked at for its end
 	// blocks are the completed blocks Done has not returned; fence is
-	// the code fence open at scan.
+	// the code fence open at scan, html the kind of the HTML block (1
+	// to 5, which a blank line does not end) open at scan, 0 for none.
 	blocks []span
 	fence  fenceState
+	html   int
 	// ctx are the list items the blocks before the current one left
 	// open; mayList says a line of the current block may begin a list
 	// item, or it goes on with one.
