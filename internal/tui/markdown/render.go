@@ -17,6 +17,9 @@
 //     after it. One that comes after a reference to it cannot change the
 //     block already printed: it is shown where it stands, "[1]:
 //     https://go.dev", so that the URL is on the screen.
+//
+// testdata/commonmark holds the CommonMark spec's examples: the text of
+// every one survives the rendering (TestCommonMarkTextSurvives).
 package markdown
 
 import (
