@@ -15,7 +15,7 @@ func (p *inlineParser) closeBracket() {
 	p.brackets = p.brackets[:len(p.brackets)-1]
 	opener := p.out[bi]
 	dest, n, ok := linkTail(p.src[p.pos:], &p.find)
-	if !ok && p.refs != nil {
+	if !ok && p.refs != nil && opener.active {
 		dest, n, ok = p.reference(opener)
 	}
 	if !opener.active || !ok {
@@ -47,7 +47,7 @@ func (p *inlineParser) reference(opener *inline) (dest string, n int, ok bool) {
 	if strings.HasPrefix(rest, "[") {
 		if j := strings.IndexAny(rest[1:], "[]"); j >= 0 && rest[1+j] == ']' {
 			if j > 0 {
-				if d, found := p.refs[normLabel(rest[1:1+j])]; found {
+				if d, found := p.refs.resolve(normLabel(rest[1 : 1+j])); found {
 					return d, j + 2, true
 				}
 				return "", 0, false
@@ -55,12 +55,20 @@ func (p *inlineParser) reference(opener *inline) (dest string, n int, ok bool) {
 			n = 2 // "[]": the text is the label
 		}
 	}
-	d, found := p.refs[normLabel(label)]
+	if len(label) > 999 {
+		return "", 0, false // no link label
+	}
+	norm := normLabel(label)
+	if norm == "" {
+		return "", 0, false
+	}
+	d, found := p.refs.resolve(norm)
 	return d, n, found
 }
 
 // linkTail parses what follows a link's text: "(destination "title")".
-// It returns the destination as written and the length parsed.
+// It returns the destination, its escapes and references resolved, and
+// the length parsed.
 func linkTail(s string, f *finder) (dest string, n int, ok bool) {
 	if s == "" || s[0] != '(' {
 		return "", 0, false
@@ -126,7 +134,34 @@ func linkTail(s string, f *finder) (dest string, n int, ok bool) {
 	if j >= len(s) || s[j] != ')' {
 		return "", 0, false
 	}
-	return dest, j + 1, true
+	return unescape(dest), j + 1, true
+}
+
+// unescape resolves the backslash escapes and character references of a
+// link's destination: what it links to, which is what is shown.
+func unescape(s string) string {
+	if !strings.ContainsAny(s, `\&`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) && isASCIIPunct(s[i+1]) {
+			b.WriteByte(s[i+1])
+			i += 2
+			continue
+		}
+		if c == '&' {
+			if r, n := entity(s[i:]); n > 0 {
+				b.WriteString(r)
+				i += n
+				continue
+			}
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return b.String()
 }
 
 // processEmphasis matches the delimiter runs of nodes into emphasis,

@@ -1,15 +1,16 @@
 package markdown
 
 import (
+	"html"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
 // entity resolves the character reference s begins with ("&amp;",
 // "&#35;", "&#x1F600;"): its text and length, or 0 when s begins none
-// this package knows. A named reference outside the common ones stays as
-// written. The text may be a control character: the caller makes it
-// printable.
+// (a name HTML5 does not define stays as written). The text may be a
+// control character: the caller makes it printable.
 func entity(s string) (string, int) {
 	end := 1
 	for end < len(s) && end <= 33 && s[end] != ';' {
@@ -43,116 +44,25 @@ func entity(s string) (string, int) {
 	return string(r), end + 1
 }
 
-// namedEntity returns the text of the common named reference name, ""
-// for another.
+// namedEntity returns the text of the named character reference
+// "&name;", one of HTML5's (the html package's table), "" for a name that
+// is none. The name is the reference's letters and digits, without its
+// '&' and ';'.
 func namedEntity(name string) string {
-	switch name {
-	case "amp":
-		return "&"
-	case "lt":
-		return "<"
-	case "gt":
-		return ">"
-	case "quot":
-		return `"`
-	case "apos":
-		return "'"
-	case "nbsp":
-		return "\u00a0"
-	case "copy":
-		return "©"
-	case "reg":
-		return "®"
-	case "trade":
-		return "™"
-	case "mdash":
-		return "—"
-	case "ndash":
-		return "–"
-	case "hellip":
-		return "…"
-	case "rarr":
-		return "→"
-	case "larr":
-		return "←"
-	case "uarr":
-		return "↑"
-	case "darr":
-		return "↓"
-	case "harr":
-		return "↔"
-	case "rArr":
-		return "⇒"
-	case "lArr":
-		return "⇐"
-	case "hArr":
-		return "⇔"
-	case "times":
-		return "×"
-	case "divide":
-		return "÷"
-	case "plusmn":
-		return "±"
-	case "minus":
-		return "−"
-	case "ne":
-		return "≠"
-	case "le":
-		return "≤"
-	case "ge":
-		return "≥"
-	case "asymp":
-		return "≈"
-	case "infin":
-		return "∞"
-	case "deg":
-		return "°"
-	case "micro":
-		return "µ"
-	case "middot":
-		return "·"
-	case "bull":
-		return "•"
-	case "sect":
-		return "§"
-	case "para":
-		return "¶"
-	case "laquo":
-		return "«"
-	case "raquo":
-		return "»"
-	case "lsquo":
-		return "‘"
-	case "rsquo":
-		return "’"
-	case "ldquo":
-		return "“"
-	case "rdquo":
-		return "”"
-	case "euro":
-		return "€"
-	case "pound":
-		return "£"
-	case "yen":
-		return "¥"
-	case "cent":
-		return "¢"
-	case "check":
-		return "✓"
-	case "star":
-		return "☆"
-	case "hearts":
-		return "♥"
-	case "frac12":
-		return "½"
-	case "frac14":
-		return "¼"
-	case "frac34":
-		return "¾"
-	case "sup2":
-		return "²"
-	case "sup3":
-		return "³"
+	if !isLetter(name[0]) {
+		return ""
 	}
-	return ""
+	for i := 1; i < len(name); i++ {
+		if !isLetter(name[i]) && !isDigit(name[i]) {
+			return ""
+		}
+	}
+	ref := "&" + name + ";"
+	r := html.UnescapeString(ref)
+	// A name that is not one may begin with one that HTML also knows
+	// without its ';' ("&notit;" is "¬it;" to html): it is none.
+	if r == ref || (strings.HasSuffix(r, ";") && name != "semi") {
+		return ""
+	}
+	return r
 }

@@ -23,6 +23,8 @@ func FuzzRender(f *testing.F) {
 		"&#27;[2J &#x9b; &copy; \\*x\\*", "| a | b |\n|---|:-:|\n| 1 | 2 |", "```go\nfunc f() {}\n```",
 		"<div>\n\x1b]52;c;aGk=\x07\n</div>", "1. a\n2. b\n\n   c", "- - - - - - - - deep\n", "日本語の**強調**",
 		"[a][x] [x]\n[x]: <u v> 'title'\n", "> a\nb\n- c\nd\n", "<!-- c -->\n\n<div>\nx\n",
+		"See [docs][1].\n\n[1]: https://go.dev\n\n[docs][1]", "1.  a\n\n    ```\n    b\n\n    c\n    ```\n\n    > d\n",
+		"- a\n  - b\n\n    c\n\n  d\n\ne", "<pre>\n\n*a*\n</pre>\n", "[x]: /u\n===\n&AElig;&notit;",
 	} {
 		f.Add(s, 40, 7)
 	}

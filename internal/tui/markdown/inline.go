@@ -51,15 +51,15 @@ type inlineParser struct {
 	out      []*inline
 	text     strings.Builder // text not yet made a node
 	brackets []int           // indexes in out of the open brackets
-	refs     map[string]string
+	refs     *linkRefs
 	find     finder
 	// noRun are the lengths of backtick runs the rest of the text lacks.
 	noRun []int
 }
 
 // parseInlines parses src, the text of a paragraph or heading, refs
-// being the link reference definitions of its block (nil for none).
-func parseInlines(src string, refs map[string]string) []*inline {
+// resolving its reference links (nil: none is).
+func parseInlines(src string, refs *linkRefs) []*inline {
 	p := &inlineParser{src: src, refs: refs}
 	for p.pos < len(p.src) {
 		p.step()

@@ -1,6 +1,9 @@
 package markdown
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // itemMarker is a list item's marker as parsed from its first line.
 type itemMarker struct {
@@ -62,12 +65,13 @@ func list(lines []string, i int) (*block, int) {
 		if !ok || !sameList(first, m) || (len(l.items) > 0 && isRule(stripCols(lines[j], ind))) {
 			break
 		}
-		inner, next, blankAfter := listItem(lines, j, ind, m)
+		inner, col, next, blankAfter := listItem(lines, j, ind, m)
 		kids, gap := parseBlocks(inner)
 		if gap {
 			l.tight = false
 		}
 		l.items = append(l.items, kids)
+		l.cols = append(l.cols, col)
 		j = next
 		if blankAfter && j < len(lines) && continuesList(lines[j], first) {
 			l.tight = false
@@ -88,9 +92,10 @@ func continuesList(line string, first itemMarker) bool {
 }
 
 // listItem collects the lines of the item whose marker m, indented ind
-// columns, begins lines[i]: its content with the item's indent removed.
-// blankAfter reports blank lines between it and what follows.
-func listItem(lines []string, i, ind int, m itemMarker) (content []string, next int, blankAfter bool) {
+// columns, begins lines[i]: its content with the item's indent removed,
+// and the column that content begins at. blankAfter reports blank lines
+// between it and what follows.
+func listItem(lines []string, i, ind int, m itemMarker) (content []string, col, next int, blankAfter bool) {
 	after := expandLead(stripCols(lines[i], ind)[m.width:], ind+m.width)
 	pad := indentCols(after)
 	if m.empty || pad > 4 {
@@ -109,7 +114,7 @@ func listItem(lines []string, i, ind int, m itemMarker) (content []string, next 
 		switch {
 		case isBlank(l):
 			if m.empty && j == i+1 {
-				return in.lines, j, true // an item begins with one blank line at most
+				return in.lines, width, j, true // an item begins with one blank line at most
 			}
 			in.add("")
 		case indentCols(l) >= width:
@@ -117,17 +122,29 @@ func listItem(lines []string, i, ind int, m itemMarker) (content []string, next 
 		case in.lazy(l):
 			in.addLazy(l)
 		default:
-			return trimBlank(in.lines, j)
+			content, blankAfter = trimBlank(in.lines)
+			return content, width, j, blankAfter
 		}
 	}
-	return trimBlank(in.lines, j)
+	content, blankAfter = trimBlank(in.lines)
+	return content, width, j, blankAfter
 }
 
 // trimBlank drops the blank lines that end lines, reporting there were.
-func trimBlank(lines []string, j int) ([]string, int, bool) {
+func trimBlank(lines []string) ([]string, bool) {
 	n := len(lines)
 	for n > 1 && strings.TrimSpace(lines[n-1]) == "" {
 		n--
 	}
-	return lines[:n], j, n < len(lines)
+	return lines[:n], n < len(lines)
+}
+
+// markWidth returns the cells a list's markers take as rendered, with
+// the space after them: the widest number's and its delimiter, or a
+// bullet's.
+func markWidth(l *block) int {
+	if l.ordered {
+		return len(strconv.Itoa(l.start+len(l.items)-1)) + 2
+	}
+	return 2
 }

@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -77,6 +78,36 @@ func TestRenderConstructs(t *testing.T) {
 		{"reference links", "[x]: https://x.y \"T\"\n[a][x], [X][] and [x]", 40, "a (https://x.y), X (https://x.y) and x\n(https://x.y)"},
 		{"definitions alone show nothing", "[x]: /u\n[y]: /v", 40, ""},
 		{"undefined reference stays", "[a][nope] [b]", 40, "[a][nope] [b]"},
+		{"HTML5 entities", "&AElig; &Dcaron; &frac34; &HilbertSpace; &ngE; &fjlig;", 40, "Æ Ď ¾ ℋ ≧̸ fj"},
+		{"not entities", "&notit; &ampx; &x; &nbsp &#; &a1;", 40, "&notit; &ampx; &x; &nbsp &#; &a1;"},
+		{"link destination resolved", `[a](/b\*c&ouml;) [b](<d\>e>)`, 40, "a (/b*cö) b (d>e)"},
+		{"definition's destination resolved", "[a]: /f&ouml;\\*\n[a]", 40, "a (/fö*)"},
+		{"label case folded", "[SS]: /url\n[ẞ]", 40, "ẞ (/url)"},
+		{"reference defined in an earlier block", "[1]: https://go.dev\n\nSee [docs][1].", 40, "See docs (https://go.dev)."},
+		{"reference defined in a later block", "See [docs][1].\n\n[1]: https://go.dev", 40, "See [docs][1].\n\n[1]: https://go.dev"},
+		{"later definition shown once, the first", "[a]\n\n[a]: /one\n[a]: /two\n\n[a]: /three\n\n[a]", 40, "[a]\n\n[a]: /one\n\na (/one)"},
+		{"later definition in a quote", "[foo]\n\n> [foo]: /url", 40, "[foo]\n\n│ [foo]: /url"},
+		{"later definition before text", "[x] and [y]\n\n[y]: /y\ntext [x]", 40, "[x] and [y]\n\n[y]: /y\ntext [x]"},
+		{"later definition, label case folded", "[ẞ]\n\n[SS]: /url\n\n[ss]", 40, "[ẞ]\n\n[SS]: /url\n\nss (/url)"},
+		{"later definition's destination resolved", "[a]\n\n[a]: /f&ouml;\\*", 40, "[a]\n\n[a]: /fö*"},
+		{"reference in a table", "| a |\n|---|\n| [x] |\n\n[x]: /u\n\n| [x] |\n|---|", 40, "a\n───\n[x]\n\n[x]: /u\n\nx (/u)\n──────"},
+		{"list item goes on after a blank line", "1.  A paragraph\n    with two lines.\n\n        indented code\n\n    > A block quote.", 40,
+			"1. A paragraph with two lines.\n\n     indented code\n\n   │ A block quote."},
+		{"fence in an item, a blank line in it", "1.  foo\n\n    ```\n    a\n\n    b\n    ```\n\n    baz", 40, "1. foo\n\n     a\n     \n     b\n\n   baz"},
+		{"fence after an item's marker", "- ```\n  a\n\n  b\n  ```\n- c", 40, "•   a\n    \n    b\n• c"},
+		{"table in an item", "1. Results:\n\n   | a | b |\n   |---|---|\n   | 1 | 2 |", 40, "1. Results:\n\n   a │ b\n   ──┼──\n   1 │ 2"},
+		{"nested item goes on", "- a\n  - b\n\n    c\n\n  d\n\ne", 40, "• a\n  ◦ b\n\n    c\n\n  d\n\ne"},
+		{"item goes on, then the text after", "- a\n\n  b\nlazy\nc\n- d\n\n  e", 40, "• a\n\n  b lazy c\n\n• d\n\n  e"},
+		{"less indented is not the item's", "- a\n\n b", 40, "• a\n\nb"},
+		{"an empty item does not go on", "-\n\n  foo", 40, "• \n\nfoo"},
+		{"indented code after a paragraph", "text\n\n    code", 40, "text\n\n  code"},
+		{"ordered item's indent", "9. a\n10. b\n\n    c", 40, "9.  a\n10. b\n\n    c"},
+		{"too deep to indent goes on unindented", "- a\n  - b\n    - c\n      - d\n\n        e", 12, "• a\n  ◦ b\n    ▪ c\n      •\n      d\n\n      e"},
+		{"HTML comment with a blank line", "<!-- a\n\n*b* -->\n\n*c*", 40, "<!-- a\n\n*b* -->\n\nc"},
+		{"pre with a blank line", "<pre>\n*a*\n\n*b*\n</pre>\ntext", 40, "<pre>\n*a*\n\n*b*\n</pre>\n\ntext"},
+		{"definition then underline", "[foo]: /url\n===\n[foo]", 40, "=== foo (/url)"},
+		{"definition before a setext heading", "[foo]: /url\nbar\n===\n[foo]", 40, "# bar\n\nfoo (/url)"},
+		{"definition then rule", "[foo]: /url\n---", 40, strings.Repeat("─", 40)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,29 +173,84 @@ func streamed(parts []string, width int, th style.Theme) string {
 }
 
 func TestStreamChunkSplitInvariance(t *testing.T) {
-	for _, th := range []style.Theme{plain, style.New(false, true)} {
-		want := Render(sample, 40, th)
-		t.Run("every split in two", func(t *testing.T) {
-			for i := range len(sample) + 1 {
-				if got := streamed([]string{sample[:i], sample[i:]}, 40, th); got != want {
-					t.Fatalf("split at %d: mismatch (-want +got):\n%s", i, cmp.Diff(want, got))
+	answer, err := os.ReadFile("testdata/streamed.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, md := range map[string]string{"sample": sample, "streamed.md": string(answer)} {
+		for _, th := range []style.Theme{plain, style.New(false, true)} {
+			want := Render(md, 40, th)
+			t.Run(name+"/every split in two", func(t *testing.T) {
+				for i := range len(md) + 1 {
+					if got := streamed([]string{md[:i], md[i:]}, 40, th); got != want {
+						t.Fatalf("split at %d: mismatch (-want +got):\n%s", i, cmp.Diff(want, got))
+					}
 				}
-			}
-		})
-		t.Run("random pieces", func(t *testing.T) {
-			r := rand.New(rand.NewPCG(1, 2))
-			for range 50 {
-				var parts []string
-				for rest := sample; rest != ""; {
-					n := min(len(rest), 1+r.IntN(8))
-					parts = append(parts, rest[:n])
-					rest = rest[n:]
+			})
+			t.Run(name+"/random pieces", func(t *testing.T) {
+				r := rand.New(rand.NewPCG(1, 2))
+				for range 50 {
+					var parts []string
+					for rest := md; rest != ""; {
+						n := min(len(rest), 1+r.IntN(8))
+						parts = append(parts, rest[:n])
+						rest = rest[n:]
+					}
+					if got := streamed(parts, 40, th); got != want {
+						t.Fatalf("mismatch (-want +got):\n%s", cmp.Diff(want, got))
+					}
 				}
-				if got := streamed(parts, 40, th); got != want {
-					t.Fatalf("mismatch (-want +got):\n%s", cmp.Diff(want, got))
-				}
-			}
-		})
+			})
+		}
+	}
+}
+
+// TestStreamLaterDefinition streams a reference whose definition comes
+// in a later block: the reference is printed as written, before the
+// definition is known, and the definition is shown where it stands, so
+// that the URL is on the screen; a reference after it is a link.
+func TestStreamLaterDefinition(t *testing.T) {
+	s := NewStream(40, plain)
+	s.Write("See [docs][1].\n\n")
+	if got, want := s.Done(), "See [docs][1]."; got != want {
+		t.Errorf("Done() = %q, want %q", got, want)
+	}
+	s.Write("[1]: https://go")
+	if got, want := s.Live(), "[1]: https://go"; got != want {
+		t.Errorf("Live() of the definition = %q, want %q", got, want)
+	}
+	s.Write(".dev\n\nAgain [docs][1].")
+	if got, want := s.Done(), "[1]: https://go.dev"; got != want {
+		t.Errorf("Done() = %q, want %q", got, want)
+	}
+	if got, want := s.Close(), "Again docs (https://go.dev)."; got != want {
+		t.Errorf("Close() = %q, want %q", got, want)
+	}
+}
+
+// TestStreamListItemGoesOn streams a list item whose content goes on
+// after a blank line, a code fence with a blank line in it among it: the
+// blocks are printed as they complete, under the item, and the blank
+// line inside the fence ends no block.
+func TestStreamListItemGoesOn(t *testing.T) {
+	s := NewStream(40, plain)
+	s.Write("1.  foo\n\n")
+	if got, want := s.Done(), "1. foo"; got != want {
+		t.Errorf("Done() = %q, want %q", got, want)
+	}
+	s.Write("    ```\n    a\n\n")
+	if got := s.Done(); got != "" {
+		t.Errorf("Done() inside the item's fence = %q, want \"\"", got)
+	}
+	if got, want := s.Live(), "     a"; got != want {
+		t.Errorf("Live() = %q, want %q", got, want)
+	}
+	s.Write("    b\n    ```\n\n    > bam\n\nafter")
+	if got, want := s.Done(), "     a\n     \n     b\n\n   │ bam"; got != want {
+		t.Errorf("Done() = %q, want %q", got, want)
+	}
+	if got, want := s.Close(), "after"; got != want {
+		t.Errorf("Close() = %q, want %q", got, want)
 	}
 }
 
@@ -205,7 +291,7 @@ func TestHostileTextIsPrintable(t *testing.T) {
 		if strings.ContainsAny(stripped, "\x1b\x07\r\u202e\u009b") {
 			t.Errorf("control characters reached the output: %q", stripped)
 		}
-		for _, want := range []string{`\x1b]52;c;aGk=\x07`, `\x1b[2J\rhidden<U+202E>`, `\x1b[31mred\x9b`, `ref \x1b[2J`, `(http://a/&#27;[3J)`} {
+		for _, want := range []string{`\x1b]52;c;aGk=\x07`, `\x1b[2J\rhidden<U+202E>`, `\x1b[31mred\x9b`, `ref \x1b[2J`, `(http://a/\x1b[3J)`} {
 			if !strings.Contains(stripped, want) {
 				t.Errorf("output %q does not show %q", stripped, want)
 			}

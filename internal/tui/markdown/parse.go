@@ -25,7 +25,9 @@ type block struct {
 	lang  string // a fenced code block's language
 	kids  []*block
 	items [][]*block
-	defs  []refDef // the link reference definitions a paragraph began with
+	cols  []int      // where each item's content begins, in the list's lines
+	fence fenceState // a fenced code block's fence, open if no line closed it
+	defs  []refDef   // the link reference definitions a paragraph or heading began with
 	// A list's: ordered or not, its first number, its marker ('.' or ')'
 	// when ordered) and whether its items are tight.
 	ordered bool
@@ -104,7 +106,12 @@ func paragraph(lines []string, i int) (*block, int) {
 			break
 		}
 		if level := setextLevel(l); level > 0 {
-			return &block{kind: bHeading, level: level, text: strings.TrimSpace(strings.Join(text, "\n"))}, j + 1
+			// The link reference definitions the lines begin with are
+			// not the heading's; lines that are only definitions make
+			// no heading, and the underline is text (or a rule).
+			if defs, rest := takeDefs(strings.TrimSpace(strings.Join(text, "\n"))); rest != "" {
+				return &block{kind: bHeading, level: level, text: rest, defs: defs}, j + 1
+			}
 		}
 		if interrupts(l) {
 			break
@@ -410,12 +417,13 @@ func fencedCode(lines []string, i, ind int, f fenceState) (*block, int) {
 	j := i + 1
 	for ; j < len(lines); j++ {
 		if closesFence([]byte(lines[j]), f) {
+			f.open = false
 			j++
 			break
 		}
 		code = append(code, stripCols(lines[j], min(ind, indentCols(lines[j]))))
 	}
-	return &block{kind: bCode, text: joinLines(code), lang: lang}, j
+	return &block{kind: bCode, text: joinLines(code), lang: lang, fence: f}, j
 }
 
 // joinLines joins lines, each followed by a line end, without their

@@ -3,8 +3,10 @@ package markdown
 import "strings"
 
 // refDef is a link reference definition: "[label]: destination "title"".
+// Its label is normalised (normLabel), raw is as written; its
+// destination's escapes and references are resolved.
 type refDef struct {
-	label, dest string
+	label, raw, dest string
 }
 
 // takeDefs removes the link reference definitions that begin a
@@ -60,13 +62,14 @@ func parseDef(text string) (refDef, int) {
 	// The rest of the line holds nothing, or a title; a title may be on
 	// the next line.
 	lineEnd := lineEndAfter(text, i)
+	def := refDef{label: label, raw: text[1:end], dest: unescape(dest)}
 	if t := titleEnd(text, i); t > 0 {
-		return refDef{label, dest}, t
+		return def, t
 	}
 	if strings.TrimSpace(text[i:lineEnd]) != "" {
 		return refDef{}, 0
 	}
-	return refDef{label, dest}, lineEnd
+	return def, lineEnd
 }
 
 // titleEnd returns where the line ends that ends the title after a
@@ -122,9 +125,14 @@ func skipLineSpace(s string, i int) int {
 }
 
 // normLabel returns a link label as it is matched: trimmed, its runs of
-// white space one space, in lower case.
+// white space one space, case folded (in lower case, and "ß", whose
+// upper case is "SS", as "ss").
 func normLabel(label string) string {
-	return strings.ToLower(strings.Join(strings.Fields(label), " "))
+	l := strings.ToLower(strings.Join(strings.Fields(label), " "))
+	if strings.Contains(l, "ß") {
+		l = strings.ReplaceAll(l, "ß", "ss")
+	}
+	return l
 }
 
 // collectDefs gathers the definitions of blocks and of the blocks in
@@ -145,4 +153,63 @@ func collectDefs(blocks []*block, refs map[string]string) map[string]string {
 		}
 	}
 	return refs
+}
+
+// linkDefs is what a stream knows of link reference definitions: those
+// of the blocks it completed, by label, the first of a label winning as
+// in CommonMark; and the labels of the references those blocks could not
+// resolve. A block printed cannot change: a definition that comes after
+// a reference to it is shown where it stands ("[1]: https://go.dev"), so
+// that its destination is on the screen.
+type linkDefs struct {
+	known  map[string]string
+	wanted map[string]bool
+}
+
+// add makes what the block r rendered knows the stream's: its
+// definitions, and the labels it could not resolve.
+func (d *linkDefs) add(r *linkRefs) {
+	for label, dest := range r.own {
+		if _, ok := d.known[label]; ok {
+			continue
+		}
+		if d.known == nil {
+			d.known = map[string]string{}
+		}
+		d.known[label] = dest
+		delete(d.wanted, label)
+	}
+	for label := range r.missing {
+		if _, ok := d.known[label]; ok {
+			continue
+		}
+		if d.wanted == nil {
+			d.wanted = map[string]bool{}
+		}
+		d.wanted[label] = true
+	}
+}
+
+// linkRefs resolves the references of one block: by the definitions of
+// the blocks before it, then by its own. It notes the labels it could
+// not resolve.
+type linkRefs struct {
+	known   map[string]string // the stream's, read only
+	own     map[string]string
+	missing map[string]bool
+}
+
+// resolve returns the destination of the normalised label.
+func (l *linkRefs) resolve(label string) (string, bool) {
+	if d, ok := l.known[label]; ok {
+		return d, true
+	}
+	if d, ok := l.own[label]; ok {
+		return d, true
+	}
+	if l.missing == nil {
+		l.missing = map[string]bool{}
+	}
+	l.missing[label] = true
+	return "", false
 }

@@ -1,12 +1,25 @@
 // Package markdown renders markdown to styled, word-wrapped text for a
 // terminal, whole ([Render]) or as it streams ([Stream]).
 //
-// The text is cut into blocks at blank lines outside code fences, and each
-// block is parsed (CommonMark's blocks and inlines, by this package, with
-// GFM pipe tables) and rendered on its own, so that a block printed while
-// an answer streams is never rendered again. What CommonMark would join
-// across a blank line (a loose list's items, a link reference defined in
-// another block) is rendered block by block.
+// The text is cut into blocks at blank lines outside code fences (and
+// the HTML blocks a blank line does not end: <pre>, <script>, <style>,
+// <textarea>, comments, ...), and each block is parsed (CommonMark's
+// blocks and inlines, by this package, with GFM pipe tables) and
+// rendered on its own, so that a block printed while an answer streams
+// is never rendered again. What CommonMark joins across a blank line is
+// carried from block to block:
+//
+//   - A list item goes on: a block whose first line is indented to the
+//     content of the item the blocks before it left open is rendered as
+//     that item's content, under it (and a code fence in an item keeps
+//     its blank lines).
+//   - A link reference definition resolves the references of the blocks
+//     after it. One that comes after a reference to it cannot change the
+//     block already printed: it is shown where it stands, "[1]:
+//     https://go.dev", so that the URL is on the screen.
+//
+// testdata/commonmark holds the CommonMark spec's examples: the text of
+// every one survives the rendering (TestCommonMarkTextSurvives).
 package markdown
 
 import (
@@ -16,24 +29,29 @@ import (
 	"github.com/rein-agent/rein/internal/printable"
 )
 
-// renderer renders the parsed blocks of one piece of markdown.
+// renderer renders the blocks of one block of a stream's text.
 type renderer struct {
-	st    *styler
-	refs  map[string]string // link reference definitions: label to destination
-	base  mark              // marks every text inherits (a block quote's)
-	depth int               // how deep in lists
+	st *styler
+	// refs resolves the block's reference links; wanted are the labels
+	// of references the blocks before it left unresolved, whose
+	// definitions it shows (nil for none); shown are those it showed.
+	refs   linkRefs
+	wanted map[string]bool
+	shown  map[string]bool
+	base   mark // marks every text inherits (a block quote's)
+	depth  int  // how deep in lists
 }
 
-// renderBlock renders one block of printable markdown text to width
-// columns, without a trailing newline; "" when it shows nothing.
-func renderBlock(src string, width int, st *styler) string {
+// chunks renders src, printable markdown text: its pipe tables and the
+// markdown between them, a blank line between two.
+func (r *renderer) chunks(src string, width int) []string {
 	var out []string
 	for _, c := range splitTables(src) {
 		var lines []string
 		if c.table != nil {
-			lines = renderTable(c.table, width, st)
+			lines = r.table(c.table, width)
 		} else {
-			lines = renderMarkdown(c.text, width, st)
+			lines = r.markdown(c.text, width)
 		}
 		if len(lines) == 0 {
 			continue
@@ -43,13 +61,14 @@ func renderBlock(src string, width int, st *styler) string {
 		}
 		out = append(out, lines...)
 	}
-	return strings.Join(out, "\n")
+	return out
 }
 
-// renderMarkdown parses src and renders its blocks.
-func renderMarkdown(src string, width int, st *styler) []string {
+// markdown parses src and renders its blocks; the link reference
+// definitions in it are the block's from here on.
+func (r *renderer) markdown(src string, width int) []string {
 	blocks, _ := parseBlocks(splitLines(src))
-	r := &renderer{st: st, refs: collectDefs(blocks, nil)}
+	r.refs.own = collectDefs(blocks, r.refs.own)
 	return r.blocks(blocks, width, false)
 }
 
@@ -129,12 +148,12 @@ func (r *renderer) block(b *block, width int) []string {
 		if !r.st.th.Color {
 			segs = append(segs, seg{strings.Repeat("#", b.level) + " ", 0})
 		}
-		return r.st.lines(wrap(r.inlines(parseInlines(b.text, r.refs), r.base|mHeading, segs), width))
+		return r.withDefs(b, r.st.lines(wrap(r.inlines(parseInlines(b.text, &r.refs), r.base|mHeading, segs), width)), width)
 	case bParagraph:
 		if b.text == "" {
-			return nil // only definitions
+			return r.defs(b.defs, width)
 		}
-		return r.st.lines(wrap(r.inlines(parseInlines(b.text, r.refs), r.base, nil), width))
+		return r.withDefs(b, r.st.lines(wrap(r.inlines(parseInlines(b.text, &r.refs), r.base, nil), width)), width)
 	case bRule:
 		return []string{r.st.render(strings.Repeat("─", width), mRule)}
 	case bQuote:
@@ -146,6 +165,35 @@ func (r *renderer) block(b *block, width int) []string {
 	default:
 		return preformatted(b.text, width, r.base, r.st)
 	}
+}
+
+// withDefs returns lines, the rendering of a paragraph or heading b,
+// after the definitions it began with that are shown.
+func (r *renderer) withDefs(b *block, lines []string, width int) []string {
+	if len(b.defs) == 0 {
+		return lines
+	}
+	return append(r.defs(b.defs, width), lines...)
+}
+
+// defs renders the link reference definitions of defs that a reference
+// before them, which could not be resolved, needs: "[label]: URL", so
+// that the URL is on the screen. The others show nothing.
+func (r *renderer) defs(defs []refDef, width int) []string {
+	var out []string
+	for _, d := range defs {
+		if r.shown[d.label] || !r.wanted[d.label] && !r.refs.missing[d.label] {
+			continue
+		}
+		if r.shown == nil {
+			r.shown = map[string]bool{}
+		}
+		r.shown[d.label] = true
+		label := "[" + strings.Join(strings.Fields(printable.Line(d.raw)), " ") + "]: "
+		segs := []seg{{label, r.base}, {printable.Line(d.dest), r.base | mDim}}
+		out = append(out, r.st.lines(wrap(segs, width))...)
+	}
+	return out
 }
 
 // minInner is the narrowest width a quote or list gives its blocks: a
@@ -176,11 +224,7 @@ var bullets = []string{"•", "◦", "▪"}
 
 // list renders a list, each item behind its marker with a hanging indent.
 func (r *renderer) list(b *block, width int) []string {
-	count := len(b.items)
-	markW := 2
-	if b.ordered {
-		markW = len(fmt.Sprint(b.start+count-1)) + 2
-	}
+	markW := markWidth(b)
 	r.depth++
 	defer func() { r.depth-- }()
 	var out []string

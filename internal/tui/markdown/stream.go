@@ -51,10 +51,18 @@ type Stream struct {
 	start int    // where the current block begins in buf
 	scan  int    // where the next line not yet classified begins
 	seen  int    // how far the line at scan was looked at for its end
-	// blocks are the completed blocks Done has not returned, as ranges
-	// of buf; fence is the code fence open at scan.
-	blocks [][2]int
+	// blocks are the completed blocks Done has not returned; fence is
+	// the code fence open at scan, html the kind of the HTML block (1
+	// to 5, which a blank line does not end) open at scan, 0 for none.
+	blocks []span
 	fence  fenceState
+	html   int
+	// ctx are the list items the blocks before the current one left
+	// open; mayList says a line of the current block may begin a list
+	// item, or it goes on with one.
+	ctx     []level
+	mayList bool
+	defs    linkDefs
 	// live caches Live's rendering until the next Write; liveOK says it
 	// is current.
 	live   string
@@ -90,7 +98,7 @@ func (s *Stream) Done() string {
 	}
 	var b strings.Builder
 	for _, r := range s.blocks {
-		out := renderBlock(string(s.buf[r[0]:r[1]]), s.width, s.st)
+		out := s.render(r, true)
 		if out == "" {
 			continue
 		}
@@ -112,7 +120,7 @@ func (s *Stream) Live() string {
 		if s.fence.open && s.fence.body > 0 {
 			s.live = s.liveCode()
 		} else if !blank(s.buf[s.start:]) {
-			s.live = renderBlock(string(s.buf[s.start:]), s.width, s.st)
+			s.live = s.render(span{s.start, len(s.buf), s.ctx}, false)
 		}
 		s.liveOK = true
 	}
@@ -130,10 +138,30 @@ func (s *Stream) Close() string {
 	if blank(s.buf[s.start:]) {
 		return s.Done()
 	}
-	s.blocks = append(s.blocks, [2]int{s.start, len(s.buf)})
+	s.blocks = append(s.blocks, span{s.start, len(s.buf), s.ctx})
 	s.start = len(s.buf)
 	s.live, s.liveOK = "", true
 	return s.Done()
+}
+
+// span is a block of the stream's text: where it begins and ends in the
+// text, and the list items the blocks before it left open.
+type span struct {
+	start, end int
+	ctx        []level
+}
+
+// render renders the block sp, without a trailing newline; "" when it
+// shows nothing. A block is rendered once done, when done is set: the
+// link reference definitions it holds and the labels of the references it
+// could not resolve are then the stream's, for the blocks after it.
+func (s *Stream) render(sp span, done bool) string {
+	r := &renderer{st: s.st, refs: linkRefs{known: s.defs.known}, wanted: s.defs.wanted}
+	out := r.piece(string(s.buf[sp.start:sp.end]), sp.ctx, s.width)
+	if done {
+		s.defs.add(&r.refs)
+	}
+	return strings.Join(out, "\n")
 }
 
 // Resize sets the width of the blocks not yet returned by Done or Close.

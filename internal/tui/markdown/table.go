@@ -119,18 +119,19 @@ func delimiterRow(row string) ([]byte, bool) {
 	return align, true
 }
 
-// renderTable renders a table with its columns aligned, or its lines as
+// table renders a table with its columns aligned, or its lines as
 // written when it is wider than width.
-func renderTable(t *table, width int, st *styler) []string {
+func (r *renderer) table(t *table, width int) []string {
+	st := r.st
 	n := len(t.header)
-	head := cellSegs(t.header, n, mBold, st)
+	head := r.cellSegs(t.header, n, mBold)
 	rows := make([][][]seg, len(t.rows))
-	for i, r := range t.rows {
-		rows[i] = cellSegs(r, n, 0, st)
+	for i, row := range t.rows {
+		rows[i] = r.cellSegs(row, n, 0)
 	}
 	colW := make([]int, n)
-	for _, r := range append([][][]seg{head}, rows...) {
-		for c, segs := range r {
+	for _, row := range append([][][]seg{head}, rows...) {
+		for c, segs := range row {
 			colW[c] = max(colW[c], segsWidth(segs))
 		}
 	}
@@ -148,8 +149,8 @@ func renderTable(t *table, width int, st *styler) []string {
 		rule[c] = strings.Repeat("─", w)
 	}
 	out = append(out, st.render(strings.Join(rule, "─┼─"), mRule))
-	for _, r := range rows {
-		out = append(out, tableRow(r, colW, t.align, sep, st))
+	for _, row := range rows {
+		out = append(out, tableRow(row, colW, t.align, sep, st))
 	}
 	return out
 }
@@ -181,17 +182,16 @@ func tableRow(r [][]seg, colW []int, align []byte, sep string, st *styler) strin
 
 // cellSegs renders the inline markdown of a row's cells, padded or cut to
 // n cells, marked m.
-func cellSegs(row []string, n int, m mark, st *styler) [][]seg {
+func (r *renderer) cellSegs(row []string, n int, m mark) [][]seg {
 	out := make([][]seg, n)
 	for c := range n {
 		if c >= len(row) || row[c] == "" {
 			continue
 		}
 		blocks, _ := parseBlocks(splitLines(row[c]))
-		r := &renderer{st: st}
 		for _, b := range blocks {
 			if b.kind == bParagraph && b.text != "" {
-				out[c] = r.inlines(parseInlines(b.text, nil), m, nil)
+				out[c] = r.inlines(parseInlines(b.text, &r.refs), m, nil)
 				break
 			}
 		}
