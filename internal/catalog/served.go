@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -28,14 +29,18 @@ var ErrNoModels = errors.New("the server lists no models")
 // nil client is http.DefaultClient (the caller's client carries the key,
 // in a header: a URL never does). An empty list is [ErrNoModels]; a
 // server that does not answer with a list is an error that says what it
-// answered ("HTTP 404").
+// answered ("GET /models: HTTP 404"), never the URL asked (the caller
+// names the server as it may be shown).
 func Served(ctx context.Context, client *http.Client, baseURL string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, ServedTimeout)
 	defer cancel()
 	p := prober{client: sameHost(client), base: strings.TrimSuffix(baseURL, "/")}
 	var list modelList
 	if err := p.read(ctx, http.MethodGet, p.base+"/models", nil, servedLimit, &list); err != nil {
-		return nil, fmt.Errorf("GET %s/models: %w", p.base, err)
+		if ue, ok := errors.AsType[*url.Error](err); ok {
+			err = ue.Err // without the URL, where credentials may hide
+		}
+		return nil, fmt.Errorf("GET /models: %w", err)
 	}
 	var ids []string
 	for _, m := range list.Data {

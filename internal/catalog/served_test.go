@@ -23,10 +23,17 @@ func TestServed(t *testing.T) {
 	if _, err := Served(context.Background(), s.Client(), s.URL+"/empty"); !errors.Is(err, ErrNoModels) {
 		t.Errorf("an empty list: %v, want ErrNoModels", err)
 	}
-	for _, base := range []string{s.URL, s.URL + "/html"} {
-		if got, err := Served(context.Background(), s.Client(), base); err == nil || !strings.Contains(err.Error(), "GET "+base+"/models") {
-			t.Errorf("Served(%s) = %q, %v; want an error that says what was asked", base, got, err)
+	for base, want := range map[string]string{s.URL: "GET /models: HTTP 404", s.URL + "/html": "GET /models: invalid character"} {
+		if got, err := Served(context.Background(), s.Client(), base); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("Served(%s) = %q, %v; want an error that says %q", base, got, err, want)
 		}
+	}
+	// A server that is not there: what failed, without the URL, where
+	// credentials may hide.
+	gone := strings.Replace(s.URL, "http://", "http://user:secret@", 1) + "/gone?key=secret"
+	s.Close()
+	if _, err := Served(context.Background(), nil, gone); err == nil || strings.Contains(err.Error(), "secret") || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("Served() from a server that is gone: %v", err)
 	}
 }
 
