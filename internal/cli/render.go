@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
+
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/printable"
@@ -94,6 +96,9 @@ type terminal struct {
 	// line of errw, unterminated; elsewhere, written once for a run of
 	// retries, whose later retries are not written.
 	status bool
+	// cols is the width of the terminal errw is, for a status line that
+	// must fit on one row to be erased whole; 0 means ask the terminal.
+	cols int
 }
 
 func newTerminal(out, errw io.Writer) *terminal {
@@ -249,15 +254,40 @@ func (t *terminal) event(env contract.Envelope) error {
 // once, by the run's end, if no retry helps (the log has every
 // attempt's).
 func (t *terminal) retry(e *contract.RetryScheduled) {
-	line := t.style("33", sayf("  %s", e.Status()))
+	status := "  " + e.Status()
+	line := t.style("33", sayf("%s", status))
 	switch {
 	case t.inPlace:
 		t.end() // a status line already up is erased
+		if cols := t.columns(); cols > 2 && len(status) >= cols {
+			// One row, or the erasure would leave the rows above it.
+			line = t.style("33", sayf("%s", excerpt.Text(status, cols-2)))
+		}
 		say(t.errw, line)
 	case !t.status:
 		t.line(line)
 	}
 	t.status = true
+}
+
+// columns is the width of the terminal errw is, 0 when it cannot tell.
+func (t *terminal) columns() int {
+	if t.cols > 0 {
+		return t.cols
+	}
+	w := t.errw
+	if o, ok := w.(*output); ok {
+		w = o.w
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0
+	}
+	cols, _, err := term.GetSize(f.Fd())
+	if err != nil {
+		return 0
+	}
+	return cols
 }
 
 // clearStatus takes a retry's status line down: erased from a terminal,

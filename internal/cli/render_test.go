@@ -3,6 +3,7 @@ package cli
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -157,6 +158,19 @@ func TestRetryThatWorksIsErased(t *testing.T) {
 	})
 	if got := erased(screen.b.String()); got != "The answer is 42.\n" {
 		t.Errorf("the terminal shows %q, want the answer alone", got)
+	}
+}
+
+// On a narrow terminal the status line is cut to one row, which its
+// erasure takes whole.
+func TestStatusLineFitsOneRow(t *testing.T) {
+	var errw strings.Builder
+	render(t, &terminal{out: &strings.Builder{}, errw: &errw, inPlace: true, cols: 40}, []contract.Event{
+		&contract.RetryScheduled{Attempt: 2, MaxAttempts: 4, DelayMS: 1500, Kind: contract.KindOverloaded},
+	})
+	want := "  retrying in 1.5s (server overloaded,…"
+	if got := strings.TrimSuffix(errw.String(), "\r\x1b[K"); got != want || utf8.RuneCountInString(got) >= 40 {
+		t.Errorf("status %q, want %q, within 39 columns", got, want)
 	}
 }
 
