@@ -251,6 +251,12 @@ func modelError(spec cli.Spec, cfg *config.Config, err error) error {
 	if where := cfg.Where(key); where != "" {
 		return fmt.Errorf("%w: config: %s: %v", cli.ErrUsage, where, err)
 	}
+	switch {
+	case strings.HasPrefix(msg, "unknown provider") && spec.Provider != "":
+		return fmt.Errorf("%w: --provider: %v", cli.ErrUsage, err)
+	case strings.HasPrefix(msg, "base URL") && spec.BaseURL != "":
+		return fmt.Errorf("%w: --base-url: %v", cli.ErrUsage, err)
+	}
 	return fmt.Errorf("%w: %v", cli.ErrUsage, err)
 }
 

@@ -69,7 +69,7 @@ func (c *Call) endpoint() string {
 // accepted the connection and went silent, or it is stuck before its
 // first token) is given up on with an error of kind timeout, retryable,
 // whose cause is [ErrNoFirstByte]: "no response from ENDPOINT within
-// 1m30s".
+// 90s".
 func Post(ctx context.Context, client *http.Client, ref *contract.ProviderRef, c Call,
 	errorOf func(contract.ProviderRef, *http.Response) *contract.ProviderError) (*http.Response, *contract.ProviderError) {
 	reqCtx, cancel := context.WithCancelCause(ctx)
