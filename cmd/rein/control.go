@@ -64,7 +64,10 @@ func (w *switching) build(primary kernel.Model, current func() kernel.Current) f
 		if err != nil {
 			return kernel.Model{}, err
 		}
-		m, err := model(name, modelName, baseURL)
+		m, err := model(context.Background(), name, modelName, baseURL, w.cfg)
+		if choice, ok := errors.AsType[*choiceNeeded](err); ok {
+			return kernel.Model{}, fmt.Errorf("%v; name one: /model %s:NAME", choice, name)
+		}
 		if err != nil {
 			return kernel.Model{}, err
 		}

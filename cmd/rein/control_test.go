@@ -166,7 +166,7 @@ func TestSwitcherAndKnown(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test-key")
 	cfg := &config.Config{File: config.File{Models: map[string]config.Model{"local-qwen": {ContextWindow: 32768}}}}
 	w := &switching{spec: cli.Spec{Provider: "openai", Model: "gpt-x", BaseURL: "http://127.0.0.1:9/v1"}, cfg: cfg}
-	primary, err := model("openai", "gpt-x", "http://127.0.0.1:9/v1")
+	primary, err := model(t.Context(), "openai", "gpt-x", "http://127.0.0.1:9/v1", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

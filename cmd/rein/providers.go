@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/rein-agent/rein/internal/catalog"
 	"github.com/rein-agent/rein/internal/cli"
@@ -81,10 +82,14 @@ var providerNames = []string{"openai", "responses", "anthropic", "gemini", "scri
 // apis maps the --api values of rein debug normalize to adapters.
 var apis = map[string]string{"chat": "openai", "openai": "openai", "responses": "responses", "messages": "anthropic", "anthropic": "anthropic", "gemini": "gemini"}
 
-// model resolves one model (its errors are the person's to fix): the adapter of name, its key from the
-// environment, its endpoint (baseURL, else the adapter's variable, else
-// its default) and its model (else the default).
-func model(name, modelName, baseURL string) (kernel.Model, error) {
+// model resolves one model (its errors are the person's to fix): the
+// adapter of name, its key from the environment, its endpoint (baseURL,
+// else the adapter's variable, else its default) and its model: modelName,
+// else, for an OpenAI-compatible server at an endpoint of the person's,
+// the one it serves (see serverModel: a *choiceNeeded when it offers
+// several), else the catalogue's default. cfg gives the wait for a first
+// byte (first_byte_timeout).
+func model(ctx context.Context, name, modelName, baseURL string, cfg *config.Config) (kernel.Model, error) {
 	a, ok := adapters[name]
 	if !ok {
 		return kernel.Model{}, fmt.Errorf("unknown provider %q (known: %s)", name, strings.Join(providerNames, ", "))
@@ -104,19 +109,30 @@ func model(name, modelName, baseURL string) (kernel.Model, error) {
 			break
 		}
 	}
-	if key == "" && strings.TrimSuffix(baseURL, "/") == strings.TrimSuffix(a.defaultBaseURL, "/") {
+	own := recordable(baseURL, a.defaultBaseURL) != "" // an endpoint the person named
+	if key == "" && !own {
 		return kernel.Model{}, fmt.Errorf("%s is not set; export it, or pick another provider with --provider "+
 			"(a local OpenAI-compatible server needs no key: --provider openai --base-url http://127.0.0.1:11434/v1)",
 			strings.Join(a.keyVars, " or "))
 	}
+	listing := own && compatible(name)
+	if modelName == "" && listing {
+		var err error
+		if modelName, err = serverModel(ctx, baseURL, key); err != nil {
+			return kernel.Model{}, err
+		}
+	}
 	if modelName == "" {
 		modelName = cmp.Or(catalog.Embedded().Default(name), a.defaultModel)
 	}
+	firstByte := time.Duration(cfg.FirstByteTimeout * float64(time.Second))
 	return kernel.Model{
-		Provider: a.build(&provider.HTTPOptions{BaseURL: baseURL, APIKey: key, Model: modelName, Logger: warnings()}),
-		Name:     name, Model: modelName,
+		Provider: a.build(&provider.HTTPOptions{BaseURL: baseURL, APIKey: key, Model: modelName, Logger: warnings(),
+			FirstByteTimeout: firstByte}),
+		Name: name, Model: modelName,
 		Capabilities: a.capabilities(modelName), KeyHint: keyVar, Secret: key,
 		BaseURL: recordable(baseURL, a.defaultBaseURL),
+		Explain: explainer(name, modelName, baseURL, key, listing, cmp.Or(firstByte, provider.DefaultFirstByteTimeout)),
 	}, nil
 }
 
@@ -139,38 +155,43 @@ func recordable(baseURL, defaultURL string) string {
 // command line over the configuration, and, when neither names a provider,
 // from the first provider whose key is set; and describes each (window,
 // output, prices: see describe), checking the reasoning effort asked
-// against the primary's levels.
-func chooseModels(spec cli.Spec, cfg *config.Config, known *contract.ModelInfo) (kernel.Model, []kernel.Model, error) {
+// against the primary's levels. When nobody named a model and the
+// person's own server offers several, spec.PickModel asks which; without
+// it, the error lists them. A fallback of the primary's provider goes to
+// the primary's endpoint.
+func chooseModels(ctx context.Context, spec cli.Spec, cfg *config.Config, known *contract.ModelInfo) (kernel.Model, []kernel.Model, error) {
 	name, modelName, baseURL, err := pick(spec, cfg)
 	if err != nil {
 		return kernel.Model{}, nil, err
 	}
-	primary, err := model(name, modelName, baseURL)
+	// The fallbacks first: what is wrong with them is wrong whatever the
+	// primary's server says, or whether it answers.
+	fallbacks, err := chooseFallbacks(ctx, spec, cfg, name, baseURL)
 	if err != nil {
-		// Say which file and line to fix when the provider or its
-		// endpoint came from one.
-		key := ""
-		switch msg := err.Error(); {
-		case strings.HasPrefix(msg, "unknown provider") && spec.Provider == "":
-			key = "provider"
-		case strings.HasPrefix(msg, "base URL") && spec.BaseURL == "":
-			key = "base_url"
-		}
-		if where := cfg.Where(key); where != "" {
-			return kernel.Model{}, nil, fmt.Errorf("%w: config: %s: %v", cli.ErrUsage, where, err)
-		}
-		switch msg := err.Error(); {
-		case strings.HasPrefix(msg, "unknown provider") && spec.Provider != "":
-			return kernel.Model{}, nil, fmt.Errorf("%w: --provider: %v", cli.ErrUsage, err)
-		case strings.HasPrefix(msg, "base URL") && spec.BaseURL != "":
-			return kernel.Model{}, nil, fmt.Errorf("%w: --base-url: %v", cli.ErrUsage, err)
-		}
-		return kernel.Model{}, nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
+		return kernel.Model{}, nil, err
 	}
-	describe(context.Background(), &primary, cfg, known, warn)
+	primary, err := model(ctx, name, modelName, baseURL, cfg)
+	if choice, ok := errors.AsType[*choiceNeeded](err); ok {
+		primary, err = picked(ctx, spec, choice, name, baseURL, cfg)
+	}
+	if err != nil {
+		return kernel.Model{}, nil, modelError(spec, cfg, err)
+	}
+	describe(ctx, &primary, cfg, known, warn)
 	if err := checkEffort(spec, cfg, &primary, warn); err != nil {
 		return kernel.Model{}, nil, err
 	}
+	for i := range fallbacks {
+		describe(ctx, &fallbacks[i], cfg, nil, warn)
+	}
+	return primary, fallbacks, nil
+}
+
+// chooseFallbacks resolves the fallbacks of the command line, else of
+// the configuration, for a primary of provider name at baseURL (as pick
+// says them): a fallback of the primary's provider goes to the same
+// endpoint, one of the configuration's provider to its base_url.
+func chooseFallbacks(ctx context.Context, spec cli.Spec, cfg *config.Config, name, baseURL string) ([]kernel.Model, error) {
 	list, from := spec.Fallback, "--fallback"
 	if list == nil {
 		list, from = cfg.Fallback, "config: "+cfg.Where("fallback")+": fallback"
@@ -178,14 +199,65 @@ func chooseModels(spec cli.Spec, cfg *config.Config, known *contract.ModelInfo) 
 	var fallbacks []kernel.Model
 	for _, entry := range list {
 		n, m, _ := strings.Cut(strings.TrimSpace(entry), ":")
-		fb, err := model(n, m, "")
-		if err != nil {
-			return kernel.Model{}, nil, fmt.Errorf("%w: %s %q: %v", cli.ErrUsage, from, entry, err)
+		fbURL := ""
+		switch {
+		case n == name:
+			fbURL = baseURL // the endpoint given belongs to its provider, whichever model it serves
+		case n == cfg.Provider:
+			fbURL = cfg.BaseURL
 		}
-		describe(context.Background(), &fb, cfg, nil, warn)
+		fb, err := model(ctx, n, m, fbURL, cfg)
+		if choice, ok := errors.AsType[*choiceNeeded](err); ok {
+			err = fmt.Errorf("%v; name one: %s:NAME", choice, n)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s %q: %v", cli.ErrUsage, from, entry, err)
+		}
 		fallbacks = append(fallbacks, fb)
 	}
-	return primary, fallbacks, nil
+	return fallbacks, nil
+}
+
+// picked is the primary model once the person has picked one of the
+// models choice lists (spec.PickModel), or the error that lists them and
+// says how to name one when nobody can be asked.
+func picked(ctx context.Context, spec cli.Spec, choice *choiceNeeded, name, baseURL string, cfg *config.Config) (kernel.Model, error) {
+	if spec.PickModel == nil {
+		return kernel.Model{}, fmt.Errorf("%w: %v; choose one with --model NAME", cli.ErrUsage, choice)
+	}
+	m, err := spec.PickModel(ctx, cli.ModelQuestion{Server: choice.server, Models: choice.models})
+	if err != nil {
+		return kernel.Model{}, fmt.Errorf("%w: %v (%v); choose one with --model NAME", cli.ErrUsage, choice, err)
+	}
+	return model(ctx, name, m, baseURL, cfg)
+}
+
+// modelError is the error of the primary model that could not be
+// resolved: bad usage, naming the file and line to fix when the provider
+// or its endpoint came from one; a server that did not say which models
+// it serves is no usage error, and one already marked stays as it is.
+func modelError(spec cli.Spec, cfg *config.Config, err error) error {
+	if _, ok := errors.AsType[*unlisted](err); ok || errors.Is(err, cli.ErrUsage) {
+		return err
+	}
+	msg := err.Error()
+	key := ""
+	switch {
+	case strings.HasPrefix(msg, "unknown provider") && spec.Provider == "":
+		key = "provider"
+	case strings.HasPrefix(msg, "base URL") && spec.BaseURL == "":
+		key = "base_url"
+	}
+	if where := cfg.Where(key); where != "" {
+		return fmt.Errorf("%w: config: %s: %v", cli.ErrUsage, where, err)
+	}
+	switch {
+	case strings.HasPrefix(msg, "unknown provider") && spec.Provider != "":
+		return fmt.Errorf("%w: --provider: %v", cli.ErrUsage, err)
+	case strings.HasPrefix(msg, "base URL") && spec.BaseURL != "":
+		return fmt.Errorf("%w: --base-url: %v", cli.ErrUsage, err)
+	}
+	return fmt.Errorf("%w: %v", cli.ErrUsage, err)
 }
 
 // pick decides the provider, model and endpoint of the primary model.
@@ -199,9 +271,13 @@ func pick(spec cli.Spec, cfg *config.Config) (name, modelName, baseURL string, e
 			}
 		}
 	}
+	if name == "" && os.Getenv("OPENAI_BASE_URL") != "" {
+		name = "openai" // an OpenAI-compatible server of the person's, which needs no key
+	}
 	if name == "" {
-		return "", "", "", fmt.Errorf("%w: no model provider: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, "+
-			"or choose one with --provider (%s); `rein demo` runs offline against a scripted model",
+		return "", "", "", fmt.Errorf("%w: no model provider: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY "+
+			"(or OPENAI_BASE_URL, for an OpenAI-compatible server), or choose one with --provider (%s); "+
+			"`rein demo` runs offline against a scripted model",
 			cli.ErrUsage, strings.Join(providerNames, ", "))
 	}
 	if name == "scripted" {

@@ -383,7 +383,7 @@ func TestShortKeyLeavesTheLogWhole(t *testing.T) {
 	srv := serveChat(t, []chatTurn{{text: "next text"}})
 	ws, stateDir := t.TempDir(), t.TempDir()
 	r := reinIn(t, ws, []string{"XDG_STATE_HOME=" + stateDir, "XDG_CONFIG_HOME=" + t.TempDir(), "OPENAI_API_KEY=x"},
-		"exec", "--provider", "openai", "--base-url", srv.URL+"/v1", "say next")
+		"exec", "--provider", "openai", "--model", "local-model", "--base-url", srv.URL+"/v1", "say next")
 	if r.code != 0 {
 		t.Fatalf("rein exec: exit %d\n%s", r.code, r.stderr)
 	}

@@ -42,11 +42,13 @@ var rawSequence = regexp.MustCompile("\x1b(?:[^\\[]|\\[[0-9;]*[^0-9;m])|[\x00-\x
 
 // checkTerminalSafe fails if out holds a raw sequence or bytes that are not
 // UTF-8, or does not show what was attempted. A terminal's line discipline
-// turns each newline rein writes into CR LF; rein itself writes no CR.
+// turns each newline rein writes into CR LF; rein itself writes no CR but
+// in the erasure of its own status line (a retry's), \r\x1b[K.
 func checkTerminalSafe(t *testing.T, what, out string, terminal bool) {
 	t.Helper()
 	if terminal {
 		out = strings.ReplaceAll(out, "\r\n", "\n")
+		out = strings.ReplaceAll(out, "\r\x1b[K", "")
 	}
 	if loc := rawSequence.FindStringIndex(out); loc != nil {
 		t.Errorf("%s holds %q raw:\n%q", what, out[loc[0]:loc[1]], out[max(0, loc[0]-60):min(len(out), loc[1]+60)])

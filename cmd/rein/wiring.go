@@ -41,7 +41,7 @@ func openSession(ctx context.Context, spec cli.Spec) (*cli.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, fallbacks, err := models(spec, cfg, nil)
+	m, fallbacks, err := models(ctx, spec, cfg, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -104,9 +104,9 @@ func readConfig(p config.Paths) (*config.Config, error) {
 // models resolves the model and its fallbacks: the scripted one, or real
 // providers. known is what a resumed session's log says of its model, nil
 // for a new session or another model.
-func models(spec cli.Spec, cfg *config.Config, known *contract.ModelInfo) (kernel.Model, []kernel.Model, error) {
+func models(ctx context.Context, spec cli.Spec, cfg *config.Config, known *contract.ModelInfo) (kernel.Model, []kernel.Model, error) {
 	if spec.Provider != "scripted" {
-		return chooseModels(spec, cfg, known)
+		return chooseModels(ctx, spec, cfg, known)
 	}
 	if spec.Script == "" {
 		return kernel.Model{}, nil, fmt.Errorf("%w: --provider scripted needs --script FILE (the format is documented in internal/provider/scripted)", cli.ErrUsage)
@@ -276,7 +276,7 @@ func resumeRuntime(ctx context.Context, sess *session.Session, spec cli.Spec) (*
 		// need to ask the server again.
 		known = st.ModelInfo
 	}
-	m, fallbacks, err := models(spec, cfg, known)
+	m, fallbacks, err := models(ctx, spec, cfg, known)
 	if err != nil {
 		return nil, err
 	}
@@ -441,7 +441,7 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	}
 	opts := &kernel.Options{
 		ProviderName: m.Name, Model: m.Model, BaseURL: m.BaseURL, Capabilities: m.Capabilities, KeyHint: m.KeyHint, Secret: m.Secret,
-		Fallback: fallbacks, Registry: reg, Tools: tools, MaxTurns: set.maxTurns, System: kernel.SystemPrompt(env),
+		Explain: m.Explain, Fallback: fallbacks, Registry: reg, Tools: tools, MaxTurns: set.maxTurns, System: kernel.SystemPrompt(env),
 		Cwd: set.cwd, Version: version, Session: sess.ID, State: &sess.State, Logger: warnings(), Secrets: secrets,
 		Sandbox: box.status.Record(), Info: m.Info, SessionDir: sess.Dir, Hooks: hooks,
 		Context: kernel.ContextOptions{CompactAt: set.context.CompactAt, MaxCost: set.context.MaxCost,

@@ -85,9 +85,15 @@ type prober struct {
 	base, root, model string
 }
 
-// get sends method to url with body (nil for none) and decodes the answer
-// into v; an answer that is not 200 or not JSON is an error.
+// get sends method to url with body (nil for none) and decodes the answer,
+// read up to probeLimit, into v; an answer that is not 200 or not JSON is
+// an error.
 func (p *prober) get(ctx context.Context, method, url string, body []byte, v any) error {
+	return p.read(ctx, method, url, body, probeLimit, v)
+}
+
+// read is get, reading up to limit bytes of the answer.
+func (p *prober) read(ctx context.Context, method, url string, body []byte, limit int64, v any) error {
 	var r io.Reader
 	if body != nil {
 		r = bytes.NewReader(body)
@@ -107,22 +113,26 @@ func (p *prober) get(ctx context.Context, method, url string, body []byte, v any
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("HTTP %d", resp.StatusCode)
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, probeLimit))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit))
 	if err != nil {
 		return err
 	}
 	return json.Unmarshal(data, v)
 }
 
+// modelList is the answer of an OpenAI-compatible {base}/models: the
+// entries of the models served, with vLLM's window.
+type modelList struct {
+	Data []struct {
+		ID          string `json:"id"`
+		MaxModelLen int    `json:"max_model_len"`
+	} `json:"data"`
+}
+
 // vllm reads max_model_len from the entry of {base}/models whose id is
 // the model.
 func (p *prober) vllm(ctx context.Context) (int, error) {
-	var list struct {
-		Data []struct {
-			ID          string `json:"id"`
-			MaxModelLen int    `json:"max_model_len"`
-		} `json:"data"`
-	}
+	var list modelList
 	if err := p.get(ctx, http.MethodGet, p.base+"/models", nil, &list); err != nil {
 		return 0, err
 	}

@@ -105,6 +105,20 @@ type Spec struct {
 	// yes in their own config.toml); nil means nobody can be asked, and an
 	// untrusted file is left out, with a warning.
 	Trust func(ctx context.Context, q TrustQuestion) (bool, error)
+	// PickModel asks the person which model to use when neither the
+	// flags nor the configuration name one and the server offers several
+	// (an OpenAI-compatible server at a base URL of theirs); it returns
+	// one of q.Models. nil means nobody can be asked (exec, a pipe), and
+	// the wiring says which models there are and how to name one.
+	PickModel func(ctx context.Context, q ModelQuestion) (string, error)
+}
+
+// ModelQuestion asks which of the models a server offers to use.
+type ModelQuestion struct {
+	// Server is the endpoint, shown without credentials.
+	Server string
+	// Models are the models it offers, in its order: two or more.
+	Models []string
 }
 
 // TrustQuestion asks whether a project's file may start programs or run
@@ -381,6 +395,9 @@ type app struct {
 	// trust asks the person whether to trust a project's file (see
 	// Spec.Trust); nil for a run nobody can be asked in.
 	trust func(ctx context.Context, q TrustQuestion) (bool, error)
+	// pick asks the person which of a server's models to use (see
+	// Spec.PickModel); nil when nobody can be asked.
+	pick func(ctx context.Context, q ModelQuestion) (string, error)
 }
 
 func (a *app) commands() *cobra.Command {
@@ -549,7 +566,7 @@ func (a *app) spec(approver kernel.Approver) (Spec, error) {
 		AddDirs: a.flags.addDirs, MaxTurns: a.flags.maxTurns, Approver: approver,
 		Sandbox: a.flags.sandbox, Network: a.flags.network,
 		SessionDir: a.flags.sessionDir, MaxCost: maxCost, ReasoningEffort: effort,
-		TrustProject: a.flags.trustProject, Trust: a.trust,
+		TrustProject: a.flags.trustProject, Trust: a.trust, PickModel: a.pick,
 	}, nil
 }
 

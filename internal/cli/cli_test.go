@@ -283,7 +283,7 @@ func TestRetriesAndFallbacksAreShown(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, want := range []string{"✗ the model call failed (rate_limit); retrying in 1.5s (attempt 2)", "switching from anthropic:claude to openai:gpt-4.1-mini: overloaded after 4 attempt(s)"} {
+	for _, want := range []string{"  retrying in 1.5s (rate limited, attempt 2)\n", "switching from anthropic:claude to openai:gpt-4.1-mini: overloaded after 4 attempt(s)"} {
 		if !strings.Contains(errw.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errw.String())
 		}

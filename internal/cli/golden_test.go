@@ -317,8 +317,8 @@ func (s *stage) rein(args ...string) string {
 // screen renders the recorded envelopes as a person sees them on a
 // terminal: stdout and stderr both on the screen, in the order written,
 // the answer streamed live, with colour (shown as {dim}, {bold}, {red},
-// {yellow} and {/}). It is what newTerminal builds when both are
-// terminals and NO_COLOR is unset.
+// {yellow} and {/}; a status line erased, {erase}). It is what
+// newTerminal builds when both are terminals and NO_COLOR is unset.
 func (s *stage) screen() string {
 	s.t.Helper()
 	return s.scrub(colours.Replace(s.rawScreen()))
@@ -330,7 +330,7 @@ func (s *stage) rawScreen() string {
 	s.t.Helper()
 	var b strings.Builder
 	out, errw := &screenWriter{&b}, &screenWriter{&b}
-	s.play(&terminal{out: out, errw: errw, color: true, live: out})
+	s.play(&terminal{out: out, errw: errw, color: true, live: out, inPlace: true})
 	return b.String()
 }
 
@@ -348,7 +348,7 @@ func (s *stage) redirected() string {
 func (s *stage) rawRedirected() string {
 	s.t.Helper()
 	var file, screen strings.Builder
-	s.play(&terminal{out: &file, errw: &screen, color: true, settle: true, live: &screen})
+	s.play(&terminal{out: &file, errw: &screen, color: true, settle: true, live: &screen, inPlace: true})
 	return "--- stdout (a file)\n" + file.String() + "--- stderr (the terminal)\n" + screen.String()
 }
 
@@ -368,8 +368,9 @@ type screenWriter struct{ b *strings.Builder }
 
 func (w *screenWriter) Write(p []byte) (int, error) { return w.b.Write(p) }
 
-// colours shows the renderer's ANSI styles as text.
-var colours = strings.NewReplacer("\x1b[0m", "{/}", "\x1b[1m", "{bold}", "\x1b[2m", "{dim}", "\x1b[31m", "{red}", "\x1b[33m", "{yellow}")
+// colours shows the renderer's ANSI styles as text, and the erasure of a
+// status line as {erase}.
+var colours = strings.NewReplacer("\r\x1b[K", "{erase}", "\x1b[0m", "{/}", "\x1b[1m", "{bold}", "\x1b[2m", "{dim}", "\x1b[31m", "{red}", "\x1b[33m", "{yellow}")
 
 // ids are rein's generated ids (a prefix, then 26 characters of
 // Crockford's base32), which differ on every run.

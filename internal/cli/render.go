@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
+
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/printable"
@@ -86,10 +88,21 @@ type terminal struct {
 	// maxCost is the --max-cost flag, to say what a budget run passed; 0
 	// means the configuration's, which the run's reason says.
 	maxCost float64
+	// inPlace says errw is a terminal, where a retry's status line is
+	// rewritten by the next retry and erased before anything else is
+	// written.
+	inPlace bool
+	// status says a retry's status line is up: on a terminal, the last
+	// line of errw, unterminated; elsewhere, written once for a run of
+	// retries, whose later retries are not written.
+	status bool
+	// cols is the width of the terminal errw is, for a status line that
+	// must fit on one row to be erased whole; 0 means ask the terminal.
+	cols int
 }
 
 func newTerminal(out, errw io.Writer) *terminal {
-	t := &terminal{out: out, errw: errw, color: isTerminal(errw) && os.Getenv("NO_COLOR") == ""}
+	t := &terminal{out: out, errw: errw, color: isTerminal(errw) && os.Getenv("NO_COLOR") == "", inPlace: isTerminal(errw)}
 	switch {
 	case isTerminal(out):
 		t.live = out
@@ -181,6 +194,9 @@ func (t *terminal) blockEnds(data contract.Event) error {
 }
 
 func (t *terminal) event(env contract.Envelope) error {
+	if !quiet(env.Data) {
+		t.clearStatus()
+	}
 	if err := t.blockEnds(env.Data); err != nil {
 		return err
 	}
@@ -208,10 +224,7 @@ func (t *terminal) event(env contract.Envelope) error {
 		t.pending.Reset()
 		t.stopped = e.Kind == contract.KindAborted
 	case *contract.RetryScheduled:
-		// The kind is enough to follow the retries; the whole message is
-		// said once, by the run's end, if no retry helps (the log has
-		// every attempt's).
-		t.line(t.style("33", sayf("  ✗ the model call failed (%s); retrying in %.1fs (attempt %d)", e.Kind, float64(e.DelayMS)/1000, e.Attempt)))
+		t.retry(e)
 	case *contract.FallbackSelected:
 		t.line(t.style("33", sayf("  switching from %s to %s: %s", e.From, e.To, e.Reason)))
 	case *contract.ModelDiscarded:
@@ -232,6 +245,73 @@ func (t *terminal) event(env contract.Envelope) error {
 		}
 	}
 	return nil
+}
+
+// retry shows a retry as one quiet status line: what failed in a few
+// words, the wait, the attempt. On a terminal the next retry rewrites it
+// and anything else erases it first; elsewhere the first retry of a run of
+// them is written, and the others are not. The whole message is said
+// once, by the run's end, if no retry helps (the log has every
+// attempt's).
+func (t *terminal) retry(e *contract.RetryScheduled) {
+	status := "  " + e.Status()
+	line := t.style("33", sayf("%s", status))
+	switch {
+	case t.inPlace:
+		t.end() // a status line already up is erased
+		if cols := t.columns(); cols > 2 && len(status) >= cols {
+			// One row, or the erasure would leave the rows above it.
+			line = t.style("33", sayf("%s", excerpt.Text(status, cols-2)))
+		}
+		say(t.errw, line)
+	case !t.status:
+		t.line(line)
+	}
+	t.status = true
+}
+
+// columns is the width of the terminal errw is, 0 when it cannot tell.
+func (t *terminal) columns() int {
+	if t.cols > 0 {
+		return t.cols
+	}
+	w := t.errw
+	if o, ok := w.(*output); ok {
+		w = o.w
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0
+	}
+	cols, _, err := term.GetSize(f.Fd())
+	if err != nil {
+		return 0
+	}
+	return cols
+}
+
+// clearStatus takes a retry's status line down: erased from a terminal,
+// so that what comes next takes its place.
+func (t *terminal) clearStatus() {
+	if t.status && t.inPlace {
+		say(t.errw, "\r\x1b[K")
+	}
+	t.status = false
+}
+
+// quiet says whether data is an event between a retry and what comes of
+// it that the renderer shows nothing of, so a retry's status line stays
+// up: the failure (said by the retry), and the next attempt's start.
+func quiet(data contract.Event) bool {
+	switch e := data.(type) {
+	case *contract.RetryScheduled, *contract.ContextProjected, *contract.ModelStarted:
+		return true
+	case *contract.ProviderError:
+		return e.Kind != contract.KindMalformedToolCall
+	case *contract.ModelRequested:
+		return e.Purpose != contract.PurposeCompaction
+	}
+	return false
 }
 
 // finished shows how a run ended.
@@ -385,6 +465,9 @@ func saidLine(message string) shown {
 }
 
 func (t *terminal) end() {
+	if t.inPlace {
+		t.clearStatus()
+	}
 	if t.outOpen {
 		say(t.out, "\n")
 		t.outOpen = false

@@ -3,6 +3,7 @@ package cli
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -97,34 +98,96 @@ func TestCancelledCallLeavesNoText(t *testing.T) {
 	}
 }
 
-// A failure is said once: each retry with the kind of what failed, and
-// the end of the run with its whole reason, never the model error and
-// then the run's failure with the same text.
+// A failure is said once: the retries as one quiet status line, and the
+// end of the run with its whole reason, never the model error and then
+// the run's failure with the same text. On a terminal each retry rewrites
+// the line, and what comes next erases it; in a pipe or a file the first
+// retry of a run of them is written, and the others are not.
 func TestFailureIsSaidOnce(t *testing.T) {
 	refused := &contract.ProviderError{Kind: contract.KindNetwork, Retryable: true, Provider: "openai",
 		Message: "could not connect to http://127.0.0.1:18099/v1 (connection refused): is the server running?"}
-	var out, errw strings.Builder
-	render(t, &terminal{out: &out, errw: &errw, settle: true}, []contract.Event{
+	events := []contract.Event{
 		&contract.ModelRequested{}, refused,
-		&contract.RetryScheduled{Attempt: 2, DelayMS: 600, Kind: contract.KindNetwork},
+		&contract.RetryScheduled{Attempt: 2, MaxAttempts: 3, DelayMS: 600, Kind: contract.KindNetwork},
+		&contract.ContextProjected{}, &contract.ModelRequested{}, &contract.ModelStarted{}, refused,
+		&contract.RetryScheduled{Attempt: 3, MaxAttempts: 3, DelayMS: 1400, Kind: contract.KindNetwork},
 		&contract.ModelRequested{}, refused,
-		&contract.RetryScheduled{Attempt: 3, DelayMS: 1400, Kind: contract.KindNetwork},
-		&contract.ModelRequested{}, refused,
-		&contract.RunFinished{Outcome: contract.OutcomeFailed, Reason: refused.Error()},
+		&contract.RunFinished{Outcome: contract.OutcomeFailed, Reason: refused.Error() + "; gave up after 3 attempts"},
+	}
+	final := "✗ run failed: openai: network: could not connect to http://127.0.0.1:18099/v1 (connection refused): is the server running?; gave up after 3 attempts\n"
+	for _, tc := range []struct {
+		name    string
+		inPlace bool
+		raw     string // what errw gets, the erasures shown as {erase}
+		screen  string // what a terminal shows of it at the end
+	}{
+		{"piped", false,
+			"  retrying in 0.6s (cannot connect, attempt 2 of 3)\n" + final,
+			"  retrying in 0.6s (cannot connect, attempt 2 of 3)\n" + final},
+		{"terminal", true,
+			"  retrying in 0.6s (cannot connect, attempt 2 of 3){erase}  retrying in 1.4s (cannot connect, attempt 3 of 3){erase}" + final,
+			final},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errw strings.Builder
+			render(t, &terminal{out: &out, errw: &errw, settle: true, inPlace: tc.inPlace}, events)
+			got := errw.String()
+			if raw := strings.ReplaceAll(got, "\r\x1b[K", "{erase}"); raw != tc.raw {
+				t.Errorf("stderr:\n%q\nwant\n%q", raw, tc.raw)
+			}
+			if screen := erased(got); screen != tc.screen {
+				t.Errorf("the terminal shows:\n%s\nwant\n%s", screen, tc.screen)
+			}
+			if out.String() != "" {
+				t.Errorf("stdout %q", out.String())
+			}
+		})
+	}
+}
+
+// A retry that works leaves no trace on a terminal: the answer takes the
+// status line's place.
+func TestRetryThatWorksIsErased(t *testing.T) {
+	screen := &screenWriter{b: &strings.Builder{}}
+	render(t, &terminal{out: screen, errw: screen, live: screen, inPlace: true}, []contract.Event{
+		&contract.ModelRequested{}, &contract.ProviderError{Kind: contract.KindOverloaded, Retryable: true, Message: "busy"},
+		&contract.RetryScheduled{Attempt: 2, MaxAttempts: 4, DelayMS: 1000, Kind: contract.KindOverloaded},
+		&contract.ModelRequested{}, &contract.ModelStarted{}, &contract.TextDelta{Text: "The answer is 42."},
+		&contract.ModelText{Text: "The answer is 42."}, &contract.ModelFinished{Reason: contract.FinishStop},
+		&contract.RunFinished{Outcome: contract.OutcomeCompleted},
 	})
-	got := errw.String()
-	if n := strings.Count(got, "could not connect to http://127.0.0.1:18099/v1 (connection refused): is the server running?"); n != 1 {
-		t.Errorf("the failure is said %d times, want once:\n%s", n, got)
+	if got := erased(screen.b.String()); got != "The answer is 42.\n" {
+		t.Errorf("the terminal shows %q, want the answer alone", got)
 	}
-	for _, want := range []string{"✗ the model call failed (network); retrying in 0.6s (attempt 2)", "retrying in 1.4s (attempt 3)",
-		"✗ run failed: openai: network: could not connect"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, got)
+}
+
+// On a narrow terminal the status line is cut to one row, which its
+// erasure takes whole.
+func TestStatusLineFitsOneRow(t *testing.T) {
+	var errw strings.Builder
+	render(t, &terminal{out: &strings.Builder{}, errw: &errw, inPlace: true, cols: 40}, []contract.Event{
+		&contract.RetryScheduled{Attempt: 2, MaxAttempts: 4, DelayMS: 1500, Kind: contract.KindOverloaded},
+	})
+	want := "  retrying in 1.5s (server overloaded,…"
+	if got := strings.TrimSuffix(errw.String(), "\r\x1b[K"); got != want || utf8.RuneCountInString(got) >= 40 {
+		t.Errorf("status %q, want %q, within 39 columns", got, want)
+	}
+}
+
+// erased is what a terminal shows of s once each "\r\x1b[K" has erased
+// the line it ends.
+func erased(s string) string {
+	var b strings.Builder
+	for i, part := range strings.Split(s, "\r\x1b[K") {
+		if i > 0 {
+			cut := strings.LastIndexByte(b.String(), '\n') + 1
+			kept := b.String()[:cut]
+			b.Reset()
+			b.WriteString(kept)
 		}
+		b.WriteString(part)
 	}
-	if strings.Contains(got, "model error") {
-		t.Errorf("stderr says model error besides the run's failure:\n%s", got)
-	}
+	return b.String()
 }
 
 // Ctrl-C is a person stopping the run, never a model error.
@@ -170,7 +233,7 @@ func TestReplayShowsEveryFailedCall(t *testing.T) {
 		}
 	}
 	r.end()
-	for _, want := range []string{"✗ model error: p: stream_interrupted: the stream broke off", "retrying in 0.8s (attempt 2)", "The answer is 42."} {
+	for _, want := range []string{"✗ model error: p: stream_interrupted: the stream broke off", "retrying in 0.8s (the stream broke off, attempt 2)", "The answer is 42."} {
 		if !strings.Contains(w.String(), want) {
 			t.Errorf("replay lacks %q:\n%s", want, w.String())
 		}

@@ -144,6 +144,9 @@ func (r *replayer) model(env contract.Envelope) (bool, error) {
 			break
 		}
 		r.line(r.t.style("31", sayf("%s ✗ model error: %s", r.at(env), e.Error())))
+	case *contract.RetryScheduled:
+		// The trace keeps every retry, each on its line.
+		r.line(r.t.style("33", sayf("  %s", e.Status())))
 	default:
 		return false, nil
 	}

@@ -111,6 +111,7 @@ func (a *app) interactive(ctx context.Context, first string) error {
 	if a.useUI() {
 		approver := tui.NewApprover()
 		a.trust = trustAsker(a.deps.Stderr, byteLines(a.deps.Stdin))
+		a.pick = a.modelAsker(byteLines(a.deps.Stdin))
 		s, err := a.open(ctx, approver)
 		if err != nil {
 			return err
@@ -119,6 +120,7 @@ func (a *app) interactive(ctx context.Context, first string) error {
 	}
 	lines := readLines(a.deps.Stdin)
 	a.trust = trustAsker(a.deps.Stderr, lines.next)
+	a.pick = a.modelAsker(lines.next)
 	s, err := a.open(ctx, &prompter{lines: lines, w: a.deps.Stderr})
 	if err != nil {
 		return err

@@ -235,10 +235,12 @@ func (a *app) resume(ctx context.Context, args []string) error {
 		uiApprover = tui.NewApprover()
 		approver = uiApprover
 		a.trust = trustAsker(a.deps.Stderr, byteLines(a.deps.Stdin))
+		a.pick = a.modelAsker(byteLines(a.deps.Stdin))
 	} else if a.flags.interactive {
 		lines = readLines(a.deps.Stdin)
 		approver = &prompter{lines: lines, w: a.deps.Stderr}
 		a.trust = trustAsker(a.deps.Stderr, lines.next)
+		a.pick = a.modelAsker(lines.next)
 	}
 	spec, err := a.spec(approver)
 	if err != nil {

@@ -95,6 +95,11 @@ type File struct {
 	// reasons (one of its levels: low, medium, high...); "" means the
 	// model's default. Only the user's file may set it.
 	ReasoningEffort string `toml:"reasoning_effort"`
+	// FirstByteTimeout is how many seconds rein waits for the first byte
+	// of a model's response before it gives the call up as a timeout and
+	// retries it; 0 means the default (90). Only the user's file may set
+	// it.
+	FirstByteTimeout float64 `toml:"first_byte_timeout"`
 	// Notify is how the interactive UI tells you that a long run ended or
 	// that an approval waits: "bell" (the default), "osc9" (a desktop
 	// notification, for terminals that show them), or "off".

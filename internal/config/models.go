@@ -9,15 +9,17 @@ import (
 )
 
 // limitProject takes out of the project's file d what a cloned repository
-// may not set of the context engine, each with a warning naming the file
-// and line: reasoning_effort (it may ask for the dearest thinking),
-// compact_at (it may compact every turn), every [models."id"] table (a
+// may not set of the context engine and the model calls, each with a
+// warning naming the file and line: reasoning_effort (it may ask for the
+// dearest thinking), compact_at (it may compact every turn),
+// first_byte_timeout (how long to wait for your server is yours to say),
+// every [models."id"] table (a
 // window far past the model's turns elision and compaction off, a price
 // makes your spending look smaller), and a max_cost above the user's (it
 // may only lower the budget; 0 would remove it).
 func (c *Config) limitProject(d *decoded) []string {
 	var out []string
-	for _, key := range []string{"reasoning_effort", "compact_at"} {
+	for _, key := range []string{"reasoning_effort", "compact_at", "first_byte_timeout"} {
 		if d.md.IsDefined(key) {
 			out = append(out, fmt.Sprintf("%s: %s is ignored: only your own config.toml may set it", d.at(key), key))
 			d.drop(key)
@@ -56,7 +58,7 @@ func (d *decoded) checkFinite() error {
 	for _, v := range []struct {
 		key string
 		n   float64
-	}{{"compact_at", d.CompactAt}, {"max_cost", d.MaxCost}} {
+	}{{"compact_at", d.CompactAt}, {"max_cost", d.MaxCost}, {"first_byte_timeout", d.FirstByteTimeout}} {
 		if d.md.IsDefined(v.key) && (math.IsNaN(v.n) || math.IsInf(v.n, 0)) {
 			return bad(d.at(v.key), v.key, v.n)
 		}
@@ -93,6 +95,10 @@ func (d *decoded) validateContext() error {
 	}
 	if d.defines("max_cost") && d.MaxCost < 0 {
 		return fmt.Errorf("config: %s: max_cost is %v; it must be 0 (no budget) or more, in US dollars", d.at("max_cost"), d.MaxCost)
+	}
+	if d.defines("first_byte_timeout") && d.FirstByteTimeout < 0 {
+		return fmt.Errorf("config: %s: first_byte_timeout is %v; it must be a number of seconds, more than 0 (0 means the default, 90)",
+			d.at("first_byte_timeout"), d.FirstByteTimeout)
 	}
 	if d.defines("reasoning_effort") && strings.TrimSpace(d.ReasoningEffort) == "" {
 		return fmt.Errorf("config: %s: reasoning_effort is empty; name a level of the model (low, medium, high...) or leave it out",
@@ -149,6 +155,10 @@ func (c *Config) applyContext(d *decoded, set func(string)) {
 	if d.defines("max_cost") {
 		c.MaxCost = d.MaxCost
 		set("max_cost")
+	}
+	if d.defines("first_byte_timeout") && d.FirstByteTimeout > 0 {
+		c.FirstByteTimeout = d.FirstByteTimeout
+		set("first_byte_timeout")
 	}
 	if d.defines("reasoning_effort") && d.ReasoningEffort != "" {
 		c.ReasoningEffort = strings.TrimSpace(d.ReasoningEffort)

@@ -13,6 +13,7 @@ func price(v float64) *float64 { return &v }
 func TestModelsAndContext(t *testing.T) {
 	dir := t.TempDir()
 	user := write(t, filepath.Join(dir, "user", "config.toml"), `compact_at = 0.8
+first_byte_timeout = 300
 max_cost = 5
 reasoning_effort = "high"
 
@@ -41,7 +42,10 @@ context_window = 4096
 	if c.CompactAt != 0.8 || c.MaxCost != 2 || c.ReasoningEffort != "high" || len(c.Warnings) != 0 {
 		t.Errorf("compact_at %v, max_cost %v, reasoning_effort %q, warnings %v", c.CompactAt, c.MaxCost, c.ReasoningEffort, c.Warnings)
 	}
-	if w := c.Where("models.local"); w != user+":12" {
+	if c.FirstByteTimeout != 300 {
+		t.Errorf("first_byte_timeout %v, want 300", c.FirstByteTimeout)
+	}
+	if w := c.Where("models.local"); w != user+":13" {
 		t.Errorf("Where(models.local) = %q", w)
 	}
 	if w := c.Where("max_cost"); w != project+":1" {
@@ -56,7 +60,7 @@ context_window = 4096
 func TestProjectLimits(t *testing.T) {
 	dir := t.TempDir()
 	user := write(t, filepath.Join(dir, "user", "config.toml"),
-		"max_cost = 5\ncompact_at = 0.8\nreasoning_effort = \"low\"\n[models.m]\ninput_price = 3\n")
+		"max_cost = 5\ncompact_at = 0.8\nreasoning_effort = \"low\"\nfirst_byte_timeout = 120\n[models.m]\ninput_price = 3\n")
 	for _, tc := range []struct {
 		name, text string
 		cost       float64
@@ -70,6 +74,7 @@ func TestProjectLimits(t *testing.T) {
 		{"empty effort", "reasoning_effort = \"\"\n", 5, []string{":1: reasoning_effort is ignored"}},
 		{"compact_at", "compact_at = 0.05\n", 5, []string{":1: compact_at is ignored"}},
 		{"bad compact_at", "compact_at = 7\n", 5, []string{":1: compact_at is ignored"}},
+		{"first_byte_timeout", "model = \"y\"\nfirst_byte_timeout = 1\n", 5, []string{":2: first_byte_timeout is ignored"}},
 		{"all", "compact_at = 0.05\nreasoning_effort = \"max\"\nmax_cost = 50\n", 5,
 			[]string{":2: reasoning_effort is ignored", ":1: compact_at is ignored", ":3: max_cost = 50 is ignored"}},
 		{"higher budget", "max_cost = 50\n", 5, []string{":1: max_cost = 50 is ignored"}},
@@ -83,10 +88,11 @@ func TestProjectLimits(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := map[string]Model{"m": {InputPrice: price(3)}}
-			if d := cmp.Diff(want, c.Models); d != "" || c.MaxCost != tc.cost || c.CompactAt != 0.8 || c.ReasoningEffort != "low" {
-				t.Errorf("max_cost %v, compact_at %v, reasoning_effort %q, models (-want +got):\n%s", c.MaxCost, c.CompactAt, c.ReasoningEffort, d)
+			if d := cmp.Diff(want, c.Models); d != "" || c.MaxCost != tc.cost || c.CompactAt != 0.8 || c.ReasoningEffort != "low" || c.FirstByteTimeout != 120 {
+				t.Errorf("max_cost %v, compact_at %v, reasoning_effort %q, first_byte_timeout %v, models (-want +got):\n%s",
+					c.MaxCost, c.CompactAt, c.ReasoningEffort, c.FirstByteTimeout, d)
 			}
-			for _, key := range []string{"compact_at", "reasoning_effort", "models.m"} {
+			for _, key := range []string{"compact_at", "reasoning_effort", "first_byte_timeout", "models.m"} {
 				if w := c.Where(key); !strings.HasPrefix(w, user) {
 					t.Errorf("Where(%s) = %q, want the user's file", key, w)
 				}
@@ -123,6 +129,9 @@ func TestContextErrors(t *testing.T) {
 		"compact_at 1":        {"compact_at = 1\n", "config.toml:1: compact_at is 1; it must be between 0 and 1"},
 		"compact_at 0":        {"model = \"x\"\ncompact_at = 0\n", "config.toml:2: compact_at is 0"},
 		"max_cost negative":   {"max_cost = -1\n", "config.toml:1: max_cost is -1"},
+		"first_byte negative": {"model = \"x\"\nfirst_byte_timeout = -5\n", "config.toml:2: first_byte_timeout is -5; it must be a number of seconds"},
+		"first_byte nan":      {"first_byte_timeout = nan\n", "config.toml:1: first_byte_timeout is NaN"},
+		"first_byte a string": {"first_byte_timeout = \"90s\"\n", "config.toml"},
 		"empty effort":        {"reasoning_effort = \" \"\n", "config.toml:1: reasoning_effort is empty"},
 		"negative window":     {"[models.\"a:b\"]\nmax_output = 1\ncontext_window = -5\n", `config.toml:3: [models."a:b"] context_window is -5`},
 		"output over window":  {"[models.a]\ncontext_window = 100\nmax_output = 100\n", `config.toml:3: [models."a"] max_output (100) must be smaller`},

@@ -48,7 +48,7 @@ func samples() []Event {
 		&ModelUsage{InputTokens: 1, OutputTokens: 2, CacheReadTokens: 3, CacheWriteTokens: 4, ReasoningTokens: 5, CostUSD: new(0.0125)},
 		&ModelFinished{Reason: FinishToolUse, ProviderState: json.RawMessage(`{"thought_signature":"abc"}`)},
 		&ProviderError{Kind: KindRateLimit, Retryable: true, Provider: "p", Model: "m", RequestID: "req", HTTPStatus: 429, Message: "slow", RetryAfterMS: 11054, Err: errors.New("cause")},
-		&RetryScheduled{Attempt: 2, DelayMS: 1500, Kind: KindOverloaded},
+		&RetryScheduled{Attempt: 2, MaxAttempts: 4, DelayMS: 1500, Kind: KindOverloaded},
 		&FallbackSelected{From: "anthropic", To: "openai:gpt-4.1-mini", Reason: "overloaded"},
 		&ToolValidation{IntentID: "int_1", OK: true, Code: "schema_invalid", Errors: []string{"command: required"}},
 		&ToolPermission{IntentID: "int_1", Decision: Deny, By: "user", Rule: "bash(rm:*)", Reason: "dangerous", Message: "use git clean -n first"},
@@ -237,10 +237,31 @@ func TestProviderErrorIsAnError(t *testing.T) {
 	if !ok || pe.Kind != KindStreamInterrupted {
 		t.Error("errors.AsType fails")
 	}
+	phrases := map[string]ErrorKind{}
+	for _, k := range ErrorKinds {
+		if other, ok := phrases[k.Phrase()]; ok {
+			t.Errorf("%s and %s are both %q", k, other, k.Phrase())
+		}
+		phrases[k.Phrase()] = k
+	}
 	for _, k := range ErrorKinds {
 		want := k == KindRateLimit || k == KindTimeout || k == KindNetwork || k == KindOverloaded || k == KindServer || k == KindStreamInterrupted
 		if k.Retryable() != want {
 			t.Errorf("%s.Retryable() = %v", k, !want)
+		}
+	}
+}
+
+func TestRetryStatus(t *testing.T) {
+	for _, tc := range []struct {
+		e    RetryScheduled
+		want string
+	}{
+		{RetryScheduled{Attempt: 2, MaxAttempts: 4, DelayMS: 1500, Kind: KindRateLimit}, "retrying in 1.5s (rate limited, attempt 2 of 4)"},
+		{RetryScheduled{Attempt: 3, DelayMS: 90000, Kind: KindTimeout}, "retrying in 90.0s (no response in time, attempt 3)"},
+	} {
+		if got := tc.e.Status(); got != tc.want {
+			t.Errorf("Status() = %q, want %q", got, tc.want)
 		}
 	}
 }

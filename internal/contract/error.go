@@ -49,6 +49,42 @@ func (k ErrorKind) Retryable() bool {
 	return false
 }
 
+// Phrase is the kind in a few words for people: "rate limited", "server
+// overloaded", "no response"...
+func (k ErrorKind) Phrase() string {
+	switch k {
+	case KindAuth:
+		return "key refused"
+	case KindPermission:
+		return "not permitted"
+	case KindRateLimit:
+		return "rate limited"
+	case KindQuota:
+		return "out of quota"
+	case KindTimeout:
+		return "no response in time"
+	case KindNetwork:
+		return "cannot connect"
+	case KindOverloaded:
+		return "server overloaded"
+	case KindServer:
+		return "server error"
+	case KindBadRequest:
+		return "request refused"
+	case KindContextLength:
+		return "conversation too long"
+	case KindStreamInterrupted:
+		return "the stream broke off"
+	case KindUnsupportedFeature:
+		return "feature not supported"
+	case KindMalformedToolCall:
+		return "malformed tool call"
+	case KindAborted:
+		return "stopped"
+	}
+	return "unknown error"
+}
+
 // ProviderError is a model provider's failure, mapped into the taxonomy. It
 // is both a Go error (the last pair a provider stream yields) and the
 // payload of the durable "provider.error" event.

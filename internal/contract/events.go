@@ -1,6 +1,9 @@
 package contract
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // The event types of DESIGN.md section 3. These strings are written to logs
 // and must never change.
@@ -284,11 +287,25 @@ type ModelFinished struct {
 	ProviderState json.RawMessage `json:"provider_state,omitempty"`
 }
 
-// RetryScheduled records that a failed model call will be tried again.
+// RetryScheduled records that a failed model call will be tried again:
+// attempt number Attempt (the first call is 1) of at most MaxAttempts (0:
+// not recorded, in logs older than the field), after DelayMS, because the
+// last attempt failed with Kind.
 type RetryScheduled struct {
-	Attempt int       `json:"attempt"`
-	DelayMS int64     `json:"delay_ms"`
-	Kind    ErrorKind `json:"kind"`
+	Attempt     int       `json:"attempt"`
+	MaxAttempts int       `json:"max_attempts,omitempty"`
+	DelayMS     int64     `json:"delay_ms"`
+	Kind        ErrorKind `json:"kind"`
+}
+
+// Status is the retry as a status line shows it: "retrying in 2.0s (rate
+// limited, attempt 2 of 4)".
+func (e *RetryScheduled) Status() string {
+	attempt := fmt.Sprintf("attempt %d", e.Attempt)
+	if e.MaxAttempts > 0 {
+		attempt += fmt.Sprintf(" of %d", e.MaxAttempts)
+	}
+	return fmt.Sprintf("retrying in %.1fs (%s, %s)", float64(e.DelayMS)/1000, e.Kind.Phrase(), attempt)
 }
 
 // FallbackSelected records a switch to another provider.

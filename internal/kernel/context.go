@@ -366,7 +366,8 @@ func (r *run) summaryFailed(ctx context.Context, m *Model, req *contract.ModelRe
 		if !ok {
 			return "", last, perr
 		}
-		env, err := r.emit(&contract.RetryScheduled{Attempt: tries + 1, DelayMS: delay.Milliseconds(), Kind: perr.Kind}, last)
+		env, err := r.emit(&contract.RetryScheduled{Attempt: tries + 1, MaxAttempts: policy.Attempts,
+			DelayMS: delay.Milliseconds(), Kind: perr.Kind}, last)
 		if err != nil {
 			return "", last, perr
 		}

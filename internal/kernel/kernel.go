@@ -128,6 +128,9 @@ type Options struct {
 	// Secret is the provider's credential, cut out of anything the kernel
 	// records; see Model.Secret.
 	Secret string
+	// Explain adds to the reason a run stops on a failure of the primary
+	// model; see Model.Explain. nil means nothing.
+	Explain func(ctx context.Context, perr *contract.ProviderError) string
 	// Secrets are the other values nothing the kernel publishes may hold
 	// (the credentials of rein's environment). With the models' keys they
 	// are cut out of the deltas the kernel streams, a secret split across
@@ -244,6 +247,7 @@ func New(prov provider.Provider, log *eventlog.Log, opts *Options) (*Kernel, err
 	k.models = append([]Model{{
 		Provider: prov, Name: k.opts.ProviderName, Model: k.opts.Model, BaseURL: k.opts.BaseURL,
 		Capabilities: k.opts.Capabilities, KeyHint: k.opts.KeyHint, Secret: k.opts.Secret, Info: k.opts.Info,
+		Explain: k.opts.Explain,
 	}}, k.opts.Fallback...)
 	for i, m := range k.models {
 		if m.Provider == nil || m.Name == "" {

@@ -33,6 +33,14 @@ type Model struct {
 	// and where it learned them (recorded in session.started); nil means
 	// nothing: no context policy, cost unknown.
 	Info *contract.ModelInfo
+	// Explain, when set, is asked what more to tell the person when a run
+	// stops on perr, a failure of this model that no retry or fallback
+	// fixed (which models an OpenAI-compatible server offers, when it did
+	// not find the one asked for): a sentence added to the run's reason,
+	// "" for nothing. It may make a short request of its own, bounded by
+	// ctx; it must be safe to call from the run's goroutine. nil means
+	// nothing more.
+	Explain func(ctx context.Context, perr *contract.ProviderError) string
 }
 
 // RetryPolicy is how the kernel retries a failed model call before it
@@ -178,7 +186,8 @@ func (r *run) recover(ctx context.Context, m *Model, perr *contract.ProviderErro
 	policy := k.opts.Retry
 	if perr.Retryable && tries < policy.Attempts {
 		if delay, ok := policy.backoff(tries, perr); ok {
-			env, err := r.emit(&contract.RetryScheduled{Attempt: tries + 1, DelayMS: delay.Milliseconds(), Kind: perr.Kind}, last)
+			env, err := r.emit(&contract.RetryScheduled{Attempt: tries + 1, MaxAttempts: policy.Attempts,
+				DelayMS: delay.Milliseconds(), Kind: perr.Kind}, last)
 			if err != nil {
 				return "", false, "", ""
 			}
@@ -189,7 +198,7 @@ func (r *run) recover(ctx context.Context, m *Model, perr *contract.ProviderErro
 		}
 	}
 	if k.current+1 >= len(k.models) {
-		return last, false, contract.OutcomeFailed, perr.Error()
+		return last, false, contract.OutcomeFailed, r.failure(ctx, m, perr, tries)
 	}
 	next := &k.models[k.current+1]
 	env, err := r.emit(&contract.FallbackSelected{
@@ -203,6 +212,22 @@ func (r *run) recover(ctx context.Context, m *Model, perr *contract.ProviderErro
 	k.current++
 	k.mu.Unlock()
 	return env.ID, true, "", ""
+}
+
+// failure is why a run stops on perr, the tries-th failure of m in a row
+// that nothing else fixes: the error, how many attempts it took, and what
+// m's Explain adds.
+func (r *run) failure(ctx context.Context, m *Model, perr *contract.ProviderError, tries int) string {
+	reason := perr.Error()
+	if tries > 1 {
+		reason += fmt.Sprintf("; gave up after %d attempts", tries)
+	}
+	if m.Explain != nil {
+		if more := m.Explain(ctx, perr); more != "" {
+			reason += "; " + r.k.redactor.String(more)
+		}
+	}
+	return reason
 }
 
 // makeRoom answers a context_length error: the estimate was wrong (the

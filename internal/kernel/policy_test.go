@@ -98,7 +98,7 @@ func TestRetriesThenSucceeds(t *testing.T) {
 		t.Fatalf("events: %v", types(out))
 	}
 	for i, r := range retries {
-		if r.Attempt != i+2 || r.Kind != f.errs[i].Kind {
+		if r.Attempt != i+2 || r.MaxAttempts != 5 || r.Kind != f.errs[i].Kind {
 			t.Errorf("retry %d = %+v", i, r)
 		}
 	}
@@ -198,9 +198,42 @@ func TestRetryAfterBeyondTheCapFallsBack(t *testing.T) {
 func TestExhaustedRetriesFail(t *testing.T) {
 	f := &flaky{errs: []*contract.ProviderError{pe(contract.KindServer, 0), pe(contract.KindServer, 0), pe(contract.KindServer, 0)}}
 	k, sl := policyKernel(t, Options{Retry: RetryPolicy{Attempts: 3}}, f)
-	collect(t, k.Send(t.Context(), Input{Text: "hi"}))
+	out := collect(t, k.Send(t.Context(), Input{Text: "hi"}))
 	if st := k.State(); st.Outcome != contract.OutcomeFailed || f.calls != 3 || len(sl.got) != 2 {
 		t.Errorf("outcome %q after %d calls and %d waits", st.Outcome, f.calls, len(sl.got))
+	}
+	if want := "server happened; gave up after 3 attempts"; !strings.HasSuffix(finished(t, out).Reason, want) {
+		t.Errorf("reason %q, want it to end %q", finished(t, out).Reason, want)
+	}
+}
+
+// What a model's Explain adds is said once, by the reason of the run that
+// stops on its failure; a failure a fallback takes over from is not
+// explained, nor a call that succeeds.
+func TestExplainTheFailureThatStops(t *testing.T) {
+	notFound := &contract.ProviderError{Kind: contract.KindBadRequest, HTTPStatus: 404, Message: `model "gpt-9" not found`}
+	var asked []*contract.ProviderError
+	explain := func(ctx context.Context, perr *contract.ProviderError) string {
+		asked = append(asked, perr)
+		return "the server offers qwen3:8b and llama3.2"
+	}
+	primary := &flaky{errs: []*contract.ProviderError{notFound, notFound}}
+	k, sl := policyKernel(t, Options{Explain: explain}, primary)
+	out := collect(t, k.Send(t.Context(), Input{Text: "hi"}))
+	want := `primary: bad_request: model "gpt-9" not found (http 404); the server offers qwen3:8b and llama3.2`
+	if got := finished(t, out).Reason; got != want || primary.calls != 1 || len(sl.got) != 0 {
+		t.Errorf("reason %q after %d calls and %d waits; want %q at once", got, primary.calls, len(sl.got), want)
+	}
+	if len(asked) != 1 || asked[0].Kind != contract.KindBadRequest || asked[0].HTTPStatus != 404 {
+		t.Errorf("Explain asked about %+v, want the 404 once", asked)
+	}
+
+	asked = nil
+	second := &flaky{errs: []*contract.ProviderError{notFound}}
+	k, _ = policyKernel(t, Options{Explain: explain, Fallback: []Model{{Provider: second, Name: "second"}}}, &flaky{errs: []*contract.ProviderError{notFound}})
+	out = collect(t, k.Send(t.Context(), Input{Text: "hi"}))
+	if got := finished(t, out).Reason; strings.Contains(got, "offers") || len(asked) != 0 {
+		t.Errorf("the fallback's failure explained by the primary's Explain: %q", got)
 	}
 }
 

@@ -12,9 +12,6 @@ import (
 
 // Timeouts of the client adapters use by default.
 const (
-	// HeaderTimeout bounds the wait for a response's headers: streaming
-	// APIs send them at once, before the model's first token.
-	HeaderTimeout = 5 * time.Minute
 	// IdleTimeout bounds the silence inside a stream: a server that stops
 	// sending for this long has dropped the stream (stream_interrupted,
 	// retryable), even if the connection stays open. Reasoning models
@@ -31,15 +28,16 @@ var (
 )
 
 // DefaultClient returns the HTTP client adapters use when they are given
-// none. It has no overall timeout (streams are long) but bounds the wait
-// for headers and the silence inside a stream, and it refuses to follow a
+// none. It has no overall timeout (streams are long) but bounds the
+// silence of a connection ([IdleTimeout]; the wait for a response's first
+// byte is bounded by [Post], as [HTTPOptions.FirstByteTimeout] says), and
+// it refuses to follow a
 // redirect to another host: vendors authenticate with headers such as
 // x-api-key that Go would forward. It is shared and safe for concurrent
 // use.
 func DefaultClient() *http.Client {
 	clientOnce.Do(func() {
 		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.ResponseHeaderTimeout = HeaderTimeout
 		dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 		t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			c, err := dialer.DialContext(ctx, network, addr)

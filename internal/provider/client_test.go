@@ -65,3 +65,21 @@ func TestIdleConnTimesOutASilentRead(t *testing.T) {
 		t.Errorf("Read() on a silent connection = %v, want a timeout", err)
 	}
 }
+
+// The first-byte bound: the default when the options say none, none when
+// they say a negative one.
+func TestNewHTTPFirstByte(t *testing.T) {
+	for _, tc := range []struct {
+		opts *HTTPOptions
+		want time.Duration
+	}{
+		{nil, DefaultFirstByteTimeout},
+		{&HTTPOptions{}, DefaultFirstByteTimeout},
+		{&HTTPOptions{FirstByteTimeout: 5 * time.Second}, 5 * time.Second},
+		{&HTTPOptions{FirstByteTimeout: -1}, 0},
+	} {
+		if got := NewHTTP(tc.opts, Defaults{}).FirstByte; got != tc.want {
+			t.Errorf("NewHTTP(%+v).FirstByte = %v, want %v", tc.opts, got, tc.want)
+		}
+	}
+}

@@ -9,9 +9,16 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/rein-agent/rein/internal/contract"
 )
+
+// DefaultFirstByteTimeout is how long an adapter waits, by default, for
+// the first byte of a response once its request is sent. Streaming APIs
+// answer at once, before the model's first token; a local server that
+// loads the model first may take a while, hence a bound this long.
+const DefaultFirstByteTimeout = 90 * time.Second
 
 // HTTPOptions configures an adapter that speaks HTTP and server-sent
 // events. A nil *HTTPOptions means all defaults, which are the adapter's
@@ -42,6 +49,14 @@ type HTTPOptions struct {
 	// an event (Chat Completions: a server that sends more than one
 	// choice, said once per stream at warning level). nil means discard.
 	Logger *slog.Logger
+	// FirstByteTimeout bounds the wait for the first byte of a response
+	// (its status line) once the request is sent: a server that accepted
+	// the request and sends nothing for this long is given up on with an
+	// error of kind timeout, which the kernel retries (see [Post]). 0
+	// means [DefaultFirstByteTimeout]; a negative value means no bound of
+	// the adapter's own. The silence inside a response is the client's to
+	// bound ([DefaultClient]: [IdleTimeout]).
+	FirstByteTimeout time.Duration
 }
 
 // Defaults are an adapter's values for the empty fields of [HTTPOptions]
@@ -65,7 +80,8 @@ type Defaults struct {
 type Endpoint interface {
 	// Request returns the call that sends req, never nil, to model: its
 	// URL and its JSON body. Stream fills in Call.Header (the headers of
-	// [HTTP]), Call.Base and Call.Extra when they are empty. An error is a
+	// [HTTP]), Call.Base, Call.Extra and Call.FirstByte when they are
+	// empty. An error is a
 	// request that cannot be built: bad_request.
 	Request(req *contract.ModelRequest, model string) (Call, error)
 	// Refine refines e, what [ResponseError] makes of a response with an
@@ -95,6 +111,9 @@ type HTTP struct {
 	Header http.Header
 	// Logger hears what is not an event; never nil.
 	Logger *slog.Logger
+	// FirstByte bounds the wait for a response's first byte; 0 means no
+	// bound (see [HTTPOptions.FirstByteTimeout]).
+	FirstByte time.Duration
 
 	// own holds the adapter's headers of every request, the key's
 	// included (see [Defaults]); never modified once built.
@@ -114,6 +133,7 @@ func NewHTTP(opts *HTTPOptions, d Defaults) HTTP {
 		Base:   strings.TrimRight(opts.BaseURL, "/"),
 		APIKey: opts.APIKey, Model: opts.Model, Name: opts.Name,
 		Client: opts.HTTPClient, Header: opts.Header.Clone(), Logger: opts.Logger,
+		FirstByte: max(opts.FirstByteTimeout, 0),
 	}
 	if h.Base == "" {
 		h.Base = strings.TrimRight(d.BaseURL, "/")
@@ -129,6 +149,9 @@ func NewHTTP(opts *HTTPOptions, d Defaults) HTTP {
 	}
 	if h.Logger == nil {
 		h.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.FirstByteTimeout == 0 {
+		h.FirstByte = DefaultFirstByteTimeout
 	}
 	h.own = ownHeader(d, h.APIKey)
 	return h
@@ -186,6 +209,9 @@ func (h *HTTP) Stream(ctx context.Context, req *contract.ModelRequest, ep Endpoi
 		}
 		if c.Extra == nil {
 			c.Extra = h.Header
+		}
+		if c.FirstByte == 0 {
+			c.FirstByte = h.FirstByte
 		}
 		resp, perr := Post(ctx, h.Client, &ref, c, func(ref contract.ProviderRef, resp *http.Response) *contract.ProviderError {
 			return refinedError(ref, resp, ep)

@@ -3,6 +3,7 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rein-agent/rein/internal/contract"
@@ -334,4 +336,24 @@ func TestDialectByHost(t *testing.T) {
 // state that is not valid JSON.
 func BuildRequest(req *contract.ModelRequest, model string) ([]byte, error) {
 	return buildRequest(req, model, openAIDialect)
+}
+
+// The first-byte bound of the options reaches the request: a server that
+// takes it and says nothing ends the stream with a retryable timeout.
+func TestStreamGivesUpOnASilentServer(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	a := New(&Options{BaseURL: srv.URL + "/v1", Model: "m", FirstByteTimeout: 50 * time.Millisecond})
+	r := providertest.Collect(t, t.Context(), a, &contract.ModelRequest{Messages: []contract.ModelMessage{{Role: contract.RoleUser, Text: "hi"}}})
+	var perr *contract.ProviderError
+	if !errors.As(r.Err, &perr) || perr.Kind != contract.KindTimeout || !perr.Retryable || !strings.Contains(perr.Message, "no response from "+srv.URL+"/v1 within 0.05s") {
+		t.Errorf("stream error %v, want a retryable timeout naming the endpoint", r.Err)
+	}
 }
