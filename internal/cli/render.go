@@ -11,6 +11,7 @@ import (
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/printable"
+	"github.com/rein-agent/rein/internal/tui/transcript"
 )
 
 // renderer shows the events of a run as they come.
@@ -86,6 +87,10 @@ type terminal struct {
 	// maxCost is the --max-cost flag, to say what a budget run passed; 0
 	// means the configuration's, which the run's reason says.
 	maxCost float64
+	// workspace is the session's directory, which a tool call's path is
+	// shown relative to: session.started's, or set by the caller of a
+	// session that started before (a resumed one).
+	workspace string
 }
 
 func newTerminal(out, errw io.Writer) *terminal {
@@ -226,6 +231,8 @@ func (t *terminal) event(env contract.Envelope) error {
 		t.line(t.style("33", "  ✗ "+what+" is discarded: "+field(e.Reason)))
 	case *contract.RunFinished:
 		t.finished(e)
+	case *contract.SessionStarted:
+		t.workspace = e.Cwd
 	default:
 		if !t.context(env.Data) && !t.extension(env.Data) {
 			t.tool(env.Data)
@@ -327,7 +334,7 @@ func (t *terminal) think(s shown) {
 func (t *terminal) tool(data contract.Event) {
 	switch e := data.(type) {
 	case *contract.IntentProposed:
-		t.line(t.style("1", "● "+field(e.ToolName)) + " " + compact(e.Input))
+		t.line(t.title(e))
 	case *contract.ToolValidation:
 		if !e.OK {
 			t.line(t.style("31", sayf("  ✗ refused (%s): %s", e.Code, strings.Join(e.Errors, "; "))))
@@ -356,6 +363,25 @@ func (t *terminal) tool(data contract.Event) {
 		}
 	}
 }
+
+// title is the line that names a tool call, as the UI's card does:
+// "● bash go test ./...", "● edit_file stats.go", and "! ls" for the
+// person's own command; never its input's JSON (rein log has that).
+func (t *terminal) title(e *contract.IntentProposed) shown {
+	subject := field(excerpt.Text(transcript.Subject(e.ToolName, e.Input, t.workspace), maxSubject))
+	if e.Origin == contract.OriginUser {
+		return t.style("1", "!") + " " + subject
+	}
+	line := t.style("1", "● "+field(e.ToolName))
+	if subject != "" {
+		line += " " + subject
+	}
+	return line
+}
+
+// maxSubject is the most of a call's subject (a long script on one
+// line) its title shows.
+const maxSubject = 200
 
 // permission is the line of a decision: who allowed it, or who refused it
 // and why.

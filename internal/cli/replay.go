@@ -84,6 +84,7 @@ func (r *replayer) event(env contract.Envelope) error {
 func (r *replayer) session(env contract.Envelope) (bool, error) {
 	switch e := env.Data.(type) {
 	case *contract.SessionStarted:
+		r.t.workspace = e.Cwd
 		r.line(sayf("session %s · %s · rein %s · %s %s · started %s", env.Session, e.Cwd, e.Version,
 			e.Provider, e.Model, env.Time.Local().Format("2006-01-02 15:04:05 MST")))
 		if sb := e.Sandbox; sb != nil && !sb.Available {
@@ -157,7 +158,7 @@ func (r *replayer) toolEvent(env contract.Envelope) (bool, error) {
 	case *contract.IntentProposed:
 		r.tools++
 		r.proposed[e.ID] = e.Input
-		r.line(r.t.style("2", r.at(env)) + " " + r.t.style("1", "● "+field(e.ToolName)) + " " + compact(e.Input))
+		r.line(r.t.style("2", r.at(env)) + " " + r.t.title(e))
 	case *contract.InvocationStarted:
 		where := sayf(" in %s, timeout %s", e.Cwd, time.Duration(e.TimeoutMS)*time.Millisecond)
 		what := "  ran" + where

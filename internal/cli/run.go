@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -21,7 +22,21 @@ func (a *app) renderer() renderer {
 	}
 	t := newTerminal(a.deps.Stdout, a.deps.Stderr)
 	t.maxCost, _ = parseCost(a.flags.maxCost) // checked by spec
+	t.workspace, _ = os.Getwd()               // a new session's, until its session.started says
 	return t
+}
+
+// rendererOf returns the renderer the flags ask for, for the runs of s:
+// its tool calls' paths are shown relative to its workspace, which a
+// resumed session's log says.
+func (a *app) rendererOf(s *Session) renderer {
+	r := a.renderer()
+	if t, ok := r.(*terminal); ok {
+		if st := s.Runtime.State(); st.Cwd != "" {
+			t.workspace = st.Cwd
+		}
+	}
+	return r
 }
 
 // drive sends text and renders the run. It returns the exit code the
@@ -76,7 +91,7 @@ func (a *app) exec(ctx context.Context, args []string) error {
 	if s.Ready != nil {
 		s.Ready(ctx)
 	}
-	interrupted, err := a.drive(ctx, s.Runtime, prompt, a.renderer())
+	interrupted, err := a.drive(ctx, s.Runtime, prompt, a.rendererOf(s))
 	if err != nil {
 		return err
 	}
@@ -134,7 +149,7 @@ func (a *app) interactive(ctx context.Context, first string) error {
 // converse sends first, if any, then each line the person types until
 // Ctrl-D.
 func (a *app) converse(ctx context.Context, s *Session, lines *lineReader, first string) error {
-	r := a.renderer()
+	r := a.rendererOf(s)
 	if strings.TrimSpace(first) != "" {
 		if _, err := a.drive(ctx, s.Runtime, first, r); err != nil {
 			return err
@@ -189,7 +204,7 @@ func (a *app) demo(ctx context.Context) error {
 	printf(w, "workspace: %s (a temporary copy of a small Go project whose test fails)\n", d.Workspace)
 	a.saySandbox(&d.Session)
 	printf(w, "› %s\n", d.Prompt)
-	interrupted, err := a.drive(ctx, d.Runtime, d.Prompt, a.renderer())
+	interrupted, err := a.drive(ctx, d.Runtime, d.Prompt, a.rendererOf(&d.Session))
 	if err != nil {
 		return err
 	}

@@ -272,7 +272,7 @@ func (a *app) resume(ctx context.Context, args []string) error {
 	if s.Ready != nil && !a.flags.interactive {
 		s.Ready(ctx)
 	}
-	interrupted, err := a.follow(ctx, a.renderer(), func(ctx context.Context) iter.Seq2[contract.Envelope, error] {
+	interrupted, err := a.follow(ctx, a.rendererOf(s), func(ctx context.Context) iter.Seq2[contract.Envelope, error] {
 		return s.Runtime.Resume(ctx, kernel.Resume{Gates: s.Gates, Text: prompt})
 	})
 	if err != nil {
