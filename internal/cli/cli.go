@@ -272,6 +272,9 @@ func Execute(ctx context.Context, args []string, deps Deps) int {
 	deps.Stdout = out
 	a := &app{deps: deps}
 	root := a.commands()
+	if args == nil {
+		args = []string{} // cobra reads os.Args for nil
+	}
 	root.SetArgs(args)
 	root.SetIn(deps.Stdin)
 	root.SetOut(deps.Stdout)

@@ -120,8 +120,9 @@ func (a *app) reasonOf(st *state.State) string {
 	return string(st.Phase())
 }
 
-// interactive runs a line-mode session: a prompt, a streamed answer, and
-// Ctrl-D to leave.
+// interactive runs an interactive session: the terminal UI, or the line
+// mode (a prompt, a streamed answer, the UI's commands, and Ctrl-D to
+// leave).
 func (a *app) interactive(ctx context.Context, first string) error {
 	if a.useUI() {
 		approver := tui.NewApprover()
@@ -134,54 +135,54 @@ func (a *app) interactive(ctx context.Context, first string) error {
 	}
 	lines := readLines(a.deps.Stdin)
 	a.trust = trustAsker(a.deps.Stderr, lines.next)
-	s, err := a.open(ctx, &prompter{lines: lines, w: a.deps.Stderr})
+	approver := &prompter{lines: lines, w: a.deps.Stderr}
+	s, err := a.open(ctx, approver)
 	if err != nil {
 		return err
 	}
-	defer closeSession(s, a.deps.Stderr)
+	l := a.newLineMode(s, lines, approver)
+	defer func() { closeSession(l.s, a.deps.Stderr) }()
 	if !a.flags.json {
-		printf(a.deps.Stderr, "rein, session %s (Ctrl-D to leave, Ctrl-C to stop a run)\n", s.Runtime.Session())
+		printf(a.deps.Stderr, "rein, session %s (/help lists the commands; Ctrl-C stops a run, Ctrl-D leaves)\n", s.Runtime.Session())
 	}
 	a.saySandbox(s)
-	return a.converse(ctx, s, lines, first)
+	return l.converse(ctx, first)
 }
 
-// converse sends first, if any, then each line the person types until
-// Ctrl-D.
-func (a *app) converse(ctx context.Context, s *Session, lines *lineReader, first string) error {
-	r := a.rendererOf(s)
-	if strings.TrimSpace(first) != "" {
-		if _, err := a.drive(ctx, s.Runtime, first, r); err != nil {
+// converse acts on first, if anything, then on each line the person
+// types until Ctrl-D or /exit, and names the session it ends in.
+func (l *lineMode) converse(ctx context.Context, first string) error {
+	a := l.a
+	leave := false
+	if first = strings.TrimSpace(first); first != "" {
+		var err error
+		if leave, err = l.do(ctx, first); err != nil {
 			return err
 		}
 	}
-	for {
+	for !leave && ctx.Err() == nil {
 		if !a.flags.json {
 			say(a.deps.Stderr, "› ")
 		}
-		l, ok := lines.next(ctx)
+		input, ok := l.lines.next(ctx)
 		if !ok {
 			break
 		}
-		line := strings.TrimSpace(l)
+		line := strings.TrimSpace(input)
 		if line == "" {
 			continue
 		}
-		if _, err := a.drive(ctx, s.Runtime, line, r); err != nil {
+		var err error
+		if leave, err = l.do(ctx, line); err != nil {
 			return err
 		}
-		if ctx.Err() != nil {
-			break
-		}
 	}
-	if err := lines.err(); err != nil {
+	if err := l.lines.err(); err != nil {
 		return fmt.Errorf("reading input: %w", err)
 	}
 	if !a.flags.json {
 		say(a.deps.Stderr, "\n")
-		if a.sent {
-			a.sessionLine(s)
-		}
+		a.exitLine(l.s)
 	}
 	return nil
 }
@@ -254,10 +255,28 @@ func (a *app) summary(s *Session, st *state.State) {
 	}
 }
 
+// sessionLine names the session on stderr, once it exists: a session is
+// on disk from its first event on, and one left at its first prompt
+// leaves nothing to name.
 func (a *app) sessionLine(s *Session) {
-	if s.Dir != "" && !a.flags.json {
+	if s.Dir != "" && !a.flags.json && recorded(s.Runtime) {
 		printf(a.deps.Stderr, "session: %s\n", s.Dir)
 	}
+}
+
+// exitLine names the session an interactive session leaves, once it
+// exists, and how to go on with it.
+func (a *app) exitLine(s *Session) {
+	if s.Dir != "" && !a.flags.json && recorded(s.Runtime) {
+		printf(a.deps.Stderr, "session: %s (rein resume %s -i goes on)\n", s.Dir, s.Runtime.Session())
+	}
+}
+
+// recorded reports whether the session of rt has recorded an event, and
+// so is on disk.
+func recorded(rt interface{ State() state.State }) bool {
+	st := rt.State()
+	return st.LastSeq > 0
 }
 
 // exitCode maps how a headless run ended to the process exit code.

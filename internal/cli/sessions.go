@@ -215,9 +215,6 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // resume runs rein resume.
 func (a *app) resume(ctx context.Context, args []string) error {
-	if a.deps.Resume == nil {
-		return errors.New("this build cannot resume sessions")
-	}
 	var ref string
 	if !a.flags.last {
 		if len(args) == 0 {
@@ -227,15 +224,26 @@ func (a *app) resume(ctx context.Context, args []string) error {
 	} else if len(args) > 0 && strings.HasPrefix(args[0], "ses_") && !strings.ContainsAny(args[0], " \t") {
 		return fmt.Errorf("%w: --last and a session id (%s) both given; give one of them", ErrUsage, args[0])
 	}
-	prompt := strings.TrimSpace(strings.Join(args, " "))
+	return a.goOn(ctx, ref, strings.Join(args, " "), a.flags.interactive)
+}
+
+// goOn goes on with the session ref names, or, when ref is empty, the
+// most recently active session of the working directory's repository
+// (resume --last, -c): headless like exec, or interactive (-i, rein -c),
+// starting with prompt when it is not empty.
+func (a *app) goOn(ctx context.Context, ref, prompt string, interactive bool) error {
+	if a.deps.Resume == nil {
+		return errors.New("this build cannot resume sessions")
+	}
+	prompt = strings.TrimSpace(prompt)
 	var lines *lineReader
 	var approver kernel.Approver
 	var uiApprover *tui.Approver
-	if a.flags.interactive && a.useUI() {
+	if interactive && a.useUI() {
 		uiApprover = tui.NewApprover()
 		approver = uiApprover
 		a.trust = trustAsker(a.deps.Stderr, byteLines(a.deps.Stdin))
-	} else if a.flags.interactive {
+	} else if interactive {
 		lines = readLines(a.deps.Stdin)
 		approver = &prompter{lines: lines, w: a.deps.Stderr}
 		a.trust = trustAsker(a.deps.Stderr, lines.next)
@@ -248,8 +256,9 @@ func (a *app) resume(ctx context.Context, args []string) error {
 		if _, spec.Session, err = a.find(ref); err != nil {
 			return err
 		}
+	} else {
+		spec.Last = true
 	}
-	spec.Last = a.flags.last
 	s, err := a.deps.Resume(ctx, spec)
 	if err != nil {
 		return err
@@ -257,34 +266,44 @@ func (a *app) resume(ctx context.Context, args []string) error {
 	if uiApprover != nil {
 		return a.ui(ctx, s, uiApprover, tui.Options{Past: true, Resume: prompt})
 	}
-	defer closeSession(s, a.deps.Stderr)
+	var l *lineMode
+	if interactive {
+		l = a.newLineMode(s, lines, approver)
+		defer func() { closeSession(l.s, a.deps.Stderr) }()
+	} else {
+		defer closeSession(s, a.deps.Stderr)
+	}
 	st := s.Runtime.State()
 	if !a.flags.json {
 		printf(a.deps.Stderr, "rein: resuming session %s (%d events; its last run %s)\n", s.Runtime.Session(), st.LastSeq, describe(&st))
 	}
 	a.saySandbox(s)
-	if prompt == "" && !st.Unfinished() && !a.flags.interactive {
+	if prompt == "" && !st.Unfinished() && !interactive {
 		// Nothing to do, and nothing is written.
 		printf(a.deps.Stderr, "rein: nothing to continue: the last run of %s %s; give a prompt to start the next one: rein resume %s \"...\"\n",
 			s.Runtime.Session(), describe(&st), s.Runtime.Session())
 		return nil
 	}
-	if s.Ready != nil && !a.flags.interactive {
+	if s.Ready != nil && !interactive {
 		s.Ready(ctx)
 	}
-	interrupted, err := a.follow(ctx, a.rendererOf(s), func(ctx context.Context) iter.Seq2[contract.Envelope, error] {
+	r := a.rendererOf(s)
+	if l != nil {
+		r = l.r
+	}
+	interrupted, err := a.follow(ctx, r, func(ctx context.Context) iter.Seq2[contract.Envelope, error] {
 		return s.Runtime.Resume(ctx, kernel.Resume{Gates: s.Gates, Text: prompt})
 	})
 	if err != nil {
 		return err
 	}
 	st = s.Runtime.State()
-	if interrupted != 0 || !a.flags.interactive {
+	if interrupted != 0 || !interactive {
 		a.summary(s, &st)
 		a.code = exitCode(&st, interrupted)
 		return nil
 	}
-	return a.converse(ctx, s, lines, "")
+	return l.converse(ctx, "")
 }
 
 // describe says how a state's last run stands.
