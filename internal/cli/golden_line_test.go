@@ -49,6 +49,7 @@ fix the greeting
 /compact keep the fix
 /clear
 /cost
+/compact
 /exit
 never read
 `

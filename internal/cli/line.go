@@ -260,6 +260,10 @@ func (l *lineMode) mode(_ context.Context, args string) (bool, error) {
 
 func (l *lineMode) compact(ctx context.Context, focus string) (bool, error) {
 	rt := l.s.Runtime
+	if !recorded(rt) {
+		l.w().say("rein: nothing to compact: the conversation is empty\n")
+		return false, nil
+	}
 	return false, l.run(ctx, func(ctx context.Context) iter.Seq2[contract.Envelope, error] { return rt.Compact(ctx, focus) })
 }
 

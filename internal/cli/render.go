@@ -289,6 +289,11 @@ func (t *terminal) context(data contract.Event) bool {
 		if t.compacting {
 			break // rein compact's closing line says why
 		}
+		if e.Attempt == 0 {
+			// None was tried: the reason says why there was nothing to do.
+			t.line(t.style("2", sayf("rein: %s", e.Reason)))
+			break
+		}
 		t.line(t.style("33", sayf("rein: context compaction failed (%s, attempt %d): %s; the conversation is unchanged", e.By, e.Attempt, e.Reason)))
 	default:
 		return false

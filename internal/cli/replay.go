@@ -200,6 +200,10 @@ func (r *replayer) context(env contract.Envelope) (bool, error) {
 			r.at(env), e.FromSeq, e.ToSeq, e.Replaced, thousands(e.TokensBefore), thousands(e.TokensAfter), e.By, focusOf(e.Focus)))
 		r.line(r.t.style("2", preview(e.Summary, 10)))
 	case *contract.CompactionFailed:
+		if e.Attempt == 0 {
+			r.line(r.t.style("2", sayf("%s not compacted (by %s): %s", r.at(env), e.By, e.Reason)))
+			break
+		}
 		r.line(r.t.style("33", sayf("%s ✗ compaction failed (by %s, attempt %d): %s; nothing changed", r.at(env), e.By, e.Attempt, e.Reason)))
 	default:
 		return false, nil
