@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -62,7 +63,7 @@ func (a *app) sessionCommands() []*cobra.Command {
 
 	logCmd := a.oneArgCommand("log ID", "Print a session's events, one per line, optionally only some types",
 		"print the events as JSON lines, exactly as the log holds them", a.log)
-	logCmd.Flags().StringArrayVar(&a.flags.types, "type", nil, "only events whose type matches this glob, repeatable: 'tool.*', run.finished")
+	logCmd.Flags().StringArrayVar(&a.flags.types, "type", nil, "only events of these types, repeatable: a family (tool: tool.*; model, context, run, session...), a glob ('tool.*') or a type (run.finished)")
 
 	whyCmd := a.oneArgCommand("why PATH", "Show every recorded intent that read or changed PATH, and why: the model's words, the decision, the result",
 		"one JSON object per intent per line", a.why)
@@ -342,6 +343,12 @@ func (a *app) log(ref string) error {
 		if _, err := path.Match(g, ""); err != nil {
 			return fmt.Errorf("%w: --type %q: %v", ErrUsage, g, err)
 		}
+		if !slices.ContainsFunc(contract.EventTypes, func(t string) bool { return matchType([]string{g}, t) }) {
+			// A newer rein's log may hold types this one does not know:
+			// said, not refused.
+			printf(a.deps.Stderr, "rein: warning: --type %q matches no event type this rein knows; the families are %s, and 'tool.*' or tool.permission name types\n",
+				g, strings.Join(families(), ", "))
+		}
 	}
 	s, id, err := a.find(ref)
 	if err != nil {
@@ -362,17 +369,42 @@ func (a *app) log(ref string) error {
 }
 
 // matchType reports whether event type t matches one of globs (all match
-// when there are none).
+// when there are none). A glob without a dot or a wildcard names a
+// family: the types whose first dotted part it is ("tool" matches
+// tool.validation, tool.permission, tool.invocation.started... but not
+// tool_intent.proposed, whose family is tool_intent); any other glob
+// matches the whole type, as path.Match does ('tool.*', run.finished).
 func matchType(globs []string, t string) bool {
 	if len(globs) == 0 {
 		return true
 	}
 	for _, g := range globs {
+		if isFamily(g) {
+			if family, _, _ := strings.Cut(t, "."); family == g {
+				return true
+			}
+			continue
+		}
 		if ok, _ := path.Match(g, t); ok {
 			return true
 		}
 	}
 	return false
+}
+
+// isFamily reports whether a --type glob names a family of types.
+func isFamily(g string) bool { return !strings.ContainsAny(g, `.*?[\`) }
+
+// families are the first dotted parts of the event types rein knows, in
+// the catalogue's order.
+func families() []string {
+	var out []string
+	for _, t := range contract.EventTypes {
+		if f, _, _ := strings.Cut(t, "."); !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // logLine shows one event on one line: seq, time, type and its data.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -154,5 +155,36 @@ func TestResumeLastWithAnIDIsAMistake(t *testing.T) {
 	r := execute(t, deps, "resume", "--last", "ses_01ABC")
 	if r.code != ExitUsage || !strings.Contains(r.stderr, "--last and a session id") {
 		t.Errorf("resume --last ses_01ABC: exit %d %s", r.code, r.stderr)
+	}
+}
+
+// A --type without a dot or a wildcard is a family: its first dotted
+// part; anything else is a glob of the whole type.
+func TestMatchType(t *testing.T) {
+	for _, tc := range []struct {
+		globs []string
+		typ   string
+		want  bool
+	}{
+		{nil, "run.finished", true},
+		{[]string{"tool"}, "tool.permission", true},
+		{[]string{"tool"}, "tool.invocation.started", true},
+		{[]string{"tool"}, "tool_intent.proposed", false},
+		{[]string{"tool"}, "tools.changed", false},
+		{[]string{"tool_intent"}, "tool_intent.proposed", true},
+		{[]string{"tool.*"}, "tool.permission", true},
+		{[]string{"tool.*"}, "tool.invocation.started", true},
+		{[]string{"run.finished"}, "run.finished", true},
+		{[]string{"run.finished"}, "run.started", false},
+		{[]string{"run"}, "run.started", true},
+		{[]string{"model", "context"}, "context.compacted", true},
+		{[]string{"mode"}, "model.text", false},
+	} {
+		if got := matchType(tc.globs, tc.typ); got != tc.want {
+			t.Errorf("matchType(%q, %q) = %v, want %v", tc.globs, tc.typ, got, tc.want)
+		}
+	}
+	if got := families(); !slices.Contains(got, "tool") || !slices.Contains(got, "tool_intent") || slices.Contains(got, "tool.permission") {
+		t.Errorf("families() = %v", got)
 	}
 }
