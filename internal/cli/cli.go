@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -210,6 +211,9 @@ type Deps struct {
 	// Extensions answers rein mcp, rein hooks and rein skills; its nil
 	// functions make those commands say this build has none.
 	Extensions Extensions
+	// Now is the clock of what the CLI records itself (a fork's time);
+	// nil means time.Now.
+	Now func() time.Time
 	// Interrupts, when not nil, wraps a context so that Ctrl-C (or
 	// SIGTERM) cancels it, with an [*Interrupt] as the cause; nil means
 	// signals are not caught.
@@ -262,6 +266,9 @@ func Execute(ctx context.Context, args []string, deps Deps) int {
 	}
 	if deps.Stderr == nil {
 		deps.Stderr = os.Stderr
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
 	}
 	if deps.Interrupts == nil {
 		deps.Interrupts = func(ctx context.Context) (context.Context, context.CancelFunc) {

@@ -160,6 +160,7 @@ func (s *stage) deps(out, errw *bytes.Buffer) Deps {
 			return cs, nil
 		},
 		Store:  func(cwd, dir string) (*session.Store, error) { return s.store, nil },
+		Now:    s.clock.Now,
 		Stdin:  strings.NewReader(s.sc.stdin),
 		Stdout: out,
 		Stderr: errw,

@@ -324,7 +324,7 @@ func (a *app) fork(ref string) error {
 	if err != nil {
 		return err
 	}
-	newID, kept, err := s.Fork(id, a.flags.at, time.Now())
+	newID, kept, err := s.Fork(id, a.flags.at, a.deps.Now())
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"slices"
-	"time"
 
 	"github.com/charmbracelet/x/term"
 
@@ -161,7 +160,7 @@ func (a *app) forkSession(ctx context.Context, approver kernel.Approver, id stri
 	if err != nil {
 		return nil, err
 	}
-	newID, _, err := store.Fork(id, 0, time.Now())
+	newID, _, err := store.Fork(id, 0, a.deps.Now())
 	if err != nil {
 		return nil, err
 	}
