@@ -74,13 +74,21 @@ func (a *app) follow(ctx context.Context, r renderer, run func(ctx context.Conte
 }
 
 // exec runs one prompt headless. The prompt is args, or standard input
-// when args is "-" or empty; see [execPrompt].
+// when args is "-" or empty; see [execPrompt]. With -c, it goes on with
+// the latest session of the repository instead of a new one.
 func (a *app) exec(ctx context.Context, args []string) error {
+	if a.flags.cont && len(args) == 0 && !piped(a.deps.Stdin) {
+		// rein exec -c: finish what the latest session left unfinished.
+		return a.goOn(ctx, "", "", false)
+	}
 	prompt, err := execPrompt(args, a.deps.Stdin, func(waiting string) {
 		printf(a.deps.Stderr, "rein: %s\n", waiting)
 	})
 	if err != nil {
 		return err
+	}
+	if a.flags.cont {
+		return a.goOn(ctx, "", prompt, false)
 	}
 	s, err := a.open(ctx, nil)
 	if err != nil {

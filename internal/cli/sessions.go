@@ -23,6 +23,7 @@ import (
 	"github.com/rein-agent/rein/internal/state"
 	"github.com/rein-agent/rein/internal/tui"
 	"github.com/rein-agent/rein/internal/why"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // sessionCommands are the commands over recorded sessions: sessions,
@@ -121,9 +122,9 @@ func (a *app) sessions() error {
 		}
 		printf(a.deps.Stderr, "rein: index of %s rebuilt from %d session logs\n", s.Root(), n)
 	}
-	var keep func(*session.Summary) bool
-	if !a.flags.all {
-		keep = func(sum *session.Summary) bool { return sum.Cwd == cwd }
+	keep, where := session.Here(cwd)
+	if a.flags.all {
+		keep = nil
 	}
 	list, problems, err := s.List(keep)
 	a.problems(problems)
@@ -142,11 +143,11 @@ func (a *app) sessions() error {
 		return nil
 	}
 	if len(list) == 0 {
-		where := sayf("in %s (--all lists every directory's)", cwd)
+		in := sayf("in %s (--all lists every directory's)", where)
 		if a.flags.all {
-			where = sayf("in %s", s.Root())
+			in = sayf("in %s", s.Root())
 		}
-		printf(a.deps.Stderr, "no sessions %s\n", where)
+		printf(a.deps.Stderr, "no sessions %s\n", in)
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -154,10 +155,24 @@ func (a *app) sessions() error {
 	for _, sum := range list {
 		// Each field is made printable for its column: a tab in one
 		// would break the table.
-		printf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", sum.ID, sum.Cwd, stamp(sum.Started), stamp(sum.LastActivity), sum.Outcome,
+		printf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", sum.ID, directoryOf(sum.Cwd, cwd, where), stamp(sum.Started), stamp(sum.LastActivity), sum.Outcome,
 			sessionCost(sum.Usage), excerpt.Text(oneLine(sum.FirstPrompt), 60))
 	}
 	return tw.Flush()
+}
+
+// directoryOf shows a session's directory as seen from cwd: "." for cwd
+// itself, relative to it for a directory of the same repository (here is
+// its root), absolute for any other.
+func directoryOf(dir, cwd, here string) string {
+	dir = filepath.Clean(dir)
+	if !filepath.IsAbs(dir) || !workspace.Within(here, dir) {
+		return dir
+	}
+	if rel, err := filepath.Rel(cwd, dir); err == nil {
+		return rel
+	}
+	return dir
 }
 
 // sessionCost is a session's cost for its column: "-" when no call

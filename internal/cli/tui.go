@@ -168,13 +168,15 @@ func (a *app) forkSession(ctx context.Context, approver kernel.Approver, id stri
 }
 
 // nearSessions lists the sessions of the working directory's
-// repository, newest first (/resume).
+// repository (or of the directory itself, outside one), newest first
+// (/resume).
 func (a *app) nearSessions() ([]session.Summary, error) {
 	store, cwd, err := a.store()
 	if err != nil {
 		return nil, err
 	}
-	list, _, err := store.List(func(s *session.Summary) bool { return s.Cwd == cwd })
+	keep, _ := session.Here(cwd)
+	list, _, err := store.List(keep)
 	if err != nil {
 		return nil, err
 	}
