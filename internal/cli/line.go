@@ -133,7 +133,7 @@ func (l *lineMode) do(ctx context.Context, line string) (leave bool, err error) 
 	}
 	name, args, ok := command.Parse(line)
 	if !ok {
-		return false, l.send(ctx, args, line) // args is the text: "//x" sends "/x"
+		return false, l.send(ctx, args, args) // args is the text: "//x" sends "/x"
 	}
 	for _, c := range lineCommands() {
 		if c.name == name {
@@ -149,6 +149,48 @@ func (l *lineMode) do(ctx context.Context, line string) (leave bool, err error) 
 	return false, nil
 }
 
+// past shows the earlier conversation of a session gone on with, as the
+// UI does: each message as the person saw it when they sent it (a long
+// paste as its placeholder), the model's answers, and each tool call as
+// its title and outcome. It all goes to stderr, apart from the answers
+// of the runs to come.
+func (l *lineMode) past() {
+	c, ok := l.s.Runtime.(controls)
+	if !ok || l.a.flags.json {
+		return
+	}
+	w := l.a.deps.Stderr
+	t := newTerminal(w, w)
+	t.workspace = l.workspace()
+	shownAny := false
+	for env, err := range c.Events() {
+		if err != nil {
+			t.line(sayf("rein: reading the log: %s", err))
+			break
+		}
+		switch e := env.Data.(type) {
+		case *contract.UserMessage:
+			shownAny = true
+			msg := strings.ReplaceAll(strings.TrimRight(e.Shown(), "\n"), "\n", "\n  ")
+			t.line("\n" + t.style("1", "› ") + text(msg))
+		case *contract.ModelText:
+			if !t.summarising {
+				t.line(text(strings.TrimRight(e.Text, "\n")))
+			}
+		case *contract.ModelFinished:
+			t.summarising = false
+		default:
+			if err := t.event(env); err != nil {
+				return
+			}
+		}
+	}
+	t.end()
+	if shownAny {
+		say(w, t.style("2", "── the conversation so far; it goes on from here ──")+"\n")
+	}
+}
+
 // run renders what seq yields, as a message's run is; an interrupt only
 // stops it (the renderer says "stopped"), and the session goes on.
 func (l *lineMode) run(ctx context.Context, seq func(ctx context.Context) iter.Seq2[contract.Envelope, error]) error {
@@ -156,11 +198,13 @@ func (l *lineMode) run(ctx context.Context, seq func(ctx context.Context) iter.S
 	return err
 }
 
-// send sends text to the model; display is what the person typed.
+// send sends text to the model; display is what the person typed (a
+// custom command's name and arguments), recorded beside it when it
+// differs.
 func (l *lineMode) send(ctx context.Context, text, display string) error {
 	rt := l.s.Runtime
 	return l.run(ctx, func(ctx context.Context) iter.Seq2[contract.Envelope, error] {
-		return rt.Send(ctx, kernel.Input{Text: text})
+		return rt.Send(ctx, kernel.Input{Text: text, Display: display})
 	})
 }
 

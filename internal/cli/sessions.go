@@ -305,6 +305,7 @@ func (a *app) goOn(ctx context.Context, ref, prompt string, interactive bool) er
 	}
 	r := a.rendererOf(s)
 	if l != nil {
+		l.past()
 		r = l.r
 	}
 	interrupted, err := a.follow(ctx, r, func(ctx context.Context) iter.Seq2[contract.Envelope, error] {
