@@ -391,7 +391,9 @@ func (l *lineMode) cost(context.Context, string) (bool, error) {
 	if u := st.Usage; u.Calls > 0 {
 		l.w().printf("session: %d model calls · %s\n", u.Calls, totals(&u))
 	} else {
-		l.w().say("session: no model call yet\n")
+		// No call reported usage: none was made, or the provider (a
+		// script, some servers) reports none.
+		l.w().say("session: no usage reported yet\n")
 	}
 	return false, nil
 }
