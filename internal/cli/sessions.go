@@ -31,11 +31,11 @@ import (
 func (a *app) sessionCommands() []*cobra.Command {
 	sessions := &cobra.Command{
 		Use:   "sessions",
-		Short: "List the sessions of this directory (all with --all), most recently active first",
+		Short: "List the sessions of this repository, from any of its directories (all with --all), most recently active first",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return a.sessions() },
 	}
-	sessions.Flags().BoolVar(&a.flags.all, "all", false, "list the sessions of every working directory")
+	sessions.Flags().BoolVar(&a.flags.all, "all", false, "list the sessions of every directory, not only this repository's (this directory's outside one)")
 	sessions.Flags().BoolVar(&a.flags.json, "json", false, "one JSON object per session per line")
 	sessions.Flags().BoolVar(&a.flags.reindex, "reindex", false, "rebuild the index of sessions from their logs first")
 
@@ -51,8 +51,8 @@ func (a *app) sessionCommands() []*cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error { return a.resume(cmd.Context(), args) },
 	}
 	a.sessionFlags(resume)
-	resume.Flags().BoolVar(&a.flags.last, "last", false, "resume the most recently active session of this directory")
-	resume.Flags().BoolVarP(&a.flags.interactive, "interactive", "i", false, "go on interactively: the terminal UI shows the earlier conversation, then the composer")
+	resume.Flags().BoolVar(&a.flags.last, "last", false, "resume the most recently active session of this repository (of this directory outside one)")
+	resume.Flags().BoolVarP(&a.flags.interactive, "interactive", "i", false, "go on interactively: the terminal UI (or the line mode) shows the earlier conversation, then waits for you")
 	resume.Flags().BoolVar(&a.flags.plain, "plain", false, "with -i, use the line mode instead of the terminal UI")
 
 	fork := a.oneArgCommand("fork ID", "Make a new session from a session's log up to --at SEQ (default all of it)",
