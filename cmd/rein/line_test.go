@@ -67,8 +67,8 @@ func (w *repoWorld) sessionEvents(t *testing.T, id string) []contract.Envelope {
 	return decode(t, string(b))
 }
 
-// sessionID is the one session id a text names.
-var sessionID = regexp.MustCompile(`ses_[0-9A-HJKMNP-TV-Z]{26}`)
+// sessionIDs matches the session ids a text names.
+var sessionIDs = regexp.MustCompile(`ses_[0-9A-HJKMNP-TV-Z]{26}`)
 
 // Through a pipe, rein is the same program as its UI: /help, /status,
 // /mode, /model, /cost, /compact and /exit are rein's commands, never
@@ -85,7 +85,7 @@ func TestPlainModeCommandsThroughAPipe(t *testing.T) {
 	if r.stdout != "You sent a path.\n" {
 		t.Errorf("stdout %q: want the one answer", r.stdout)
 	}
-	id := sessionID.FindString(r.stderr)
+	id := sessionIDs.FindString(r.stderr)
 	for _, want := range []string{
 		"/compact [focus]", "/mode [name]", "//text", // /help
 		"  session        " + id, "  mode           default", // /status
@@ -152,7 +152,7 @@ func TestExecContinueFromASubdirectory(t *testing.T) {
 	if r.code != 0 || r.stdout != "The first is done.\n" || !strings.Contains(r.stderr, "● bash echo one\n") || strings.Contains(r.stderr, `{"command"`) {
 		t.Fatalf("exec: exit %d %q\n%s", r.code, r.stdout, r.stderr)
 	}
-	id := sessionID.FindString(r.stderr)
+	id := sessionIDs.FindString(r.stderr)
 
 	r = reinIn(t, w.sub, w.env, "sessions")
 	if rows := strings.Split(strings.TrimSpace(r.stdout), "\n"); r.code != 0 || len(rows) != 2 || !strings.HasPrefix(rows[1], id+"  ../..  ") {
