@@ -95,7 +95,7 @@ func TestDemo(t *testing.T) {
 		}
 	}
 	// Every step is visible: intent, decision, execution, observation.
-	for _, want := range []string{"SCRIPTED", "● bash", `"go test ./..."`, "allowed by rule bash(go test:*)", "exit 1", "--- FAIL: TestMean",
+	for _, want := range []string{"SCRIPTED", "● bash go test ./...\n", "allowed by rule bash(go test:*)", "exit 1", "--- FAIL: TestMean",
 		"● read_file", "● edit_file", "+\treturn sum / float64(len(xs))", "exit code: 0", "session: "} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)

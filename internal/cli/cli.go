@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -226,6 +227,9 @@ type Deps struct {
 	// Extensions answers rein mcp, rein hooks and rein skills; its nil
 	// functions make those commands say this build has none.
 	Extensions Extensions
+	// Now is the clock of what the CLI records itself (a fork's time);
+	// nil means time.Now.
+	Now func() time.Time
 	// Interrupts, when not nil, wraps a context so that Ctrl-C (or
 	// SIGTERM) cancels it, with an [*Interrupt] as the cause; nil means
 	// signals are not caught.
@@ -260,6 +264,9 @@ type flags struct {
 	all, reindex, last, interactive bool
 	// plain asks for the line mode instead of the terminal UI.
 	plain bool
+	// cont (-c, --continue) goes on with the latest session of the
+	// working directory's repository instead of starting one.
+	cont bool
 	// trustProject counts the project's files that start programs
 	// (.mcp.json, .claude/settings.json) as trusted for this run.
 	trustProject bool
@@ -279,6 +286,9 @@ func Execute(ctx context.Context, args []string, deps Deps) int {
 	if deps.Stderr == nil {
 		deps.Stderr = os.Stderr
 	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
 	if deps.Interrupts == nil {
 		deps.Interrupts = func(ctx context.Context) (context.Context, context.CancelFunc) {
 			return context.WithCancel(ctx)
@@ -288,6 +298,9 @@ func Execute(ctx context.Context, args []string, deps Deps) int {
 	deps.Stdout = out
 	a := &app{deps: deps}
 	root := a.commands()
+	if args == nil {
+		args = []string{} // cobra reads os.Args for nil
+	}
 	root.SetArgs(args)
 	root.SetIn(deps.Stdin)
 	root.SetOut(deps.Stdout)
@@ -408,17 +421,22 @@ func (a *app) commands() *cobra.Command {
 			"every step in an append-only event log.\n\n" +
 			"  rein                 interactive session (the terminal UI; /help inside; Ctrl-D to leave)\n" +
 			"  rein \"fix the tests\" interactive session with a first message\n" +
+			"  rein -c [\"...\"]      go on with this repository's latest session\n" +
 			"  rein exec \"...\"      headless run: answer on stdout, progress on stderr\n" +
 			"  rein demo            offline demo against a scripted model",
 		Args:          cobra.ArbitraryArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if a.flags.cont {
+				return a.goOn(cmd.Context(), "", strings.Join(args, " "), true)
+			}
 			return a.interactive(cmd.Context(), strings.Join(args, " "))
 		},
 	}
 	root.SetFlagErrorFunc(flagError)
 	root.Flags().BoolVar(&a.flags.plain, "plain", false, "use the line mode (a prompt and plain lines) instead of the terminal UI; the default when stdin or stdout is not a terminal, or TERM=dumb")
+	root.Flags().BoolVarP(&a.flags.cont, "continue", "c", false, "go on with the most recently active session of this directory's repository (of this directory outside one), showing it first, as rein resume --last -i does")
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.Version = a.deps.Version
 	root.SetVersionTemplate("{{.Version}}\n")
@@ -433,13 +451,15 @@ func (a *app) commands() *cobra.Command {
 			"The prompt is the arguments; with none, or with -, it is read from standard input\n" +
 			"(echo \"fix the failing test\" | rein exec). With both a prompt and piped input, the\n" +
 			"input is added to the prompt as context, inside <stdin> and </stdin>:\n" +
-			"  go test ./... 2>&1 | rein exec \"why does this fail?\"",
+			"  go test ./... 2>&1 | rein exec \"why does this fail?\"\n\n" +
+			"With -c it goes on with this repository's latest session instead, as rein resume --last does.",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.exec(cmd.Context(), args)
 		},
 	}
 	a.sessionFlags(exec)
+	exec.Flags().BoolVarP(&a.flags.cont, "continue", "c", false, "go on with the most recently active session of this directory's repository (of this directory outside one), as rein resume --last does: the prompt starts its next run; without one, a run rein was killed in is finished")
 
 	demo := &cobra.Command{
 		Use:   "demo",

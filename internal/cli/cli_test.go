@@ -184,7 +184,7 @@ func TestDemo(t *testing.T) {
 	if r.code != ExitOK {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	for _, want := range []string{"SCRIPTED", "● bash", `{"command":"go test ./..."}`, "EXPLAINED"} {
+	for _, want := range []string{"SCRIPTED", "● bash go test ./...\n", "EXPLAINED"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}

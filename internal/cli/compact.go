@@ -56,7 +56,7 @@ func (a *app) compact(ctx context.Context, ref string) error {
 	if !a.flags.json {
 		printf(a.deps.Stderr, "rein: compacting session %s (%d events)\n", s.Runtime.Session(), st.LastSeq)
 	}
-	r := a.renderer()
+	r := a.rendererOf(s)
 	if t, ok := r.(*terminal); ok {
 		t.compacting = true
 	}

@@ -228,8 +228,8 @@ func TestGoldenCompact(t *testing.T) {
 		&contract.ModelFinished{Reason: contract.FinishStop},
 		&contract.ContextCompacted{Summary: summary, Replaced: 3, FromSeq: 2, ToSeq: 17, TokensBefore: 6400, TokensAfter: 2900, By: contract.CompactUser, Calls: 1},
 	}
-	failed := []contract.Event{&contract.CompactionFailed{Attempt: 1, By: contract.CompactUser,
-		Reason: "nothing to compact: the conversation is only its recent tail, which is kept verbatim"}}
+	failed := []contract.Event{&contract.CompactionFailed{By: contract.CompactUser,
+		Reason: "nothing to compact: the conversation is only its latest turn, which is kept verbatim"}}
 	for _, c := range []struct {
 		name string
 

@@ -2,11 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/permission"
+	"github.com/rein-agent/rein/internal/session"
 )
 
 // greetFiles are a workspace whose test fails: greet.sh misspells a
@@ -186,5 +191,47 @@ func cutAfter(t *testing.T, path, typ string) {
 	}
 	if err := os.WriteFile(path, b[:at+end+1], 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A fork's replay tells its own time from its parent's: the header says
+// which events were copied from the parent (with the parent's times),
+// the fork's events are timed from when it was made, and its totals are
+// its own, the copied ones apart.
+func TestGoldenForkReplay(t *testing.T) {
+	s := newStage(t, scenarios[0]) // fix
+	s.rein("exec", "fix the failing test")
+	parent := s.sessionID()
+	var at uint64
+	if _, err := s.store.Read(parent, func(env contract.Envelope) error {
+		if _, ok := env.Data.(*contract.ToolObservation); ok && at == 0 {
+			at = env.Seq
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s.clock.advance(time.Hour) // the fork is made an hour later
+	s.rein("fork", parent, "--at", fmt.Sprint(at))
+	list, _, err := s.store.List(func(sum *session.Summary) bool { return sum.ID != parent })
+	if err != nil || len(list) != 1 {
+		t.Fatalf("sessions %v, %v; want the fork", list, err)
+	}
+	fork := list[0].ID
+	// The fork goes another way from the same start: the file as it was.
+	if err := os.WriteFile(filepath.Join(s.ws, "greet.sh"), []byte(greetFiles["greet.sh"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.rein("resume", fork) // finishes the run the fork's copy left unfinished
+	out := s.rein("replay", fork)
+	checkGolden(t, "replay/fork.golden", out)
+	for _, want := range []string{" at seq " + fmt.Sprint(at) + " on 2026-03-14 10:26:", "— this fork, since it was made: 0 run(s) · 4 model call(s) · 3 tool call(s), 0 failed or refused",
+		"copied from its parent: 1 run(s) · 1 model call(s) · 1 tool call(s), 1 failed or refused"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the fork's replay lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "1h0m") {
+		t.Errorf("the fork's replay counts the hour before it was made as its own:\n%s", out)
 	}
 }

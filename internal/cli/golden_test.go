@@ -160,6 +160,7 @@ func (s *stage) deps(out, errw *bytes.Buffer) Deps {
 			return cs, nil
 		},
 		Store:  func(cwd, dir string) (*session.Store, error) { return s.store, nil },
+		Now:    s.clock.Now,
 		Stdin:  strings.NewReader(s.sc.stdin),
 		Stdout: out,
 		Stderr: errw,
@@ -411,11 +412,15 @@ func (s *stage) sessionID() string {
 	return list[0].ID
 }
 
+// packageDir is the package's directory, where the tests start: a test
+// may change to another (t.Chdir).
+var packageDir, _ = os.Getwd()
+
 // checkGolden compares got with the golden file at path (under
 // testdata), or rewrites it with -update.
 func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
-	path = filepath.Join("testdata", path)
+	path = filepath.Join(packageDir, "testdata", path)
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)

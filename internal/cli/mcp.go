@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -113,6 +114,13 @@ func (a *app) listExtensions(ctx context.Context, kind string) error {
 	if err != nil {
 		return err
 	}
+	return a.facts(a.deps.Stdout, facts, kind)
+}
+
+// facts prints the lines of kind: the facts on w, the problems on stderr
+// as warnings, and, when there are none, that there are none and how to
+// add some.
+func (a *app) facts(w io.Writer, facts []Fact, kind string) error {
 	if len(facts) == 0 {
 		printf(a.deps.Stderr, "rein: %s\n", noneOf(kind))
 		return nil
@@ -122,7 +130,7 @@ func (a *app) listExtensions(ctx context.Context, kind string) error {
 			printf(a.deps.Stderr, "rein: warning: %s: %s\n", problem, f.Value)
 			continue
 		}
-		if err := printf(a.deps.Stdout, "%-22s %s\n", f.Key, f.Value); err != nil {
+		if err := printf(w, "%-22s %s\n", f.Key, f.Value); err != nil {
 			return err
 		}
 	}

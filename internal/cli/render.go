@@ -13,6 +13,7 @@ import (
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/printable"
+	"github.com/rein-agent/rein/internal/tui/transcript"
 )
 
 // renderer shows the events of a run as they come.
@@ -99,6 +100,10 @@ type terminal struct {
 	// cols is the width of the terminal errw is, for a status line that
 	// must fit on one row to be erased whole; 0 means ask the terminal.
 	cols int
+	// workspace is the session's directory, which a tool call's path is
+	// shown relative to: session.started's, or set by the caller of a
+	// session that started before (a resumed one).
+	workspace string
 }
 
 func newTerminal(out, errw io.Writer) *terminal {
@@ -239,6 +244,8 @@ func (t *terminal) event(env contract.Envelope) error {
 		t.line(t.style("33", "  ✗ "+what+" is discarded: "+field(e.Reason)))
 	case *contract.RunFinished:
 		t.finished(e)
+	case *contract.SessionStarted:
+		t.workspace = e.Cwd
 	default:
 		if !t.context(env.Data) && !t.extension(env.Data) {
 			t.tool(env.Data)
@@ -362,6 +369,11 @@ func (t *terminal) context(data contract.Event) bool {
 		if t.compacting {
 			break // rein compact's closing line says why
 		}
+		if e.Attempt == 0 {
+			// None was tried: the reason says why there was nothing to do.
+			t.line(t.style("2", sayf("rein: %s", e.Reason)))
+			break
+		}
 		t.line(t.style("33", sayf("rein: context compaction failed (%s, attempt %d): %s; the conversation is unchanged", e.By, e.Attempt, e.Reason)))
 	default:
 		return false
@@ -407,7 +419,7 @@ func (t *terminal) think(s shown) {
 func (t *terminal) tool(data contract.Event) {
 	switch e := data.(type) {
 	case *contract.IntentProposed:
-		t.line(t.style("1", "● "+field(e.ToolName)) + " " + compact(e.Input))
+		t.line(t.title(e))
 	case *contract.ToolValidation:
 		if !e.OK {
 			t.line(t.style("31", sayf("  ✗ refused (%s): %s", e.Code, strings.Join(e.Errors, "; "))))
@@ -436,6 +448,25 @@ func (t *terminal) tool(data contract.Event) {
 		}
 	}
 }
+
+// title is the line that names a tool call, as the UI's card does:
+// "● bash go test ./...", "● edit_file stats.go", and "! ls" for the
+// person's own command; never its input's JSON (rein log has that).
+func (t *terminal) title(e *contract.IntentProposed) shown {
+	subject := field(excerpt.Text(transcript.Subject(e.ToolName, e.Input, t.workspace), maxSubject))
+	if e.Origin == contract.OriginUser {
+		return t.style("1", "!") + " " + subject
+	}
+	line := t.style("1", "● "+field(e.ToolName))
+	if subject != "" {
+		line += " " + subject
+	}
+	return line
+}
+
+// maxSubject is the most of a call's subject (a long script on one
+// line) its title shows.
+const maxSubject = 200
 
 // permission is the line of a decision: who allowed it, or who refused it
 // and why.

@@ -284,3 +284,35 @@ func TestDeltasCutAnywhereRenderAsTheWhole(t *testing.T) {
 		}
 	}
 }
+
+// A tool call's line names it as the UI's card does: the tool and what
+// it works on (the command, the path relative to the session's
+// workspace, the pattern), never its input's JSON.
+func TestToolCallTitle(t *testing.T) {
+	intent := func(tool, input string, origin string) contract.Event {
+		return &contract.IntentProposed{ToolIntent: contract.ToolIntent{ToolName: tool, Input: []byte(input), Origin: origin}}
+	}
+	for _, tc := range []struct {
+		name string
+		e    contract.Event
+		want string
+	}{
+		{"a command", intent("bash", `{"command":"go test ./...","description":"Run the tests"}`, ""), "● bash go test ./...\n"},
+		{"a path in the workspace", intent("edit_file", `{"path":"/ws/pkg/stats.go","old_string":"a","new_string":"b"}`, ""), "● edit_file pkg/stats.go\n"},
+		{"a path outside it", intent("read_file", `{"path":"/etc/hosts"}`, ""), "● read_file /etc/hosts\n"},
+		{"a pattern", intent("grep", `{"pattern":"func main","path":"."}`, ""), "● grep func main\n"},
+		{"a script on one line", intent("bash", `{"command":"cd x &&\n  make"}`, ""), "● bash cd x && make\n"},
+		{"nothing it names", intent("mcp__x__y", `{"n":3}`, ""), "● mcp__x__y\n"},
+		{"the person's own command", intent("bash", `{"command":"ls"}`, contract.OriginUser), "! ls\n"},
+		{"a hostile command", intent("bash", `{"command":"echo \u001b]52;c;eA==\u0007"}`, ""), `● bash echo \x1b]52;c;eA==\x07` + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errw strings.Builder
+			term := &terminal{out: &out, errw: &errw}
+			render(t, term, []contract.Event{&contract.SessionStarted{Cwd: "/ws"}, tc.e})
+			if got := errw.String(); got != tc.want {
+				t.Errorf("trace %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -22,7 +22,12 @@ func (a *app) replay(ref string) error {
 	}
 	var r renderer = &jsonLines{w: a.deps.Stdout}
 	if !a.flags.json {
-		r = newReplayer(a.deps.Stdout)
+		rp := newReplayer(a.deps.Stdout)
+		// A fork's first events are its parent's, with their times: the
+		// header says so before them. (A log this cannot read is said by
+		// the reading itself.)
+		rp.fork, _ = s.Forked(id)
+		r = rp
 	}
 	info, err := s.Read(id, r.event)
 	r.end()
@@ -41,36 +46,72 @@ type replayer struct {
 	t *terminal
 	w io.Writer
 
-	start, last time.Time
 	// proposed holds each intent's input, to show an effective input that
 	// differs from it.
 	proposed map[string]json.RawMessage
-	runs     int
-	calls    int
-	tools    int
-	failed   int
-	// compactions counts context.compacted; usage sums every call's.
-	compactions int
-	usage       contract.Totals
-	unknown     map[string]int
+	// own sums the session's own events: since it started, or, for a
+	// fork, since it was made; copied sums a fork's events before that,
+	// its parent's, copied with their times.
+	own, copied replayTotals
+	// fork is the session.forked that made the session a fork, when it
+	// is one (read ahead, for the header); nil when not known.
+	fork    *contract.Envelope
+	unknown map[string]int
+}
+
+// replayTotals sums a stretch of a session's events: their runs, model
+// calls, tool calls, failed or refused calls, compactions and usage, and
+// the times of the first and the last.
+type replayTotals struct {
+	start, last                                    time.Time
+	runs, calls, tools, failed, compactions, count int
+	usage                                          contract.Totals
+}
+
+// add adds the events of o, which came after those of t.
+func (t *replayTotals) add(o replayTotals) {
+	if t.start.IsZero() {
+		t.start = o.start
+	}
+	if !o.last.IsZero() {
+		t.last = o.last
+	}
+	t.runs, t.calls, t.tools, t.failed = t.runs+o.runs, t.calls+o.calls, t.tools+o.tools, t.failed+o.failed
+	t.compactions, t.count = t.compactions+o.compactions, t.count+o.count
+	t.usage.InputTokens += o.usage.InputTokens
+	t.usage.OutputTokens += o.usage.OutputTokens
+	t.usage.CacheReadTokens += o.usage.CacheReadTokens
+	t.usage.CacheWriteTokens += o.usage.CacheWriteTokens
+	t.usage.ReasoningTokens += o.usage.ReasoningTokens
+	t.usage.CostUSD += o.usage.CostUSD
+	t.usage.Calls += o.usage.Calls
+	t.usage.Unpriced += o.usage.Unpriced
 }
 
 func newReplayer(w io.Writer) *replayer {
 	return &replayer{t: newTerminal(w, w), w: w, proposed: map[string]json.RawMessage{}, unknown: map[string]int{}}
 }
 
-// at is the time of env since the session started.
+// at is the time of env since the session started, or, past a fork's
+// start, since it was made.
 func (r *replayer) at(env contract.Envelope) shown {
-	return sayf("[+%s]", env.Time.Sub(r.start).Round(time.Millisecond))
+	return sayf("[+%s]", env.Time.Sub(r.own.start).Round(time.Millisecond))
 }
 
 func (r *replayer) line(s shown) { r.t.line(s) }
 
 func (r *replayer) event(env contract.Envelope) error {
-	if r.start.IsZero() {
-		r.start = env.Time
+	if _, ok := env.Data.(*contract.SessionForked); ok {
+		// What came before is the parent's; the fork's own time starts
+		// here.
+		r.copied.add(r.own)
+		r.own = replayTotals{start: env.Time}
 	}
-	r.last = env.Time
+	if r.own.start.IsZero() {
+		r.own.start = env.Time
+	}
+	r.own.last = env.Time
+	r.own.count++
 	for _, show := range []func(contract.Envelope) (bool, error){r.session, r.model, r.toolEvent, r.context} {
 		if done, err := show(env); done || err != nil {
 			return err
@@ -84,6 +125,14 @@ func (r *replayer) event(env contract.Envelope) error {
 func (r *replayer) session(env contract.Envelope) (bool, error) {
 	switch e := env.Data.(type) {
 	case *contract.SessionStarted:
+		r.t.workspace = e.Cwd
+		if f, ok := r.forkData(); ok && env.Seq < r.fork.Seq {
+			r.line(sayf("session %s · %s · rein %s · %s %s · forked from %s at seq %d on %s", env.Session, e.Cwd, e.Version,
+				e.Provider, e.Model, f.ParentSession, f.ParentSeq, r.fork.Time.Local().Format("2006-01-02 15:04:05 MST")))
+			r.line(r.t.style("2", sayf("  seq 1–%d are %s's events, copied with their times (it started %s); the fork's own begin at seq %d",
+				f.ParentSeq, f.ParentSession, env.Time.Local().Format("2006-01-02 15:04:05 MST"), r.fork.Seq)))
+			break
+		}
 		r.line(sayf("session %s · %s · rein %s · %s %s · started %s", env.Session, e.Cwd, e.Version,
 			e.Provider, e.Model, env.Time.Local().Format("2006-01-02 15:04:05 MST")))
 		if sb := e.Sandbox; sb != nil && !sb.Available {
@@ -96,11 +145,12 @@ func (r *replayer) session(env contract.Envelope) (bool, error) {
 		}
 		r.line(sayf("\n%s resumed after seq %d by rein %s (%s)", r.at(env), e.FromSeq, e.Version, strings.Join(gates, "; ")))
 	case *contract.SessionForked:
-		r.line(sayf("%s forked from session %s at seq %d", r.at(env), e.ParentSession, e.ParentSeq))
+		r.line(sayf("\n%s ── forked from session %s at seq %d on %s: the events above are that session's, copied; times from here are the fork's ──",
+			r.at(env), e.ParentSession, e.ParentSeq, env.Time.Local().Format("2006-01-02 15:04:05 MST")))
 	case *contract.UserMessage:
 		r.line(sayf("\n%s › %s", r.at(env), text(e.Text)))
 	case *contract.RunStarted:
-		r.runs++
+		r.own.runs++
 	case *contract.RunFinished:
 		r.line(r.t.style("2", sayf("%s run %s", r.at(env), e.Outcome)))
 		if e.Outcome != contract.OutcomeCompleted && e.Reason != "" {
@@ -122,7 +172,7 @@ func (r *replayer) session(env contract.Envelope) (bool, error) {
 func (r *replayer) model(env contract.Envelope) (bool, error) {
 	switch e := env.Data.(type) {
 	case *contract.ModelRequested:
-		r.calls++
+		r.own.calls++
 		what := sayf("turn %d", env.Turn)
 		if e.Purpose == contract.PurposeCompaction {
 			what = "summary for a compaction"
@@ -134,7 +184,7 @@ func (r *replayer) model(env contract.Envelope) (bool, error) {
 	case *contract.ModelReasoning:
 		r.line(r.t.style("2", "thinking: "+text(strings.TrimRight(e.Text, "\n"))))
 	case *contract.ModelUsage:
-		r.usage.Add(e)
+		r.own.usage.Add(e)
 		r.line(r.t.style("2", sayf("  usage: %s · %s", tokens(e.InputTokens, e.OutputTokens, e.CacheReadTokens, e.CacheWriteTokens), callCost(e))))
 	case *contract.ProviderError:
 		// The trace keeps every failed call; a cancelled one was a person
@@ -158,9 +208,9 @@ func (r *replayer) model(env contract.Envelope) (bool, error) {
 func (r *replayer) toolEvent(env contract.Envelope) (bool, error) {
 	switch e := env.Data.(type) {
 	case *contract.IntentProposed:
-		r.tools++
+		r.own.tools++
 		r.proposed[e.ID] = e.Input
-		r.line(r.t.style("2", r.at(env)) + " " + r.t.style("1", "● "+field(e.ToolName)) + " " + compact(e.Input))
+		r.line(r.t.style("2", r.at(env)) + " " + r.t.title(e))
 	case *contract.InvocationStarted:
 		where := sayf(" in %s, timeout %s", e.Cwd, time.Duration(e.TimeoutMS)*time.Millisecond)
 		what := "  ran" + where
@@ -170,7 +220,7 @@ func (r *replayer) toolEvent(env contract.Envelope) (bool, error) {
 		r.line(r.t.style("2", what+sandboxed(e.Sandbox)))
 	case *contract.ToolObservation:
 		if !e.OK {
-			r.failed++
+			r.own.failed++
 		}
 		if err := r.t.event(env); err != nil {
 			return true, err
@@ -197,11 +247,15 @@ func (r *replayer) context(env contract.Envelope) (bool, error) {
 		r.line(r.t.style("2", sayf("%s ── elided: %d more observation(s) sent as stubs that point at their artifacts; %d elided in all (~%s tokens as stubs); request ~%s of %s tokens ──",
 			r.at(env), len(e.Elided), count, thousands(tok), thousands(e.EstimatedTokens), budgetOf(e))))
 	case *contract.ContextCompacted:
-		r.compactions++
+		r.own.compactions++
 		r.line(sayf("%s ── compacted: seq %d–%d (%d messages) → summary; %s → %s tokens; by %s%s ──",
 			r.at(env), e.FromSeq, e.ToSeq, e.Replaced, thousands(e.TokensBefore), thousands(e.TokensAfter), e.By, focusOf(e.Focus)))
 		r.line(r.t.style("2", preview(e.Summary, 10)))
 	case *contract.CompactionFailed:
+		if e.Attempt == 0 {
+			r.line(r.t.style("2", sayf("%s not compacted (by %s): %s", r.at(env), e.By, e.Reason)))
+			break
+		}
 		r.line(r.t.style("33", sayf("%s ✗ compaction failed (by %s, attempt %d): %s; nothing changed", r.at(env), e.By, e.Attempt, e.Reason)))
 	default:
 		return false, nil
@@ -236,21 +290,41 @@ func focusOf(focus string) shown {
 	return sayf(", focus %q", focus)
 }
 
-// end closes the rendering with the session's totals.
+// forkData returns the session.forked read ahead, if any.
+func (r *replayer) forkData() (*contract.SessionForked, bool) {
+	if r.fork == nil {
+		return nil, false
+	}
+	f, ok := r.fork.Data.(*contract.SessionForked)
+	return f, ok
+}
+
+// end closes the rendering with the session's totals: a fork's own, and
+// apart those of the events it copied from its parent.
 func (r *replayer) end() {
-	if r.start.IsZero() {
+	if r.own.start.IsZero() {
 		return
 	}
-	compactions := shown("")
-	if r.compactions > 0 {
-		compactions = sayf(" · %d compaction(s)", r.compactions)
+	if r.copied.count == 0 {
+		r.line("\n— " + r.own.line())
+	} else {
+		r.line("\n— this fork, since it was made: " + r.own.line())
+		r.line("  copied from its parent: " + r.copied.line())
 	}
-	r.line(sayf("\n— %d run(s) · %d model call(s) · %d tool call(s), %d failed or refused%s · %s · %s",
-		r.runs, r.calls, r.tools, r.failed, compactions, totals(&r.usage), r.last.Sub(r.start).Round(time.Millisecond)))
 	if len(r.unknown) > 0 {
 		r.line(sayf("  %d event type(s) unknown to this rein: %s", len(r.unknown), strings.Join(slices.Sorted(maps.Keys(r.unknown)), ", ")))
 	}
 	r.t.end()
+}
+
+// line says the totals on one line, ending with their wall time.
+func (t *replayTotals) line() shown {
+	compactions := shown("")
+	if t.compactions > 0 {
+		compactions = sayf(" · %d compaction(s)", t.compactions)
+	}
+	return sayf("%d run(s) · %d model call(s) · %d tool call(s), %d failed or refused%s · %s · %s",
+		t.runs, t.calls, t.tools, t.failed, compactions, totals(&t.usage), t.last.Sub(t.start).Round(time.Millisecond))
 }
 
 // jsonEqual reports whether two JSON texts hold the same value.

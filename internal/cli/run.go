@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -21,7 +22,21 @@ func (a *app) renderer() renderer {
 	}
 	t := newTerminal(a.deps.Stdout, a.deps.Stderr)
 	t.maxCost, _ = parseCost(a.flags.maxCost) // checked by spec
+	t.workspace, _ = os.Getwd()               // a new session's, until its session.started says
 	return t
+}
+
+// rendererOf returns the renderer the flags ask for, for the runs of s:
+// its tool calls' paths are shown relative to its workspace, which a
+// resumed session's log says.
+func (a *app) rendererOf(s *Session) renderer {
+	r := a.renderer()
+	if t, ok := r.(*terminal); ok {
+		if st := s.Runtime.State(); st.Cwd != "" {
+			t.workspace = st.Cwd
+		}
+	}
+	return r
 }
 
 // drive sends text and renders the run. It returns the exit code the
@@ -59,13 +74,21 @@ func (a *app) follow(ctx context.Context, r renderer, run func(ctx context.Conte
 }
 
 // exec runs one prompt headless. The prompt is args, or standard input
-// when args is "-" or empty; see [execPrompt].
+// when args is "-" or empty; see [execPrompt]. With -c, it goes on with
+// the latest session of the repository instead of a new one.
 func (a *app) exec(ctx context.Context, args []string) error {
+	if a.flags.cont && len(args) == 0 && !piped(a.deps.Stdin) {
+		// rein exec -c: finish what the latest session left unfinished.
+		return a.goOn(ctx, "", "", false)
+	}
 	prompt, err := execPrompt(args, a.deps.Stdin, func(waiting string) {
 		printf(a.deps.Stderr, "rein: %s\n", waiting)
 	})
 	if err != nil {
 		return err
+	}
+	if a.flags.cont {
+		return a.goOn(ctx, "", prompt, false)
 	}
 	s, err := a.open(ctx, nil)
 	if err != nil {
@@ -76,7 +99,7 @@ func (a *app) exec(ctx context.Context, args []string) error {
 	if s.Ready != nil {
 		s.Ready(ctx)
 	}
-	interrupted, err := a.drive(ctx, s.Runtime, prompt, a.renderer())
+	interrupted, err := a.drive(ctx, s.Runtime, prompt, a.rendererOf(s))
 	if err != nil {
 		return err
 	}
@@ -105,8 +128,9 @@ func (a *app) reasonOf(st *state.State) string {
 	return string(st.Phase())
 }
 
-// interactive runs a line-mode session: a prompt, a streamed answer, and
-// Ctrl-D to leave.
+// interactive runs an interactive session: the terminal UI, or the line
+// mode (a prompt, a streamed answer, the UI's commands, and Ctrl-D to
+// leave).
 func (a *app) interactive(ctx context.Context, first string) error {
 	if a.useUI() {
 		approver := tui.NewApprover()
@@ -121,54 +145,54 @@ func (a *app) interactive(ctx context.Context, first string) error {
 	lines := readLines(a.deps.Stdin)
 	a.trust = trustAsker(a.deps.Stderr, lines.next)
 	a.pick = a.modelAsker(lines.next)
-	s, err := a.open(ctx, &prompter{lines: lines, w: a.deps.Stderr})
+	approver := &prompter{lines: lines, w: a.deps.Stderr}
+	s, err := a.open(ctx, approver)
 	if err != nil {
 		return err
 	}
-	defer closeSession(s, a.deps.Stderr)
+	l := a.newLineMode(s, lines, approver)
+	defer func() { closeSession(l.s, a.deps.Stderr) }()
 	if !a.flags.json {
-		printf(a.deps.Stderr, "rein, session %s (Ctrl-D to leave, Ctrl-C to stop a run)\n", s.Runtime.Session())
+		printf(a.deps.Stderr, "rein, session %s (/help lists the commands; Ctrl-C stops a run, Ctrl-D leaves)\n", s.Runtime.Session())
 	}
 	a.saySandbox(s)
-	return a.converse(ctx, s, lines, first)
+	return l.converse(ctx, first)
 }
 
-// converse sends first, if any, then each line the person types until
-// Ctrl-D.
-func (a *app) converse(ctx context.Context, s *Session, lines *lineReader, first string) error {
-	r := a.renderer()
-	if strings.TrimSpace(first) != "" {
-		if _, err := a.drive(ctx, s.Runtime, first, r); err != nil {
+// converse acts on first, if anything, then on each line the person
+// types until Ctrl-D or /exit, and names the session it ends in.
+func (l *lineMode) converse(ctx context.Context, first string) error {
+	a := l.a
+	leave := false
+	if first = strings.TrimSpace(first); first != "" {
+		var err error
+		if leave, err = l.do(ctx, first); err != nil {
 			return err
 		}
 	}
-	for {
+	for !leave && ctx.Err() == nil {
 		if !a.flags.json {
 			say(a.deps.Stderr, "› ")
 		}
-		l, ok := lines.next(ctx)
+		input, ok := l.lines.next(ctx)
 		if !ok {
 			break
 		}
-		line := strings.TrimSpace(l)
+		line := strings.TrimSpace(input)
 		if line == "" {
 			continue
 		}
-		if _, err := a.drive(ctx, s.Runtime, line, r); err != nil {
+		var err error
+		if leave, err = l.do(ctx, line); err != nil {
 			return err
 		}
-		if ctx.Err() != nil {
-			break
-		}
 	}
-	if err := lines.err(); err != nil {
+	if err := l.lines.err(); err != nil {
 		return fmt.Errorf("reading input: %w", err)
 	}
 	if !a.flags.json {
 		say(a.deps.Stderr, "\n")
-		if a.sent {
-			a.sessionLine(s)
-		}
+		a.exitLine(l.s)
 	}
 	return nil
 }
@@ -191,7 +215,7 @@ func (a *app) demo(ctx context.Context) error {
 	printf(w, "workspace: %s (a temporary copy of a small Go project whose test fails)\n", d.Workspace)
 	a.saySandbox(&d.Session)
 	printf(w, "› %s\n", d.Prompt)
-	interrupted, err := a.drive(ctx, d.Runtime, d.Prompt, a.renderer())
+	interrupted, err := a.drive(ctx, d.Runtime, d.Prompt, a.rendererOf(&d.Session))
 	if err != nil {
 		return err
 	}
@@ -241,10 +265,28 @@ func (a *app) summary(s *Session, st *state.State) {
 	}
 }
 
+// sessionLine names the session on stderr, once it exists: a session is
+// on disk from its first event on, and one left at its first prompt
+// leaves nothing to name.
 func (a *app) sessionLine(s *Session) {
-	if s.Dir != "" && !a.flags.json {
+	if s.Dir != "" && !a.flags.json && recorded(s.Runtime) {
 		printf(a.deps.Stderr, "session: %s\n", s.Dir)
 	}
+}
+
+// exitLine names the session an interactive session leaves, once it
+// exists, and how to go on with it.
+func (a *app) exitLine(s *Session) {
+	if s.Dir != "" && !a.flags.json && recorded(s.Runtime) {
+		printf(a.deps.Stderr, "session: %s (rein resume %s -i goes on)\n", s.Dir, s.Runtime.Session())
+	}
+}
+
+// recorded reports whether the session of rt has recorded an event, and
+// so is on disk.
+func recorded(rt interface{ State() state.State }) bool {
+	st := rt.State()
+	return st.LastSeq > 0
 }
 
 // exitCode maps how a headless run ended to the process exit code.

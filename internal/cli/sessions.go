@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/rein-agent/rein/internal/state"
 	"github.com/rein-agent/rein/internal/tui"
 	"github.com/rein-agent/rein/internal/why"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // sessionCommands are the commands over recorded sessions: sessions,
@@ -29,11 +31,11 @@ import (
 func (a *app) sessionCommands() []*cobra.Command {
 	sessions := &cobra.Command{
 		Use:   "sessions",
-		Short: "List the sessions of this directory (all with --all), most recently active first",
+		Short: "List the sessions of this repository, from any of its directories (all with --all), most recently active first",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return a.sessions() },
 	}
-	sessions.Flags().BoolVar(&a.flags.all, "all", false, "list the sessions of every working directory")
+	sessions.Flags().BoolVar(&a.flags.all, "all", false, "list the sessions of every directory, not only this repository's (this directory's outside one)")
 	sessions.Flags().BoolVar(&a.flags.json, "json", false, "one JSON object per session per line")
 	sessions.Flags().BoolVar(&a.flags.reindex, "reindex", false, "rebuild the index of sessions from their logs first")
 
@@ -49,8 +51,8 @@ func (a *app) sessionCommands() []*cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error { return a.resume(cmd.Context(), args) },
 	}
 	a.sessionFlags(resume)
-	resume.Flags().BoolVar(&a.flags.last, "last", false, "resume the most recently active session of this directory")
-	resume.Flags().BoolVarP(&a.flags.interactive, "interactive", "i", false, "go on interactively: the terminal UI shows the earlier conversation, then the composer")
+	resume.Flags().BoolVar(&a.flags.last, "last", false, "resume the most recently active session of this repository (of this directory outside one)")
+	resume.Flags().BoolVarP(&a.flags.interactive, "interactive", "i", false, "go on interactively: the terminal UI (or the line mode) shows the earlier conversation, then waits for you")
 	resume.Flags().BoolVar(&a.flags.plain, "plain", false, "with -i, use the line mode instead of the terminal UI")
 
 	fork := a.oneArgCommand("fork ID", "Make a new session from a session's log up to --at SEQ (default all of it)",
@@ -62,7 +64,7 @@ func (a *app) sessionCommands() []*cobra.Command {
 
 	logCmd := a.oneArgCommand("log ID", "Print a session's events, one per line, optionally only some types",
 		"print the events as JSON lines, exactly as the log holds them", a.log)
-	logCmd.Flags().StringArrayVar(&a.flags.types, "type", nil, "only events whose type matches this glob, repeatable: 'tool.*', run.finished")
+	logCmd.Flags().StringArrayVar(&a.flags.types, "type", nil, "only events of these types, repeatable: a family (tool: tool.*; model, context, run, session...), a glob ('tool.*') or a type (run.finished)")
 
 	whyCmd := a.oneArgCommand("why PATH", "Show every recorded intent that read or changed PATH, and why: the model's words, the decision, the result",
 		"one JSON object per intent per line", a.why)
@@ -120,9 +122,9 @@ func (a *app) sessions() error {
 		}
 		printf(a.deps.Stderr, "rein: index of %s rebuilt from %d session logs\n", s.Root(), n)
 	}
-	var keep func(*session.Summary) bool
-	if !a.flags.all {
-		keep = func(sum *session.Summary) bool { return sum.Cwd == cwd }
+	keep, where := session.Here(cwd)
+	if a.flags.all {
+		keep = nil
 	}
 	list, problems, err := s.List(keep)
 	a.problems(problems)
@@ -141,11 +143,11 @@ func (a *app) sessions() error {
 		return nil
 	}
 	if len(list) == 0 {
-		where := sayf("in %s (--all lists every directory's)", cwd)
+		in := sayf("in %s (--all lists every directory's)", where)
 		if a.flags.all {
-			where = sayf("in %s", s.Root())
+			in = sayf("in %s", s.Root())
 		}
-		printf(a.deps.Stderr, "no sessions %s\n", where)
+		printf(a.deps.Stderr, "no sessions %s\n", in)
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -153,10 +155,24 @@ func (a *app) sessions() error {
 	for _, sum := range list {
 		// Each field is made printable for its column: a tab in one
 		// would break the table.
-		printf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", sum.ID, sum.Cwd, stamp(sum.Started), stamp(sum.LastActivity), sum.Outcome,
+		printf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", sum.ID, directoryOf(sum.Cwd, cwd, where), stamp(sum.Started), stamp(sum.LastActivity), sum.Outcome,
 			sessionCost(sum.Usage), excerpt.Text(oneLine(sum.FirstPrompt), 60))
 	}
 	return tw.Flush()
+}
+
+// directoryOf shows a session's directory as seen from cwd: "." for cwd
+// itself, relative to it for a directory of the same repository (here is
+// its root), absolute for any other.
+func directoryOf(dir, cwd, here string) string {
+	dir = filepath.Clean(dir)
+	if !filepath.IsAbs(dir) || !workspace.Within(here, dir) {
+		return dir
+	}
+	if rel, err := filepath.Rel(cwd, dir); err == nil {
+		return rel
+	}
+	return dir
 }
 
 // sessionCost is a session's cost for its column: "-" when no call
@@ -215,9 +231,6 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // resume runs rein resume.
 func (a *app) resume(ctx context.Context, args []string) error {
-	if a.deps.Resume == nil {
-		return errors.New("this build cannot resume sessions")
-	}
 	var ref string
 	if !a.flags.last {
 		if len(args) == 0 {
@@ -227,16 +240,27 @@ func (a *app) resume(ctx context.Context, args []string) error {
 	} else if len(args) > 0 && strings.HasPrefix(args[0], "ses_") && !strings.ContainsAny(args[0], " \t") {
 		return fmt.Errorf("%w: --last and a session id (%s) both given; give one of them", ErrUsage, args[0])
 	}
-	prompt := strings.TrimSpace(strings.Join(args, " "))
+	return a.goOn(ctx, ref, strings.Join(args, " "), a.flags.interactive)
+}
+
+// goOn goes on with the session ref names, or, when ref is empty, the
+// most recently active session of the working directory's repository
+// (resume --last, -c): headless like exec, or interactive (-i, rein -c),
+// starting with prompt when it is not empty.
+func (a *app) goOn(ctx context.Context, ref, prompt string, interactive bool) error {
+	if a.deps.Resume == nil {
+		return errors.New("this build cannot resume sessions")
+	}
+	prompt = strings.TrimSpace(prompt)
 	var lines *lineReader
 	var approver kernel.Approver
 	var uiApprover *tui.Approver
-	if a.flags.interactive && a.useUI() {
+	if interactive && a.useUI() {
 		uiApprover = tui.NewApprover()
 		approver = uiApprover
 		a.trust = trustAsker(a.deps.Stderr, byteLines(a.deps.Stdin))
 		a.pick = a.modelAsker(byteLines(a.deps.Stdin))
-	} else if a.flags.interactive {
+	} else if interactive {
 		lines = readLines(a.deps.Stdin)
 		approver = &prompter{lines: lines, w: a.deps.Stderr}
 		a.trust = trustAsker(a.deps.Stderr, lines.next)
@@ -250,8 +274,9 @@ func (a *app) resume(ctx context.Context, args []string) error {
 		if _, spec.Session, err = a.find(ref); err != nil {
 			return err
 		}
+	} else {
+		spec.Last = true
 	}
-	spec.Last = a.flags.last
 	s, err := a.deps.Resume(ctx, spec)
 	if err != nil {
 		return err
@@ -259,34 +284,45 @@ func (a *app) resume(ctx context.Context, args []string) error {
 	if uiApprover != nil {
 		return a.ui(ctx, s, uiApprover, tui.Options{Past: true, Resume: prompt})
 	}
-	defer closeSession(s, a.deps.Stderr)
+	var l *lineMode
+	if interactive {
+		l = a.newLineMode(s, lines, approver)
+		defer func() { closeSession(l.s, a.deps.Stderr) }()
+	} else {
+		defer closeSession(s, a.deps.Stderr)
+	}
 	st := s.Runtime.State()
 	if !a.flags.json {
 		printf(a.deps.Stderr, "rein: resuming session %s (%d events; its last run %s)\n", s.Runtime.Session(), st.LastSeq, describe(&st))
 	}
 	a.saySandbox(s)
-	if prompt == "" && !st.Unfinished() && !a.flags.interactive {
+	if prompt == "" && !st.Unfinished() && !interactive {
 		// Nothing to do, and nothing is written.
 		printf(a.deps.Stderr, "rein: nothing to continue: the last run of %s %s; give a prompt to start the next one: rein resume %s \"...\"\n",
 			s.Runtime.Session(), describe(&st), s.Runtime.Session())
 		return nil
 	}
-	if s.Ready != nil && !a.flags.interactive {
+	if s.Ready != nil && !interactive {
 		s.Ready(ctx)
 	}
-	interrupted, err := a.follow(ctx, a.renderer(), func(ctx context.Context) iter.Seq2[contract.Envelope, error] {
+	r := a.rendererOf(s)
+	if l != nil {
+		l.past()
+		r = l.r
+	}
+	interrupted, err := a.follow(ctx, r, func(ctx context.Context) iter.Seq2[contract.Envelope, error] {
 		return s.Runtime.Resume(ctx, kernel.Resume{Gates: s.Gates, Text: prompt})
 	})
 	if err != nil {
 		return err
 	}
 	st = s.Runtime.State()
-	if interrupted != 0 || !a.flags.interactive {
+	if interrupted != 0 || !interactive {
 		a.summary(s, &st)
 		a.code = exitCode(&st, interrupted)
 		return nil
 	}
-	return a.converse(ctx, s, lines, "")
+	return l.converse(ctx, "")
 }
 
 // describe says how a state's last run stands.
@@ -306,7 +342,7 @@ func (a *app) fork(ref string) error {
 	if err != nil {
 		return err
 	}
-	newID, kept, err := s.Fork(id, a.flags.at, time.Now())
+	newID, kept, err := s.Fork(id, a.flags.at, a.deps.Now())
 	if err != nil {
 		return err
 	}
@@ -324,6 +360,12 @@ func (a *app) log(ref string) error {
 	for _, g := range a.flags.types {
 		if _, err := path.Match(g, ""); err != nil {
 			return fmt.Errorf("%w: --type %q: %v", ErrUsage, g, err)
+		}
+		if !slices.ContainsFunc(contract.EventTypes, func(t string) bool { return matchType([]string{g}, t) }) {
+			// A newer rein's log may hold types this one does not know:
+			// said, not refused.
+			printf(a.deps.Stderr, "rein: warning: --type %q matches no event type this rein knows; the families are %s, and 'tool.*' or tool.permission name types\n",
+				g, strings.Join(families(), ", "))
 		}
 	}
 	s, id, err := a.find(ref)
@@ -345,17 +387,42 @@ func (a *app) log(ref string) error {
 }
 
 // matchType reports whether event type t matches one of globs (all match
-// when there are none).
+// when there are none). A glob without a dot or a wildcard names a
+// family: the types whose first dotted part it is ("tool" matches
+// tool.validation, tool.permission, tool.invocation.started... but not
+// tool_intent.proposed, whose family is tool_intent); any other glob
+// matches the whole type, as path.Match does ('tool.*', run.finished).
 func matchType(globs []string, t string) bool {
 	if len(globs) == 0 {
 		return true
 	}
 	for _, g := range globs {
+		if isFamily(g) {
+			if family, _, _ := strings.Cut(t, "."); family == g {
+				return true
+			}
+			continue
+		}
 		if ok, _ := path.Match(g, t); ok {
 			return true
 		}
 	}
 	return false
+}
+
+// isFamily reports whether a --type glob names a family of types.
+func isFamily(g string) bool { return !strings.ContainsAny(g, `.*?[\`) }
+
+// families are the first dotted parts of the event types rein knows, in
+// the catalogue's order.
+func families() []string {
+	var out []string
+	for _, t := range contract.EventTypes {
+		if f, _, _ := strings.Cut(t, "."); !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // logLine shows one event on one line: seq, time, type and its data.

@@ -4,14 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/session"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // storeDeps are Deps over a real session store in a temporary directory,
@@ -154,5 +160,91 @@ func TestResumeLastWithAnIDIsAMistake(t *testing.T) {
 	r := execute(t, deps, "resume", "--last", "ses_01ABC")
 	if r.code != ExitUsage || !strings.Contains(r.stderr, "--last and a session id") {
 		t.Errorf("resume --last ses_01ABC: exit %d %s", r.code, r.stderr)
+	}
+}
+
+// A --type without a dot or a wildcard is a family: its first dotted
+// part; anything else is a glob of the whole type.
+func TestMatchType(t *testing.T) {
+	for _, tc := range []struct {
+		globs []string
+		typ   string
+		want  bool
+	}{
+		{nil, "run.finished", true},
+		{[]string{"tool"}, "tool.permission", true},
+		{[]string{"tool"}, "tool.invocation.started", true},
+		{[]string{"tool"}, "tool_intent.proposed", false},
+		{[]string{"tool"}, "tools.changed", false},
+		{[]string{"tool_intent"}, "tool_intent.proposed", true},
+		{[]string{"tool.*"}, "tool.permission", true},
+		{[]string{"tool.*"}, "tool.invocation.started", true},
+		{[]string{"run.finished"}, "run.finished", true},
+		{[]string{"run.finished"}, "run.started", false},
+		{[]string{"run"}, "run.started", true},
+		{[]string{"model", "context"}, "context.compacted", true},
+		{[]string{"mode"}, "model.text", false},
+	} {
+		if got := matchType(tc.globs, tc.typ); got != tc.want {
+			t.Errorf("matchType(%q, %q) = %v, want %v", tc.globs, tc.typ, got, tc.want)
+		}
+	}
+	if got := families(); !slices.Contains(got, "tool") || !slices.Contains(got, "tool_intent") || slices.Contains(got, "tool.permission") {
+		t.Errorf("families() = %v", got)
+	}
+}
+
+// -c goes on with the latest session of the repository, from any of its
+// directories: headless with exec -c, in the line mode with rein -c; and
+// rein sessions lists the repository's, each directory as seen from here.
+func TestContinueFromASubdirectory(t *testing.T) {
+	top := t.TempDir()
+	if _, ok := workspace.Repository(top); ok {
+		t.Skip("the temporary directory is inside a git repository")
+	}
+	repo := filepath.Join(top, "repo")
+	sub := filepath.Join(repo, "pkg", "stats")
+	for _, d := range []string{filepath.Join(repo, ".git"), sub} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errw bytes.Buffer
+	deps, store := storeDeps(t, model(answer...), false, &out, &errw)
+	t.Chdir(sub)
+	if r := execute(t, deps, "exec", "-c", "and now?"); r.code != ExitUsage || !strings.Contains(r.stderr, "no session to go on with in "+repo) {
+		t.Errorf("exec -c with no session: exit %d %q; want 2 and where none was", r.code, r.stderr)
+	}
+	t.Chdir(repo)
+	if r := execute(t, deps, "exec", "why do tests fail"); r.code != 0 {
+		t.Fatalf("exec: %d %s", r.code, r.stderr)
+	}
+	t.Chdir(sub)
+	r := execute(t, deps, "sessions")
+	if lines := strings.Split(r.stdout, "\n"); r.code != 0 || len(lines) != 3 || !strings.Contains(lines[1], "  ../..  ") {
+		t.Errorf("sessions from a subdirectory: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = execute(t, deps, "exec", "-c", "and", "now?")
+	if r.code != 0 || r.stdout != "The test fails.\n" || !strings.Contains(r.stderr, "resuming session") {
+		t.Errorf("exec -c: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	list, _, err := store.List(nil)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("List() = %v, %v; want the one session, gone on with", list, err)
+	}
+	deps.Stdin = strings.NewReader("/status\n")
+	r = execute(t, deps, "-c")
+	if r.code != 0 || !strings.Contains(r.stderr, "  session        "+list[0].ID) || !strings.Contains(r.stderr, "rein resume "+list[0].ID+" -i goes on") {
+		t.Errorf("rein -c in the line mode: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	var sent []string
+	store.Read(list[0].ID, func(env contract.Envelope) error {
+		if m, ok := env.Data.(*contract.UserMessage); ok {
+			sent = append(sent, m.Text)
+		}
+		return nil
+	})
+	if d := cmp.Diff([]string{"why do tests fail", "and now?"}, sent); d != "" {
+		t.Errorf("the session's messages (-want +got):\n%s", d)
 	}
 }

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"os"
 	"slices"
-	"time"
 
 	"github.com/charmbracelet/x/term"
 
+	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/session"
 	"github.com/rein-agent/rein/internal/tui"
 )
@@ -58,7 +58,7 @@ func (a *app) ui(ctx context.Context, s *Session, approver *tui.Approver, opts t
 	opts.Approver, opts.Workspace = approver, cwd
 	opts.Session = a.uiSession(s, rt)
 	opts.Notify = s.Notify
-	opts.Host = &uiHost{a: a, approver: approver, cwd: cwd}
+	opts.Host = &uiHost{a: a, approver: approver}
 	// A signal (the terminal closed, SIGTERM) ends the UI as a cancel: the
 	// run in progress is recorded as cancelled and its command killed
 	// before the session closes, and rein exits 128 plus the signal.
@@ -79,7 +79,8 @@ func (a *app) ui(ctx context.Context, s *Session, approver *tui.Approver, opts t
 	if err != nil {
 		return err
 	}
-	if final.Dir != "" {
+	if final.Dir != "" && recorded(final.Runtime) {
+		// Only a session that recorded an event is on disk to go on with.
 		printf(a.deps.Stderr, "session: %s (rein resume %s -i goes on)\n", field(final.Dir), final.Runtime.Session())
 	}
 	return nil
@@ -108,7 +109,6 @@ func (a *app) uiSession(s *Session, rt tui.Runtime) *tui.Session {
 type uiHost struct {
 	a        *app
 	approver *tui.Approver
-	cwd      string
 }
 
 func (h *uiHost) session(s *Session, err error) (*tui.Session, error) {
@@ -130,44 +130,56 @@ func (h *uiHost) New(ctx context.Context) (*tui.Session, error) {
 
 // Resume opens session id to go on with it (/resume).
 func (h *uiHost) Resume(ctx context.Context, id string) (*tui.Session, error) {
-	spec, err := h.a.spec(h.approver)
-	if err != nil {
-		return nil, err
-	}
-	spec.Session = id
-	return h.session(h.a.deps.Resume(ctx, spec))
+	return h.session(h.a.reopen(ctx, h.approver, id))
 }
 
 // Fork copies session id into a new one and opens the copy (/fork).
 func (h *uiHost) Fork(ctx context.Context, id string) (*tui.Session, error) {
-	store, err := h.store()
-	if err != nil {
-		return nil, err
-	}
-	newID, _, err := store.Fork(id, 0, time.Now())
-	if err != nil {
-		return nil, err
-	}
-	return h.Resume(ctx, newID)
+	return h.session(h.a.forkSession(ctx, h.approver, id))
 }
 
-// Sessions lists the workspace's sessions, newest first.
-func (h *uiHost) Sessions() ([]session.Summary, error) {
-	store, err := h.store()
+// Sessions lists the sessions of the workspace's repository, newest
+// first.
+func (h *uiHost) Sessions() ([]session.Summary, error) { return h.a.nearSessions() }
+
+// reopen opens session id to go on with it, asking through approver
+// (/resume in the UI and the line mode).
+func (a *app) reopen(ctx context.Context, approver kernel.Approver, id string) (*Session, error) {
+	spec, err := a.spec(approver)
 	if err != nil {
 		return nil, err
 	}
-	list, _, err := store.List(func(s *session.Summary) bool { return s.Cwd == h.cwd })
+	spec.Session = id
+	return a.deps.Resume(ctx, spec)
+}
+
+// forkSession copies session id into a new one and opens the copy
+// (/fork).
+func (a *app) forkSession(ctx context.Context, approver kernel.Approver, id string) (*Session, error) {
+	store, _, err := a.store()
+	if err != nil {
+		return nil, err
+	}
+	newID, _, err := store.Fork(id, 0, a.deps.Now())
+	if err != nil {
+		return nil, err
+	}
+	return a.reopen(ctx, approver, newID)
+}
+
+// nearSessions lists the sessions of the working directory's
+// repository (or of the directory itself, outside one), newest first
+// (/resume).
+func (a *app) nearSessions() ([]session.Summary, error) {
+	store, cwd, err := a.store()
+	if err != nil {
+		return nil, err
+	}
+	keep, _ := session.Here(cwd)
+	list, _, err := store.List(keep)
 	if err != nil {
 		return nil, err
 	}
 	slices.SortFunc(list, func(x, y session.Summary) int { return y.LastActivity.Compare(x.LastActivity) })
 	return list, nil
-}
-
-func (h *uiHost) store() (*session.Store, error) {
-	if h.a.deps.Store == nil {
-		return nil, errors.New("this build keeps no sessions")
-	}
-	return h.a.deps.Store(h.cwd, h.a.flags.sessionDir)
 }

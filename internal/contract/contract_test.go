@@ -26,7 +26,7 @@ func samples() []Event {
 			Sandbox: &SandboxStatus{Available: true, Backend: "landlock+userns", Reason: "why not"}, System: "You are rein.",
 			ModelInfo: &ModelInfo{ContextWindow: 200000, MaxOutput: 64000, Source: InfoCatalog,
 				Prices: &Prices{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}}},
-		&UserMessage{Text: "帮我看看这个项目为什么测试失败，并把它修好。"},
+		&UserMessage{Text: "帮我看看这个项目为什么测试失败，并把它修好。\n<120 pasted lines>", Display: "帮我看看这个项目为什么测试失败，并把它修好。\n[pasted 120 lines]"},
 		&RunStarted{Goal: "fix"},
 		&RunFinished{Outcome: OutcomeCompleted, Reason: "done", Usage: &Totals{InputTokens: 1, OutputTokens: 2, CacheReadTokens: 3,
 			CacheWriteTokens: 4, ReasoningTokens: 5, Calls: 6, CostUSD: 0.25, Unpriced: 1}},

@@ -76,8 +76,10 @@ type fields [12]field
 // fields returns the struct's keys, with pointers into it.
 type fielder interface{ fields() fields }
 
-func (e *UserMessage) fields() fields { return fields{{"text", &e.Text}} }
-func (e *RunStarted) fields() fields  { return fields{{"goal", &e.Goal}} }
+func (e *UserMessage) fields() fields {
+	return fields{{"text", &e.Text}, {"display", &e.Display}}
+}
+func (e *RunStarted) fields() fields { return fields{{"goal", &e.Goal}} }
 func (e *RunFinished) fields() fields {
 	return fields{{"outcome", (*string)(&e.Outcome)}, {"reason", &e.Reason}, {"usage", &e.Usage}}
 }

@@ -125,6 +125,7 @@ func writtenEvents() []Event {
 	input := json.RawMessage(`{"command":"go test ./... && echo \"ok\"","env":{"A":["1",2,null,true]},"timeout_ms":1000}`)
 	events := []Event{
 		&UserMessage{Text: "帮我看看这个项目为什么测试失败，并把它修好。\n\nRun `go test ./...` & fix <it>."},
+		&UserMessage{Text: "why does this fail?\n--- FAIL: TestMean\n\tstats_test.go:15\n", Display: "why does this fail?\n[pasted 120 lines]"},
 		&RunStarted{Goal: "fix the \"stats\" tests"},
 		&RunFinished{Outcome: OutcomeCompleted},
 		&ModelRequested{Provider: "openai", Model: "gpt-4.1", MessageCount: 1, ToolNames: []string{"read_file", "bash"}},

@@ -129,9 +129,24 @@ type SandboxStatus struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// UserMessage is what the person typed.
+// UserMessage is what the person sent: Text, what the model is given.
 type UserMessage struct {
 	Text string `json:"text"`
+	// Display is what the person saw as they sent it, when that differs
+	// from Text: their long pastes collapsed to the placeholders the
+	// composer showed ("[pasted 120 lines]"), the files they attached as
+	// the @mentions they typed. Empty means Text is what they saw. A view
+	// of the conversation (a resumed session's) shows it as it was shown.
+	Display string `json:"display,omitempty"`
+}
+
+// Shown is the message as the person saw it when they sent it: Display,
+// or Text when they saw that.
+func (e *UserMessage) Shown() string {
+	if e.Display != "" {
+		return e.Display
+	}
+	return e.Text
 }
 
 // RunStarted begins the work on one user message.

@@ -223,12 +223,12 @@ func (r *run) compact(ctx context.Context, m *Model, by, focus, cause string) (s
 // failed with context_length.
 func (r *run) compactOnce(ctx context.Context, m *Model, by, focus, cause string, halve bool) (_ string, ok, tooLong bool) {
 	st := r.state()
-	plan, popts := r.plan(&st, m, by, halve)
+	plan, popts, nothing := r.plan(&st, m, by, halve)
 	if plan == nil {
 		// It cost nothing, and counts against no breaker: it is recorded,
-		// and the request goes as it is when it fits.
-		env, err := r.emit(&contract.CompactionFailed{Turn: r.turn, By: by,
-			Reason: "nothing to compact: the conversation is only its latest turn, which is kept verbatim"}, cause)
+		// with why (attempt 0: none was made), and the request goes as it
+		// is when it fits.
+		env, err := r.emit(&contract.CompactionFailed{Turn: r.turn, By: by, Reason: nothing.Error()}, cause)
 		if err != nil {
 			return cause, false, false
 		}
@@ -254,8 +254,10 @@ func (r *run) compactOnce(ctx context.Context, m *Model, by, focus, cause string
 	after := state.Apply(st, contract.Envelope{Seq: st.LastSeq + 1, Session: st.Session, Data: e})
 	next := projection.Project(&after, r.k.opts.Registry, r.options(&after, m))
 	e.TokensAfter = next.Tokens
-	if next.TooBig || e.TokensAfter >= e.TokensBefore {
-		// A summary that makes the request no smaller is worse than none.
+	if next.TooBig || (e.TokensAfter >= e.TokensBefore && by != contract.CompactUser) {
+		// A summary that makes the request no smaller is worse than none,
+		// unless a person asked for it: they get what they asked for,
+		// and its closing line says the tokens before and after.
 		cause, _ = r.compactionFailed(by, fmt.Sprintf("the summary (%d bytes) would leave the request at about %d tokens, no smaller than the %d before",
 			len(summary), e.TokensAfter, e.TokensBefore), cause)
 		return cause, false, false
@@ -269,9 +271,9 @@ func (r *run) compactOnce(ctx context.Context, m *Model, by, focus, cause string
 }
 
 // plan plans a compaction of st for m, by what asks for it, for half the
-// window when halve is set; nil when there is nothing to compact. It
-// returns the options the summary requests are made with.
-func (r *run) plan(st *state.State, m *Model, by string, halve bool) (*projection.Plan, *projection.Options) {
+// window when halve is set; nil, and why, when there is nothing to
+// compact. It returns the options the summary requests are made with.
+func (r *run) plan(st *state.State, m *Model, by string, halve bool) (*projection.Plan, *projection.Options, error) {
 	popts := r.options(st, m)
 	if halve {
 		if popts.Budget.Window == 0 {
@@ -282,20 +284,21 @@ func (r *run) plan(st *state.State, m *Model, by string, halve bool) (*projectio
 	if by != contract.CompactAuto {
 		// A person's compaction, and one after the provider refused a
 		// request the estimate thought would fit, keep only the latest
-		// turn verbatim.
+		// turn verbatim; a person's takes whatever comes before it.
 		popts.Budget.Tail = 1
+		popts.Asked = by == contract.CompactUser
 	}
-	plan, ok := projection.PlanCompaction(st, r.k.opts.Registry, popts)
-	if !ok && popts.Budget.Tail != 1 {
+	plan, err := projection.PlanCompaction(st, r.k.opts.Registry, popts)
+	if err != nil && popts.Budget.Tail != 1 {
 		// The protected tail leaves too little to be worth a summary:
 		// keep only the latest turn instead.
 		popts.Budget.Tail = 1
-		plan, ok = projection.PlanCompaction(st, r.k.opts.Registry, popts)
+		plan, err = projection.PlanCompaction(st, r.k.opts.Registry, popts)
 	}
-	if !ok {
-		return nil, popts
+	if err != nil {
+		return nil, popts, err
 	}
-	return plan, popts
+	return plan, popts, nil
 }
 
 // summarise makes plan's summary, chunk after chunk. It returns the

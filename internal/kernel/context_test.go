@@ -419,3 +419,42 @@ func TestMaxCostEndsTheRunAfterTheCallThatCrossesIt(t *testing.T) {
 		t.Errorf("run.finished usage %+v, want the run's totals", f.Usage)
 	}
 }
+
+// A person's compaction takes whatever comes before the latest turn,
+// however little, even when the summary is no smaller; with nothing
+// before it, it records why, and nothing changes.
+func TestManualCompactionOfAShortSession(t *testing.T) {
+	m := &windowed{window: 200_000, calls: 0, bloat: 3000}
+	k, _ := windowKernel(t, m, "You are a test.", ContextOptions{})
+	collect(t, k.Send(t.Context(), Input{Text: "hello"}))
+	out := collect(t, k.Compact(t.Context(), ""))
+	var failed *contract.CompactionFailed
+	for _, e := range out {
+		if c, ok := e.Data.(*contract.CompactionFailed); ok {
+			failed = c
+		}
+	}
+	if failed == nil || failed.Attempt != 0 || failed.Reason != "nothing to compact: the conversation is only its latest turn, which is kept verbatim" {
+		t.Fatalf("one turn: compaction failed %+v, want nothing to compact, attempt 0, in %v", failed, types(out))
+	}
+	collect(t, k.Send(t.Context(), Input{Text: "and again"}))
+	out = collect(t, k.Compact(t.Context(), ""))
+	var got *contract.ContextCompacted
+	for _, e := range out {
+		switch c := e.Data.(type) {
+		case *contract.ContextCompacted:
+			got = c
+		case *contract.CompactionFailed:
+			t.Errorf("two short turns: %s", c.Reason)
+		}
+	}
+	if got == nil || got.Replaced == 0 {
+		t.Fatalf("two short turns: compacted %+v in %v", got, types(out))
+	}
+	if got.TokensAfter < got.TokensBefore {
+		t.Errorf("the summary of %d bytes made the request smaller (%d -> %d tokens): the test no longer shows a summary that is not", m.bloat, got.TokensBefore, got.TokensAfter)
+	}
+	if st := k.State(); st.Summary == "" {
+		t.Errorf("the state holds no summary after the compaction")
+	}
+}

@@ -183,7 +183,13 @@ type ContextOptions struct {
 
 // Input is what the user sends.
 type Input struct {
+	// Text is the message, as the model is given it.
 	Text string
+	// Display is what the person saw as they sent it, when that differs
+	// from Text (a paste collapsed to "[pasted 120 lines]", an attached
+	// file as its @mention): recorded on user.message for a later view
+	// of the conversation. Empty means Text is what they saw.
+	Display string
 }
 
 // Kernel runs a session. Send runs one at a time; State, Events, Mode,

@@ -160,6 +160,28 @@ func TestUserInputBecomesUserMessage(t *testing.T) {
 	t.Fatal("no user.message in the log")
 }
 
+// What the person saw as they sent a message is recorded beside it when
+// it differs (a collapsed paste), and the model is given the text.
+func TestUserMessageKeepsWhatWasShown(t *testing.T) {
+	k, log := newKernel(t, stream(nil, nil, &contract.ModelFinished{Reason: contract.FinishStop}))
+	pasted := "why?\n" + strings.Repeat("FAIL line\n", 120)
+	collect(t, k.Send(t.Context(), Input{Text: pasted, Display: "why?\n[pasted 120 lines]"}))
+	collect(t, k.Send(t.Context(), Input{Text: "typed", Display: "typed"}))
+	var got []contract.UserMessage
+	for _, env := range durable(t, log) {
+		if m, ok := env.Data.(*contract.UserMessage); ok {
+			got = append(got, *m)
+		}
+	}
+	want := []contract.UserMessage{{Text: pasted, Display: "why?\n[pasted 120 lines]"}, {Text: "typed"}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("user.message (-want +got):\n%s", d)
+	}
+	if st := k.State(); st.LastUser != "typed" || !strings.Contains(st.Messages[0].Text, "FAIL line") {
+		t.Errorf("the model is not given the text: %+v", st.Messages[0])
+	}
+}
+
 func TestTextDeltaReachesBusAndLogOnce(t *testing.T) {
 	k, log := newKernel(t, stream(nil, nil,
 		&contract.TextDelta{Text: "All "},

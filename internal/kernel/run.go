@@ -211,7 +211,11 @@ func (r *run) start(ctx context.Context, in Input) {
 	if blocked, err := r.promptSubmit(ctx, in.Text); blocked || err != nil {
 		return
 	}
-	um, err := r.emit(&contract.UserMessage{Text: in.Text}, "")
+	msg := &contract.UserMessage{Text: in.Text}
+	if in.Display != in.Text {
+		msg.Display = in.Display
+	}
+	um, err := r.emit(msg, "")
 	if err != nil {
 		return
 	}

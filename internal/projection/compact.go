@@ -1,6 +1,7 @@
 package projection
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -47,14 +48,20 @@ const (
 // as much as what it replaces.
 const minReplaced = 4 << 10
 
+// ErrNothingToCompact is what [PlanCompaction]'s error wraps when there
+// is nothing to compact; the error says why.
+var ErrNothingToCompact = errors.New("nothing to compact")
+
 // PlanCompaction plans the compaction of s: it keeps a recent tail of
 // about Budget.Tail tokens, beginning at a user or an assistant message and
 // holding at least the latest assistant message with its results, and
 // renders the rest (after the summary of an earlier compaction) as a plain
-// transcript cut into chunks. It reports false when there is nothing to
-// compact: the tail is the whole conversation, or what it would replace
-// is too little to be worth a summary.
-func PlanCompaction(s *state.State, reg *registry.Registry, opts *Options) (*Plan, bool) {
+// transcript cut into chunks. Its error wraps [ErrNothingToCompact] and
+// says why when there is nothing to compact: the conversation is empty,
+// the tail is the whole of it (the latest user message stays verbatim
+// anyway), or, unless a person asked (Asked), what it would replace is
+// too little to be worth a summary.
+func PlanCompaction(s *state.State, reg *registry.Registry, opts *Options) (*Plan, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -64,14 +71,25 @@ func PlanCompaction(s *state.State, reg *registry.Registry, opts *Options) (*Pla
 		b = NewBudget(&contract.ModelInfo{ContextWindow: assumedWindow}, b.CompactAt)
 		b.Tail = tail
 	}
+	if len(s.Messages) == 0 {
+		return nil, fmt.Errorf("%w: the conversation is empty", ErrNothingToCompact)
+	}
 	k := keptFrom(s, b.tail())
-	if k <= 0 || replacedSize(s, k) < minReplaced {
-		return nil, false
+	n := 0
+	if k > 0 {
+		n = replacedSize(s, k)
+	}
+	switch {
+	case n == 0:
+		return nil, fmt.Errorf("%w: the conversation is only its latest turn, which is kept verbatim", ErrNothingToCompact)
+	case n < minReplaced && !opts.Asked:
+		return nil, fmt.Errorf("%w: what comes before the recent turns (%d bytes) weighs less than a summary would (%d KiB)",
+			ErrNothingToCompact, n, minReplaced>>10)
 	}
 	p := &Plan{Replaced: k, FromSeq: seqOf(s, 0), ToSeq: seqOf(s, k-1), budget: b, ratio: s.Calib.Ratio()}
 	p.TokensBefore = Project(s, reg, opts).Tokens
 	p.Chunks = chunk(transcript(s, k, opts.SessionDir), p.chunkBytes())
-	return p, true
+	return p, nil
 }
 
 // keptFrom returns the index of the first message a compaction keeps: the

@@ -1,6 +1,7 @@
 package projection
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -41,9 +42,9 @@ func TestPlanCompaction(t *testing.T) {
 	// error): the transcript is larger than one summary request.
 	b, opts := longSession(t, false, false)
 	reg := testRegistry(t)
-	plan, ok := PlanCompaction(&b.s, reg, opts)
-	if !ok {
-		t.Fatal("PlanCompaction() found nothing to compact")
+	plan, err := PlanCompaction(&b.s, reg, opts)
+	if err != nil {
+		t.Fatalf("PlanCompaction(): %v", err)
 	}
 	if plan.Replaced <= 0 || plan.Replaced >= len(b.s.Messages) {
 		t.Fatalf("Replaced = %d of %d messages", plan.Replaced, len(b.s.Messages))
@@ -92,12 +93,15 @@ func TestNothingToCompact(t *testing.T) {
 		calls int
 		out   int // bytes of each result
 		last  int // bytes of the latest result
-		want  bool
+		asked bool
+		want  string // why there is nothing to compact; "" when there is something
 	}{
-		{"one call", 1, 10, 10, false},
-		{"one call with a result larger than the tail", 1, 10, 30000, false},
-		{"a few small calls: too little to replace", 5, 100, 30000, false},
-		{"older calls worth a summary", 5, 5000, 30000, true},
+		{"one call", 1, 10, 10, false, "nothing to compact: the conversation is only its latest turn, which is kept verbatim"},
+		{"one call, asked", 1, 10, 10, true, "nothing to compact: the conversation is only its latest turn, which is kept verbatim"},
+		{"one call with a result larger than the tail", 1, 10, 30000, false, "only its latest turn"},
+		{"a few small calls: too little to replace", 5, 100, 30000, false, "weighs less than a summary would (4 KiB)"},
+		{"a few small calls, asked: a person's compaction takes what there is", 5, 100, 30000, true, ""},
+		{"older calls worth a summary", 5, 5000, 30000, false, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,15 +111,28 @@ func TestNothingToCompact(t *testing.T) {
 				b.call(fmt.Sprint("ls ", i), output("a", tc.out), false)
 			}
 			b.call("the last", output("l", tc.last), false)
-			plan, ok := PlanCompaction(&b.s, nil, &Options{Budget: NewBudget(b.s.ModelInfo, 0)})
-			if ok != tc.want {
-				t.Fatalf("PlanCompaction() = %+v, %v; want %v", plan, ok, tc.want)
+			budget := NewBudget(b.s.ModelInfo, 0)
+			if tc.asked {
+				budget.Tail = 1 // as the kernel plans a person's
 			}
-			if ok && plan.Replaced != len(b.s.Messages)-2 {
+			plan, err := PlanCompaction(&b.s, nil, &Options{Budget: budget, Asked: tc.asked})
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("PlanCompaction(): %v; want a plan", err)
+			case tc.want != "" && (err == nil || !errors.Is(err, ErrNothingToCompact) || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("PlanCompaction() = %+v, %v; want nothing to compact, %q", plan, err, tc.want)
+			}
+			if err == nil && plan.Replaced != len(b.s.Messages)-2 {
 				t.Errorf("Replaced = %d of %d, want all but the latest turn", plan.Replaced, len(b.s.Messages))
 			}
 		})
 	}
+	t.Run("an empty conversation", func(t *testing.T) {
+		b := newSim(t, "sys", 16000)
+		if _, err := PlanCompaction(&b.s, nil, &Options{Asked: true}); err == nil || err.Error() != "nothing to compact: the conversation is empty" {
+			t.Errorf("PlanCompaction() = %v; want the conversation is empty", err)
+		}
+	})
 }
 
 // After a compaction a request is the system prompt, the tools, the
@@ -126,9 +143,9 @@ func TestProjectionAfterCompaction(t *testing.T) {
 		t.Run(fmt.Sprintf("latest user message in the tail %v", kept), func(t *testing.T) {
 			b, opts := longSession(t, kept, true)
 			reg := testRegistry(t)
-			plan, ok := PlanCompaction(&b.s, reg, opts)
-			if !ok {
-				t.Fatal("nothing to compact")
+			plan, err := PlanCompaction(&b.s, reg, opts)
+			if err != nil {
+				t.Fatal(err)
 			}
 			tail := b.s.Messages[plan.Replaced:]
 			turns := 0
@@ -313,9 +330,9 @@ func sessionOf300Calls(t *testing.T, window int, size func(i int) int) (prefixRu
 // window.
 func (b *sim) compact(i int, p *Projection, reg *registry.Registry, opts *Options) {
 	b.t.Helper()
-	plan, ok := PlanCompaction(&b.s, reg, opts)
-	if !ok {
-		b.t.Fatalf("call %d: over the threshold (%d tokens) and nothing to compact", i, p.Tokens)
+	plan, err := PlanCompaction(&b.s, reg, opts)
+	if err != nil {
+		b.t.Fatalf("call %d: over the threshold (%d tokens): %v", i, p.Tokens, err)
 	}
 	for j := range plan.Chunks {
 		if req := SummaryRequest(plan, j, strings.Repeat("s", 4000), "", opts); EstimateTokens(req)+req.MaxOutputTokens > opts.Budget.Window {
@@ -391,9 +408,9 @@ func TestPlanCompactionWithoutAWindow(t *testing.T) {
 		b.call(fmt.Sprint("step ", i), output("x", 6000), true)
 	}
 	opts := &Options{System: "sys", Budget: NewBudget(b.s.ModelInfo, 0)}
-	plan, ok := PlanCompaction(&b.s, nil, opts)
-	if !ok || len(plan.Chunks) < 2 {
-		t.Fatalf("PlanCompaction() = %v with %d chunks", ok, len(plan.Chunks))
+	plan, err := PlanCompaction(&b.s, nil, opts)
+	if err != nil || len(plan.Chunks) < 2 {
+		t.Fatalf("PlanCompaction() = %v, %v; want several chunks", plan, err)
 	}
 	for i := range plan.Chunks {
 		req := SummaryRequest(plan, i, strings.Repeat("s", 8000), "", opts)

@@ -34,6 +34,11 @@ type Options struct {
 	// names are relative to it, and an elided result's stub gives their
 	// absolute path. Empty leaves the references as recorded.
 	SessionDir string
+	// Asked says a person asked for the compaction [PlanCompaction]
+	// plans (/compact, rein compact): whatever comes before the latest
+	// turn is summarised, however little. False plans only a compaction
+	// worth its summary.
+	Asked bool
 }
 
 // Request builds the request for the next model call from s, as

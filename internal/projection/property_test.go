@@ -28,7 +28,7 @@ func TestProjectInvariants(t *testing.T) {
 					p := b.project(reg, opts)
 					checkRequest(t, b, p, opts)
 					if p.Compact && !p.TooBig {
-						if plan, ok := PlanCompaction(&b.s, reg, opts); ok {
+						if plan, err := PlanCompaction(&b.s, reg, opts); err == nil {
 							b.add(&contract.ContextCompacted{Summary: "summary " + strings.Repeat("s", r.IntN(3000)),
 								Replaced: plan.Replaced, FromSeq: plan.FromSeq, ToSeq: plan.ToSeq})
 							checkRequest(t, b, Project(&b.s, reg, opts), opts)

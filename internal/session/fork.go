@@ -1,8 +1,11 @@
 package session
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -124,4 +127,43 @@ func (s *Store) copyArtifact(parent, dir, ref string) error {
 		return fmt.Errorf("session: fork %s: %w", parent, err)
 	}
 	return nil
+}
+
+// Forked returns the event that made session id a fork, with its
+// envelope (its time is when the fork was made, and the events before
+// it are its parent's, copied with their times); nil when id is no fork.
+// A fork of a fork holds its parent's session.forked too: the last one is
+// its own. It reads the log's lines for the event's marker, decoding
+// only those lines, and writes nothing.
+func (s *Store) Forked(id string) (*contract.Envelope, error) {
+	if err := s.checkFiles(id); err != nil {
+		return nil, err
+	}
+	f, err := openRead(s.LogPath(id))
+	if err != nil {
+		return nil, fmt.Errorf("session: read %s: %w", id, err)
+	}
+	defer f.Close()
+	var forked *contract.Envelope
+	br := bufio.NewReaderSize(f, 16<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		long := errors.Is(err, bufio.ErrBufferFull)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			_, err = br.ReadSlice('\n')
+		}
+		switch {
+		case errors.Is(err, io.EOF):
+			return forked, nil // a last line without its newline is torn
+		case err != nil:
+			return nil, fmt.Errorf("session: read %s: %w", id, err)
+		case long || !bytes.Contains(line, forkedType):
+			continue // a session.forked line is short
+		}
+		if env, ok := decode(bytes.TrimSuffix(line, []byte("\n"))); ok {
+			if _, ok := env.Data.(*contract.SessionForked); ok {
+				forked = &env
+			}
+		}
+	}
 }

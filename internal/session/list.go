@@ -18,6 +18,7 @@ import (
 	"github.com/rein-agent/rein/internal/atomicfile"
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/eventlog"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // The outcomes a summary shows besides run.finished's.
@@ -285,16 +286,29 @@ func (s *Store) List(keep func(*Summary) bool) (list []Summary, problems []error
 	return list, problems, nil
 }
 
-// Last returns the id of the most recently active session whose working
-// directory is cwd and that no process is writing, or an error wrapping
-// ErrNotFound.
+// Here returns the filter of the sessions that belong with directory
+// cwd, and where they are: in a git repository (workspace.Repository),
+// the sessions started anywhere in it, from any of its directories, and
+// its root; outside one, those started in cwd itself, and cwd.
+func Here(cwd string) (keep func(*Summary) bool, where string) {
+	cwd = filepath.Clean(cwd)
+	if root, ok := workspace.Repository(cwd); ok {
+		return func(sum *Summary) bool { return workspace.Within(root, filepath.Clean(sum.Cwd)) }, root
+	}
+	return func(sum *Summary) bool { return filepath.Clean(sum.Cwd) == cwd }, cwd
+}
+
+// Last returns the id of the most recently active session of cwd's
+// repository, or of cwd outside one (see [Here]), that no process is
+// writing, or an error wrapping ErrNotFound that says where none was.
 func (s *Store) Last(cwd string) (string, error) {
-	list, _, err := s.List(func(sum *Summary) bool { return sum.Cwd == cwd && sum.Outcome != OutcomeRunning })
+	here, where := Here(cwd)
+	list, _, err := s.List(func(sum *Summary) bool { return here(sum) && sum.Outcome != OutcomeRunning })
 	if err != nil {
 		return "", err
 	}
 	if len(list) == 0 {
-		return "", fmt.Errorf("%w: no session was started in %s (`rein sessions --all` lists the others)", ErrNotFound, cwd)
+		return "", fmt.Errorf("%w: no session to go on with in %s (`rein sessions --all` lists every directory's)", ErrNotFound, where)
 	}
 	return list[0].ID, nil
 }

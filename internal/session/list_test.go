@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 func TestListIsTheLogsAndTheIndexOnlyHelps(t *testing.T) {
@@ -244,5 +246,58 @@ func TestListSumsTheSessionsOwnUsage(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("usage by session (-want +got):\n%s", diff)
+	}
+}
+
+// The sessions of a repository are found from any of its directories;
+// outside a repository, only the directory's own.
+func TestHereAndLastInARepository(t *testing.T) {
+	top := t.TempDir()
+	if _, ok := workspace.Repository(top); ok {
+		t.Skip("the temporary directory is inside a git repository")
+	}
+	repo, plain := filepath.Join(top, "repo"), filepath.Join(top, "plain")
+	sub := filepath.Join(repo, "cmd", "tool")
+	for _, d := range []string{filepath.Join(repo, ".git"), sub, filepath.Join(plain, "below")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := NewStore(t.TempDir(), nil)
+	record(t, s, "ses_root", events(repo))
+	record(t, s, "ses_sub", events(sub)[:5]) // its last event is earlier than the root's
+	record(t, s, "ses_plain", events(plain))
+	record(t, s, "ses_below", events(filepath.Join(plain, "below")))
+	record(t, s, "ses_near", events(repo+"-other")) // a sibling whose name starts alike
+	for _, tc := range []struct {
+		cwd   string
+		want  []string
+		where string
+	}{
+		{repo, []string{"ses_root", "ses_sub"}, repo},
+		{sub, []string{"ses_root", "ses_sub"}, repo},
+		{plain, []string{"ses_plain"}, plain},
+		{filepath.Join(plain, "below"), []string{"ses_below"}, filepath.Join(plain, "below")},
+	} {
+		keep, where := Here(tc.cwd)
+		list, _, err := s.List(keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, sum := range list {
+			got = append(got, sum.ID)
+		}
+		slices.Sort(got)
+		if d := cmp.Diff(tc.want, got); d != "" || where != tc.where {
+			t.Errorf("Here(%s): where %s, sessions (-want +got):\n%s", tc.cwd, where, d)
+		}
+	}
+	// The root's session ends last (its log's last event is the latest).
+	if last, err := s.Last(sub); err != nil || last != "ses_root" {
+		t.Errorf("Last(sub) = %q, %v; want ses_root, the repository's most recently active", last, err)
+	}
+	if _, err := s.Last(filepath.Join(top, "nothing")); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "no session to go on with in "+filepath.Join(top, "nothing")) {
+		t.Errorf("Last(nowhere) = %v", err)
 	}
 }

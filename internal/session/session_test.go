@@ -307,3 +307,38 @@ func TestLastSkipsASessionBeingWritten(t *testing.T) {
 		t.Errorf("Last() = %q, %v; want ses_1 (ses_2 is being written)", got, err)
 	}
 }
+
+// Forked finds what made a session a fork, and when: for a fork of a
+// fork, its own session.forked, not its parent's copied one.
+func TestForked(t *testing.T) {
+	s := NewStore(t.TempDir(), nil)
+	record(t, s, "ses_p", events(t.TempDir()))
+	if f, err := s.Forked("ses_p"); err != nil || f != nil {
+		t.Errorf("Forked(parent) = %v, %v; want nil", f, err)
+	}
+	child, _, err := s.Fork("ses_p", 6, t0.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	grandchild, _, err := s.Fork(child, 0, t0.Add(2*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		id, parent string
+		seq        uint64
+		at         time.Time
+	}{{child, "ses_p", 6, t0.Add(time.Hour)}, {grandchild, child, 7, t0.Add(2 * time.Hour)}} {
+		env, err := s.Forked(tc.id)
+		if err != nil || env == nil {
+			t.Fatalf("Forked(%s) = %v, %v", tc.id, env, err)
+		}
+		f := env.Data.(*contract.SessionForked)
+		if f.ParentSession != tc.parent || f.ParentSeq != tc.seq || !env.Time.Equal(tc.at) || env.Seq != tc.seq+1 {
+			t.Errorf("Forked(%s) = seq %d at %s, %+v; want %s at %d, made %s", tc.id, env.Seq, env.Time, f, tc.parent, tc.seq, tc.at)
+		}
+	}
+	if _, err := s.Forked("ses_nosuch"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Forked(unknown) = %v, want ErrNotFound", err)
+	}
+}
