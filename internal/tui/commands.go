@@ -111,7 +111,7 @@ func (m *model) send(sub composer.Submission) tea.Cmd {
 	}
 	rt := m.rt
 	return tea.Batch(m.flushPrint(), m.start("waiting for the model", func(ctx context.Context) iter.Seq2[contract.Envelope, error] {
-		return rt.Send(ctx, kernel.Input{Text: sub.Text})
+		return rt.Send(ctx, kernel.Input{Text: sub.Text, Display: sub.Display})
 	}))
 }
 
@@ -254,14 +254,8 @@ func (m *model) status(string) tea.Cmd {
 	return m.flushPrint()
 }
 
-// initPrompt is what /init asks of the model.
-const initPrompt = "Look at this repository (its layout, build and test commands, conventions, and anything a newcomer " +
-	"would trip on) and write an AGENTS.md at its root for coding agents working in it: how to build, test and run it, " +
-	"the code's layout and style, and the rules to follow. Keep it short and concrete; if an AGENTS.md exists, improve it " +
-	"rather than replacing what is right in it."
-
 func (m *model) init(string) tea.Cmd {
-	return m.send(composer.Submission{Text: initPrompt, Display: "/init"})
+	return m.send(composer.Submission{Text: kernel.InitPrompt, Display: "/init"})
 }
 
 func (m *model) exit(string) tea.Cmd { return m.leave() }

@@ -151,18 +151,9 @@ func (m *model) setMode(mode string) tea.Cmd {
 	return m.flushPrint()
 }
 
-// modeMeaning says in a few words what a mode lets run.
-func modeMeaning(mode string) string {
-	switch mode {
-	case "accept-edits":
-		return "edits in the workspace run without asking; commands still ask"
-	case "plan":
-		return "read-only: the model can look, not change"
-	case "yolo":
-		return "everything runs without asking (still recorded, still sandboxed)"
-	}
-	return "reads run; edits and commands ask"
-}
+// modeMeaning says in a few words what a mode lets run, as every client
+// of the kernel says it.
+func modeMeaning(mode string) string { return kernel.ModeMeaning(mode) }
 
 // submitted handles what the composer sent, if anything.
 func (m *model) submitted(sub *composer.Submission) tea.Cmd {

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"fmt"
 	"iter"
 	"strings"
 	"sync/atomic"
@@ -173,7 +172,7 @@ func (m *model) argumentValues(name string) []string {
 	case "model":
 		return m.rt.Known()
 	case "mode":
-		return []string{"default", "accept-edits", "plan", "yolo"}
+		return kernel.Modes()
 	}
 	return nil
 }
@@ -407,7 +406,7 @@ func (m *model) event(env contract.Envelope) {
 	case *contract.InvocationStarted:
 		m.setActivity("running " + toolSubject(d.ToolName, d.Input))
 	case *contract.RetryScheduled:
-		m.setActivity(fmt.Sprintf("retrying in %.1f s", float64(d.DelayMS)/1000))
+		m.setActivity(d.Status())
 	}
 	m.print(m.tr.Apply(env)...)
 }

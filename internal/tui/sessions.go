@@ -87,7 +87,7 @@ func (m *model) resume(string) tea.Cmd {
 		}
 	}
 	if len(keep) == 0 {
-		m.print(transcript.Note("info", "no other session in this workspace", m.width, m.theme))
+		m.print(transcript.Note("info", "no other session in this repository or directory", m.width, m.theme))
 		return m.flushPrint()
 	}
 	m.picker = &picker{items: keep}

@@ -18,9 +18,14 @@ func (t *Transcript) note(env contract.Envelope) string {
 	case *contract.SessionForked:
 		return Note("info", fmt.Sprintf("forked from session %s at event %d", e.ParentSession, e.ParentSeq), w, th)
 	case *contract.ProviderError:
-		return Note("error", providerError(e), w, th)
-	case *contract.RetryScheduled:
-		return Note("info", fmt.Sprintf("retrying in %s (%s)", seconds(e.DelayMS), e.Kind), w, th)
+		// A failed call is retried, or falls back, or ends the run, whose
+		// own line says why: only a malformed tool call, which the model
+		// is told of, is worth a line of its own. A retry is the working
+		// line's ("retrying in 2.0s ..."), never the scrollback's.
+		if e.Kind == contract.KindMalformedToolCall {
+			return Note("warn", providerError(e), w, th)
+		}
+		return ""
 	case *contract.FallbackSelected:
 		return Note("info", fmt.Sprintf("falling back from %s to %s (%s)", e.From, e.To, e.Reason), w, th)
 	case *contract.ModelSwitched:

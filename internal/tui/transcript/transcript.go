@@ -114,7 +114,7 @@ func (t *Transcript) Apply(env contract.Envelope) []string {
 	t.aborted = false // only the event just after it is the stop's discard
 	switch e := env.Data.(type) {
 	case *contract.UserMessage:
-		return []string{User(e.Text, w, th)}
+		return []string{User(e.Shown(), w, th)}
 	case *contract.TextDelta:
 		return t.textDelta(e.Text)
 	case *contract.ModelText:
@@ -131,7 +131,7 @@ func (t *Transcript) Apply(env contract.Envelope) []string {
 			t.aborted = true
 			return nil
 		}
-		return []string{t.note(env)}
+		return nonEmpty(t.note(env))
 	case *contract.IntentProposed, *contract.ToolValidation, *contract.ToolPermission,
 		*contract.InvocationStarted, *contract.ToolOutputDelta, *contract.InvocationCompleted,
 		*contract.ToolObservation:
