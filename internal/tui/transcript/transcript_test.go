@@ -195,10 +195,11 @@ func TestSubject(t *testing.T) {
 	}
 }
 
-// Only the provider.error of a call rein stopped, and the discard just
-// after it, are silent: any other error, and a discard not right after
-// the stop (a resume's, say), still show.
-func TestOnlyTheStopsErrorAndDiscardAreSilent(t *testing.T) {
+// A provider's error shows no line of its own (a retry is the working
+// line's, a run that fails says why at its end) but for a malformed tool
+// call; the discard of a partial answer shows, but for the one right
+// after a call rein stopped.
+func TestOnlyAMalformedCallsErrorIsShown(t *testing.T) {
 	aborted := &contract.ProviderError{Kind: contract.KindAborted, Message: "the request was cancelled: context canceled"}
 	discard := &contract.ModelDiscarded{Reason: "rein stopped during this model call"}
 	for _, tc := range []struct {
@@ -208,7 +209,9 @@ func TestOnlyTheStopsErrorAndDiscardAreSilent(t *testing.T) {
 	}{
 		{"the stop", []contract.Event{aborted, discard}, nil},
 		{"another error", []contract.Event{&contract.ProviderError{Kind: contract.KindRateLimit, Message: "slow down"}, discard},
-			[]string{"error: slow down", "warning: the partial answer was discarded"}},
+			[]string{"warning: the partial answer was discarded"}},
+		{"a malformed tool call", []contract.Event{&contract.ProviderError{Kind: contract.KindMalformedToolCall, Message: "bad arguments"}},
+			[]string{"warning: bad arguments"}},
 		{"a later discard", []contract.Event{aborted, &contract.SessionResumed{}, discard},
 			[]string{"resumed session s1", "warning: the partial answer was discarded"}},
 	} {
