@@ -131,6 +131,11 @@ func (w *switching) known(primary kernel.Model, fallbacks []kernel.Model) []stri
 				providers[n] = true
 			}
 		}
+		if a, ok := adapters[primary.Name]; ok && compatible(primary.Name) && recordable(primary.BaseURL, a.defaultBaseURL) != "" {
+			// The person's own server serves none of the vendor's
+			// catalogue: /model lists what the server does.
+			delete(providers, primary.Name)
+		}
 		c := catalog.Embedded() // parsed once, by describe already
 		for p := range providers {
 			for _, id := range c.Models(p) {

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/rein-agent/rein/internal/catalog"
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/provider"
 )
 
@@ -145,4 +147,38 @@ func answersAtV1(ctx context.Context, client *http.Client, baseURL string) (stri
 	}
 	_, err := catalog.Served(ctx, client, trimmed+"/v1")
 	return recordable(trimmed+"/v1", ""), err == nil
+}
+
+// offeredModels returns the Session.Models of a session whose primary
+// model is m and whose catalogue knows known ("provider:model"): for an
+// OpenAI-compatible server of the person's, the models it lists (asked
+// when /model opens, not at start) in place of the vendor's catalogue,
+// which that server does not serve; else known as it is.
+func offeredModels(m kernel.Model, known []string) func(ctx context.Context) ([]string, error) {
+	a, ok := adapters[m.Name]
+	if !ok || !compatible(m.Name) || recordable(m.BaseURL, a.defaultBaseURL) == "" {
+		return func(context.Context) ([]string, error) { return known, nil }
+	}
+	key := ""
+	for _, v := range a.keyVars {
+		if key = os.Getenv(v); key != "" {
+			break
+		}
+	}
+	return func(ctx context.Context) ([]string, error) {
+		var out []string
+		for _, k := range known {
+			if !strings.HasPrefix(k, m.Name+":") {
+				out = append(out, k)
+			}
+		}
+		served, err := catalog.Served(ctx, serverClient(key), m.BaseURL)
+		if err != nil {
+			return out, fmt.Errorf("%s did not list its models: %w", recordable(m.BaseURL, ""), err)
+		}
+		for _, s := range served {
+			out = append(out, m.Name+":"+s)
+		}
+		return out, nil
+	}
 }

@@ -171,6 +171,12 @@ type Session struct {
 	// Notify is how the terminal UI tells the person that a long run ended
 	// or an approval waits: "bell", "osc9" or "off"; empty means "bell".
 	Notify string
+	// Models, when set, lists the models /model offers ("provider:model"):
+	// the catalogue's of the providers configured, and an OpenAI-compatible
+	// server's own list, asked when it is called (within a few seconds);
+	// an error comes with what could be listed anyway. Nil means the
+	// runtime's Known.
+	Models func(ctx context.Context) ([]string, error)
 }
 
 // Fact is one line of /status: a key and what it is.

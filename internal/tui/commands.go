@@ -30,7 +30,7 @@ type builtin struct {
 func builtinTable() []builtin {
 	return []builtin{
 		{"help", "", "the keys and the commands", false, (*model).help},
-		{"model", "[name]", "show the model, or switch to another for the next turns (provider, provider:model or model)", true, (*model).model},
+		{"model", "[name]", "pick the model for the next turns from those the providers offer, or switch to name (provider, provider:model or model)", true, (*model).model},
 		{"mode", "[name]", "show the permission mode, or set it: default, accept-edits, plan, yolo", false, (*model).mode},
 		{"compact", "[focus]", "summarise the conversation now, keeping what focus names", true, (*model).compact},
 		{"clear", "", "start a new session in this workspace", true, (*model).clear},
@@ -166,34 +166,10 @@ func (m *model) help(string) tea.Cmd {
 }
 
 func (m *model) model(args string) tea.Cmd {
-	args = strings.TrimSpace(args)
-	if args == "" {
-		cur := m.rt.Current()
-		line := "model: " + cur.Provider + ":" + cur.Model
-		if cur.Info != nil && cur.Info.ContextWindow > 0 {
-			line += fmt.Sprintf(" · window %s tokens (%s)", count(cur.Info.ContextWindow), cur.Info.Source)
-		}
-		if known := m.rt.Known(); len(known) > 0 {
-			line += "\nknown: " + strings.Join(known[:min(len(known), 30)], ", ")
-			if len(known) > 30 {
-				line += fmt.Sprintf(" … (%d more)", len(known)-30)
-			}
-		}
-		for l := range strings.Lines(line) {
-			m.print(transcript.Note("info", strings.TrimSuffix(l, "\n"), m.width, m.theme))
-		}
-		return m.flushPrint()
+	if args = strings.TrimSpace(args); args == "" {
+		return m.openModels()
 	}
-	if err := m.rt.SwitchModel(m.ctx, args); err != nil {
-		m.print(transcript.Note("error", err.Error(), m.width, m.theme))
-	} else {
-		cur := m.rt.Current()
-		m.print(transcript.Note("info", "model: "+printable.Line(cur.Provider+":"+cur.Model)+" for the next turns", m.width, m.theme))
-		if cur.Info != nil {
-			m.window = cur.Info.ContextWindow
-		}
-	}
-	return m.flushPrint()
+	return m.switchModel(args)
 }
 
 func (m *model) mode(args string) tea.Cmd {

@@ -81,6 +81,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.picker != nil {
 		return m.pick(key)
 	}
+	if m.models != nil {
+		return m.pickModel(k)
+	}
 	switch key {
 	case "ctrl+c":
 		return m.ctrlC()

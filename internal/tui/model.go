@@ -59,8 +59,9 @@ type model struct {
 	ask  *question
 	asks []*question
 	tell *textinput.Model
-	// picker is the /resume list, when open.
+	// picker is the /resume list, models the /model one, when open.
 	picker *picker
+	models *modelPicker
 
 	// Printing into scrollback: one tea.Println at a time, in order.
 	toPrint  []string
@@ -314,7 +315,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.tell = &ti
 			return m, cmd
 		}
-		if m.picker != nil {
+		if m.picker != nil || m.models != nil {
 			return m, nil
 		}
 		sub, cmd := m.comp.Update(msg)
@@ -352,6 +353,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.opened(msg)
 	case reflowMsg:
 		return m, m.reflowed(msg)
+	case modelsMsg:
+		return m, m.listed(msg)
+	case switchedMsg:
+		return m, m.switched(msg)
 	case tea.ResumeMsg:
 		m.suspended = false
 		return m, nil

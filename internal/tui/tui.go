@@ -69,6 +69,11 @@ type Session struct {
 	// file, and what failed (a problem's Key starts with "!"). It is called
 	// from the program's loop and must not block.
 	Extensions func(kind string) []Fact
+	// Models, when set, lists the models the /model picker offers
+	// ("provider:model"); it may ask a server, and is called outside the
+	// program's loop. An error comes with what could be listed anyway.
+	// Nil means the runtime's Known.
+	Models func(ctx context.Context) ([]string, error)
 }
 
 // Fact is one line of /status.

@@ -49,6 +49,8 @@ func (m *model) View() tea.View {
 		}
 	case m.picker != nil:
 		parts = append(parts, m.picker.view(m))
+	case m.models != nil:
+		parts = append(parts, m.models.view(m))
 	default:
 		if m.compDirty {
 			m.compView, m.compCursor, m.compDirty = m.comp.View(), m.comp.Cursor(), false
