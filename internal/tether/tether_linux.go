@@ -1,6 +1,7 @@
 package tether
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -92,13 +94,11 @@ func executable(cmd *exec.Cmd) bool {
 // lifeline ends (rein is gone) it kills the group, itself included.
 //
 // It catches the signals a cancel sends to the group only to outlive
-// them, on the side, as the sandbox's helper does: a signal that comes
-// before that is done ends the helper, and the program gets it too.
+// them, before it starts the program, so that the program is never left
+// without it (the sandbox's helper does it on the side, to start sooner).
 func helper(args []string) int {
-	go func() {
-		// The channel is never read: these signals are the program's.
-		signal.Notify(make(chan os.Signal, 1), survived...)
-	}()
+	// The channel is never read: these signals are the program's.
+	signal.Notify(make(chan os.Signal, 1), survived...)
 	fd, argv, err := parseArgs(args)
 	if err != nil {
 		return failed(err)
@@ -106,6 +106,7 @@ func helper(args []string) int {
 	if unix.Getpgrp() != os.Getpid() {
 		return failed(errors.New("the helper must lead a process group of its own, which it kills when rein dies"))
 	}
+	rein := os.Getppid()
 	// A failure can only mean the group is gone already.
 	orphaned := func() { _ = unix.Kill(0, unix.SIGKILL) }
 	if err := Watch(fd, orphaned); err != nil {
@@ -119,7 +120,51 @@ func helper(args []string) int {
 		}
 		return cannotExecute
 	}
-	return wait(pid)
+	code := wait(pid)
+	// The program may have ended because rein is dying (its input ended,
+	// its output broke) before the lifeline says so: rein, alive, kills
+	// what the program left in the group once the helper has exited, but
+	// a dying rein will not.
+	if dying(fd, rein) {
+		orphaned()
+	}
+	return code
+}
+
+// pfExiting is the flag of a task that has begun to exit (PF_EXITING in
+// the kernel's sched.h), the 9th field of /proc/PID/stat.
+const pfExiting = 0x4
+
+// dying says whether process rein, the helper's parent when it started,
+// is gone or on its way: the lifeline fd reads end of file, or the
+// helper has another parent now, or rein's stat says it is a zombie or
+// exiting. A process's files are closed after each of its threads has
+// begun to exit, so a program that ended because a pipe from rein broke
+// always finds rein dying here, even before the last of its files (the
+// lifeline perhaps) is closed.
+func dying(fd, rein int) bool {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	if n, err := unix.Poll(fds, 0); err == nil && n > 0 && fds[0].Revents&unix.POLLHUP != 0 {
+		return true
+	}
+	if os.Getppid() != rein {
+		return true
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(rein) + "/stat")
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	// pid (comm) state ppid pgrp session tty tpgid flags ...; the
+	// command's name may hold spaces and parentheses.
+	fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(fields) < 7 {
+		return false
+	}
+	if fields[0] == "Z" || fields[0] == "X" {
+		return true
+	}
+	flags, err := strconv.ParseUint(fields[6], 10, 64)
+	return err == nil && flags&pfExiting != 0
 }
 
 // parseArgs reads the helper's arguments: the lifeline's descriptor,

@@ -139,48 +139,66 @@ func TestWrapLeavesWhatCannotRun(t *testing.T) {
 // The test of the package: when the process that started a tethered
 // command is killed with SIGKILL, the helper, the program and what the
 // program started in its group (a background job, one that ignores
-// SIGTERM) all die, soon, with no one left to ask them.
+// SIGTERM) all die, soon, with no one left to ask them; also when the
+// program ends by itself as the parent dies (its input ended), before the
+// helper hears of the death from the lifeline.
 func TestDiesWithRein(t *testing.T) {
 	if dir := os.Getenv(parentEnv); dir != "" {
 		os.Exit(parent(dir))
 	}
-	dir := t.TempDir()
-	marker := tethertest.Marker()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestDiesWithRein$")
-	cmd.Env = append(os.Environ(), parentEnv+"="+dir, "MARKER="+marker)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		cmd.Process.Kill()
-		t.Fatalf("the parent said %q: %v", line, err)
-	}
-	helper, _ := strconv.Atoi(strings.TrimSpace(line))
-	running := tethertest.Processes(marker)
-	if len(running) != 3 || !tethertest.Alive(helper) {
-		t.Fatalf("before the kill: %d processes with the marker, helper alive %v; want 3 and true", len(running), tethertest.Alive(helper))
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
-	if left := tethertest.WaitGone(marker, 10*time.Second); len(left) > 0 || tethertest.Alive(helper) {
-		t.Errorf("after the parent's SIGKILL, left running: %v, helper alive %v", left, tethertest.Alive(helper))
+	for _, tc := range []struct {
+		name, script string
+		sleeps       int
+	}{
+		{"program running", `sleep %[1]s & (trap '' TERM; sleep %[1]s) & exec sleep %[1]s`, 3},
+		{"program ends with its input", `sleep %[1]s & (trap '' TERM; sleep %[1]s) & cat >/dev/null`, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			marker := tethertest.Marker()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestDiesWithRein$")
+			cmd.Env = append(os.Environ(), parentEnv+"="+tc.script, "MARKER="+marker, "SLEEPS="+strconv.Itoa(tc.sleeps))
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			line, err := bufio.NewReader(out).ReadString('\n')
+			if err != nil {
+				cmd.Process.Kill()
+				t.Fatalf("the parent said %q: %v", line, err)
+			}
+			helper, _ := strconv.Atoi(strings.TrimSpace(line))
+			if n := len(tethertest.Processes(marker)); n != tc.sleeps || !tethertest.Alive(helper) {
+				t.Fatalf("before the kill: %d sleeps, helper alive %v; want %d and true", n, tethertest.Alive(helper), tc.sleeps)
+			}
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			cmd.Wait()
+			if left := tethertest.WaitGone(marker, 10*time.Second); len(left) > 0 || tethertest.Alive(helper) {
+				t.Errorf("after the parent's SIGKILL, left running: %v, helper alive %v", left, tethertest.Alive(helper))
+				for _, pid := range left {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
 	}
 }
 
-// parent starts a tethered command that starts two more processes in its
-// group, says the helper's pid once all three run, and waits to be
-// killed.
-func parent(dir string) int {
+// parent starts a tethered sh -c script (a format, of the marker) with
+// its input a pipe from this process, says the helper's pid once the
+// script's sleeps run, and waits to be killed.
+func parent(script string) int {
 	m := os.Getenv("MARKER")
-	cmd := exec.Command("sh", "-c", `sleep `+m+` & (trap '' TERM; sleep `+m+`) & touch "$0/started"; exec sleep `+m, dir)
+	sleeps, _ := strconv.Atoi(os.Getenv("SLEEPS"))
+	cmd := exec.Command("sh", "-c", fmt.Sprintf(script, m))
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	if _, err := cmd.StdinPipe(); err != nil { // held open until this process dies
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	if err := tether.Wrap(cmd); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -189,7 +207,7 @@ func parent(dir string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	for deadline := time.Now().Add(10 * time.Second); len(tethertest.Processes(m)) < 3 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(10 * time.Second); len(tethertest.Processes(m)) < sleeps && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}
 	fmt.Println(cmd.Process.Pid)

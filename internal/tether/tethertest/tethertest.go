@@ -27,6 +27,19 @@ func Marker() string {
 // Processes returns the ids of the live processes (zombies excluded) one
 // of whose arguments is marker.
 func Processes(marker string) []int {
+	return find(func(arg []byte) bool { return string(arg) == marker })
+}
+
+// Mentioning returns the ids of the live processes (zombies excluded) one
+// of whose arguments holds marker: `sleep MARKER`, and the shell and the
+// helpers whose command lines hold it.
+func Mentioning(marker string) []int {
+	return find(func(arg []byte) bool { return bytes.Contains(arg, []byte(marker)) })
+}
+
+// find returns the ids of the live processes one of whose arguments
+// matches.
+func find(match func(arg []byte) bool) []int {
 	entries, _ := os.ReadDir("/proc")
 	var out []int
 	for _, e := range entries {
@@ -39,7 +52,7 @@ func Processes(marker string) []int {
 			continue
 		}
 		for arg := range bytes.SplitSeq(b, []byte{0}) {
-			if string(arg) == marker {
+			if match(arg) {
 				if Alive(pid) {
 					out = append(out, pid)
 				}
@@ -62,13 +75,13 @@ func Alive(pid int) bool {
 	return rest != "" && rest[0] != 'Z' && rest[0] != 'X'
 }
 
-// WaitGone waits until no live process has marker among its arguments,
-// at most for d (a bound on a hang, not a timing assertion), and returns
-// those still running then.
+// WaitGone waits until no live process mentions marker in its arguments
+// (see Mentioning), at most for d (a bound on a hang, not a timing
+// assertion), and returns those still running then.
 func WaitGone(marker string, d time.Duration) []int {
 	deadline := time.Now().Add(d)
 	for {
-		left := Processes(marker)
+		left := Mentioning(marker)
 		if len(left) == 0 || time.Now().After(deadline) {
 			return left
 		}
