@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rein-agent/rein/internal/sandbox"
+	"github.com/rein-agent/rein/internal/tether"
 	"github.com/rein-agent/rein/internal/tether/tethertest"
 )
 
@@ -111,4 +112,27 @@ sleep %[1]s & (sleep %[1]s &) & setsid sleep %[1]s & exec sleep %[1]s`, m))
 	}
 	fmt.Println("running")
 	select {}
+}
+
+// The sandboxed program does not get rein's lifeline, which the helper
+// holds: it cannot keep the helper from hearing of rein's death by
+// holding it open, nor read it.
+func TestSandboxedProgramDoesNotHoldTheLifeline(t *testing.T) {
+	needSandbox(t)
+	r, err := tether.Lifeline()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(r.Fd()), &st); err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(t)
+	out, code := w.run(t, w.policy, `for f in /proc/$$/fd/*; do readlink "$f"; done; true`)
+	if code != 0 || !strings.Contains(out, "pipe:[") {
+		t.Fatalf("exit code %d, output %q; want the descriptors listed (the output is a pipe)", code, out)
+	}
+	if pipe := fmt.Sprintf("pipe:[%d]", st.Ino); strings.Contains(out, pipe) {
+		t.Errorf("the sandboxed program holds the lifeline %s:\n%s", pipe, out)
+	}
 }

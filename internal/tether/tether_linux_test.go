@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -187,6 +188,10 @@ func TestDiesWithRein(t *testing.T) {
 	}
 }
 
+// input is the parent's end of the script's input, held open (never
+// collected) until the parent dies.
+var input io.WriteCloser
+
 // parent starts a tethered sh -c script (a format, of the marker) with
 // its input a pipe from this process, says the helper's pid once the
 // script's sleeps run, and waits to be killed.
@@ -195,7 +200,8 @@ func parent(script string) int {
 	sleeps, _ := strconv.Atoi(os.Getenv("SLEEPS"))
 	cmd := exec.Command("sh", "-c", fmt.Sprintf(script, m))
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
-	if _, err := cmd.StdinPipe(); err != nil { // held open until this process dies
+	var err error
+	if input, err = cmd.StdinPipe(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
