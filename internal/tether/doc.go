@@ -61,7 +61,8 @@
 //     missing program) when it cannot start it, with the reason on
 //     standard error.
 //   - The tether's helper costs a start of rein's executable per command
-//     (BenchmarkStartTrue: about 2 ms here), on top of the program's.
+//     (BenchmarkStartTrue: 2 to 3 ms on a busy two-core machine), on top
+//     of the program's.
 //   - Only Linux has the helper: elsewhere Wrap leaves the command as it
 //     is, and what it runs can outlive rein.
 package tether
