@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/rein-agent/rein/internal/cli"
@@ -63,6 +62,9 @@ type containment struct {
 	extra []string
 	// tempDir is removed when the session closes.
 	tempDir string
+	// swept is closed once the temporary directories earlier reins left
+	// behind are removed: close waits for it.
+	swept chan struct{}
 }
 
 // contain builds the sandbox of a session over ws, whose log is in
@@ -70,12 +72,20 @@ type containment struct {
 // (the protected paths in them read-only), the credential stores, rein's
 // configuration and its sessions hidden, a private temporary directory.
 // Where this machine has no sandbox, it says so once on stderr and the
-// policy is off.
+// policy is off. Beside the start, it removes the temporary directories
+// of reins that died without removing theirs (see removeStale).
 func contain(s sandboxSetup, ws *workspace.Workspace, sessionDir, userConfig string) (*containment, error) {
-	tmp, err := os.MkdirTemp("", "rein-tmp-")
+	tmp, err := makeTempDir()
 	if err != nil {
 		return nil, fmt.Errorf("create the session's temporary directory: %w", err)
 	}
+	// The removal runs beside the start, which it never delays; close
+	// waits for it (a second at worst, for a thousand on a slow disk).
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		removeStale(filepath.Dir(tmp))
+	}()
 	extra := append(sandbox.Expand(s.writable), tmp)
 	// The sockets that reach outside stay hidden whatever the list says.
 	deny := append(sandbox.Expand(s.denyRead), sandbox.EscapeSockets()...)
@@ -87,7 +97,7 @@ func contain(s sandboxSetup, ws *workspace.Workspace, sessionDir, userConfig str
 	if sessionDir != "" {
 		deny = append(deny, filepath.Dir(sessionDir))
 	}
-	c := &containment{status: sandbox.Probe(), extra: extra, tempDir: tmp}
+	c := &containment{status: sandbox.Probe(), extra: extra, tempDir: tmp, swept: swept}
 	c.policy = &sandbox.Policy{
 		Mode: s.mode, Writable: append(ws.Roots(), extra...), ReadOnly: sandbox.Protected(ws.Roots()),
 		DenyRead: deny, Network: s.network, TempDir: tmp,
@@ -135,9 +145,11 @@ func (c *containment) describe() string {
 	return "sandbox: off; commands run unsandboxed, with your permissions"
 }
 
-// close removes the temporary directory.
+// close removes the temporary directory, once the removal of those
+// earlier reins left is done.
 func (c *containment) close() error {
-	return os.RemoveAll(c.tempDir)
+	<-c.swept
+	return removeTree(c.tempDir)
 }
 
 // warn says something on stderr once, as rein's warnings are said.

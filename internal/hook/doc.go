@@ -17,7 +17,8 @@
 // environment of the tools' commands (builtin.ToolEnv) plus
 // CLAUDE_PROJECT_DIR, REIN_PROJECT_DIR and REIN_SESSION_ID, in a session and
 // process group of their own that is killed as a whole at the hook's
-// timeout; what they print is bounded.
+// timeout, and when rein dies, kill -9 included (package tether); what
+// they print is bounded.
 //
 // What differs from Claude Code, on purpose or not yet: a hook's
 // updatedInput is not applied (an allow that carries one asks, since the

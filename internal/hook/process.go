@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/tether"
 )
 
 const (
@@ -80,7 +81,12 @@ func (r *Runner) run(ctx context.Context, h Hook, input []byte) result {
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = killGrace
 	res := result{code: -1}
-	if err := cmd.Start(); err != nil {
+	// The hook and its group die with rein, kill -9 included.
+	err := tether.Wrap(cmd)
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
 		res.exit, res.err, res.duration = contract.ExitError, fmt.Errorf("it could not start: %w", err), time.Since(start)
 		return res
 	}

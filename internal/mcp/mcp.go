@@ -4,7 +4,9 @@
 // lists its tools as registry tools named mcp__<server>__<tool>, calls
 // them when the tool runtime executes one, and reports every change of a
 // server's tool set: it started, it listed new tools, it crashed, it came
-// back.
+// back. A stdio server runs in a process group of its own, tethered to
+// rein (package tether): it and what it started in its group die with
+// rein, kill -9 included, even if it ignores the end of its input.
 //
 // The package decides nothing. A server's annotations are its claim, and
 // turn into a tool's risk and read-only flag only for the permission

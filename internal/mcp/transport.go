@@ -17,6 +17,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/rein-agent/rein/internal/tether"
 )
 
 // inputGrace is how long a stdio server has to exit once its input is
@@ -28,7 +30,8 @@ const (
 )
 
 // process is a running stdio server: the program rein started in its own
-// process group, with pipes rein holds the other ends of.
+// process group, tethered to rein (package tether), with pipes rein holds
+// the other ends of.
 type process struct {
 	cmd  *exec.Cmd
 	in   *os.File // its standard input, written by rein
@@ -64,6 +67,11 @@ func (m *Manager) start(s Server) (*process, error) {
 	cmd.Dir = m.serverDir(s)
 	cmd.Env = m.serverEnv(s)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A server that ignores the end of its input, and what it started in
+	// its group, die with rein all the same, kill -9 included.
+	if err := tether.Wrap(cmd); err != nil {
+		return nil, fmt.Errorf("mcp: %w", err)
+	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("mcp: %w", err)

@@ -34,7 +34,15 @@
 //  5. reaps every process that ends, and once the program has exited
 //     kills every process left in the namespace, puts back what the
 //     program planted where a protected file was missing, and exits with
-//     the program's status (128+N for signal N).
+//     the program's status (128+N for signal N);
+//  6. watches rein's lifeline (package tether: a pipe whose other end only
+//     rein holds, passed to the helper as an extra descriptor that the
+//     program does not get), so that when rein dies, by kill -9 too, it
+//     kills every process of the namespace at once and then does as in
+//     step 5. A parent-death signal would not do: it follows the thread
+//     that forked the helper rather than rein's process, and PID 1 of a
+//     namespace drops it in the moment before its handlers are set (the
+//     package documentation of tether has the details).
 //
 // The helper is run by this package's init function, before the rest of
 // the program is initialised; Landlock rights are those of the kernel's
@@ -74,9 +82,9 @@
 //     namespace's), cannot trace or signal rein or anything outside, has
 //     no capability and cannot gain one (setuid programs such as sudo do
 //     not elevate), and everything it starts (background jobs, double
-//     forks, setsid daemons) dies when it ends. /dev/shm is its own and
-//     goes with it. Its environment is the tool's (credentials removed),
-//     never rein's.
+//     forks, setsid daemons) dies when it ends, or when rein dies before
+//     it, however rein dies. /dev/shm is its own and goes with it. Its
+//     environment is the tool's (credentials removed), never rein's.
 //
 // # What is not
 //

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -98,30 +99,43 @@ func decodePolicy(s string) (*Policy, error) {
 	return p, nil
 }
 
-// helperArgs is what the helper is given: the policy and the program to
-// run, which may be empty (a probe: set up, run nothing, exit 0).
+// helperArgs is what the helper is given: the policy, the descriptor of
+// rein's lifeline (package tether; -1 for none), and the program
+// to run, which may be empty (a probe: set up, run nothing, exit 0).
 type helperArgs struct {
-	policy *Policy
-	argv   []string
+	policy   *Policy
+	lifeline int
+	argv     []string
 }
 
+// helperUsage is what the helper says of arguments it cannot read.
+const helperUsage = "usage: rein sandbox-exec POLICY [LIFELINE] [-- PROGRAM [ARGS...]] (rein runs this itself)"
+
 // parseHelperArgs reads the arguments after "sandbox-exec": POLICY, then
-// optionally "--" and the program with its arguments.
+// optionally the lifeline's descriptor, then optionally "--" and the
+// program with its arguments.
 func parseHelperArgs(args []string) (*helperArgs, error) {
 	if len(args) == 0 {
-		return nil, errors.New("usage: rein sandbox-exec POLICY [-- PROGRAM [ARGS...]] (rein runs this itself)")
+		return nil, errors.New(helperUsage)
 	}
 	p, err := decodePolicy(args[0])
 	if err != nil {
 		return nil, err
 	}
-	h := &helperArgs{policy: p}
-	switch rest := args[1:]; {
+	h := &helperArgs{policy: p, lifeline: -1}
+	rest := args[1:]
+	if len(rest) > 0 && rest[0] != "--" {
+		if h.lifeline, err = strconv.Atoi(rest[0]); err != nil || h.lifeline < 3 {
+			return nil, errors.New(helperUsage)
+		}
+		rest = rest[1:]
+	}
+	switch {
 	case len(rest) == 0:
 	case rest[0] == "--" && len(rest) > 1:
 		h.argv = rest[1:]
 	default:
-		return nil, errors.New("usage: rein sandbox-exec POLICY [-- PROGRAM [ARGS...]] (rein runs this itself)")
+		return nil, errors.New(helperUsage)
 	}
 	return h, nil
 }

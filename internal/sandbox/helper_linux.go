@@ -7,9 +7,12 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rein-agent/rein/internal/tether"
 )
 
 // survived are the signals a timeout or a cancel sends to the wrapped
@@ -27,7 +30,9 @@ var survived = []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, sysc
 // from that thread, so that the program inherits all of it. Then it
 // reaps: when the program exits it kills every process left in the
 // namespace, undoes what the program planted in watched places, and
-// exits with the program's status.
+// exits with the program's status. When rein dies first (its lifeline,
+// package tether, reads end of file) it kills every process of the
+// namespace, the program included, and does the same.
 //
 // The program stays in the helper's process group, so a signal sent to
 // the group reaches it, and whatever it started in the group, at once. The
@@ -44,6 +49,24 @@ func (linuxBackend) helper(args []string) int {
 	h, err := parseHelperArgs(args)
 	if err != nil {
 		return helperError(err)
+	}
+	// When rein dies, however it dies, its lifeline ends: everything in
+	// the namespace is killed, and the helper goes on as when the program
+	// ends (reap, restore, exit). The check after the start covers a
+	// death before it.
+	var orphaned atomic.Bool
+	if h.lifeline >= 0 {
+		err := tether.Watch(h.lifeline, func() {
+			// Nobody reads the output any more: what restore says must
+			// not end the helper with SIGPIPE before it is done. No
+			// program starts after this, so none inherits the ignore.
+			signal.Ignore(syscall.SIGPIPE)
+			orphaned.Store(true)
+			_ = syscall.Kill(-1, syscall.SIGKILL)
+		})
+		if err != nil {
+			return helperError(err)
+		}
 	}
 	// The helper holds capabilities in the namespaces: the program, which
 	// runs as the same user, must not trace it or read its memory.
@@ -78,12 +101,19 @@ func (linuxBackend) helper(args []string) int {
 	if err != nil {
 		return helperError(err)
 	}
+	if orphaned.Load() {
+		m.restore()
+		return 128 + int(syscall.SIGKILL)
+	}
 	pid, err := startRestricted(rules, h.argv)
 	if err != nil {
 		return helperError(err)
 	}
 	if pid == 0 {
 		return 0 // a probe: everything could be set up
+	}
+	if orphaned.Load() {
+		_ = syscall.Kill(-1, syscall.SIGKILL) // rein died as the program started
 	}
 	code := reap(pid)
 	m.restore()

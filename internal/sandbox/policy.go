@@ -176,14 +176,18 @@ var ErrUnavailable = errors.New("sandbox: not available")
 // helper, which runs the original program; its SysProcAttr gains the
 // namespaces (what it set, such as Setsid, is kept); its Env gains TMPDIR
 // (and GOTMPDIR when set) pointing at p.TempDir, which is created when
-// missing. cmd.Env must be set: the sandbox never inherits rein's own
-// environment. A nil p or [ModeOff] leaves cmd alone.
+// missing; its ExtraFiles gain this process's lifeline (package tether),
+// after the caller's, which the program does not get. cmd.Env must be
+// set: the sandbox never inherits rein's own environment. A nil p or
+// [ModeOff] leaves cmd alone.
 //
 // The exit code of the wrapped command is the program's (128+N when
 // signal N killed it); 125 means the sandbox could not be set up, and
 // the output says why. When the program exits, every process it left
 // behind is killed before the wrapped command ends, so nothing outlives
-// it. The program shares the wrapped command's process group: SIGTERM,
+// it; when this process dies first, however it dies, the program and
+// everything it started are killed, and what it planted in a protected
+// place removed, just the same. The program shares the wrapped command's process group: SIGTERM,
 // SIGINT, SIGHUP or SIGQUIT sent to the group reach it as they would
 // outside, while the helper outlives them to report how the program
 // ended.

@@ -49,6 +49,9 @@ func TestParseHelperArgsRefuses(t *testing.T) {
 		{"off", []string{encodePolicy(&Policy{Mode: ModeOff, TempDir: "/t"})}},
 		{"no separator", []string{good, "bash"}},
 		{"separator alone", []string{good, "--"}},
+		{"lifeline not a number", []string{good, "x", "--", "bash"}},
+		{"lifeline a standard descriptor", []string{good, "2", "--", "bash"}},
+		{"lifeline twice", []string{good, "3", "3", "--", "bash"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,8 +61,15 @@ func TestParseHelperArgsRefuses(t *testing.T) {
 		})
 	}
 	h, err := parseHelperArgs([]string{good, "--", "/bin/bash", "-c", "true"})
-	if err != nil || !cmp.Equal(h.argv, []string{"/bin/bash", "-c", "true"}) {
+	if err != nil || !cmp.Equal(h.argv, []string{"/bin/bash", "-c", "true"}) || h.lifeline != -1 {
 		t.Errorf("parseHelperArgs() = %+v, %v", h, err)
+	}
+	h, err = parseHelperArgs([]string{good, "4", "--", "/bin/bash", "-c", "true"})
+	if err != nil || !cmp.Equal(h.argv, []string{"/bin/bash", "-c", "true"}) || h.lifeline != 4 {
+		t.Errorf("parseHelperArgs() with a lifeline = %+v, %v", h, err)
+	}
+	if h, err := parseHelperArgs([]string{good, "3"}); err != nil || h.lifeline != 3 || h.argv != nil {
+		t.Errorf("parseHelperArgs() of a probe with a lifeline = %+v, %v", h, err)
 	}
 }
 

@@ -7,11 +7,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
+
+	"github.com/rein-agent/rein/internal/tether"
 )
 
 // platform is Linux's backend: Landlock for the file system, namespaces
@@ -60,7 +64,7 @@ func (linuxBackend) probe() Status {
 	if err := (linuxBackend{}).wrap(cmd, p); err != nil {
 		return Status{Reason: err.Error()}
 	}
-	cmd.Args = cmd.Args[:3] // no program: the helper sets up and exits
+	cmd.Args, cmd.ExtraFiles = cmd.Args[:3], nil // no lifeline, no program: the helper sets up and exits
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = Start(cmd)
@@ -112,8 +116,17 @@ func (linuxBackend) wrap(cmd *exec.Cmd, p *Policy) error {
 	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	attr.GidMappingsEnableSetgroups = false
 	attr.AmbientCaps = helperCaps
-	args := append([]string{"rein", helperArg, encodePolicy(p), "--", cmd.Path}, cmd.Args[1:]...)
+	// The helper watches rein's lifeline, to kill the command when rein
+	// dies. It comes after the caller's extra files, which the program
+	// does not get anyway.
+	life, err := tether.Lifeline()
+	if err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	fd := 3 + len(cmd.ExtraFiles)
+	args := append([]string{"rein", helperArg, encodePolicy(p), strconv.Itoa(fd), "--", cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args, cmd.SysProcAttr = selfExe, args, attr
+	cmd.ExtraFiles = append(slices.Clip(cmd.ExtraFiles), life)
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -23,9 +24,18 @@ const Env = "REIN_TEST_MCP_SERVER"
 // reports true, when Env is set; false otherwise, at once. Before it
 // answers, REIN_TEST_MCP_DELAY (a duration) makes it wait, and
 // REIN_TEST_MCP_WAIT (a file) makes it wait until that file exists.
+// REIN_TEST_MCP_CHILD (a number of seconds) makes it start `sleep N` in
+// its process group first, which it never waits for: a server's child
+// that outlives it unless its group is killed.
 func Serve() bool {
 	if os.Getenv(Env) == "" {
 		return false
+	}
+	if n := os.Getenv("REIN_TEST_MCP_CHILD"); n != "" {
+		if err := exec.Command("sleep", n).Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "rein-test:", err)
+			os.Exit(1)
+		}
 	}
 	if d, err := time.ParseDuration(os.Getenv("REIN_TEST_MCP_DELAY")); err == nil {
 		time.Sleep(d)

@@ -19,6 +19,7 @@ import (
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/sandbox"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/tether"
 	"github.com/rein-agent/rein/internal/workspace"
 )
 
@@ -105,7 +106,9 @@ func (in *bashInput) timeout() time.Duration {
 // the command exits, whatever it left running in its process group
 // (`sleep 1000 &`) is killed: nothing it started outlives the call. When
 // ctx is done (timeout or cancel) the group gets SIGTERM, and SIGKILL once
-// the shell has exited or after a grace of two seconds.
+// the shell has exited or after a grace of two seconds. When rein dies
+// while the command runs, by kill -9 too, the command's group is killed
+// (sandboxed: everything it started), on Linux; see package tether.
 //
 // Execute returns the exit code in the Result (128+N for a command killed
 // by signal N) and a nil error whatever the code; it returns an error when
@@ -280,8 +283,14 @@ func (b *bashTool) start(ctx context.Context, command string, policy *sandbox.Po
 	cmd.WaitDelay = bashKillGrace
 	// In a sandbox the shell's process is its helper, which shares the
 	// group: the signals above reach the shell all the same, and when the
-	// helper dies so does everything the command started.
-	err = sandbox.Wrap(cmd, policy)
+	// helper dies so does everything the command started. Without one it
+	// is the tether's helper, in the same way: either kills the command
+	// when rein dies.
+	if policy == nil || policy.Mode == sandbox.ModeOff {
+		err = tether.Wrap(cmd)
+	} else {
+		err = sandbox.Wrap(cmd, policy)
+	}
 	if err == nil {
 		err = sandbox.Start(cmd)
 	}

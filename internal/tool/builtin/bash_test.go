@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
 
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/workspace"
@@ -115,8 +116,13 @@ func (w *syncWriter) String() string {
 	return w.buf.String()
 }
 
+// echoGroup is a command that prints the shell's process group, the one
+// the bash tool made for the command (its leader is the tether's helper,
+// or the sandbox's, where the shell is not the leader).
+const echoGroup = "echo $(ps -o pgid= -p $$)"
+
 // pgidOf reads the process group the command printed as its first line
-// (`echo $$`: the shell leads its own group).
+// (with echoGroup).
 func pgidOf(t *testing.T, output string) int {
 	t.Helper()
 	first, _, _ := strings.Cut(output, "\n")
@@ -244,14 +250,24 @@ func TestBashOwnSession(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}
-	// Field 6 of /proc/PID/stat is the session: the shell leads its own.
-	got, o := run(t, Bash(newWorkspace(t), nil), `echo $$; sed 's/.*) //' /proc/$$/stat | cut -d' ' -f4`, 0)
+	// Fields 5 to 7 of /proc/PID/stat are the group, the session and the
+	// terminal: the command's group leads a session of its own (its
+	// leader is the tether's helper, the shell's parent), with no
+	// terminal.
+	got, o := run(t, Bash(newWorkspace(t), nil), `sed 's/.*) //' /proc/$$/stat | cut -d' ' -f3-5`, 0)
 	if o.err != nil {
 		t.Fatalf("Execute() error = %v", o.err)
 	}
-	pid := pgidOf(t, got)
-	if want := fmt.Sprintf("%d\n%d\nexit code: 0\n", pid, pid); got != want {
-		t.Errorf("output = %q, want %q (the shell's session is its own pid)", got, want)
+	var pgid, sid, tty int
+	if _, err := fmt.Sscanf(got, "%d %d %d\n", &pgid, &sid, &tty); err != nil {
+		t.Fatalf("output %q: %v", got, err)
+	}
+	own, err := unix.Getsid(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pgid != sid || sid == own || tty != 0 {
+		t.Errorf("group %d, session %d, terminal %d; want a session of its own (not %d) led by the group, no terminal", pgid, sid, tty, own)
 	}
 }
 
@@ -297,13 +313,13 @@ func TestBashStopsGroup(t *testing.T) {
 		wantErr  error
 		wantLine string
 	}{
-		{"timeout, grandchild in a subshell", "echo $$; (sleep 1000 &); sleep 1000", false, sigterm,
+		{"timeout, grandchild in a subshell", echoGroup + "; (sleep 1000 &); sleep 1000", false, sigterm,
 			context.DeadlineExceeded, "killed: the command ran past its timeout of 300ms\n"},
-		{"timeout, shell waiting for a background job", "echo $$; sleep 1000 & wait", false, sigterm,
+		{"timeout, shell waiting for a background job", echoGroup + "; sleep 1000 & wait", false, sigterm,
 			context.DeadlineExceeded, "killed: the command ran past its timeout of 300ms\n"},
-		{"timeout, SIGTERM ignored", "trap '' TERM; echo $$; sleep 1000 & sleep 1000", false, sigkill,
+		{"timeout, SIGTERM ignored", "trap '' TERM; " + echoGroup + "; sleep 1000 & sleep 1000", false, sigkill,
 			context.DeadlineExceeded, "killed: the command ran past its timeout of 300ms\n"},
-		{"cancel", "echo $$; (sleep 1000 &); sleep 1000 & wait", true, sigterm,
+		{"cancel", echoGroup + "; (sleep 1000 &); sleep 1000 & wait", true, sigterm,
 			context.Canceled, "killed: the command was cancelled\n"},
 	}
 	for _, tt := range tests {
@@ -345,7 +361,7 @@ func TestBashStopsGroup(t *testing.T) {
 // background dies when it exits, and does not delay the call.
 func TestBashKillsLeftovers(t *testing.T) {
 	t.Parallel()
-	got, o := run(t, Bash(newWorkspace(t), nil), "echo $$; sleep 1000 & (sleep 1000 &); echo started", 0)
+	got, o := run(t, Bash(newWorkspace(t), nil), echoGroup+"; sleep 1000 & (sleep 1000 &); echo started", 0)
 	if o.err != nil || o.res.ExitCode != 0 {
 		t.Fatalf("Execute() = %+v, %v; output %q", o.res, o.err, got)
 	}
