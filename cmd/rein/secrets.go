@@ -80,8 +80,8 @@ func guarded(deps cli.Deps) cli.Deps {
 		s, err := resume(ctx, spec)
 		return s, redactErr(err, redactText)
 	}
-	deps.Demo = func(ctx context.Context, dir string) (*cli.Demo, error) {
-		d, err := demo(ctx, dir)
+	deps.Demo = func(ctx context.Context, opts cli.DemoOptions) (*cli.Demo, error) {
+		d, err := demo(ctx, opts)
 		return d, redactErr(err, redactText)
 	}
 	deps.Store = func(cwd, dir string) (*session.Store, error) {

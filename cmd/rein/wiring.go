@@ -529,14 +529,16 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 	return tools, reg, err
 }
 
-// demoRules are the demo's permissions: it runs in accept-edits with the
-// test command allowed, so it never asks.
+// demoRules are the demo's permissions: the test command is allowed, so
+// that a traced demo (accept-edits) never asks, and an interactive one
+// (default mode) asks only about its edit.
 var demoRules = []string{"bash(go test:*)"}
 
 // openDemo prepares the offline demo: a fresh copy of the bundled project
 // and the scripted model. It ignores the person's configuration, so that
 // it runs the same everywhere.
-func openDemo(ctx context.Context, sessionDir string) (*cli.Demo, error) {
+func openDemo(ctx context.Context, opts cli.DemoOptions) (*cli.Demo, error) {
+	sessionDir := opts.SessionDir
 	ws, err := demo.Workspace()
 	if err != nil {
 		return nil, err
@@ -565,8 +567,20 @@ func openDemo(ctx context.Context, sessionDir string) (*cli.Demo, error) {
 	if err != nil {
 		return nil, errors.Join(err, created.Close())
 	}
+	mode := permission.AcceptEdits
+	explain := "The demo is done: the scripted model ran the failing test, read the code, fixed the bug and\n" +
+		"ran the tests again, and they pass. Each step was validated, allowed (accept-edits mode, and the rule\n" +
+		"bash(go test:*)), run for real in the workspace and observed; each turn of the script checked that the\n" +
+		"real observation was the one it expected before going on."
+	if opts.Approver != nil {
+		mode = permission.Default
+		explain = "The demo is done: the scripted model ran the failing test, read the code, fixed the bug (you " +
+			"answered its edit) and ran the tests again, and they pass. Each step was validated, decided (default mode " +
+			"asks before edits; the rule bash(go test:*) allows the tests), run for real in the workspace and observed; " +
+			"each turn of the script checked the real observation before going on. Ctrl-D leaves."
+	}
 	sess, err := build(ctx, created, m, nil, setup{
-		cwd: ws, mode: permission.AcceptEdits, rules: permission.Rules{Allow: allow}, fixedPrompt: true, sandbox: box,
+		cwd: ws, mode: mode, rules: permission.Rules{Allow: allow}, fixedPrompt: true, sandbox: box, approver: opts.Approver,
 	}, secrets)
 	if err != nil {
 		return nil, err
@@ -578,9 +592,6 @@ func openDemo(ctx context.Context, sessionDir string) (*cli.Demo, error) {
 		Prompt:    demo.Prompt,
 		Want:      state.Completed,
 		Installed: lookErr == nil,
-		Explain: "The demo is done: the scripted model ran the failing test, read the code, fixed the bug and\n" +
-			"ran the tests again, and they pass. Each step was validated, allowed (accept-edits mode, and the rule\n" +
-			"bash(go test:*)), run for real in the workspace and observed; each turn of the script checked that the\n" +
-			"real observation was the one it expected before going on.",
+		Explain:   explain,
 	}, nil
 }

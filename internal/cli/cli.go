@@ -200,6 +200,17 @@ type Demo struct {
 	Installed bool
 }
 
+// DemoOptions say how the offline demo runs.
+type DemoOptions struct {
+	// SessionDir is where its session is kept; empty means the
+	// configuration's, else the default.
+	SessionDir string
+	// Approver, when set, is who is asked: the demo then runs in default
+	// mode, so that the person answers its edit's approval, diff shown.
+	// Nil runs it in accept-edits, asking nobody (a trace, --json).
+	Approver kernel.Approver
+}
+
 // ErrUsage marks an error caused by how rein was called; the CLI exits
 // with [ExitUsage].
 var ErrUsage = errors.New("usage")
@@ -211,9 +222,8 @@ type Deps struct {
 	// Open builds the runtime for a session. An error wrapping ErrUsage
 	// (an unknown provider, a missing script) exits with code 2.
 	Open func(ctx context.Context, spec Spec) (*Session, error)
-	// Demo builds the offline demo's session, kept under sessionDir
-	// (empty means the configuration's, else the default).
-	Demo func(ctx context.Context, sessionDir string) (*Demo, error)
+	// Demo builds the offline demo's session, as opts says.
+	Demo func(ctx context.Context, opts DemoOptions) (*Demo, error)
 	// Resume opens the existing session spec names (Session or Last) for
 	// writing, passes its resume gate and builds its runtime. An error
 	// wrapping session.ErrNotFound, ErrNewer, ErrGate or ErrLocked says

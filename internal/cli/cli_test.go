@@ -68,7 +68,7 @@ func run(t *testing.T, p provider.Provider, stdin string, args ...string) result
 			}
 			return &Session{Runtime: k, Dir: "/sessions/x", Close: log.Close}, nil
 		},
-		Demo: func(ctx context.Context, _ string) (*Demo, error) {
+		Demo: func(ctx context.Context, _ DemoOptions) (*Demo, error) {
 			log := eventlog.New(memstore.New(), nil)
 			k, err := kernel.New(p, log, &kernel.Options{ProviderName: "scripted"})
 			if err != nil {

@@ -8,6 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/term"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/kernel"
@@ -205,7 +208,10 @@ func (a *app) demo(ctx context.Context) error {
 	if a.deps.Demo == nil {
 		return errors.New("this build has no demo")
 	}
-	d, err := a.deps.Demo(ctx, a.flags.sessionDir)
+	if a.useUI() {
+		return a.demoUI(ctx)
+	}
+	d, err := a.deps.Demo(ctx, DemoOptions{SessionDir: a.flags.sessionDir})
 	if err != nil {
 		return err
 	}
@@ -232,16 +238,80 @@ func (a *app) demo(ctx context.Context) error {
 		printf(w, "%s\n", text(d.Explain))
 	}
 	a.sessionLine(&d.Session)
-	say(w, "The workspace and the session are kept for you to look at; delete them when done.\n")
+	a.demoAfter(d)
+	return nil
+}
+
+// demoAfter says, after the demo, what is kept and what to try next,
+// wrapped to the terminal when stderr is one.
+func (a *app) demoAfter(d *Demo) {
+	w := a.deps.Stderr
+	width := 0
+	if f, ok := w.(interface{ Fd() uintptr }); ok {
+		width, _, _ = term.GetSize(f.Fd())
+	}
+	lines := []string{"The workspace and the session are kept for you to look at; delete them when done."}
 	if !a.flags.json {
-		printf(w, "See it again from the log alone: rein replay %s\nAsk the record why stats.go changed: cd %s && rein why stats.go\n",
-			d.Runtime.Session(), d.Workspace)
+		lines = append(lines, "See it again from the log alone: rein replay "+d.Runtime.Session(),
+			"Ask the record why stats.go changed: cd "+d.Workspace+" && rein why stats.go")
 		if !d.Installed {
-			printf(w, "(rein is not on your PATH yet: `go install ./cmd/rein` in the repository installs it, as the README says;\n"+
-				"until then, in the repository: go run ./cmd/rein replay %s\n"+
-				"and: go run ./cmd/rein why %s)\n", d.Runtime.Session(), filepath.Join(d.Workspace, "stats.go"))
+			lines = append(lines, "(rein is not on your PATH yet: `go install ./cmd/rein` in the repository installs it, as the README says; "+
+				"until then, in the repository: go run ./cmd/rein replay "+d.Runtime.Session()+
+				" and: go run ./cmd/rein why "+filepath.Join(d.Workspace, "stats.go")+")")
 		}
 	}
+	for _, l := range lines {
+		for row := range strings.SplitSeq(wrapWords(l, width), "\n") {
+			printf(w, "%s\n", row)
+		}
+	}
+}
+
+// wrapWords wraps s at spaces to width columns; width under 20 leaves it
+// as it is (not a terminal, or one too narrow to help).
+func wrapWords(s string, width int) string {
+	if width < 20 {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for i, word := range strings.Fields(s) {
+		n := utf8.RuneCountInString(word)
+		switch {
+		case i == 0:
+		case col+1+n > width:
+			b.WriteByte('\n')
+			col = 0
+		default:
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(word)
+		col += n
+	}
+	return b.String()
+}
+
+// demoUI plays the demo in the terminal UI, in default mode: the person
+// sees the scripted model's edit asked about, its diff shown, and answers.
+func (a *app) demoUI(ctx context.Context) error {
+	approver := tui.NewApprover()
+	d, err := a.deps.Demo(ctx, DemoOptions{SessionDir: a.flags.sessionDir, Approver: approver})
+	if err != nil {
+		return err
+	}
+	err = a.ui(ctx, &d.Session, approver, tui.Options{
+		First: d.Prompt, Workspace: d.Workspace, HistoryFile: "-", Epilogue: d.Explain,
+		Notes: []string{
+			"rein demo: OFFLINE, the model is SCRIPTED (no API key, no network; its replies are a fixed script)",
+			"workspace: " + d.Workspace + " (a temporary copy of a small Go project whose test fails)",
+			"default mode: rein asks before the edit and shows its diff; answer with y (n, a, d and t answer too)",
+		},
+	})
+	if err != nil {
+		return err
+	}
+	a.demoAfter(d)
 	return nil
 }
 

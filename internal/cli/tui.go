@@ -55,7 +55,10 @@ func (a *app) ui(ctx context.Context, s *Session, approver *tui.Approver, opts t
 	if o, ok := opts.Out.(*output); ok {
 		opts.Out = o.w
 	}
-	opts.Approver, opts.Workspace = approver, cwd
+	opts.Approver = approver
+	if opts.Workspace == "" {
+		opts.Workspace = cwd
+	}
 	opts.Session = a.uiSession(s, rt)
 	opts.Notify = s.Notify
 	opts.Host = &uiHost{a: a, approver: approver}

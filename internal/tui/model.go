@@ -15,6 +15,7 @@ import (
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/printable"
+	"github.com/rein-agent/rein/internal/state"
 	"github.com/rein-agent/rein/internal/tui/command"
 	"github.com/rein-agent/rein/internal/tui/composer"
 	"github.com/rein-agent/rein/internal/tui/style"
@@ -72,7 +73,9 @@ type model struct {
 	// shown says a first print reached the screen: no frame is drawn
 	// before it. suspended says Ctrl-Z gave the terminal back.
 	shown, suspended bool
-	liveRows         int
+	// epilogued says Options.Epilogue was printed.
+	epilogued bool
+	liveRows  int
 	// printed is what went into the scrollback, for the reprint after a
 	// resize; reflowAt is not zero while a resize settles (the
 	// generation of its timer, reflowGen the latest), reflowDue says the
@@ -220,6 +223,9 @@ func (m *model) begin() tea.Cmd {
 	m.print(m.banner())
 	for _, p := range m.problems {
 		m.print(transcript.Note("warn", p, m.width, m.theme))
+	}
+	for _, n := range m.opts.Notes {
+		m.print(transcript.Note("info", n, m.width, m.theme))
 	}
 	if m.opts.Past {
 		m.showPast()
@@ -527,6 +533,10 @@ func (m *model) ended(err error) tea.Cmd {
 	m.ask, m.asks, m.tell = nil, nil, nil
 	took := m.now().Sub(m.started)
 	m.running, m.cancel, m.activity = false, nil, ""
+	if st := m.rt.State(); m.opts.Epilogue != "" && !m.epilogued && st.Phase() == state.Completed {
+		m.epilogued = true
+		m.print(transcript.Note("info", m.opts.Epilogue, m.width, m.theme))
+	}
 	cmds := []tea.Cmd{m.flushPrint()}
 	if took >= notifyAfter {
 		cmds = append(cmds, m.notify("rein: the run ended"))

@@ -130,6 +130,12 @@ type Options struct {
 	CommandDirs []string
 	// Width and Height, when not zero, fix the terminal's size (tests).
 	Width, Height int
+	// Notes are printed under the banner, one a line (the demo says its
+	// model is a script).
+	Notes []string
+	// Epilogue is printed once the first message's run has completed
+	// (the demo says what happened); empty prints nothing.
+	Epilogue string
 }
 
 // Run runs the interactive UI until the person leaves (Ctrl-D, /exit,
