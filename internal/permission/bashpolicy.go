@@ -73,8 +73,11 @@ func (p *Policy) decideBash(req Request, in input) Verdict {
 	used, g := p.coverage(a, acc)
 	if g.text == "" && len(used) > 0 {
 		reason := fmt.Sprintf("Allow rule%s %s allow%s every command of %s.", plural(len(used)), strings.Join(used, ", "), singular(len(used)), quoted)
-		if p.mode == AcceptEdits && writesInside(acc) {
+		switch {
+		case p.mode == AcceptEdits && writesInside(acc):
 			reason += " Accept-edits mode allows its writes inside the workspace."
+		case p.mode == Default && writesInside(acc):
+			reason += " The rules allow what it writes inside the workspace too."
 		}
 		return Verdict{Decision: contract.Allow, By: ByRule, Rule: strings.Join(used, ", "), Reason: reason}
 	}
@@ -293,6 +296,12 @@ func (p *Policy) coverage(a *shell.Script, acc []access) (used []string, g gap) 
 			if p.mode != Default {
 				continue
 			}
+			if ownWrite(ac, rules) {
+				// The rule that allows the command names the file too,
+				// among the command's words (touch m1, go test
+				// -coverprofile=c.out): the person allowed it.
+				continue
+			}
 			if r, ok := p.allowingPath(ac, true); ok {
 				add(r)
 			} else if write == nil {
@@ -304,6 +313,20 @@ func (p *Policy) coverage(a *shell.Script, acc []access) (used []string, g gap) 
 		return used, gap{text: write.what(), write: true}
 	}
 	return used, gap{}
+}
+
+// ownWrite reports whether the write ac inside the writable roots is
+// allowed by the rule that allows the command naming the file in its
+// words: a rule the person gave (their configuration, a flag, an answer)
+// allows what the command it names does inside the workspace, the files
+// its words name written included. A redirection is the shell's, which no
+// command's rule names, and a project's rule (which comes with the
+// repository) allows running the command, not its writes in default mode.
+func ownWrite(ac *access, rules []*Rule) bool {
+	if ac.cmd < 0 || ac.cmd >= len(rules) || rules[ac.cmd] == nil {
+		return false
+	}
+	return rules[ac.cmd].origin.Kind != FromProject
 }
 
 // opaqueGap returns the first thing in a that cannot be seen through,
@@ -368,13 +391,24 @@ func parentRule(rules []*Rule, c *shell.Command, i int) *Rule {
 	return r
 }
 
-// allowing returns the first allow rule that allows c; for a command with
-// pinned code, the first exact one.
+// allowing returns the first allow rule that allows c, the person's
+// before the project's (a person's rule allows the command's writes too);
+// for a command with pinned code, the first exact one.
 func (p *Policy) allowing(c *shell.Command) (Rule, bool) {
-	for _, r := range p.allow[bashTool] {
-		if r.allowsCommand(c) && (!c.Pinned || !r.prefix) {
+	var project *Rule
+	for i, r := range p.allow[bashTool] {
+		if !r.allowsCommand(c) || c.Pinned && r.prefix {
+			continue
+		}
+		if r.origin.Kind != FromProject {
 			return r, true
 		}
+		if project == nil {
+			project = &p.allow[bashTool][i]
+		}
+	}
+	if project != nil {
+		return *project, true
 	}
 	return Rule{}, false
 }

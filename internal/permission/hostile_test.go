@@ -90,7 +90,7 @@ var hostileCommands = []hostile{
 	{"go test -toolexec", "go test -toolexec=/tmp/x ./...", askM, askM, askM, allowM, askM},
 	{"go test -o into hooks", "go test -c -o .git/hooks/pre-commit ./...", askM, askM, askM, allowM, askM},
 	{"go test -coverprofile outside", "go test -coverprofile={out}/x ./...", askM, askM, askM, allowM, askM},
-	{"go test -coverprofile inside", "go test -coverprofile=cover.out ./...", askM, allowR, allowR, allowM, askM},
+	{"go test -coverprofile inside", "go test -coverprofile=cover.out ./...", allowR, allowR, allowR, allowM, allowR},
 	{"go test computed -exec", `go test -vet=off -exec "$X" ./...`, askM, askM, askM, askR, askM},
 	{"go test computed flags", "go test $FLAGS ./...", askM, askM, askM, askR, askM},
 	{"go test profile through -args", "go test ./... -args -test.cpuprofile={out}/p", askM, askM, askM, allowM, askM},
