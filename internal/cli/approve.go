@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"io"
 	"strings"
@@ -87,7 +88,11 @@ func (p *prompter) Approve(ctx context.Context, q kernel.Question) (kernel.Answe
 	rules := field(strings.Join(q.Rules, ", "))
 	options := shown("  [y] yes  [n] no")
 	if rules != "" {
-		options += "  [a] always allow " + rules + "  [d] never: deny " + rules
+		where := shown(" (this session only)")
+		if q.SaveTo != "" {
+			where = " (saved in " + field(q.SaveTo) + ")"
+		}
+		options += "  [a] always allow " + rules + "  [d] never: deny " + field(cmp.Or(strings.Join(q.DenyRules, ", "), strings.Join(q.Rules, ", "))) + where
 	}
 	for {
 		say(p.w, options+"\n  › ")

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 
@@ -41,6 +42,19 @@ type Answers struct {
 	// Project is the project's directory, absolute, links resolved (the
 	// workspace root): the key of its table.
 	Project string
+}
+
+// Shorten returns path with the person's home directory written ~, for
+// people: ~/.config/rein/projects.toml.
+func Shorten(path string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || home == "/" {
+		return path
+	}
+	if rest, ok := strings.CutPrefix(path, home+string(filepath.Separator)); ok {
+		return filepath.Join("~", rest)
+	}
+	return path
 }
 
 // ErrNoAnswersFile is Save's error when the Answers has no file.

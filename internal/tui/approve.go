@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -120,7 +121,11 @@ func (m *model) dialog(q *question) string {
 		opts := []string{"y", "yes", "n", "no"}
 		if len(q.q.Rules) > 0 {
 			rules := printable.Line(strings.Join(q.q.Rules, ", "))
-			opts = append(opts, "a", "always: allow "+rules+" (saved in .rein/config.toml)", "d", "never: deny "+rules)
+			where := " (this session only)"
+			if q.q.SaveTo != "" {
+				where = " (saved in " + printable.Line(q.q.SaveTo) + ")"
+			}
+			opts = append(opts, "a", "always: allow "+rules+where, "d", "never: deny "+printable.Line(cmp.Or(strings.Join(q.q.DenyRules, ", "), rules)))
 		}
 		keys = keysLine(th, w, opts...)
 	}
