@@ -80,21 +80,6 @@ const (
 	FromFlag OriginKind = "flag"
 )
 
-// String returns the origin for people: "the project's file
-// .rein/config.toml", "--allow".
-func (o Origin) String() string {
-	switch o.Kind {
-	case FromFlag:
-		return "a flag"
-	case "":
-		return "rein"
-	}
-	if o.File == "" {
-		return string(o.Kind)
-	}
-	return string(o.Kind) + " " + o.File
-}
-
 // ParseRule reads a rule as written in a flag or the configuration, such as
 // "bash(go test:*)" or "edit_file(docs/**)". The error says what is wrong
 // and shows the expected shape.
