@@ -53,6 +53,14 @@ func TestReadOnlyCommandsRunInTheSandbox(t *testing.T) {
 			t.Errorf("Decide(%q) = %+v, want an ask", command, v)
 		}
 	}
+	// What reads outside the workspace, or what it cannot see, asks.
+	for _, command := range []string{"echo $(</etc/passwd)", "cat < /etc/hostname", "find -files0-from list", "ls ~",
+		"cat $HOME/.bashrc", "cd .. && cat x", "diff -r . /etc", "sed -n 'R /etc/passwd' README.md", "jq --rawfile a /etc/passwd -n 1",
+		"git diff --no-index /etc/hostname README.md", "grep -r x /", "ls out/"} {
+		if v := box.Decide(bashReq(t, command)); v.Decision != contract.Ask || strings.Contains(v.Reason, "a read-only command") {
+			t.Errorf("Decide(%q) = %+v, want an ask", command, v)
+		}
+	}
 	// Rules still come first: an ask rule asks, a deny rule denies.
 	p, _ := New(Default, Rules{Ask: mustRules(t, "bash(git log:*)"), Deny: mustRules(t, "bash(cat:*)")}, ws)
 	p = p.WithContainment(Containment{Sandboxed: true})

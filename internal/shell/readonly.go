@@ -138,12 +138,14 @@ func dateReadOnly(cw []Word) bool {
 }
 
 // findReadOnly reports whether find's expression has none of the actions
-// that run a program or write: the analyser records them as commands and
-// files, but one it could not close (-exec without its ;) records nothing.
+// that run a program or write (the analyser records them as commands and
+// files, but one it could not close, -exec without its ;, records
+// nothing), and takes its starting points from no file.
 func findReadOnly(cw []Word) bool {
 	for _, w := range cw[1:] {
 		switch w.Text {
-		case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
+		case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls",
+			"-files0-from": // the starting points listed in a file, anywhere
 			return false
 		}
 	}
