@@ -181,7 +181,7 @@
 // a "never" saves: the rules of the commands that were the reason to ask,
 // not of the read-only ones beside them (never on rm -rf build && echo
 // cleaned denies rm -rf build). The person's answers are kept in their own
-// file by project (config.SaveAnswer, ~/.config/rein/projects.toml), never
+// file by project (config.Answers, ~/.config/rein/projects.toml), never
 // in the repository:
 //
 //	[projects."/home/me/src/app".permissions]
