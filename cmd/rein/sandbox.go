@@ -106,7 +106,7 @@ func contain(s sandboxSetup, ws *workspace.Workspace, sessionDir, userConfig str
 	case s.mode == sandbox.ModeOff:
 	case !c.status.Available:
 		warn(fmt.Sprintf("no sandbox on this machine (%s): commands run unsandboxed, with your permissions, "+
-			"and accept-edits asks before the commands it would otherwise have run contained", c.status.Reason))
+			"and accept-edits asks before the commands it would otherwise have run contained, default mode before read-only ones", c.status.Reason))
 		c.policy.Mode = sandbox.ModeOff
 	default:
 		c.active = true

@@ -18,14 +18,15 @@ import (
 
 // hostileTurns is a scripted model that tries to take over the terminal
 // through its reasoning, its text (an escape sequence cut across two
-// deltas), a command whose text and output carry sequences, a tool name,
-// and its provider's error message.
+// deltas), a command whose text and output carry sequences (and which
+// writes a file, so that default mode asks about it), a tool name, and
+// its provider's error message.
 const hostileTurns = `{"turns":[
  {"steps":[
   {"reasoning":"plan \u001b]52;c;"},{"reasoning":"cmVhc29u\u0007 \u202etxt.exe\u200b"},
   {"text":"Clearing \u001b[2J\u001b[?1049h"},{"text":"\u009b31m done\rfake"},
   {"tool":{"index":0,"id":"call_1","name":"bash","input":{
-    "command":"printf 'out \\033]52;c;b3V0\\007 \\033]0;out-title\\007 \\342\\200\\256 \\r\\n'; true # \u001b]0;cmd-title\u0007\u202e"}}},
+    "command":"printf 'out \\033]52;c;b3V0\\007 \\033]0;out-title\\007 \\342\\200\\256 \\r\\n'; touch printed # \u001b]0;cmd-title\u0007\u202e"}}},
   {"finish":"tool_use"}]},
  {"steps":[
   {"text":"Next \u001b]0;title\u0007."},

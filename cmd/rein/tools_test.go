@@ -80,40 +80,147 @@ func TestExecDeniesWhatWouldAskAndExitsZero(t *testing.T) {
 	}
 }
 
-// Interactive rein asks, naming the command, and "always" writes the rule
-// into the project's .rein/config.toml: the next identical call is not
-// asked again.
+// gitWorkspace returns a new git repository with a committed README.md,
+// its path resolved through links (the key of the person's answers).
+func gitWorkspace(t *testing.T) string {
+	t.Helper()
+	work, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "README.md"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = work
+		cmd.Env = append(cleanEnv(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+work)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return work
+}
+
+// permissions returns the tool.permission events of a state directory's
+// one session, as "decision by rule" lines, and the events themselves.
+func permissions(t *testing.T, stateDir string) ([]string, []*contract.ToolPermission) {
+	t.Helper()
+	var lines []string
+	var ps []*contract.ToolPermission
+	for _, e := range events(t, stateDir) {
+		if p, ok := e.Data.(*contract.ToolPermission); ok {
+			lines = append(lines, strings.TrimSpace(string(p.Decision)+" by "+p.By+" "+p.Rule))
+			ps = append(ps, p)
+		}
+	}
+	return lines, ps
+}
+
+// Interactive rein asks, naming the command, and "always" keeps the rule
+// in the person's own answers file, for this workspace: nothing new in the
+// repository (git status stays clean), the next identical call is not
+// asked again, and in the next session the command runs without a
+// question, its write inside the workspace included.
 func TestInteractiveAlwaysSavesTheRule(t *testing.T) {
-	script := writeScript(t, `{"turns":[`+bashTurn("echo first")+`,`+bashTurn("echo first")+`,
-		{"expect":[{"ok":true,"contains":["first"]}],"steps":[{"text":"Both ran."},{"finish":"stop"}]}]}`)
-	work := t.TempDir()
-	stateDir := t.TempDir()
-	cmd := exec.Command(rein, "--provider", "scripted", "--script", script, "echo twice")
+	script := writeScript(t, `{"turns":[`+bashTurn("touch m1")+`,`+bashTurn("touch m1")+`,
+		{"steps":[{"text":"Both ran."},{"finish":"stop"}]}]}`)
+	work := gitWorkspace(t)
+	stateDir, configDir := t.TempDir(), t.TempDir()
+	env := []string{"XDG_STATE_HOME=" + stateDir, "XDG_CONFIG_HOME=" + configDir, "NO_COLOR=1", "HOME=" + t.TempDir()}
+	cmd := exec.Command(rein, "--permission-mode", "default", "--provider", "scripted", "--script", script, "touch twice")
 	cmd.Dir = work
-	cmd.Env = append(cleanEnv(), "XDG_STATE_HOME="+stateDir, "XDG_CONFIG_HOME="+t.TempDir(), "NO_COLOR=1")
+	cmd.Env = append(cleanEnv(), env...)
 	cmd.Stdin = strings.NewReader("a\n")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("rein: %v\n%s", err, out)
 	}
+	answers := filepath.Join(configDir, "rein", "projects.toml")
 	if n := strings.Count(string(out), "? rein wants to run"); n != 1 {
 		t.Errorf("asked %d times, want once:\n%s", n, out)
 	}
-	if !strings.Contains(string(out), "? rein wants to run: echo first") || !strings.Contains(string(out), "[a] always allow bash(echo first)") {
-		t.Errorf("the question does not name the command and the rule:\n%s", out)
+	if !strings.Contains(string(out), "? rein wants to run: touch m1") || !strings.Contains(string(out), "[a] always allow bash(touch m1)") ||
+		!strings.Contains(string(out), "(saved in "+answers+")") {
+		t.Errorf("the question does not name the command, the rule and the file:\n%s", out)
 	}
-	cfg, err := os.ReadFile(filepath.Join(work, ".rein", "config.toml"))
-	if err != nil || !strings.Contains(string(cfg), "[permissions]") || !strings.Contains(string(cfg), `allow = ["bash(echo first)"]`) {
-		t.Errorf(".rein/config.toml = %q, %v", cfg, err)
+	saved, err := os.ReadFile(answers)
+	if err != nil || !strings.Contains(string(saved), `[projects."`+work+`".permissions]`) || !strings.Contains(string(saved), `allow = ["bash(touch m1)"]`) {
+		t.Errorf("%s = %q, %v", answers, saved, err)
 	}
-	var decisions []string
-	for _, e := range events(t, stateDir) {
-		if p, ok := e.Data.(*contract.ToolPermission); ok {
-			decisions = append(decisions, string(p.Decision)+" by "+p.By+" "+p.Rule)
-		}
+	status := exec.Command("git", "status", "--porcelain", "--ignored")
+	status.Dir = work
+	if st, err := status.Output(); err != nil || strings.TrimSpace(string(st)) != "?? m1" {
+		t.Errorf("git status after always = %q, %v; want only the file the command made", st, err)
 	}
-	if len(decisions) != 2 || decisions[0] != "allow by user bash(echo first)" || decisions[1] != "allow by rule bash(echo first)" {
+	decisions, ps := permissions(t, stateDir)
+	if len(decisions) != 2 || decisions[0] != "allow by user bash(touch m1)" || decisions[1] != "allow by rule bash(touch m1)" {
 		t.Errorf("decisions %q", decisions)
+	}
+	if len(ps) > 0 && !strings.Contains(ps[0].Reason, "saved bash(touch m1) in "+answers) {
+		t.Errorf("the answer's reason does not name the rule and the file: %s", ps[0].Reason)
+	}
+
+	// The next session in that directory: no question, even headless.
+	os.Remove(filepath.Join(work, "m1"))
+	next := t.TempDir()
+	r := reinIn(t, work, append(env[1:], "XDG_STATE_HOME="+next), "exec", "--permission-mode", "default", "--provider", "scripted",
+		"--script", writeScript(t, `{"turns":[`+bashTurn("touch m1")+`,{"steps":[{"text":"ok"},{"finish":"stop"}]}]}`), "touch")
+	if r.code != 0 {
+		t.Fatalf("rein exec: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if decisions, _ := permissions(t, next); len(decisions) != 1 || decisions[0] != "allow by rule bash(touch m1)" {
+		t.Errorf("next session: decisions %q", decisions)
+	}
+	if _, err := os.Stat(filepath.Join(work, "m1")); err != nil {
+		t.Errorf("the command did not run in the next session: %v", err)
+	}
+	// Another directory has rules of its own: there it is asked (and,
+	// headless, denied).
+	other := gitWorkspace(t)
+	third := t.TempDir()
+	r = reinIn(t, other, append(env[1:], "XDG_STATE_HOME="+third), "exec", "--permission-mode", "default", "--provider", "scripted",
+		"--script", writeScript(t, `{"turns":[`+bashTurn("touch m1")+`,{"steps":[{"text":"ok"},{"finish":"stop"}]}]}`), "touch")
+	if decisions, _ := permissions(t, third); r.code != 0 || len(decisions) != 1 || decisions[0] != "deny by headless" {
+		t.Errorf("another directory: exit %d, decisions %q", r.code, decisions)
+	}
+}
+
+// "never" on a compound command denies the part that was the reason to
+// ask, in the person's answers file: in the next session that part is
+// denied by the rule, the harmless part beside it is not.
+func TestInteractiveNeverDeniesTheReasonToAsk(t *testing.T) {
+	script := writeScript(t, `{"turns":[`+bashTurn("rm -rf build && echo cleaned")+`,{"steps":[{"text":"ok"},{"finish":"stop"}]}]}`)
+	work := gitWorkspace(t)
+	if err := os.MkdirAll(filepath.Join(work, "build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stateDir, configDir := t.TempDir(), t.TempDir()
+	env := []string{"XDG_STATE_HOME=" + stateDir, "XDG_CONFIG_HOME=" + configDir, "NO_COLOR=1", "HOME=" + t.TempDir()}
+	cmd := exec.Command(rein, "--permission-mode", "default", "--provider", "scripted", "--script", script, "clean")
+	cmd.Dir = work
+	cmd.Env = append(cleanEnv(), env...)
+	cmd.Stdin = strings.NewReader("d\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("rein: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "[d] never: deny bash(rm -rf build) (saved in") {
+		t.Errorf("the question does not offer to deny the reason to ask alone:\n%s", out)
+	}
+	if decisions, _ := permissions(t, stateDir); len(decisions) != 1 || decisions[0] != "deny by user bash(rm -rf build)" {
+		t.Errorf("decisions %q", decisions)
+	}
+	next := t.TempDir()
+	r := reinIn(t, work, append(env[1:], "XDG_STATE_HOME="+next), "exec", "--permission-mode", "default", "--allow", "bash(echo cleaned)",
+		"--provider", "scripted", "--script", writeScript(t, `{"turns":[`+bashTurn("echo cleaned")+`,`+bashTurn("rm -rf build")+
+			`,{"steps":[{"text":"ok"},{"finish":"stop"}]}]}`), "clean")
+	decisions, _ := permissions(t, next)
+	if r.code != 0 || len(decisions) != 2 || decisions[0] != "allow by rule bash(echo cleaned)" || decisions[1] != "deny by rule bash(rm -rf build)" {
+		t.Errorf("next session: exit %d, decisions %q", r.code, decisions)
+	}
+	if _, err := os.Stat(filepath.Join(work, "build")); err != nil {
+		t.Errorf("build was removed: %v", err)
 	}
 }
 

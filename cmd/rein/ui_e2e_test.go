@@ -178,17 +178,18 @@ func TestUICtrlC(t *testing.T) {
 	}
 }
 
-// editTurns edits a file, then runs a command.
+// editTurns edits a file, then runs a command that writes one.
 const editTurns = `{"turns":[
  {"steps":[{"tool":{"index":0,"id":"call_0","name":"read_file","input":{"path":"calc.go"}}},{"finish":"tool_use"}]},
  {"steps":[{"tool":{"index":0,"id":"call_1","name":"edit_file","input":{"path":"calc.go","old_string":"return a - b","new_string":"return a + b"}}},{"finish":"tool_use"}]},
- {"steps":[{"tool":{"index":0,"id":"call_2","name":"bash","input":{"command":"echo checked"}}},{"finish":"tool_use"}]},
+ {"steps":[{"tool":{"index":0,"id":"call_2","name":"bash","input":{"command":"touch checked"}}},{"finish":"tool_use"}]},
  {"steps":[{"text":"All done."},{"finish":"stop"}]}]}`
 
 const calcGo = "package calc\n\n// Add adds.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n"
 
 // An approval shows the diff before the key; y allows it once; a allows
-// always and writes the rule into the project's configuration.
+// always and keeps the rule in the person's answers file, for the
+// workspace, not in the project.
 func TestUIApprovalWithDiffAndAlways(t *testing.T) {
 	s := newScreen(t, 100, 40, map[string]string{"calc.go": calcGo}, scriptFlags(t, editTurns)...)
 	s.ready()
@@ -201,16 +202,22 @@ func TestUIApprovalWithDiffAndAlways(t *testing.T) {
 		}
 	}
 	s.answer("y")
-	s.waitVisible("echo checked")
+	v = s.waitVisible("(saved in")
+	if !strings.Contains(v, "touch checked") || !strings.Contains(v, "projects.toml") {
+		t.Errorf("the approval does not say where always saves:\n%s", v)
+	}
 	s.answer("a")
 	s.waitFor("All done.")
 	b, err := os.ReadFile(filepath.Join(s.dir, "calc.go"))
 	if err != nil || !strings.Contains(string(b), "return a + b") {
 		t.Errorf("the edit was not made: %s %v", b, err)
 	}
-	cfg, err := os.ReadFile(filepath.Join(s.dir, ".rein", "config.toml"))
-	if err != nil || !strings.Contains(string(cfg), "bash(echo") {
-		t.Errorf("always did not write the rule: %s %v", cfg, err)
+	cfg, err := os.ReadFile(filepath.Join(s.state, "config", "rein", "projects.toml"))
+	if err != nil || !strings.Contains(string(cfg), `allow = ["bash(touch checked)"]`) {
+		t.Errorf("always did not keep the rule: %s %v", cfg, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(s.dir, ".rein", "config.toml")); strings.Contains(string(b), "touch checked") {
+		t.Errorf("always wrote into the project's .rein/config.toml:\n%s", b)
 	}
 }
 

@@ -319,6 +319,10 @@ type setup struct {
 	notify string
 	// ext are the session's hooks and skills; nil means none (the demo).
 	ext *extensions
+	// answers is the person's answers file, where "always" and "never"
+	// keep their rules for the workspace; "" keeps them for the session
+	// only (the demo).
+	answers string
 }
 
 // setupFrom layers the flags over the configuration.
@@ -367,12 +371,23 @@ func setupFrom(spec cli.Spec, cfg *config.Config) (setup, error) {
 	if err != nil {
 		return setup{}, err
 	}
-	set.rules = permission.Rules{
-		Allow: append(parse("allow rules in the configuration", cfg.Permissions.Allow), parse("--allow", spec.Allow)...),
-		Ask:   parse("ask rules in the configuration", cfg.Permissions.Ask),
-		Deny:  append(parse("deny rules in the configuration", cfg.Permissions.Deny), parse("--deny", spec.Deny)...),
+	flag := func(rules []permission.Rule) []permission.Rule {
+		for i := range rules {
+			rules[i] = rules[i].WithOrigin(permission.Origin{Kind: permission.FromFlag})
+		}
+		return rules
 	}
-	return set, err
+	flags := permission.Rules{Allow: flag(parse("--allow", spec.Allow)), Deny: flag(parse("--deny", spec.Deny))}
+	if err != nil {
+		return setup{}, err
+	}
+	configured, err := cfg.Rules()
+	if err != nil {
+		return setup{}, fmt.Errorf("%w: %v", cli.ErrUsage, err)
+	}
+	set.rules = configured.Merge(flags)
+	set.answers = config.AnswersPath(config.DefaultPaths(spec.Cwd).User)
+	return set, nil
 }
 
 // modeNames lists the permission modes: "default, accept-edits, plan,
@@ -500,7 +515,14 @@ func readable(tools *tool.Runtime, reg *registry.Registry) func(abs string) erro
 // hooks join the permission stage.
 func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containment, set setup, secrets, skillDirs []string,
 	hooks *hook.Runner) (*tool.Runtime, *registry.Registry, error) {
-	policy, err := permission.New(set.mode, set.rules, ws)
+	// The person's answers for this workspace are rules of theirs, in
+	// force from the start.
+	answers := config.Answers{File: set.answers, Project: ws.Root()}
+	saved, err := answers.Load()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
+	}
+	policy, err := permission.New(set.mode, set.rules.Merge(saved), ws)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
 	}
@@ -524,7 +546,7 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 	}
 	tools, err := tool.New(reg, policy, &tool.Options{
 		Approver: approver, ArtifactDir: artifacts, ArtifactLimit: set.artifactLimit,
-		Secrets: secrets, Logger: warnings(), Hooks: hooks,
+		Secrets: secrets, Logger: warnings(), Hooks: hooks, Answers: answers,
 	})
 	return tools, reg, err
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"io"
 	"slices"
@@ -95,7 +96,11 @@ func (p *prompter) Approve(ctx context.Context, q kernel.Question) (kernel.Reply
 	offered := []kernel.Answer{kernel.Yes, kernel.No}
 	again := shown("  Answer y or n; after n you may say what to do instead (n, use the test helper).\n")
 	if rules != "" {
-		options += "  [a] always allow " + rules + "  [d] never: deny " + rules
+		where := shown(" (this session only)")
+		if q.SaveTo != "" {
+			where = " (saved in " + field(q.SaveTo) + ")"
+		}
+		options += "  [a] always allow " + rules + "  [d] never: deny " + field(cmp.Or(strings.Join(q.DenyRules, ", "), strings.Join(q.Rules, ", "))) + where
 		offered = append(offered, kernel.Always, kernel.Never)
 		again = "  Answer y, n, a or d; after n or d you may say what to do instead (n, use the test helper).\n"
 	}

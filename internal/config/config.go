@@ -13,9 +13,12 @@
 // what is wanted. A key rein does not know is a warning, not an error, so
 // an older rein reads a newer file.
 //
-// Config is also the one place that edits those files: [SaveRule] adds an
-// "always" or "never" answer's rule to the project's [permissions] table,
-// editing the text so the person's comments and layout stay.
+// Config is also the one place that edits those files: [Answers.Save]
+// adds an "always" or "never" answer's rule to the person's own file of
+// answers (projects.toml beside config.toml, a table per project
+// directory), and [SaveRule] a rule to a project's [permissions] table,
+// each editing the text so the person's comments and layout stay.
+// [Config.Rules] says which file each rule came from.
 package config
 
 import (
@@ -72,7 +75,8 @@ type File struct {
 	// Permissions holds the [permissions] table's allow, ask and deny
 	// rules (rule syntax of package permission). The lists of the user's
 	// and the project's files add up; deny wins whichever file says it.
-	// An interactive "always" answer appends to the project's file.
+	// An interactive "always" answer goes to the person's own answers
+	// file instead ([Answers]).
 	Permissions Permissions `toml:"permissions"`
 	// Sandbox is the [sandbox] table, or the shorthand sandbox = "MODE":
 	// how the commands tools start are contained.
@@ -251,6 +255,9 @@ type Config struct {
 	// MCPServers are the person's MCP servers, in name order, the
 	// disabled ones too (Enabled false).
 	MCPServers []MCPServer
+	// ruleFiles are the [permissions] of each file, as applied (see
+	// Rules).
+	ruleFiles []ruleFile
 }
 
 // Paths says where to look. The zero value looks nowhere.
@@ -359,7 +366,11 @@ func (c *Config) merge(path string, project bool) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	return c.apply(f)
+	if err := c.apply(f); err != nil {
+		return err
+	}
+	c.ruleFiles = append(c.ruleFiles, ruleFile{path: path, project: project, perms: f.Permissions})
+	return nil
 }
 
 // decoded is one configuration file as read: its values, which keys it

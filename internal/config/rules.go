@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -50,11 +51,17 @@ func SaveRule(projectDir string, d contract.Decision, r permission.Rule) error {
 		return fmt.Errorf("config: cannot save the rule %s: its text does not read back as the same rule", r)
 	}
 	file := filepath.Join(projectDir, filepath.FromSlash(ProjectFile))
+	return saveRuleIn(file, []string{"permissions"}, list, r, 0o644)
+}
+
+// saveRuleIn adds r to list in the table at the key path table of file,
+// keeping the rest of the file (see SaveRule); a new file gets mode perm.
+func saveRuleIn(file string, table []string, list string, r permission.Rule, perm os.FileMode) error {
 	src, err := os.ReadFile(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("config: save rule: %w", err)
 	}
-	out, changed, err := addRule(string(src), list, r)
+	out, changed, err := addRule(string(src), table, list, r)
 	if err != nil {
 		if errors.Is(err, errNotTOML) {
 			return tomlError(file, errors.Unwrap(err))
@@ -72,7 +79,7 @@ func SaveRule(projectDir string, d contract.Decision, r permission.Rule) error {
 		file = real
 	}
 	// A write that only could not be made durable has saved the rule.
-	if err := atomicfile.Write(file, []byte(out), 0o644); err != nil && !errors.Is(err, atomicfile.ErrNotDurable) {
+	if err := atomicfile.Write(file, []byte(out), perm); err != nil && !errors.Is(err, atomicfile.ErrNotDurable) {
 		return fmt.Errorf("config: save rule: %w", err)
 	}
 	return nil
@@ -87,34 +94,31 @@ func (e *notTOML) Error() string        { return e.err.Error() }
 func (e *notTOML) Is(target error) bool { return target == errNotTOML }
 func (e *notTOML) Unwrap() error        { return e.err }
 
-// addRule returns src with r added to [permissions] list, and whether that
-// changed anything.
-func addRule(src, list string, r permission.Rule) (string, bool, error) {
+// addRule returns src with r added to list in the table at the key path
+// table ([permissions], or [projects."/dir".permissions]), and whether
+// that changed anything.
+func addRule(src string, table []string, list string, r permission.Rule) (string, bool, error) {
 	doc, err := decodeMap(src)
 	if err != nil {
 		return "", false, &notTOML{err}
 	}
-	table := map[string]any{}
-	perms, hasTable := doc["permissions"]
-	if hasTable {
-		t, ok := perms.(map[string]any)
-		if !ok {
-			return "", false, errors.New("permissions is not a table; want [permissions] with allow, ask and deny lists")
-		}
-		table = t
+	name := tableName(table)
+	t, hasTable, err := lookupTable(doc, table)
+	if err != nil {
+		return "", false, err
 	}
 	var current []any
-	if v, ok := table[list]; ok {
+	if v, ok := t[list]; ok {
 		current, ok = v.([]any)
 		if !ok {
-			return "", false, fmt.Errorf("permissions.%s is not a list; want %s = [\"bash(go test:*)\", ...]", list, list)
+			return "", false, fmt.Errorf("%s.%s is not a list; want %s = [\"bash(go test:*)\", ...]", name, list, list)
 		}
 	}
 	text := r.String()
 	for _, v := range current {
 		s, ok := v.(string)
 		if !ok {
-			return "", false, fmt.Errorf("permissions.%s holds %v, which is not a string", list, v)
+			return "", false, fmt.Errorf("%s.%s holds %v, which is not a string", name, list, v)
 		}
 		if o, err := permission.ParseRule(s); s == text || err == nil && o.Equal(r) {
 			return src, false, nil
@@ -122,14 +126,18 @@ func addRule(src, list string, r permission.Rule) (string, bool, error) {
 	}
 	// What the file must decode to afterwards.
 	want, _ := decodeMap(src)
-	wantTable := map[string]any{}
-	if hasTable {
-		wantTable = want["permissions"].(map[string]any)
+	wantTable := want
+	for _, k := range table {
+		next, ok := wantTable[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			wantTable[k] = next
+		}
+		wantTable = next
 	}
 	wantTable[list] = append(append([]any(nil), current...), text)
-	want["permissions"] = wantTable
 
-	if out, ok := editPermissions(src, list, text, hasTable); ok {
+	if out, ok := editPermissions(src, table, list, text, hasTable); ok {
 		if got, err := decodeMap(out); err == nil && reflect.DeepEqual(got, want) {
 			return out, true, nil
 		}
@@ -141,6 +149,47 @@ func addRule(src, list string, r permission.Rule) (string, bool, error) {
 	return buf.String(), true, nil
 }
 
+// lookupTable returns the table at the key path table of doc (empty when
+// it is not there), and whether it is.
+func lookupTable(doc map[string]any, table []string) (map[string]any, bool, error) {
+	t := doc
+	for i, k := range table {
+		v, ok := t[k]
+		if !ok {
+			return map[string]any{}, false, nil
+		}
+		next, ok := v.(map[string]any)
+		if !ok {
+			return nil, false, fmt.Errorf("%s is not a table; want [%s] with allow, ask and deny lists", tableName(table[:i+1]), tableName(table))
+		}
+		t = next
+	}
+	return t, true, nil
+}
+
+// tableName writes a key path as TOML does: permissions,
+// projects."/home/me/app".permissions.
+func tableName(table []string) string {
+	parts := make([]string, len(table))
+	for i, k := range table {
+		parts[i] = tomlKey(k)
+	}
+	return strings.Join(parts, ".")
+}
+
+// tomlKey quotes k as a TOML key when it is not a bare one.
+func tomlKey(k string) string {
+	for i := 0; i < len(k); i++ {
+		if !isBare(k[i]) {
+			return tomlString(k)
+		}
+	}
+	if k == "" {
+		return `""`
+	}
+	return k
+}
+
 func decodeMap(src string) (map[string]any, error) {
 	m := map[string]any{}
 	if _, err := toml.Decode(src, &m); err != nil {
@@ -149,10 +198,10 @@ func decodeMap(src string) (map[string]any, error) {
 	return m, nil
 }
 
-// editPermissions inserts rule into the text of list in the [permissions]
-// table of src, keeping every other byte. ok is false when the layout is
-// not one it handles.
-func editPermissions(src, list, rule string, hasTable bool) (string, bool) {
+// editPermissions inserts rule into the text of list in the table at the
+// key path table of src, keeping every other byte. ok is false when the
+// layout is not one it handles.
+func editPermissions(src string, table []string, list, rule string, hasTable bool) (string, bool) {
 	doc, err := scanTOML(src)
 	if err != nil {
 		return "", false
@@ -164,7 +213,7 @@ func editPermissions(src, list, rule string, hasTable bool) (string, bool) {
 	}
 	h := -1
 	for i, hd := range doc.headers {
-		if !hd.array && len(hd.key) == 1 && hd.key[0] == "permissions" {
+		if !hd.array && slices.Equal(hd.key, table) {
 			h = i
 			break
 		}
@@ -181,7 +230,7 @@ func editPermissions(src, list, rule string, hasTable bool) (string, bool) {
 		if strings.TrimSpace(out) != "" {
 			out += nl
 		}
-		return out + "[permissions]" + nl + list + " = [" + q + "]" + nl, true
+		return out + "[" + tableName(table) + "]" + nl + list + " = [" + q + "]" + nl, true
 	}
 	var last *keyval
 	for i := range doc.keyvals {

@@ -50,6 +50,9 @@ type access struct {
 	// workspace: a writeInside is inside the workspace roots (not only
 	// the writable roots beyond them).
 	workspace bool
+	// cmd is the index in the script's Commands of the command whose
+	// words name the file; -1 for a redirection, which is the shell's.
+	cmd int
 }
 
 // harmlessFiles are the files any command may read or write without
@@ -84,13 +87,17 @@ func (p *Policy) accesses(a *shell.Script) []access {
 	paths := map[string]*pathInfo{} // a path named again is resolved once
 	for _, r := range a.Redirects {
 		if r.Role == shell.RoleRead || r.Role == shell.RoleWrite {
-			out = append(out, p.access("`"+r.Text+"`", r.Target, r.Role == shell.RoleWrite, false, true, a.ChangesDir, paths))
+			ac := p.access("`"+r.Text+"`", r.Target, r.Role == shell.RoleWrite, false, true, a.ChangesDir, paths)
+			ac.cmd = -1
+			out = append(out, ac)
 		}
 	}
 	for i := range a.Commands {
 		c := &a.Commands[i]
 		for _, f := range c.Files {
-			out = append(out, p.access("`"+c.Text+"`", f.Path, f.Role == shell.RoleWrite, f.Tree, false, a.ChangesDir || f.Moved, paths))
+			ac := p.access("`"+c.Text+"`", f.Path, f.Role == shell.RoleWrite, f.Tree, false, a.ChangesDir || f.Moved, paths)
+			ac.cmd = i
+			out = append(out, ac)
 		}
 	}
 	return out

@@ -73,8 +73,11 @@ func (p *Policy) decideBash(req Request, in input) Verdict {
 	used, g := p.coverage(a, acc)
 	if g.text == "" && len(used) > 0 {
 		reason := fmt.Sprintf("Allow rule%s %s allow%s every command of %s.", plural(len(used)), strings.Join(used, ", "), singular(len(used)), quoted)
-		if p.mode == AcceptEdits && writesInside(acc) {
+		switch {
+		case p.mode == AcceptEdits && writesInside(acc):
 			reason += " Accept-edits mode allows its writes inside the workspace."
+		case p.mode == Default && writesInside(acc):
+			reason += " The rules allow what it writes inside the workspace too."
 		}
 		return Verdict{Decision: contract.Allow, By: ByRule, Rule: strings.Join(used, ", "), Reason: reason}
 	}
@@ -87,6 +90,7 @@ func (p *Policy) decideBash(req Request, in input) Verdict {
 	}
 	g.single = len(a.Commands) == 1
 	g.fine, g.unknown = fine(a, acc)
+	g.readOnly = g.fine && readOnly(a, acc)
 	// 7. The mode.
 	return p.bashMode(quoted, g)
 }
@@ -106,6 +110,9 @@ type gap struct {
 	// unknown is, when only the program it names keeps the command from
 	// being fine, the command whose program the analyser does not know.
 	unknown string
+	// readOnly: the command only reads, inside the workspace (see
+	// readOnly), so default mode runs it as it does a read, in a sandbox.
+	readOnly bool
 }
 
 // bashMode is the mode's answer to a command no rule decided.
@@ -114,6 +121,9 @@ func (p *Policy) bashMode(quoted string, g gap) Verdict {
 	switch {
 	case p.mode == Yolo:
 		return byMode(contract.Allow, "Yolo mode allows everything no rule denies or asks about.")
+	case g.readOnly && p.cont.Sandboxed:
+		return byMode(contract.Allow, fmt.Sprintf("%s mode runs %s without asking: a read-only command (it reads only inside the workspace, "+
+			"writes nothing and runs nothing else), in the sandbox.", mode, quoted))
 	case p.mode == AcceptEdits && g.fine && p.contained():
 		return byMode(contract.Allow, fmt.Sprintf("Accept-edits mode allows %s: the sandbox contains it (no network; writes only inside the workspace and the writable roots).", quoted))
 	case p.mode == AcceptEdits && g.fine && !p.cont.Sandboxed:
@@ -122,11 +132,16 @@ func (p *Policy) bashMode(quoted string, g gap) Verdict {
 		return byMode(contract.Ask, fmt.Sprintf("Accept-edits mode runs a command no rule allows only inside a sandbox without network, and this sandbox lets commands reach the network: %s needs approval.", quoted))
 	case p.mode == AcceptEdits && g.unknown != "" && p.contained():
 		return byMode(contract.Ask, fmt.Sprintf("Accept-edits mode asks before running %s: rein does not know what `%s` reads (the sandbox lets commands read outside the workspace), and no allow rule covers it.", quoted, g.unknown))
-	case g.bare && g.single:
-		// The whole command is the gap: say so once.
-		return byMode(contract.Ask, fmt.Sprintf("%s mode asks before running commands, and no allow rule covers %s.", mode, quoted))
 	}
-	return byMode(contract.Ask, fmt.Sprintf("%s mode asks before running commands, and no allow rule covers %s: %s.", mode, quoted, g.text))
+	reason := fmt.Sprintf("%s mode asks before running commands, and no allow rule covers %s: %s.", mode, quoted, g.text)
+	if g.bare && g.single {
+		// The whole command is the gap: say so once.
+		reason = fmt.Sprintf("%s mode asks before running commands, and no allow rule covers %s.", mode, quoted)
+	}
+	if g.readOnly && p.mode == Default {
+		reason += " It is a read-only command, which default mode runs without asking only inside a sandbox, and there is none."
+	}
+	return byMode(contract.Ask, reason)
 }
 
 // denyBash returns the verdict of the first deny rule that catches a
@@ -281,6 +296,12 @@ func (p *Policy) coverage(a *shell.Script, acc []access) (used []string, g gap) 
 			if p.mode != Default {
 				continue
 			}
+			if ownWrite(ac, rules) {
+				// The rule that allows the command names the file too,
+				// among the command's words (touch m1, go test
+				// -coverprofile=c.out): the person allowed it.
+				continue
+			}
 			if r, ok := p.allowingPath(ac, true); ok {
 				add(r)
 			} else if write == nil {
@@ -292,6 +313,20 @@ func (p *Policy) coverage(a *shell.Script, acc []access) (used []string, g gap) 
 		return used, gap{text: write.what(), write: true}
 	}
 	return used, gap{}
+}
+
+// ownWrite reports whether the write ac inside the writable roots is
+// allowed by the rule that allows the command naming the file in its
+// words: a rule the person gave (their configuration, a flag, an answer)
+// allows what the command it names does inside the workspace, the files
+// its words name written included. A redirection is the shell's, which no
+// command's rule names, and a project's rule (which comes with the
+// repository) allows running the command, not its writes in default mode.
+func ownWrite(ac *access, rules []*Rule) bool {
+	if ac.cmd < 0 || ac.cmd >= len(rules) || rules[ac.cmd] == nil {
+		return false
+	}
+	return rules[ac.cmd].origin.Kind != FromProject
 }
 
 // opaqueGap returns the first thing in a that cannot be seen through,
@@ -356,13 +391,24 @@ func parentRule(rules []*Rule, c *shell.Command, i int) *Rule {
 	return r
 }
 
-// allowing returns the first allow rule that allows c; for a command with
-// pinned code, the first exact one.
+// allowing returns the first allow rule that allows c, the person's
+// before the project's (a person's rule allows the command's writes too);
+// for a command with pinned code, the first exact one.
 func (p *Policy) allowing(c *shell.Command) (Rule, bool) {
-	for _, r := range p.allow[bashTool] {
-		if r.allowsCommand(c) && (!c.Pinned || !r.prefix) {
+	var project *Rule
+	for i, r := range p.allow[bashTool] {
+		if !r.allowsCommand(c) || c.Pinned && r.prefix {
+			continue
+		}
+		if r.origin.Kind != FromProject {
 			return r, true
 		}
+		if project == nil {
+			project = &p.allow[bashTool][i]
+		}
+	}
+	if project != nil {
+		return *project, true
 	}
 	return Rule{}, false
 }
@@ -380,6 +426,30 @@ func (p *Policy) allowingPath(ac *access, write bool) (Rule, bool) {
 		}
 	}
 	return Rule{}, false
+}
+
+// readOnly reports whether a only reads: every command of it is one the
+// analyser reads as read-only ([shell.Command.ReadOnly]: a program that
+// writes nothing but its output and runs nothing, with none of the
+// options that would), every file it and its redirections read is inside
+// the workspace roots, and it writes none but the harmless devices
+// (/dev/null, the standard streams). What it reads through a link or a
+// tree it walks is the sandbox's to hide (the credential stores).
+func readOnly(a *shell.Script, acc []access) bool {
+	if len(a.Opaque) > 0 || len(a.Commands) == 0 {
+		return false
+	}
+	for _, ac := range acc {
+		if ac.class != harmless {
+			return false
+		}
+	}
+	for i := range a.Commands {
+		if !a.Commands[i].ReadOnly() {
+			return false
+		}
+	}
+	return true
 }
 
 // fine reports whether every effect of a is seen and judged fine: nothing

@@ -17,13 +17,19 @@
 //  3. Ask rules, honoured in every mode, yolo included: a person who wrote
 //     ask = ["bash(git push:*)"] wants to be asked.
 //  4. Allow rules.
-//  5. The mode: default allows reads and asks for the rest; accept-edits
-//     also allows edits (write-risk tools) whose path is inside the
-//     workspace, and asks before commands (but those a sandbox contains,
-//     see Containment); yolo allows everything.
+//  5. The mode: default allows reads, and read-only commands in a sandbox
+//     (see Containment), and asks for the rest; accept-edits also allows
+//     edits (write-risk tools) whose path is inside the workspace, and
+//     the commands a sandbox contains; yolo allows everything.
 //
 // A read is a tool that is read-only and of read risk in the registry; a
 // read-only tool that reaches the network is not a read and asks.
+//
+// Each rule says where it came from ([Rule.Origin]): the person's own
+// configuration, the project's file, the person's answers, a flag. Only
+// the project's file, which comes with the repository, is held back: its
+// allow rules let a command run, never lift default mode's question before
+// what the command writes (see below).
 //
 // # Rules
 //
@@ -100,9 +106,15 @@
 //   - A read outside the workspace roots asks: no bash rule allows it (a
 //     read_file rule with an absolute pattern may), since the file tools
 //     refuse it. A read known only at run time (cat $f) asks too.
-//   - A write asks in default mode even when rules allow every command,
-//     unless a write_file or edit_file rule allows the path; in accept-edits
-//     mode a write inside the workspace is allowed, as an edit is.
+//   - A write inside the workspace that a command's own words name
+//     (touch m1, go test -coverprofile=c.out, sed -i) is allowed by the
+//     rule that allows the command, when the rule is the person's (their
+//     configuration, a flag, an answer): the rule names it. A write by a
+//     redirection (echo x > notes.txt), which is the shell's, asks in
+//     default mode even when rules allow every command, unless a
+//     write_file or edit_file rule allows the path; so does a write of a
+//     command only a project's rule allows. In accept-edits mode a write
+//     inside the workspace is allowed, as an edit is.
 //   - No rule allows a write outside the writable roots (the workspace's
 //     and [Containment.Writable]), a write under .git or .rein (anywhere in
 //     a root, in any case, through any link; or in git's hooks directory,
@@ -117,6 +129,24 @@
 //     edit_file (for a write) catch what bash does too: --deny
 //     'write_file(secret/**)' stops tee secret/x and cp a secret/x; a tree
 //     that may hold such files (grep -r x .) asks.
+//
+// # Read-only commands
+//
+// A command that only reads runs without asking in default and
+// accept-edits modes, as a read does, when a sandbox contains it: every
+// simple command of it is one [shell.Command.ReadOnly] reads as read-only
+// (ls, cat, grep, find without -exec, -delete or -fprint, git status, diff,
+// log and show without --output or --ext-diff, jq, sed without w or -i...,
+// no assignment before it, no glob that could expand to an option of a
+// program whose options write or run), every file it names and every
+// redirection it reads is inside the workspace, and it writes none but
+// /dev/null and the standard streams. Its reason says "a read-only
+// command". The sandbox is required because the analysis does not follow
+// what a link in the workspace or a tree a command walks (grep -R) leads
+// to, nor what git's configuration runs (core.fsmonitor, a textconv
+// driver): the sandbox hides the credential stores from the first and
+// contains the second. Without a sandbox a read-only command asks, and its
+// reason says why. Plan mode denies bash all the same.
 //
 // # Containment
 //
@@ -138,20 +168,27 @@
 // allows edits only inside). The file tools themselves refuse a path
 // outside, with [workspace.ErrOutside].
 //
-// # Headless runs and "always"
+// # Headless runs, "always" and "never"
 //
 // A run that cannot ask never waits: [Policy.ForHeadless] turns an Ask into
 // a Deny by "headless" whose reason gives the exact flags that would allow
 // the request next time (--allow 'bash(go test:*)' or a --permission-mode),
 // each one checked by deciding again with it. [Policy.SuggestRules] gives
-// the narrowest rules for a request, which an interactive "always" saves
-// into the project's .rein/config.toml (config.SaveRule, which keeps the
-// file's comments):
+// the narrowest rules that allow a request, so that, saved by an
+// interactive "always", the command runs without a question next time, its
+// writes inside the workspace included (echo x > notes.txt gives
+// bash(echo x) and write_file(notes.txt)); [Policy.DenyRules] gives those
+// a "never" saves: the rules of the commands that were the reason to ask,
+// not of the read-only ones beside them (never on rm -rf build && echo
+// cleaned denies rm -rf build). The person's answers are kept in their own
+// file by project (config.Answers, ~/.config/rein/projects.toml), never
+// in the repository:
 //
-//	[permissions]
+//	[projects."/home/me/src/app".permissions]
 //	allow = ["bash(go test:*)"]
-//	deny = ["bash(rm:*)"]
+//	deny = ["bash(rm -rf build)"]
 //
 // The configuration (package config) reads those lists back, with the
-// user's own, and rein hands them to [New] as [Rules].
+// user's and the project's [permissions], and rein hands them to [New] as
+// [Rules], each with its [Origin].
 package permission

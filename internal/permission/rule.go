@@ -46,7 +46,39 @@ type Rule struct {
 	words   []shell.Word
 	nAssign int
 	prefix  bool
+	// origin is where the rule came from.
+	origin Origin
 }
+
+// Origin says where a rule came from: the person's own configuration,
+// the project's file, the person's answers, a flag. The zero Origin is a
+// rule made in code, which counts as the person's.
+type Origin struct {
+	// Kind is who gave the rule.
+	Kind OriginKind
+	// File is the file that holds it; "" for a flag or a rule made in
+	// code.
+	File string
+}
+
+// OriginKind is who gave a rule. The zero OriginKind is unknown, and
+// counts as the person's.
+type OriginKind string
+
+// The kinds of origin.
+const (
+	// FromUser is the person's own configuration file.
+	FromUser OriginKind = "user"
+	// FromProject is the project's .rein/config.toml, which comes with the
+	// repository: its allow rules never lift default mode's question
+	// before a write.
+	FromProject OriginKind = "project"
+	// FromAnswers is the person's "always" and "never" answers, kept in
+	// their own file by project.
+	FromAnswers OriginKind = "answers"
+	// FromFlag is a command-line flag (--allow, --deny).
+	FromFlag OriginKind = "flag"
+)
 
 // ParseRule reads a rule as written in a flag or the configuration, such as
 // "bash(go test:*)" or "edit_file(docs/**)". The error says what is wrong
@@ -181,7 +213,18 @@ func (r Rule) String() string {
 	return r.tool + "(" + r.pattern + ")"
 }
 
-// Equal reports whether r and o are the same rule.
+// WithOrigin returns r, saying it came from o.
+func (r Rule) WithOrigin(o Origin) Rule {
+	r.origin = o
+	return r
+}
+
+// Origin returns where r came from; the zero Origin when it was made in
+// code.
+func (r Rule) Origin() Origin { return r.origin }
+
+// Equal reports whether r and o are the same rule, wherever each came
+// from.
 func (r Rule) Equal(o Rule) bool { return r.tool == o.tool && r.pattern == o.pattern }
 
 // any reports whether the rule covers every input of its tool.

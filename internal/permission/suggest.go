@@ -12,7 +12,9 @@ import (
 // rule per such simple command, a prefix for a program with subcommands
 // (go test ./... gives bash(go test:*), npm run build gives
 // bash(npm run build:*)), else the exact command (echo bench-ok gives
-// bash(echo bench-ok)); for a tool with a path, the tool and that path
+// bash(echo bench-ok)), and a write_file rule for each file a redirection
+// writes inside the workspace (echo x > notes.txt gives bash(echo x) and
+// write_file(notes.txt)); for a tool with a path, the tool and that path
 // (relative to the workspace root, or absolute in an added root); for any
 // other tool, the tool alone. It returns nil when nothing is missing or no
 // rule can express what is (a command whose name is computed at run time, a
@@ -56,21 +58,89 @@ func (p *Policy) SuggestRules(req Request) []Rule {
 	if in.Command == nil {
 		return nil
 	}
-	return p.suggestBash(analyzeBash(*in.Command))
+	return rulesOf(p.suggestBash(analyzeBash(*in.Command)))
+}
+
+// DenyRules returns the rules a "never" answer saves for req: for a bash
+// command, the rules SuggestRules gives for the commands that were the
+// reason to ask, the read-only commands beside them left out (never on
+// rm -rf build && echo cleaned denies rm -rf build, not echo cleaned), and
+// no rule for a redirection's file; when every such command only reads,
+// the rules of them all. For any other tool, SuggestRules' rules.
+func (p *Policy) DenyRules(req Request) []Rule {
+	in := decodeInput(req.Input)
+	if req.External || req.Tool != bashTool {
+		return p.SuggestRules(req)
+	}
+	if in.Command == nil {
+		return nil
+	}
+	var reasons, all []Rule
+	for _, s := range p.suggestBash(analyzeBash(*in.Command)) {
+		if s.path {
+			continue
+		}
+		all = append(all, s.rule)
+		if !s.readOnly {
+			reasons = append(reasons, s.rule)
+		}
+	}
+	if len(reasons) > 0 {
+		return reasons
+	}
+	return all
+}
+
+// suggestion is a rule an answer may save, and what it is for.
+type suggestion struct {
+	rule Rule
+	// readOnly: the rule is for a command that only reads, which a
+	// "never" answer leaves alone when the command it is part of does
+	// more.
+	readOnly bool
+	// path: the rule is a write_file rule for a redirection's file.
+	path bool
+}
+
+func rulesOf(ss []suggestion) []Rule {
+	var out []Rule
+	for _, s := range ss {
+		out = append(out, s.rule)
+	}
+	return out
 }
 
 // suggestBash is SuggestRules for the bash command a: a rule for each
 // command no rule allows yet, unless the rule allowing the command that
-// runs it names it too.
-func (p *Policy) suggestBash(a *shell.Script) []Rule {
+// runs it names it too, or only the project's rules allow it and it
+// writes inside the workspace (which a project's rule does not allow in
+// default mode, the person's does); then a write_file rule for each file
+// a redirection writes inside the workspace that no rule allows, so that
+// the command runs without a question next time in default mode too.
+func (p *Policy) suggestBash(a *shell.Script) []suggestion {
 	if !p.expressible(a) {
 		return nil
 	}
-	var out []Rule
+	acc := p.accesses(a)
+	writes := map[int]bool{}
+	for _, ac := range acc {
+		if ac.class == writeInside && ac.cmd >= 0 {
+			writes[ac.cmd] = true
+		}
+	}
+	var out []suggestion
+	add := func(s suggestion) {
+		for _, o := range out {
+			if o.rule.Equal(s.rule) {
+				return
+			}
+		}
+		out = append(out, s)
+	}
 	rules := make([]*Rule, len(a.Commands))
 	for i := range a.Commands {
 		c := &a.Commands[i]
-		if r, ok := p.allowing(c); ok {
+		if r, ok := p.allowing(c); ok && (r.origin.Kind != FromProject || !writes[i]) {
 			rules[i] = &r
 			continue
 		}
@@ -83,12 +153,18 @@ func (p *Policy) suggestBash(a *shell.Script) []Rule {
 			continue
 		}
 		rules[i] = &r
-		dup := false
-		for _, o := range out {
-			dup = dup || o.Equal(r)
+		add(suggestion{rule: r, readOnly: c.ReadOnly()})
+	}
+	for i := range acc {
+		ac := &acc[i]
+		if ac.cmd >= 0 || ac.class != writeInside || !ac.workspace || ac.pi == nil || ac.pi.rel == "" {
+			continue
 		}
-		if !dup {
-			out = append(out, r)
+		if _, ok := p.allowingPath(ac, true); ok {
+			continue
+		}
+		if r, err := ParseRule("write_file(" + escapeGlob(ac.pi.rel) + ")"); err == nil {
+			add(suggestion{rule: r, path: true})
 		}
 	}
 	return out

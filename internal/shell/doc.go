@@ -39,7 +39,7 @@
 //     program of a wrapper (sudo, env, timeout, nohup, xargs, nice, command,
 //     exec, busybox...), of find's -exec and -execdir ({} a file found; its
 //     files are the ones below find's starting points), of go test's -exec
-//     and -toolexec, of npx, npm exec, pnpm dlx, uv run, git bisect run, tar
+//     and -toolexec, of sort --compress-program, of npx, npm exec, pnpm dlx, uv run, git bisect run, tar
 //     -I. find's -delete is an rm.
 //   - Code in bash is read as a nested script, one level deeper: eval, sh
 //     -c, trap, alias, su -c, flock -c, script -c, watch, sudo -s, find
@@ -66,6 +66,15 @@
 //     and sed's w and r files; go's -o and profiles; git config's file;
 //     curl's and wget's outputs and uploads. A path known only at run time
 //     is a Dynamic Path.
+//
+// [Command.ReadOnly] reports a command that only reads: a program of
+// [ReadOnlyPrograms] (ls, cat, grep, find, git status, git log, jq,
+// sed...) with none of the options that would make it write, run a
+// program or read files named elsewhere (find -exec, sort -o and
+// --compress-program, git --output and --ext-diff, date -s, printf -v,
+// jq -L), no assignment before it, and, for a program whose options can
+// do such things, no glob or computed word that could expand to one (a
+// file named -ofoo in the directory). What it reads is in its Files.
 //
 // [Known] reports the programs the analyser knows: those above, and the
 // harmless ones that name no file and run nothing (echo, printf, test,

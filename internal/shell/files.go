@@ -231,7 +231,7 @@ var filers = map[string]*filer{
 	"chmod":    {opts: opts("cfvR", "changes silent quiet verbose no-preserve-root preserve-root reference: recursive help version"), layout: modes, reads: " reference", target: " reference", tree: "R recursive"},
 	"chown":    {opts: opts("cfvhHLPR", "changes dereference no-dereference from: silent quiet no-preserve-root preserve-root reference: recursive verbose help version"), layout: ownerFirst, reads: " reference", target: " reference", tree: "R recursive"},
 	"chgrp":    {opts: opts("cfvhHLPR", "changes dereference no-dereference silent quiet no-preserve-root preserve-root reference: recursive verbose help version"), layout: ownerFirst, reads: " reference", target: " reference", tree: "R recursive"},
-	"file":     {opts: opts("bcdEhiklLNnprsSvzZ0e:f:F:m:P:", "brief checking-printout exclude: exclude-quiet: files-from: separator: mime mime-type mime-encoding keep-going list dereference magic-file: no-dereference no-pad no-buffer preserve-date parameter: raw special-files uncompress uncompress-noreport print0 help version"), reads: "fm files-from magic-file"},
+	"file":     {opts: opts("bcCdEhiklLNnprsSvzZ0e:f:F:m:P:", "brief checking-printout compile exclude: exclude-quiet: files-from: separator: mime mime-type mime-encoding keep-going list dereference magic-file: no-dereference no-pad no-buffer preserve-date parameter: raw special-files uncompress uncompress-noreport print0 help version"), reads: "fm files-from magic-file"},
 	"stat":     {opts: opts("fLtc:", "dereference file-system format: printf: terse cached: help version")},
 	"xxd":      {opts: opts("abCdeEhiprRuvc:g:l:n:o:s:", ""), layout: inOut},
 	"od":       {opts: opts("bcdfiloqsvxA:j:N:S::t:w::", "address-radix: endian: skip-bytes: read-bytes: strings:: format: output-duplicates width:: traditional help version")},
@@ -255,7 +255,8 @@ var filers = map[string]*filer{
 	"realpath": {opts: opts("eLmPqsz", "canonicalize-existing canonicalize-missing logical physical quiet relative-to: relative-base: strip no-symlinks zero help version"), reads: " relative-to relative-base"},
 	"ls":       {opts: opts("aAbBcCdDfFgGhHiklLmnNopqQrRsStuUvxXZ1I:T:w:", "all almost-all author escape block-size: ignore-backups color:: directory dired classify:: file-type format: full-time group-directories-first no-group human-readable si dereference-command-line dereference-command-line-symlink-to-dir hide: hyperlink:: indicator-style: inode ignore: kibibytes dereference numeric-uid-gid literal hide-control-chars show-control-chars quote-name quoting-style: reverse recursive size sort: time: time-style: tabsize: width: context zero help version"), tree: "R recursive", cwd: true},
 	"du":       {opts: opts("0abcDhHklLmPsSxB:d:t:X:", "null all apparent-size block-size: bytes total dereference-args human-readable inodes dereference count-links max-depth: no-dereference separate-dirs si summarize threshold: time:: time-style: exclude-from: exclude: one-file-system files0-from: help version"), reads: "X exclude-from files0-from", cwd: true},
-	"tree":     {opts: opts("aAcCdDfFgilNpqrstuvxJXo:L:P:I:H:T:", "noreport charset: filelimit: timefmt: sort: dirsfirst filesfirst prune si du help version"), writes: "o", cwd: true},
+	"df":       {opts: opts("ahHiklPTvB:t:x:", "all block-size: human-readable si inodes local no-sync output:: portability print-type sync total type: exclude-type: help version")},
+	"tree":     {opts: opts("aAcCdDfFgilNpqrRstuvxJXo:L:P:I:H:T:", "noreport charset: filelimit: timefmt: sort: dirsfirst filesfirst prune si du help version"), writes: "o", cwd: true},
 	"md5sum":   checksum, "sha1sum": checksum, "sha224sum": checksum, "sha256sum": checksum, "sha384sum": checksum,
 	"sha512sum": checksum, "b2sum": checksum, "cksum": checksum, "sum": {opts: opts("rs", "sysv help version")},
 	"date": {opts: opts("d:f:I::r:Rus:", "date: file: iso-8601:: rfc-3339: reference: rfc-email rfc-822 rfc-2822 universal utc debug resolution set: help version"),
@@ -356,7 +357,14 @@ func jqProgram(x *call) {
 				x.file(i, cw[i], RoleRead)
 			}
 			filter = true
-		case t == "-L" || t == "--indent":
+		case t == "-L" || t == "--library-path":
+			// A directory of modules, which import and include read.
+			if i++; i < len(cw) {
+				x.tree(i, cw[i], RoleRead)
+			}
+		case strings.HasPrefix(t, "-L") || strings.HasPrefix(t, "--library-path="):
+			x.tree(i, valueWord(cw[i], strings.TrimPrefix(strings.TrimPrefix(t, "--library-path="), "-L")), RoleRead)
+		case t == "--indent":
 			i++
 		case strings.HasPrefix(t, "-") && len(t) > 1:
 		case !filter:

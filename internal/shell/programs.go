@@ -33,7 +33,7 @@ func init() {
 		"git": gitProgram, "go": goProgram,
 		"tar": tarProgram, "gtar": tarProgram, "bsdtar": tarProgram, "zip": zipProgram, "unzip": unzipProgram, "rsync": rsyncProgram,
 		"sed": sedProgram, "gsed": sedProgram, "awk": awkProgram, "gawk": awkProgram, "mawk": awkProgram, "nawk": awkProgram,
-		"rg": rgProgram, "dd": dd, "jq": jqProgram, "patch": patchProgram, "mktemp": mktempProgram, "less": lessProgram,
+		"rg": rgProgram, "sort": sortProgram, "dd": dd, "jq": jqProgram, "patch": patchProgram, "mktemp": mktempProgram, "less": lessProgram,
 		"vi": editor, "vim": editor, "nvim": editor, "ex": editor, "ed": editor, "emacs": editor, "nano": editor,
 	}
 	for name := range shells {
@@ -87,7 +87,7 @@ var harmless = map[string]bool{
 	"basename": true, "dirname": true, "seq": true, "yes": true, "tr": true, "expr": true, "exit": true,
 	"return": true, "set": true, "shift": true, "unset": true, "read": true, "wait": true, "getopts": true,
 	"break": true, "continue": true, "umask": true, "id": true, "whoami": true, "uname": true, "nproc": true,
-	"let": true,
+	"let": true, "printenv": true,
 }
 
 // Known reports whether the analyser knows what the program w names does
@@ -118,6 +118,19 @@ func rgProgram(x *call) {
 	filers["rg"].opts.scan(x.cw, 1, true, func(a arg) bool {
 		if a.has && (a.opt == "pre" || a.opt == "hostname-bin") {
 			x.runWords(a.vi, []Word{a.val, {Kind: Dynamic}})
+		}
+		return !a.unsure
+	})
+}
+
+// sortProgram reads sort, a file program whose --compress-program names
+// a program it runs (to compress its temporary files, and with -d to
+// decompress them).
+func sortProgram(x *call) {
+	filers["sort"].files(x)
+	filers["sort"].opts.scan(x.cw, 1, true, func(a arg) bool {
+		if a.has && a.opt == "compress-program" {
+			x.runWords(a.vi, []Word{a.val})
 		}
 		return !a.unsure
 	})

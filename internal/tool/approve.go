@@ -23,11 +23,20 @@ type Question struct {
 	// sandbox refused (one sentence a line, see sandbox.Explain) and a
 	// last line asking whether to run the command again outside it.
 	Reason string
-	// Rules are the rules an Always answer saves (allow) and a Never
-	// answer saves (deny), in rule syntax: bash(go test:*). Empty when
-	// no rule could express the call, and always for
-	// [AskOutsideSandbox]: then only Yes and No are offered.
+	// Rules are the rules an Always answer saves as allow rules, in rule
+	// syntax: bash(go test:*), and write_file(notes.txt) for a file a
+	// redirection writes. Empty when no rule could express the call, and
+	// always for [AskOutsideSandbox]: then only Yes and No are offered.
 	Rules []string
+	// DenyRules are the rules a Never answer saves as deny rules: those
+	// of Rules for the parts that were the reason to ask (never on
+	// rm -rf build && echo cleaned denies rm -rf build, not echo
+	// cleaned). Empty exactly when Rules is.
+	DenyRules []string
+	// SaveTo is where Always and Never keep their rules, for people: the
+	// person's answers file (~/.config/rein/projects.toml); empty when
+	// Rules is, or when the runtime keeps them for this session only.
+	SaveTo string
 	// Preview is what the call would change, for [AskPermission]: for
 	// edit_file and write_file the unified diff of the file as it is now
 	// against what the call would make of it (all lines added for a new
@@ -67,9 +76,10 @@ const (
 	// Yes allows this intent only.
 	Yes
 	// Always allows it and saves Question.Rules as allow rules in the
-	// project's .rein/config.toml, so that it is not asked again.
+	// person's answers file (Question.SaveTo), for this project, so that
+	// it is not asked again.
 	Always
-	// Never denies it and saves Question.Rules as deny rules.
+	// Never denies it and saves Question.DenyRules as deny rules there.
 	Never
 )
 

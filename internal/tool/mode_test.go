@@ -1,10 +1,12 @@
 package tool
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rein-agent/rein/internal/config"
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
@@ -70,7 +72,7 @@ func TestSavedRuleKeepsContainment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := New(reg, policy.WithContainment(box), &Options{ProjectDir: dir})
+	rt, err := New(reg, policy.WithContainment(box), &Options{Answers: config.Answers{File: filepath.Join(t.TempDir(), config.AnswersFile), Project: dir}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,9 +33,10 @@ type Options struct {
 	// cannot ask (headless): an ask is recorded as a deny by "headless",
 	// whose reason says how to allow it next time.
 	Approver Approver
-	// ProjectDir is where Always and Never answers save their rules
-	// (ProjectDir/.rein/config.toml); empty means the workspace root.
-	ProjectDir string
+	// Answers is where Always and Never answers keep their rules: the
+	// person's answers file and the project's directory (see
+	// config.Answers). The zero value keeps them for this runtime only.
+	Answers config.Answers
 	// ArtifactDir is where whole outputs are kept (one file per
 	// invocation): those that do not fit in an observation, and those of
 	// at least Limits.ArtifactMinBytes; empty means they are not kept.
@@ -121,9 +122,6 @@ func New(reg *registry.Registry, policy *permission.Policy, opts *Options) (*Run
 	}
 	if rt.opts.DefaultTimeout <= 0 {
 		rt.opts.DefaultTimeout = defaultTimeout
-	}
-	if rt.opts.ProjectDir == "" {
-		rt.opts.ProjectDir = policy.Workspace().Root()
 	}
 	if rt.opts.Logger == nil {
 		rt.opts.Logger = slog.New(slog.DiscardHandler)
@@ -501,9 +499,19 @@ func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.Tool
 	}
 	q := Question{IntentID: in.ID, Tool: t.Name, Subject: subject(in.Input), Input: in.Input, Reason: v.Reason,
 		Preview: rt.preview(t, in.Input)}
-	rules := policy.SuggestRules(req)
-	for _, r := range rules {
+	allow := policy.SuggestRules(req)
+	var deny []permission.Rule
+	if len(allow) > 0 {
+		deny = policy.DenyRules(req)
+		if rt.opts.Answers.File != "" {
+			q.SaveTo = config.Shorten(rt.opts.Answers.File)
+		}
+	}
+	for _, r := range allow {
 		q.Rules = append(q.Rules, r.String())
+	}
+	for _, r := range deny {
+		q.DenyRules = append(q.DenyRules, r.String())
 	}
 	reply, err := rt.opts.Approver.Approve(ctx, q)
 	if err != nil {
@@ -511,7 +519,7 @@ func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.Tool
 		// ask, with the hint of how to allow it.
 		return policy.ForHeadless(v, req), "", true, nil
 	}
-	v = rt.answered(reply.Answer, rules)
+	v = rt.answered(reply.Answer, allow, deny)
 	said = saidOf(reply)
 	if said != "" && reply.Answer == No {
 		v.Reason = saidNo
@@ -539,6 +547,14 @@ func withSaid(text, said string) string {
 		return text
 	}
 	return withLine(text, "The user said: "+said)
+}
+
+// saveTo says, for people, where answers keep their rules.
+func (rt *Runtime) saveTo() string {
+	if rt.opts.Answers.File == "" {
+		return "for this session only"
+	}
+	return config.Shorten(rt.opts.Answers.File)
 }
 
 // byHook is the verdict once the PreToolUse hooks decided o over the
@@ -573,28 +589,33 @@ func hookMayAllow(v permission.Verdict) bool {
 	return v.Decision == contract.Allow || v.Decision == contract.Ask && v.By == permission.ByMode && !v.Firm
 }
 
-// answered is the verdict of a person's answer.
-func (rt *Runtime) answered(answer Answer, rules []permission.Rule) permission.Verdict {
+// answered is the verdict of a person's answer; allow and deny are the
+// rules an Always and a Never answer save.
+func (rt *Runtime) answered(answer Answer, allow, deny []permission.Rule) permission.Verdict {
 	switch answer {
 	case Yes:
 		return permission.Verdict{Decision: contract.Allow, By: permission.ByUser, Reason: "The user allowed it once."}
 	case Always, Never:
-		d, verb := contract.Allow, "allowed"
+		d, verb, rules := contract.Allow, "allowed", allow
 		if answer == Never {
-			d, verb = contract.Deny, "denied"
+			d, verb, rules = contract.Deny, "denied", deny
 		}
 		saved, err := rt.save(d, rules)
 		v := permission.Verdict{Decision: d, By: permission.ByUser, Rule: strings.Join(saved, ", ")}
+		where := rt.saveTo()
+		if rt.opts.Answers.File != "" {
+			where = "in " + where
+		}
 		switch {
 		case err != nil && len(saved) > 0:
-			v.Reason = "The user " + verb + " it and saved " + strings.Join(saved, ", ") + " in " + config.ProjectFile +
+			v.Reason = "The user " + verb + " it and saved " + strings.Join(saved, ", ") + " " + where +
 				", but not the rest: " + err.Error()
 		case err != nil:
 			v.Reason = "The user " + verb + " it, but the rule could not be saved: " + err.Error()
 		case len(saved) == 0:
 			v.Reason = "The user " + verb + " it; no rule could express it, so it will be asked again."
 		default:
-			v.Reason = "The user " + verb + " it and saved " + strings.Join(saved, ", ") + " in " + config.ProjectFile + "."
+			v.Reason = "The user " + verb + " it and saved " + strings.Join(saved, ", ") + " " + where + "."
 		}
 		if d == contract.Deny {
 			v.Reason += " Do not try to get around this denial; ask the user what they want instead."
@@ -605,33 +626,38 @@ func (rt *Runtime) answered(answer Answer, rules []permission.Rule) permission.V
 		Reason: "The user said no. Do not retry the same call; change your approach or ask the user."}
 }
 
-// save writes rules to the list of d (allow or deny) of the project's
-// configuration and adds them to the policy in force. It returns the rules
-// saved, and why the others were not: those saved before a failure are in
-// force too.
+// save keeps rules in the list of d (allow or deny) of the person's
+// answers for this project, and adds them to the policy in force, with
+// the answers' origin. It returns the rules saved, and why the others
+// were not: those saved before a failure are in force too. With no
+// answers file, the rules are in force for this runtime only.
 func (rt *Runtime) save(d contract.Decision, rules []permission.Rule) ([]string, error) {
 	if len(rules) == 0 {
 		return nil, nil
 	}
 	var saved []string
 	var serr error
-	for i, r := range rules {
-		if serr = config.SaveRule(rt.opts.ProjectDir, d, r); serr != nil {
-			// The rules saved before this one are in the file: they are
-			// in force from now on too, as they will be next time.
-			rules = rules[:i]
-			break
+	origin := permission.Origin{Kind: permission.FromAnswers, File: rt.opts.Answers.File}
+	kept := make([]permission.Rule, 0, len(rules))
+	for _, r := range rules {
+		if rt.opts.Answers.File != "" {
+			if serr = rt.opts.Answers.Save(d, r); serr != nil {
+				// The rules saved before this one are in the file: they
+				// are in force from now on too, as they will be next time.
+				break
+			}
 		}
+		kept = append(kept, r.WithOrigin(origin))
 		saved = append(saved, r.String())
 	}
-	if len(rules) == 0 {
+	if len(kept) == 0 {
 		return saved, serr
 	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	extra := permission.Rules{Allow: rules}
+	extra := permission.Rules{Allow: kept}
 	if d == contract.Deny {
-		extra = permission.Rules{Deny: rules}
+		extra = permission.Rules{Deny: kept}
 	}
 	p, err := permission.New(rt.policy.Mode(), rt.policy.Rules().Merge(extra), rt.policy.Workspace())
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -366,13 +367,16 @@ func TestApprover(t *testing.T) {
 	shell.InputSchema = json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}}}`)
 	var asked []Question
 	answers := []Answer{No, Yes, Always}
+	file := filepath.Join(t.TempDir(), "rein", config.AnswersFile)
 	opts := &Options{Approver: ApproverFunc(func(_ context.Context, q Question) (Answer, error) {
 		asked = append(asked, q)
 		a := answers[0]
 		answers = answers[1:]
 		return a, nil
 	})}
+	opts.Answers.File = file
 	f := newFixture(t, permission.Default, nil, opts, shell)
+	f.rt.opts.Answers.Project = f.dir
 	cmd := `{"command":"go test ./..."}`
 	f.run(t, t.Context(), intent("int_1", "bash", cmd))
 	f.run(t, t.Context(), intent("int_2", "bash", cmd))
@@ -381,7 +385,8 @@ func TestApprover(t *testing.T) {
 	if len(asked) != 3 {
 		t.Fatalf("asked %d times, want 3", len(asked))
 	}
-	if q := asked[0]; q.Tool != "bash" || q.Subject != "go test ./..." || len(q.Rules) == 0 {
+	if q := asked[0]; q.Tool != "bash" || q.Subject != "go test ./..." || len(q.Rules) == 0 || q.SaveTo != config.Shorten(file) ||
+		!slices.Equal(q.DenyRules, q.Rules) {
 		t.Errorf("question = %+v", q)
 	}
 	for id, want := range map[string]contract.Decision{"int_1": contract.Deny, "int_2": contract.Allow, "int_3": contract.Allow, "int_4": contract.Allow} {
@@ -392,16 +397,53 @@ func TestApprover(t *testing.T) {
 	if p := f.sink.permission("int_4"); p.By != permission.ByRule || p.Rule != "bash(go test:*)" {
 		t.Errorf("after always: %+v, want by rule bash(go test:*)", p)
 	}
-	c, err := config.Load(config.Paths{Project: filepath.Join(f.dir, config.ProjectFile)})
+	// The answer's verdict names the rule and the file.
+	if p := f.sink.permission("int_3"); p.By != permission.ByUser || !strings.Contains(p.Reason, "saved bash(go test:*) in "+config.Shorten(file)) {
+		t.Errorf("always: %+v", p)
+	}
+	// The rule is the person's, in their answers file, for this project;
+	// nothing went into the project.
+	rules, err := config.Answers{File: file, Project: f.dir}.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules, err := permission.ParseRules(c.Permissions.Allow)
-	if err != nil {
-		t.Fatal(err)
+	if len(rules.Allow) != 1 || rules.Allow[0].String() != "bash(go test:*)" || len(rules.Ask)+len(rules.Deny) != 0 {
+		t.Errorf("saved rules = %+v", rules)
 	}
-	if len(rules) != 1 || rules[0].String() != "bash(go test:*)" || len(c.Permissions.Ask)+len(c.Permissions.Deny) != 0 {
-		t.Errorf("saved rules = %+v", c.Permissions)
+	if _, err := os.Stat(filepath.Join(f.dir, ".rein")); err == nil {
+		t.Errorf("the answer wrote into the project's .rein")
+	}
+	if r := f.rt.Policy().Rules().Allow; len(r) != 1 || r[0].Origin().Kind != permission.FromAnswers || r[0].Origin().File != file {
+		t.Errorf("rules in force = %+v", r)
+	}
+}
+
+// Never on a compound command denies the part that was the reason to ask:
+// the read-only command beside it still runs; without an answers file the
+// rule holds for the session, and the verdict says so.
+func TestNeverOnACompound(t *testing.T) {
+	shell := echo("bash", registry.RiskExecute, registry.Exclusive, nil)
+	shell.InputSchema = json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}}}`)
+	var asked []Question
+	opts := &Options{Approver: ApproverFunc(func(_ context.Context, q Question) (Answer, error) {
+		asked = append(asked, q)
+		return Never, nil
+	})}
+	f := newFixture(t, permission.Default, []string{"bash(echo cleaned)"}, opts, shell)
+	f.run(t, t.Context(), intent("int_1", "bash", `{"command":"rm -rf build && echo cleaned"}`))
+	if len(asked) != 1 || !slices.Equal(asked[0].DenyRules, []string{"bash(rm -rf build)"}) || asked[0].SaveTo != "" {
+		t.Fatalf("asked %+v", asked)
+	}
+	p := f.sink.permission("int_1")
+	if p.Decision != contract.Deny || p.Rule != "bash(rm -rf build)" || !strings.Contains(p.Reason, "saved bash(rm -rf build) for this session only") {
+		t.Errorf("never: %+v", p)
+	}
+	f.run(t, t.Context(), intent("int_2", "bash", `{"command":"echo cleaned"}`), intent("int_3", "bash", `{"command":"rm -rf build"}`))
+	if p := f.sink.permission("int_2"); p.Decision != contract.Allow {
+		t.Errorf("echo cleaned after never: %+v", p)
+	}
+	if p := f.sink.permission("int_3"); p.Decision != contract.Deny || p.By != permission.ByRule {
+		t.Errorf("rm -rf build after never: %+v", p)
 	}
 }
 

@@ -123,7 +123,15 @@ func (m *model) dialog(q *question, room int) string {
 		opts := []string{"y", "yes", "n", "no"}
 		if len(q.q.Rules) > 0 {
 			rules := rulesText(q.q.Rules, w)
-			opts = append(opts, "a", "always: allow "+rules+" (saved in .rein/config.toml)", "d", "never: deny "+rules)
+			deny := rules
+			if len(q.q.DenyRules) > 0 {
+				deny = rulesText(q.q.DenyRules, w)
+			}
+			where := " (this session only)"
+			if q.q.SaveTo != "" {
+				where = " (saved in " + printable.Line(q.q.SaveTo) + ")"
+			}
+			opts = append(opts, "a", "always: allow "+rules+where, "d", "never: deny "+deny+where)
 		}
 		opts = append(opts, "t", "no, and tell the model what to do instead")
 		keys = keysLine(th, w, opts...)

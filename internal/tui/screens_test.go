@@ -79,6 +79,7 @@ func TestScreenApprovalWithDiff(t *testing.T) {
 	reply := make(chan kernel.Reply, 1)
 	q := kernel.Question{Tool: "edit_file", Subject: "stats.go", Reason: "edit_file on stats.go is not covered by any rule",
 		Rules:   []string{"edit_file(stats.go)"},
+		SaveTo:  "~/.config/rein/projects.toml",
 		Preview: "--- stats.go\n+++ stats.go\n@@ -3,3 +3,6 @@\n func Mean(xs []float64) float64 {\n+\tif len(xs) == 0 {\n+\t\treturn 0\n+\t}\n \treturn sum(xs) / float64(len(xs))\n"}
 	h.send(askMsg{&question{q: q, reply: reply}})
 	h.golden("approval-edit")
@@ -98,7 +99,8 @@ func TestScreenApprovalCommand(t *testing.T) {
 	h.m.activityAt = h.m.started
 	reply := make(chan kernel.Reply, 2)
 	long := "rm -rf build && go build -o build/app ./cmd/app && ./build/app --config testdata/config.toml --verbose --output build/report.txt"
-	h.send(askMsg{&question{q: kernel.Question{Tool: "bash", Subject: long, Reason: "`rm -rf build` is not covered by any rule", Rules: []string{"bash(rm -rf build)"}}, reply: reply}})
+	h.send(askMsg{&question{q: kernel.Question{Tool: "bash", Subject: long, Reason: "`rm -rf build` is not covered by any rule", Rules: []string{"bash(rm -rf build)"},
+		SaveTo: "~/.config/rein/projects.toml"}, reply: reply}})
 	h.send(askMsg{&question{q: kernel.Question{Tool: "bash", Subject: "ls"}, reply: reply}})
 	h.golden("approval-command")
 	h.later(time.Second)
