@@ -22,13 +22,13 @@ func Modes() []string {
 func ModeMeaning(mode string) string {
 	switch permission.Mode(mode) {
 	case permission.AcceptEdits:
-		return "edits in the workspace, and the commands the sandbox contains, run without asking; the rest asks"
+		return "reads, edits in the workspace and the commands the sandbox contains run without asking; other commands ask"
 	case permission.Plan:
-		return "read-only: the model can look, not change"
+		return "read-only: the model can look, not change; edits and commands are refused"
 	case permission.Yolo:
 		return "everything runs without asking (still recorded, still sandboxed)"
 	}
-	return "reads run; edits and commands ask"
+	return "reads and read-only commands run; edits and other commands ask"
 }
 
 // InitPrompt is what /init sends the model: write an AGENTS.md for the

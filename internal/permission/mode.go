@@ -14,10 +14,13 @@ type Mode string
 // The permission modes, from the most to the least careful (plan aside,
 // which is a ceiling rather than a default).
 const (
-	// Default allows reads; writes, commands and network access ask.
+	// Default allows reads, and the commands that only read (inside the
+	// workspace, in a sandbox); writes, other commands and network access
+	// ask.
 	Default Mode = "default"
-	// AcceptEdits also allows file edits inside the workspace; commands
-	// still ask.
+	// AcceptEdits also allows file edits inside the workspace, and the
+	// commands whose every effect rein can see and a sandbox contains;
+	// other commands ask.
 	AcceptEdits Mode = "accept-edits"
 	// Plan is read-only: every tool that is not a read (read-only and of
 	// read risk) is denied, even when an allow rule matches, and hidden
