@@ -39,6 +39,7 @@ func builtinTable() []builtin {
 		{"cost", "", "the tokens and cost of this session", false, (*model).cost},
 		{"diff", "", "what this session's edits changed in the workspace, from the log", false, (*model).diff},
 		{"status", "", "provider, endpoint, model and window, configuration, sandbox, instructions", false, (*model).status},
+		{"permissions", "", "the permission rules in force, and the file each came from", false, (*model).permissions},
 		{"mcp", "", "the MCP servers: state, tools, the file each comes from, what failed", false, (*model).mcp},
 		{"hooks", "", "the hooks that run around prompts and tool calls, and the file each comes from", false, (*model).hooks},
 		{"skills", "", "the skills the model is told of, and where each was found", false, (*model).skills},
@@ -235,6 +236,33 @@ func (m *model) init(string) tea.Cmd {
 }
 
 func (m *model) exit(string) tea.Cmd { return m.leave() }
+
+// permissions prints the rules in force, deny first (deny wins, then ask,
+// then allow), each with the file it came from, and where an answer's
+// rules go.
+func (m *model) permissions(string) tea.Cmd {
+	th := m.theme
+	var b strings.Builder
+	b.WriteString(th.Bold.Render("Permissions") + th.Dim.Render(" · mode "+m.rt.Mode()+": "+modeMeaning(m.rt.Mode())) + "\n")
+	rules := m.rt.Rules()
+	if len(rules) == 0 {
+		b.WriteString(th.Dim.Render("  no rules: the mode decides; an answer's always or never adds one") + "\n")
+	}
+	for _, r := range rules {
+		from := r.File
+		switch {
+		case r.Origin == "flag":
+			from = "a flag (--allow, --deny)"
+		case r.Origin == "answers":
+			from += " (your answers)"
+		case from == "" && r.Origin == "":
+			from = "rein's own (this session)"
+		}
+		b.WriteString(row(m.width, 8, "  "+string(r.Decision), printable.Line(r.Rule)+" · "+printable.Line(from), th) + "\n")
+	}
+	m.print(strings.TrimSuffix(b.String(), "\n"))
+	return m.flushPrint()
+}
 
 // row renders a key and what it is, the key padded to col columns and
 // the rest word-wrapped under itself, in width.

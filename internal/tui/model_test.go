@@ -36,6 +36,7 @@ type fakeRuntime struct {
 	usage   contract.Totals
 	past    []contract.Envelope
 	cur     kernel.Current
+	rules   []kernel.Rule
 }
 
 func (f *fakeRuntime) play(ctx context.Context, text string) iter.Seq2[contract.Envelope, error] {
@@ -97,6 +98,7 @@ func (f *fakeRuntime) SwitchModel(ctx context.Context, spec string) error {
 }
 func (f *fakeRuntime) Current() kernel.Current { return f.cur }
 func (f *fakeRuntime) Known() []string         { return []string{"gpt-5", "claude-sonnet-4-5"} }
+func (f *fakeRuntime) Rules() []kernel.Rule    { return f.rules }
 func (f *fakeRuntime) State() state.State      { return state.State{Session: "ses_test", Usage: f.usage} }
 func (f *fakeRuntime) Session() string         { return "ses_test" }
 

@@ -395,3 +395,29 @@ func TestLongCommandDialog(t *testing.T) {
 		t.Errorf("v did not print the whole command")
 	}
 }
+
+// /permissions lists the rules in force, deny first, each with the file
+// it came from.
+func TestPermissionsListsTheRulesAndTheirFiles(t *testing.T) {
+	rt := &fakeRuntime{rules: []kernel.Rule{
+		{Decision: contract.Deny, Rule: "bash(git push:*)", Origin: "user", File: "/home/ada/.config/rein/config.toml"},
+		{Decision: contract.Allow, Rule: "bash(go test:*)", Origin: "project", File: "/work/app/.rein/config.toml"},
+		{Decision: contract.Allow, Rule: "bash(touch m1)", Origin: "answers", File: "/home/ada/.config/rein/projects.toml"},
+		{Decision: contract.Allow, Rule: "edit_file(docs/**)", Origin: "flag"},
+	}}
+	h := newHarness(t, 100, rt)
+	h.typeText("/permissions")
+	h.key("enter")
+	got := h.screenText()
+	for _, want := range []string{
+		"Permissions · mode default",
+		"deny  bash(git push:*) · /home/ada/.config/rein/config.toml",
+		"allow bash(go test:*) · /work/app/.rein/config.toml",
+		"allow bash(touch m1) · /home/ada/.config/rein/projects.toml (your answers)",
+		"allow edit_file(docs/**) · a flag (--allow, --deny)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("/permissions lacks %q:\n%s", want, got)
+		}
+	}
+}

@@ -41,6 +41,7 @@ type Runtime interface {
 	SwitchModel(ctx context.Context, spec string) error
 	Current() kernel.Current
 	Known() []string
+	Rules() []kernel.Rule
 	State() state.State
 	Session() string
 }
