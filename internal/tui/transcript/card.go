@@ -22,6 +22,7 @@ type card struct {
 	refusal string // why validation or permission refused it, "" if not
 	denied  bool   // refused by permission (a warning), not validation (an error)
 	asking  bool   // waiting for a person's approval
+	saved   string // what an "always" answer saved, and where
 	started time.Time
 	running bool
 	// tail holds the end of the output streamed so far (made printable).
@@ -61,6 +62,9 @@ func (t *Transcript) tool(env contract.Envelope) []string {
 		c.asking = e.Decision == contract.Ask
 		if e.Decision == contract.Deny {
 			c.refusal, c.denied = denialReason(e), true
+		}
+		if e.Decision == contract.Allow && e.By == "user" && e.Rule != "" {
+			c.saved = answerNote(e)
 		}
 	case *contract.InvocationStarted:
 		c := t.card(e.IntentID)
@@ -155,6 +159,8 @@ func denialReason(e *contract.ToolPermission) string {
 		r = "not allowed"
 	}
 	switch {
+	case e.By == "user" && e.Rule != "":
+		return answerNote(e)
 	case e.Rule != "":
 		return r + " (by rule " + e.Rule + ")"
 	case e.By == "user" && e.Rule == "" && e.Message != "":
@@ -165,6 +171,25 @@ func denialReason(e *contract.ToolPermission) string {
 		return "you said no"
 	case e.By != "":
 		return r + " (by " + e.By + ")"
+	}
+	return r
+}
+
+// answerNote says to the person what their "always" or "never" answer
+// did: which rules it saved, and where (the reason the runtime records
+// says it to the model, in its words).
+func answerNote(e *contract.ToolPermission) string {
+	r, _, _ := strings.Cut(e.Reason, " Do not try")
+	r = strings.TrimSuffix(strings.TrimSpace(r), ".")
+	for _, p := range [][2]string{
+		{"The user allowed it and saved ", "always: saved "},
+		{"The user denied it and saved ", "never: saved "},
+		{"The user allowed it", "always"},
+		{"The user denied it", "never"},
+	} {
+		if rest, ok := strings.CutPrefix(r, p[0]); ok {
+			return p[1] + rest
+		}
 	}
 	return r
 }

@@ -30,6 +30,9 @@ const (
 // came of it. obs is nil when the run ended before the observation.
 func (c *card) finished(v view, obs *contract.Observation) string {
 	out := []string{c.header(v)}
+	if c.saved != "" {
+		out = append(out, branch(v, v.th.Dim, c.saved))
+	}
 	switch {
 	case c.refusal != "":
 		out = append(out, c.refusalLine(v))

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -247,5 +248,37 @@ func TestDeniedByThePersonWithAMessage(t *testing.T) {
 	got := denialReason(&contract.ToolPermission{Decision: contract.Deny, By: "user", Reason: "The user said no, and said what to do instead.", Message: "use the helper"})
 	if got != "you said no: use the helper" {
 		t.Errorf("denialReason = %q", got)
+	}
+}
+
+// An "always" or a "never" says, once answered, which rules it saved and
+// where, in the person's words.
+func TestAnswerSaysWhatItSaved(t *testing.T) {
+	for _, tc := range []struct {
+		e    contract.ToolPermission
+		want string
+	}{
+		{contract.ToolPermission{Decision: contract.Allow, By: "user", Rule: "bash(touch:*)",
+			Reason: "The user allowed it and saved bash(touch:*) in ~/.config/rein/projects.toml."},
+			"always: saved bash(touch:*) in ~/.config/rein/projects.toml"},
+		{contract.ToolPermission{Decision: contract.Deny, By: "user", Rule: "bash(rm -rf build)",
+			Reason: "The user denied it and saved bash(rm -rf build) for this session only. Do not try to get around this denial; ask the user what they want instead."},
+			"never: saved bash(rm -rf build) for this session only"},
+	} {
+		if got := answerNote(&tc.e); got != tc.want {
+			t.Errorf("answerNote = %q, want %q", got, tc.want)
+		}
+	}
+	tr := New(Options{Width: 100})
+	var out []string
+	for _, e := range []contract.Event{
+		&contract.IntentProposed{ToolIntent: contract.ToolIntent{ID: "i1", ToolName: "bash", Input: json.RawMessage(`{"command":"touch m1"}`)}},
+		&contract.ToolPermission{IntentID: "i1", Decision: contract.Allow, By: "user", Rule: "bash(touch m1)", Reason: "The user allowed it and saved bash(touch m1) in ~/.config/rein/projects.toml."},
+		&contract.ToolObservation{Observation: contract.Observation{IntentID: "i1", ToolName: "bash", OK: true, Text: "exit code: 0\n"}},
+	} {
+		out = append(out, tr.Apply(contract.Envelope{Data: e})...)
+	}
+	if got := strings.Join(out, "\n"); !strings.Contains(got, "⎿ always: saved bash(touch m1) in ~/.config/rein/projects.toml") {
+		t.Errorf("the card does not say what always saved:\n%s", got)
 	}
 }
