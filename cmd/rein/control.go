@@ -153,16 +153,18 @@ func (w *switching) known(primary kernel.Model, fallbacks []kernel.Model) []stri
 }
 
 // about returns the facts /status shows of a session: its provider,
-// endpoint, model and window, the configuration files in effect, its
+// endpoint, model and window, the configuration files there are now (the
+// person's, their answers', the project's: one made during the session
+// is seen, an answer's rules being in force at once), its
 // sandbox line, and the instructions its system prompt holds (see
 // instructionFacts).
-func about(m kernel.Model, cfgPaths config.Paths, sandboxLine string, env kernel.Environment, system string) []cli.Fact {
+func about(m kernel.Model, cfgPaths config.Paths, answers, sandboxLine string, env kernel.Environment, system string) []cli.Fact {
 	endpoint := "none (a script plays the model)"
 	if a, ok := adapters[m.Name]; ok {
 		endpoint = cmp.Or(m.BaseURL, a.defaultBaseURL) // recordable: no credential
 	}
 	var files []string
-	for _, p := range []string{cfgPaths.User, cfgPaths.Project} {
+	for _, p := range []string{cfgPaths.User, answers, cfgPaths.Project} {
 		if p == "" {
 			continue
 		}

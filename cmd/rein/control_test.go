@@ -66,8 +66,19 @@ func TestAboutAndSwitchOfAScriptedSession(t *testing.T) {
 		{Key: "sandbox", Value: strings.TrimPrefix(cs.Sandbox, "sandbox: ")},
 		{Key: "instructions", Value: filepath.Join(spec.Cwd, "AGENTS.md") + " (32 bytes)"},
 	}
-	if d := cmp.Diff(want, cs.About); d != "" {
+	if d := cmp.Diff(want, cs.About()); d != "" {
 		t.Errorf("About mismatch (-want +got):\n%s", d)
+	}
+	// A file made during the session (an answer's rules, say) is seen by
+	// the next /status.
+	answers := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "rein", "projects.toml")
+	if err := os.WriteFile(answers, []byte("# answers\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want[3].Value = filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "rein", "config.toml") + ", " + answers + ", " +
+		filepath.Join(spec.Cwd, ".rein", "config.toml")
+	if d := cmp.Diff(want, cs.About()); d != "" {
+		t.Errorf("About after the answers file was made, mismatch (-want +got):\n%s", d)
 	}
 	if d := cmp.Diff([]string{"scripted", "small"}, k.Known()); d != "" {
 		t.Errorf("Known() mismatch (-want +got):\n%s", d)
@@ -132,7 +143,8 @@ func TestAboutAndSwitchOfAScriptedSession(t *testing.T) {
 	}
 	wantFact := cli.Fact{Key: "instructions", Value: filepath.Join(spec.Cwd, "AGENTS.md") +
 		" (not in this session's prompt, which keeps the instructions it started with)"}
-	if got := rs.About[len(rs.About)-1]; got != wantFact {
+	if facts := rs.About(); facts[len(facts)-1] != wantFact {
+		got := facts[len(facts)-1]
 		t.Errorf("the resumed session's instructions fact = %+v, want %+v", got, wantFact)
 	}
 }

@@ -484,7 +484,9 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	system := cmp.Or(sess.State.System, opts.System) // a resumed session keeps the prompt its log recorded
 	models := offeredModels(m, opts.Known)
 	return &cli.Session{Runtime: k, Dir: sess.Dir, Close: closeAll, Sandbox: box.describe(), Notify: set.notify, Models: models,
-		About: about(m, config.DefaultPaths(set.cwd), box.describe(), env, system), Readable: readable(tools, reg),
+		About: func() []cli.Fact {
+			return about(m, config.DefaultPaths(set.cwd), set.answers, box.describe(), env, system)
+		}, Readable: readable(tools, reg),
 		Extensions: set.ext.facts, Ready: set.ext.ready}, nil
 }
 

@@ -148,12 +148,14 @@ type Session struct {
 	// ("sandbox: workspace-write (...)", "sandbox: off; ..."), said at the
 	// start; empty says nothing.
 	Sandbox string
-	// About are the facts /status shows, in order: provider, endpoint,
-	// model and window, the configuration files in effect, the sandbox,
-	// the files of instructions the system prompt holds (AGENTS.md,
-	// CLAUDE.md: the first keyed "instructions", one a fact, with their
-	// bytes and what was cut); nil shows what the runtime itself knows.
-	About []Fact
+	// About returns the facts /status shows, in order: provider,
+	// endpoint, model and window, the configuration files (a file made
+	// during the session, an answer's, included), the sandbox, the files
+	// of instructions the system prompt holds (AGENTS.md, CLAUDE.md: the
+	// first keyed "instructions", one a fact, with their bytes and what
+	// was cut); nil shows what the runtime itself knows. It is called
+	// each time /status is.
+	About func() []Fact
 	// Readable, when set, says whether the person may attach the file at
 	// an absolute path to a message (@path): the session's read rules;
 	// safe to call from any goroutine.

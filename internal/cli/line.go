@@ -446,8 +446,8 @@ func (l *lineMode) status(context.Context, string) (bool, error) {
 	if c != nil {
 		cur = c.Current()
 	}
-	if len(l.s.About) > 0 {
-		facts = append(facts, l.s.About...)
+	if l.s.About != nil {
+		facts = append(facts, l.s.About()...)
 	} else {
 		facts = append(facts, Fact{"provider", cur.Provider}, Fact{"model", cur.Model})
 		if cur.BaseURL != "" {

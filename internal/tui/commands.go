@@ -99,7 +99,12 @@ func (m *model) dispatch(sub composer.Submission) tea.Cmd {
 			return m.send(composer.Submission{Text: prompt, Display: sub.Display})
 		}
 	}
-	m.print(transcript.Note("warn", fmt.Sprintf("unknown command /%s: nothing was sent (/help lists the commands; //%s sends the text as it is)", printable.Line(name), printable.Line(name)), m.width, m.theme))
+	m.print(transcript.Note("warn", fmt.Sprintf("unknown command /%s: nothing was sent (/help lists the commands; //%s sends the text as it is); your text is back in the composer", printable.Line(name), printable.Line(name)), m.width, m.theme))
+	if m.comp.Empty() {
+		// What was typed is the person's: a typo must not cost it.
+		m.comp.SetValue(sub.Entry)
+		m.compDirty = true
+	}
 	return m.flushPrint()
 }
 
@@ -205,8 +210,8 @@ func (m *model) cost(string) tea.Cmd {
 func (m *model) status(string) tea.Cmd {
 	cur := m.rt.Current()
 	facts := []Fact{{"session", m.rt.Session()}, {"directory", m.sess.Dir}}
-	if len(m.sess.About) > 0 {
-		facts = append(facts, m.sess.About...)
+	if about := m.sess.About; about != nil {
+		facts = append(facts, about()...)
 	} else {
 		facts = append(facts, Fact{"provider", cur.Provider}, Fact{"model", cur.Model})
 		if cur.BaseURL != "" {

@@ -21,7 +21,8 @@ func (m *model) hooks(string) tea.Cmd {
 }
 
 func (m *model) skills(string) tea.Cmd {
-	return m.extensions("skills", "Skills", "no skills: a directory with a SKILL.md under .rein/skills/ or ~/.config/rein/skills/")
+	return m.extensions("skills", "Skills", "no skills: rein reads each directory holding a SKILL.md under the project's "+
+		".rein/skills/, .claude/skills/ and .codex/skills/, then your ~/.config/rein/skills/, ~/.claude/skills/ and ~/.codex/skills/")
 }
 
 // extensions prints the lines of kind under title, or none when there

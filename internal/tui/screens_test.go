@@ -202,9 +202,16 @@ func TestShiftTab(t *testing.T) {
 func TestCommands(t *testing.T) {
 	rt := &fakeRuntime{}
 	h := newHarness(t, 100, rt)
-	for _, line := range []string{"/help", "/nosuch", "/cost", "/status", "/mode plan", "/model gpt-5"} {
+	for _, line := range []string{"/help", "/nosuch bar", "/cost", "/status", "/mode plan", "/model gpt-5"} {
 		h.typeText(line)
 		h.key("enter")
+		if line == "/nosuch bar" {
+			// An unknown command keeps what was typed.
+			if v := h.m.comp.Value(); v != line {
+				t.Errorf("after an unknown command the composer holds %q, want %q", v, line)
+			}
+			h.key("ctrl+c")
+		}
 	}
 	if len(rt.sent) != 0 {
 		t.Fatalf("a command was sent to the model: %q", rt.sent)

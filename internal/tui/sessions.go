@@ -126,7 +126,7 @@ func (p *picker) view(m *model) string {
 	lo := max(0, min(p.at-4, len(p.items)-10))
 	for i := lo; i < min(len(p.items), lo+10); i++ {
 		s := p.items[i]
-		line := fmt.Sprintf("%s  %-9s  %s", ago(s.LastActivity, m.now()), s.Outcome, firstLine(s.FirstPrompt))
+		line := fmt.Sprintf("%s  %s  %s", s.ID, ago(s.LastActivity, m.now()), firstLine(s.FirstPrompt))
 		line = truncate(printable.Line(line), m.width-4)
 		if i == p.at {
 			b.WriteString(th.Accent.Render("› "+line) + "\n")

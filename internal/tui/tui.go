@@ -50,10 +50,11 @@ type Runtime interface {
 type Session struct {
 	Runtime Runtime
 	// Dir is the session's directory; Sandbox the one line that says how
-	// its commands are contained; About the facts /status shows.
+	// its commands are contained; About the facts /status shows (asked
+	// each time: a file made since is seen).
 	Dir     string
 	Sandbox string
-	About   []Fact
+	About   func() []Fact
 	// Gates, for a session opened to go on with (resumed), are what its
 	// resume gate found: the UI resumes it (kernel.Resume) before
 	// anything else; nil for a new session.
