@@ -89,7 +89,8 @@ func TestUIHelpIsLocal(t *testing.T) {
 	s.text("/nosuchthing")
 	s.keys("Enter")
 	s.waitFor("unknown command /nosuchthing")
-	s.keys("C-d")
+	s.waitVisible("› /nosuchthing") // what was typed is kept
+	s.keys("C-c", "C-d")
 	s.exited()
 	logs, _ := filepath.Glob(filepath.Join(s.state, "rein", "sessions", "ses_*", "events.jsonl"))
 	for _, l := range logs {
