@@ -546,11 +546,35 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 	if set.approver != nil {
 		approver = set.approver
 	}
+	wide := wideWorkspace(ws.Root())
+	if wide != "" {
+		warn(wide + " rein asks before the session's first write there, whatever the mode; start it in a project's directory to work on that project")
+	}
 	tools, err := tool.New(reg, policy, &tool.Options{
 		Approver: approver, ArtifactDir: artifacts, ArtifactLimit: set.artifactLimit,
-		Secrets: secrets, Logger: warnings(), Hooks: hooks, Answers: answers,
+		Secrets: secrets, Logger: warnings(), Hooks: hooks, Answers: answers, WideWorkspace: wide,
 	})
 	return tools, reg, err
+}
+
+// wideWorkspace says, of a workspace rooted at root, why it is wider than
+// a project: the filesystem's root, or the person's home directory (links
+// followed); "" for any other.
+func wideWorkspace(root string) string {
+	clean := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	root = clean(root)
+	if root == string(filepath.Separator) {
+		return "The workspace is / (rein was started there): the whole filesystem is the workspace."
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" && root == clean(home) {
+		return "The workspace is your home directory " + root + " (rein was started there): all of it, your configuration included, is the workspace."
+	}
+	return ""
 }
 
 // demoRules are the demo's permissions: the test command is allowed, so

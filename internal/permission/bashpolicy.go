@@ -561,3 +561,25 @@ func singular(n int) string {
 	}
 	return "s"
 }
+
+// OnlyReads reports whether req only reads: a read tool's call (read
+// risk, read-only), or a bash command every part of which the analyser
+// reads as read-only inside the workspace (see readOnly). An MCP tool's
+// claim of reading is not taken. It decides nothing: a session started in
+// the person's home directory asks before the first call that does more.
+func (p *Policy) OnlyReads(req Request) bool {
+	switch {
+	case req.External:
+		return false
+	case req.Tool != bashTool:
+		return isRead(req.Risk, req.ReadOnly)
+	}
+	in := decodeInput(req.Input)
+	if in.Command == nil {
+		return false
+	}
+	a := analyzeBash(*in.Command)
+	acc := p.accesses(a)
+	ok, _ := fine(a, acc)
+	return ok && readOnly(a, acc)
+}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rein-agent/rein/internal/config"
@@ -37,6 +38,13 @@ type Options struct {
 	// person's answers file and the project's directory (see
 	// config.Answers). The zero value keeps them for this runtime only.
 	Answers config.Answers
+	// WideWorkspace, when not empty, says why the workspace is wider than
+	// a project (the person's home directory, or /): the first call that
+	// does more than read (permission.Policy.OnlyReads) asks, whatever the
+	// mode and the rules allow (a deny still denies), with this as its
+	// reason; once the person allows one, the mode and the rules decide
+	// again. A run that cannot ask is refused it, and told why.
+	WideWorkspace string
 	// ArtifactDir is where whole outputs are kept (one file per
 	// invocation): those that do not fit in an observation, and those of
 	// at least Limits.ArtifactMinBytes; empty means they are not kept.
@@ -105,6 +113,10 @@ type Runtime struct {
 	artifactDir string
 
 	ids func(prefix string) string
+
+	// wideAsked says the person allowed a first write in a workspace too
+	// wide to be a project (Options.WideWorkspace): no more guard.
+	wideAsked atomic.Bool
 }
 
 // New returns a runtime that runs the tools of reg under policy; both are
@@ -491,10 +503,20 @@ func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.Tool
 		}
 		v = byHook(v, o)
 	}
+	wide := false
+	if rt.opts.WideWorkspace != "" && v.Decision == contract.Allow && !rt.wideAsked.Load() && !policy.OnlyReads(req) {
+		wide = true
+		v = permission.Verdict{Decision: contract.Ask, By: permission.ByMode, Firm: true,
+			Reason: rt.opts.WideWorkspace + " This is the session's first call that writes or runs more than a read, so it asks, whatever the mode and the rules; once you allow one, they decide again."}
+	}
 	if v.Decision != contract.Ask {
 		return v, "", false, nil
 	}
 	if rt.opts.Approver == nil {
+		if wide {
+			return permission.Verdict{Decision: contract.Deny, By: permission.ByHeadless,
+				Reason: rt.opts.WideWorkspace + " A headless run does not write there: start rein in a project's directory (cd into it), or run it interactively to answer the question."}, "", false, nil
+		}
 		return policy.ForHeadless(v, req), "", false, nil
 	}
 	q := Question{IntentID: in.ID, Tool: t.Name, Subject: subject(in.Input), Input: in.Input, Reason: v.Reason,
@@ -520,6 +542,9 @@ func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.Tool
 		return policy.ForHeadless(v, req), "", true, nil
 	}
 	v = rt.answered(reply.Answer, allow, deny)
+	if wide && v.Decision == contract.Allow {
+		rt.wideAsked.Store(true)
+	}
 	said = saidOf(reply)
 	if said != "" && reply.Answer == No {
 		v.Reason = saidNo

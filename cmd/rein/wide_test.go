@@ -1,0 +1,77 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rein-agent/rein/internal/contract"
+)
+
+// wideTurns reads, then writes twice.
+const wideTurns = `{"turns":[
+ {"steps":[{"tool":{"index":0,"id":"c1","name":"bash","args":"{\"command\":\"ls -la\"}"}},{"finish":"tool_use"}]},
+ {"steps":[{"tool":{"index":0,"id":"c2","name":"bash","args":"{\"command\":\"touch m1\"}"}},{"finish":"tool_use"}]},
+ {"steps":[{"tool":{"index":0,"id":"c3","name":"bash","args":"{\"command\":\"touch m2\"}"}},{"finish":"tool_use"}]},
+ {"steps":[{"text":"Done."},{"finish":"stop"}]}]}`
+
+// Started in the home directory, rein says the whole of it is the
+// workspace, and asks before the session's first write whatever the mode
+// (yolo here): headless, that write is refused and says where to start
+// rein; a read runs.
+func TestStartedInHomeAsksBeforeTheFirstWrite(t *testing.T) {
+	home, state, tmp := t.TempDir(), t.TempDir(), t.TempDir()
+	r := reinIn(t, home, []string{"HOME=" + home, "XDG_STATE_HOME=" + state, "TMPDIR=" + tmp, "XDG_CONFIG_HOME=" + filepath.Join(tmp, "config")},
+		append(scriptFlags(t, wideTurns), "exec", "--json", "--permission-mode", "yolo", "go")...)
+	if !strings.Contains(r.stderr, "is your home directory") || !strings.Contains(r.stderr, "asks before the session's first write") {
+		t.Errorf("no warning that the workspace is the home directory:\n%s", r.stderr)
+	}
+	var decisions []string
+	for _, env := range decode(t, r.stdout) {
+		if p, ok := env.Data.(*contract.ToolPermission); ok {
+			decisions = append(decisions, string(p.Decision)+" by "+p.By)
+			if p.Decision == contract.Deny && !strings.Contains(p.Reason, "start rein in a project's directory") {
+				t.Errorf("the refusal does not say where to start rein: %s", p.Reason)
+			}
+		}
+	}
+	if want := "allow by mode,deny by headless,deny by headless"; strings.Join(decisions, ",") != want {
+		t.Errorf("decisions %q, want %q", decisions, want)
+	}
+	if _, err := os.Stat(filepath.Join(home, "m1")); err == nil {
+		t.Errorf("the first write ran without a question")
+	}
+}
+
+// In the UI, that first write is asked about, with the reason; once
+// allowed, the mode decides the next one.
+func TestUIStartedInHomeAsksOnce(t *testing.T) {
+	args := append(scriptFlags(t, wideTurns), "--permission-mode", "yolo")
+	s := newScreenEnv(t, 100, 30, nil, nil, args...)
+	// The workspace is made by newScreenEnv: start rein again with it as
+	// its home.
+	s.stop()
+	s.env = append(s.env, "HOME="+s.dir)
+	s.start(100, 30, args...)
+	s.ready()
+	s.text("go")
+	s.keys("Enter")
+	s.waitVisible("is your home directory")
+	s.answer("y")
+	s.waitFor("Done.")
+	for _, f := range []string{"m1", "m2"} {
+		if _, err := os.Stat(filepath.Join(s.dir, f)); err != nil {
+			t.Errorf("%s was not made: %v", f, err)
+		}
+	}
+	asks := 0
+	for _, env := range s.events() {
+		if p, ok := env.Data.(*contract.ToolPermission); ok && p.By == "user" {
+			asks++
+		}
+	}
+	if asks != 1 {
+		t.Errorf("%d questions answered, want 1: the first write only", asks)
+	}
+}
