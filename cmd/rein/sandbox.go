@@ -65,6 +65,9 @@ type containment struct {
 	// swept is closed once the temporary directories earlier reins left
 	// behind are removed: close waits for it.
 	swept chan struct{}
+	// own are rein's own directories (the person's configuration, the
+	// sessions): hidden from commands, and a write there always asks.
+	own []string
 }
 
 // contain builds the sandbox of a session over ws, whose log is in
@@ -91,13 +94,16 @@ func contain(s sandboxSetup, ws *workspace.Workspace, sessionDir, userConfig str
 	deny := append(sandbox.Expand(s.denyRead), sandbox.EscapeSockets()...)
 	// rein's own configuration and sessions are hidden whatever the list
 	// says: a command must not read the transcripts or rewrite the rules.
+	own := 0
 	if userConfig != "" {
 		deny = append(deny, filepath.Dir(userConfig))
+		own++
 	}
 	if sessionDir != "" {
 		deny = append(deny, filepath.Dir(sessionDir))
+		own++
 	}
-	c := &containment{status: sandbox.Probe(), extra: extra, tempDir: tmp, swept: swept}
+	c := &containment{status: sandbox.Probe(), extra: extra, tempDir: tmp, swept: swept, own: deny[len(deny)-own:]}
 	c.policy = &sandbox.Policy{
 		Mode: s.mode, Writable: append(ws.Roots(), extra...), ReadOnly: sandbox.Protected(ws.Roots()),
 		DenyRead: deny, Network: s.network, TempDir: tmp,

@@ -530,7 +530,7 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 	}
 	// What the sandbox contains, the policy may allow in accept-edits;
 	// where there is none, it asks.
-	policy = policy.WithContainment(box.containment())
+	policy = policy.WithContainment(box.containment()).WithOwn(box.own)
 	// The artifacts keep whole outputs; the read tools may read them
 	// there, which is where an elided observation's stub points.
 	artifacts := filepath.Join(sess.Dir, "artifacts")

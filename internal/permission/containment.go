@@ -49,6 +49,36 @@ func (p *Policy) WithContainment(c Containment) *Policy {
 	return &q
 }
 
+// WithOwn returns a copy of p for which a write into one of dirs, rein's
+// own directories (the person's configuration, the sessions), always
+// asks, as one under a workspace's .rein does: a workspace that holds
+// them (the home directory) must not let the agent rewrite its rules or
+// its record. p itself is unchanged.
+func (p *Policy) WithOwn(dirs []string) *Policy {
+	q := *p
+	q.own = nil
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			d = real
+		}
+		q.own = append(q.own, filepath.Clean(d))
+	}
+	return &q
+}
+
+// isOwn reports whether the path lies in one of rein's own directories.
+func (p *Policy) isOwn(pi *pathInfo) bool {
+	for _, d := range p.own {
+		if pi.abs != "" && within(d, pi.abs) {
+			return true
+		}
+	}
+	return false
+}
+
 // Containment returns what the policy knows contains its commands.
 func (p *Policy) Containment() Containment {
 	c := p.cont
@@ -106,7 +136,7 @@ func (p *Policy) protected(pi *pathInfo, tree bool) bool {
 	if pi.abs == "" {
 		return false
 	}
-	for _, h := range p.hooks {
+	for _, h := range append(p.hooks, p.own...) {
 		if within(h, pi.abs) || tree && within(pi.abs, h) {
 			return true
 		}

@@ -88,6 +88,9 @@ type Policy struct {
 	// repository's core.hooksPath names one (Husky's .husky/_), resolved;
 	// "" for none, or .git/hooks, protected anyway.
 	hooks []string
+	// own are rein's own directories (its configuration, its sessions),
+	// resolved: a write there always asks, as under .rein.
+	own []string
 }
 
 // New returns the policy of mode (the zero Mode is Default) with rules,
@@ -284,6 +287,10 @@ func (p *Policy) decideTool(req Request, in input) Verdict {
 	if !read && p.mode != Yolo && p.protected(pi, false) {
 		v := byMode(contract.Ask, fmt.Sprintf("%s writes under .rein/, .claude/ or .git/ (or git's hooks directory), which change how rein, "+
 			"its hooks or git behave (permissions, hooks); that always needs approval, whatever the mode, the allow rules and the hooks.", what))
+		if p.isOwn(pi) {
+			v.Reason = fmt.Sprintf("%s writes into rein's own configuration or sessions, which hold your rules and the record; "+
+				"that always needs approval, whatever the mode, the allow rules and the hooks.", what)
+		}
 		v.Firm = true
 		return v
 	}

@@ -1,6 +1,8 @@
 package permission
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -74,5 +76,29 @@ func TestReadOnlyCommandsRunInTheSandbox(t *testing.T) {
 	plan, _ := New(Plan, Rules{}, ws)
 	if v := plan.WithContainment(Containment{Sandboxed: true}).Decide(bashReq(t, "ls")); v.Decision != contract.Deny {
 		t.Errorf("plan: %+v", v)
+	}
+}
+
+// rein's own directories (the person's configuration, the sessions) are
+// protected as a workspace's .rein is: in a workspace that holds them (the
+// home directory), a write there asks whatever the mode and rules, yolo
+// aside (which skips every question but the sandbox's).
+func TestOwnDirectoriesAreProtected(t *testing.T) {
+	ws, _ := hostileWorkspace(t)
+	own := filepath.Join(ws.Root(), ".config", "rein")
+	if err := os.MkdirAll(own, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(AcceptEdits, Rules{Allow: mustRules(t, "write_file")}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = p.WithOwn([]string{own})
+	if v := p.Decide(fileReq(t, "write_file", filepath.Join(own, "config.toml"))); v.Decision != contract.Ask || !v.Firm ||
+		!strings.Contains(v.Reason, "rein's own configuration") {
+		t.Errorf("a write to rein's configuration = %+v, want a firm ask", v)
+	}
+	if v := p.Decide(fileReq(t, "write_file", filepath.Join(ws.Root(), "notes.txt"))); v.Decision != contract.Allow {
+		t.Errorf("a write elsewhere = %+v, want allowed", v)
 	}
 }
