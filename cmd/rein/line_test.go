@@ -77,8 +77,8 @@ var sessionIDs = regexp.MustCompile(`ses_[0-9A-HJKMNP-TV-Z]{26}`)
 func TestPlainModeCommandsThroughAPipe(t *testing.T) {
 	w := newRepoWorld(t)
 	script := writeScript(t, `{"turns":[{"steps":[{"text":"You sent a path."},{"finish":"stop"}]}]}`)
-	input := "/help\n/status\n/mode\n/mode plan\n/model\n/cost\n//etc/hosts is what\n/nosuch thing\n/compact\n/exit\nnever read\n"
-	r := reinFed(t, w.repo, w.env, input, "--provider", "scripted", "--script", script)
+	input := "/help\n/status\n/mode\n/mode plan\n/model\n/cost\n/permissions\n//etc/hosts is what\n/nosuch thing\n/compact\n/exit\nnever read\n"
+	r := reinFed(t, w.repo, w.env, input, "--provider", "scripted", "--script", script, "--deny", "bash(git push:*)")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -89,9 +89,10 @@ func TestPlainModeCommandsThroughAPipe(t *testing.T) {
 	for _, want := range []string{
 		"/compact [focus]", "/mode [name]", "//text", // /help
 		"  session        " + id, "  mode           default", // /status
-		"permission mode: default · reads run", "modes: default, accept-edits, plan, yolo",
+		"permission mode: default · reads and read-only commands run", "modes: default, accept-edits, plan, yolo",
 		"permission mode: plan · read-only",
 		"model: scripted:", "session: no usage reported yet",
+		"  deny  bash(git push:*) · a flag (--allow, --deny)", // /permissions
 		"rein: unknown command /nosuch: nothing was sent",
 		"rein: nothing to compact: the conversation is only its latest turn, which is kept verbatim",
 		"session: " + filepath.Join(w.state, "rein", "sessions", id) + " (rein resume " + id + " -i goes on)",

@@ -68,6 +68,7 @@ func lineCommands() []lineCommand {
 		{"cost", "", "the tokens and cost of this session", (*lineMode).cost},
 		{"diff", "", "what this session's edits changed in the workspace, from the log", (*lineMode).diff},
 		{"status", "", "provider, endpoint, model and window, configuration, sandbox, instructions", (*lineMode).status},
+		{"permissions", "", "the permission rules in force, and the file each came from", (*lineMode).permissions},
 		{"mcp", "", "the MCP servers: state, tools, the file each comes from, what failed", (*lineMode).mcp},
 		{"hooks", "", "the hooks that run around prompts and tool calls, and the file each comes from", (*lineMode).hooks},
 		{"skills", "", "the skills the model is told of, and where each was found", (*lineMode).skills},
@@ -384,6 +385,28 @@ func (l *lineMode) fork(ctx context.Context, _ string) (bool, error) {
 		return false, nil
 	}
 	return false, l.switchTo(ctx, next, "forked into")
+}
+
+// permissions lists the rules in force, deny first, each with the file it
+// came from, as the UI's /permissions does.
+func (l *lineMode) permissions(context.Context, string) (bool, error) {
+	w := l.w()
+	rs, ok := l.s.Runtime.(interface{ Rules() []kernel.Rule })
+	if !ok {
+		w.say("this session has no permission rules to show\n")
+		return false, nil
+	}
+	if c, ok := l.s.Runtime.(controls); ok {
+		w.printf("permission mode: %s · %s\n", c.Mode(), kernel.ModeMeaning(c.Mode()))
+	}
+	rules := rs.Rules()
+	if len(rules) == 0 {
+		w.say("no rules: the mode decides; an answer's always or never adds one\n")
+	}
+	for _, r := range rules {
+		w.printf("  %-5s %s · %s\n", r.Decision, r.Rule, r.From())
+	}
+	return false, nil
 }
 
 func (l *lineMode) cost(context.Context, string) (bool, error) {

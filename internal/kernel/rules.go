@@ -44,3 +44,17 @@ func (k *Kernel) Rules() []Rule {
 	}
 	return out
 }
+
+// From says, for people, where r came from: its file (an answer's marked
+// so), a flag, or rein itself.
+func (r Rule) From() string {
+	switch {
+	case r.Origin == "flag":
+		return "a flag (--allow, --deny)"
+	case r.Origin == "answers":
+		return r.File + " (your answers)"
+	case r.File == "":
+		return "rein's own (this session)"
+	}
+	return r.File
+}

@@ -254,16 +254,7 @@ func (m *model) permissions(string) tea.Cmd {
 		b.WriteString(th.Dim.Render("  no rules: the mode decides; an answer's always or never adds one") + "\n")
 	}
 	for _, r := range rules {
-		from := r.File
-		switch {
-		case r.Origin == "flag":
-			from = "a flag (--allow, --deny)"
-		case r.Origin == "answers":
-			from += " (your answers)"
-		case from == "" && r.Origin == "":
-			from = "rein's own (this session)"
-		}
-		b.WriteString(row(m.width, 8, "  "+string(r.Decision), printable.Line(r.Rule)+" · "+printable.Line(from), th) + "\n")
+		b.WriteString(row(m.width, 8, "  "+string(r.Decision), printable.Line(r.Rule)+" · "+printable.Line(r.From()), th) + "\n")
 	}
 	m.print(strings.TrimSuffix(b.String(), "\n"))
 	return m.flushPrint()
