@@ -196,3 +196,27 @@ func TestUIModelPicker(t *testing.T) {
 		t.Errorf("%d model switches recorded, want 1", n)
 	}
 }
+
+// A long paste shows as [pasted N lines] when typed, and as that again
+// when the session is resumed with -i: the log keeps what was shown.
+func TestUIResumeShowsAPasteAsTyped(t *testing.T) {
+	s := newScreen(t, 100, 30, nil, scriptFlags(t, answerTurns)...)
+	s.ready()
+	var lines []string
+	for i := range 120 {
+		lines = append(lines, "pasted line "+strconv.Itoa(i))
+	}
+	s.paste(strings.Join(lines, "\n"))
+	s.keys("Enter")
+	s.waitFor("second point", "[pasted 120 lines]")
+	s.keys("C-d")
+	s.exited()
+	id := s.events()[0].Session
+	s.stop()
+	s.socket = filepath.Join(t.TempDir(), "tmux.sock")
+	s.start(100, 30, append([]string{"resume", id, "-i"}, scriptFlags(t, answerTurns)...)...)
+	all := s.waitFor("earlier conversation above")
+	if !strings.Contains(all, "[pasted 120 lines]") || strings.Contains(all, "pasted line 57") {
+		t.Errorf("the resumed view does not show the paste as it was typed:\n%s", all)
+	}
+}
