@@ -22,6 +22,11 @@ import (
 const (
 	askGuard  = 500 * time.Millisecond
 	typingGap = 300 * time.Millisecond
+	// typedPause is how long a person who was typing (a key went to the
+	// draft) must stop before a key answers: a slow typist's keys come
+	// more than typingGap apart, and the letters after the question would
+	// otherwise answer it one by one.
+	typedPause = time.Second
 )
 
 // modeCycle is the order Shift+Tab goes through, as Claude Code's.
@@ -38,7 +43,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	now := m.now()
-	typing := now.Sub(m.lastKey) < typingGap
+	gap := now.Sub(m.lastKey)
 	m.lastKey = now
 	if key == "ctrl+z" {
 		// The terminal is given back and rein stopped as a shell's job
@@ -50,33 +55,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.suspended = true
 		return tea.Suspend
 	}
-	if m.ask != nil && m.tell != nil {
-		return m.telling(k)
-	}
 	if m.ask != nil {
-		switch {
-		case key == "ctrl+c":
-			m.interrupt()
-			return nil
-		case key == "esc":
-			m.answered(kernel.Reply{Answer: kernel.No})
-			return nil
-		case typing || now.Sub(m.askAt) < askGuard:
-			// Keys typed as the question appeared, or while typing, are
-			// the person typing their next message: they go to the draft,
-			// never answer (a "y" in a word would allow a command, an "a"
-			// save a rule).
-			sub, cmd := m.comp.Update(k)
-			return tea.Batch(cmd, m.submitted(sub))
-		case key == "v":
-			return m.showSubject()
-		case key == "t" || key == "T":
-			return m.startTell()
-		}
-		if ans, ok := answerKey(m.ask, key); ok {
-			m.answered(kernel.Reply{Answer: ans})
-		}
-		return nil
+		return m.askKey(k, now, gap)
 	}
 	if m.picker != nil {
 		return m.pick(key)
@@ -111,7 +91,50 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.flushPrint()
 	}
+	return m.typed(k, now)
+}
+
+// askKey handles a key while a question is shown. It answers only when
+// the question has been on screen askGuard, no key came in the typingGap
+// before it, and the person has not typed into the draft for typedPause:
+// every other key is their typing and goes on into the draft, where they
+// were typing (a "y" in a word would allow a command, an "a" save a rule).
+func (m *model) askKey(k tea.KeyPressMsg, now time.Time, gap time.Duration) tea.Cmd {
+	key := k.String()
+	if m.tell != nil {
+		return m.telling(k)
+	}
+	if key == "ctrl+c" {
+		m.interrupt()
+		return nil
+	}
+	if now.Sub(m.askAt) >= askGuard && gap >= typingGap && now.Sub(m.lastTyped) >= typedPause {
+		switch key {
+		case "esc":
+			m.answered(kernel.Reply{Answer: kernel.No})
+			return nil
+		case "v":
+			return m.showSubject()
+		case "t", "T":
+			return m.startTell()
+		}
+		if ans, ok := answerKey(m.ask, key); ok {
+			m.answered(kernel.Reply{Answer: ans})
+			return nil
+		}
+	}
+	return m.typed(k, now)
+}
+
+// typed gives a key to the composer, as the person's typing: while it
+// leaves a draft, the person is in the middle of typing; once the draft
+// is sent or emptied, they are not.
+func (m *model) typed(k tea.KeyPressMsg, now time.Time) tea.Cmd {
 	sub, cmd := m.comp.Update(k)
+	m.lastTyped = time.Time{}
+	if !m.comp.Empty() {
+		m.lastTyped = now
+	}
 	return tea.Batch(cmd, m.submitted(sub))
 }
 

@@ -118,6 +118,9 @@ type model struct {
 	// came: keys typed as a question appears, or in a burst, are typing,
 	// not an answer.
 	askAt, lastKey time.Time
+	// lastTyped is when a key last went to the draft: a person who was
+	// typing must pause before a key answers a question.
+	lastTyped time.Time
 	// activityAt is when the activity last changed.
 	activityAt time.Time
 

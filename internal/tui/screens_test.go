@@ -292,35 +292,40 @@ func TestTypingNeverAnswers(t *testing.T) {
 // the question appearing after "and " wrote bash(echo bench-ok) into the
 // project's config when the "a" came 430 ms after the question.
 func TestTypeAheadNeverAnswers(t *testing.T) {
-	h := newHarness(t, 80, &fakeRuntime{})
-	h.m.running, h.m.started = true, h.m.now()
-	h.m.activityAt = h.m.started
-	reply := make(chan kernel.Reply, 1)
-	for _, r := range "and " {
-		h.typeText(string(r))
-		h.later(150 * time.Millisecond)
-	}
-	h.send(askMsg{&question{q: kernel.Question{Tool: "bash", Subject: "echo bench-ok", Rules: []string{"bash(echo bench-ok)"}}, reply: reply}})
-	h.later(430 * time.Millisecond)
-	for _, r := range "also" {
-		h.typeText(string(r)) // 430 ms after the question, then 280 ms apart: typing
-		h.later(280 * time.Millisecond)
-	}
-	select {
-	case got := <-reply:
-		t.Fatalf("typing answered the question: %v", got)
-	default:
-	}
-	if v := h.m.comp.Value(); v != "and also" {
-		t.Errorf("the draft holds %q, want %q", v, "and also")
-	}
-	if !strings.Contains(h.screenText(), "your draft, kept: and also") {
-		t.Errorf("the dialog does not show the draft kept:\n%s", h.screenText())
-	}
-	h.later(time.Second)
-	h.key("n")
-	if got := <-reply; got.Answer != kernel.No {
-		t.Errorf("the key after a pause answered %v, want no", got)
+	for _, gap := range []time.Duration{150 * time.Millisecond, 350 * time.Millisecond, 430 * time.Millisecond} {
+		t.Run(gap.String(), func(t *testing.T) {
+			h := newHarness(t, 80, &fakeRuntime{})
+			h.m.running, h.m.started = true, h.m.now()
+			h.m.activityAt = h.m.started
+			reply := make(chan kernel.Reply, 1)
+			for _, r := range "and " {
+				h.typeText(string(r))
+				h.later(gap)
+			}
+			h.send(askMsg{&question{q: kernel.Question{Tool: "bash", Subject: "echo bench-ok", Rules: []string{"bash(echo bench-ok)"}}, reply: reply}})
+			h.later(430 * time.Millisecond)
+			const rest = "also yes and always, done"
+			for _, r := range rest {
+				h.typeText(string(r)) // a typist's letters, every one of them after the question
+				h.later(gap)
+			}
+			select {
+			case got := <-reply:
+				t.Fatalf("typing answered the question: %v", got)
+			default:
+			}
+			if v, want := h.m.comp.Value(), "and "+rest; v != want {
+				t.Errorf("the draft holds %q, want every letter typed, %q", v, want)
+			}
+			if !strings.Contains(h.screenText(), "your draft, kept: and also") {
+				t.Errorf("the dialog does not show the draft kept:\n%s", h.screenText())
+			}
+			h.later(time.Second)
+			h.key("n")
+			if got := <-reply; got.Answer != kernel.No {
+				t.Errorf("the key after a pause answered %v, want no", got)
+			}
+		})
 	}
 }
 
