@@ -97,13 +97,63 @@ func (q *question) answer(r kernel.Reply) {
 // dialog renders the question in the live region: what is asked, the
 // command wrapped, the reason, the diff an edit would make, and the keys;
 // the exact rule and file an "always" saves. It never takes more than
-// room rows: the heading and the keys always show, and a command, a
-// reason or a diff too long for the rest shows its start and how many
-// lines are left (v prints the command whole into the scrollback).
+// room rows: the heading, the subject's first line and the keys always
+// show (the keys on one compact line when the full ones leave no room),
+// and a command, a reason or a diff too long for the rest shows its start
+// and how many lines are left (v prints the command and the rules whole
+// into the scrollback). It sets m.askSeen: whether the subject is on
+// screen, without which no key answers.
 func (m *model) dialog(q *question, room int) string {
 	th, w := m.theme, max(20, m.width-2)
-	var head, reason []string
-	var keys string
+	head, reason, keys, compact := m.dialogParts(q, w)
+	subject := strings.Split(wrapIndent(printable.Text(subjectOf(q.q)), w, "  "), "\n")
+	var preview []string
+	if q.q.Preview != "" && q.q.Kind != kernel.AskOutsideSandbox {
+		preview = strings.Split(transcript.Diff(q.q.Preview, w, 400, th), "\n")
+	}
+	if rows(head)+1+rows([]string{keys}) > room {
+		keys = compact
+	}
+	// What is left once the heading and the keys are in is shared: the
+	// subject first (a few lines at least), then the reason, then the
+	// diff; each cut says what it left out.
+	left := room - rows(head) - rows([]string{keys})
+	m.askSeen = left >= 1
+	subjectRows := min(len(subject), max(1, min(max(2, left/3), left)))
+	if len(reason)+len(preview) == 0 {
+		subjectRows = min(len(subject), max(1, left))
+	}
+	if len(subject) > subjectRows {
+		subject = cut(th, subject, subjectRows, "v prints it whole")
+	}
+	left -= len(subject)
+	switch r := min(len(reason), max(0, left/2)); {
+	case left <= 0:
+		reason = nil
+	case len(preview) > 0 && len(reason) > r:
+		reason = cut(th, reason, max(1, r), "")
+	case len(reason) > left:
+		reason = cut(th, reason, left, "")
+	}
+	left -= len(reason)
+	if len(preview) > max(0, left) {
+		preview = nil
+		if left >= 2 {
+			preview = cut(th, strings.Split(transcript.Diff(q.q.Preview, w, 400, th), "\n"), left, "/diff shows it once made")
+		}
+	}
+	parts := append(head, subject...)
+	parts = append(parts, reason...)
+	parts = append(parts, preview...)
+	parts = append(parts, keys)
+	return strings.Join(parts, "\n")
+}
+
+// dialogParts are the dialog's heading, reason (one line a row) and keys,
+// in full and compact, with the lines under the keys (the line the person
+// writes on, the draft kept, the questions waiting).
+func (m *model) dialogParts(q *question, w int) (head, reason []string, keys, compact string) {
+	th := m.theme
 	if q.q.Kind == kernel.AskOutsideSandbox {
 		head = []string{th.Warn.Render("The sandbox stopped part of this command:")}
 		for l := range strings.Lines(q.q.Reason) {
@@ -111,6 +161,7 @@ func (m *model) dialog(q *question, room int) string {
 		}
 		reason = append(reason, strings.Split(th.Dim.Render(wrapIndent("Yes runs this one command again with no sandbox at all: it can then write anywhere you can, read your credentials and reach the network. Nothing is saved for next time.", w, "  ")), "\n")...)
 		keys = keysLine(th, w, "y", "yes, run it again with no sandbox", "n", "no, keep the refusal", "t", "no, and tell the model what to do instead")
+		compact = flowKeys(th, w, "y", "yes", "n", "no", "t", "tell the model")
 	} else {
 		verb := "use " + printable.Line(q.q.Tool)
 		if q.q.Tool == "bash" {
@@ -120,7 +171,7 @@ func (m *model) dialog(q *question, room int) string {
 		if q.q.Reason != "" {
 			reason = strings.Split(th.Dim.Render(wrapIndent(printable.Text(q.q.Reason), w, "  ")), "\n")
 		}
-		opts := []string{"y", "yes", "n", "no"}
+		opts, short := []string{"y", "yes", "n", "no"}, []string{"y", "yes", "n", "no"}
 		if len(q.q.Rules) > 0 {
 			rules := rulesText(q.q.Rules, w)
 			deny := rules
@@ -132,55 +183,24 @@ func (m *model) dialog(q *question, room int) string {
 				where = " (saved in " + printable.Line(q.q.SaveTo) + ")"
 			}
 			opts = append(opts, "a", "always: allow "+rules+where, "d", "never: deny "+deny+where)
+			short = append(short, "a", "always", "d", "never")
 		}
 		opts = append(opts, "t", "no, and tell the model what to do instead")
 		keys = keysLine(th, w, opts...)
+		compact = flowKeys(th, w, append(short, "t", "tell the model", "v", "details")...)
 	}
+	var under string
 	if m.tell != nil {
 		keys = th.Accent.Render(wrapIndent("Tell the model what to do instead (Enter: no, with this; Esc: back):", w, "  ")) + "\n  " + m.tell.View()
+		compact = keys
 	} else if draft := m.comp.Value(); strings.TrimSpace(draft) != "" {
 		last := draft[strings.LastIndexByte(strings.TrimRight(draft, "\n"), '\n')+1:]
-		keys += "\n" + th.Dim.Render(truncate("  your draft, kept: "+printable.Line(last), w))
+		under += "\n" + th.Dim.Render(truncate("  your draft, kept: "+printable.Line(last), w))
 	}
 	if n := len(m.asks); n > 0 {
-		keys += "\n" + th.Dim.Render(fmt.Sprintf("  (%d more waiting)", n))
+		under += "\n" + th.Dim.Render(fmt.Sprintf("  (%d more waiting)", n))
 	}
-	subject := strings.Split(wrapIndent(printable.Text(subjectOf(q.q)), w, "  "), "\n")
-	var preview []string
-	if q.q.Preview != "" && q.q.Kind != kernel.AskOutsideSandbox {
-		preview = strings.Split(transcript.Diff(q.q.Preview, w, 400, th), "\n")
-	}
-	// What is left once the heading and the keys are in is shared: the
-	// subject first (a few lines at least), then the reason, then the
-	// diff; each cut says what it left out.
-	left := max(3, room-rows(head)-rows([]string{keys}))
-	subjectRows := min(len(subject), max(2, left/3))
-	if len(reason)+len(preview) == 0 {
-		subjectRows = min(len(subject), left)
-	}
-	if len(subject) > subjectRows {
-		subject = cut(th, subject, subjectRows, "v prints it whole")
-	}
-	left -= len(subject)
-	if r := min(len(reason), max(1, left/2)); len(reason) > r && len(preview) > 0 || len(reason) > max(1, left) {
-		if len(preview) == 0 {
-			r = max(1, left)
-		}
-		reason = cut(th, reason, r, "")
-	}
-	left -= len(reason)
-	if len(preview) > max(0, left) {
-		if left >= 2 {
-			preview = cut(th, preview, left, "/diff shows it once made")
-		} else {
-			preview = nil
-		}
-	}
-	parts := append(head, subject...)
-	parts = append(parts, reason...)
-	parts = append(parts, preview...)
-	parts = append(parts, keys)
-	return strings.Join(parts, "\n")
+	return head, reason, keys + under, compact + under
 }
 
 // rulesText is the rules an answer saves, as the dialog names them: all
@@ -246,6 +266,30 @@ func keysLine(th style.Theme, width int, pairs ...string) string {
 		parts[i] = wrapIndent(p, width, "  ")
 	}
 	return strings.Join(parts, "\n") + "\n" + th.Dim.Render("  (esc: no)")
+}
+
+// flowKeys renders "[y] yes  [n] no ..." as few rows as width allows,
+// each row as many keys as fit: the compact keys of a dialog on a short
+// terminal.
+func flowKeys(th style.Theme, width int, pairs ...string) string {
+	var rowsOut []string
+	line, plain := "  ", 2
+	for i := 0; i+1 < len(pairs); i += 2 {
+		part := th.Accent.Render("["+pairs[i]+"]") + " " + pairs[i+1]
+		n := ansi.StringWidth("[" + pairs[i] + "] " + pairs[i+1])
+		if plain > 2 && plain+2+n > width {
+			rowsOut = append(rowsOut, line)
+			line, plain = "  ", 2
+		}
+		if plain > 2 {
+			line, plain = line+"  ", plain+2
+		}
+		line, plain = line+part, plain+n
+	}
+	if plain+len("  (esc: no)") <= width {
+		line += th.Dim.Render("  (esc: no)")
+	}
+	return strings.Join(append(rowsOut, line), "\n")
 }
 
 // answerKey maps the key pressed on a dialog to its answer; ok false

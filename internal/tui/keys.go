@@ -108,7 +108,7 @@ func (m *model) askKey(k tea.KeyPressMsg, now time.Time, gap time.Duration) tea.
 		m.interrupt()
 		return nil
 	}
-	if now.Sub(m.askAt) >= askGuard && gap >= typingGap && now.Sub(m.lastTyped) >= typedPause {
+	if m.askSeen && now.Sub(m.askAt) >= askGuard && gap >= typingGap && now.Sub(m.lastTyped) >= typedPause {
 		switch key {
 		case "esc":
 			m.answered(kernel.Reply{Answer: kernel.No})

@@ -60,6 +60,9 @@ type model struct {
 	ask  *question
 	asks []*question
 	tell *textinput.Model
+	// askSeen says the last frame showed the question's subject: a key
+	// answers only a question the person can see.
+	askSeen bool
 	// picker is the /resume list, models the /model one, when open.
 	picker *picker
 	models *modelPicker
@@ -578,7 +581,7 @@ func (m *model) asked(q *question) tea.Cmd {
 		m.asks = append(m.asks, q)
 		return nil
 	}
-	m.ask, m.askAt = q, m.now()
+	m.ask, m.askAt, m.askSeen = q, m.now(), true
 	m.setActivity("waiting for your answer")
 	return m.notify("rein: approval needed")
 }
@@ -588,7 +591,7 @@ func (m *model) answered(r kernel.Reply) {
 	m.ask.answer(r)
 	m.ask, m.tell = nil, nil
 	if len(m.asks) > 0 {
-		m.ask, m.asks, m.askAt = m.asks[0], m.asks[1:], m.now()
+		m.ask, m.asks, m.askAt, m.askSeen = m.asks[0], m.asks[1:], m.now(), true
 		return
 	}
 	m.setActivity("working")

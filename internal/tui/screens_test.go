@@ -433,3 +433,32 @@ func TestPermissionsListsTheRulesAndTheirFiles(t *testing.T) {
 		}
 	}
 }
+
+// On a short terminal the dialog keeps its heading, the subject's first
+// line and the keys (on one compact line when the full ones leave no
+// room), within the screen less a row.
+func TestDialogOnAShortTerminal(t *testing.T) {
+	for _, size := range [][2]int{{80, 12}, {40, 12}, {40, 8}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			h := newHarness(t, size[0], &fakeRuntime{})
+			h.m.height = size[1]
+			h.m.running, h.m.started = true, h.m.now()
+			h.m.activityAt = h.m.started
+			reply := make(chan kernel.Reply, 1)
+			q := kernel.Question{Tool: "bash", Subject: "touch bench-ok && echo done", Rules: []string{"bash(touch bench-ok)"},
+				SaveTo: "~/.config/rein/projects.toml",
+				Reason: "Default mode asks before running commands, and no allow rule covers `touch bench-ok && echo done`: `touch bench-ok` is not allowed by any rule."}
+			h.send(askMsg{&question{q: q, reply: reply}})
+			v := h.m.View().Content
+			if n := strings.Count(v, "\n") + 1; n > size[1]-1 {
+				t.Errorf("the frame takes %d rows of %d", n, size[1])
+			}
+			plain := ansi.Strip(v)
+			for _, want := range []string{"rein wants to run a command:", "touch bench-ok", "[y] yes", "[n] no"} {
+				if !strings.Contains(plain, want) {
+					t.Errorf("the dialog lacks %q:\n%s", want, plain)
+				}
+			}
+		})
+	}
+}
