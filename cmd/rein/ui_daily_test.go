@@ -116,10 +116,17 @@ func TestUIToolOutputAndCtrlO(t *testing.T) {
 }
 
 // Ctrl-Z suspends rein as a shell's job, its frame taken off the screen;
-// fg brings it back, and it works.
+// fg brings it back, and it works. Without a shell's job control it says
+// why it cannot.
 func TestUICtrlZSuspends(t *testing.T) {
 	s := newScreen(t, 100, 30, nil, scriptFlags(t, answerTurns)...)
 	s.ready()
+	// Started by sh -c, which has no job control: nothing could bring a
+	// stopped rein back, so it says so and goes on.
+	s.keys("C-z")
+	s.waitFor("Ctrl-Z needs a shell with job control")
+	s.text("still here")
+	s.waitVisible("› still here")
 	s.stop()
 	// A shell with job control, which the screen's sh -c has not.
 	s.socket = filepath.Join(t.TempDir(), "tmux.sock")

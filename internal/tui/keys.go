@@ -52,6 +52,10 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		// frame is taken off the screen first (the last one drawn before
 		// the terminal is given back is empty), so no copy of it stays
 		// above the shell's lines.
+		if !canSuspend() {
+			m.print(transcript.Note("warn", "Ctrl-Z needs a shell with job control: rein was not started from one, so nothing could bring it back (fg); it goes on", m.width, m.theme))
+			return m.flushPrint()
+		}
 		m.suspended = true
 		return tea.Suspend
 	}
