@@ -77,6 +77,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.comp.CloseMenu()
 		case m.running:
 			m.interrupt()
+		case m.modelBusy != 0:
+			return m.cancelModels()
 		}
 		return nil
 	case "ctrl+d":
@@ -205,7 +207,7 @@ func (m *model) submitted(sub *composer.Submission) tea.Cmd {
 			m.print(transcript.Note("warn", "history: "+err.Error(), m.width, m.theme))
 		}
 	}
-	if m.running && m.needsIdle(*sub) {
+	if (m.running || m.modelBusy != 0) && m.needsIdle(*sub) {
 		m.queue = append(m.queue, *sub)
 		return nil
 	}

@@ -63,9 +63,15 @@ type model struct {
 	// askSeen says the last frame showed the question's subject: a key
 	// answers only a question the person can see.
 	askSeen bool
-	// picker is the /resume list, models the /model one, when open.
-	picker *picker
-	models *modelPicker
+	// picker is the /resume list, models the /model one, when open;
+	// modelBusy is not zero while /model lists the models or switches
+	// (the generation of that work: Esc or a later one makes a result
+	// stale), and what is sent meanwhile waits in the queue.
+	picker       *picker
+	models       *modelPicker
+	modelBusy    int
+	modelGen     int
+	modelListing bool
 
 	// Printing into scrollback: one tea.Println at a time, in order.
 	toPrint  []string

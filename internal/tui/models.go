@@ -13,14 +13,61 @@ import (
 )
 
 // modelsMsg brings the models /model offers, and why some could not be
-// listed.
+// listed; gen is the listing's.
 type modelsMsg struct {
+	gen    int
 	models []string
 	err    error
 }
 
-// switchedMsg says how a switch of model went.
-type switchedMsg struct{ err error }
+// switchedMsg says how a switch of model went; gen is the switch's.
+type switchedMsg struct {
+	gen int
+	err error
+}
+
+// busyModels marks /model's work under way, and returns its generation;
+// a listing may be cancelled (Esc), a switch may not: it is the
+// runtime's once asked.
+func (m *model) busyModels(note string, listing bool) int {
+	m.modelGen++
+	m.modelBusy, m.modelListing = m.modelGen, listing
+	m.setNote(note)
+	return m.modelGen
+}
+
+// modelsDone ends /model's work gen, if it is still the current one (a
+// later /model, or Esc, made it stale), and sends what waited for it.
+func (m *model) modelsDone(gen int) (current bool, next tea.Cmd) {
+	if gen != m.modelBusy {
+		return false, nil
+	}
+	m.modelBusy = 0
+	m.setNote("")
+	if !m.running && len(m.queue) > 0 {
+		sub := m.queue[0]
+		m.queue = m.queue[1:]
+		next = m.dispatch(sub)
+	}
+	return true, next
+}
+
+// cancelModels drops a listing of the models under way (Esc): its
+// result, when it comes, is ignored. A switch cannot be dropped.
+func (m *model) cancelModels() tea.Cmd {
+	if !m.modelListing {
+		return nil
+	}
+	m.modelBusy = 0
+	m.setNote("")
+	if !m.running && len(m.queue) > 0 {
+		// What waited for the list goes now, as it would have.
+		sub := m.queue[0]
+		m.queue = m.queue[1:]
+		return m.dispatch(sub)
+	}
+	return nil
+}
 
 // openModels asks the session for the models it offers (a server may be
 // asked: outside the loop) and opens the picker on them.
@@ -30,16 +77,24 @@ func (m *model) openModels() tea.Cmd {
 		known := m.rt.Known()
 		list = func(context.Context) ([]string, error) { return known, nil }
 	}
-	m.setNote("listing the models…")
+	gen := m.busyModels("listing the models… (esc: never mind)", true)
 	return func() tea.Msg {
 		models, err := list(ctx)
-		return modelsMsg{models: models, err: err}
+		return modelsMsg{gen: gen, models: models, err: err}
 	}
 }
 
 // listed opens the picker on what came, or says why it cannot.
 func (m *model) listed(msg modelsMsg) tea.Cmd {
-	m.setNote("")
+	current, next := m.modelsDone(msg.gen)
+	if !current {
+		return nil
+	}
+	if next != nil || m.running || !m.comp.Empty() {
+		// The person went on meanwhile: the picker would take their keys.
+		m.print(transcript.Note("info", "the models are listed: /model opens the picker once you are ready", m.width, m.theme))
+		return tea.Batch(m.flushPrint(), next)
+	}
 	if msg.err != nil {
 		m.print(transcript.Note("warn", msg.err.Error(), m.width, m.theme))
 	}
@@ -69,23 +124,23 @@ func (m *model) listed(msg modelsMsg) tea.Cmd {
 // model may ask its server for its window.
 func (m *model) switchModel(spec string) tea.Cmd {
 	rt, ctx := m.rt, m.ctx
-	m.setNote("switching to " + printable.Line(spec) + "…")
-	return func() tea.Msg { return switchedMsg{err: rt.SwitchModel(ctx, spec)} }
+	gen := m.busyModels("switching to "+printable.Line(spec)+"…", false)
+	return func() tea.Msg { return switchedMsg{gen: gen, err: rt.SwitchModel(ctx, spec)} }
 }
 
-// switched says what the switch came to.
+// switched says what the switch came to, and sends what waited for it.
 func (m *model) switched(msg switchedMsg) tea.Cmd {
-	m.setNote("")
+	_, next := m.modelsDone(msg.gen)
 	if msg.err != nil {
 		m.print(transcript.Note("error", msg.err.Error(), m.width, m.theme))
-		return m.flushPrint()
+		return tea.Batch(m.flushPrint(), next)
 	}
 	cur := m.rt.Current()
 	m.print(transcript.Note("info", "model: "+printable.Line(cur.Provider+":"+cur.Model)+" for the next turns", m.width, m.theme))
 	if cur.Info != nil {
 		m.window = cur.Info.ContextWindow
 	}
-	return m.flushPrint()
+	return tea.Batch(m.flushPrint(), next)
 }
 
 // setNote sets the transient line above the composer.

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -460,5 +461,37 @@ func TestDialogOnAShortTerminal(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// While /model lists the models (a server may take seconds), what the
+// person sends waits, as during a run, and the list that comes after they
+// went on does not open a picker over their typing.
+func TestModelListingDoesNotTakeTheKeys(t *testing.T) {
+	rt := &fakeRuntime{}
+	h := newHarness(t, 80, rt)
+	h.m.sess.Models = func(context.Context) ([]string, error) { return []string{"openai:a", "openai:b"}, nil }
+	h.typeText("/model")
+	cmd := h.m.key(keyMsg("enter")) // lists outside the loop: held back here
+	if h.m.modelBusy == 0 {
+		t.Fatalf("/model did not start listing")
+	}
+	h.typeText("hello there")
+	h.key("enter")
+	if len(rt.sent) != 0 {
+		t.Fatalf("a message went to the model while /model was listing: %q", rt.sent)
+	}
+	h.do(cmd) // the list comes
+	for len(h.pending) > 0 {
+		next := h.pending[0]
+		h.pending = h.pending[1:]
+		_, c := h.m.Update(next)
+		h.do(c)
+	}
+	if h.m.models != nil {
+		t.Errorf("the picker opened after the person went on")
+	}
+	if len(rt.sent) != 1 || rt.sent[0] != "hello there" {
+		t.Errorf("sent %q, want the message that waited", rt.sent)
 	}
 }
