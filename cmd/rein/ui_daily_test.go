@@ -113,6 +113,18 @@ func TestUIToolOutputAndCtrlO(t *testing.T) {
 	s.waitFor("  f8.txt  2 B")
 	s.keys("C-d")
 	s.exited()
+	// After a resume, Ctrl-O shows the earlier conversation's latest
+	// output.
+	id := s.events()[0].Session
+	s.stop()
+	s.socket = filepath.Join(t.TempDir(), "tmux.sock")
+	s.start(100, 40, append([]string{"resume", id, "-i"}, scriptFlags(t, outputTurns)...)...)
+	s.waitFor("earlier conversation above")
+	if strings.Contains(s.all(), "f8.txt") {
+		t.Fatalf("the resumed card shows more than its first lines:\n%s", s.all())
+	}
+	s.keys("C-o")
+	s.waitFor("  f8.txt  2 B") // the whole listing, from the earlier conversation
 }
 
 // Ctrl-Z suspends rein as a shell's job, its frame taken off the screen;

@@ -305,6 +305,7 @@ func (m *model) showPast() {
 		m.print(past.Apply(env)...)
 	}
 	m.print(past.Flush()...)
+	m.tr.Carry(past)
 	m.print(transcript.Note("info", "— earlier conversation above; go on below —", m.width, m.theme))
 }
 

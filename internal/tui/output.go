@@ -33,18 +33,19 @@ func (m *model) showOutput() tea.Cmd {
 		whole, more, err := readHead(out.Artifact, maxShown)
 		switch {
 		case err != nil:
-			rest = "the whole output could not be read (" + err.Error() + "); this is what the model was shown"
+			rest = "the whole output could not be read (" + err.Error() + "); above is what the model was shown; the file:"
 		default:
 			text = whole
 			if more > 0 {
-				rest = fmt.Sprintf("%d more bytes in %s", more, out.Artifact)
+				rest = fmt.Sprintf("%d more bytes of it are in the file:", more)
 			}
 		}
 	}
 	text = strings.TrimRight(printable.Text(strings.ReplaceAll(text, "\r\n", "\n")), "\n")
-	block := m.theme.Bold.Render(truncate(printable.Line(out.Call), m.width)) + "\n" + indentAll(text, "  ")
+	block := m.theme.Bold.Render(truncate(printable.Line(out.Call), m.width)) + "\n" + indentAll(text, "  ", m.width)
 	if rest != "" {
-		block += "\n" + transcript.Note("warn", rest, m.width, m.theme)
+		// The path on a line of its own, never cut: it is for copying.
+		block += "\n" + transcript.Note("warn", rest, m.width, m.theme) + "\n  " + printable.Line(out.Artifact)
 	}
 	m.print(block)
 	return m.flushPrint()
@@ -57,7 +58,7 @@ func readHead(path string, limit int64) (string, int64, error) {
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			err = pe.Err // the path is said beside it
+			err = pe.Err // the caller shows the path on its own line
 		}
 		return "", 0, err
 	}
@@ -73,10 +74,18 @@ func readHead(path string, limit int64) (string, int64, error) {
 	return string(b), more, nil
 }
 
-// indentAll puts indent before every line of s.
-func indentAll(s, indent string) string {
+// indentAll puts indent before every line of s, each wrapped to width so
+// that its rows keep the indent.
+func indentAll(s, indent string, width int) string {
 	if s == "" {
 		return indent + "(no output)"
 	}
-	return indent + strings.ReplaceAll(s, "\n", "\n"+indent)
+	var b strings.Builder
+	for i, l := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(wrapIndent(strings.ReplaceAll(l, "\t", "    "), width, indent))
+	}
+	return b.String()
 }

@@ -81,14 +81,20 @@ func (t *Transcript) tool(env contract.Envelope) []string {
 			c.tool = e.ToolName
 		}
 		t.remove(e.IntentID)
-		out := Output{Call: ansi.Strip(c.header(view{width: 1 << 16})), Text: e.Text}
-		if e.Truncated && e.ArtifactRef != "" {
-			out.Artifact = e.ArtifactRef
-			if t.opts.SessionDir != "" {
-				out.Artifact = filepath.Join(t.opts.SessionDir, e.ArtifactRef)
+		if e.Phase == contract.PhaseExecution {
+			// What ran and printed something: what Ctrl-O shows.
+			out := Output{Call: ansi.Strip(c.header(view{width: 1 << 16})), Text: e.Text}
+			if c.tool == "bash" || c.user {
+				out.Text = withoutExitLine(lineEnds(e.Text))
 			}
+			if e.Truncated && e.ArtifactRef != "" {
+				out.Artifact = e.ArtifactRef
+				if t.opts.SessionDir != "" {
+					out.Artifact = filepath.Join(t.opts.SessionDir, e.ArtifactRef)
+				}
+			}
+			t.lastOutput = out
 		}
-		t.lastOutput = out
 		return []string{c.finished(t.view(), &e.Observation)}
 	}
 	return nil

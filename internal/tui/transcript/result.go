@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -127,7 +129,9 @@ func (c *card) withArtifact(v view, line string, obs *contract.Observation) []st
 	if lipgloss.Width(line)+3+ansi.StringWidth(full) <= v.width {
 		return []string{line + paint(v.th, v.th.Warn, " · "+full)}
 	}
-	return []string{line, "    " + paint(v.th, v.th.Warn, ansi.Hardwrap(full, max(v.width-4, 1), true))}
+	// A path is never cut or wrapped by rein: it must stay whole to be
+	// copied (the terminal folds a line too long for it).
+	return []string{line, "    " + paint(v.th, v.th.Warn, full)}
 }
 
 // summary renders what a file or search tool's call came to: a line
@@ -216,21 +220,50 @@ func numberedLines(s string) int {
 }
 
 // firstLines renders the first n lines of text under a card and, when
-// there are more, how many and the key that shows them whole.
+// there are more, how many and the key that shows them whole. A text the
+// tool shortened ("[... N lines omitted ...]" between its head and its
+// tail) counts the lines it left out too.
 func firstLines(v view, text string, n int) []string {
 	text = strings.TrimRight(text, "\n")
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
 	lines := strings.Split(text, "\n")
+	total := len(lines)
+	for i, l := range lines {
+		if omitted, ok := omittedLines(l); ok {
+			total += omitted - 1
+			if i < n {
+				n = i // the head alone, then how many more
+			}
+		}
+	}
 	var out []string
 	for _, l := range lines[:min(n, len(lines))] {
 		out = append(out, indentLine(v, v.th.Dim, l))
 	}
-	if more := len(lines) - n; more > 0 {
-		out = append(out, "    "+paint(v.th, v.th.Dim, fmt.Sprintf("+%s (ctrl+o shows the whole output)", plural(more, "line"))))
+	if more := total - n; more > 0 {
+		noun := "lines"
+		if more == 1 {
+			noun = "line"
+		}
+		out = append(out, "    "+paint(v.th, v.th.Dim, fmt.Sprintf("+%s %s (ctrl+o shows the whole output)", thousands(more), noun)))
 	}
 	return out
+}
+
+// omittedMarker is the line the tool runtime puts where it shortened an
+// output (internal/tool's capture).
+var omittedMarker = regexp.MustCompile(`^\[\.\.\. (\d+) lines omitted \(`)
+
+// omittedLines reads the number of lines an omission marker stands for.
+func omittedLines(l string) (int, bool) {
+	m := omittedMarker.FindStringSubmatch(l)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	return n, err == nil
 }
 
 // withoutExitLine drops the "exit code: N" line the bash tool ends its

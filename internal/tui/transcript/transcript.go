@@ -105,6 +105,18 @@ type Output struct {
 // Output when no call finished yet.
 func (t *Transcript) LastOutput() Output { return t.lastOutput }
 
+// Carry takes from past, the fold of a session's earlier conversation,
+// the latest output and reasoning, for Ctrl-O and Ctrl-T to show after a
+// resume.
+func (t *Transcript) Carry(past *Transcript) {
+	if past.lastOutput.Call != "" {
+		t.lastOutput = past.lastOutput
+	}
+	if past.lastReasoning != "" {
+		t.lastReasoning = past.lastReasoning
+	}
+}
+
 // Apply folds one envelope, durable or delta, and returns the blocks it
 // finished, in the order they are to be printed into scrollback, each
 // rendered without a trailing newline; nil when none.

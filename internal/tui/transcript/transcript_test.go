@@ -15,7 +15,8 @@ import (
 )
 
 // TestColourTheme runs every scenario in a colour theme at several
-// widths: styles are applied and no line is wider than the width.
+// widths: styles are applied and no line is wider than the width, but a
+// path to a whole output, which is never cut.
 func TestColourTheme(t *testing.T) {
 	th := style.New(true, true)
 	for name, run := range scenarios {
@@ -27,8 +28,8 @@ func TestColourTheme(t *testing.T) {
 				t.Errorf("%s at %d: no style applied:\n%s", name, width, out)
 			}
 			for _, l := range strings.Split(out, "\n") {
-				if strings.HasPrefix(l, "┄┄┄ live at") {
-					continue
+				if strings.HasPrefix(l, "┄┄┄ live at") || strings.HasPrefix(strings.TrimSpace(ansi.Strip(l)), "full output: ") {
+					continue // a path is never cut: the terminal folds it
 				}
 				if w := lipgloss.Width(l); w > width {
 					t.Errorf("%s at %d: line %q is %d wide", name, width, ansi.Strip(l), w)
@@ -280,5 +281,16 @@ func TestAnswerSaysWhatItSaved(t *testing.T) {
 	}
 	if got := strings.Join(out, "\n"); !strings.Contains(got, "⎿ always: saved bash(touch m1) in ~/.config/rein/projects.toml") {
 		t.Errorf("the card does not say what always saved:\n%s", got)
+	}
+}
+
+// A shortened output counts what the tool left out: the card shows the
+// head's first lines and how many more there are in all.
+func TestFirstLinesCountWhatWasLeftOut(t *testing.T) {
+	text := "1\n2\n3\n[... 199994 lines omitted (1288888 bytes); the whole output is artifacts/i1.txt ...]\n199998\n199999\n200000\n"
+	got := ansi.Strip(strings.Join(firstLines(view{width: 80}, text, 5), "\n"))
+	want := "    1\n    2\n    3\n    +199,997 lines (ctrl+o shows the whole output)"
+	if got != want {
+		t.Errorf("firstLines =\n%s\nwant\n%s", got, want)
 	}
 }
