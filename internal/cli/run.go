@@ -302,10 +302,14 @@ func (a *app) demoUI(ctx context.Context) error {
 	}
 	err = a.ui(ctx, &d.Session, approver, tui.Options{
 		First: d.Prompt, Workspace: d.Workspace, HistoryFile: "-", Epilogue: d.Explain,
+		Otherwise: "The demo's model is a script: it goes on only when its edit is allowed, and has no answer to " +
+			"anything else. Run rein demo again and answer y to see it fix the test; what happened this time is " +
+			"recorded all the same (rein replay " + d.Runtime.Session() + "). Ctrl-D leaves.",
 		Notes: []string{
 			"rein demo: OFFLINE, the model is SCRIPTED (no API key, no network; its replies are a fixed script)",
 			"workspace: " + d.Workspace + " (a temporary copy of a small Go project whose test fails)",
-			"default mode: rein asks before the edit and shows its diff; answer with y (n, a, d and t answer too)",
+			"default mode: rein asks before the edit and shows its diff; answer y to let the script go on " +
+				"(n, a, d and t answer too, and end the demo there: a script cannot take another way)",
 		},
 	})
 	if err != nil {

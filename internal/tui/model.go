@@ -546,9 +546,15 @@ func (m *model) ended(err error) tea.Cmd {
 	m.ask, m.asks, m.tell = nil, nil, nil
 	took := m.now().Sub(m.started)
 	m.running, m.cancel, m.activity = false, nil, ""
-	if st := m.rt.State(); m.opts.Epilogue != "" && !m.epilogued && st.Phase() == state.Completed {
+	if !m.epilogued && (m.opts.Epilogue != "" || m.opts.Otherwise != "") {
 		m.epilogued = true
-		m.print(transcript.Note("info", m.opts.Epilogue, m.width, m.theme))
+		text := m.opts.Otherwise
+		if st := m.rt.State(); st.Phase() == state.Completed {
+			text = m.opts.Epilogue
+		}
+		if text != "" {
+			m.print(transcript.Note("info", text, m.width, m.theme))
+		}
 	}
 	cmds := []tea.Cmd{m.flushPrint()}
 	if took >= notifyAfter {

@@ -136,8 +136,9 @@ type Options struct {
 	// model is a script).
 	Notes []string
 	// Epilogue is printed once the first message's run has completed
-	// (the demo says what happened); empty prints nothing.
-	Epilogue string
+	// (the demo says what happened), Otherwise once it has ended any
+	// other way; empty prints nothing.
+	Epilogue, Otherwise string
 }
 
 // Run runs the interactive UI until the person leaves (Ctrl-D, /exit,
