@@ -548,7 +548,11 @@ func (a *app) sessionFlags(cmd *cobra.Command) {
 	f.StringVar(&a.flags.script, "script", "", "script file for --provider scripted")
 	f.BoolVar(&a.flags.json, "json", false, "print the durable events as JSON lines on stdout, and nothing else there")
 	f.BoolVar(&a.flags.deltas, "deltas", false, "with --json, print the deltas too")
-	f.StringVar(&a.flags.permissionMode, "permission-mode", "", "default (reads and read-only commands run; edits and other commands ask), accept-edits (edits in the workspace and the commands the sandbox contains run too; other commands ask), plan (read-only: edits and commands refused), yolo (everything runs, still recorded and sandboxed)")
+	var modes []string
+	for _, m := range kernel.Modes() {
+		modes = append(modes, m+" ("+kernel.ModeMeaning(m)+")")
+	}
+	f.StringVar(&a.flags.permissionMode, "permission-mode", "", strings.Join(modes, "; "))
 	f.StringArrayVar(&a.flags.allow, "allow", nil, "a rule of what runs without asking, repeatable: 'bash(go test:*)', 'edit_file(docs/**)', read_file")
 	f.StringArrayVar(&a.flags.deny, "deny", nil, "a rule of what never runs, repeatable; deny wins over every allow and every mode")
 	f.StringArrayVar(&a.flags.addDirs, "add-dir", nil, "another directory the file tools may use besides the workspace, repeatable")

@@ -26,7 +26,7 @@ func ModeMeaning(mode string) string {
 	case permission.Plan:
 		return "read-only: the model can look, not change; edits and commands are refused"
 	case permission.Yolo:
-		return "everything runs without asking (still recorded, still sandboxed)"
+		return "everything runs without asking; still recorded, and sandboxed unless the sandbox is off"
 	}
 	return "reads and read-only commands run; edits and other commands ask"
 }

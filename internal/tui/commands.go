@@ -181,7 +181,7 @@ func (m *model) model(args string) tea.Cmd {
 func (m *model) mode(args string) tea.Cmd {
 	if args = strings.TrimSpace(args); args == "" {
 		mode := m.rt.Mode()
-		m.print(transcript.Note("info", "permission mode: "+mode+" · "+modeMeaning(mode)+" (Shift+Tab cycles)", m.width, m.theme))
+		m.print(transcript.Note("info", "permission mode: "+mode+" · "+kernel.ModeMeaning(mode)+" (Shift+Tab cycles)", m.width, m.theme))
 		return m.flushPrint()
 	}
 	return m.setMode(args)
@@ -248,7 +248,7 @@ func (m *model) exit(string) tea.Cmd { return m.leave() }
 func (m *model) permissions(string) tea.Cmd {
 	th := m.theme
 	var b strings.Builder
-	b.WriteString(th.Bold.Render("Permissions") + th.Dim.Render(" · mode "+m.rt.Mode()+": "+modeMeaning(m.rt.Mode())) + "\n")
+	b.WriteString(th.Bold.Render("Permissions") + th.Dim.Render(" · mode "+m.rt.Mode()+": "+kernel.ModeMeaning(m.rt.Mode())) + "\n")
 	rules := m.rt.Rules()
 	if len(rules) == 0 {
 		b.WriteString(th.Dim.Render("  no rules: the mode decides; an answer's always or never adds one") + "\n")

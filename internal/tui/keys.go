@@ -178,14 +178,10 @@ func (m *model) setMode(mode string) tea.Cmd {
 	if err := m.rt.SetMode(mode); err != nil {
 		m.print(transcript.Note("error", err.Error(), m.width, m.theme))
 	} else {
-		m.print(transcript.Note("info", "permission mode: "+mode+" · "+modeMeaning(mode), m.width, m.theme))
+		m.print(transcript.Note("info", "permission mode: "+mode+" · "+kernel.ModeMeaning(mode), m.width, m.theme))
 	}
 	return m.flushPrint()
 }
-
-// modeMeaning says in a few words what a mode lets run, as every client
-// of the kernel says it.
-func modeMeaning(mode string) string { return kernel.ModeMeaning(mode) }
 
 // submitted handles what the composer sent, if anything.
 func (m *model) submitted(sub *composer.Submission) tea.Cmd {
