@@ -104,20 +104,28 @@ func Diff(diff string, width, maxLines int, th style.Theme) string {
 	return b.String()
 }
 
-// diffRows splits a diff line into rows of width columns; a row after
-// the first starts with the line's mark (+, - or space) and a space.
+// diffRows splits a diff line into rows of width columns, at a space
+// where there is one in the row's second half, else where the width ends;
+// a row after the first starts with "↳ ", so that it reads as the line
+// going on, not as a line of its own (its colour is the line's).
 func diffRows(l string, width int) []string {
-	w := ansi.StringWidth(l)
-	if w <= width {
+	if ansi.StringWidth(l) <= width {
 		return []string{l}
 	}
-	mark := " "
-	if (l[0] == '+' || l[0] == '-') && !strings.HasPrefix(l, "+++ ") && !strings.HasPrefix(l, "--- ") {
-		mark = l[:1]
+	var rows []string
+	room := width
+	for ansi.StringWidth(l) > room {
+		row := ansi.Cut(l, 0, room)
+		if i := strings.LastIndexByte(row, ' '); i > len(row)/2 {
+			row = row[:i+1]
+		}
+		rows = append(rows, row)
+		l = l[len(row):]
+		room = width - 2
 	}
-	rows := []string{ansi.Cut(l, 0, width)}
-	for at := width; at < w; at += width - 2 {
-		rows = append(rows, mark+" "+ansi.Cut(l, at, at+width-2))
+	rows = append(rows, l)
+	for i := 1; i < len(rows); i++ {
+		rows[i] = "↳ " + rows[i]
 	}
 	return rows
 }

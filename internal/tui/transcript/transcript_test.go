@@ -54,7 +54,7 @@ func TestDiff(t *testing.T) {
 	}{
 		{"whole", 0, 40, strings.TrimSuffix(diff, "\n")},
 		{"shortened", 4, 40, "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n ctx\n… 2 more lines"},
-		{"wrapped to width", 0, 6, "--- a/\n  x\n+++ b/\n  x\n@@ -1,\n  2 +1\n  ,2 @\n  @\n ctx\n-old\n+new"},
+		{"wrapped to width", 0, 6, "--- a/\n↳ x\n+++ b/\n↳ x\n@@ -1,\n↳ 2 +1\n↳ ,2 @\n↳ @\n ctx\n-old\n+new"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,9 +63,9 @@ func TestDiff(t *testing.T) {
 			}
 		})
 	}
-	t.Run("a long line wraps with its mark", func(t *testing.T) {
+	t.Run("a long line wraps at a space, its rows marked as going on", func(t *testing.T) {
 		long := "@@ -1 +1 @@\n+return fmt.Errorf(\"open %s: %w\", path, err)\n"
-		want := "@@ -1 +1 @@\n+return fmt.Errorf(\"\n+ open %s: %w\", path\n+ , err)"
+		want := "@@ -1 +1 @@\n+return fmt.Errorf(\"\n↳ open %s: %w\", \n↳ path, err)"
 		if d := cmp.Diff(want, Diff(long, 20, 0, style.Theme{})); d != "" {
 			t.Errorf("Diff() mismatch (-want +got):\n%s", d)
 		}
