@@ -99,12 +99,14 @@ func (m *model) dispatch(sub composer.Submission) tea.Cmd {
 			return m.send(composer.Submission{Text: prompt, Display: sub.Display})
 		}
 	}
-	m.print(transcript.Note("warn", fmt.Sprintf("unknown command /%s: nothing was sent (/help lists the commands; //%s sends the text as it is); your text is back in the composer", printable.Line(name), printable.Line(name)), m.width, m.theme))
+	note := fmt.Sprintf("unknown command /%s: nothing was sent (/help lists the commands; //%s sends the text as it is)", printable.Line(name), printable.Line(name))
 	if m.comp.Empty() {
 		// What was typed is the person's: a typo must not cost it.
 		m.comp.SetValue(sub.Entry)
 		m.compDirty = true
+		note += "; your text is back in the composer"
 	}
+	m.print(transcript.Note("warn", note, m.width, m.theme))
 	return m.flushPrint()
 }
 
@@ -248,7 +250,8 @@ func (m *model) exit(string) tea.Cmd { return m.leave() }
 func (m *model) permissions(string) tea.Cmd {
 	th := m.theme
 	var b strings.Builder
-	b.WriteString(th.Bold.Render("Permissions") + th.Dim.Render(" · mode "+m.rt.Mode()+": "+kernel.ModeMeaning(m.rt.Mode())) + "\n")
+	b.WriteString(th.Bold.Render("Permissions") + "\n")
+	b.WriteString(th.Dim.Render(wrapIndent("mode "+m.rt.Mode()+": "+kernel.ModeMeaning(m.rt.Mode()), m.width, "  ")) + "\n")
 	rules := m.rt.Rules()
 	if len(rules) == 0 {
 		b.WriteString(th.Dim.Render("  no rules: the mode decides; an answer's always or never adds one") + "\n")
@@ -268,7 +271,7 @@ func row(width, col int, key, text string, th style.Theme) string {
 		pad = 1
 	}
 	first := key + strings.Repeat(" ", pad)
-	lines := strings.Split(ansi.Wrap(text, max(10, width-col), ""), "\n")
+	lines := strings.Split(transcript.Wrap(text, max(10, width-col)), "\n")
 	var b strings.Builder
 	for i, l := range lines {
 		if i == 0 {

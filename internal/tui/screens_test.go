@@ -423,7 +423,7 @@ func TestPermissionsListsTheRulesAndTheirFiles(t *testing.T) {
 	h.key("enter")
 	got := h.screenText()
 	for _, want := range []string{
-		"Permissions · mode default",
+		"Permissions\n  mode default: reads and read-only commands run",
 		"deny  bash(git push:*) · /home/ada/.config/rein/config.toml",
 		"allow bash(go test:*) · /work/app/.rein/config.toml",
 		"allow bash(touch m1) · /home/ada/.config/rein/projects.toml (your answers)",

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rein-agent/rein/internal/printable"
+	"github.com/rein-agent/rein/internal/tui/transcript"
 )
 
 // View draws the live region: what is in progress, what waits, the
@@ -224,7 +225,7 @@ func truncate(s string, w int) string {
 func wrapIndent(s string, w int, indent string) string {
 	width := max(10, w-ansi.StringWidth(indent))
 	var b strings.Builder
-	for i, l := range strings.Split(ansi.Wrap(s, width, ""), "\n") {
+	for i, l := range strings.Split(transcript.Wrap(s, width), "\n") {
 		if i > 0 {
 			b.WriteByte('\n')
 		}

@@ -294,6 +294,17 @@ func branch(v view, st lipgloss.Style, text string) string {
 	return "  " + paint(v.th, v.th.Dim, "⎿") + " " + paint(v.th, st, ansi.Truncate(text, max(v.width-4, 1), "…"))
 }
 
+// branchWrapped is branch for a text that must be read whole (which rules
+// an answer saved, and where): wrapped under itself, never cut.
+func branchWrapped(v view, st lipgloss.Style, text string) string {
+	rows := strings.Split(Wrap(text, max(v.width-4, 10)), "\n")
+	out := "  " + paint(v.th, v.th.Dim, "⎿") + " " + paint(v.th, st, rows[0])
+	for _, r := range rows[1:] {
+		out += "\n    " + paint(v.th, st, r)
+	}
+	return out
+}
+
 // indentLine renders a line of output under a card, indented past the
 // branch, cut to the width.
 func indentLine(v view, st lipgloss.Style, l string) string {

@@ -25,7 +25,7 @@ func wrapText(s string, width int) []string {
 	s = strings.ReplaceAll(s, "\t", "    ")
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
-		out = append(out, strings.Split(ansi.Wrap(l, max(width, 1), ""), "\n")...)
+		out = append(out, strings.Split(Wrap(l, max(width, 1)), "\n")...)
 	}
 	return out
 }

@@ -33,7 +33,7 @@ const (
 func (c *card) finished(v view, obs *contract.Observation) string {
 	out := []string{c.header(v)}
 	if c.saved != "" {
-		out = append(out, branch(v, v.th.Dim, c.saved))
+		out = append(out, branchWrapped(v, v.th.Dim, printable.Line(c.saved)))
 	}
 	switch {
 	case c.refusal != "":
