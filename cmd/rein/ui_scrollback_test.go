@@ -259,6 +259,7 @@ func TestUIScrollback(t *testing.T) {
 			time.Sleep(200 * time.Millisecond)
 			s.keys("BSpace", "BSpace", "Left", "Right")
 			s.waitFor("[y]")
+			time.Sleep(time.Second) // one who typed pauses before a key answers
 			s.answer("n")
 			s.text("/he")
 			time.Sleep(300 * time.Millisecond)

@@ -48,7 +48,7 @@ func newScreenEnv(t *testing.T, cols, rows int, files map[string]string, env []s
 		}
 		t.Skipf("no tmux here: %v", err)
 	}
-	s := &screen{t: t, dir: t.TempDir(), state: shortDir(t)}
+	s := &screen{t: t, dir: shortDir(t), state: shortDir(t)}
 	s.socket = filepath.Join(t.TempDir(), "tmux.sock")
 	for name, body := range files {
 		p := filepath.Join(s.dir, name)

@@ -464,6 +464,7 @@ func (l *lineMode) diff(context.Context, string) (bool, error) {
 func (l *lineMode) status(context.Context, string) (bool, error) {
 	st := l.s.Runtime.State()
 	facts := []Fact{{"session", l.s.Runtime.Session()}, {"directory", l.s.Dir}}
+	facts = append(facts, Fact{"workspace", l.workspace()})
 	c, _ := l.s.Runtime.(controls)
 	var cur kernel.Current
 	if c != nil {

@@ -281,6 +281,13 @@ func (a *app) goOn(ctx context.Context, ref, prompt string, interactive bool) er
 	if err != nil {
 		return err
 	}
+	if st := s.Runtime.State(); ref == "" && st.Cwd != "" {
+		// The repository's latest session may have been started in
+		// another of its directories: that is where its tools work.
+		if cwd, err := os.Getwd(); err == nil && filepath.Clean(cwd) != filepath.Clean(st.Cwd) && !a.flags.json {
+			printf(a.deps.Stderr, "rein: going on with session %s, which works in %s (not in this directory)\n", s.Runtime.Session(), field(st.Cwd))
+		}
+	}
 	if uiApprover != nil {
 		return a.ui(ctx, s, uiApprover, tui.Options{Past: true, Resume: prompt})
 	}

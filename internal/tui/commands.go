@@ -212,6 +212,11 @@ func (m *model) cost(string) tea.Cmd {
 func (m *model) status(string) tea.Cmd {
 	cur := m.rt.Current()
 	facts := []Fact{{"session", m.rt.Session()}, {"directory", m.sess.Dir}}
+	if st := m.rt.State(); st.Cwd != "" {
+		facts = append(facts, Fact{"workspace", st.Cwd})
+	} else if m.opts.Workspace != "" {
+		facts = append(facts, Fact{"workspace", m.opts.Workspace})
+	}
 	if about := m.sess.About; about != nil {
 		facts = append(facts, about()...)
 	} else {
