@@ -126,7 +126,9 @@ func (p *picker) view(m *model) string {
 	lo := max(0, min(p.at-4, len(p.items)-10))
 	for i := lo; i < min(len(p.items), lo+10); i++ {
 		s := p.items[i]
-		line := fmt.Sprintf("%s  %s  %s", s.ID, ago(s.LastActivity, m.now()), firstLine(s.FirstPrompt))
+		// The time and the prompt first: on a narrow terminal they are
+		// what tells sessions apart; the id follows, for rein resume ID.
+		line := fmt.Sprintf("%s  %s  %s", ago(s.LastActivity, m.now()), firstLine(s.FirstPrompt), s.ID)
 		line = truncate(printable.Line(line), m.width-4)
 		if i == p.at {
 			b.WriteString(th.Accent.Render("› "+line) + "\n")
