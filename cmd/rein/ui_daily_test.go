@@ -240,3 +240,41 @@ func TestUIResumeShowsAPasteAsTyped(t *testing.T) {
 		t.Errorf("the resumed view does not show the paste as it was typed:\n%s", all)
 	}
 }
+
+// In the line mode on a terminal, a line typed while the model works is
+// the person's next message, not the answer to the question that comes
+// meanwhile: "never mind the tests, just fix it" never saves a never; it
+// is sent once the run is over.
+func TestLineModeTypeAheadIsNoAnswer(t *testing.T) {
+	s := newScreen(t, 100, 30, nil, append(scriptFlags(t, askingTurns), "--plain")...)
+	s.waitFor("›")
+	s.text("go")
+	s.keys("Enter")
+	s.waitFor("Looking")
+	s.text("never mind the tests, just fix it")
+	s.keys("Enter")
+	s.waitFor("[a] always", "kept for after this run")
+	time.Sleep(300 * time.Millisecond)
+	s.text("n")
+	s.keys("Enter")
+	s.waitFor("And again.")
+	s.keys("C-d")
+	s.exited()
+	var sent []string
+	for _, e := range s.events() {
+		switch d := e.Data.(type) {
+		case *contract.UserMessage:
+			sent = append(sent, d.Text)
+		case *contract.ToolPermission:
+			if d.By == "user" && (d.Decision != contract.Deny || d.Rule != "") {
+				t.Errorf("the answer recorded is %+v, want a plain no", d)
+			}
+		}
+	}
+	if strings.Join(sent, "|") != "go|never mind the tests, just fix it" {
+		t.Errorf("messages %q, want the line typed ahead sent after the run", sent)
+	}
+	if _, err := os.Stat(filepath.Join(s.state, "config", "rein", "projects.toml")); err == nil {
+		t.Errorf("a rule was saved")
+	}
+}

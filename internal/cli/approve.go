@@ -8,7 +8,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/kernel"
 )
 
@@ -18,19 +20,37 @@ import (
 // read from a terminal cannot be interrupted; it is left blocked when the
 // process exits).
 type lineReader struct {
-	ch   chan string
+	ch chan line
+	// tty says the lines are typed (stdin is a terminal): a line typed
+	// before a question was asked is no answer to it.
+	tty  bool
 	mu   sync.Mutex
 	fail error
+	// held are lines typed ahead of a question, handed out first by next.
+	held []string
 }
 
+// line is a line read and when it was.
+type line struct {
+	text string
+	at   time.Time
+}
+
+// typedAhead is how many typed lines are read ahead of their reader: each
+// is timed as it is typed, not as it is taken.
+const typedAhead = 64
+
 func readLines(r io.Reader) *lineReader {
-	l := &lineReader{ch: make(chan string)}
+	l := &lineReader{ch: make(chan line)}
+	if ttyOf(r) {
+		l.tty, l.ch = true, make(chan line, typedAhead)
+	}
 	go func() {
 		defer close(l.ch)
 		in := bufio.NewScanner(r)
 		in.Buffer(make([]byte, 64*1024), 16*1024*1024)
 		for in.Scan() {
-			l.ch <- in.Text()
+			l.ch <- line{text: in.Text(), at: time.Now()}
 		}
 		l.mu.Lock()
 		l.fail = in.Err()
@@ -39,14 +59,47 @@ func readLines(r io.Reader) *lineReader {
 	return l
 }
 
-// next returns the next line; false at the end of input or when ctx is
-// done.
+// next returns the next line, the ones held back from a question first;
+// false at the end of input or when ctx is done.
 func (l *lineReader) next(ctx context.Context) (string, bool) {
+	l.mu.Lock()
+	if len(l.held) > 0 {
+		s := l.held[0]
+		l.held = l.held[1:]
+		l.mu.Unlock()
+		return s, true
+	}
+	l.mu.Unlock()
 	select {
-	case s, ok := <-l.ch:
-		return s, ok
+	case ln, ok := <-l.ch:
+		return ln.text, ok
 	case <-ctx.Done():
 		return "", false
+	}
+}
+
+// answer returns the next line typed after since, when a question was
+// asked. On a terminal a line typed before it is the person's next
+// message, typed ahead while the model worked, not an answer: it is held
+// for next, and said so on w.
+func (l *lineReader) answer(ctx context.Context, since time.Time, w io.Writer) (string, bool) {
+	for {
+		select {
+		case ln, ok := <-l.ch:
+			if !ok {
+				return "", false
+			}
+			if l.tty && ln.at.Before(since) {
+				l.mu.Lock()
+				l.held = append(l.held, ln.text)
+				l.mu.Unlock()
+				printf(w, "(kept for after this run, not an answer: %s)\n  › ", excerpt.Text(ln.text, 60))
+				continue
+			}
+			return ln.text, true
+		case <-ctx.Done():
+			return "", false
+		}
 	}
 }
 
@@ -127,9 +180,10 @@ func (p *prompter) outside(ctx context.Context, q kernel.Question) (kernel.Reply
 // ask reads lines until one answers with one of offered, saying again
 // after each that does not.
 func (p *prompter) ask(ctx context.Context, offered []kernel.Answer, again shown) (kernel.Reply, error) {
+	asked := time.Now()
 	for {
 		say(p.w, "  › ")
-		line, ok := p.lines.next(ctx)
+		line, ok := p.lines.answer(ctx, asked, p.w)
 		if !ok {
 			return p.unanswered(ctx)
 		}
@@ -143,16 +197,17 @@ func (p *prompter) ask(ctx context.Context, offered []kernel.Answer, again shown
 // parseReply reads a line typed at an approval prompt: an answer (y or
 // yes, n or no, a or always, d or never, in any case) that is one of
 // offered and, after a denial (n, d), what the person tells the model to
-// do instead: the rest of the line, past a comma, colon, semicolon or
-// space ("n, use the test helper", "no: run go vet first"). A yes or an
+// do instead: the rest of the line, past a comma, colon or semicolon
+// ("n, use the test helper", "no: run go vet first"). A space alone does
+// not end the answer: "never mind the tests" is a sentence, not a never. A yes or an
 // always says nothing more: one followed by text is not an answer, so
 // that nothing typed is silently dropped. ok is false when the line is
 // not an answer offered.
 func parseReply(line string, offered []kernel.Answer) (r kernel.Reply, ok bool) {
 	s := strings.TrimSpace(line)
 	word, rest := s, ""
-	if i := strings.IndexAny(s, ",:; \t"); i >= 0 {
-		word, rest = s[:i], strings.TrimSpace(strings.TrimLeft(s[i:], ",:; \t"))
+	if i := strings.IndexAny(s, ",:;"); i >= 0 {
+		word, rest = strings.TrimSpace(s[:i]), strings.TrimSpace(strings.TrimLeft(s[i:], ",:; \t"))
 	}
 	switch strings.ToLower(word) {
 	case "y", "yes":

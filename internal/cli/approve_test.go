@@ -32,12 +32,12 @@ func TestPrompterAnswers(t *testing.T) {
 		{"end of input", "", kernel.Reply{Answer: kernel.No}, io.EOF},
 		{"no, and what to do instead", "n, use the test helper instead\n", kernel.Reply{Answer: kernel.No, Text: "use the test helper instead"}, nil},
 		{"no: with a colon", "  No:  run go vet first \n", kernel.Reply{Answer: kernel.No, Text: "run go vet first"}, nil},
-		{"no and a space", "n try make test\n", kernel.Reply{Answer: kernel.No, Text: "try make test"}, nil},
+		{"a space is no separator", "n try make test\nn; try make test\n", kernel.Reply{Answer: kernel.No, Text: "try make test"}, nil},
 		{"no and nothing after the comma", "n,\n", kernel.Reply{Answer: kernel.No}, nil},
 		{"never, and what to do instead", "d; never touch the vendored tree\n", kernel.Reply{Answer: kernel.Never, Text: "never touch the vendored tree"}, nil},
 		{"a yes says nothing more", "y, and then commit\ny\n", kernel.Reply{Answer: kernel.Yes}, nil},
 		{"an always says nothing more", "always, quickly\nn\n", kernel.Reply{Answer: kernel.No}, nil},
-		{"a word that starts like an answer", "nope\nnever mind, do it differently\n", kernel.Reply{Answer: kernel.Never, Text: "mind, do it differently"}, nil},
+		{"words that start like an answer", "nope\nnever mind, do it differently\nn\n", kernel.Reply{Answer: kernel.No}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var w bytes.Buffer
