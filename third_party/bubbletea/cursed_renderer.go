@@ -819,6 +819,8 @@ func (s *cursedRenderer) printAbove(str string, clear bool) error {
 	if s.logger != nil {
 		s.logger.Printf("insert above: %q", sb.String())
 	}
+	// Into the renderer's buffer, which cannot fail: the write to the
+	// terminal is flush's, and its error is returned.
 	_, _ = s.scr.WriteString(sb.String())
 	// The cursor is where the frame begins now, and nothing of it is on
 	// the screen: the next render draws it whole from there.
