@@ -8,14 +8,38 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rein-agent/rein/internal/printable"
 )
 
 // warnings is the logger of what a person should know about: warnings and
-// errors, one line each on stderr, "rein: warning: what happened (key=value, ...)".
+// errors, one line each on stderr, "rein: warning: what happened (key=value, ...)",
+// or to where routeWarnings sends them.
 func warnings() *slog.Logger {
-	return slog.New(&lineHandler{w: os.Stderr, mu: new(sync.Mutex), redact: redactText})
+	return slog.New(&lineHandler{w: warnSink{}, mu: new(sync.Mutex), redact: redactText})
+}
+
+// warnTo, when set, takes rein's warnings instead of stderr: the terminal
+// UI's, which a line written to the terminal under it would tear.
+var warnTo atomic.Pointer[func(line string)]
+
+// warnSink writes a warning's line to warnTo, else to stderr.
+type warnSink struct{}
+
+func (warnSink) Write(b []byte) (int, error) {
+	if to := warnTo.Load(); to != nil {
+		(*to)(strings.TrimSuffix(string(b), "\n"))
+		return len(b), nil
+	}
+	return os.Stderr.Write(b)
+}
+
+// routeWarnings sends rein's warnings to to until restore is called
+// (cli.Deps.Warnings).
+func routeWarnings(to func(line string)) (restore func()) {
+	warnTo.Store(&to)
+	return func() { warnTo.Store(nil) }
 }
 
 // lineHandler writes records at warning level and above as one line for

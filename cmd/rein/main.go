@@ -36,6 +36,7 @@ func main() {
 		Store:      readStore,
 		Normalize:  normalize,
 		Interrupts: interrupts,
+		Warnings:   routeWarnings,
 		Extensions: cli.Extensions{List: listExtensions, Add: addServer, Remove: removeServer},
 	})))
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rein-agent/rein/internal/contract"
 )
@@ -55,6 +56,15 @@ func TestUIStartedInHomeAsksOnce(t *testing.T) {
 	s.env = append(s.env, "HOME="+s.dir)
 	s.start(100, 30, args...)
 	s.ready()
+	// The warning rein gave while the session opened is the UI's, under
+	// its banner, not a line written under its frame; a resize keeps it.
+	all := s.waitFor("warning: The workspace is your home directory")
+	if strings.Contains(all, "rein: warning: The workspace") {
+		t.Errorf("the warning was written to the terminal under the UI:\n%s", all)
+	}
+	_ = s.tmux("resize-window", "-t", "0", "-x", "80", "-y", "30")
+	time.Sleep(500 * time.Millisecond)
+	s.waitFor("warning: The workspace is your home directory")
 	s.text("go")
 	s.keys("Enter")
 	s.waitVisible("is your home directory")

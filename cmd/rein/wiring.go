@@ -85,7 +85,7 @@ func loadConfig(dir string) (*config.Config, error) {
 		return nil, err
 	}
 	for _, w := range cfg.Warnings {
-		fmt.Fprintln(os.Stderr, "rein: warning: "+printable.Line(redactText(w))) // a file's text may be quoted in it
+		_, _ = fmt.Fprintln(warnSink{}, "rein: warning: "+printable.Line(redactText(w))) // a file's text may be quoted in it; stderr's errors are not rein's to handle
 	}
 	return cfg, nil
 }

@@ -252,6 +252,11 @@ type Deps struct {
 	// SIGTERM) cancels it, with an [*Interrupt] as the cause; nil means
 	// signals are not caught.
 	Interrupts func(ctx context.Context) (context.Context, context.CancelFunc)
+	// Warnings, when not nil, sends rein's warning lines ("rein: warning:
+	// ...") to to instead of stderr until restore is called: the terminal
+	// UI shows them as notes, since a line written to the terminal under
+	// it would tear its frame. to may be called from any goroutine.
+	Warnings func(to func(line string)) (restore func())
 }
 
 // Interrupt is the cause of a context cancelled by a signal.
@@ -418,6 +423,9 @@ type app struct {
 	deps  Deps
 	flags flags
 	code  int
+	// held keeps rein's warnings off the terminal while the UI opens and
+	// runs; nil outside it.
+	held *heldWarnings
 	// sent says a message was sent in this session.
 	sent bool
 	// usage sums the tokens and cost of the last run followed, and keeps

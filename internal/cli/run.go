@@ -139,6 +139,8 @@ func (a *app) interactive(ctx context.Context, first string) error {
 		approver := tui.NewApprover()
 		a.trust = trustAsker(a.deps.Stderr, byteLines(a.deps.Stdin))
 		a.pick = a.modelAsker(byteLines(a.deps.Stdin))
+		a.held = a.holdWarnings()
+		defer a.held.release()
 		s, err := a.open(ctx, approver)
 		if err != nil {
 			return err
@@ -296,6 +298,8 @@ func wrapWords(s string, width int) string {
 // sees the scripted model's edit asked about, its diff shown, and answers.
 func (a *app) demoUI(ctx context.Context) error {
 	approver := tui.NewApprover()
+	a.held = a.holdWarnings()
+	defer a.held.release()
 	d, err := a.deps.Demo(ctx, DemoOptions{SessionDir: a.flags.sessionDir, Approver: approver})
 	if err != nil {
 		return err

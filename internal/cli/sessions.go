@@ -258,6 +258,8 @@ func (a *app) goOn(ctx context.Context, ref, prompt string, interactive bool) er
 	if interactive && a.useUI() {
 		uiApprover = tui.NewApprover()
 		approver = uiApprover
+		a.held = a.holdWarnings()
+		defer a.held.release()
 		a.trust = trustAsker(a.deps.Stderr, byteLines(a.deps.Stdin))
 		a.pick = a.modelAsker(byteLines(a.deps.Stdin))
 	} else if interactive {

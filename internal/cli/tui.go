@@ -56,6 +56,7 @@ func (a *app) ui(ctx context.Context, s *Session, approver *tui.Approver, opts t
 		opts.Out = o.w
 	}
 	opts.Approver = approver
+	opts.Warnings = append(opts.Warnings, a.held.start(approver)...)
 	if opts.Workspace == "" {
 		opts.Workspace = cwd
 	}

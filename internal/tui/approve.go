@@ -47,6 +47,22 @@ func (a *Approver) following(flush func()) {
 	a.flush = flush
 }
 
+// warnMsg brings a warning of rein's to the UI, which prints it.
+type warnMsg struct{ text string }
+
+// Warn shows text as a warning in the UI, from any goroutine; false when
+// no UI runs to show it (the caller says it elsewhere).
+func (a *Approver) Warn(text string) bool {
+	a.mu.Lock()
+	p := a.p
+	a.mu.Unlock()
+	if p == nil {
+		return false
+	}
+	go p.Send(warnMsg{text}) // never from under the program's loop
+	return true
+}
+
 // errNoUI says a question came when no UI could ask it.
 var errNoUI = errors.New("tui: no interactive UI to ask")
 

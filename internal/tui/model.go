@@ -236,6 +236,9 @@ func (m *model) begin() tea.Cmd {
 	for _, p := range m.problems {
 		m.print(transcript.Note("warn", p, m.width, m.theme))
 	}
+	for _, w := range m.opts.Warnings {
+		m.print(transcript.Note("warn", w, m.width, m.theme))
+	}
 	for _, n := range m.opts.Notes {
 		m.print(transcript.Note("info", n, m.width, m.theme))
 	}
@@ -372,6 +375,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.opened(msg)
 	case reflowMsg:
 		return m, m.reflowed(msg)
+	case warnMsg:
+		m.print(transcript.Note("warn", msg.text, m.width, m.theme))
+		return m, m.flushPrint()
 	case modelsMsg:
 		return m, m.listed(msg)
 	case switchedMsg:

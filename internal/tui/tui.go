@@ -133,8 +133,9 @@ type Options struct {
 	// Width and Height, when not zero, fix the terminal's size (tests).
 	Width, Height int
 	// Notes are printed under the banner, one a line (the demo says its
-	// model is a script).
-	Notes []string
+	// model is a script); Warnings too, as warnings (what rein warned of
+	// while the session opened).
+	Notes, Warnings []string
 	// Epilogue is printed once the first message's run has completed
 	// (the demo says what happened), Otherwise once it has ended any
 	// other way; empty prints nothing.
