@@ -122,6 +122,25 @@ func New(mode Mode, rules Rules, ws *workspace.Workspace) (*Policy, error) {
 	return p, nil
 }
 
+// With returns a copy of p in mode m (the zero Mode is Default) with
+// extra rules beside p's, and everything else p was given kept: its
+// workspace, its containment ([Policy.WithContainment]), rein's own
+// directories ([Policy.WithOwn]) and whatever else a caller set on it. It is the one way to change a
+// policy's mode or rules: a policy made again with [New] would forget
+// them. p itself is unchanged. It fails on an unknown mode or a zero Rule
+// in extra.
+func (p *Policy) With(m Mode, extra Rules) (*Policy, error) {
+	fresh, err := New(m, p.rules.Merge(extra), p.ws)
+	if err != nil {
+		return nil, err
+	}
+	// A copy of p keeps every field New does not set; only the mode and
+	// the rules (with their indexes) are fresh's.
+	q := *p
+	q.mode, q.rules, q.allow, q.ask, q.deny = fresh.mode, fresh.rules, fresh.allow, fresh.ask, fresh.deny
+	return &q, nil
+}
+
 func index(list string, rules []Rule) (map[string][]Rule, error) {
 	m := map[string][]Rule{}
 	for i, r := range rules {

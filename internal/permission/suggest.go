@@ -243,19 +243,19 @@ func (p *Policy) ForHeadless(v Verdict, req Request) Verdict {
 		flags[i] = "--allow " + shellQuote(r.String())
 	}
 	alone := false
-	if q, ok := p.with(p.mode, Rules{Allow: rules}); ok && len(rules) > 0 && q.Decide(req).Decision == contract.Allow {
+	if q, ok := p.try(p.mode, Rules{Allow: rules}); ok && len(rules) > 0 && q.Decide(req).Decision == contract.Allow {
 		ways, alone = append(ways, strings.Join(flags, " ")), true
 	}
 	for _, m := range []Mode{AcceptEdits, Yolo} {
 		if m == p.mode {
 			continue
 		}
-		if q, ok := p.with(m, Rules{}); ok && q.Decide(req).Decision == contract.Allow {
+		if q, ok := p.try(m, Rules{}); ok && q.Decide(req).Decision == contract.Allow {
 			ways = append(ways, "--permission-mode "+string(m))
 			break
 		}
 		// The rules allow the command, and the mode what it writes.
-		if q, ok := p.with(m, Rules{Allow: rules}); ok && len(rules) > 0 && !alone && q.Decide(req).Decision == contract.Allow {
+		if q, ok := p.try(m, Rules{Allow: rules}); ok && len(rules) > 0 && !alone && q.Decide(req).Decision == contract.Allow {
 			ways = append(ways, "--permission-mode "+string(m)+" "+strings.Join(flags, " "))
 			break
 		}
@@ -272,6 +272,13 @@ func (p *Policy) ForHeadless(v Verdict, req Request) Verdict {
 	return Verdict{Decision: contract.Deny, By: ByHeadless, Reason: reason}
 }
 
+// try is [Policy.With] for ForHeadless, which only needs to know whether
+// the policy could be made.
+func (p *Policy) try(m Mode, extra Rules) (*Policy, bool) {
+	q, err := p.With(m, extra)
+	return q, err == nil
+}
+
 func (p *Policy) isAskRule(text string) bool {
 	for _, r := range p.rules.Ask {
 		if r.String() == text {
@@ -279,16 +286,6 @@ func (p *Policy) isAskRule(text string) bool {
 		}
 	}
 	return false
-}
-
-// with returns a copy of p in mode m with extra rules. It fails only if
-// extra holds a zero Rule.
-func (p *Policy) with(m Mode, extra Rules) (*Policy, bool) {
-	q, err := New(m, p.rules.Merge(extra), p.ws)
-	if err != nil {
-		return nil, false
-	}
-	return q.WithContainment(p.cont), true
 }
 
 // shellQuote quotes s as one shell word, in single quotes when it needs
