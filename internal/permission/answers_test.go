@@ -107,8 +107,14 @@ func TestNeverDeniesTheReasonToAsk(t *testing.T) {
 			"echo start; curl -s x; echo end": {"bash(curl -s x)"},
 			"git status && git push":          {"bash(git push:*)"},
 			"ls -la":                          {"bash(ls -la)"},
-			"echo hi > notes.txt":             {"bash(echo hi)"},
+			"echo hi > notes.txt":             {"write_file(notes.txt)"},
+			"ls > out.txt":                    {"write_file(out.txt)"},
+			"ls -la > out.txt && git push":    {"bash(git push:*)", "write_file(out.txt)"},
 			"cat README.md | tee out.txt":     {"bash(tee out.txt)"},
+			"git log --output=x":              {"bash(git log --output=x)"},
+			"git diff --output=d.txt HEAD":    {"bash(git diff --output=d.txt HEAD)"},
+			"go test ./...":                   {"bash(go test:*)"},
+			"git log --output=$F":             nil,
 		} {
 			var got []string
 			for _, r := range p.DenyRules(bashReq(t, command)) {
@@ -127,5 +133,22 @@ func TestNeverDeniesTheReasonToAsk(t *testing.T) {
 	}
 	if v := q.Decide(bashReq(t, "rm -rf build && echo cleaned")); v.Decision != contract.Deny {
 		t.Errorf("the compound after never: %+v", v)
+	}
+	// A never on a write by an option denies that command, not every
+	// read-only use of its program; one on a redirection denies the
+	// write, not the command.
+	for command, want := range map[string]contract.Decision{
+		"git log --output=x": contract.Deny, "git log --oneline": contract.Allow,
+		"ls > out.txt": contract.Deny, "cat README.md > out.txt": contract.Deny, "ls": contract.Allow,
+	} {
+		p, _ := New(Default, Rules{}, ws)
+		p = p.WithContainment(Containment{Sandboxed: true})
+		deny := p.DenyRules(bashReq(t, "git log --output=x"))
+		deny = append(deny, p.DenyRules(bashReq(t, "ls > out.txt"))...)
+		q, _ := New(Default, Rules{Deny: deny}, ws)
+		q = q.WithContainment(Containment{Sandboxed: true})
+		if v := q.Decide(bashReq(t, command)); v.Decision != want {
+			t.Errorf("after never on git log --output=x and ls > out.txt (%v): %q = %+v, want %s", deny, command, v, want)
+		}
 	}
 }

@@ -178,9 +178,12 @@
 // interactive "always", the command runs without a question next time, its
 // writes inside the workspace included (echo x > notes.txt gives
 // bash(echo x) and write_file(notes.txt)); [Policy.DenyRules] gives those
-// a "never" saves: the rules of the commands that were the reason to ask,
-// not of the read-only ones beside them (never on rm -rf build && echo
-// cleaned denies rm -rf build). The person's answers are kept in their own
+// a "never" saves: the rules of what was the reason to ask, not of the
+// read-only commands beside it (never on rm -rf build && echo cleaned
+// denies rm -rf build; on ls > out.txt, write_file(out.txt)), and the
+// exact command where the prefix an "always" would save also names
+// read-only uses (never on git log --output=x denies that, not every git
+// log). The person's answers are kept in their own
 // file by project (config.Answers, ~/.config/rein/projects.toml), never
 // in the repository:
 //
