@@ -106,6 +106,12 @@
 //   - A read outside the workspace roots asks: no bash rule allows it (a
 //     read_file rule with an absolute pattern may), since the file tools
 //     refuse it. A read known only at run time (cat $f) asks too.
+//   - A glob is judged by what it expands to when the decision is made,
+//     as bash would expand it, every match resolved through its links
+//     (cat doc?/.env reads outside when docs is a link out), within a
+//     budget of directory entries past which it is not known; a glob that
+//     names no file lists the directories it expands in, which is a read
+//     of them (echo ~/*, printf %s /home/*/x).
 //   - A write inside the workspace that a command's own words name
 //     (touch m1, go test -coverprofile=c.out, sed -i) is allowed by the
 //     rule that allows the command, when the rule is the person's (their
