@@ -141,18 +141,41 @@
 // A command that only reads runs without asking in default and
 // accept-edits modes, as a read does, when a sandbox contains it: every
 // simple command of it is one [shell.Command.ReadOnly] reads as read-only
-// (ls, cat, grep, find without -exec, -delete or -fprint, git status, diff,
-// log and show without --output or --ext-diff, jq, sed without w or -i...,
-// no assignment before it, no glob that could expand to an option of a
-// program whose options write or run), every file it names and every
-// redirection it reads is inside the workspace, and it writes none but
-// /dev/null and the standard streams. Its reason says "a read-only
-// command". The sandbox is required because the analysis does not follow
-// what a link in the workspace or a tree a command walks (grep -R) leads
-// to, nor what git's configuration runs (core.fsmonitor, a textconv
-// driver): the sandbox hides the credential stores from the first and
-// contains the second. Without a sandbox a read-only command asks, and its
-// reason says why. Plan mode denies bash all the same.
+// (ls, cat, grep, find without -exec, -delete or -fprint, git status,
+// diff, log and show with the options of their allowlists, jq, sed
+// without w or -i..., no assignment before it, no glob that could expand
+// to an option of a program whose options write or run), every file it
+// names, every redirection it reads and every glob it expands is inside
+// the workspace, and it writes none but /dev/null and the standard
+// streams. Its reason says "a read-only command".
+//
+// git also runs what its repository's configuration names, and a
+// repository comes with the workspace (a tarball with its .git, a
+// directory committed in the shape of one), so a command with git is
+// read-only only when the script does not change directory (cd, pushd)
+// and gives git no -C, -c, --git-dir, --work-tree, --exec-path or
+// --namespace (which choose another repository or what git runs), and
+// the repository git finds from the workspace root, as git finds it (up
+// from the root; a .git directory, a gitfile, a directory in the shape of
+// a bare repository), and each submodule its index records that is
+// checked out, has a configuration (config, config.worktree, and a
+// linked worktree's common one) that the policy can read (git's format,
+// at most 1 MiB each) and that names no program git runs (core.fsmonitor,
+// core.pager, pager.*, diff.external, a diff driver's textconv or command,
+// a filter's clean, smudge or process, log.showSignature with
+// gpg.program), reads nothing elsewhere (core.worktree, include.path,
+// includeIf, core.excludesFile, diff.orderFile...), and no
+// post-index-change hook, which git status runs when it writes the index.
+// The person's own configuration (~/.gitconfig) is theirs, and trusted.
+// Otherwise the command asks, and its reason names the file and the key.
+// The index's submodules are kept between decisions while the file stays
+// the same.
+//
+// The sandbox is required because the analysis does not follow what a
+// link in the workspace or a tree a command walks (grep -R) leads to: the
+// sandbox hides the credential stores from it. Without a sandbox a
+// read-only command asks, and its reason says why. Plan mode denies bash
+// all the same.
 //
 // # Containment
 //

@@ -91,6 +91,9 @@ type Policy struct {
 	// own are rein's own directories (its configuration, its sessions),
 	// resolved: a write there always asks, as under .rein.
 	own []string
+	// indexes keeps what the repository's index files record, shared by
+	// the policies made from this one.
+	indexes *indexCache
 }
 
 // New returns the policy of mode (the zero Mode is Default) with rules,
@@ -108,7 +111,7 @@ func New(mode Mode, rules Rules, ws *workspace.Workspace) (*Policy, error) {
 	if ws == nil {
 		return nil, errors.New("permission: a policy needs a workspace")
 	}
-	p := &Policy{mode: mode, rules: rules.Merge(Rules{}), ws: ws, hooks: hooksDirs(ws.Root())}
+	p := &Policy{mode: mode, rules: rules.Merge(Rules{}), ws: ws, hooks: hooksDirs(ws.Root()), indexes: &indexCache{}}
 	var err error
 	if p.allow, err = index("allow", rules.Allow); err != nil {
 		return nil, err
