@@ -138,6 +138,7 @@ func TestGitReadOnlyOnlyInACleanRepository(t *testing.T) {
 		{"a submodule through its gitfile", map[string]string{"ws/.git/index": index, "ws/sub/.git": "gitdir: ../.git/modules/sub\n",
 			"ws/.git/modules/sub/config": "[core]\n\tpager = ./x\n"}, status, "modules/sub/config sets core.pager"},
 		{"a broken index", map[string]string{"ws/.git/index": "DIRC\x00\x00\x00\x02\x00\x00\x00\x05"}, status, "index"},
+		{"an index cut after its flags", map[string]string{"ws/.git/index": indexWith(t, 3, "a")[:12+62+2]}, status, "index"},
 		{"cd first", nil, "cd src && git status", "changes directory"},
 		{"cd anywhere", nil, "git log -1; cd src", "changes directory"},
 	} {
@@ -318,4 +319,27 @@ func BenchmarkGitStatusDecision(b *testing.B) {
 			}
 		})
 	}
+}
+
+// FuzzGitConfig feeds arbitrary bytes to the configuration reader and the
+// index reader: nothing may panic, and a configuration read back holds
+// keys of git's shape.
+func FuzzGitConfig(f *testing.F) {
+	for _, s := range []string{"[core]\n\tfsmonitor = x\n", "[diff \"a\\\"b\"] textconv = \"x\\\ny\" ; c\n", "[a.b]\nc\n",
+		"\xef\xbb\xbf[x]\r\ny=\\t\n", indexWith(f, 2, "a", "sub"), indexWith(f, 4, "a/b", "a/sub")} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		vars, err := parseGitConfig(b)
+		for _, v := range vars {
+			if err == nil && (strings.Count(v.key, ".") < 1 || v.key[0] == '.') {
+				t.Errorf("key %q", v.key)
+			}
+		}
+		file := filepath.Join(t.TempDir(), "index")
+		if err := os.WriteFile(file, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = gitlinks(file, false) // only must not panic
+	})
 }

@@ -354,6 +354,9 @@ func gitlinks(file string, sha256 bool) ([]string, error) {
 			}
 			i += 2
 		}
+		if i >= len(b) {
+			return nil, errors.New("cut short")
+		}
 		var path []byte
 		if version == 4 {
 			strip, used := indexVarint(b[i:])

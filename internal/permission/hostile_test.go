@@ -238,6 +238,7 @@ var hostileCommands = []hostile{
 	{"ro not: git log -O", "git log -O {out}/secret -p", askM, askM, askM, allowM, askM},
 	{"ro not: git grep -iO", "git grep -iO hello", askM, askM, allowM, allowM, askM},
 	{"ro not: git -C inside", "git -C src log", askM, askM, allowM, allowM, askM},
+	{"ro not: git after cd", "cd src && git log", askM, askM, allowM, allowM, askM},
 	{"ro not: find -- outside", "find -- {out} -type f", askM, askM, askM, allowM, askM},
 	{"find -- outside -exec cat", "find -- {out} -name secret -exec cat {} +", askM, askM, askM, allowM, askM},
 	{"ro: git log's allowed options", "git log -n 5 --stat --format=%H -S-O{out}/secret", askM, askM, allowM, allowM, allowM},
