@@ -138,7 +138,7 @@ func TestGitReadOnlyOnlyInACleanRepository(t *testing.T) {
 		{"a submodule through its gitfile", map[string]string{"ws/.git/index": index, "ws/sub/.git": "gitdir: ../.git/modules/sub\n",
 			"ws/.git/modules/sub/config": "[core]\n\tpager = ./x\n"}, status, "modules/sub/config sets core.pager"},
 		{"a broken index", map[string]string{"ws/.git/index": "DIRC\x00\x00\x00\x02\x00\x00\x00\x05"}, status, "index"},
-		{"an index cut after its flags", map[string]string{"ws/.git/index": indexWith(t, 3, "a")[:12+62+2]}, status, "index"},
+		{"an index cut after its flags", map[string]string{"ws/.git/index": indexWith(t, 3, "a")[:12+62+1]}, status, "index"},
 		{"cd first", nil, "cd src && git status", "changes directory"},
 		{"cd anywhere", nil, "git log -1; cd src", "changes directory"},
 	} {
