@@ -189,6 +189,20 @@
 // asks, and the reason says so. Yolo allows what no rule denies or asks
 // about, sandbox or not.
 //
+// # Hidden paths
+//
+// [Policy.WithHidden] gives the policy the paths the sandbox hides from
+// commands (the credential stores, rein's own configuration and
+// sessions), with those still readable there (the session's artifacts,
+// the skills' directories). A file tool's call whose path is or lies in
+// one, as given or where its links lead, is a firm ask in every mode,
+// yolo and plan included: where the workspace holds them (the home
+// directory, /), a read tool must not be the way around the sandbox. It
+// asks rather than denies, so that a person may let the model read
+// ~/.ssh/config for a task; no rule is suggested for it, since none would
+// lift the question. (The search tools themselves do not walk into them;
+// see package builtin's Options.Hidden.)
+//
 // # The workspace
 //
 // A policy is made over a [workspace.Workspace], which says where a tool's

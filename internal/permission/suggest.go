@@ -40,9 +40,10 @@ func (p *Policy) SuggestRules(req Request) []Rule {
 		text := req.Tool
 		switch {
 		case given == "":
-		case !pi.inside:
+		case !pi.inside, p.isHidden(pi):
 			// File tools refuse paths outside the workspace whatever the
-			// rules say: no rule would help.
+			// rules say, and a hidden path always asks: no rule would
+			// help.
 			return nil
 		case pi.rel != "":
 			text += "(" + escapeGlob(pi.rel) + ")"
