@@ -115,7 +115,12 @@
 //   - A write inside the workspace that a command's own words name
 //     (touch m1, go test -coverprofile=c.out, sed -i) is allowed by the
 //     rule that allows the command, when the rule is the person's (their
-//     configuration, a flag, an answer): the rule names it. A write by a
+//     configuration, a flag, an answer): the rule names it. For a prefix
+//     rule that is every write its command's words can name inside the
+//     workspace: bash(sort:*) in the person's file allows sort -o
+//     README.md, and bash(git:*) allows git checkout -- README.md, each
+//     overwriting a file without a question (the protected paths and the
+//     outside still ask); the same rule in a project's file does not. A write by a
 //     redirection (echo x > notes.txt), which is the shell's, asks in
 //     default mode even when rules allow every command, unless a
 //     write_file or edit_file rule allows the path; so does a write of a
