@@ -93,6 +93,24 @@ func TestProjectRuleDoesNotLiftWrites(t *testing.T) {
 			t.Errorf("origin %+v: %+v, want allowed", o, v)
 		}
 	}
+	// As the README warns: a prefix rule of the person's allows every
+	// write its command's words name inside the workspace, README.md
+	// included; a project's does not.
+	for _, tc := range []struct{ rule, command string }{
+		{"bash(sort:*)", "sort -o README.md README.md"}, {"bash(cp:*)", "cp secret/key README.md"},
+	} {
+		r := mustRules(t, tc.rule)[0]
+		for _, o := range []Origin{{Kind: FromUser, File: "/home/u/.config/rein/config.toml"}, {Kind: FromAnswers}, {Kind: FromProject}} {
+			q, _ := New(Default, Rules{Allow: []Rule{r.WithOrigin(o)}}, ws)
+			want := contract.Allow
+			if o.Kind == FromProject {
+				want = contract.Ask
+			}
+			if v := q.Decide(bashReq(t, tc.command)); v.Decision != want {
+				t.Errorf("%s from %+v: %q = %+v, want %s", tc.rule, o, tc.command, v, want)
+			}
+		}
+	}
 }
 
 // "never" denies the part of a compound command that was the reason to

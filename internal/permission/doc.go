@@ -118,9 +118,9 @@
 //     configuration, a flag, an answer): the rule names it. For a prefix
 //     rule that is every write its command's words can name inside the
 //     workspace: bash(sort:*) in the person's file allows sort -o
-//     README.md, and bash(git:*) allows git checkout -- README.md, each
-//     overwriting a file without a question (the protected paths and the
-//     outside still ask); the same rule in a project's file does not. A write by a
+//     README.md, and bash(cp:*) allows cp x README.md, each overwriting a
+//     file without a question (the protected paths and the outside still
+//     ask); the same rule in a project's file does not. A write by a
 //     redirection (echo x > notes.txt), which is the shell's, asks in
 //     default mode even when rules allow every command, unless a
 //     write_file or edit_file rule allows the path; so does a write of a
