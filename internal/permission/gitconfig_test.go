@@ -141,6 +141,7 @@ func TestGitReadOnlyOnlyInACleanRepository(t *testing.T) {
 		{"an index cut after its flags", map[string]string{"ws/.git/index": indexWith(t, 3, "a")[:12+62+1]}, status, "index"},
 		{"cd first", nil, "cd src && git status", "changes directory"},
 		{"cd anywhere", nil, "git log -1; cd src", "changes directory"},
+		{"cd in a subshell", nil, "(cd src && git status)", "changes directory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, _ := gitWorld(t, tc.files)
