@@ -132,6 +132,13 @@ func (c *containment) containment() permission.Containment {
 	return permission.Containment{Sandboxed: c.active, Network: c.policy.Network, Writable: writable}
 }
 
+// hidden are the paths the sandbox hides from commands, whether or not
+// commands run sandboxed: the credential stores of the deny-read list,
+// the sockets that reach outside, rein's own configuration and sessions.
+func (c *containment) hidden() []string {
+	return append([]string(nil), c.policy.DenyRead...)
+}
+
 // describe is the sandbox in one line for the person, said at the start.
 func (c *containment) describe() string {
 	switch {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,4 +85,69 @@ func TestUIStartedInHomeAsksOnce(t *testing.T) {
 	if asks != 1 {
 		t.Errorf("%d questions answered, want 1: the first write only", asks)
 	}
+}
+
+// homeTurns has the model reach for the credential store with each file
+// tool, then search the whole home directory.
+const homeTurns = `{"turns":[
+ {"steps":[{"tool":{"index":0,"id":"c1","name":"read_file","args":"{\"path\":\".ssh/id_ed25519\"}"}},{"finish":"tool_use"}]},
+ {"steps":[{"tool":{"index":0,"id":"c2","name":"read_file","args":"{\"path\":\"notes/key\"}"}},{"finish":"tool_use"}]},
+ {"steps":[{"tool":{"index":0,"id":"c3","name":"list_dir","args":"{\"path\":\".ssh\"}"}},{"finish":"tool_use"}]},
+ {"steps":[{"tool":{"index":0,"id":"c4","name":"grep","args":"{\"pattern\":\"FAKE-KEY\"}"}},{"finish":"tool_use"}]},
+ {"steps":[{"tool":{"index":0,"id":"c5","name":"glob","args":"{\"pattern\":\"**/*id_ed25519*\"}"}},{"finish":"tool_use"}]},
+ {"steps":[{"tool":{"index":0,"id":"c6","name":"read_file","args":"{\"path\":\"notes/todo.md\"}"}},{"finish":"tool_use"}]},
+ {"steps":[{"text":"Done."},{"finish":"stop"}]}]}`
+
+// Started in the home directory, the file tools do not read what the
+// sandbox hides from commands: read_file and list_dir there ask (headless:
+// refused), grep and glob over the whole home directory do not walk into
+// it, nor read a link that leads there; the rest reads as before, and the
+// key appears nowhere.
+func TestHomeWorkspaceFileToolsKeepOutOfTheCredentials(t *testing.T) {
+	home := t.TempDir()
+	const key = "FAKE-KEY-hidden-4711"
+	for name, text := range map[string]string{".ssh/id_ed25519": key + "\n", "notes/todo.md": "buy milk\n"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(home, name)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(home, ".ssh", "id_ed25519"), filepath.Join(home, "notes", "key")); err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(home, ".local", "state")
+	r := reinIn(t, home, []string{"HOME=" + home, "XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "TMPDIR=" + t.TempDir()},
+		append(scriptFlags(t, homeTurns), "exec", "--json", "--permission-mode", "default", "go")...)
+	if r.code != 0 {
+		t.Fatalf("rein exec: exit %d\n%s", r.code, r.stderr)
+	}
+	var decisions []string
+	for _, env := range decode(t, r.stdout) {
+		if p, ok := env.Data.(*contract.ToolPermission); ok {
+			decisions = append(decisions, string(p.Decision)+" by "+p.By)
+			if p.Decision == contract.Deny && !strings.Contains(p.Reason, "sandbox hides your credentials") {
+				t.Errorf("the refusal does not say why: %s", p.Reason)
+			}
+		}
+	}
+	want := "deny by headless,deny by headless,deny by headless,allow by mode,allow by mode,allow by mode"
+	if strings.Join(decisions, ",") != want {
+		t.Errorf("decisions %q, want %q", decisions, want)
+	}
+	if strings.Contains(r.stdout, key) || strings.Contains(r.stderr, key) {
+		t.Errorf("the key reached the output:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stdout, "buy milk") {
+		t.Errorf("notes/todo.md was not read:\n%s", r.stdout)
+	}
+	_ = filepath.WalkDir(state, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), key) {
+				t.Errorf("%s holds the key", path)
+			}
+		}
+		return nil
+	})
 }

@@ -528,15 +528,21 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
 	}
-	// What the sandbox contains, the policy may allow in accept-edits;
-	// where there is none, it asks.
-	policy = policy.WithContainment(box.containment()).WithOwn(box.own)
 	// The artifacts keep whole outputs; the read tools may read them
 	// there, which is where an elided observation's stub points.
 	artifacts := filepath.Join(sess.Dir, "artifacts")
+	// What the sandbox contains, the policy may allow in accept-edits;
+	// where there is none, it asks. What it hides from commands (the
+	// credential stores, rein's own files), the file tools ask before
+	// reaching, and the search tools do not walk into, but for the
+	// artifacts and the skills.
+	hidden := box.hidden()
+	policy = policy.WithContainment(box.containment()).WithOwn(box.own).
+		WithHidden(hidden, append([]string{artifacts}, skillDirs...))
 	reg, err := registry.New(builtin.Tools(ws, &builtin.Options{
 		ArtifactDir: artifacts,
 		ReadRoots:   skillDirs,
+		Hidden:      hidden,
 		Bash:        &builtin.BashOptions{Passthrough: set.passthrough, Secrets: secrets, Sandbox: box.policy},
 	})...)
 	if err != nil {

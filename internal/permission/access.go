@@ -51,8 +51,12 @@ type access struct {
 	// the writable roots beyond them).
 	workspace bool
 	// cmd is the index in the script's Commands of the command whose
-	// words name the file; -1 for a redirection, which is the shell's.
+	// words name the file; -1 for a redirection, which is the shell's,
+	// and for a glob's listing.
 	cmd int
+	// listing: the access is the listing of the directories a glob
+	// that names no file expands in.
+	listing bool
 }
 
 // harmlessFiles are the files any command may read or write without
@@ -81,43 +85,69 @@ func isNetwork(p string) bool {
 
 // accesses returns every file a reads or writes, as far as the analysis
 // sees: the targets of its redirections, then the files its commands'
-// arguments name.
+// arguments name, then the directories its other globs list (echo ~/*
+// and printf %s /home/*/x read what they expand to).
 func (p *Policy) accesses(a *shell.Script) []access {
 	var out []access
-	paths := map[string]*pathInfo{} // a path named again is resolved once
+	seen := &lookups{paths: map[string]*pathInfo{}, budget: globEntries}
+	files := map[string]bool{}
 	for _, r := range a.Redirects {
 		if r.Role == shell.RoleRead || r.Role == shell.RoleWrite {
-			ac := p.access("`"+r.Text+"`", r.Target, r.Role == shell.RoleWrite, false, true, a.ChangesDir, paths)
+			ac := p.access("`"+r.Text+"`", r.Target, r.Role == shell.RoleWrite, false, true, a.ChangesDir, seen)
 			ac.cmd = -1
 			out = append(out, ac)
+			files[r.Target.Text] = true
 		}
 	}
 	for i := range a.Commands {
 		c := &a.Commands[i]
 		for _, f := range c.Files {
-			ac := p.access("`"+c.Text+"`", f.Path, f.Role == shell.RoleWrite, f.Tree, false, a.ChangesDir || f.Moved, paths)
+			ac := p.access("`"+c.Text+"`", f.Path, f.Role == shell.RoleWrite, f.Tree, false, a.ChangesDir || f.Moved, seen)
 			ac.cmd = i
 			out = append(out, ac)
+			files[f.Path.Text] = true
 		}
+	}
+	for _, w := range a.Words {
+		if w.Kind != shell.Pattern || files[w.Text] || !strings.ContainsAny(w.Text, "*?[") {
+			continue
+		}
+		files[w.Text] = true
+		ac := access{part: "the glob `" + w.Source() + "`", path: w.Text, listing: true, cmd: -1}
+		switch {
+		case w.Tilde || strings.HasPrefix(w.Text, "~"), a.ChangesDir && !filepath.IsAbs(w.Text):
+			ac.class = readUnknown
+		default:
+			ac = p.pattern(ac, seen)
+		}
+		out = append(out, ac)
 	}
 	return out
 }
 
-// resolved returns the pathInfo of given, from paths when it is there.
-func (p *Policy) resolved(given string, paths map[string]*pathInfo) *pathInfo {
-	if pi, ok := paths[given]; ok {
+// lookups are what one decision has looked up: the paths resolved (a
+// path named again is resolved once), and what is left of its budget of
+// directory entries for globs.
+type lookups struct {
+	paths  map[string]*pathInfo
+	budget int
+}
+
+// resolved returns the pathInfo of given, from seen when it is there.
+func (p *Policy) resolved(given string, seen *lookups) *pathInfo {
+	if pi, ok := seen.paths[given]; ok {
 		return pi
 	}
 	pi := p.pathInfo(given)
-	paths[given] = pi
+	seen.paths[given] = pi
 	return pi
 }
 
 // access judges one file: the word w, written (or read) by part, a
 // redirection's target when redirect, the whole tree below it when tree;
 // chdir says the script changes directory, so that a relative path is
-// not known. paths holds the paths resolved so far.
-func (p *Policy) access(part string, w shell.Word, write, tree, redirect, chdir bool, paths map[string]*pathInfo) access {
+// not known. seen holds what the decision looked up so far.
+func (p *Policy) access(part string, w shell.Word, write, tree, redirect, chdir bool, seen *lookups) access {
 	ac := access{part: part, write: write, tree: tree, path: w.Text}
 	unknown := func() access {
 		ac.class = readUnknown
@@ -146,9 +176,9 @@ func (p *Policy) access(part string, w shell.Word, write, tree, redirect, chdir 
 	case chdir && !filepath.IsAbs(w.Text):
 		return unknown()
 	case w.Kind == shell.Pattern:
-		return p.pattern(ac, paths)
+		return p.pattern(ac, seen)
 	}
-	ac.pi = p.resolved(w.Text, paths)
+	ac.pi = p.resolved(w.Text, seen)
 	if ac.pi.abs == "" {
 		return unknown()
 	}
@@ -175,12 +205,15 @@ func (p *Policy) classify(ac access) access {
 	return ac
 }
 
-// pattern judges an access to a glob pattern by the directory before its
-// first glob character: the files it matches are there, or below. A write
-// to a pattern of more than one level, or one with .. after its glob, is
-// not known, nor is a brace pattern with a / or .. in it; one whose
-// pattern can match .git or .rein there is protected.
-func (p *Policy) pattern(ac access, paths map[string]*pathInfo) access {
+// pattern judges an access to a glob pattern: by the directory before its
+// first glob character, then by every path it expands to, resolved, as
+// bash would expand it now (a link among them may lead outside: cat
+// doc?/.env where docs leads out). A write to a pattern of more than one
+// level, or one with .. after its glob, is not known, nor is a brace
+// pattern with a / or .. in it, nor a pattern whose expansion passes the
+// decision's budget; one whose pattern can match .git or .rein there is
+// protected.
+func (p *Policy) pattern(ac access, seen *lookups) access {
 	text := ac.path
 	lit := text
 	if i := strings.IndexAny(text, "*?[{"); i >= 0 {
@@ -190,31 +223,82 @@ func (p *Policy) pattern(ac access, paths map[string]*pathInfo) access {
 	if i := strings.LastIndexByte(lit, '/'); i >= 0 {
 		dir, glob = text[:i+1], text[i+1:]
 	}
-	// A brace can start a path of its own ({/etc,x}, {..,x}/y): where
-	// one holds a / or .., the directory is not known.
-	brace := strings.Contains(glob, "{") && (strings.Contains(glob, "/") || strings.Contains(glob, ".."))
-	for _, part := range strings.Split(glob, "/") {
-		if part == ".." || brace {
-			ac.class = readUnknown
-			if ac.write {
-				ac.class = writeUnknown
-			}
-			return ac
-		}
-	}
-	ac.pi = p.resolved(dir, paths)
-	switch {
-	case ac.pi.abs == "", ac.write && strings.Contains(glob, "/"):
+	unknown := func() access {
 		ac.class = readUnknown
 		if ac.write {
 			ac.class = writeUnknown
 		}
 		return ac
+	}
+	// A brace can start a path of its own ({/etc,x}, {..,x}/y): where
+	// one holds a / or .., the directory is not known.
+	brace := strings.Contains(glob, "{") && (strings.Contains(glob, "/") || strings.Contains(glob, ".."))
+	for _, part := range strings.Split(glob, "/") {
+		if part == ".." || brace {
+			return unknown()
+		}
+	}
+	ac.pi = p.resolved(dir, seen)
+	switch {
+	case ac.pi.abs == "", ac.write && strings.Contains(glob, "/"):
+		return unknown()
 	case ac.write && p.globHits(ac.pi.abs, glob):
 		ac.class = writeProtected
 		return ac
 	}
-	return p.classify(ac)
+	ac = p.classify(ac)
+	if ac.class != harmless && ac.class != writeInside || strings.Contains(glob, "{") {
+		return ac
+	}
+	if ac.listing {
+		return p.listed(ac, seen)
+	}
+	g, ok := expandGlob(p.ws.Root(), text, &seen.budget)
+	if !ok {
+		return unknown()
+	}
+	for _, m := range append(g.dirs, g.matches...) {
+		mac := ac
+		mac.path, mac.pi = m, p.resolved(m, seen)
+		if mac.pi.abs == "" {
+			if ac.write {
+				return unknown()
+			}
+			continue
+		}
+		if mac = p.classify(mac); mac.class > ac.class {
+			ac = mac
+		}
+	}
+	return ac
+}
+
+// listed judges the directories a glob that names no file lists (echo
+// src/*: what a command is given, not what it reads), as bash reads them
+// to expand it: each directory listed, and, when the pattern ends in a
+// literal name, each path looked at (a glob of names that echo shows
+// reveals what is in the directories it lists).
+func (p *Policy) listed(ac access, seen *lookups) access {
+	g, ok := expandGlob(p.ws.Root(), ac.path, &seen.budget)
+	if !ok {
+		ac.class = readUnknown
+		return ac
+	}
+	looked := g.dirs
+	if g.lastLiteral {
+		looked = append(looked, g.matches...)
+	}
+	for _, d := range looked {
+		mac := ac
+		mac.path, mac.pi = d, p.resolved(d, seen)
+		if mac.pi.abs == "" {
+			continue
+		}
+		if mac = p.classify(mac); mac.class > ac.class {
+			ac = mac
+		}
+	}
+	return ac
 }
 
 // globHits reports whether the glob can match, in dir, a protected

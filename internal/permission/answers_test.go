@@ -93,6 +93,24 @@ func TestProjectRuleDoesNotLiftWrites(t *testing.T) {
 			t.Errorf("origin %+v: %+v, want allowed", o, v)
 		}
 	}
+	// As the README warns: a prefix rule of the person's allows every
+	// write its command's words name inside the workspace, README.md
+	// included; a project's does not.
+	for _, tc := range []struct{ rule, command string }{
+		{"bash(sort:*)", "sort -o README.md README.md"}, {"bash(cp:*)", "cp secret/key README.md"},
+	} {
+		r := mustRules(t, tc.rule)[0]
+		for _, o := range []Origin{{Kind: FromUser, File: "/home/u/.config/rein/config.toml"}, {Kind: FromAnswers}, {Kind: FromProject}} {
+			q, _ := New(Default, Rules{Allow: []Rule{r.WithOrigin(o)}}, ws)
+			want := contract.Allow
+			if o.Kind == FromProject {
+				want = contract.Ask
+			}
+			if v := q.Decide(bashReq(t, tc.command)); v.Decision != want {
+				t.Errorf("%s from %+v: %q = %+v, want %s", tc.rule, o, tc.command, v, want)
+			}
+		}
+	}
 }
 
 // "never" denies the part of a compound command that was the reason to
@@ -107,8 +125,14 @@ func TestNeverDeniesTheReasonToAsk(t *testing.T) {
 			"echo start; curl -s x; echo end": {"bash(curl -s x)"},
 			"git status && git push":          {"bash(git push:*)"},
 			"ls -la":                          {"bash(ls -la)"},
-			"echo hi > notes.txt":             {"bash(echo hi)"},
+			"echo hi > notes.txt":             {"write_file(notes.txt)"},
+			"ls > out.txt":                    {"write_file(out.txt)"},
+			"ls -la > out.txt && git push":    {"bash(git push:*)", "write_file(out.txt)"},
 			"cat README.md | tee out.txt":     {"bash(tee out.txt)"},
+			"git log --output=x":              {"bash(git log --output=x)"},
+			"git diff --output=d.txt HEAD":    {"bash(git diff --output=d.txt HEAD)"},
+			"go test ./...":                   {"bash(go test:*)"},
+			"git log --output=$F":             nil,
 		} {
 			var got []string
 			for _, r := range p.DenyRules(bashReq(t, command)) {
@@ -127,5 +151,22 @@ func TestNeverDeniesTheReasonToAsk(t *testing.T) {
 	}
 	if v := q.Decide(bashReq(t, "rm -rf build && echo cleaned")); v.Decision != contract.Deny {
 		t.Errorf("the compound after never: %+v", v)
+	}
+	// A never on a write by an option denies that command, not every
+	// read-only use of its program; one on a redirection denies the
+	// write, not the command.
+	for command, want := range map[string]contract.Decision{
+		"git log --output=x": contract.Deny, "git log --oneline": contract.Allow,
+		"ls > out.txt": contract.Deny, "cat README.md > out.txt": contract.Deny, "ls": contract.Allow,
+	} {
+		p, _ := New(Default, Rules{}, ws)
+		p = p.WithContainment(Containment{Sandboxed: true})
+		deny := p.DenyRules(bashReq(t, "git log --output=x"))
+		deny = append(deny, p.DenyRules(bashReq(t, "ls > out.txt"))...)
+		q, _ := New(Default, Rules{Deny: deny}, ws)
+		q = q.WithContainment(Containment{Sandboxed: true})
+		if v := q.Decide(bashReq(t, command)); v.Decision != want {
+			t.Errorf("after never on git log --output=x and ls > out.txt (%v): %q = %+v, want %s", deny, command, v, want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
@@ -90,7 +91,9 @@ func (p *Policy) decideBash(req Request, in input) Verdict {
 	}
 	g.single = len(a.Commands) == 1
 	g.fine, g.unknown = fine(a, acc)
-	g.readOnly = g.fine && readOnly(a, acc)
+	if g.fine {
+		g.readOnly, g.notReadOnly = p.readOnly(a, acc)
+	}
 	// 7. The mode.
 	return p.bashMode(quoted, g)
 }
@@ -113,6 +116,9 @@ type gap struct {
 	// readOnly: the command only reads, inside the workspace (see
 	// readOnly), so default mode runs it as it does a read, in a sandbox.
 	readOnly bool
+	// notReadOnly says, of a command that reads as read-only but is not,
+	// why: git in a repository whose configuration names a program.
+	notReadOnly string
 }
 
 // bashMode is the mode's answer to a command no rule decided.
@@ -138,8 +144,11 @@ func (p *Policy) bashMode(quoted string, g gap) Verdict {
 		// The whole command is the gap: say so once.
 		reason = fmt.Sprintf("%s mode asks before running commands, and no allow rule covers %s.", mode, quoted)
 	}
-	if g.readOnly && p.mode == Default {
+	switch {
+	case g.readOnly && p.mode == Default:
 		reason += " It is a read-only command, which default mode runs without asking only inside a sandbox, and there is none."
+	case g.notReadOnly != "" && p.mode == Default:
+		reason += " It reads as a read-only command, but is not one: " + g.notReadOnly + "."
 	}
 	return byMode(contract.Ask, reason)
 }
@@ -434,22 +443,40 @@ func (p *Policy) allowingPath(ac *access, write bool) (Rule, bool) {
 // options that would), every file it and its redirections read is inside
 // the workspace roots, and it writes none but the harmless devices
 // (/dev/null, the standard streams). What it reads through a link or a
-// tree it walks is the sandbox's to hide (the credential stores).
-func readOnly(a *shell.Script, acc []access) bool {
+// tree it walks is the sandbox's to hide (the credential stores). git
+// reads what its repository's configuration says, so a script with git
+// must not change directory (which repository git then finds is not
+// known), and the repository git finds from the workspace root must have
+// no configuration that makes it run a program or read elsewhere, and no
+// hook a read runs (see gitRisk). When a reads as read-only but git makes
+// it more, why says so.
+func (p *Policy) readOnly(a *shell.Script, acc []access) (ok bool, why string) {
 	if len(a.Opaque) > 0 || len(a.Commands) == 0 {
-		return false
+		return false, ""
 	}
 	for _, ac := range acc {
 		if ac.class != harmless {
-			return false
+			return false, ""
 		}
 	}
+	git := false
 	for i := range a.Commands {
-		if !a.Commands[i].ReadOnly() {
-			return false
+		c := &a.Commands[i]
+		if !c.ReadOnly() {
+			return false, ""
 		}
+		git = git || path.Base(c.Args()[0].Text) == "git"
 	}
-	return true
+	if !git {
+		return true, ""
+	}
+	if a.ChangesDir {
+		return false, "the script changes directory before git runs, and which repository git reads there, with what configuration, is not known"
+	}
+	if risk := gitRisk(p.ws.Root(), p.indexes); risk != "" {
+		return false, risk
+	}
+	return true, ""
 }
 
 // fine reports whether every effect of a is seen and judged fine: nothing
@@ -580,6 +607,9 @@ func (p *Policy) OnlyReads(req Request) bool {
 	}
 	a := analyzeBash(*in.Command)
 	acc := p.accesses(a)
-	ok, _ := fine(a, acc)
-	return ok && readOnly(a, acc)
+	if ok, _ := fine(a, acc); !ok {
+		return false
+	}
+	ok, _ := p.readOnly(a, acc)
+	return ok
 }

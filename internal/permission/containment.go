@@ -69,6 +69,72 @@ func (p *Policy) WithOwn(dirs []string) *Policy {
 	return &q
 }
 
+// WithHidden returns a copy of p for which a file tool's call whose path
+// is or lies in one of hidden, and in none of except, is a firm ask in
+// every mode (a person may answer it; no rule, mode or hook lifts it).
+// hidden are the paths the sandbox hides from commands: the credential
+// stores (~/.ssh, ~/.aws, ~/.config/gh/hosts.yml...) and rein's own
+// configuration and sessions; except are those the file tools may still
+// read there (the session's artifacts, the skills' directories). The file
+// tools go only inside the workspace, so this matters where the workspace
+// holds them (the home directory, /): a read tool must not be the way
+// around the sandbox. It is an ask rather than a denial because the
+// person may want the model to read ~/.ssh/config for a task, and may
+// attach such a file themselves. p itself is unchanged.
+func (p *Policy) WithHidden(hidden, except []string) *Policy {
+	q := *p
+	q.hidden, q.except = absPaths(hidden), absPaths(except)
+	return &q
+}
+
+// absPaths returns the absolute paths of paths, cleaned, each also
+// resolved through its links where that differs.
+func absPaths(paths []string) []string {
+	var out []string
+	for _, d := range paths {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		d = filepath.Clean(d)
+		out = append(out, d)
+		if real, err := filepath.EvalSymlinks(d); err == nil && real != d {
+			out = append(out, real)
+		}
+	}
+	return out
+}
+
+// isHidden reports whether the path is or lies in a hidden path (see
+// WithHidden), as given or where it leads, and not in an exception.
+func (p *Policy) isHidden(pi *pathInfo) bool {
+	if len(p.hidden) == 0 || pi.given == "" {
+		return false
+	}
+	forms := []string{pi.abs, pi.givenAbs}
+	if pi.givenRel != "" {
+		forms = append(forms, filepath.Join(p.ws.Root(), pi.givenRel))
+	}
+	for _, f := range forms {
+		if f == "" {
+			continue
+		}
+		f = filepath.FromSlash(f)
+		excepted := false
+		for _, e := range p.except {
+			excepted = excepted || within(e, f)
+		}
+		if excepted {
+			continue
+		}
+		for _, h := range p.hidden {
+			if within(h, f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // isOwn reports whether the path lies in one of rein's own directories.
 func (p *Policy) isOwn(pi *pathInfo) bool {
 	for _, d := range p.own {

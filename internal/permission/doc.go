@@ -106,10 +106,21 @@
 //   - A read outside the workspace roots asks: no bash rule allows it (a
 //     read_file rule with an absolute pattern may), since the file tools
 //     refuse it. A read known only at run time (cat $f) asks too.
+//   - A glob is judged by what it expands to when the decision is made,
+//     as bash would expand it, every match resolved through its links
+//     (cat doc?/.env reads outside when docs is a link out), within a
+//     budget of directory entries past which it is not known; a glob that
+//     names no file lists the directories it expands in, which is a read
+//     of them (echo ~/*, printf %s /home/*/x).
 //   - A write inside the workspace that a command's own words name
 //     (touch m1, go test -coverprofile=c.out, sed -i) is allowed by the
 //     rule that allows the command, when the rule is the person's (their
-//     configuration, a flag, an answer): the rule names it. A write by a
+//     configuration, a flag, an answer): the rule names it. For a prefix
+//     rule that is every write its command's words can name inside the
+//     workspace: bash(sort:*) in the person's file allows sort -o
+//     README.md, and bash(cp:*) allows cp x README.md, each overwriting a
+//     file without a question (the protected paths and the outside still
+//     ask); the same rule in a project's file does not. A write by a
 //     redirection (echo x > notes.txt), which is the shell's, asks in
 //     default mode even when rules allow every command, unless a
 //     write_file or edit_file rule allows the path; so does a write of a
@@ -135,18 +146,41 @@
 // A command that only reads runs without asking in default and
 // accept-edits modes, as a read does, when a sandbox contains it: every
 // simple command of it is one [shell.Command.ReadOnly] reads as read-only
-// (ls, cat, grep, find without -exec, -delete or -fprint, git status, diff,
-// log and show without --output or --ext-diff, jq, sed without w or -i...,
-// no assignment before it, no glob that could expand to an option of a
-// program whose options write or run), every file it names and every
-// redirection it reads is inside the workspace, and it writes none but
-// /dev/null and the standard streams. Its reason says "a read-only
-// command". The sandbox is required because the analysis does not follow
-// what a link in the workspace or a tree a command walks (grep -R) leads
-// to, nor what git's configuration runs (core.fsmonitor, a textconv
-// driver): the sandbox hides the credential stores from the first and
-// contains the second. Without a sandbox a read-only command asks, and its
-// reason says why. Plan mode denies bash all the same.
+// (ls, cat, grep, find without -exec, -delete or -fprint, git status,
+// diff, log and show with the options of their allowlists, jq, sed
+// without w or -i..., no assignment before it, no glob that could expand
+// to an option of a program whose options write or run), every file it
+// names, every redirection it reads and every glob it expands is inside
+// the workspace, and it writes none but /dev/null and the standard
+// streams. Its reason says "a read-only command".
+//
+// git also runs what its repository's configuration names, and a
+// repository comes with the workspace (a tarball with its .git, a
+// directory committed in the shape of one), so a command with git is
+// read-only only when the script does not change directory (cd, pushd)
+// and gives git no -C, -c, --git-dir, --work-tree, --exec-path or
+// --namespace (which choose another repository or what git runs), and
+// the repository git finds from the workspace root, as git finds it (up
+// from the root; a .git directory, a gitfile, a directory in the shape of
+// a bare repository), and each submodule its index records that is
+// checked out, has a configuration (config, config.worktree, and a
+// linked worktree's common one) that the policy can read (git's format,
+// at most 1 MiB each) and that names no program git runs (core.fsmonitor,
+// core.pager, pager.*, diff.external, a diff driver's textconv or command,
+// a filter's clean, smudge or process, log.showSignature with
+// gpg.program), reads nothing elsewhere (core.worktree, include.path,
+// includeIf, core.excludesFile, diff.orderFile...), and no
+// post-index-change hook, which git status runs when it writes the index.
+// The person's own configuration (~/.gitconfig) is theirs, and trusted.
+// Otherwise the command asks, and its reason names the file and the key.
+// The index's submodules are kept between decisions while the file stays
+// the same.
+//
+// The sandbox is required because the analysis does not follow what a
+// link in the workspace or a tree a command walks (grep -R) leads to: the
+// sandbox hides the credential stores from it. Without a sandbox a
+// read-only command asks, and its reason says why. Plan mode denies bash
+// all the same.
 //
 // # Containment
 //
@@ -159,6 +193,20 @@
 // network: the sandbox contains it. Without a sandbox the same command
 // asks, and the reason says so. Yolo allows what no rule denies or asks
 // about, sandbox or not.
+//
+// # Hidden paths
+//
+// [Policy.WithHidden] gives the policy the paths the sandbox hides from
+// commands (the credential stores, rein's own configuration and
+// sessions), with those still readable there (the session's artifacts,
+// the skills' directories). A file tool's call whose path is or lies in
+// one, as given or where its links lead, is a firm ask in every mode,
+// yolo and plan included: where the workspace holds them (the home
+// directory, /), a read tool must not be the way around the sandbox. It
+// asks rather than denies, so that a person may let the model read
+// ~/.ssh/config for a task; no rule is suggested for it, since none would
+// lift the question. (The search tools themselves do not walk into them;
+// see package builtin's Options.Hidden.)
 //
 // # The workspace
 //
@@ -178,9 +226,12 @@
 // interactive "always", the command runs without a question next time, its
 // writes inside the workspace included (echo x > notes.txt gives
 // bash(echo x) and write_file(notes.txt)); [Policy.DenyRules] gives those
-// a "never" saves: the rules of the commands that were the reason to ask,
-// not of the read-only ones beside them (never on rm -rf build && echo
-// cleaned denies rm -rf build). The person's answers are kept in their own
+// a "never" saves: the rules of what was the reason to ask, not of the
+// read-only commands beside it (never on rm -rf build && echo cleaned
+// denies rm -rf build; on ls > out.txt, write_file(out.txt)), and the
+// exact command where the prefix an "always" would save also names
+// read-only uses (never on git log --output=x denies that, not every git
+// log). The person's answers are kept in their own
 // file by project (config.Answers, ~/.config/rein/projects.toml), never
 // in the repository:
 //

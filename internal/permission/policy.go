@@ -91,6 +91,12 @@ type Policy struct {
 	// own are rein's own directories (its configuration, its sessions),
 	// resolved: a write there always asks, as under .rein.
 	own []string
+	// indexes keeps what the repository's index files record, shared by
+	// the policies made from this one.
+	indexes *indexCache
+	// hidden are the paths the sandbox hides from commands, where a file
+	// tool always asks, but under except (see WithHidden).
+	hidden, except []string
 }
 
 // New returns the policy of mode (the zero Mode is Default) with rules,
@@ -108,7 +114,7 @@ func New(mode Mode, rules Rules, ws *workspace.Workspace) (*Policy, error) {
 	if ws == nil {
 		return nil, errors.New("permission: a policy needs a workspace")
 	}
-	p := &Policy{mode: mode, rules: rules.Merge(Rules{}), ws: ws, hooks: hooksDirs(ws.Root())}
+	p := &Policy{mode: mode, rules: rules.Merge(Rules{}), ws: ws, hooks: hooksDirs(ws.Root()), indexes: &indexCache{}}
 	var err error
 	if p.allow, err = index("allow", rules.Allow); err != nil {
 		return nil, err
@@ -120,6 +126,26 @@ func New(mode Mode, rules Rules, ws *workspace.Workspace) (*Policy, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// With returns a copy of p in mode m (the zero Mode is Default) with
+// extra rules beside p's, and everything else p was given kept: its
+// workspace, its containment ([Policy.WithContainment]), rein's own
+// directories ([Policy.WithOwn]), the hidden paths ([Policy.WithHidden])
+// and whatever else a caller set on it. It is the one way to change a
+// policy's mode or rules: a policy made again with [New] would forget
+// them. p itself is unchanged. It fails on an unknown mode or a zero Rule
+// in extra.
+func (p *Policy) With(m Mode, extra Rules) (*Policy, error) {
+	fresh, err := New(m, p.rules.Merge(extra), p.ws)
+	if err != nil {
+		return nil, err
+	}
+	// A copy of p keeps every field New does not set; only the mode and
+	// the rules (with their indexes) are fresh's.
+	q := *p
+	q.mode, q.rules, q.allow, q.ask, q.deny = fresh.mode, fresh.rules, fresh.allow, fresh.ask, fresh.deny
+	return &q, nil
 }
 
 func index(list string, rules []Rule) (map[string][]Rule, error) {
@@ -278,6 +304,12 @@ func (p *Policy) decideTool(req Request, in input) Verdict {
 	read := isRead(req.Risk, req.ReadOnly)
 	if p.mode == Plan && !read {
 		return byMode(contract.Deny, fmt.Sprintf("Plan mode is read-only: %s may change things, so it cannot run.", req.Tool))
+	}
+	if p.isHidden(pi) {
+		v := byMode(contract.Ask, fmt.Sprintf("%s reaches where the sandbox hides your credentials and rein's own files from commands "+
+			"(%s); that always needs approval, whatever the mode, the allow rules and the hooks.", what, pi.given))
+		v.Firm = true
+		return v
 	}
 	for _, r := range p.ask[req.Tool] {
 		if r.matchesPath(pi, true) {

@@ -315,3 +315,31 @@ func TestProtectedPaths(t *testing.T) {
 		})
 	}
 }
+
+// With changes the mode and adds rules, and keeps everything else the
+// policy was given: its containment and rein's own directories.
+func TestWithKeepsWhatThePolicyWasGiven(t *testing.T) {
+	ws := mustWorkspace(t, t.TempDir())
+	own := filepath.Join(ws.Root(), ".config", "rein")
+	p, err := New(Default, Rules{}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = p.WithContainment(Containment{Sandboxed: true, Writable: []string{t.TempDir()}}).WithOwn([]string{own})
+	q, err := p.With(AcceptEdits, Rules{Allow: mustRules(t, "write_file")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Mode() != AcceptEdits || len(q.Rules().Allow) != 1 || p.Mode() != Default || len(p.Rules().Allow) != 0 {
+		t.Errorf("With: mode %s rules %v (from %s %v)", q.Mode(), q.Rules().Allow, p.Mode(), p.Rules().Allow)
+	}
+	if c := q.Containment(); !c.Sandboxed || len(c.Writable) != 1 {
+		t.Errorf("containment = %+v, want kept", c)
+	}
+	if v := q.Decide(fileReq(t, "write_file", filepath.Join(own, "config.toml"))); v.Decision != contract.Ask || !v.Firm {
+		t.Errorf("a write into rein's own directory = %+v, want a firm ask", v)
+	}
+	if _, err := p.With("reckless", Rules{}); err == nil {
+		t.Errorf("With(reckless) = nil error")
+	}
+}

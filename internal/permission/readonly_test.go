@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/workspace/workspacetest"
 )
 
 // readOnlyCommands are issue 25's read-only commands: default mode runs
@@ -100,5 +101,72 @@ func TestOwnDirectoriesAreProtected(t *testing.T) {
 	}
 	if v := p.Decide(fileReq(t, "write_file", filepath.Join(ws.Root(), "notes.txt"))); v.Decision != contract.Allow {
 		t.Errorf("a write elsewhere = %+v, want allowed", v)
+	}
+}
+
+// With the home directory as the workspace, the file tools do not read
+// what the sandbox hides from commands (the credential stores, rein's own
+// configuration and sessions): a call whose path is or lies there, as
+// given or where a link leads, is a firm ask in every mode, whatever the
+// rules; the session's artifacts and the skills are read as before, and
+// so is everything else.
+func TestHiddenPathsAsk(t *testing.T) {
+	home := workspacetest.RealTemp(t)
+	for _, d := range []string{".ssh", ".aws", ".config/gh", ".config/rein/skills/x", ".local/state/rein/sessions/s1/artifacts", ".local/state/rein/sessions/s0", "notes"} {
+		workspacetest.Mkdir(t, filepath.Join(home, d))
+	}
+	for _, f := range []string{".ssh/id_ed25519", ".config/gh/hosts.yml", ".config/rein/config.toml", ".config/rein/skills/x/SKILL.md",
+		".local/state/rein/sessions/s1/artifacts/a1.txt", ".local/state/rein/sessions/s0/events.jsonl", "notes/todo.md"} {
+		if err := os.WriteFile(filepath.Join(home, f), []byte("x\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	workspacetest.Symlink(t, filepath.Join(home, ".ssh", "id_ed25519"), filepath.Join(home, "notes", "key"))
+	ws := mustWorkspace(t, home)
+	hidden := []string{filepath.Join(home, ".ssh"), filepath.Join(home, ".aws"), filepath.Join(home, ".config/gh/hosts.yml"),
+		filepath.Join(home, ".config/rein"), filepath.Join(home, ".local/state/rein/sessions")}
+	except := []string{filepath.Join(home, ".local/state/rein/sessions/s1/artifacts"), filepath.Join(home, ".config/rein/skills")}
+	for _, mode := range Modes() {
+		p, err := New(mode, Rules{Allow: mustRules(t, "read_file", "grep", "write_file")}, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p = p.WithHidden(hidden, except)
+		for _, tc := range []struct {
+			tool, path string
+			firm       bool
+		}{
+			{"read_file", ".ssh/id_ed25519", true},
+			{"read_file", filepath.Join(home, ".ssh/id_ed25519"), true},
+			{"read_file", "notes/key", true},
+			{"read_file", ".config/gh/hosts.yml", true},
+			{"read_file", ".config/rein/config.toml", true},
+			{"read_file", ".local/state/rein/sessions/s0/events.jsonl", true},
+			{"grep", ".aws", true},
+			{"list_dir", ".ssh", true},
+			{"read_file", ".local/state/rein/sessions/s1/artifacts/a1.txt", false},
+			{"read_file", ".config/rein/skills/x/SKILL.md", false},
+			{"read_file", "notes/todo.md", false},
+			{"grep", ".", false},
+			{"list_dir", ".", false},
+			{"write_file", ".ssh/authorized_keys", true},
+		} {
+			if mode == Plan && tc.tool == "write_file" {
+				continue
+			}
+			v := p.Decide(fileReq(t, tc.tool, tc.path))
+			firm := v.Decision == contract.Ask && v.Firm
+			if firm != tc.firm || tc.firm && !strings.Contains(v.Reason, "sandbox hides your credentials") {
+				t.Errorf("%s: %s %s = %+v, want firm ask %v", mode, tc.tool, tc.path, v, tc.firm)
+			}
+			if tc.firm && len(p.SuggestRules(fileReq(t, tc.tool, tc.path))) > 0 {
+				t.Errorf("%s: %s %s suggests rules, which could not lift the question", mode, tc.tool, tc.path)
+			}
+		}
+		// A derived policy keeps them.
+		q, _ := p.With(mode, Rules{Allow: mustRules(t, "read_file(.ssh/**)")})
+		if v := q.Decide(fileReq(t, "read_file", ".ssh/id_ed25519")); v.Decision != contract.Ask || !v.Firm {
+			t.Errorf("%s, after With: %+v", mode, v)
+		}
 	}
 }

@@ -153,7 +153,7 @@ func FuzzSuggestCommand(f *testing.F) {
 		a := analyzeBash(command)
 		for i := range a.Commands {
 			c := &a.Commands[i]
-			r, ok := suggestCommand(c)
+			r, ok := suggestCommand(c, false)
 			if !ok {
 				continue
 			}

@@ -40,9 +40,10 @@ func (p *Policy) SuggestRules(req Request) []Rule {
 		text := req.Tool
 		switch {
 		case given == "":
-		case !pi.inside:
+		case !pi.inside, p.isHidden(pi):
 			// File tools refuse paths outside the workspace whatever the
-			// rules say: no rule would help.
+			// rules say, and a hidden path always asks: no rule would
+			// help.
 			return nil
 		case pi.rel != "":
 			text += "(" + escapeGlob(pi.rel) + ")"
@@ -62,11 +63,16 @@ func (p *Policy) SuggestRules(req Request) []Rule {
 }
 
 // DenyRules returns the rules a "never" answer saves for req: for a bash
-// command, the rules SuggestRules gives for the commands that were the
-// reason to ask, the read-only commands beside them left out (never on
-// rm -rf build && echo cleaned denies rm -rf build, not echo cleaned), and
-// no rule for a redirection's file; when every such command only reads,
-// the rules of them all. For any other tool, SuggestRules' rules.
+// command, the rules of what was the reason to ask, the read-only
+// commands beside it left out (never on rm -rf build && echo cleaned
+// denies rm -rf build, not echo cleaned): the rules SuggestRules gives
+// for the commands that do more than read, and a write_file rule for each
+// file a redirection writes (never on ls > out.txt denies
+// write_file(out.txt), not ls). A command whose allow rule would be a
+// prefix that also names read-only uses (git log --output=x, whose
+// prefix git log:* names every git log) is denied exactly, never by that
+// prefix. When every command only reads and nothing is written, the
+// rules of them all. For any other tool, SuggestRules' rules.
 func (p *Policy) DenyRules(req Request) []Rule {
 	in := decodeInput(req.Input)
 	if req.External || req.Tool != bashTool {
@@ -77,12 +83,16 @@ func (p *Policy) DenyRules(req Request) []Rule {
 	}
 	var reasons, all []Rule
 	for _, s := range p.suggestBash(analyzeBash(*in.Command)) {
-		if s.path {
-			continue
-		}
-		all = append(all, s.rule)
-		if !s.readOnly {
+		switch {
+		case s.path:
 			reasons = append(reasons, s.rule)
+		case s.readOnly:
+			all = append(all, s.rule)
+		case s.deny.IsZero():
+			// No rule names this command alone without naming
+			// read-only uses too: nothing is saved for it.
+		default:
+			reasons = append(reasons, s.deny)
 		}
 	}
 	if len(reasons) > 0 {
@@ -100,6 +110,11 @@ type suggestion struct {
 	readOnly bool
 	// path: the rule is a write_file rule for a redirection's file.
 	path bool
+	// deny is the rule a "never" answer saves for the command: rule, or,
+	// when rule is a prefix that also names read-only commands (git
+	// log:*), the exact command; zero when the exact command cannot be
+	// written as a rule.
+	deny Rule
 }
 
 func rulesOf(ss []suggestion) []Rule {
@@ -148,12 +163,12 @@ func (p *Policy) suggestBash(a *shell.Script) []suggestion {
 			rules[i] = r
 			continue
 		}
-		r, ok := suggestCommand(c)
+		r, ok := suggestCommand(c, false)
 		if !ok {
 			continue
 		}
 		rules[i] = &r
-		add(suggestion{rule: r, readOnly: c.ReadOnly()})
+		add(suggestion{rule: r, readOnly: c.ReadOnly(), deny: denyCommand(c, r)})
 	}
 	for i := range acc {
 		ac := &acc[i]
@@ -190,13 +205,13 @@ func (p *Policy) expressible(a *shell.Script) bool {
 // program with subcommands (see [subcommandPrograms]), the program and its
 // subcommand with any further arguments (go test ./... gives
 // bash(go test:*), npm run build gives bash(npm run build:*)); for anything
-// else the exact command (echo bench-ok gives bash(echo bench-ok), rm -rf
-// build gives bash(rm -rf build)); and nothing when the exact command has
-// words known only at run time or patterns the shell would expand. The
-// assignments before the command are kept in both forms. The rule allows
-// c: parsed back, it covers what the person approved, and for an exact
-// rule nothing more.
-func suggestCommand(c *shell.Command) (Rule, bool) {
+// else, or with exact, the exact command (echo bench-ok gives
+// bash(echo bench-ok), rm -rf build gives bash(rm -rf build)); and nothing
+// when the exact command has words known only at run time or patterns the
+// shell would expand. The assignments before the command are kept in both
+// forms. The rule allows c: parsed back, it covers what the person
+// approved, and for an exact rule nothing more.
+func suggestCommand(c *shell.Command, exact bool) (Rule, bool) {
 	var parts []string
 	for _, w := range c.Words[:c.NAssign] {
 		if w.Kind == shell.Dynamic {
@@ -206,7 +221,7 @@ func suggestCommand(c *shell.Command) (Rule, bool) {
 	}
 	cw := c.Args()
 	suffix := ""
-	if n := subcommandPrefix(cw); n > 0 && !runsCode(cw[0].Text) {
+	if n := subcommandPrefix(cw); n > 0 && !runsCode(cw[0].Text) && !exact {
 		cw, suffix = cw[:n], ":*"
 	}
 	for _, w := range cw {
@@ -220,6 +235,35 @@ func suggestCommand(c *shell.Command) (Rule, bool) {
 	}
 	r, err := ParseRule("bash(" + strings.Join(parts, " ") + suffix + ")")
 	return r, err == nil
+}
+
+// denyCommand returns the rule a "never" answer saves for c, whose
+// "always" rule is r: r itself, unless r is a prefix whose words alone
+// are a read-only command (git log:* for git log --output=x): denying it
+// would deny every git log, so the exact command is denied instead. The
+// zero Rule when that cannot be written.
+func denyCommand(c *shell.Command, r Rule) Rule {
+	if !r.prefix {
+		return r
+	}
+	cw := c.Args()
+	n := subcommandPrefix(cw)
+	if n <= 0 {
+		return r
+	}
+	parts := make([]string, 0, n)
+	for _, w := range cw[:n] {
+		parts = append(parts, w.Source())
+	}
+	s, _ := shell.Parse(strings.Join(parts, " "))
+	if len(s.Commands) != 1 || !s.Commands[0].ReadOnly() {
+		return r
+	}
+	exact, ok := suggestCommand(c, true)
+	if !ok {
+		return Rule{}
+	}
+	return exact
 }
 
 // ForHeadless turns an Ask into what a run that cannot ask records: a Deny
@@ -243,19 +287,19 @@ func (p *Policy) ForHeadless(v Verdict, req Request) Verdict {
 		flags[i] = "--allow " + shellQuote(r.String())
 	}
 	alone := false
-	if q, ok := p.with(p.mode, Rules{Allow: rules}); ok && len(rules) > 0 && q.Decide(req).Decision == contract.Allow {
+	if q, ok := p.try(p.mode, Rules{Allow: rules}); ok && len(rules) > 0 && q.Decide(req).Decision == contract.Allow {
 		ways, alone = append(ways, strings.Join(flags, " ")), true
 	}
 	for _, m := range []Mode{AcceptEdits, Yolo} {
 		if m == p.mode {
 			continue
 		}
-		if q, ok := p.with(m, Rules{}); ok && q.Decide(req).Decision == contract.Allow {
+		if q, ok := p.try(m, Rules{}); ok && q.Decide(req).Decision == contract.Allow {
 			ways = append(ways, "--permission-mode "+string(m))
 			break
 		}
 		// The rules allow the command, and the mode what it writes.
-		if q, ok := p.with(m, Rules{Allow: rules}); ok && len(rules) > 0 && !alone && q.Decide(req).Decision == contract.Allow {
+		if q, ok := p.try(m, Rules{Allow: rules}); ok && len(rules) > 0 && !alone && q.Decide(req).Decision == contract.Allow {
 			ways = append(ways, "--permission-mode "+string(m)+" "+strings.Join(flags, " "))
 			break
 		}
@@ -272,6 +316,13 @@ func (p *Policy) ForHeadless(v Verdict, req Request) Verdict {
 	return Verdict{Decision: contract.Deny, By: ByHeadless, Reason: reason}
 }
 
+// try is [Policy.With] for ForHeadless, which only needs to know whether
+// the policy could be made.
+func (p *Policy) try(m Mode, extra Rules) (*Policy, bool) {
+	q, err := p.With(m, extra)
+	return q, err == nil
+}
+
 func (p *Policy) isAskRule(text string) bool {
 	for _, r := range p.rules.Ask {
 		if r.String() == text {
@@ -279,16 +330,6 @@ func (p *Policy) isAskRule(text string) bool {
 		}
 	}
 	return false
-}
-
-// with returns a copy of p in mode m with extra rules. It fails only if
-// extra holds a zero Rule.
-func (p *Policy) with(m Mode, extra Rules) (*Policy, bool) {
-	q, err := New(m, p.rules.Merge(extra), p.ws)
-	if err != nil {
-		return nil, false
-	}
-	return q.WithContainment(p.cont), true
 }
 
 // shellQuote quotes s as one shell word, in single quotes when it needs

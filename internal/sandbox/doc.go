@@ -15,7 +15,10 @@
 // ARGS...`, in new user, mount and PID namespaces, and a new network
 // namespace when the network is off. The helper runs as the user (the
 // user namespace maps the user's own ids), keeping a few capabilities in
-// the namespaces it owns. It is PID 1 of its PID namespace, and
+// the namespaces it owns. It is PID 1 of its PID namespace (started any
+// other way, by hand or by a command, it refuses to run: from any other
+// process, "kill every process of the namespace" would be every process
+// of the user), and
 //
 //  1. makes the mounts private, mounts a /proc of its own and a fresh
 //     /dev/shm (best effort), mounts the read-only paths read-only over

@@ -50,6 +50,13 @@ func (linuxBackend) helper(args []string) int {
 	if err != nil {
 		return helperError(err)
 	}
+	// Only from PID 1 of a namespace of its own is kill(-1) "every
+	// process of the command": from anywhere else it is every process the
+	// user may signal. Started any other way than by Wrap (rein
+	// sandbox-exec typed, or run by a command), the helper runs nothing.
+	if os.Getpid() != 1 {
+		return helperError(errors.New("the helper runs only as PID 1 of the PID namespace Wrap makes for it, and this process is not"))
+	}
 	// When rein dies, however it dies, its lifeline ends: everything in
 	// the namespace is killed, and the helper goes on as when the program
 	// ends (reap, restore, exit). The check after the start covers a
@@ -62,7 +69,7 @@ func (linuxBackend) helper(args []string) int {
 			// program starts after this, so none inherits the ignore.
 			signal.Ignore(syscall.SIGPIPE)
 			orphaned.Store(true)
-			_ = syscall.Kill(-1, syscall.SIGKILL)
+			killNamespace()
 		})
 		if err != nil {
 			return helperError(err)
@@ -113,7 +120,7 @@ func (linuxBackend) helper(args []string) int {
 		return 0 // a probe: everything could be set up
 	}
 	if orphaned.Load() {
-		_ = syscall.Kill(-1, syscall.SIGKILL) // rein died as the program started
+		killNamespace() // rein died as the program started
 	}
 	code := reap(pid)
 	m.restore()
@@ -216,8 +223,7 @@ func reap(pid int) int {
 			break
 		}
 	}
-	// From PID 1, -1 is every other process of the namespace.
-	_ = syscall.Kill(-1, syscall.SIGKILL)
+	killNamespace()
 	for {
 		_, err := syscall.Wait4(-1, nil, 0, nil)
 		if errors.Is(err, syscall.EINTR) {
@@ -227,6 +233,19 @@ func reap(pid int) int {
 			return code
 		}
 	}
+}
+
+// killNamespace kills every other process of the helper's PID namespace:
+// from its PID 1, kill(-1) is exactly that. From any other process it
+// would be every process of the user, so it kills nothing there (the
+// helper refuses to start anyway; this keeps each kill honest on its
+// own).
+func killNamespace() {
+	if os.Getpid() != 1 {
+		return
+	}
+	// An error means there was nothing left to kill.
+	_ = syscall.Kill(-1, syscall.SIGKILL)
 }
 
 // loopbackUp brings up the loopback interface of the new network

@@ -71,10 +71,16 @@
 // [ReadOnlyPrograms] (ls, cat, grep, find, git status, git log, jq,
 // sed...) with none of the options that would make it write, run a
 // program or read files named elsewhere (find -exec, sort -o and
-// --compress-program, git --output and --ext-diff, date -s, printf -v,
-// jq -L), no assignment before it, and, for a program whose options can
-// do such things, no glob or computed word that could expand to one (a
-// file named -ofoo in the directory). What it reads is in its Files.
+// --compress-program, date -s, printf -v, jq -L and -f, in a cluster of
+// short options too: jq -nf), no assignment before it, and, for a
+// program whose options can do such things, no glob or computed word that
+// could expand to one (a file named -ofoo in the directory). git's
+// options are taken from an allowlist of each subcommand (git log --stat
+// and -S, not --output, -O or --ext-diff; git blame -w, not -S; git grep
+// -n, not -O), none before the subcommand but the harmless ones (-C, -c,
+// --git-dir and the like choose another repository or what git runs).
+// What it reads is in its Files; which repository git reads, and what its
+// configuration makes git run, is the caller's to judge.
 //
 // [Known] reports the programs the analyser knows: those above, and the
 // harmless ones that name no file and run nothing (echo, printf, test,

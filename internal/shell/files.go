@@ -334,9 +334,13 @@ func dd(x *call) {
 // jqProgram reads jq: a filter (unless -f gives it in a file), then files
 // read; --arg and its kin take two words, --rawfile and --slurpfile a
 // file; after --args or --jsonargs the operands are values, not files.
+// jq finds each short option anywhere in a word that starts with one
+// dash: -nf is -n and -f, whose file is the first operand (jq 1.7) or the
+// word after it (jq 1.8); both are read. -L inside a cluster names a
+// directory of modules the analysis cannot place.
 func jqProgram(x *call) {
 	cw := x.cw
-	filter := false
+	filter, fromFile := false, false
 	for i := 1; i < len(cw); i++ {
 		switch t := cw[i].Text; {
 		case cw[i].Kind == Dynamic && (cw[i].Splits || strings.HasPrefix(cw[i].Prefix, "-") || cw[i].Prefix == ""):
@@ -352,11 +356,6 @@ func jqProgram(x *call) {
 			if i += 2; i < len(cw) {
 				x.file(i, cw[i], RoleRead)
 			}
-		case t == "-f" || t == "--from-file":
-			if i++; i < len(cw) {
-				x.file(i, cw[i], RoleRead)
-			}
-			filter = true
 		case t == "-L" || t == "--library-path":
 			// A directory of modules, which import and include read.
 			if i++; i < len(cw) {
@@ -364,15 +363,33 @@ func jqProgram(x *call) {
 			}
 		case strings.HasPrefix(t, "-L") || strings.HasPrefix(t, "--library-path="):
 			x.tree(i, valueWord(cw[i], strings.TrimPrefix(strings.TrimPrefix(t, "--library-path="), "-L")), RoleRead)
+		case jqShort(t, 'L'):
+			x.opaque("%s names a directory of jq modules inside a cluster of options, which cannot be told")
+		case t == "-f" || t == "--from-file" || jqShort(t, 'f'):
+			fromFile = true
+			if !filter && i+1 < len(cw) && !strings.HasPrefix(cw[i+1].Text, "-") {
+				i++
+				x.file(i, cw[i], RoleRead)
+				filter = true
+			}
 		case t == "--indent":
 			i++
 		case strings.HasPrefix(t, "-") && len(t) > 1:
 		case !filter:
 			filter = true
+			if fromFile {
+				x.file(i, cw[i], RoleRead)
+			}
 		default:
 			x.file(i, cw[i], RoleRead)
 		}
 	}
+}
+
+// jqShort reports whether t is a cluster of jq's short options that holds
+// the letter c.
+func jqShort(t string, c byte) bool {
+	return len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.IndexByte(t[1:], c) >= 0
 }
 
 // patchProgram reads patch: it writes the files its patch names, which are

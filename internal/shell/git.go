@@ -155,10 +155,11 @@ var gitSubcommands = map[string]struct {
 	"send-email":    {opts: opts("", "smtp-server: to-cmd: cc-cmd: header-cmd: to: cc: bcc: from: subject: in-reply-to:"), code: " smtp-server to-cmd cc-cmd header-cmd"},
 	"instaweb":      {opts: opts("dlp:b:m:", "httpd: browser: local port: module-path: start stop restart"), code: "db httpd browser"},
 	"format-patch":  {opts: opts("knpqsvo:", "output-directory: stdout"), write: "o output-directory"},
-	"diff":          {opts: opts("pRuU:", "output: ext-diff no-ext-diff textconv no-textconv no-index"), write: " output"},
-	"blame":         {opts: opts("bcflnpstwMCeL:S:", "contents: incremental porcelain line-porcelain root show-stats"), read: " contents"},
-	"log":           {opts: opts("pn:", "output: ext-diff textconv"), write: " output"},
-	"show":          {opts: opts("p", "output: ext-diff textconv"), write: " output"},
+	"diff":          {opts: opts("pRuU:O:S:G:I:", "output: ext-diff no-ext-diff textconv no-textconv no-index"), write: " output", read: "O"},
+	"blame":         {opts: opts("bcflnpstwMCeL:S:", "contents: ignore-revs-file: ignore-rev: incremental porcelain line-porcelain root show-stats"), read: "S contents ignore-revs-file"},
+	"log":           {opts: opts("pn:U:O:S:G:I:L:", "output: ext-diff textconv"), write: " output", read: "O"},
+	"show":          {opts: opts("pn:U:O:S:G:I:L:", "output: ext-diff textconv"), write: " output", read: "O"},
+	"ls-files":      {opts: opts("cdmoisukztvfx:X:", "exclude: exclude-from: exclude-per-directory: with-tree: format: abbrev::"), read: "X exclude-from"},
 }
 
 // gitSubcommand reads the subcommand at cw[sub] and its arguments.

@@ -153,7 +153,8 @@ func findReadOnly(cw []Word) bool {
 }
 
 // jqReadOnly reports whether jq reads no module: no -L, --library-path,
-// -f or --from-file, and no word that says import or include.
+// -f or --from-file (given alone or in a cluster: -nf), and no word that
+// says import or include.
 func jqReadOnly(cw []Word) bool {
 	for _, w := range cw[1:] {
 		t := w.Text
@@ -163,85 +164,8 @@ func jqReadOnly(cw []Word) bool {
 		if strings.Contains(t, "import") || strings.Contains(t, "include") {
 			return false
 		}
-		if t == "-f" || t == "-L" || strings.HasPrefix(t, "-L") ||
+		if t == "-f" || jqShort(t, 'f') || jqShort(t, 'L') ||
 			strings.HasPrefix(t, "--from-file") || strings.HasPrefix(t, "--library-path") {
-			return false
-		}
-	}
-	return true
-}
-
-// gitReaders are the subcommands of git that only read the repository
-// (git status refreshes the index's stat information, which changes
-// nothing git shows).
-var gitReaders = map[string]bool{"status": true, "diff": true, "log": true, "show": true, "blame": true,
-	"ls-files": true, "ls-tree": true, "rev-parse": true, "describe": true, "shortlog": true, "grep": true,
-	"branch": true, "tag": true, "remote": true}
-
-// gitListing are the arguments with which git branch, tag and remote only
-// list.
-var gitListing = map[string][]string{
-	"branch": {"-a", "-r", "-v", "-vv", "-l", "--all", "--remotes", "--verbose", "--list", "--show-current", "--no-color"},
-	"tag":    {"-l", "--list"},
-	"remote": {"-v", "--verbose"},
-}
-
-// gitGlobalReaders are the options before git's subcommand that change
-// nothing it runs or where it reads: -C DIR is in the command's files.
-var gitGlobalReaders = []string{"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--glob-pathspecs",
-	"--noglob-pathspecs", "--icase-pathspecs", "--no-replace-objects", "--no-advice"}
-
-// gitReadOnly reports whether git only reads the repository: a subcommand
-// of gitReaders, no option before it but those of gitGlobalReaders and -C
-// (git -c, --exec-path, --git-dir and the rest choose what it runs or
-// where), and none of the options that run a program its configuration
-// names (--ext-diff runs diff.external, --show-signature gpg.program) or
-// read outside the repository (git grep --no-index).
-func gitReadOnly(cw []Word) bool {
-	i := 1
-	for ; i < len(cw); i++ {
-		t := cw[i].Text
-		switch {
-		case !cw[i].Static():
-			return false
-		case t == "-C":
-			i++
-		case slices.Contains(gitGlobalReaders, t):
-		case strings.HasPrefix(t, "-"):
-			return false
-		default:
-			return gitSubReadOnly(t, cw[i+1:])
-		}
-	}
-	return false
-}
-
-func gitSubReadOnly(sub string, args []Word) bool {
-	if !gitReaders[sub] {
-		return false
-	}
-	if list, ok := gitListing[sub]; ok {
-		for _, w := range args {
-			if !w.Static() || !slices.Contains(list, w.Text) {
-				return false
-			}
-		}
-		return true
-	}
-	for _, w := range args {
-		t := w.Text
-		if t == "--" {
-			return true
-		}
-		name, _, _ := strings.Cut(t, "=")
-		for _, long := range []string{"--ext-diff", "--show-signature", "--no-index", "--open-files-in-pager"} {
-			// git takes a long option by any prefix that names it alone
-			// (--ext is --ext-diff); one that names several is an error.
-			if len(name) > len("--") && strings.HasPrefix(long, name) {
-				return false
-			}
-		}
-		if sub == "grep" && strings.HasPrefix(t, "-O") {
 			return false
 		}
 	}

@@ -24,7 +24,7 @@ func TestReadOnly(t *testing.T) {
 		"date -u +%Y-%m-%d", "date -d yesterday +%F", "cat README.md", "head -n 5 a.go", "tail -20 a.go", "wc -l *.go",
 		"grep -rn TODO .", "grep -e x -- *.go", "rg -n foo src", "rg foo -- *.go", "find . -name '*.go'",
 		"find src -type f -newer go.mod", "git status", "git status --short", "git diff", "git diff HEAD~1 -- src",
-		"git log --oneline -n 5", "git show HEAD:go.mod", "git -C src log -1", "git --no-pager log", "git blame a.go",
+		"git log --oneline -n 5", "git show HEAD:go.mod", "git --no-pager log", "git blame a.go",
 		"git ls-files", "git rev-parse --show-toplevel", "git branch", "git branch -a", "git grep -n foo",
 		"sort a.txt", "sort -u a.txt", "uniq a.txt", "cut -d: -f1 a.txt", "echo a | tr a b", "jq .name package.json",
 		"jq -n 'input_filename, $__loc__'", "diff a.go b.go", "diff -ru a b", "stat go.mod", "file go.mod", "du -sh .",
@@ -32,6 +32,13 @@ func TestReadOnly(t *testing.T) {
 		"printenv HOME", "sha256sum go.mod", "xxd go.mod", "od -c a", "tree -L 2", "realpath x", "readlink -f x",
 		"cat a | sort | uniq -c | sort -rn | head", "ls && echo done", "cd src && ls", "test -f x && cat x",
 		"cat <<EOF\nhi\nEOF", "true; false", "echo $(ls)", "ls > /dev/null 2>&1",
+		// git's options, by the allowlist of each subcommand.
+		"git log -n 5", "git log -5", "git log -n5 --stat", "git log -S-O/etc/passwd", "git log -Gfoo -p", "git log -L1,5:a.go",
+		"git log --format=%H --since=2.weeks", "git log --author x", "git diff -U3", "git diff --stat=100", "git diff -M50%",
+		"git diff --cached --name-only", "git status -uno", "git status -sb", "git grep -e foo -A3", "git grep -n3 x",
+		"git blame -L 1,5 a.go", "git blame -w -M a.go", "git ls-files -o --exclude-standard", "git ls-files -x '*.o' -o",
+		"git ls-tree -r HEAD", "git describe --tags --dirty", "git shortlog -sn", "git rev-parse --abbrev-ref HEAD",
+		"jq -nr 1", "jq -cs . a.json",
 	} {
 		if !readOnlyScript(t, src) {
 			t.Errorf("%q: not read-only, want read-only", src)
@@ -49,7 +56,18 @@ func TestReadOnly(t *testing.T) {
 		"bash x.sh", "python3 -c 1", "sort --compress-program=gzip a", "rg --pre ./x foo", "git -c core.pager=cat log",
 		"git log --ext-diff", "git diff --ext", "git log --show-signature", "git grep -Ovim x", "git grep --no-index x",
 		"git commit -m x", "git push", "git checkout .", "git branch new", "git tag v1", "git remote add o u",
-		"git --git-dir=x log", "git --exec-path=x log", "jq -L . 'import \"x\" as x; x'", "jq -f prog.jq a",
+		"git --git-dir=x log", "git --exec-path=x log",
+		// git options that read files named elsewhere, run a program, or
+		// that the allowlist does not know; git's global options that
+		// choose another repository.
+		"git -C src log -1", "git --work-tree=x status", "git --namespace=x log", "git -c x.y=z status",
+		"git blame -S /etc/passwd a.go", "git blame --ignore-revs-file=/etc/passwd a.go", "git blame --contents x a.go",
+		"git ls-files -X /etc/passwd -o", "git ls-files --exclude-from=/etc/passwd -o", "git ls-files --exclude-per-directory=x",
+		"git log -O /etc/passwd -p", "git log -O/etc/passwd", "git diff -O/etc/passwd", "git grep -iO x", "git grep -nOtouch x",
+		"git grep -f /etc/passwd", "git grep --open-files-in-pager x", "git log --textconv -p", "git show --show-signature",
+		"git log --show-sig", "git log --output=x", "git log --out=x", "git log --help", "git diff --frobnicate", "git log -n5O/x",
+		"git diff -U3O/x", "git log --stdin",
+		"jq -nf /etc/passwd", "jq -fn prog.jq", "jq -rL /tmp 1", "jq -nrf prog.jq", "jq -L . 'import \"x\" as x; x'", "jq -f prog.jq a",
 		"jq 'include \"m\"; .' a", "sed '1e ls' a", "sed -f s.sed a", "make", "go test ./...", "npm test",
 		"timeout 5 ls", "nice ls", "command ls", "exec ls", "eval ls", "source x", ". x",
 		"less a", "more a", "man ls", "vim a", "watch ls", "sudo ls", "nohup ls",

@@ -16,7 +16,8 @@ var findValued = map[string]bool{
 	"-files0-from": true,
 }
 
-// findProgram reads find: its starting points, which it lists, and its
+// findProgram reads find: its options (-H, -L, -P, -D, -O, then "--"),
+// its starting points, which it lists, and its
 // expression, whose -exec, -execdir, -ok and -okdir run commands ({} is a
 // file found: what they do to it, they do to the trees below the starting
 // points), -delete removes what it finds (an rm, and a write of the
@@ -30,6 +31,10 @@ func findProgram(x *call) {
 		} else if t != "-H" && t != "-L" && t != "-P" && !strings.HasPrefix(t, "-O") {
 			break
 		}
+	}
+	if i < len(cw) && cw[i].Static() && cw[i].Text == "--" {
+		// The end of the options: the starting points come after it.
+		i++
 	}
 	var starts []int
 	for ; i < len(cw); i++ {

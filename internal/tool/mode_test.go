@@ -2,6 +2,7 @@ package tool
 
 import (
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -89,5 +90,56 @@ func TestSavedRuleKeepsContainment(t *testing.T) {
 	}
 	if c := got.Containment(); !c.Sandboxed || len(c.Writable) != 1 {
 		t.Errorf("containment = %+v, want the sandbox kept", c)
+	}
+}
+
+// rein's own directories (Policy.WithOwn) stay protected after a mode
+// switch and after a saved answer: a write there is still a firm ask.
+func TestOwnDirectoriesStayProtected(t *testing.T) {
+	dir := t.TempDir()
+	own := filepath.Join(dir, ".config", "rein")
+	ws, err := workspace.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := permission.New(permission.AcceptEdits, permission.Rules{}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := registry.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := New(reg, policy.WithContainment(permission.Containment{Sandboxed: true}).WithOwn([]string{own}),
+		&Options{Answers: config.Answers{File: filepath.Join(t.TempDir(), config.AnswersFile), Project: dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := permission.Request{Tool: "write_file", Risk: registry.RiskWrite,
+		Input: []byte(`{"path":` + strconv.Quote(filepath.Join(own, "config.toml")) + `,"content":"permission_mode = \"yolo\"\n"}`)}
+	check := func(when string) {
+		t.Helper()
+		if v := rt.Policy().Decide(req); v.Decision != contract.Ask || !v.Firm {
+			t.Errorf("%s: a write into rein's configuration = %+v, want a firm ask", when, v)
+		}
+	}
+	check("at the start")
+	if err := rt.SetMode(permission.Yolo); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.SetMode(permission.AcceptEdits); err != nil {
+		t.Fatal(err)
+	}
+	check("after a mode switch")
+	rules, err := permission.ParseRules([]string{"bash(go test:*)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.save(contract.Allow, rules); err != nil {
+		t.Fatal(err)
+	}
+	check("after a saved answer")
+	if !rt.Policy().Containment().Sandboxed {
+		t.Errorf("the containment was lost")
 	}
 }

@@ -211,17 +211,18 @@ func (rt *Runtime) Policy() *permission.Policy {
 }
 
 // SetMode makes the policy in force decide in mode m from its next
-// decision on, with its rules (those saved by answers included) and its
-// containment kept. It is safe to call while Run runs: a decision already
+// decision on, with its rules (those saved by answers included), its
+// containment and everything else it was given kept (permission's
+// Policy.With). It is safe to call while Run runs: a decision already
 // made stands. It fails, changing nothing, on an unknown mode.
 func (rt *Runtime) SetMode(m permission.Mode) error {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	p, err := permission.New(m, rt.policy.Rules(), rt.policy.Workspace())
+	p, err := rt.policy.With(m, permission.Rules{})
 	if err != nil {
 		return fmt.Errorf("tool: set mode %s: %w", m, err)
 	}
-	rt.policy = p.WithContainment(rt.policy.Containment())
+	rt.policy = p
 	return nil
 }
 
@@ -684,13 +685,13 @@ func (rt *Runtime) save(d contract.Decision, rules []permission.Rule) ([]string,
 	if d == contract.Deny {
 		extra = permission.Rules{Deny: kept}
 	}
-	p, err := permission.New(rt.policy.Mode(), rt.policy.Rules().Merge(extra), rt.policy.Workspace())
+	// The sandbox still contains what runs, and rein's own directories
+	// stay protected: With keeps all of it.
+	p, err := rt.policy.With(rt.policy.Mode(), extra)
 	if err != nil {
 		return saved, err
 	}
-	// The sandbox still contains what runs: a policy that forgot it would
-	// ask about writes the sandbox confines (and judge the network wrong).
-	rt.policy = p.WithContainment(rt.policy.Containment())
+	rt.policy = p
 	return saved, serr
 }
 

@@ -44,6 +44,16 @@ type Options struct {
 	// elsewhere; one that cannot be resolved (neither it nor its parent
 	// exists) is left out. Nil means none.
 	ReadRoots []string
+	// Hidden are absolute paths that grep and glob do not walk into: the
+	// credential stores the sandbox hides from commands, and rein's own
+	// configuration and sessions (a workspace that is the home directory
+	// holds them). A walk that starts in one (the person was asked about
+	// it, or it is a read root there: the skills, the artifacts) walks
+	// it. Each is resolved through its links once, when the tools are
+	// made. list_dir does not descend, and lists their names; read_file
+	// reads what the permission policy lets it (which asks). Nil means
+	// none.
+	Hidden []string
 }
 
 // Tools returns the built-in tools of one session working in ws. They
@@ -56,6 +66,7 @@ func Tools(ws *workspace.Workspace, opts *Options) []registry.Tool {
 		o = *opts
 	}
 	sc := newScope(ws, o.ArtifactDir, o.ReadRoots...)
+	sc.hide(o.Hidden)
 	tools := fileToolsIn(sc)
 	tools = append(tools, searchToolsIn(sc)...)
 	return append(tools, Bash(ws, o.Bash))

@@ -108,7 +108,7 @@ func runGlob(ctx context.Context, sc *scope, in globInput, out io.Writer) error 
 	}
 	var matches []globMatch
 	if fi, err := os.Stat(start); err == nil && fi.IsDir() {
-		err := walkFiles(ctx, ws, start, func(f walkedFile) error {
+		err := walkFiles(ctx, ws, start, sc.hiddenFrom(start), func(f walkedFile) error {
 			if !doublestar.MatchUnvalidated(pattern, f.rel) {
 				return nil
 			}

@@ -161,7 +161,7 @@ func runGrep(ctx context.Context, sc *scope, in grepInput, out io.Writer) error 
 	case fi.Mode().IsRegular():
 		rep.add(newGrepSearcher(q).search(ctx, start))
 	case fi.IsDir():
-		err = grepTree(ctx, q, ws, start, rep)
+		err = grepTree(ctx, q, ws, start, sc.hiddenFrom(start), rep)
 	default:
 		return fmt.Errorf("grep: %s is neither a regular file nor a directory", in.Path)
 	}
@@ -175,11 +175,12 @@ func runGrep(ctx context.Context, sc *scope, in grepInput, out io.Writer) error 
 	return nil
 }
 
-// grepTree searches the files below start: one goroutine walks, a worker
+// grepTree searches the files below start but those skip reports: one
+// goroutine walks, a worker
 // per processor searches, and the results are reported in walk order
 // whatever order the workers finish in. Once the report is full the walk
 // and the workers stop.
-func grepTree(parent context.Context, q *grepQuery, ws *workspace.Workspace, start string, rep *grepReport) error {
+func grepTree(parent context.Context, q *grepQuery, ws *workspace.Workspace, start string, skip func(string) bool, rep *grepReport) error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	n := runtime.GOMAXPROCS(0)
@@ -190,7 +191,7 @@ func grepTree(parent context.Context, q *grepQuery, ws *workspace.Workspace, sta
 	wg.Go(func() {
 		defer close(jobs)
 		seq := 0
-		walkErr = walkFiles(ctx, ws, start, func(f walkedFile) error {
+		walkErr = walkFiles(ctx, ws, start, skip, func(f walkedFile) error {
 			if !q.wants(f.rel) {
 				return nil
 			}

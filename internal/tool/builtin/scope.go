@@ -40,6 +40,45 @@ type scope struct {
 	// is one; each absolute, its links resolved when the scope was made
 	// (see realDir).
 	reads []readRoot
+	// hidden are the paths the walkers do not enter (Options.Hidden),
+	// resolved as reads are.
+	hidden []string
+}
+
+// hide adds paths to those the walkers do not enter: each made absolute
+// and resolved (realDir); one that is neither there nor has a parent
+// there is kept as written, cleaned.
+func (s *scope) hide(paths []string) {
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		if real := realDir(p); real != "" {
+			p = real
+		}
+		s.hidden = append(s.hidden, filepath.Clean(p))
+	}
+}
+
+// hiddenFrom returns a function that reports whether a walk from start
+// skips abs, a resolved path: it lies in a hidden path that does not hold
+// start (a walk that starts in one, asked about, or in a read root there,
+// walks it).
+func (s *scope) hiddenFrom(start string) func(abs string) bool {
+	var hidden []string
+	for _, h := range s.hidden {
+		if !pathWithin(h, start) {
+			hidden = append(hidden, h)
+		}
+	}
+	return func(abs string) bool {
+		for _, h := range hidden {
+			if pathWithin(h, abs) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // readRoot is a directory outside the workspace that the tools that only

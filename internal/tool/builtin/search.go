@@ -22,7 +22,7 @@ import (
 // SearchTools returns the search tools over ws, glob then grep. Both only
 // read, may run beside other tools, and see the files that git would: they
 // skip .git and whatever the .gitignore files (and .git/info/exclude) of the
-// tree ignore.
+// tree ignore (and, made by Tools, Options.Hidden).
 func SearchTools(ws *workspace.Workspace) []registry.Tool { return searchToolsIn(newScope(ws, "")) }
 
 // searchToolsIn returns the search tools of SearchTools working in sc:
@@ -111,10 +111,15 @@ type walkedFile struct {
 // directories, so a link cycle cannot trap it, and skips links that lead
 // outside the workspace and files that are neither regular nor links
 // (a FIFO would block a reader). Unreadable directories below start are
-// skipped. It returns ctx's error once ctx is done, visit's error when
-// visit fails, or an error reading start.
-func walkFiles(ctx context.Context, ws *workspace.Workspace, start string, visit func(walkedFile) error) error {
-	w := &walker{ws: ws, visit: visit}
+// skipped, and so are the directories and files skip reports (nil for
+// none): a link to a file is judged by where it leads. It returns ctx's
+// error once ctx is done, visit's error when visit fails, or an error
+// reading start.
+func walkFiles(ctx context.Context, ws *workspace.Workspace, start string, skip func(abs string) bool, visit func(walkedFile) error) error {
+	if skip == nil {
+		skip = func(string) bool { return false }
+	}
+	w := &walker{ws: ws, visit: visit, skip: skip}
 	entries, err := readDirSorted(start)
 	if err != nil {
 		return fmt.Errorf("read directory %s: %w", searchDisplay(ws, start), err)
@@ -125,6 +130,7 @@ func walkFiles(ctx context.Context, ws *workspace.Workspace, start string, visit
 type walker struct {
 	ws    *workspace.Workspace
 	visit func(walkedFile) error
+	skip  func(abs string) bool
 }
 
 // dir walks the directory abs, whose entries are given, under the ignore
@@ -161,6 +167,9 @@ func (w *walker) dir(ctx context.Context, abs, rel string, entries []fs.DirEntry
 			continue
 		}
 		childAbs := filepath.Join(abs, name)
+		if w.skip(childAbs) {
+			continue
+		}
 		childRel := name
 		if rel != "" {
 			childRel = rel + "/" + name
@@ -189,7 +198,7 @@ func (w *walker) dir(ctx context.Context, abs, rel string, entries []fs.DirEntry
 			if err != nil || !fi.Mode().IsRegular() || isIgnored(rules, childAbs, name, false) {
 				continue
 			}
-			if _, err := w.ws.Resolve(childAbs); err != nil {
+			if real, err := w.ws.Resolve(childAbs); err != nil || w.skip(real) {
 				continue
 			}
 			if err := w.visit(walkedFile{abs: childAbs, rel: childRel}); err != nil {

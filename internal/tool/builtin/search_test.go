@@ -51,7 +51,7 @@ func searchWorkspace(t *testing.T, files map[string]string) *workspace.Workspace
 func walkedPaths(t *testing.T, ws *workspace.Workspace, start string) []string {
 	t.Helper()
 	var got []string
-	err := walkFiles(t.Context(), ws, start, func(f walkedFile) error {
+	err := walkFiles(t.Context(), ws, start, nil, func(f walkedFile) error {
 		got = append(got, f.rel)
 		return nil
 	})
@@ -249,7 +249,7 @@ func TestWalk(t *testing.T) {
 	t.Run("stops when the context is done", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		err := walkFiles(ctx, ws, ws.Root(), func(walkedFile) error { return nil })
+		err := walkFiles(ctx, ws, ws.Root(), nil, func(walkedFile) error { return nil })
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("walkFiles() = %v, want context.Canceled", err)
 		}
@@ -280,7 +280,7 @@ func TestWalkLinks(t *testing.T) {
 		var got []string
 		// The error is reported by the comparison: a failed walk lists
 		// nothing.
-		_ = walkFiles(t.Context(), ws, root, func(f walkedFile) error {
+		_ = walkFiles(t.Context(), ws, root, nil, func(f walkedFile) error {
 			got = append(got, f.rel)
 			return nil
 		})
