@@ -193,29 +193,41 @@ func TestFallbackToTheSameServerNeedsNoKey(t *testing.T) {
 
 // A server that takes the request and sends nothing is given up on after
 // first_byte_timeout, and retried; the retries are one line, the failure
-// is said once, with the setting that gives a slow server more time.
+// is said once, with the setting that gives a slow server more time. A
+// server that sends its headers (200, an event stream) and then nothing
+// is as silent: the bound is on the first byte of the answer itself.
 func TestSilentServerIsGivenUp(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{})
-	srv := newLocalServer(t, []string{"qwen3:8b"}, func(w http.ResponseWriter, r *http.Request, model string) {
-		select { // not one byte of an answer
-		case <-r.Context().Done():
-		case <-release:
-		}
-	})
-	defer close(release)
-	r := reinIn(t, t.TempDir(), chatEnv(t, "first_byte_timeout = 0.2\n"), "exec", "--provider", "openai", "--base-url", srv.URL+"/v1",
-		"--model", "qwen3:8b", "hi")
-	if r.code != 1 || len(srv.models()) != 4 {
-		t.Fatalf("exit %d after %d requests, want 1 after 4:\n%s", r.code, len(srv.models()), r.stderr)
-	}
-	want := "✗ run failed: openai: timeout: no response from " + srv.URL + "/v1 within 0.2s; gave up after 4 attempts; " +
-		"a server slow to start (loading the model, say) may need more than 0.2s: raise first_byte_timeout in your config.toml"
-	if strings.Count(r.stderr, want) != 1 || strings.Count(r.stderr, "no response from") != 1 {
-		t.Errorf("stderr does not say once:\n%s\nit says:\n%s", want, r.stderr)
-	}
-	if n := strings.Count(r.stderr, "retrying in"); n != 1 || !strings.Contains(r.stderr, "(no response in time, attempt 2 of 4)") {
-		t.Errorf("%d retry lines, want one:\n%s", n, r.stderr)
+	for name, headers := range map[string]bool{"nothing": false, "headers then nothing": true} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			release := make(chan struct{})
+			srv := newLocalServer(t, []string{"qwen3:8b"}, func(w http.ResponseWriter, r *http.Request, model string) {
+				if headers {
+					w.Header().Set("Content-Type", "text/event-stream")
+					w.WriteHeader(http.StatusOK)
+					w.(http.Flusher).Flush()
+				}
+				select { // not one byte of an answer
+				case <-r.Context().Done():
+				case <-release:
+				}
+			})
+			defer close(release)
+			r := reinIn(t, t.TempDir(), chatEnv(t, "first_byte_timeout = 0.2\n"), "exec", "--provider", "openai", "--base-url", srv.URL+"/v1",
+				"--model", "qwen3:8b", "hi")
+			if r.code != 1 || len(srv.models()) != 4 {
+				t.Fatalf("exit %d after %d requests, want 1 after 4:\n%s", r.code, len(srv.models()), r.stderr)
+			}
+			want := "✗ run failed: openai: timeout: no response from " + srv.URL + "/v1 within 0.2s; gave up after 4 attempts; " +
+				"a server slow to start (loading the model, say) may need more than 0.2s: raise first_byte_timeout in your config.toml"
+			if strings.Count(r.stderr, want) != 1 || strings.Count(r.stderr, "no response from") != 1 {
+				t.Errorf("stderr does not say once:\n%s\nit says:\n%s", want, r.stderr)
+			}
+			if n := strings.Count(r.stderr, "retrying in"); n != 1 || !strings.Contains(r.stderr, "(no response in time, attempt 2 of 4)") {
+				t.Errorf("%d retry lines, want one:\n%s", n, r.stderr)
+			}
+		})
 	}
 }
 
