@@ -142,7 +142,8 @@ func TestNotFoundIsNotRetried(t *testing.T) {
 // Without --model, a server of the person's is asked which models it
 // serves: its only one is used; with several, a headless run names them
 // and asks for --model; a vendor's default model is never sent to it.
-// OPENAI_BASE_URL alone selects the openai provider, without a key.
+// OPENAI_BASE_URL alone selects the openai provider, without a key, and
+// so do --base-url alone and a configured base_url alone.
 func TestServersOwnModel(t *testing.T) {
 	t.Parallel()
 	one := newLocalServer(t, []string{"qwen3:8b"}, answering("qwen3:8b"))
@@ -168,6 +169,27 @@ func TestServersOwnModel(t *testing.T) {
 	}
 	if r.code != 0 || started == nil || started.Provider != "openai" || started.Model != "qwen3:8b" || started.BaseURL != one.URL+"/v1" {
 		t.Errorf("OPENAI_BASE_URL alone: exit %d, session %+v:\n%s", r.code, started, r.stderr)
+	}
+	// --base-url alone, and base_url alone in the person's config.toml,
+	// select it too.
+	for name, tc := range map[string]struct{ config, flag string }{
+		"--base-url alone": {flag: one.URL + "/v1"},
+		"base_url alone":   {config: "base_url = \"" + one.URL + "/v1\"\n"},
+	} {
+		args := []string{"exec", "--json"}
+		if tc.flag != "" {
+			args = append(args, "--base-url", tc.flag)
+		}
+		r = reinIn(t, t.TempDir(), chatEnv(t, tc.config), append(args, "hi")...)
+		started = nil
+		for _, env := range decode(t, r.stdout) {
+			if s, ok := env.Data.(*contract.SessionStarted); ok {
+				started = s
+			}
+		}
+		if r.code != 0 || started == nil || started.Provider != "openai" || started.Model != "qwen3:8b" || started.BaseURL != one.URL+"/v1" {
+			t.Errorf("%s: exit %d, session %+v:\n%s", name, r.code, started, r.stderr)
+		}
 	}
 	for _, s := range []*localServer{one, two} {
 		if slices.Contains(s.models(), "gpt-5.6-sol") {

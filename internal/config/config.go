@@ -43,7 +43,9 @@ type File struct {
 	Provider string `toml:"provider"`
 	// Model is passed to the provider as given.
 	Model string `toml:"model"`
-	// BaseURL is the provider's endpoint. Only the user's file may set it:
+	// BaseURL is the provider's endpoint. Without Provider in the same
+	// file it is an OpenAI-compatible server's (Ollama, vLLM, llama.cpp):
+	// the file's provider is then openai. Only the user's file may set it:
 	// a project file (which comes with a cloned repository) could
 	// otherwise send your API key to a server of its choosing.
 	BaseURL string `toml:"base_url"`
@@ -471,9 +473,6 @@ func (d *decoded) at(key string) string { return where(d.path, keyLine(d.text, k
 // validate checks the values of the file, each error naming the file and
 // the line that set the value.
 func (d *decoded) validate() error {
-	if d.BaseURL != "" && d.Provider == "" {
-		return fmt.Errorf("config: %s: base_url needs provider in the same file: an endpoint belongs to one provider", d.at("base_url"))
-	}
 	for _, fb := range d.Fallback {
 		if strings.TrimSpace(fb) == "" || strings.HasPrefix(fb, ":") {
 			return fmt.Errorf("config: %s: fallback entry %q: want \"provider\" or \"provider:model\"", d.at("fallback"), fb)
@@ -538,6 +537,12 @@ func (c *Config) apply(d *decoded) error {
 			v.set()
 			set(v.key)
 		}
+	}
+	if d.Provider == "" && d.BaseURL != "" {
+		// An endpoint belongs to one provider: alone, an OpenAI-compatible
+		// server's, as OPENAI_BASE_URL alone is.
+		c.Provider = "openai"
+		c.Source["provider"], c.lines["provider"] = d.path, keyLine(d.text, "base_url")
 	}
 	if d.Notify != "" {
 		switch d.Notify {

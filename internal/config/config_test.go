@@ -51,7 +51,6 @@ func TestErrors(t *testing.T) {
 		"broken":             {"provider = \"openai\nmodel = 3\n", "config.toml:1:", false},
 		"wrong type":         {"fallback = \"openai\"\n", `config.toml:1: fallback is "openai" (a string); it wants a list of strings`, false},
 		"bad fallback entry": {"fallback = [\":gpt\"]\n", `fallback entry ":gpt"`, false},
-		"base_url alone":     {"base_url = \"http://127.0.0.1:1/v1\"\n", "base_url needs provider", false},
 		"rules not a list":   {"[permissions]\nallow = \"bash\"\n", `config.toml:2: permissions.allow is "bash" (a string); it wants a list of strings`, false},
 		"bad rule":           {"[permissions]\ndeny = [\"bash(\"]\n", "config.toml:2: [permissions] deny: permission: rule \"bash(\"", true},
 		"bad notify":         {"notify = \"loud\"\n", `config.toml:1: notify = "loud": want bell, osc9 or off`, false},
@@ -67,6 +66,19 @@ func TestErrors(t *testing.T) {
 				t.Errorf("Load() error = %v, want it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A base_url without a provider in the same file is an OpenAI-compatible
+// server's: the file's provider is openai, said to come from that line.
+func TestBaseURLAloneIsOpenAI(t *testing.T) {
+	path := write(t, filepath.Join(t.TempDir(), "config.toml"), "model = \"qwen3:8b\"\nbase_url = \"http://127.0.0.1:11434/v1\"\n")
+	c, err := Load(Paths{User: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Provider != "openai" || c.BaseURL != "http://127.0.0.1:11434/v1" || c.Where("provider") != path+":2" {
+		t.Errorf("provider %q from %q, base_url %q; want openai from %s:2", c.Provider, c.Where("provider"), c.BaseURL, path)
 	}
 }
 
