@@ -198,6 +198,22 @@ func TestServersOwnModel(t *testing.T) {
 	}
 }
 
+// A server that answers 404 at /models (it lists nothing there, as some
+// proxies and llama.cpp builds do) ran: rein says what it answered and how
+// to name a model, not to check that it runs.
+func TestModelsNotFoundIsSaidAsAnswered(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }))
+	t.Cleanup(srv.Close)
+	for _, base := range []string{srv.URL + "/v1", srv.URL} {
+		r := reinIn(t, t.TempDir(), chatEnv(t, ""), "exec", "--provider", "openai", "--base-url", base, "hi")
+		want := "rein: no model named, and " + base + " answered HTTP 404 at /models: it lists no models there; name one with --model NAME\n"
+		if r.code != 1 || r.stderr != want {
+			t.Errorf("--base-url %s: exit %d, stderr:\n%s\nwant exit 1 and:\n%s", base, r.code, r.stderr, want)
+		}
+	}
+}
+
 // --fallback openai:MODEL with a custom --base-url goes to the same
 // server, and needs no OPENAI_API_KEY.
 func TestFallbackToTheSameServerNeedsNoKey(t *testing.T) {
