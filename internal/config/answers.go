@@ -120,8 +120,8 @@ func decodeAnswers(path string) (*answersFile, error) {
 // Save adds r to the list of decision d (allow, ask or deny) of
 // a.Project's table, creating the file (readable by the person only) and
 // its directory when missing, and keeping the rest of the file byte for
-// byte, comments included, as [SaveRule] does. A rule already there is
-// not added twice. It is not safe for concurrent use on the same file.
+// byte, comments included (see saveRuleIn). A rule already there is not
+// added twice. It is not safe for concurrent use on the same file.
 func (a Answers) Save(d contract.Decision, r permission.Rule) error {
 	list, ok := lists[d]
 	switch {
@@ -133,6 +133,9 @@ func (a Answers) Save(d contract.Decision, r permission.Rule) error {
 		return ErrNoAnswersFile
 	}
 	if back, err := permission.ParseRule(r.String()); err != nil || back.String() != r.String() {
+		// Saved, it would make the file unreadable (or mean another rule)
+		// next time: a command with a control character is written
+		// $'...', which a rule does not accept.
 		return fmt.Errorf("config: cannot save the rule %s: its text does not read back as the same rule", r)
 	}
 	return saveRuleIn(a.File, a.table(), list, r, 0o600)

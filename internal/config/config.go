@@ -13,12 +13,14 @@
 // what is wanted. A key rein does not know is a warning, not an error, so
 // an older rein reads a newer file.
 //
-// Config is also the one place that edits those files: [Answers.Save]
-// adds an "always" or "never" answer's rule to the person's own file of
-// answers (projects.toml beside config.toml, a table per project
-// directory), and [SaveRule] a rule to a project's [permissions] table,
-// each editing the text so the person's comments and layout stay.
-// [Config.Rules] says which file each rule came from.
+// Config is also the one place that edits the person's files, each edit
+// of the text keeping their comments and layout: [Answers.Save] adds an
+// "always" or "never" answer's rule to their own file of answers
+// (projects.toml beside config.toml, a table per project directory, never
+// a file of the repository's), and [SaveMCPServer] and [RemoveMCPServer]
+// edit the [mcp_servers] tables of their config.toml. [Config.Rules] says
+// which file each rule of the configuration came from; [Answers.Load]
+// reads the answers' back.
 package config
 
 import (

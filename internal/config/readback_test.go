@@ -6,7 +6,29 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rein-agent/rein/internal/permission"
 )
+
+// loadRules reads the rules of the project's file at path back, as rein
+// does: config.Load, then the lists parsed.
+func loadRules(t *testing.T, path string) (permission.Rules, error) {
+	t.Helper()
+	c, err := Load(Paths{Project: path})
+	if err != nil {
+		return permission.Rules{}, err
+	}
+	var rs permission.Rules
+	for _, l := range []struct {
+		texts []string
+		out   *[]permission.Rule
+	}{{c.Permissions.Allow, &rs.Allow}, {c.Permissions.Ask, &rs.Ask}, {c.Permissions.Deny, &rs.Deny}} {
+		if *l.out, err = permission.ParseRules(l.texts); err != nil {
+			return permission.Rules{}, err
+		}
+	}
+	return rs, nil
+}
 
 // The [permissions] lists of a project's file read back as rein reads
 // them (config.Load, then the rules parsed): what permission.LoadRules

@@ -25,37 +25,16 @@ const ProjectFile = ".rein/config.toml"
 // lists names the rule list of each decision in the [permissions] table.
 var lists = map[contract.Decision]string{contract.Allow: "allow", contract.Ask: "ask", contract.Deny: "deny"}
 
-// SaveRule adds r to the list of decision d (allow, ask or deny) of the
-// [permissions] table of projectDir's [ProjectFile], creating the file
-// and its directory when missing. A rule already in the list is not added
-// twice. The rest of the file is kept byte for byte: the rule is inserted
-// into the text, and the result is checked by decoding it again. Only when
-// the table is written in a form that edit does not handle (an inline
-// permissions = {...} table, dotted permissions.allow keys) is the file
-// re-encoded from its decoded values, which keeps every value but not the
-// comments or the order of keys. A file that is not valid TOML is left
-// alone and reported. SaveRule is not safe for concurrent use on the same
-// file.
-func SaveRule(projectDir string, d contract.Decision, r permission.Rule) error {
-	list, ok := lists[d]
-	if !ok {
-		return fmt.Errorf("config: unknown rule list %q; want allow, ask or deny", d)
-	}
-	if r.IsZero() {
-		return errors.New("config: cannot save an empty rule")
-	}
-	if back, err := permission.ParseRule(r.String()); err != nil || back.String() != r.String() {
-		// Saved, it would make the file unreadable (or mean another rule)
-		// next time: a command with a control character is written
-		// $'...', which a rule does not accept.
-		return fmt.Errorf("config: cannot save the rule %s: its text does not read back as the same rule", r)
-	}
-	file := filepath.Join(projectDir, filepath.FromSlash(ProjectFile))
-	return saveRuleIn(file, []string{"permissions"}, list, r, 0o644)
-}
-
 // saveRuleIn adds r to list in the table at the key path table of file,
-// keeping the rest of the file (see SaveRule); a new file gets mode perm.
+// creating the file and its directory when missing (a new file gets mode
+// perm). A rule already in the list is not added twice. The rest of the
+// file is kept byte for byte: the rule is inserted into the text, and the
+// result is checked by decoding it again. Only when the table is written
+// in a form that the edit does not handle (an inline table, dotted keys)
+// is the file re-encoded from its decoded values, which keeps every value
+// but not the comments or the order of keys. A file that is not valid
+// TOML is left alone and reported. A link is followed: the file it points
+// to gets the rule, with its mode kept.
 func saveRuleIn(file string, table []string, list string, r permission.Rule, perm os.FileMode) error {
 	src, err := os.ReadFile(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
