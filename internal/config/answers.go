@@ -121,7 +121,9 @@ func decodeAnswers(path string) (*answersFile, error) {
 // a.Project's table, creating the file (readable by the person only) and
 // its directory when missing, and keeping the rest of the file byte for
 // byte, comments included (see saveRuleIn). A rule already there is not
-// added twice. It is not safe for concurrent use on the same file.
+// added twice. It is safe for concurrent use, by this process and others
+// (rein's in other terminals) on the same file: each save reads, changes
+// and writes the file under a lock on projects.toml.lock beside it.
 func (a Answers) Save(d contract.Decision, r permission.Rule) error {
 	list, ok := lists[d]
 	switch {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,6 +84,40 @@ func TestAnswersSaveAndLoad(t *testing.T) {
 	rs, _ = app.Load()
 	if got := rulesText(rs)["allow"]; !cmp.Equal(got, []string{"bash(go test:*)", "bash(go vet:*)", "write_file(notes.txt)", "bash(make)"}) {
 		t.Errorf("allow after a hand edit: %v\n%s", got, after)
+	}
+}
+
+// Reins answering at once each keep their rule: a save reads, changes and
+// writes the file under a lock, so none writes over another's.
+func TestAnswersConcurrentSavesKeepEveryRule(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "rein", AnswersFile)
+	const n = 16
+	start := make(chan struct{})
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			<-start
+			a := Answers{File: file, Project: fmt.Sprintf("/home/me/src/p%d", i%4)}
+			errs <- a.Save(contract.Allow, mustRules(t, fmt.Sprintf("bash(make t%d)", i))[0])
+		}()
+	}
+	close(start)
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	var kept []string
+	for p := range 4 {
+		rs, err := Answers{File: file, Project: fmt.Sprintf("/home/me/src/p%d", p)}.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, rulesText(rs)["allow"]...)
+	}
+	if len(kept) != n {
+		data, _ := os.ReadFile(file)
+		t.Errorf("%d rules kept of %d saved at once: %q\n%s", len(kept), n, kept, data)
 	}
 }
 

@@ -34,8 +34,20 @@ var lists = map[contract.Decision]string{contract.Allow: "allow", contract.Ask: 
 // is the file re-encoded from its decoded values, which keeps every value
 // but not the comments or the order of keys. A file that is not valid
 // TOML is left alone and reported. A link is followed: the file it points
-// to gets the rule, with its mode kept.
+// to gets the rule, with its mode kept. The read, the change and the write
+// are made under an exclusive lock on file+".lock" (see lockBeside), so
+// that two reins saving at once both keep their rule.
 func saveRuleIn(file string, table []string, list string, r permission.Rule, perm os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return fmt.Errorf("config: save rule: %w", err)
+	}
+	// Another rein may be saving an answer too: each reads what the one
+	// before it wrote, or one's rule would be lost.
+	unlock, err := lockBeside(file)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	src, err := os.ReadFile(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("config: save rule: %w", err)
@@ -49,9 +61,6 @@ func saveRuleIn(file string, table []string, list string, r permission.Rule, per
 	}
 	if !changed {
 		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return fmt.Errorf("config: save rule: %w", err)
 	}
 	// A link to a shared file is followed: the shared file gets the rule.
 	if real, err := filepath.EvalSymlinks(file); err == nil {
