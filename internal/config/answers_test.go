@@ -137,15 +137,22 @@ func TestAnswersErrors(t *testing.T) {
 	if _, err := (Answers{File: file, Project: "/p"}).Load(); err == nil || !strings.Contains(err.Error(), file) {
 		t.Errorf("a bad rule: %v", err)
 	}
-	if err := os.WriteFile(file, []byte("[projects\n"), 0o600); err != nil {
+	// The line and column are those of the mistake: the end of line 2,
+	// where the header's ] is missing.
+	broken := "# my answers\n[projects.\"/x\".permissions\nallow = [\n"
+	if err := os.WriteFile(file, []byte(broken), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	_, err := (Answers{File: file, Project: "/p"}).Load()
-	if err == nil || !strings.Contains(err.Error(), file+":") {
-		t.Errorf("not TOML: %v", err)
+	if err == nil || !strings.Contains(err.Error(), file+":2:27: ") {
+		t.Errorf("not TOML: %v, want it at %s:2:27", err, file)
 	}
-	if err := (Answers{File: file, Project: "/p"}).Save(contract.Allow, mustRules(t, "bash(ls)")[0]); err == nil {
-		t.Errorf("saved into a file that is not TOML")
+	err = (Answers{File: file, Project: "/p"}).Save(contract.Allow, mustRules(t, "bash(ls)")[0])
+	if err == nil || !strings.Contains(err.Error(), file+":2:27: ") || !strings.HasSuffix(err.Error(), "fix the file or delete it") {
+		t.Errorf("saved into a file that is not TOML: %v", err)
+	}
+	if after, _ := os.ReadFile(file); string(after) != broken {
+		t.Errorf("the file changed: %q", after)
 	}
 }
 

@@ -331,7 +331,7 @@ func SessionDir(path string) (string, error) {
 		SessionDir any `toml:"session_dir"`
 	}
 	if _, err := toml.Decode(string(data), &f); err != nil {
-		return "", tomlError(path, err)
+		return "", tomlError(path, string(data), err)
 	}
 	switch dir := f.SessionDir.(type) {
 	case nil:
@@ -406,13 +406,13 @@ func decode(path string) (*decoded, error) {
 	d := &decoded{path: path, text: string(data)}
 	var raw map[string]any
 	if _, err := toml.Decode(d.text, &raw); err != nil {
-		return nil, tomlError(path, err)
+		return nil, tomlError(path, d.text, err)
 	}
 	if err := d.checkTypes(raw); err != nil {
 		return nil, err
 	}
 	if d.md, err = toml.Decode(d.text, &d.File); err != nil {
-		return nil, tomlError(path, err)
+		return nil, tomlError(path, d.text, err)
 	}
 	for _, k := range d.md.Undecoded() {
 		d.warnings = append(d.warnings, fmt.Sprintf("%s: unknown key %q (ignored)", path, k.String()))
@@ -425,12 +425,20 @@ func decode(path string) (*decoded, error) {
 	return d, nil
 }
 
-// tomlError is the error for the file at path that is not valid TOML: it
-// names the file, and the line and column where the decoder can.
-func tomlError(path string, err error) error {
+// tomlError is the error for the file at path, whose text is text, that
+// is not valid TOML: it names the file, and the line and column where the
+// decoder can. They are counted from the offset of the error in text: the
+// decoder's own line is one too far for an error at the end of a line (a
+// table header without its closing bracket).
+func tomlError(path, text string, err error) error {
 	var perr toml.ParseError
 	if errors.As(err, &perr) {
-		return fmt.Errorf("config: %s:%d:%d: %s", path, perr.Position.Line, perr.Position.Col, perr.Message)
+		line, col := perr.Position.Line, perr.Position.Col
+		if at := perr.Position.Start; at >= 0 && at <= len(text) {
+			line = strings.Count(text[:at], "\n") + 1
+			col = at - strings.LastIndexByte(text[:at], '\n')
+		}
+		return fmt.Errorf("config: %s:%d:%d: %s", path, line, col, perr.Message)
 	}
 	return fmt.Errorf("config: %s: %w", path, err)
 }

@@ -49,6 +49,7 @@ func TestErrors(t *testing.T) {
 		project    bool
 	}{
 		"broken":             {"provider = \"openai\nmodel = 3\n", "config.toml:1:", false},
+		"header cut short":   {"# mine\n[permissions\nallow = []\n", "config.toml:2:13: expected '.' or ']' to end table name", false},
 		"wrong type":         {"fallback = \"openai\"\n", `config.toml:1: fallback is "openai" (a string); it wants a list of strings`, false},
 		"bad fallback entry": {"fallback = [\":gpt\"]\n", `fallback entry ":gpt"`, false},
 		"rules not a list":   {"[permissions]\nallow = \"bash\"\n", `config.toml:2: permissions.allow is "bash" (a string); it wants a list of strings`, false},

@@ -55,7 +55,8 @@ func saveRuleIn(file string, table []string, list string, r permission.Rule, per
 	out, changed, err := addRule(string(src), table, list, r)
 	if err != nil {
 		if errors.Is(err, errNotTOML) {
-			return tomlError(file, errors.Unwrap(err))
+			return fmt.Errorf("%w; rein saves nothing into a file it cannot read, so that nothing in it is lost: "+
+				"fix the file or delete it", tomlError(file, string(src), errors.Unwrap(err)))
 		}
 		return fmt.Errorf("config: %s: %w", file, err)
 	}

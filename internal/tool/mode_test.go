@@ -80,7 +80,7 @@ func TestSavedRuleKeepsContainment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rt.save(contract.Allow, rules); err != nil {
+	if _, _, err := rt.save(contract.Allow, rules); err != nil {
 		t.Fatal(err)
 	}
 	got := rt.Policy()
