@@ -10,11 +10,12 @@ import (
 	"github.com/rein-agent/rein/internal/permission"
 )
 
-// loadRules reads the rules of the project's file at path back, as rein
-// does: config.Load, then the lists parsed.
+// loadRules reads the rules of the person's file at path back, as rein
+// does: config.Load, then the lists parsed. (A project's file has what it
+// may not set, or what rein cannot read, ignored instead.)
 func loadRules(t *testing.T, path string) (permission.Rules, error) {
 	t.Helper()
-	c, err := Load(Paths{Project: path})
+	c, err := Load(Paths{User: path})
 	if err != nil {
 		return permission.Rules{}, err
 	}
@@ -30,7 +31,7 @@ func loadRules(t *testing.T, path string) (permission.Rules, error) {
 	return rs, nil
 }
 
-// The [permissions] lists of a project's file read back as rein reads
+// The [permissions] lists of a file read back as rein reads
 // them (config.Load, then the rules parsed): what permission.LoadRules
 // promised before it went, since nothing in rein called it.
 func TestPermissionsReadBack(t *testing.T) {
