@@ -449,8 +449,8 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	if sess.State.System == "" { // a new session: its prompt is the one built here
 		for _, f := range env.Instructions {
 			if f.Cut > 0 {
-				warn(fmt.Sprintf("cut: %d bytes of %s not included in the system prompt: the instructions may take %d bytes in all",
-					f.Cut, f.Path, maxInstructions))
+				warn(fmt.Sprintf("cut: %d bytes of %s not included in the system prompt: the instructions may take %d bytes in all; "+
+					"shorten the file to have it read whole", f.Cut, f.Path, maxInstructions))
 			}
 		}
 	}
