@@ -31,6 +31,9 @@ type choiceNeeded struct {
 	models []string
 }
 
+// Error says that no model was named and which the server offers: "no
+// model named, and http://127.0.0.1:11434/v1 offers 2: qwen3:8b,
+// llama3.2".
 func (e *choiceNeeded) Error() string {
 	return fmt.Sprintf("no model named, and %s offers %d: %s", e.server, len(e.models), listed(e.models))
 }
@@ -49,6 +52,8 @@ func listed(models []string) string {
 // the server is not running, or serves nothing yet.
 type unlisted struct{ msg string }
 
+// Error returns the message as it is: it says what the server answered
+// and how to name a model.
 func (e *unlisted) Error() string { return e.msg }
 
 // serverModel is the model to ask of the OpenAI-compatible server at

@@ -77,11 +77,18 @@ func saveRuleIn(file string, table []string, list string, r permission.Rule, per
 // errNotTOML wraps the decoder's error for a file that is not valid TOML.
 var errNotTOML = errors.New("not valid TOML")
 
+// notTOML is the error of a file that is not valid TOML: the decoder's,
+// which errors.Is matches with errNotTOML.
 type notTOML struct{ err error }
 
-func (e *notTOML) Error() string        { return e.err.Error() }
+// Error returns the decoder's message.
+func (e *notTOML) Error() string { return e.err.Error() }
+
+// Is reports whether target is errNotTOML.
 func (e *notTOML) Is(target error) bool { return target == errNotTOML }
-func (e *notTOML) Unwrap() error        { return e.err }
+
+// Unwrap returns the decoder's error.
+func (e *notTOML) Unwrap() error { return e.err }
 
 // addRule returns src with r added to list in the table at the key path
 // table ([permissions], or [projects."/dir".permissions]), and whether
