@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -54,7 +55,8 @@ func environment(ctx context.Context, workspace string, now time.Time) kernel.En
 // repository (a symbolic link to ~/.ssh/id_rsa) is not read: its text
 // would go to the model. Empty files are skipped. The files share budget
 // bytes in that order: the file that reaches it is cut, and those after it
-// are left out, each said by its Cut.
+// are left out, each said by its Cut; Readable says which lie in the
+// workspace, where the model may read the rest.
 func instructionFiles(own, top, workspace string, budget int) []kernel.InstructionFile {
 	type candidate struct {
 		paths []string // the first that has text is read
@@ -95,7 +97,9 @@ func instructionFiles(own, top, workspace string, budget int) []kernel.Instructi
 			if size > len(text) {
 				budget = 0 // the files after a cut one are left out whole
 			}
-			files = append(files, kernel.InstructionFile{Path: p, Text: strings.TrimSpace(text), Cut: size - len(text), Own: c.own})
+			_, readable := within(workspace, real) // the read tools reach it
+			files = append(files, kernel.InstructionFile{Path: p, Text: strings.TrimSpace(text), Cut: size - len(text), Own: c.own,
+				Readable: readable})
 			break
 		}
 	}
@@ -146,12 +150,16 @@ func dirsDown(root, dir string) []string {
 // readInstructions reads at most budget bytes of the regular file at
 // path, cut where a line ends when one is near, and returns them with the
 // file's size; an empty file (or one of only spaces) has size 0. A file
-// that is not regular is an error.
+// that is not regular is an error, and so is a symbolic link: path has its
+// links resolved already, so a link there was swapped in since, and could
+// lead anywhere.
+//
+// What is checked is the file opened, not the path before it is opened: a
+// FIFO swapped in between would hold the start until something wrote to
+// it. The file is opened without waiting (O_NONBLOCK, which reads of a
+// regular file ignore) and checked once open.
 func readInstructions(path string, budget int) (string, int, error) {
-	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-		return "", 0, fmt.Errorf("%s is not a regular file", path) // opening a FIFO would block
-	}
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return "", 0, err
 	}

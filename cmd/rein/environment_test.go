@@ -97,7 +97,7 @@ func TestInstructionFiles(t *testing.T) {
 		{Path: own, Text: "Answer in British English.", Own: true},
 		{Path: filepath.Join(repo, "AGENTS.md"), Text: "Run make check."},
 		{Path: filepath.Join(repo, "svc", "CLAUDE.md"), Text: "Services log in JSON."},
-		{Path: filepath.Join(ws, "CLAUDE.md"), Text: "The API is versioned."},
+		{Path: filepath.Join(ws, "CLAUDE.md"), Text: "The API is versioned.", Readable: true},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("instructionFiles() mismatch (-want +got):\n%s", d)
@@ -111,7 +111,7 @@ func TestInstructionFiles(t *testing.T) {
 		{Path: own, Text: "Answer in British English.", Own: true},
 		{Path: filepath.Join(repo, "AGENTS.md"), Text: "Run make check.", Cut: 21},
 		{Path: filepath.Join(repo, "svc", "CLAUDE.md"), Cut: 22},
-		{Path: filepath.Join(ws, "CLAUDE.md"), Cut: 22},
+		{Path: filepath.Join(ws, "CLAUDE.md"), Cut: 22, Readable: true},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("instructionFiles() with a budget mismatch (-want +got):\n%s", d)
@@ -133,6 +133,72 @@ func TestInstructionFiles(t *testing.T) {
 	want = []kernel.InstructionFile{{Path: filepath.Join(repo, "AGENTS.md"), Text: "Run make check.\nDocument every flag."}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("instructionFiles() with a link outside and a FIFO mismatch (-want +got):\n%s", d)
+	}
+}
+
+// A FIFO swapped in for the file while it is read never holds the start:
+// the file is opened without waiting for a writer and checked once open,
+// and a link swapped in is not followed.
+func TestReadInstructionsNeverWaitsOnASwap(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "AGENTS.md")
+	regular, fifo, link := filepath.Join(dir, "regular"), filepath.Join(dir, "fifo"), filepath.Join(dir, "link")
+	secret := filepath.Join(t.TempDir(), "id_rsa")
+	if err := os.WriteFile(secret, []byte("-----BEGIN PRIVATE KEY-----\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Opened as itself, each is refused at once, not waited on.
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fifo, link} {
+		if text, _, err := readInstructions(p, 100); err == nil || text != "" {
+			t.Errorf("readInstructions(%s) = %q, %v; want it refused", filepath.Base(p), text, err)
+		}
+	}
+	// Swapped in under the reader, again and again: every read ends.
+	stop := make(chan struct{})
+	swapped := make(chan struct{})
+	go func() {
+		defer close(swapped)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			os.WriteFile(regular, []byte("Run make check.\n"), 0o644)
+			os.Rename(regular, path)
+			if i%2 == 0 {
+				syscall.Mkfifo(fifo, 0o644)
+				os.Rename(fifo, path)
+			} else {
+				os.Symlink(secret, link)
+				os.Rename(link, path)
+			}
+		}
+	}()
+	defer func() { close(stop); <-swapped }()
+	read := make(chan string, 1)
+	go func() {
+		for range 20000 {
+			if text, _, _ := readInstructions(path, 100); text != "" && text != "Run make check.\n" {
+				read <- text
+				return
+			}
+		}
+		read <- ""
+	}()
+	select {
+	case text := <-read:
+		if text != "" {
+			t.Errorf("read %q: not the file's text", text)
+		}
+	case <-time.After(60 * time.Second): // a hang, not a timing assertion
+		t.Fatal("readInstructions waits on a FIFO swapped in for the file")
 	}
 }
 

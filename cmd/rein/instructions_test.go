@@ -83,6 +83,16 @@ func TestExecReadsInstructionsInOrder(t *testing.T) {
 			t.Errorf("the person is not told %s was cut:\n%s", file, out)
 		}
 	}
+	// The root's file lies above the working directory, outside the
+	// workspace, where read_file cannot read the rest: the note says who
+	// can do something about it.
+	if want := "bytes of " + filepath.Join(realRepo, "AGENTS.md") + " not included (the end of the file), past rein's budget for instructions; " +
+		"the file is outside the workspace, so read_file cannot read the rest: if you need it, tell the user, who can shorten the file]"; !strings.Contains(srv.system, want) {
+		t.Errorf("the system prompt does not say:\n%s\nit says:\n%s", want, srv.system[max(0, len(srv.system)-2000):])
+	}
+	if !strings.Contains(out, "shorten the file to have it read whole") {
+		t.Errorf("the person is not told how to have the file read whole:\n%s", out)
+	}
 	if len(srv.system) > maxInstructions+8<<10 {
 		t.Errorf("the system prompt has %d bytes: the budget of %d for instructions did not hold", len(srv.system), maxInstructions)
 	}

@@ -142,7 +142,8 @@ func TestNotFoundIsNotRetried(t *testing.T) {
 // Without --model, a server of the person's is asked which models it
 // serves: its only one is used; with several, a headless run names them
 // and asks for --model; a vendor's default model is never sent to it.
-// OPENAI_BASE_URL alone selects the openai provider, without a key.
+// OPENAI_BASE_URL alone selects the openai provider, without a key, and
+// so do --base-url alone and a configured base_url alone.
 func TestServersOwnModel(t *testing.T) {
 	t.Parallel()
 	one := newLocalServer(t, []string{"qwen3:8b"}, answering("qwen3:8b"))
@@ -169,9 +170,46 @@ func TestServersOwnModel(t *testing.T) {
 	if r.code != 0 || started == nil || started.Provider != "openai" || started.Model != "qwen3:8b" || started.BaseURL != one.URL+"/v1" {
 		t.Errorf("OPENAI_BASE_URL alone: exit %d, session %+v:\n%s", r.code, started, r.stderr)
 	}
+	// --base-url alone, and base_url alone in the person's config.toml,
+	// select it too.
+	for name, tc := range map[string]struct{ config, flag string }{
+		"--base-url alone": {flag: one.URL + "/v1"},
+		"base_url alone":   {config: "base_url = \"" + one.URL + "/v1\"\n"},
+	} {
+		args := []string{"exec", "--json"}
+		if tc.flag != "" {
+			args = append(args, "--base-url", tc.flag)
+		}
+		r = reinIn(t, t.TempDir(), chatEnv(t, tc.config), append(args, "hi")...)
+		started = nil
+		for _, env := range decode(t, r.stdout) {
+			if s, ok := env.Data.(*contract.SessionStarted); ok {
+				started = s
+			}
+		}
+		if r.code != 0 || started == nil || started.Provider != "openai" || started.Model != "qwen3:8b" || started.BaseURL != one.URL+"/v1" {
+			t.Errorf("%s: exit %d, session %+v:\n%s", name, r.code, started, r.stderr)
+		}
+	}
 	for _, s := range []*localServer{one, two} {
 		if slices.Contains(s.models(), "gpt-5.6-sol") {
 			t.Errorf("a local server was sent OpenAI's default model: %q", s.models())
+		}
+	}
+}
+
+// A server that answers 404 at /models (it lists nothing there, as some
+// proxies and llama.cpp builds do) ran: rein says what it answered and how
+// to name a model, not to check that it runs.
+func TestModelsNotFoundIsSaidAsAnswered(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }))
+	t.Cleanup(srv.Close)
+	for _, base := range []string{srv.URL + "/v1", srv.URL} {
+		r := reinIn(t, t.TempDir(), chatEnv(t, ""), "exec", "--provider", "openai", "--base-url", base, "hi")
+		want := "rein: no model named, and " + base + " answered HTTP 404 at /models: it lists no models there; name one with --model NAME\n"
+		if r.code != 1 || r.stderr != want {
+			t.Errorf("--base-url %s: exit %d, stderr:\n%s\nwant exit 1 and:\n%s", base, r.code, r.stderr, want)
 		}
 	}
 }
@@ -193,29 +231,41 @@ func TestFallbackToTheSameServerNeedsNoKey(t *testing.T) {
 
 // A server that takes the request and sends nothing is given up on after
 // first_byte_timeout, and retried; the retries are one line, the failure
-// is said once, with the setting that gives a slow server more time.
+// is said once, with the setting that gives a slow server more time. A
+// server that sends its headers (200, an event stream) and then nothing
+// is as silent: the bound is on the first byte of the answer itself.
 func TestSilentServerIsGivenUp(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{})
-	srv := newLocalServer(t, []string{"qwen3:8b"}, func(w http.ResponseWriter, r *http.Request, model string) {
-		select { // not one byte of an answer
-		case <-r.Context().Done():
-		case <-release:
-		}
-	})
-	defer close(release)
-	r := reinIn(t, t.TempDir(), chatEnv(t, "first_byte_timeout = 0.2\n"), "exec", "--provider", "openai", "--base-url", srv.URL+"/v1",
-		"--model", "qwen3:8b", "hi")
-	if r.code != 1 || len(srv.models()) != 4 {
-		t.Fatalf("exit %d after %d requests, want 1 after 4:\n%s", r.code, len(srv.models()), r.stderr)
-	}
-	want := "✗ run failed: openai: timeout: no response from " + srv.URL + "/v1 within 0.2s; gave up after 4 attempts; " +
-		"a server slow to start (loading the model, say) may need more than 0.2s: raise first_byte_timeout in your config.toml"
-	if strings.Count(r.stderr, want) != 1 || strings.Count(r.stderr, "no response from") != 1 {
-		t.Errorf("stderr does not say once:\n%s\nit says:\n%s", want, r.stderr)
-	}
-	if n := strings.Count(r.stderr, "retrying in"); n != 1 || !strings.Contains(r.stderr, "(no response in time, attempt 2 of 4)") {
-		t.Errorf("%d retry lines, want one:\n%s", n, r.stderr)
+	for name, headers := range map[string]bool{"nothing": false, "headers then nothing": true} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			release := make(chan struct{})
+			srv := newLocalServer(t, []string{"qwen3:8b"}, func(w http.ResponseWriter, r *http.Request, model string) {
+				if headers {
+					w.Header().Set("Content-Type", "text/event-stream")
+					w.WriteHeader(http.StatusOK)
+					w.(http.Flusher).Flush()
+				}
+				select { // not one byte of an answer
+				case <-r.Context().Done():
+				case <-release:
+				}
+			})
+			defer close(release)
+			r := reinIn(t, t.TempDir(), chatEnv(t, "first_byte_timeout = 0.2\n"), "exec", "--provider", "openai", "--base-url", srv.URL+"/v1",
+				"--model", "qwen3:8b", "hi")
+			if r.code != 1 || len(srv.models()) != 4 {
+				t.Fatalf("exit %d after %d requests, want 1 after 4:\n%s", r.code, len(srv.models()), r.stderr)
+			}
+			want := "✗ run failed: openai: timeout: no response from " + srv.URL + "/v1 within 0.2s; gave up after 4 attempts; " +
+				"a server slow to start (loading the model, say) may need more than 0.2s: raise first_byte_timeout in your config.toml"
+			if strings.Count(r.stderr, want) != 1 || strings.Count(r.stderr, "no response from") != 1 {
+				t.Errorf("stderr does not say once:\n%s\nit says:\n%s", want, r.stderr)
+			}
+			if n := strings.Count(r.stderr, "retrying in"); n != 1 || !strings.Contains(r.stderr, "(no response in time, attempt 2 of 4)") {
+				t.Errorf("%d retry lines, want one:\n%s", n, r.stderr)
+			}
+		})
 	}
 }
 

@@ -158,13 +158,14 @@ func TestProviders(t *testing.T) {
 		args []string
 		want string
 	}{
-		"unknown":  {[]string{"exec", "--provider", "nosuch", "hi"}, `unknown provider "nosuch" (known: openai, responses, anthropic, gemini, scripted)`},
-		"no key":   {[]string{"exec", "--provider", "anthropic", "hi"}, "ANTHROPIC_API_KEY is not set; export it, or pick another provider with --provider"},
-		"gemini":   {[]string{"exec", "--provider", "gemini", "hi"}, "GEMINI_API_KEY or GOOGLE_API_KEY is not set"},
-		"none":     {[]string{"exec", "hi"}, "no model provider: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY"},
-		"noscript": {[]string{"exec", "--provider", "scripted", "hi"}, "needs --script FILE"},
-		"bad url":  {[]string{"exec", "--provider", "openai", "--base-url", "localhost:11434", "hi"}, `base URL "localhost:11434"`},
-		"fallback": {[]string{"exec", "--provider", "openai", "--base-url", "http://127.0.0.1:1/v1", "--fallback", "gemini", "hi"}, `fallback "gemini": GEMINI_API_KEY or GOOGLE_API_KEY is not set`},
+		"unknown":                    {[]string{"exec", "--provider", "nosuch", "hi"}, `unknown provider "nosuch" (known: openai, responses, anthropic, gemini, scripted)`},
+		"no key":                     {[]string{"exec", "--provider", "anthropic", "hi"}, "ANTHROPIC_API_KEY is not set; export it, or pick another provider with --provider"},
+		"gemini":                     {[]string{"exec", "--provider", "gemini", "hi"}, "GEMINI_API_KEY or GOOGLE_API_KEY is not set"},
+		"none":                       {[]string{"exec", "hi"}, "no model provider: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY"},
+		"none, how to name a server": {[]string{"exec", "hi"}, "--provider openai --base-url http://127.0.0.1:11434/v1"},
+		"noscript":                   {[]string{"exec", "--provider", "scripted", "hi"}, "needs --script FILE"},
+		"bad url":                    {[]string{"exec", "--provider", "openai", "--base-url", "localhost:11434", "hi"}, `base URL "localhost:11434"`},
+		"fallback":                   {[]string{"exec", "--provider", "openai", "--base-url", "http://127.0.0.1:1/v1", "--fallback", "gemini", "hi"}, `fallback "gemini": GEMINI_API_KEY or GOOGLE_API_KEY is not set`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := run(t, tc.args...)

@@ -260,7 +260,11 @@ func modelError(spec cli.Spec, cfg *config.Config, err error) error {
 	return fmt.Errorf("%w: %v", cli.ErrUsage, err)
 }
 
-// pick decides the provider, model and endpoint of the primary model.
+// pick decides the provider, model and endpoint of the primary model:
+// the one named (--provider, else the configuration's, where a base_url
+// alone names openai), else the first whose key is set, else openai when
+// an endpoint alone is given (--base-url, OPENAI_BASE_URL): an
+// OpenAI-compatible server of the person's, which needs no key.
 func pick(spec cli.Spec, cfg *config.Config) (name, modelName, baseURL string, err error) {
 	name = firstOf(spec.Provider, cfg.Provider)
 	if name == "" {
@@ -271,12 +275,13 @@ func pick(spec cli.Spec, cfg *config.Config) (name, modelName, baseURL string, e
 			}
 		}
 	}
-	if name == "" && os.Getenv("OPENAI_BASE_URL") != "" {
+	if name == "" && (spec.BaseURL != "" || os.Getenv("OPENAI_BASE_URL") != "") {
 		name = "openai" // an OpenAI-compatible server of the person's, which needs no key
 	}
 	if name == "" {
-		return "", "", "", fmt.Errorf("%w: no model provider: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY "+
-			"(or OPENAI_BASE_URL, for an OpenAI-compatible server), or choose one with --provider (%s); "+
+		return "", "", "", fmt.Errorf("%w: no model provider: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, "+
+			"or choose one with --provider (%s); for an OpenAI-compatible server of your own (Ollama, vLLM, llama.cpp), "+
+			"--provider openai --base-url http://127.0.0.1:11434/v1 (or OPENAI_BASE_URL); "+
 			"`rein demo` runs offline against a scripted model",
 			cli.ErrUsage, strings.Join(providerNames, ", "))
 	}

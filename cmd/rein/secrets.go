@@ -51,7 +51,11 @@ type redactedError struct {
 	msg string
 }
 
+// Error returns the message with the secrets cut out.
 func (e *redactedError) Error() string { return e.msg }
+
+// Unwrap returns the error as it was, secrets and all, for errors.Is and
+// errors.As only.
 func (e *redactedError) Unwrap() error { return e.err }
 
 // redactErr returns err with its message passed through cut, or err itself

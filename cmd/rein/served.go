@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"slices"
@@ -30,6 +31,9 @@ type choiceNeeded struct {
 	models []string
 }
 
+// Error says that no model was named and which the server offers: "no
+// model named, and http://127.0.0.1:11434/v1 offers 2: qwen3:8b,
+// llama3.2".
 func (e *choiceNeeded) Error() string {
 	return fmt.Sprintf("no model named, and %s offers %d: %s", e.server, len(e.models), listed(e.models))
 }
@@ -48,6 +52,8 @@ func listed(models []string) string {
 // the server is not running, or serves nothing yet.
 type unlisted struct{ msg string }
 
+// Error returns the message as it is: it says what the server answered
+// and how to name a model.
 func (e *unlisted) Error() string { return e.msg }
 
 // serverModel is the model to ask of the OpenAI-compatible server at
@@ -65,11 +71,33 @@ func serverModel(ctx context.Context, baseURL, key string) (string, error) {
 		if v1, ok := answersAtV1(ctx, serverClient(key), baseURL); ok {
 			return "", &unlisted{fmt.Sprintf("no model named, and %s does not list its models (%v), but the server answers at %s: use --base-url %s", shown, err, v1, v1)}
 		}
-		return "", &unlisted{fmt.Sprintf("no model named, and %s did not say which it serves (%v): is the server running? name one with --model NAME", shown, err)}
+		return "", &unlisted{unlistedReason(shown, err)}
 	case len(models) == 1:
 		return models[0], nil
 	}
 	return "", &choiceNeeded{server: shown, models: models}
+}
+
+// unlistedReason says why the server at shown, whose listing of its
+// models failed with err, did not say which model to ask of it: what it
+// answered, when it answered (it runs); that it may not run, when it
+// could not be reached; else what came back.
+func unlistedReason(shown string, err error) string {
+	if se, ok := errors.AsType[*catalog.StatusError](err); ok {
+		why := "it did not list its models"
+		switch se.Status {
+		case http.StatusNotFound:
+			why = "it lists no models there"
+		case http.StatusUnauthorized, http.StatusForbidden:
+			why = "it wants a valid key to list them (OPENAI_API_KEY)"
+		}
+		return fmt.Sprintf("no model named, and %s answered HTTP %d at /models: %s; name one with --model NAME", shown, se.Status, why)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("no model named, and %s did not say which it serves (%v): is the server running? name one with --model NAME", shown, err)
+	}
+	return fmt.Sprintf("no model named, and %s did not say which it serves (%v); name one with --model NAME", shown, err)
 }
 
 // serverClient is the client that asks a server about its models: the

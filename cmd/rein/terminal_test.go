@@ -184,7 +184,7 @@ func TestNoRawSequenceReachesTheTerminal(t *testing.T) {
 	}
 	for _, want := range []string{`plan \x1b]52;c;cmVhc29u\x07 <U+202E>txt.exe<U+200B>`, `Clearing \x1b[2J\x1b[?1049h\x9b31m done\rfake`,
 		`\x1b]52;c;b3V0\x07 \x1b]0;out-title\x07 <U+202E> \r`, `ls\x1b[2J<U+202E>`, `denied \x1b]52;c;ZXJy\x07 <U+202E><U+200B>`,
-		`repo\x1b]0;dir-title\x07<U+202E>/.rein/config.toml: unknown key`} {
+		`repo\x1b]0;dir-title\x07<U+202E>/.rein/config.toml:1: unknown key`} {
 		if !strings.Contains(outputs["exec stdout (a file)"]+outputs["exec stderr (a file)"], want) {
 			t.Errorf("exec does not show %q:\nstdout:\n%s\nstderr:\n%s", want, outputs["exec stdout (a file)"], outputs["exec stderr (a file)"])
 		}

@@ -186,6 +186,52 @@ func TestInteractiveAlwaysSavesTheRule(t *testing.T) {
 	}
 }
 
+// A broken answers file keeps no session from starting: rein warns, with
+// the file and the line to fix, and goes on without its rules (it asks
+// more). An "always" then holds for this session only, and says so: rein
+// writes nothing into a file it cannot read, so nothing in it is lost.
+func TestBrokenAnswersFile(t *testing.T) {
+	script := writeScript(t, `{"turns":[`+bashTurn("touch m1")+`,`+bashTurn("touch m1")+`,
+		{"steps":[{"text":"Both ran."},{"finish":"stop"}]}]}`)
+	work := gitWorkspace(t)
+	stateDir, configDir := t.TempDir(), t.TempDir()
+	answers := filepath.Join(configDir, "rein", "projects.toml")
+	broken := "# my answers\n[projects.\"/x\".permissions\nallow = [\"bash(make)\"]\n" // the header's ] forgotten on line 2
+	if err := os.MkdirAll(filepath.Dir(answers), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(answers, []byte(broken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"XDG_STATE_HOME=" + stateDir, "XDG_CONFIG_HOME=" + configDir, "NO_COLOR=1", "HOME=" + t.TempDir()}
+	cmd := exec.Command(rein, "--permission-mode", "default", "--provider", "scripted", "--script", script, "touch twice")
+	cmd.Dir = work
+	cmd.Env = append(cleanEnv(), env...)
+	cmd.Stdin = strings.NewReader("a\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("rein: %v\n%s", err, out)
+	}
+	warning := "rein: warning: " + answers + ":2:27: expected '.' or ']' to end table name, but got '\\n' instead; " +
+		"the rules your always and never answers saved there are not in force in this session: fix the file or delete it\n"
+	if strings.Count(string(out), warning) != 1 {
+		t.Errorf("the start does not warn once:\n%s\nit says:\n%s", warning, out)
+	}
+	if n := strings.Count(string(out), "? rein wants to run"); n != 1 {
+		t.Errorf("asked %d times, want once:\n%s", n, out)
+	}
+	decisions, ps := permissions(t, stateDir)
+	if len(decisions) != 2 || decisions[0] != "allow by user bash(touch m1)" || decisions[1] != "allow by rule bash(touch m1)" {
+		t.Errorf("decisions %q; want the answer, then its rule for the rest of the session", decisions)
+	}
+	if len(ps) > 0 && !strings.HasPrefix(ps[0].Reason, "The user allowed it for this session only: bash(touch m1) was not saved: "+answers+":2:27:") {
+		t.Errorf("the answer's reason does not say it holds for this session only, and why: %s", ps[0].Reason)
+	}
+	if after, err := os.ReadFile(answers); err != nil || string(after) != broken {
+		t.Errorf("the answers file changed: %q, %v", after, err)
+	}
+}
+
 // "never" on a compound command denies the part that was the reason to
 // ask, in the person's answers file: in the next session that part is
 // denied by the rule, the harmless part beside it is not.

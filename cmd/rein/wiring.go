@@ -449,8 +449,8 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	if sess.State.System == "" { // a new session: its prompt is the one built here
 		for _, f := range env.Instructions {
 			if f.Cut > 0 {
-				warn(fmt.Sprintf("cut: %d bytes of %s not included in the system prompt: the instructions may take %d bytes in all",
-					f.Cut, f.Path, maxInstructions))
+				warn(fmt.Sprintf("cut: %d bytes of %s not included in the system prompt: the instructions may take %d bytes in all; "+
+					"shorten the file to have it read whole", f.Cut, f.Path, maxInstructions))
 			}
 		}
 	}
@@ -522,7 +522,11 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 	answers := config.Answers{File: set.answers, Project: ws.Root()}
 	saved, err := answers.Load()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
+		// A file the person broke by hand keeps no session from starting:
+		// this one goes on without its rules, and says why.
+		warn(strings.TrimPrefix(err.Error(), "config: ") + "; the rules your always and never answers saved there are not in force " +
+			"in this session: fix the file or delete it")
+		saved = permission.Rules{}
 	}
 	policy, err := permission.New(set.mode, set.rules.Merge(saved), ws)
 	if err != nil {

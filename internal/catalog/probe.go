@@ -111,7 +111,7 @@ func (p *prober) read(ctx context.Context, method, url string, body []byte, limi
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("HTTP %d", resp.StatusCode)
+		return &StatusError{Status: resp.StatusCode}
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, limit))
 	if err != nil {
@@ -119,6 +119,16 @@ func (p *prober) read(ctx context.Context, method, url string, body []byte, limi
 	}
 	return json.Unmarshal(data, v)
 }
+
+// StatusError is the error of a server that answered a question about
+// its models with a status other than 200 OK: it runs, and said no.
+type StatusError struct {
+	// Status is the HTTP status it answered.
+	Status int
+}
+
+// Error says the status: "HTTP 404".
+func (e *StatusError) Error() string { return fmt.Sprintf("HTTP %d", e.Status) }
 
 // modelList is the answer of an OpenAI-compatible {base}/models: the
 // entries of the models served, with vLLM's window.

@@ -29,8 +29,9 @@ var ErrNoModels = errors.New("the server lists no models")
 // nil client is http.DefaultClient (the caller's client carries the key,
 // in a header: a URL never does). An empty list is [ErrNoModels]; a
 // server that does not answer with a list is an error that says what it
-// answered ("GET /models: HTTP 404"), never the URL asked (the caller
-// names the server as it may be shown).
+// answered ("GET /models: HTTP 404", a [*StatusError] for a status other
+// than 200), never the URL asked (the caller names the server as it may
+// be shown).
 func Served(ctx context.Context, client *http.Client, baseURL string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, ServedTimeout)
 	defer cancel()

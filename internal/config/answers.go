@@ -65,8 +65,12 @@ func (a Answers) table() []string { return []string{"projects", a.Project, "perm
 
 // Load returns the rules saved for a.Project, each with the origin of
 // an answer. A missing file, or no table for the project, is no rules; a
-// file that is not valid TOML, or a rule that does not parse, is an error
-// naming the file (and the line, where the decoder says).
+// file that cannot be read or is not valid TOML, or a rule of the
+// project's that does not parse, is an error naming the file (and the
+// line and column, where the decoder says), and no rules at all: the
+// caller goes on without them and says so, since a file a person broke
+// by hand must not keep rein from starting ([Answers.Save] then refuses
+// to write into it).
 func (a Answers) Load() (permission.Rules, error) {
 	var out permission.Rules
 	if a.File == "" || a.Project == "" {
@@ -112,7 +116,7 @@ func decodeAnswers(path string) (*answersFile, error) {
 	}
 	var f answersFile
 	if _, err := toml.Decode(string(data), &f); err != nil {
-		return nil, tomlError(path, err)
+		return nil, tomlError(path, string(data), err)
 	}
 	return &f, nil
 }
@@ -120,8 +124,11 @@ func decodeAnswers(path string) (*answersFile, error) {
 // Save adds r to the list of decision d (allow, ask or deny) of
 // a.Project's table, creating the file (readable by the person only) and
 // its directory when missing, and keeping the rest of the file byte for
-// byte, comments included, as [SaveRule] does. A rule already there is
-// not added twice. It is not safe for concurrent use on the same file.
+// byte, comments included (see saveRuleIn). A rule already there is not
+// added twice. A file that is not valid TOML is left as it is: the error
+// names its line and says to fix or delete it. It is safe for concurrent use, by this process and others
+// (rein's in other terminals) on the same file: each save reads, changes
+// and writes the file under a lock on projects.toml.lock beside it.
 func (a Answers) Save(d contract.Decision, r permission.Rule) error {
 	list, ok := lists[d]
 	switch {
@@ -133,6 +140,9 @@ func (a Answers) Save(d contract.Decision, r permission.Rule) error {
 		return ErrNoAnswersFile
 	}
 	if back, err := permission.ParseRule(r.String()); err != nil || back.String() != r.String() {
+		// Saved, it would make the file unreadable (or mean another rule)
+		// next time: a command with a control character is written
+		// $'...', which a rule does not accept.
 		return fmt.Errorf("config: cannot save the rule %s: its text does not read back as the same rule", r)
 	}
 	return saveRuleIn(a.File, a.table(), list, r, 0o600)

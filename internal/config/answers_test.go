@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,6 +87,40 @@ func TestAnswersSaveAndLoad(t *testing.T) {
 	}
 }
 
+// Reins answering at once each keep their rule: a save reads, changes and
+// writes the file under a lock, so none writes over another's.
+func TestAnswersConcurrentSavesKeepEveryRule(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "rein", AnswersFile)
+	const n = 16
+	start := make(chan struct{})
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			<-start
+			a := Answers{File: file, Project: fmt.Sprintf("/home/me/src/p%d", i%4)}
+			errs <- a.Save(contract.Allow, mustRules(t, fmt.Sprintf("bash(make t%d)", i))[0])
+		}()
+	}
+	close(start)
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	var kept []string
+	for p := range 4 {
+		rs, err := Answers{File: file, Project: fmt.Sprintf("/home/me/src/p%d", p)}.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, rulesText(rs)["allow"]...)
+	}
+	if len(kept) != n {
+		data, _ := os.ReadFile(file)
+		t.Errorf("%d rules kept of %d saved at once: %q\n%s", len(kept), n, kept, data)
+	}
+}
+
 // What cannot be kept or read says so, naming the file.
 func TestAnswersErrors(t *testing.T) {
 	if err := (Answers{}).Save(contract.Allow, mustRules(t, "bash(ls)")[0]); err != ErrNoAnswersFile {
@@ -102,15 +137,22 @@ func TestAnswersErrors(t *testing.T) {
 	if _, err := (Answers{File: file, Project: "/p"}).Load(); err == nil || !strings.Contains(err.Error(), file) {
 		t.Errorf("a bad rule: %v", err)
 	}
-	if err := os.WriteFile(file, []byte("[projects\n"), 0o600); err != nil {
+	// The line and column are those of the mistake: the end of line 2,
+	// where the header's ] is missing.
+	broken := "# my answers\n[projects.\"/x\".permissions\nallow = [\n"
+	if err := os.WriteFile(file, []byte(broken), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	_, err := (Answers{File: file, Project: "/p"}).Load()
-	if err == nil || !strings.Contains(err.Error(), file+":") {
-		t.Errorf("not TOML: %v", err)
+	if err == nil || !strings.Contains(err.Error(), file+":2:27: ") {
+		t.Errorf("not TOML: %v, want it at %s:2:27", err, file)
 	}
-	if err := (Answers{File: file, Project: "/p"}).Save(contract.Allow, mustRules(t, "bash(ls)")[0]); err == nil {
-		t.Errorf("saved into a file that is not TOML")
+	err = (Answers{File: file, Project: "/p"}).Save(contract.Allow, mustRules(t, "bash(ls)")[0])
+	if err == nil || !strings.Contains(err.Error(), file+":2:27: ") || !strings.HasSuffix(err.Error(), "fix the file or delete it") {
+		t.Errorf("saved into a file that is not TOML: %v", err)
+	}
+	if after, _ := os.ReadFile(file); string(after) != broken {
+		t.Errorf("the file changed: %q", after)
 	}
 }
 

@@ -8,26 +8,34 @@
 // project's file that sets one has it ignored, with a warning naming the
 // key, the file and the line, and saying why.
 //
-// A broken file is an error naming the file, line and column; a value of
-// the wrong type, one naming the file, line and key, what was found and
-// what is wanted. A key rein does not know is a warning, not an error, so
-// an older rein reads a newer file.
+// The person's file that is broken is an error naming the file, line and
+// column; a value of the wrong type (or one rein cannot use), one naming
+// the file, line and key, what was found and what is wanted. In a
+// project's file each is a warning instead, the value ignored (the whole
+// file, when it is not TOML): a cloned repository must not keep rein from
+// starting. A key rein does not know is a warning, not an error, so an
+// older rein reads a newer file. The warnings about a file come in the
+// order of its lines.
 //
-// Config is also the one place that edits those files: [Answers.Save]
-// adds an "always" or "never" answer's rule to the person's own file of
-// answers (projects.toml beside config.toml, a table per project
-// directory), and [SaveRule] a rule to a project's [permissions] table,
-// each editing the text so the person's comments and layout stay.
-// [Config.Rules] says which file each rule came from.
+// Config is also the one place that edits the person's files, each edit
+// of the text keeping their comments and layout: [Answers.Save] adds an
+// "always" or "never" answer's rule to their own file of answers
+// (projects.toml beside config.toml, a table per project directory, never
+// a file of the repository's), and [SaveMCPServer] and [RemoveMCPServer]
+// edit the [mcp_servers] tables of their config.toml. [Config.Rules] says
+// which file each rule of the configuration came from; [Answers.Load]
+// reads the answers' back.
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -43,7 +51,9 @@ type File struct {
 	Provider string `toml:"provider"`
 	// Model is passed to the provider as given.
 	Model string `toml:"model"`
-	// BaseURL is the provider's endpoint. Only the user's file may set it:
+	// BaseURL is the provider's endpoint. Without Provider in the same
+	// file it is an OpenAI-compatible server's (Ollama, vLLM, llama.cpp):
+	// the file's provider is then openai. Only the user's file may set it:
 	// a project file (which comes with a cloned repository) could
 	// otherwise send your API key to a server of its choosing.
 	BaseURL string `toml:"base_url"`
@@ -327,7 +337,7 @@ func SessionDir(path string) (string, error) {
 		SessionDir any `toml:"session_dir"`
 	}
 	if _, err := toml.Decode(string(data), &f); err != nil {
-		return "", tomlError(path, err)
+		return "", tomlError(path, string(data), err)
 	}
 	switch dir := f.SessionDir.(type) {
 	case nil:
@@ -348,20 +358,34 @@ func SessionDir(path string) (string, error) {
 // merge reads the file at path and applies what it sets over c; project
 // says it is the project's file, which may not set some keys. A missing
 // file sets nothing.
+//
+// The person's file that is broken, or holds a value rein cannot use, is
+// an error: it is theirs to fix. The project's is not: a cloned
+// repository must not keep rein from starting in it, so each value it may
+// not set or that rein cannot use is ignored with a warning, and a
+// project's file that is not TOML at all is ignored whole. The warnings
+// about a file come in the order of its lines.
 func (c *Config) merge(path string, project bool) error {
-	f, err := decode(path)
+	f, err := decode(path, project)
+	if err != nil && project {
+		c.Warnings = append(c.Warnings, strings.TrimPrefix(err.Error(), "config: ")+
+			"; rein ignores the project's file whole: fix it for its settings to apply")
+		return nil
+	}
 	if err != nil || f == nil {
 		return err
 	}
-	c.Warnings = append(c.Warnings, f.warnings...)
+	warnings := f.warnings
+	if project {
+		warnings = append(warnings, c.ignoreUnsafe(f)...)
+		warnings = append(warnings, c.limitProject(f)...)
+		warnings = append(warnings, f.ignoreInvalid()...)
+	} else {
+		warnings = append(warnings, broadRules(f)...)
+	}
+	c.Warnings = append(c.Warnings, byLine(path, warnings)...)
 	if err := f.checkFinite(); err != nil {
 		return err
-	}
-	if project {
-		c.Warnings = append(c.Warnings, c.ignoreUnsafe(f)...)
-		c.Warnings = append(c.Warnings, c.limitProject(f)...)
-	} else {
-		c.Warnings = append(c.Warnings, broadRules(f)...)
 	}
 	if err := f.validate(); err != nil {
 		return err
@@ -371,6 +395,20 @@ func (c *Config) merge(path string, project bool) error {
 	}
 	c.ruleFiles = append(c.ruleFiles, ruleFile{path: path, project: project, perms: f.Permissions})
 	return nil
+}
+
+// byLine sorts warnings about the file at path ("path:line: ...") by
+// their line, keeping the order of those of one line; one without a line
+// comes first.
+func byLine(path string, warnings []string) []string {
+	lineOf := func(w string) int {
+		rest, _ := strings.CutPrefix(w, path+":")
+		digits := rest[:len(rest)-len(strings.TrimLeft(rest, "0123456789"))]
+		n, _ := strconv.Atoi(digits) // no line: 0, first
+		return n
+	}
+	slices.SortStableFunc(warnings, func(a, b string) int { return lineOf(a) - lineOf(b) })
+	return warnings
 }
 
 // decoded is one configuration file as read: its values, which keys it
@@ -388,10 +426,11 @@ type decoded struct {
 
 // decode reads and decodes the file at path; a missing file is nil and no
 // error. A file that is not TOML is an error naming the file (and the line
-// and column, where the decoder says); one that holds a value of the wrong
-// type, an error naming the file, the line, the key, what it holds and
-// what it should.
-func decode(path string) (*decoded, error) {
+// and column, where the decoder says). A value of the wrong type is an
+// error naming the file, the line, the key, what it holds and what it
+// should; in a project's file (project true), a warning saying so, the
+// value left out.
+func decode(path string, project bool) (*decoded, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -402,31 +441,75 @@ func decode(path string) (*decoded, error) {
 	d := &decoded{path: path, text: string(data)}
 	var raw map[string]any
 	if _, err := toml.Decode(d.text, &raw); err != nil {
-		return nil, tomlError(path, err)
+		return nil, tomlError(path, d.text, err)
 	}
-	if err := d.checkTypes(raw); err != nil {
-		return nil, err
+	src := d.text
+	if bad := d.wrongTypes(raw); len(bad) > 0 {
+		if !project {
+			return nil, fmt.Errorf("config: %s: %s", where(path, bad[0].line), bad[0].say(bad[0].text))
+		}
+		for _, b := range bad {
+			d.warnings = append(d.warnings, b.ignored(path))
+			deleteKey(raw, b.key)
+		}
+		// What is left, decoded as the file would be without those
+		// values; d.text stays the file's, for the lines of its keys.
+		var buf bytes.Buffer
+		if err := toml.NewEncoder(&buf).Encode(raw); err != nil {
+			return nil, fmt.Errorf("config: %s: %w", path, err)
+		}
+		src = buf.String()
 	}
-	if d.md, err = toml.Decode(d.text, &d.File); err != nil {
-		return nil, tomlError(path, err)
+	if d.md, err = toml.Decode(src, &d.File); err != nil {
+		return nil, tomlError(path, src, err)
 	}
 	for _, k := range d.md.Undecoded() {
-		d.warnings = append(d.warnings, fmt.Sprintf("%s: unknown key %q (ignored)", path, k.String()))
+		d.warnings = append(d.warnings, fmt.Sprintf("%s: unknown key %q (ignored)", d.keyAt(k...), k.String()))
 	}
 	slices.Sort(d.Sandbox.Unknown)
 	for _, k := range d.Sandbox.Unknown {
-		d.warnings = append(d.warnings, fmt.Sprintf("%s: unknown key %q (ignored)", path, k))
+		d.warnings = append(d.warnings, fmt.Sprintf("%s: unknown key %q (ignored)", d.keyAt(strings.Split(k, ".")...), k))
 	}
 	d.Sandbox.Unknown = nil
 	return d, nil
 }
 
-// tomlError is the error for the file at path that is not valid TOML: it
-// names the file, and the line and column where the decoder can.
-func tomlError(path string, err error) error {
+// deleteKey takes the value at the key path key out of the decoded TOML
+// m, in each table of an array of tables it goes through.
+func deleteKey(m map[string]any, key []string) {
+	if len(key) == 0 {
+		return
+	}
+	if len(key) == 1 {
+		delete(m, key[0])
+		return
+	}
+	switch v := m[key[0]].(type) {
+	case map[string]any:
+		deleteKey(v, key[1:])
+	case []map[string]any:
+		for _, t := range v {
+			deleteKey(t, key[1:])
+		}
+	default:
+		delete(m, key[0]) // not a table: the whole value goes
+	}
+}
+
+// tomlError is the error for the file at path, whose text is text, that
+// is not valid TOML: it names the file, and the line and column where the
+// decoder can. They are counted from the offset of the error in text: the
+// decoder's own line is one too far for an error at the end of a line (a
+// table header without its closing bracket).
+func tomlError(path, text string, err error) error {
 	var perr toml.ParseError
 	if errors.As(err, &perr) {
-		return fmt.Errorf("config: %s:%d:%d: %s", path, perr.Position.Line, perr.Position.Col, perr.Message)
+		line, col := perr.Position.Line, perr.Position.Col
+		if at := perr.Position.Start; at >= 0 && at <= len(text) {
+			line = strings.Count(text[:at], "\n") + 1
+			col = at - strings.LastIndexByte(text[:at], '\n')
+		}
+		return fmt.Errorf("config: %s:%d:%d: %s", path, line, col, perr.Message)
 	}
 	return fmt.Errorf("config: %s: %w", path, err)
 }
@@ -471,38 +554,8 @@ func (d *decoded) at(key string) string { return where(d.path, keyLine(d.text, k
 // validate checks the values of the file, each error naming the file and
 // the line that set the value.
 func (d *decoded) validate() error {
-	if d.BaseURL != "" && d.Provider == "" {
-		return fmt.Errorf("config: %s: base_url needs provider in the same file: an endpoint belongs to one provider", d.at("base_url"))
-	}
-	for _, fb := range d.Fallback {
-		if strings.TrimSpace(fb) == "" || strings.HasPrefix(fb, ":") {
-			return fmt.Errorf("config: %s: fallback entry %q: want \"provider\" or \"provider:model\"", d.at("fallback"), fb)
-		}
-	}
-	if d.PermissionMode != "" {
-		if _, err := permission.ParseMode(d.PermissionMode); err != nil {
-			return fmt.Errorf("config: %s: permission_mode: %v", d.at("permission_mode"), err)
-		}
-	}
-	for _, l := range []struct {
-		key   string
-		rules []string
-	}{{"allow", d.Permissions.Allow}, {"ask", d.Permissions.Ask}, {"deny", d.Permissions.Deny}} {
-		if _, err := permission.ParseRules(l.rules); err != nil {
-			return fmt.Errorf("config: %s: [permissions] %s: %v", d.at(l.key), l.key, err)
-		}
-	}
-	switch strings.TrimSpace(d.Sandbox.Mode) {
-	case "", "workspace-write", "read-only", "off":
-	default:
-		return fmt.Errorf("config: %s: sandbox mode %q: want workspace-write, read-only or off", d.at("sandbox"), d.Sandbox.Mode)
-	}
-	if d.MaxTurns < 0 {
-		return fmt.Errorf("config: %s: max_turns is %d; it must be 1 or more (0 means the default)", d.at("max_turns"), d.MaxTurns)
-	}
-	if d.MaxArtifactBytes < 0 {
-		return fmt.Errorf("config: %s: max_artifact_bytes is %d; it must be 1 or more (0 means the default, 1 GiB)",
-			d.at("max_artifact_bytes"), d.MaxArtifactBytes)
+	if ps := d.problems(); len(ps) > 0 {
+		return fmt.Errorf("config: %s: %s", ps[0].at, ps[0].err)
 	}
 	if err := d.checkHooks(); err != nil {
 		return err
@@ -528,7 +581,7 @@ func (c *Config) apply(d *decoded) error {
 		{"provider", d.Provider != "", func() { c.Provider = d.Provider }},
 		{"model", d.Model != "", func() { c.Model = d.Model }},
 		{"base_url", d.BaseURL != "", func() { c.BaseURL = d.BaseURL }},
-		{"fallback", d.md.IsDefined("fallback"), func() { c.Fallback = d.Fallback }},
+		{"fallback", d.defines("fallback"), func() { c.Fallback = d.Fallback }},
 		{"permission_mode", d.PermissionMode != "", func() { c.PermissionMode = d.PermissionMode }},
 		{"max_turns", d.MaxTurns > 0, func() { c.MaxTurns = d.MaxTurns }},
 		{"env_passthrough", len(d.EnvPassthrough) > 0, func() { c.EnvPassthrough = d.EnvPassthrough }},
@@ -539,14 +592,15 @@ func (c *Config) apply(d *decoded) error {
 			set(v.key)
 		}
 	}
-	if d.Notify != "" {
-		switch d.Notify {
-		case "bell", "osc9", "off":
-			c.Notify = d.Notify
-			set("notify")
-		default:
-			return fmt.Errorf("config: %s: notify = %q: want bell, osc9 or off", d.at("notify"), d.Notify)
-		}
+	if d.Provider == "" && d.BaseURL != "" {
+		// An endpoint belongs to one provider: alone, an OpenAI-compatible
+		// server's, as OPENAI_BASE_URL alone is.
+		c.Provider = "openai"
+		c.Source["provider"], c.lines["provider"] = d.path, keyLine(d.text, "base_url")
+	}
+	if d.Notify != "" { // one validate accepted
+		c.Notify = d.Notify
+		set("notify")
 	}
 	if d.SessionDir != "" {
 		dir, err := expandHome(d.SessionDir)

@@ -49,11 +49,11 @@ func TestErrors(t *testing.T) {
 		project    bool
 	}{
 		"broken":             {"provider = \"openai\nmodel = 3\n", "config.toml:1:", false},
+		"header cut short":   {"# mine\n[permissions\nallow = []\n", "config.toml:2:13: expected '.' or ']' to end table name", false},
 		"wrong type":         {"fallback = \"openai\"\n", `config.toml:1: fallback is "openai" (a string); it wants a list of strings`, false},
 		"bad fallback entry": {"fallback = [\":gpt\"]\n", `fallback entry ":gpt"`, false},
-		"base_url alone":     {"base_url = \"http://127.0.0.1:1/v1\"\n", "base_url needs provider", false},
 		"rules not a list":   {"[permissions]\nallow = \"bash\"\n", `config.toml:2: permissions.allow is "bash" (a string); it wants a list of strings`, false},
-		"bad rule":           {"[permissions]\ndeny = [\"bash(\"]\n", "config.toml:2: [permissions] deny: permission: rule \"bash(\"", true},
+		"bad rule":           {"[permissions]\ndeny = [\"bash(\"]\n", "config.toml:2: [permissions] deny: permission: rule \"bash(\"", false},
 		"bad notify":         {"notify = \"loud\"\n", `config.toml:1: notify = "loud": want bell, osc9 or off`, false},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -67,6 +67,19 @@ func TestErrors(t *testing.T) {
 				t.Errorf("Load() error = %v, want it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A base_url without a provider in the same file is an OpenAI-compatible
+// server's: the file's provider is openai, said to come from that line.
+func TestBaseURLAloneIsOpenAI(t *testing.T) {
+	path := write(t, filepath.Join(t.TempDir(), "config.toml"), "model = \"qwen3:8b\"\nbase_url = \"http://127.0.0.1:11434/v1\"\n")
+	c, err := Load(Paths{User: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Provider != "openai" || c.BaseURL != "http://127.0.0.1:11434/v1" || c.Where("provider") != path+":2" {
+		t.Errorf("provider %q from %q, base_url %q; want openai from %s:2", c.Provider, c.Where("provider"), c.BaseURL, path)
 	}
 }
 
@@ -163,13 +176,14 @@ network = true
 	if err != nil {
 		t.Fatalf("Load() = %v; want the unsafe keys ignored", err)
 	}
+	// In the order of the file's lines.
 	want := []string{
+		project + `:2: permission_mode = "yolo" is ignored: a project's file may not switch approvals off; pass --permission-mode yolo or set it in your own config.toml`,
 		project + ":3: base_url is ignored: a project's file may not set it, since a cloned repository could send your API key anywhere; set it in your own config.toml or pass --base-url",
 		project + ":4: session_dir is ignored: a project's file may not set it, since a cloned repository must not choose where your transcripts go; set it in your own config.toml or pass --session-dir",
-		project + `:2: permission_mode = "yolo" is ignored: a project's file may not switch approvals off; pass --permission-mode yolo or set it in your own config.toml`,
-		project + ":11: sandbox network = true is ignored: a project's file may not open the network to its commands; set it in your own config.toml or pass the flag (--network)",
 		project + `:8: allow rule "bash" is ignored: it would let a cloned repository run any command without asking; allow specific commands (bash(go test:*)) or put it in your own config.toml`,
 		project + `:8: allow rule "mcp__github__*" is ignored: a project's file may not let the model use your MCP servers' tools without asking; put the rule in your own config.toml (deny and ask rules for them are fine here)`,
+		project + ":11: sandbox network = true is ignored: a project's file may not open the network to its commands; set it in your own config.toml or pass the flag (--network)",
 	}
 	if d := cmp.Diff(want, c.Warnings); d != "" {
 		t.Errorf("warnings (-want +got):\n%s", d)
@@ -188,6 +202,76 @@ network = true
 	}
 	if c.Where("permission_mode") != user+":1" {
 		t.Errorf("permission_mode comes from %q, want the user's file", c.Where("permission_mode"))
+	}
+}
+
+// A value of a project's file of the wrong type, or one rein cannot use,
+// is ignored with a warning naming the key, the file and the line, what it
+// is and what is wanted, in the order of the lines; the rest applies. A
+// project's file that is not TOML is ignored whole, with the line to fix.
+func TestProjectBadValuesAreIgnored(t *testing.T) {
+	dir := t.TempDir()
+	user := write(t, filepath.Join(dir, "user.toml"), "max_turns = 9\nfallback = [\"gemini\"]\n")
+	project := write(t, filepath.Join(dir, "repo", ".rein", "config.toml"), `model = "m"
+max_turns = "abc"
+fallback = [":x"]
+permission_mode = "bogus"
+notify = "loud"
+future = 1
+
+[permissions]
+deny = ["bash(", "bash(rm:*)"]
+allow = ["bash(make:*)", 3]
+
+[sandbox]
+mode = "sideways"
+network = "yes"
+`)
+	c, err := Load(Paths{User: user, Project: project})
+	if err != nil {
+		t.Fatalf("Load() = %v; want the bad values ignored", err)
+	}
+	want := []string{
+		project + `:2: max_turns is ignored: it is "abc" (a string), and it wants a whole number`,
+		project + `:3: fallback entry ":x" is ignored: it wants "provider" or "provider:model"`,
+		project + `:4: permission_mode is ignored: it is "bogus", and it wants one of default, accept-edits, plan, yolo`,
+		project + `:5: notify = "loud" is ignored: it wants bell, osc9 or off`,
+		project + `:6: unknown key "future" (ignored)`,
+		project + `:9: deny rule "bash(" is ignored: rule "bash(": `,
+		project + `:10: permissions.allow is ignored: it is ["bash(make:*)", 3] (a list holding a whole number), and it wants a list of strings`,
+		project + `:13: sandbox mode "sideways" is ignored: it wants workspace-write, read-only or off`,
+		project + `:14: sandbox.network is ignored: it is "yes" (a string), and it wants true or false`,
+	}
+	if len(c.Warnings) != len(want) {
+		t.Fatalf("warnings %q, want %d", c.Warnings, len(want))
+	}
+	for i := range want {
+		if !strings.HasPrefix(c.Warnings[i], want[i]) {
+			t.Errorf("warning %d:\n%s\nwant it to start:\n%s", i+1, c.Warnings[i], want[i])
+		}
+	}
+	got := struct {
+		Model, Mode, Notify, Sandbox string
+		MaxTurns                     int
+		Fallback, Deny, Allow        []string
+	}{c.Model, c.PermissionMode, c.Notify, c.Sandbox.Mode, c.MaxTurns, c.Fallback, c.Permissions.Deny, c.Permissions.Allow}
+	wantGot := got
+	wantGot.Model, wantGot.Mode, wantGot.Notify, wantGot.Sandbox, wantGot.MaxTurns = "m", "", "", "", 9
+	wantGot.Fallback, wantGot.Deny, wantGot.Allow = []string{"gemini"}, []string{"bash(rm:*)"}, nil
+	if d := cmp.Diff(wantGot, got); d != "" {
+		t.Errorf("the configuration in force (-want +got):\n%s", d)
+	}
+	if _, err := c.Rules(); err != nil {
+		t.Errorf("Rules() = %v; the bad rule should be gone", err)
+	}
+
+	// Not TOML: the project's file is ignored whole, the person's applies.
+	write(t, project, "# ours\n[permissions\nallow = []\n")
+	c, err = Load(Paths{User: user, Project: project})
+	if err != nil || c.MaxTurns != 9 || len(c.Warnings) != 1 ||
+		!strings.HasPrefix(c.Warnings[0], project+":2:13: expected '.' or ']' to end table name") ||
+		!strings.HasSuffix(c.Warnings[0], "rein ignores the project's file whole: fix it for its settings to apply") {
+		t.Errorf("a broken project's file: %v, max_turns %v, warnings %q", err, c.MaxTurns, c.Warnings)
 	}
 }
 

@@ -64,54 +64,77 @@ func (d *decoded) locate(path []string) (int, string) {
 // list whose element is wrong, that element too), and what is wanted.
 type wrongType struct {
 	key   []string
-	found any
+	value any
 	elem  any
 	want  string
 }
 
-// checkTypes returns the error for the first value of the file (by line)
-// whose type is not what rein wants, or nil. raw is the file decoded
-// without a destination, so that every value keeps its TOML type.
-func (d *decoded) checkTypes(raw map[string]any) error {
+// badType is a value of the wrong type as the file writes it: what is
+// wrong, the line of its key and the text of its value ("" when unknown).
+type badType struct {
+	wrongType
+	line int
+	text string
+}
+
+// wrongTypes returns the values of the file whose type is not what rein
+// wants, in the order of their lines (then of their keys). raw is the file
+// decoded without a destination, so that every value keeps its TOML type.
+func (d *decoded) wrongTypes(raw map[string]any) []badType {
 	var found []wrongType
 	typesOf(raw, reflect.TypeFor[File](), nil, &found)
-	if len(found) == 0 {
-		return nil
-	}
-	type located struct {
-		wrongType
-		line  int
-		value string
-	}
-	var all []located
+	all := make([]badType, 0, len(found))
 	for _, w := range found {
-		line, value := d.locate(w.key)
-		all = append(all, located{w, line, value})
+		line, text := d.locate(w.key)
+		all = append(all, badType{w, line, text})
 	}
-	first := slices.MinFunc(all, func(a, b located) int {
+	slices.SortFunc(all, func(a, b badType) int {
 		if a.line != b.line {
 			return a.line - b.line
 		}
 		return strings.Compare(toml.Key(a.key).String(), toml.Key(b.key).String())
 	})
-	return fmt.Errorf("config: %s: %s", where(d.path, first.line), first.say(first.value))
+	return all
+}
+
+// checkTypes returns the error for the first value of the file (by line)
+// whose type is not what rein wants, or nil (see wrongTypes).
+func (d *decoded) checkTypes(raw map[string]any) error {
+	bad := d.wrongTypes(raw)
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("config: %s: %s", where(d.path, bad[0].line), bad[0].say(bad[0].text))
+}
+
+// ignored is the warning for b in a project's file, which ignores it:
+// "file:line: max_turns is ignored: it is "abc" (a string), and it wants
+// a whole number".
+func (b *badType) ignored(path string) string {
+	key := toml.Key(b.key).String()
+	return fmt.Sprintf("%s: %s is ignored: it is %s, and it wants %s", where(path, b.line), key, b.found(b.text), b.want)
 }
 
 // say is the sentence for w, value being the value's text in the file
 // ("" when unknown).
 func (w *wrongType) say(value string) string {
-	key := toml.Key(w.key).String()
-	if _, ok := w.found.(map[string]any); ok {
-		return fmt.Sprintf("%s is a table; it wants %s", key, w.want)
+	return fmt.Sprintf("%s is %s; it wants %s", toml.Key(w.key).String(), w.found(value), w.want)
+}
+
+// found says what the file holds where w is: the value as written (value,
+// when short and on one line) and its kind, "a table" for a table.
+func (w *wrongType) found(value string) string {
+	if _, ok := w.value.(map[string]any); ok {
+		return "a table"
 	}
 	if value = strings.TrimSpace(value); value == "" || strings.Contains(value, "\n") || len(value) > 60 {
-		value = shown(w.found)
+		value = shown(w.value)
 	}
-	what := kindOf(w.found)
+	what := kindOf(w.value)
 	if w.elem != nil {
 		what = "a list holding " + kindOf(w.elem)
 	}
-	return fmt.Sprintf("%s is %s (%s); it wants %s", key, value, what, w.want)
+	return fmt.Sprintf("%s (%s)", value, what)
 }
 
 // shown is v as the file could have written it, kept short.
@@ -180,7 +203,7 @@ func typesOf(v any, t reflect.Type, key []string, out *[]wrongType) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	bad := func() { *out = append(*out, wrongType{key: slices.Clone(key), found: v, want: wanted(t)}) }
+	bad := func() { *out = append(*out, wrongType{key: slices.Clone(key), value: v, want: wanted(t)}) }
 	if t == reflect.TypeFor[Sandbox]() {
 		sandboxTypes(v, key, out)
 		return
@@ -219,7 +242,7 @@ func typesOf(v any, t reflect.Type, key []string, out *[]wrongType) {
 			var elem []wrongType
 			typesOf(it, t.Elem(), key, &elem)
 			if len(elem) > 0 {
-				*out = append(*out, wrongType{key: slices.Clone(key), found: v, elem: it, want: wanted(t)})
+				*out = append(*out, wrongType{key: slices.Clone(key), value: v, elem: it, want: wanted(t)})
 				return
 			}
 		}
@@ -278,6 +301,6 @@ func sandboxTypes(v any, key []string, out *[]wrongType) {
 		}
 		return
 	}
-	*out = append(*out, wrongType{key: slices.Clone(key), found: v,
+	*out = append(*out, wrongType{key: slices.Clone(key), value: v,
 		want: `a mode (sandbox = "workspace-write", "read-only" or "off") or a [sandbox] table`})
 }

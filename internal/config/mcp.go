@@ -370,7 +370,7 @@ func readUser(userFile string) (string, error) {
 		return "", fmt.Errorf("config: %w", err)
 	}
 	if _, err := decodeMap(string(src)); err != nil {
-		return "", tomlError(userFile, err)
+		return "", tomlError(userFile, string(src), err)
 	}
 	return string(src), nil
 }

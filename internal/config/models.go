@@ -10,19 +10,26 @@ import (
 
 // limitProject takes out of the project's file d what a cloned repository
 // may not set of the context engine and the model calls, each with a
-// warning naming the file and line: reasoning_effort (it may ask for the
-// dearest thinking), compact_at (it may compact every turn),
-// first_byte_timeout (how long to wait for your server is yours to say),
-// every [models."id"] table (a
-// window far past the model's turns elision and compaction off, a price
-// makes your spending look smaller), and a max_cost above the user's (it
-// may only lower the budget; 0 would remove it).
+// warning naming the file and line and saying why: reasoning_effort (it
+// may ask for the dearest thinking), compact_at (it may compact every
+// turn), first_byte_timeout (how long to wait for your server is yours to
+// say), every [models."id"] table (a window far past the model's turns
+// elision and compaction off, a price makes your spending look smaller),
+// and a max_cost above the user's (it may only lower the budget; 0 would
+// remove it).
 func (c *Config) limitProject(d *decoded) []string {
 	var out []string
-	for _, key := range []string{"reasoning_effort", "compact_at", "first_byte_timeout"} {
-		if d.md.IsDefined(key) {
-			out = append(out, fmt.Sprintf("%s: %s is ignored: only your own config.toml may set it", d.at(key), key))
-			d.drop(key)
+	for _, l := range []struct{ key, why string }{
+		{"reasoning_effort", "a cloned repository could ask for the model's dearest thinking on every call, which you pay for; " +
+			"set it in your own config.toml or pass --reasoning-effort"},
+		{"compact_at", "a cloned repository could make rein summarise your conversation every turn, losing its detail " +
+			"and spending calls on it; set it in your own config.toml"},
+		{"first_byte_timeout", "how long rein waits for your model's server is yours to say: a cloned repository could make rein " +
+			"give up on every call at once, or wait on a server that died for as long as it likes; set it in your own config.toml"},
+	} {
+		if d.md.IsDefined(l.key) {
+			out = append(out, fmt.Sprintf("%s: %s is ignored: %s", d.at(l.key), l.key, l.why))
+			d.drop(l.key)
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(d.Models)) {
@@ -48,26 +55,15 @@ func (d *decoded) drop(key string) {
 // defines says whether d sets key and limitProject did not drop it.
 func (d *decoded) defines(key string) bool { return d.md.IsDefined(key) && !d.dropped[key] }
 
-// checkFinite checks that no number of the context engine's settings is
-// NaN or infinite (TOML spells them nan and inf): the range checks after
-// it, and a project's "may only lower max_cost", compare with them.
+// checkFinite checks that no price of the [models."id"] tables is NaN or
+// infinite (TOML spells them nan and inf), which the range checks after
+// it would let through; the settings' numbers are problems' to check.
 func (d *decoded) checkFinite() error {
-	bad := func(where, key string, v float64) error {
-		return fmt.Errorf("config: %s: %s is %v; it must be a finite number", where, key, v)
-	}
-	for _, v := range []struct {
-		key string
-		n   float64
-	}{{"compact_at", d.CompactAt}, {"max_cost", d.MaxCost}, {"first_byte_timeout", d.FirstByteTimeout}} {
-		if d.md.IsDefined(v.key) && (math.IsNaN(v.n) || math.IsInf(v.n, 0)) {
-			return bad(d.at(v.key), v.key, v.n)
-		}
-	}
 	for _, id := range slices.Sorted(maps.Keys(d.Models)) {
 		m := d.Models[id]
 		for _, v := range m.prices() {
 			if v.p != nil && (math.IsNaN(*v.p) || math.IsInf(*v.p, 0)) {
-				return bad(d.modelAt(id, v.key), fmt.Sprintf("[models.%q] %s", id, v.key), *v.p)
+				return fmt.Errorf("config: %s: [models.%q] %s is %v; it must be a finite number", d.modelAt(id, v.key), id, v.key, *v.p)
 			}
 		}
 	}
@@ -92,9 +88,6 @@ func (d *decoded) validateContext() error {
 	if d.defines("compact_at") && (d.CompactAt <= 0 || d.CompactAt >= 1) {
 		return fmt.Errorf("config: %s: compact_at is %v; it must be between 0 and 1 (0.85 compacts at 85%% of the input budget)",
 			d.at("compact_at"), d.CompactAt)
-	}
-	if d.defines("max_cost") && d.MaxCost < 0 {
-		return fmt.Errorf("config: %s: max_cost is %v; it must be 0 (no budget) or more, in US dollars", d.at("max_cost"), d.MaxCost)
 	}
 	if d.defines("first_byte_timeout") && d.FirstByteTimeout < 0 {
 		return fmt.Errorf("config: %s: first_byte_timeout is %v; it must be a number of seconds, more than 0 (0 means the default, 90)",

@@ -69,14 +69,16 @@ func TestProjectLimits(t *testing.T) {
 		{"prices", "[models.m]\ncontext_window = 1000\ninput_price = 0\ncache_read_price = 0\n", 5,
 			[]string{":1: [models.\"m\"] is ignored: only your own config.toml"}},
 		{"window", "max_turns = 3\n[models.\"x\"]\ncontext_window = 900000000\n[models.m]\nmax_output = 1\n", 5,
-			[]string{":4: [models.\"m\"] is ignored", ":2: [models.\"x\"] is ignored"}},
+			[]string{":2: [models.\"x\"] is ignored", ":4: [models.\"m\"] is ignored"}},
 		{"effort", "model = \"y\"\nreasoning_effort = \"max\"\n", 5, []string{":2: reasoning_effort is ignored"}},
 		{"empty effort", "reasoning_effort = \"\"\n", 5, []string{":1: reasoning_effort is ignored"}},
 		{"compact_at", "compact_at = 0.05\n", 5, []string{":1: compact_at is ignored"}},
 		{"bad compact_at", "compact_at = 7\n", 5, []string{":1: compact_at is ignored"}},
-		{"first_byte_timeout", "model = \"y\"\nfirst_byte_timeout = 1\n", 5, []string{":2: first_byte_timeout is ignored"}},
+		{"first_byte_timeout", "model = \"y\"\nfirst_byte_timeout = 1\n", 5,
+			[]string{":2: first_byte_timeout is ignored: how long rein waits for your model's server is yours to say"}},
 		{"all", "compact_at = 0.05\nreasoning_effort = \"max\"\nmax_cost = 50\n", 5,
-			[]string{":2: reasoning_effort is ignored", ":1: compact_at is ignored", ":3: max_cost = 50 is ignored"}},
+			[]string{":1: compact_at is ignored: a cloned repository could make rein summarise your conversation every turn",
+				":2: reasoning_effort is ignored: a cloned repository could ask for the model's dearest thinking", ":3: max_cost = 50 is ignored"}},
 		{"higher budget", "max_cost = 50\n", 5, []string{":1: max_cost = 50 is ignored"}},
 		{"no budget", "max_cost = 0\n", 5, []string{"may only lower"}},
 		{"lower budget", "max_cost = 1.5\n", 1.5, nil},
@@ -107,13 +109,18 @@ func TestProjectLimits(t *testing.T) {
 			}
 		})
 	}
-	// A project's max_cost that is not a number is an error, not a way
-	// past the "may only lower" check.
-	for _, text := range []string{"max_cost = nan\n", "max_cost = inf\n", "[models.m]\ninput_price = nan\n", "compact_at = nan\n"} {
+	// A project's max_cost that is not a number is ignored, with a
+	// warning at its line, not a way past the "may only lower" check.
+	for _, text := range []string{"max_cost = nan\n", "max_cost = inf\n", "max_cost = -inf\n"} {
 		project := write(t, filepath.Join(dir, "nan", ".rein", "config.toml"), text)
-		if _, err := Load(Paths{User: user, Project: project}); err == nil || !strings.Contains(err.Error(), project+":") ||
-			!strings.Contains(err.Error(), "finite") {
-			t.Errorf("project %q: error %v, want the file and line and \"finite\"", text, err)
+		c, err := Load(Paths{User: user, Project: project})
+		if err != nil || c.MaxCost != 5 || len(c.Warnings) != 1 || !strings.HasPrefix(c.Warnings[0], project+":1: max_cost") ||
+			!strings.Contains(c.Warnings[0], " is ignored: ") {
+			t.Errorf("project %q: %v, max_cost %v, warnings %q; want the user's 5 and the value said ignored", text, err, c.MaxCost, c.Warnings)
+		}
+		c, err = Load(Paths{Project: project})
+		if err != nil || c.MaxCost != 0 {
+			t.Errorf("project %q alone: %v, max_cost %v; want no budget", text, err, c.MaxCost)
 		}
 	}
 	// With no budget of the user's, a project's is a budget.

@@ -78,9 +78,10 @@ func unsafeAllow(text string) string {
 		return "it would let a cloned repository run any command without asking; allow specific commands " +
 			"(bash(go test:*)) or put it in your own config.toml"
 	}
+	// Not "allow bash(python3)": that is python3 with no arguments at all.
 	return fmt.Sprintf("%s runs whatever code its arguments give it, so the rule would let a cloned repository run anything "+
-		"without asking; allow the exact command (bash(%s)) or put the rule in your own config.toml",
-		programOf(r), strings.TrimSuffix(r.Pattern(), ":*"))
+		"without asking; allow each exact command you trust instead, its arguments written out and no :* (such a rule "+
+		"matches that one command), or put the rule in your own config.toml", programOf(r))
 }
 
 // ignoreLooserSandbox takes out of the project's file d a sandbox looser

@@ -6,9 +6,32 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rein-agent/rein/internal/permission"
 )
 
-// The [permissions] lists of a project's file read back as rein reads
+// loadRules reads the rules of the person's file at path back, as rein
+// does: config.Load, then the lists parsed. (A project's file has what it
+// may not set, or what rein cannot read, ignored instead.)
+func loadRules(t *testing.T, path string) (permission.Rules, error) {
+	t.Helper()
+	c, err := Load(Paths{User: path})
+	if err != nil {
+		return permission.Rules{}, err
+	}
+	var rs permission.Rules
+	for _, l := range []struct {
+		texts []string
+		out   *[]permission.Rule
+	}{{c.Permissions.Allow, &rs.Allow}, {c.Permissions.Ask, &rs.Ask}, {c.Permissions.Deny, &rs.Deny}} {
+		if *l.out, err = permission.ParseRules(l.texts); err != nil {
+			return permission.Rules{}, err
+		}
+	}
+	return rs, nil
+}
+
+// The [permissions] lists of a file read back as rein reads
 // them (config.Load, then the rules parsed): what permission.LoadRules
 // promised before it went, since nothing in rein called it.
 func TestPermissionsReadBack(t *testing.T) {

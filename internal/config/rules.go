@@ -25,38 +25,29 @@ const ProjectFile = ".rein/config.toml"
 // lists names the rule list of each decision in the [permissions] table.
 var lists = map[contract.Decision]string{contract.Allow: "allow", contract.Ask: "ask", contract.Deny: "deny"}
 
-// SaveRule adds r to the list of decision d (allow, ask or deny) of the
-// [permissions] table of projectDir's [ProjectFile], creating the file
-// and its directory when missing. A rule already in the list is not added
-// twice. The rest of the file is kept byte for byte: the rule is inserted
-// into the text, and the result is checked by decoding it again. Only when
-// the table is written in a form that edit does not handle (an inline
-// permissions = {...} table, dotted permissions.allow keys) is the file
-// re-encoded from its decoded values, which keeps every value but not the
-// comments or the order of keys. A file that is not valid TOML is left
-// alone and reported. SaveRule is not safe for concurrent use on the same
-// file.
-func SaveRule(projectDir string, d contract.Decision, r permission.Rule) error {
-	list, ok := lists[d]
-	if !ok {
-		return fmt.Errorf("config: unknown rule list %q; want allow, ask or deny", d)
-	}
-	if r.IsZero() {
-		return errors.New("config: cannot save an empty rule")
-	}
-	if back, err := permission.ParseRule(r.String()); err != nil || back.String() != r.String() {
-		// Saved, it would make the file unreadable (or mean another rule)
-		// next time: a command with a control character is written
-		// $'...', which a rule does not accept.
-		return fmt.Errorf("config: cannot save the rule %s: its text does not read back as the same rule", r)
-	}
-	file := filepath.Join(projectDir, filepath.FromSlash(ProjectFile))
-	return saveRuleIn(file, []string{"permissions"}, list, r, 0o644)
-}
-
 // saveRuleIn adds r to list in the table at the key path table of file,
-// keeping the rest of the file (see SaveRule); a new file gets mode perm.
+// creating the file and its directory when missing (a new file gets mode
+// perm). A rule already in the list is not added twice. The rest of the
+// file is kept byte for byte: the rule is inserted into the text, and the
+// result is checked by decoding it again. Only when the table is written
+// in a form that the edit does not handle (an inline table, dotted keys)
+// is the file re-encoded from its decoded values, which keeps every value
+// but not the comments or the order of keys. A file that is not valid
+// TOML is left alone and reported. A link is followed: the file it points
+// to gets the rule, with its mode kept. The read, the change and the write
+// are made under an exclusive lock on file+".lock" (see lockBeside), so
+// that two reins saving at once both keep their rule.
 func saveRuleIn(file string, table []string, list string, r permission.Rule, perm os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return fmt.Errorf("config: save rule: %w", err)
+	}
+	// Another rein may be saving an answer too: each reads what the one
+	// before it wrote, or one's rule would be lost.
+	unlock, err := lockBeside(file)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	src, err := os.ReadFile(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("config: save rule: %w", err)
@@ -64,15 +55,13 @@ func saveRuleIn(file string, table []string, list string, r permission.Rule, per
 	out, changed, err := addRule(string(src), table, list, r)
 	if err != nil {
 		if errors.Is(err, errNotTOML) {
-			return tomlError(file, errors.Unwrap(err))
+			return fmt.Errorf("%w; rein saves nothing into a file it cannot read, so that nothing in it is lost: "+
+				"fix the file or delete it", tomlError(file, string(src), errors.Unwrap(err)))
 		}
 		return fmt.Errorf("config: %s: %w", file, err)
 	}
 	if !changed {
 		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return fmt.Errorf("config: save rule: %w", err)
 	}
 	// A link to a shared file is followed: the shared file gets the rule.
 	if real, err := filepath.EvalSymlinks(file); err == nil {
@@ -88,11 +77,18 @@ func saveRuleIn(file string, table []string, list string, r permission.Rule, per
 // errNotTOML wraps the decoder's error for a file that is not valid TOML.
 var errNotTOML = errors.New("not valid TOML")
 
+// notTOML is the error of a file that is not valid TOML: the decoder's,
+// which errors.Is matches with errNotTOML.
 type notTOML struct{ err error }
 
-func (e *notTOML) Error() string        { return e.err.Error() }
+// Error returns the decoder's message.
+func (e *notTOML) Error() string { return e.err.Error() }
+
+// Is reports whether target is errNotTOML.
 func (e *notTOML) Is(target error) bool { return target == errNotTOML }
-func (e *notTOML) Unwrap() error        { return e.err }
+
+// Unwrap returns the decoder's error.
+func (e *notTOML) Unwrap() error { return e.err }
 
 // addRule returns src with r added to list in the table at the key path
 // table ([permissions], or [projects."/dir".permissions]), and whether

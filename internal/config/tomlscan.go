@@ -6,10 +6,10 @@ import (
 	"strings"
 )
 
-// This file finds where things are in a TOML text, so that SaveRule can
-// insert a rule without rewriting the rest of the file. It only locates
-// headers, keys and values; BurntSushi/toml does the real decoding, and
-// SaveRule checks every edit by decoding the result.
+// This file finds where things are in a TOML text, so that Answers.Save
+// can insert a rule without rewriting the rest of the file. It only
+// locates headers, keys and values; BurntSushi/toml does the real
+// decoding, and saveRuleIn checks every edit by decoding the result.
 
 // tomlLayout is where a TOML document's tables and keys are.
 type tomlLayout struct {

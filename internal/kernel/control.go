@@ -40,7 +40,10 @@ type ControlError struct {
 	Err error
 }
 
+// Error returns the sentence for the person, as it is.
 func (e *ControlError) Error() string { return e.Msg }
+
+// Unwrap returns the cause, nil when there is none.
 func (e *ControlError) Unwrap() error { return e.Err }
 
 // Current is the model a session uses now: the primary, one a person

@@ -51,6 +51,8 @@ func (r Rule) From() string {
 	switch {
 	case r.Origin == "flag":
 		return "a flag (--allow, --deny)"
+	case r.Origin == "answers" && r.File == "":
+		return "your answer (this session only)"
 	case r.Origin == "answers":
 		return r.File + " (your answers)"
 	case r.File == "":

@@ -74,3 +74,22 @@ func TestRulesSayWhereTheyCameFrom(t *testing.T) {
 		t.Errorf("after SetMode (-want +got):\n%s", d)
 	}
 }
+
+// From says where a rule came from for people: an answer kept in no file
+// holds for this session only.
+func TestRuleFrom(t *testing.T) {
+	for _, tc := range []struct {
+		r    Rule
+		want string
+	}{
+		{Rule{Origin: "answers", File: "/h/projects.toml"}, "/h/projects.toml (your answers)"},
+		{Rule{Origin: "answers"}, "your answer (this session only)"},
+		{Rule{Origin: "flag"}, "a flag (--allow, --deny)"},
+		{Rule{Origin: "user", File: "/h/config.toml"}, "/h/config.toml"},
+		{Rule{}, "rein's own (this session)"},
+	} {
+		if got := tc.r.From(); got != tc.want {
+			t.Errorf("%+v.From() = %q, want %q", tc.r, got, tc.want)
+		}
+	}
+}

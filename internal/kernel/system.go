@@ -53,6 +53,12 @@ type InstructionFile struct {
 	Cut int
 	// Own says the file is the person's own, not the repository's.
 	Own bool
+	// Readable says the model's read tools may read the file (it lies in
+	// the workspace), so that a cut says to read the rest; false says the
+	// rest is beyond the model's reach (the person's own file, a
+	// repository's root above the workspace), which only the person can
+	// bring within the budget, by shortening the file.
+	Readable bool
 }
 
 // Section returns the file's part of the system prompt: a heading naming
@@ -69,7 +75,15 @@ func (f InstructionFile) Section() string {
 		b.WriteString(f.Text + "\n")
 	}
 	if f.Cut > 0 {
-		fmt.Fprintf(&b, "[cut: %d bytes of %s not included, past rein's budget for instructions; read the file if you need the rest]\n", f.Cut, f.Path)
+		what := "the end of the file"
+		if f.Text == "" {
+			what = "all of it: the files before it took the budget"
+		}
+		next := "the file is outside the workspace, so read_file cannot read the rest: if you need it, tell the user, who can shorten the file"
+		if f.Readable {
+			next = "read the rest with read_file if you need it"
+		}
+		fmt.Fprintf(&b, "[cut: %d bytes of %s not included (%s), past rein's budget for instructions; %s]\n", f.Cut, f.Path, what, next)
 	}
 	return b.String()
 }

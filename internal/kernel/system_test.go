@@ -26,7 +26,7 @@ func TestSystemPromptGolden(t *testing.T) {
 		Instructions: []InstructionFile{
 			{Path: "/home/ada/.config/rein/AGENTS.md", Text: "Answer in British English.", Own: true},
 			{Path: "/src/stats/AGENTS.md", Text: "Run make check before finishing."},
-			{Path: "/src/stats/cmd/CLAUDE.md", Text: "Commands print to stderr.", Cut: 1200},
+			{Path: "/src/stats/cmd/CLAUDE.md", Text: "Commands print to stderr.", Cut: 1200, Readable: true},
 		}, Skills: skills}
 	got := SystemPrompt(env)
 	golden := filepath.Join("testdata", "system_skills.golden")
@@ -51,6 +51,30 @@ func TestSystemPromptGolden(t *testing.T) {
 	}
 	if again := SystemPrompt(env); again != got {
 		t.Error("SystemPrompt() differs for the same environment; prompt caching needs the same bytes")
+	}
+}
+
+// A cut says what was left out, and what the model can do about it: read
+// the rest of a file in the workspace; ask the person, who can shorten it,
+// for one outside it (read_file refuses it there).
+func TestInstructionFileCut(t *testing.T) {
+	for _, tc := range []struct {
+		f    InstructionFile
+		want string
+	}{
+		{InstructionFile{Path: "/src/stats/AGENTS.md", Text: "x", Cut: 12, Readable: true},
+			"[cut: 12 bytes of /src/stats/AGENTS.md not included (the end of the file), past rein's budget for instructions; " +
+				"read the rest with read_file if you need it]\n"},
+		{InstructionFile{Path: "/home/ada/.config/rein/AGENTS.md", Text: "x", Cut: 40000, Own: true},
+			"[cut: 40000 bytes of /home/ada/.config/rein/AGENTS.md not included (the end of the file), past rein's budget for instructions; " +
+				"the file is outside the workspace, so read_file cannot read the rest: if you need it, tell the user, who can shorten the file]\n"},
+		{InstructionFile{Path: "/src/AGENTS.md", Cut: 7},
+			"[cut: 7 bytes of /src/AGENTS.md not included (all of it: the files before it took the budget), past rein's budget for instructions; " +
+				"the file is outside the workspace, so read_file cannot read the rest: if you need it, tell the user, who can shorten the file]\n"},
+	} {
+		if got := tc.f.Section(); !strings.HasSuffix(got, tc.want) {
+			t.Errorf("Section() of %s =\n%s\nwant it to end\n%s", tc.f.Path, got, tc.want)
+		}
 	}
 }
 

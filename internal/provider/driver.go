@@ -60,9 +60,10 @@ type ArrayFrames interface {
 // ends; for a body that is one JSON document, f's translation of it whole.
 // It keeps the stream contract of [Provider]: a non-nil error is the last
 // pair yielded and is a *contract.ProviderError. A cancelled ctx ends the
-// stream with aborted (timeout on a deadline), a failed read with what
-// [TransportError] makes of it, a line over sse.MaxLine and a JSON body
-// over [MaxWholeBody] with an error of kind unknown.
+// stream with aborted (timeout on a deadline); a failed read with its
+// error when that is a *contract.ProviderError already (see [Post]), else
+// with what [TransportError] makes of it; a line over sse.MaxLine and a
+// JSON body over [MaxWholeBody] with an error of kind unknown.
 //
 // The iterator is single-use; breaking out of the loop stops reading. It
 // does not close body.
@@ -164,10 +165,15 @@ func emit(yield func(contract.ModelEvent, error) bool, events []contract.ModelEv
 	return true
 }
 
-// readError maps a failure to read a body once the response began: a line
-// too long for the SSE reader is unknown (the server sent what no model
-// API does), anything else goes through [TransportError].
+// readError maps a failure to read a body once the response began: an
+// error the body's reader already put in the taxonomy is yielded as it is
+// ([Post]'s body that sent nothing in time), a line too long for the SSE
+// reader is unknown (the server sent what no model API does), anything
+// else goes through [TransportError].
 func readError(ctx context.Context, ref contract.ProviderRef, err error) *contract.ProviderError {
+	if pe, ok := errors.AsType[*contract.ProviderError](err); ok {
+		return pe
+	}
 	if errors.Is(err, sse.ErrLineTooLong) {
 		e := NewError(ref, contract.KindUnknown, err.Error())
 		e.Err = err

@@ -49,13 +49,14 @@ type HTTPOptions struct {
 	// an event (Chat Completions: a server that sends more than one
 	// choice, said once per stream at warning level). nil means discard.
 	Logger *slog.Logger
-	// FirstByteTimeout bounds the wait for the first byte of a response
-	// (its status line) once the request is sent: a server that accepted
-	// the request and sends nothing for this long is given up on with an
-	// error of kind timeout, which the kernel retries (see [Post]). 0
-	// means [DefaultFirstByteTimeout]; a negative value means no bound of
-	// the adapter's own. The silence inside a response is the client's to
-	// bound ([DefaultClient]: [IdleTimeout]).
+	// FirstByteTimeout bounds the wait for the first byte of a response's
+	// body (the first byte of its first event) once the request is sent:
+	// a server that accepted the request and sends nothing for this long,
+	// or only its headers, is given up on with an error of kind timeout,
+	// which the kernel retries (see [Post]). 0 means
+	// [DefaultFirstByteTimeout]; a negative value means no bound of the
+	// adapter's own. The silence inside a body once it began is the
+	// client's to bound ([DefaultClient]: [IdleTimeout]).
 	FirstByteTimeout time.Duration
 }
 
@@ -111,8 +112,8 @@ type HTTP struct {
 	Header http.Header
 	// Logger hears what is not an event; never nil.
 	Logger *slog.Logger
-	// FirstByte bounds the wait for a response's first byte; 0 means no
-	// bound (see [HTTPOptions.FirstByteTimeout]).
+	// FirstByte bounds the wait for the first byte of a response's body;
+	// 0 means no bound (see [HTTPOptions.FirstByteTimeout]).
 	FirstByte time.Duration
 
 	// own holds the adapter's headers of every request, the key's

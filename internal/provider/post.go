@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rein-agent/rein/internal/contract"
@@ -36,8 +37,8 @@ type Call struct {
 	// connection that cannot be made, shown without a user, password,
 	// query or fragment. "" means the scheme and host of URL.
 	Base string
-	// FirstByte bounds the wait for the first byte of the response (its
-	// status line) once the request is sent; 0 means no bound of Post's
+	// FirstByte bounds the wait for the first byte of the response's body
+	// once the request is sent (see [Post]); 0 means no bound of Post's
 	// own (the client's, if any).
 	FirstByte time.Duration
 }
@@ -65,11 +66,16 @@ func (c *Call) endpoint() string {
 // path nothing answers at). It sets ref.RequestID from the response
 // headers.
 //
-// A server that sends no byte of its response within c.FirstByte (it
-// accepted the connection and went silent, or it is stuck before its
-// first token) is given up on with an error of kind timeout, retryable,
-// whose cause is [ErrNoFirstByte]: "no response from ENDPOINT within
-// 90s".
+// A server that sends no byte of its answer within c.FirstByte (it
+// accepted the connection and went silent, it sent its headers and
+// nothing after them, or it is stuck before its first token) is given up
+// on with an error of kind timeout, retryable, whose cause is
+// [ErrNoFirstByte]: "no response from ENDPOINT within 90s". The bound
+// runs until the first byte of the body: when the headers came in time,
+// the response is returned, and a read of its body that the bound ends
+// fails with that error, a *contract.ProviderError ([Normalize] yields it
+// as it is). Once a byte of the body came, the silence inside it is the
+// client's to bound.
 func Post(ctx context.Context, client *http.Client, ref *contract.ProviderRef, c Call,
 	errorOf func(contract.ProviderRef, *http.Response) *contract.ProviderError) (*http.Response, *contract.ProviderError) {
 	reqCtx, cancel := context.WithCancelCause(ctx)
@@ -89,27 +95,39 @@ func Post(ctx context.Context, client *http.Client, ref *contract.ProviderRef, c
 			hreq.Header.Add(k, v)
 		}
 	}
-	resp, err := do(client, hreq, c.FirstByte, cancel)
+	wait := startWait(c.FirstByte, cancel)
+	resp, err := client.Do(hreq)
 	switch {
-	case errors.Is(err, ErrNoFirstByte) && ctx.Err() == nil:
+	case wait.passed() && ctx.Err() == nil:
 		cancel(nil)
-		e := NewError(*ref, contract.KindTimeout, fmt.Sprintf("no response from %s within %gs",
-			cmp.Or(c.endpoint(), "the server"), c.FirstByte.Seconds()))
-		e.Err = err
-		return nil, e
+		if err == nil {
+			_ = resp.Body.Close() // cancelled with its request: nothing to read
+		}
+		return nil, noFirstByte(*ref, c)
 	case err != nil:
+		wait.stop()
 		cancel(nil)
 		return nil, transportError(ctx, *ref, c.endpoint(), err, false)
 	}
 	ref.RequestID = RequestID(resp.Header)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		wait.stop() // an error status is the answer; its body is read as any other
 		defer cancel(nil)
 		defer resp.Body.Close()
 		return nil, notFound(errorOf(*ref, resp), resp.StatusCode, c.URL)
 	}
 	// The request's context lives as long as its body.
-	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	resp.Body = &responseBody{ReadCloser: resp.Body, cancel: cancel, wait: wait, late: noFirstByte(*ref, c)}
 	return resp, nil
+}
+
+// noFirstByte is the error of a server that sent no byte of its answer
+// to c within c.FirstByte.
+func noFirstByte(ref contract.ProviderRef, c Call) *contract.ProviderError {
+	e := NewError(ref, contract.KindTimeout, fmt.Sprintf("no response from %s within %gs",
+		cmp.Or(c.endpoint(), "the server"), c.FirstByte.Seconds()))
+	e.Err = ErrNoFirstByte
+	return e
 }
 
 // notFound adds to e, the error of a response of status, what a 404 that
@@ -123,34 +141,68 @@ func notFound(e *contract.ProviderError, status int, url string) *contract.Provi
 	return e
 }
 
-// do sends hreq with client, cancelling its context with [ErrNoFirstByte]
-// when no response has begun within firstByte (0: no bound); it then
-// returns ErrNoFirstByte, and no response even if one came as the bound
-// passed (its body, cancelled, could not be read).
-func do(client *http.Client, hreq *http.Request, firstByte time.Duration, cancel context.CancelCauseFunc) (*http.Response, error) {
-	if firstByte <= 0 {
-		return client.Do(hreq)
-	}
-	timer := time.AfterFunc(firstByte, func() { cancel(ErrNoFirstByte) })
-	resp, err := client.Do(hreq)
-	if timer.Stop() || context.Cause(hreq.Context()) != ErrNoFirstByte {
-		return resp, err
-	}
-	if err == nil {
-		_ = resp.Body.Close() // cancelled with its request: nothing to read
-	}
-	return nil, ErrNoFirstByte
+// firstByteWait is the bound on the wait for the first byte of an answer:
+// a timer that cancels the request with [ErrNoFirstByte] when it passes.
+// A nil *firstByteWait is no bound. Its timer runs no goroutine until it
+// fires, and stop or a byte in time stops it.
+type firstByteWait struct {
+	timer *time.Timer
+	fired atomic.Bool
 }
 
-// cancelBody is a response body that releases its request's context when
-// it is closed.
-type cancelBody struct {
+// startWait starts the bound of d on the request cancel cancels; d <= 0
+// is none (nil).
+func startWait(d time.Duration, cancel context.CancelCauseFunc) *firstByteWait {
+	if d <= 0 {
+		return nil
+	}
+	w := &firstByteWait{}
+	w.timer = time.AfterFunc(d, func() {
+		w.fired.Store(true)
+		cancel(ErrNoFirstByte)
+	})
+	return w
+}
+
+// passed reports whether the bound passed before it was stopped: the
+// request is cancelled, or about to be.
+func (w *firstByteWait) passed() bool { return w != nil && w.fired.Load() }
+
+// stop stops the bound; it reports whether it stopped before it passed.
+func (w *firstByteWait) stop() bool { return w == nil || w.timer.Stop() }
+
+// responseBody is a response body that, until its first byte, is bounded
+// by wait (whose passing fails a read with late), and that releases its
+// request's context when it is closed.
+type responseBody struct {
 	io.ReadCloser
 	cancel context.CancelCauseFunc
+	// wait is the bound on the first byte; nil once a byte came in time,
+	// or with no bound.
+	wait *firstByteWait
+	late *contract.ProviderError
+}
+
+// Read reads the body. A read that the first-byte bound ended fails with
+// the error of a server that sent nothing in time, however often it is
+// called.
+func (b *responseBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if b.wait == nil {
+		return n, err
+	}
+	if err != nil && b.wait.passed() {
+		return n, b.late
+	}
+	if n > 0 && b.wait.stop() {
+		b.wait = nil
+	}
+	return n, err
 }
 
 // Close closes the body and releases the request's context.
-func (b *cancelBody) Close() error {
+func (b *responseBody) Close() error {
+	b.wait.stop()
 	err := b.ReadCloser.Close()
 	b.cancel(nil)
 	return err

@@ -49,44 +49,62 @@ func TestPost(t *testing.T) {
 
 // A server that takes the request and says nothing is given up on once
 // the first-byte bound passes: a retryable timeout that names the
-// endpoint and the wait, whatever the client's own bounds.
+// endpoint and the wait, whatever the client's own bounds. One that sends
+// its headers and then nothing is as silent: Post returns its response,
+// whose body then fails with the same error.
 func TestPostGivesUpOnASilentServer(t *testing.T) {
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select { // no byte of an answer until the test ends
-		case <-release:
-		case <-r.Context().Done():
-		}
-	}))
-	defer srv.Close()
-	defer close(release)
-	errorOf := func(ref contract.ProviderRef, resp *http.Response) *contract.ProviderError {
-		return NewError(ref, contract.KindServer, resp.Status)
-	}
-	ref := contract.ProviderRef{Name: "test"}
-	call := Call{URL: srv.URL + "/v1/chat/completions", Base: srv.URL + "/v1", Body: []byte(`{}`), FirstByte: 50 * time.Millisecond}
-	resp, perr := Post(t.Context(), srv.Client(), &ref, call, errorOf)
-	if resp != nil {
-		resp.Body.Close()
-	}
-	want := "no response from " + srv.URL + "/v1 within 0.05s"
-	if perr == nil || perr.Kind != contract.KindTimeout || !perr.Retryable || perr.Message != want || !errors.Is(perr, ErrNoFirstByte) {
-		t.Fatalf("Post() to a silent server = %v, want a retryable timeout %q", perr, want)
-	}
+	for name, headers := range map[string]bool{"nothing": false, "headers then nothing": true} {
+		t.Run(name, func(t *testing.T) {
+			release := make(chan struct{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if headers {
+					w.Header().Set("Content-Type", "text/event-stream")
+					w.WriteHeader(http.StatusOK)
+					w.(http.Flusher).Flush()
+				}
+				select { // no byte of an answer until the test ends
+				case <-release:
+				case <-r.Context().Done():
+				}
+			}))
+			defer srv.Close()
+			defer close(release)
+			errorOf := func(ref contract.ProviderRef, resp *http.Response) *contract.ProviderError {
+				return NewError(ref, contract.KindServer, resp.Status)
+			}
+			ref := contract.ProviderRef{Name: "test"}
+			call := Call{URL: srv.URL + "/v1/chat/completions", Base: srv.URL + "/v1", Body: []byte(`{}`), FirstByte: 50 * time.Millisecond}
+			resp, perr := Post(t.Context(), srv.Client(), &ref, call, errorOf)
+			var err error = perr
+			if headers {
+				if perr != nil {
+					t.Fatalf("Post() = %v, want the response that began", perr)
+				}
+				_, err = io.ReadAll(resp.Body)
+				resp.Body.Close()
+			}
+			want := "no response from " + srv.URL + "/v1 within 0.05s"
+			got, _ := errors.AsType[*contract.ProviderError](err)
+			if got == nil || got.Kind != contract.KindTimeout || !got.Retryable || got.Message != want || !errors.Is(got, ErrNoFirstByte) {
+				t.Fatalf("a silent server: %v, want a retryable timeout %q", err, want)
+			}
 
-	// A person who stops waiting is no timeout.
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	if _, perr := Post(ctx, srv.Client(), &ref, call, errorOf); perr == nil || perr.Kind != contract.KindAborted {
-		t.Errorf("Post() cancelled = %v, want aborted", perr)
+			// A person who stops waiting is no timeout.
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel()
+			if _, perr := Post(ctx, srv.Client(), &ref, call, errorOf); perr == nil || perr.Kind != contract.KindAborted {
+				t.Errorf("Post() cancelled = %v, want aborted", perr)
+			}
+		})
 	}
 }
 
-// The bound is on the first byte only: a response that began in time is
-// read to its end however long its body takes.
+// The bound is on the first byte only: a response whose body began in
+// time is read to its end however long the rest takes.
 func TestPostFirstByteBoundsOnlyTheStart(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
+		w.Write([]byte(": loading\n"))
 		w.(http.Flusher).Flush()
 		time.Sleep(150 * time.Millisecond) // three times the bound, after the first byte
 		w.Write([]byte("data: done\n\n"))
@@ -100,7 +118,7 @@ func TestPostFirstByteBoundsOnlyTheStart(t *testing.T) {
 	}
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if err != nil || string(body) != "data: done\n\n" {
+	if err != nil || string(body) != ": loading\ndata: done\n\n" {
 		t.Errorf("body %q, %v; want it whole", body, err)
 	}
 }

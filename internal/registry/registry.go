@@ -133,6 +133,7 @@ type CheckError struct {
 	Current bool
 }
 
+// Error returns the check's message, as the model reads it.
 func (e *CheckError) Error() string { return e.Message }
 
 // Tool is one tool definition.

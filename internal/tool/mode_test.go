@@ -81,7 +81,7 @@ func TestSavedRuleKeepsContainment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rt.save(contract.Allow, rules); err != nil {
+	if _, _, err := rt.save(contract.Allow, rules); err != nil {
 		t.Fatal(err)
 	}
 	got := rt.Policy()
@@ -135,7 +135,7 @@ func TestOwnDirectoriesStayProtected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rt.save(contract.Allow, rules); err != nil {
+	if _, _, err := rt.save(contract.Allow, rules); err != nil {
 		t.Fatal(err)
 	}
 	check("after a saved answer")

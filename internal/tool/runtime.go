@@ -626,18 +626,24 @@ func (rt *Runtime) answered(answer Answer, allow, deny []permission.Rule) permis
 		if answer == Never {
 			d, verb, rules = contract.Deny, "denied", deny
 		}
-		saved, err := rt.save(d, rules)
-		v := permission.Verdict{Decision: d, By: permission.ByUser, Rule: strings.Join(saved, ", ")}
+		saved, session, err := rt.save(d, rules)
+		v := permission.Verdict{Decision: d, By: permission.ByUser, Rule: strings.Join(append(saved, session...), ", ")}
 		where := rt.saveTo()
 		if rt.opts.Answers.File != "" {
 			where = "in " + where
 		}
+		why := ""
+		if err != nil {
+			why = strings.TrimPrefix(err.Error(), "config: ")
+		}
 		switch {
-		case err != nil && len(saved) > 0:
-			v.Reason = "The user " + verb + " it and saved " + strings.Join(saved, ", ") + " " + where +
-				", but not the rest: " + err.Error()
+		case err != nil && len(saved) > 0 && len(session) > 0:
+			v.Reason = "The user " + verb + " it and saved " + strings.Join(saved, ", ") + " " + where + "; " +
+				strings.Join(session, ", ") + " holds for this session only, since it was not saved: " + why
+		case err != nil && len(session) > 0:
+			v.Reason = "The user " + verb + " it for this session only: " + strings.Join(session, ", ") + " was not saved: " + why
 		case err != nil:
-			v.Reason = "The user " + verb + " it, but the rule could not be saved: " + err.Error()
+			v.Reason = "The user " + verb + " it, but the rule could not be kept: " + why
 		case len(saved) == 0:
 			v.Reason = "The user " + verb + " it; no rule could express it, so it will be asked again."
 		default:
@@ -654,30 +660,29 @@ func (rt *Runtime) answered(answer Answer, allow, deny []permission.Rule) permis
 
 // save keeps rules in the list of d (allow or deny) of the person's
 // answers for this project, and adds them to the policy in force, with
-// the answers' origin. It returns the rules saved, and why the others
-// were not: those saved before a failure are in force too. With no
-// answers file, the rules are in force for this runtime only.
-func (rt *Runtime) save(d contract.Decision, rules []permission.Rule) ([]string, error) {
+// the answers' origin. It returns the rules saved, those in force for this
+// session only, and why those were not saved: a rule the answers file
+// could not take (it does not parse, say) still holds until the session
+// ends, as the person answered. With no answers file, every rule is saved
+// for this runtime only (saved, with no error).
+func (rt *Runtime) save(d contract.Decision, rules []permission.Rule) (saved, session []string, serr error) {
 	if len(rules) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	var saved []string
-	var serr error
 	origin := permission.Origin{Kind: permission.FromAnswers, File: rt.opts.Answers.File}
 	kept := make([]permission.Rule, 0, len(rules))
 	for _, r := range rules {
-		if rt.opts.Answers.File != "" {
-			if serr = rt.opts.Answers.Save(d, r); serr != nil {
-				// The rules saved before this one are in the file: they
-				// are in force from now on too, as they will be next time.
-				break
-			}
+		if rt.opts.Answers.File != "" && serr == nil {
+			serr = rt.opts.Answers.Save(d, r)
+		}
+		if serr != nil {
+			// Not in the file: for this session only.
+			kept = append(kept, r.WithOrigin(permission.Origin{Kind: permission.FromAnswers}))
+			session = append(session, r.String())
+			continue
 		}
 		kept = append(kept, r.WithOrigin(origin))
 		saved = append(saved, r.String())
-	}
-	if len(kept) == 0 {
-		return saved, serr
 	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
@@ -689,10 +694,10 @@ func (rt *Runtime) save(d contract.Decision, rules []permission.Rule) ([]string,
 	// stay protected: With keeps all of it.
 	p, err := rt.policy.With(rt.policy.Mode(), extra)
 	if err != nil {
-		return saved, err
+		return saved, nil, err
 	}
 	rt.policy = p
-	return saved, serr
+	return saved, session, serr
 }
 
 // subject is the command or path an input acts on.

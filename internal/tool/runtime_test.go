@@ -418,6 +418,47 @@ func TestApprover(t *testing.T) {
 	}
 }
 
+// An answers file rein cannot write into (it does not parse) keeps its
+// text; the answer holds for this session only, and the verdict says so
+// and why.
+func TestAlwaysIntoABrokenAnswersFile(t *testing.T) {
+	shell := echo("bash", registry.RiskExecute, registry.Exclusive, nil)
+	shell.InputSchema = json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}}}`)
+	file := filepath.Join(t.TempDir(), config.AnswersFile)
+	broken := "[projects\n"
+	if err := os.WriteFile(file, []byte(broken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	opts := &Options{Approver: ApproverFunc(func(context.Context, Question) (Answer, error) {
+		asked++
+		return Always, nil
+	})}
+	opts.Answers.File = file
+	f := newFixture(t, permission.Default, nil, opts, shell)
+	f.rt.opts.Answers.Project = f.dir
+	cmd := `{"command":"go test ./..."}`
+	f.run(t, t.Context(), intent("int_1", "bash", cmd))
+	f.run(t, t.Context(), intent("int_2", "bash", cmd))
+	if asked != 1 {
+		t.Errorf("asked %d times, want once", asked)
+	}
+	p := f.sink.permission("int_1")
+	if p == nil || p.Decision != contract.Allow || p.Rule != "bash(go test:*)" ||
+		!strings.HasPrefix(p.Reason, "The user allowed it for this session only: bash(go test:*) was not saved: "+file+":") {
+		t.Errorf("always: %+v", p)
+	}
+	if p := f.sink.permission("int_2"); p == nil || p.By != permission.ByRule {
+		t.Errorf("after always: %+v, want by rule", p)
+	}
+	if r := f.rt.Policy().Rules().Allow; len(r) != 1 || r[0].Origin().Kind != permission.FromAnswers || r[0].Origin().File != "" {
+		t.Errorf("rules in force = %+v, want the answer's, in no file", r)
+	}
+	if after, _ := os.ReadFile(file); string(after) != broken {
+		t.Errorf("the answers file changed: %q", after)
+	}
+}
+
 // Never on a compound command denies the part that was the reason to ask:
 // the read-only command beside it still runs; without an answers file the
 // rule holds for the session, and the verdict says so.

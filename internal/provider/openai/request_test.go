@@ -339,21 +339,31 @@ func BuildRequest(req *contract.ModelRequest, model string) ([]byte, error) {
 }
 
 // The first-byte bound of the options reaches the request: a server that
-// takes it and says nothing ends the stream with a retryable timeout.
+// takes it and says nothing, or sends its headers and then nothing, ends
+// the stream with a retryable timeout.
 func TestStreamGivesUpOnASilentServer(t *testing.T) {
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	}))
-	defer srv.Close()
-	defer close(release)
-	a := New(&Options{BaseURL: srv.URL + "/v1", Model: "m", FirstByteTimeout: 50 * time.Millisecond})
-	r := providertest.Collect(t, t.Context(), a, &contract.ModelRequest{Messages: []contract.ModelMessage{{Role: contract.RoleUser, Text: "hi"}}})
-	var perr *contract.ProviderError
-	if !errors.As(r.Err, &perr) || perr.Kind != contract.KindTimeout || !perr.Retryable || !strings.Contains(perr.Message, "no response from "+srv.URL+"/v1 within 0.05s") {
-		t.Errorf("stream error %v, want a retryable timeout naming the endpoint", r.Err)
+	for name, headers := range map[string]bool{"nothing": false, "headers then nothing": true} {
+		t.Run(name, func(t *testing.T) {
+			release := make(chan struct{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if headers {
+					w.Header().Set("Content-Type", "text/event-stream")
+					w.WriteHeader(http.StatusOK)
+					w.(http.Flusher).Flush()
+				}
+				select {
+				case <-release:
+				case <-r.Context().Done():
+				}
+			}))
+			defer srv.Close()
+			defer close(release)
+			a := New(&Options{BaseURL: srv.URL + "/v1", Model: "m", FirstByteTimeout: 50 * time.Millisecond})
+			r := providertest.Collect(t, t.Context(), a, &contract.ModelRequest{Messages: []contract.ModelMessage{{Role: contract.RoleUser, Text: "hi"}}})
+			var perr *contract.ProviderError
+			if !errors.As(r.Err, &perr) || perr.Kind != contract.KindTimeout || !perr.Retryable || perr.Message != "no response from "+srv.URL+"/v1 within 0.05s" {
+				t.Errorf("stream error %v, want a retryable timeout naming the endpoint", r.Err)
+			}
+		})
 	}
 }

@@ -319,6 +319,7 @@ type decodeFailure struct {
 	Err  error
 }
 
+// Error says which event failed to decode, why, and how its data began.
 func (e *decodeFailure) Error() string { return "responses: " + e.describe() }
 
 // describe says what failed, for people: the event type, the cause and
@@ -331,6 +332,7 @@ func (e *decodeFailure) describe() string {
 	return fmt.Sprintf("decode %s event: %v (data %q)", name, e.Err, excerpt.Prefix(e.Data, 200))
 }
 
+// Unwrap returns the decoder's error.
 func (e *decodeFailure) Unwrap() error { return e.Err }
 
 var doneMarker = []byte("[DONE]")
