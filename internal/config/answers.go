@@ -107,7 +107,7 @@ type answersFile struct {
 
 // decodeAnswers reads the answers file at path; a missing file is nil.
 func decodeAnswers(path string) (*answersFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -326,7 +326,7 @@ func Load(p Paths) (*Config, error) {
 // file); an error means the file is not TOML, or its session_dir is not
 // a path.
 func SessionDir(path string) (string, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
@@ -431,7 +431,7 @@ type decoded struct {
 // should; in a project's file (project true), a warning saying so, the
 // value left out.
 func decode(path string, project bool) (*decoded, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -480,3 +480,16 @@ func TestSessionDirOfABrokenFile(t *testing.T) {
 		t.Errorf("SessionDir(missing) = %q, %v", got, err)
 	}
 }
+
+// A configuration file that is not a regular file (a project's linked to
+// /dev/zero, a FIFO) is refused at once, never read forever.
+func TestConfigFileThatIsNoFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "config.toml")
+	if err := os.Symlink("/dev/zero", p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readFile(p); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("readFile(/dev/zero) = %v, want a refusal", err)
+	}
+}
