@@ -9,13 +9,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/rein-agent/rein/internal/cli"
 	"github.com/rein-agent/rein/internal/config"
@@ -233,32 +231,11 @@ func (x *extensions) trust(ctx context.Context, spec cli.Spec, cfg *config.Confi
 // maxProjectFile bytes (not a pipe or a device a cloned repository could
 // make it). It returns nil data and no error when there is no such file.
 func readProjectFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	data, err := config.ReadBounded(path, maxProjectFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file; rein does not read it", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxProjectFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxProjectFile {
-		return nil, fmt.Errorf("%s is larger than %d KiB; rein does not read it", path, maxProjectFile>>10)
-	}
-	if data == nil {
-		data = []byte{}
-	}
-	return data, nil
+	return data, err
 }
 
 // problem notes what is wrong with the file at path, of kind.

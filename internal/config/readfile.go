@@ -16,7 +16,14 @@ const maxFile = 4 << 20
 // without waiting on a FIFO, its kind checked once open), at most maxFile
 // bytes. A missing file is the os error, for errors.Is(err,
 // fs.ErrNotExist).
-func readFile(path string) ([]byte, error) {
+func readFile(path string) ([]byte, error) { return ReadBounded(path, maxFile) }
+
+// ReadBounded reads the file at path, which a cloned repository may have
+// made anything: only a regular file (opened without waiting on a FIFO,
+// its kind checked once open), of at most limit bytes; an empty one is
+// non-nil empty data. A missing file is the os error, for
+// errors.Is(err, fs.ErrNotExist).
+func ReadBounded(path string, limit int) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
@@ -29,12 +36,15 @@ func readFile(path string) ([]byte, error) {
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file; rein does not read it", path)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFile+1))
+	data, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > maxFile {
-		return nil, fmt.Errorf("%s is over %d MiB; rein does not read it", path, maxFile>>20)
+	if len(data) > limit {
+		return nil, fmt.Errorf("%s is larger than %d KiB; rein does not read it", path, limit>>10)
+	}
+	if data == nil {
+		data = []byte{}
 	}
 	return data, nil
 }
