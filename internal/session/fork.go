@@ -1,11 +1,9 @@
 package session
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -145,25 +143,18 @@ func (s *Store) Forked(id string) (*contract.Envelope, error) {
 	}
 	defer f.Close()
 	var forked *contract.Envelope
-	br := bufio.NewReaderSize(f, 16<<10)
-	for {
-		line, err := br.ReadSlice('\n')
-		long := errors.Is(err, bufio.ErrBufferFull)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			_, err = br.ReadSlice('\n')
-		}
+	for line, err := range shortLines(f) {
 		switch {
-		case errors.Is(err, io.EOF):
-			return forked, nil // a last line without its newline is torn
 		case err != nil:
 			return nil, fmt.Errorf("session: read %s: %w", id, err)
-		case long || !bytes.Contains(line, forkedType):
+		case !bytes.Contains(line, forkedType):
 			continue // a session.forked line is short
 		}
-		if env, ok := decode(bytes.TrimSuffix(line, []byte("\n"))); ok {
+		if env, ok := decode(line); ok {
 			if _, ok := env.Data.(*contract.SessionForked); ok {
 				forked = &env
 			}
 		}
 	}
+	return forked, nil
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"maps"
 	"os"
 	"path/filepath"
@@ -195,31 +196,48 @@ var (
 // reader's buffer is skipped unread.
 func spent(r io.Reader) (*contract.Totals, error) {
 	t := &contract.Totals{}
-	br := bufio.NewReaderSize(r, 16<<10)
-	for {
-		line, err := br.ReadSlice('\n')
-		long := errors.Is(err, bufio.ErrBufferFull)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			_, err = br.ReadSlice('\n')
-		}
+	for line, err := range shortLines(r) {
 		switch {
-		case errors.Is(err, io.EOF):
-			return t, nil // a last line without its newline is torn
 		case err != nil:
 			return nil, err
-		case long:
-			continue
-		}
-		if bytes.Contains(line, forkedType) {
+		case bytes.Contains(line, forkedType):
 			*t = contract.Totals{}
-			continue
+		case bytes.Contains(line, usageType):
+			if env, ok := decode(line); ok {
+				if u, ok := env.Data.(*contract.ModelUsage); ok {
+					t.Add(u)
+				}
+			}
 		}
-		if !bytes.Contains(line, usageType) {
-			continue
-		}
-		if env, ok := decode(bytes.TrimSuffix(line, []byte("\n"))); ok {
-			if u, ok := env.Data.(*contract.ModelUsage); ok {
-				t.Add(u)
+	}
+	return t, nil
+}
+
+// shortLines yields the complete lines of r, without their newlines, that
+// fit in a 16 KiB buffer: a longer line is skipped unread (the events
+// looked for this way are short), and a last line without its newline (a
+// torn tail) is left out. A read error is the last pair yielded. The
+// line is valid only until the next one.
+func shortLines(r io.Reader) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		br := bufio.NewReaderSize(r, 16<<10)
+		for {
+			line, err := br.ReadSlice('\n')
+			long := errors.Is(err, bufio.ErrBufferFull)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			switch {
+			case errors.Is(err, io.EOF):
+				return
+			case err != nil:
+				yield(nil, err)
+				return
+			case long:
+				continue
+			}
+			if !yield(bytes.TrimSuffix(line, []byte("\n")), nil) {
+				return
 			}
 		}
 	}
