@@ -7,8 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"charm.land/bubbles/v2/textinput"
-	tea "charm.land/bubbletea/v2"
+	"github.com/rein-agent/rein/internal/thirdparty/bubbles/textinput"
+	tea "github.com/rein-agent/rein/internal/thirdparty/bubbletea"
 
 	"github.com/charmbracelet/x/ansi"
 

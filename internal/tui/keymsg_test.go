@@ -1,6 +1,6 @@
 package tui
 
-import tea "charm.land/bubbletea/v2"
+import tea "github.com/rein-agent/rein/internal/thirdparty/bubbletea"
 
 // keyMsg is the key press a key name stands for, as bubbletea reports it.
 func keyMsg(name string) tea.KeyPressMsg {

@@ -7,10 +7,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"charm.land/bubbles/v2/spinner"
-	"charm.land/bubbles/v2/textinput"
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/rein-agent/rein/internal/thirdparty/bubbles/spinner"
+	"github.com/rein-agent/rein/internal/thirdparty/bubbles/textinput"
+	tea "github.com/rein-agent/rein/internal/thirdparty/bubbletea"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/kernel"

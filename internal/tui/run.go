@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
+	tea "github.com/rein-agent/rein/internal/thirdparty/bubbletea"
 
 	"github.com/rein-agent/rein/internal/contract"
 )

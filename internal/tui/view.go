@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	tea "github.com/rein-agent/rein/internal/thirdparty/bubbletea"
 
 	"github.com/rein-agent/rein/internal/printable"
 	"github.com/rein-agent/rein/internal/tui/transcript"

@@ -11,7 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	tea "charm.land/bubbletea/v2"
+	tea "github.com/rein-agent/rein/internal/thirdparty/bubbletea"
 
 	"github.com/rein-agent/rein/internal/workspace"
 )

@@ -18,10 +18,10 @@ package composer
 import (
 	"strings"
 
-	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textarea"
-	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/rein-agent/rein/internal/thirdparty/bubbles/key"
+	"github.com/rein-agent/rein/internal/thirdparty/bubbles/textarea"
+	tea "github.com/rein-agent/rein/internal/thirdparty/bubbletea"
 
 	"github.com/rein-agent/rein/internal/tui/command"
 	"github.com/rein-agent/rein/internal/tui/style"

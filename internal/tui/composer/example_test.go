@@ -3,7 +3,7 @@ package composer_test
 import (
 	"fmt"
 
-	tea "charm.land/bubbletea/v2"
+	tea "github.com/rein-agent/rein/internal/thirdparty/bubbletea"
 
 	"github.com/rein-agent/rein/internal/tui/composer"
 )

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
+	tea "github.com/rein-agent/rein/internal/thirdparty/bubbletea"
 )
 
 // MaxFiles is how many entries (files and directories) the @ completion

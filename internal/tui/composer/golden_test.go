@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
+	tea "github.com/rein-agent/rein/internal/thirdparty/bubbletea"
 
 	"github.com/rein-agent/rein/internal/tui/style"
 )

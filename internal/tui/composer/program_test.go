@@ -5,8 +5,8 @@ import (
 	"io"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/google/go-cmp/cmp"
+	tea "github.com/rein-agent/rein/internal/thirdparty/bubbletea"
 )
 
 // program is a minimal bubbletea program around a composer: it keeps what
