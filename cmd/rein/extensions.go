@@ -81,11 +81,7 @@ func loadExtensions(ctx context.Context, spec cli.Spec, cfg *config.Config, root
 	skills, problems := skill.Discover(skill.UserRoots(root))
 	x.skills = skills
 	for _, p := range problems {
-		at := p.Path
-		if p.Line > 0 {
-			at = fmt.Sprintf("%s:%d", p.Path, p.Line)
-		}
-		x.problem("skills", at, p.Message)
+		x.problem("skills", p.Where(), p.Message)
 	}
 	return x, nil
 }

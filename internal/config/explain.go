@@ -97,16 +97,6 @@ func (d *decoded) wrongTypes(raw map[string]any) []badType {
 	return all
 }
 
-// checkTypes returns the error for the first value of the file (by line)
-// whose type is not what rein wants, or nil (see wrongTypes).
-func (d *decoded) checkTypes(raw map[string]any) error {
-	bad := d.wrongTypes(raw)
-	if len(bad) == 0 {
-		return nil
-	}
-	return fmt.Errorf("config: %s: %s", where(d.path, bad[0].line), bad[0].say(bad[0].text))
-}
-
 // ignored is the warning for b in a project's file, which ignores it:
 // "file:line: max_turns is ignored: it is "abc" (a string), and it wants
 // a whole number".

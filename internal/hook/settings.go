@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"time"
@@ -33,35 +31,24 @@ type settingsHandler struct {
 	Timeout *float64 `json:"timeout"`
 }
 
-// LoadClaudeSettings reads the "hooks" section of a Claude Code settings
+// ParseClaudeSettings reads the "hooks" section of a Claude Code settings
 // file (.claude/settings.json, .claude/settings.local.json):
 //
 //	{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "...", "timeout": 30}]}]}}
 //
 // in the order of the file, each hook's Source the file and the line of
-// its command. A missing file is no hooks and no error; one that cannot be
-// read or is not JSON of that shape is an error naming the file (and the
-// line and column of a syntax error). What rein does not run is returned
+// its command. A file that is not JSON of that shape is an error naming
+// the file (and the line and column of a syntax error). What rein does not run is returned
 // as problems ("file: ..."), not errors, and left out: handlers of other
 // types than command (prompt, http, agent, mcp_tool), events it does not
 // know or run, a matcher that is not a regular expression (but a
 // PreToolUse hook's, which is kept and runs before every tool: see
 // [Hook.Warning]), a hook with no command. "disableAllHooks": true makes
 // it return no hook.
-func LoadClaudeSettings(path string) ([]Hook, []string, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("hook: read %s: %w", path, err)
-	}
-	return ParseClaudeSettings(path, data)
-}
-
-// ParseClaudeSettings is LoadClaudeSettings of data, the content of the
-// file at path as the caller read it: a caller that decides on the bytes
-// (their hash, trusted) runs the hooks of those same bytes.
+//
+// data is the content of the file at path as the caller read it: a caller
+// that decides on the bytes (their hash, trusted) runs the hooks of those
+// same bytes.
 func ParseClaudeSettings(path string, data []byte) ([]Hook, []string, error) {
 	var top struct {
 		Hooks   json.RawMessage `json:"hooks"`

@@ -31,7 +31,7 @@ func TestLoadClaudeSettings(t *testing.T) {
     "Nonsense": []
   }
 }`)
-	hooks, problems, err := LoadClaudeSettings(good)
+	hooks, problems, err := parseSettingsFile(t, good)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,15 +51,22 @@ func TestLoadClaudeSettings(t *testing.T) {
 		t.Errorf("problems (-want +got):\n%s", d)
 	}
 
-	if hooks, problems, err := LoadClaudeSettings(filepath.Join(dir, "missing.json")); err != nil || hooks != nil || problems != nil {
-		t.Errorf("a missing file: %v, %v, %v; want nothing", hooks, problems, err)
-	}
 	broken := write("broken.json", "{\n  \"hooks\": {\n    \"PreToolUse\": [,]\n  }\n}")
-	if _, _, err := LoadClaudeSettings(broken); err == nil || !strings.Contains(err.Error(), broken+":3:") {
+	if _, _, err := parseSettingsFile(t, broken); err == nil || !strings.Contains(err.Error(), broken+":3:") {
 		t.Errorf("a broken file: %v; want an error at %s:3", err, broken)
 	}
 	off := write("off.json", `{"disableAllHooks": true, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}}`)
-	if hooks, problems, err := LoadClaudeSettings(off); err != nil || len(hooks) != 0 || len(problems) != 1 {
+	if hooks, problems, err := parseSettingsFile(t, off); err != nil || len(hooks) != 0 || len(problems) != 1 {
 		t.Errorf("disableAllHooks: %v, %v, %v; want no hooks and one problem", hooks, problems, err)
 	}
+}
+
+// parseSettingsFile is ParseClaudeSettings of the file at path.
+func parseSettingsFile(t *testing.T, path string) ([]Hook, []string, error) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ParseClaudeSettings(path, data)
 }

@@ -117,7 +117,7 @@ func TestLoadProjectFile(t *testing.T) {
   "bad name!": {"command": "x"},
   "git__hub": {"command": "x"}
 }}`)
-	got, err := LoadProjectFile(path, getenv)
+	got, err := parseProjectFile(t, path, getenv)
 	want := []Server{
 		{Name: "api", Source: path, URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer tok"},
 			Written: `{"type":"http","url":"https://example.com/mcp","headers":{"Authorization":"Bearer ${API_TOKEN}"},"oauth":{"ignored":true}}`},
@@ -134,10 +134,17 @@ func TestLoadProjectFile(t *testing.T) {
 	}
 
 	write("{\"mcpServers\": {\n  \"a\": {\"command\": \"x\",}\n}}")
-	if _, err := LoadProjectFile(path, getenv); err == nil || !strings.Contains(err.Error(), path+":2:") {
+	if _, err := parseProjectFile(t, path, getenv); err == nil || !strings.Contains(err.Error(), path+":2:") {
 		t.Errorf("broken JSON: %v, want its line", err)
 	}
-	if _, err := LoadProjectFile(filepath.Join(dir, "none.json"), getenv); err == nil {
-		t.Error("a missing file is not an error")
+}
+
+// parseProjectFile is ParseProjectFile of the file at path.
+func parseProjectFile(t *testing.T, path string, getenv func(string) string) ([]Server, error) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return ParseProjectFile(path, data, getenv)
 }

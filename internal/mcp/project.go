@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,7 +23,7 @@ type projectServer struct {
 	Headers map[string]string `json:"headers"`
 }
 
-// LoadProjectFile reads a project's .mcp.json in Claude Code's format:
+// ParseProjectFile reads a project's .mcp.json in Claude Code's format:
 //
 //	{"mcpServers": {
 //	  "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."], "env": {"K": "v"}},
@@ -37,16 +36,9 @@ type projectServer struct {
 // nor url, with a variable that is not set and has no default, with a
 // name that is not 1 to 64 letters, digits, '_' or '-') is left out, and
 // the error names it beside the servers that are returned.
-func LoadProjectFile(path string, getenv func(string) string) ([]Server, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("mcp: %w", err)
-	}
-	return ParseProjectFile(path, data, getenv)
-}
-
-// ParseProjectFile is LoadProjectFile of data, read from path already
-// (the caller that hashed the bytes it trusts parses those same bytes).
+//
+// data is the file at path as the caller read it (the caller that hashed
+// the bytes it trusts parses those same bytes).
 func ParseProjectFile(path string, data []byte, getenv func(string) string) ([]Server, error) {
 	var file struct {
 		MCPServers map[string]json.RawMessage `json:"mcpServers"`

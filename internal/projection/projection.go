@@ -41,12 +41,6 @@ type Options struct {
 	Asked bool
 }
 
-// Request builds the request for the next model call from s, as
-// [Project] does, without the rest of the projection.
-func Request(s *state.State, reg *registry.Registry, opts *Options) *contract.ModelRequest {
-	return Project(s, reg, opts).Request
-}
-
 // tools returns the tools of reg the model may see in s: those
 // [registry.Registry.Visible] offers that Options.Hidden does not hide;
 // none for a nil reg.
@@ -102,14 +96,6 @@ func uniqueCallIDs(msgs []contract.ModelMessage) {
 			}
 		}
 	}
-}
-
-// EstimateTokens is a rough count of the input tokens of req, at
-// state.DefaultBytesPerToken bytes a token, for requests the session's
-// calibration does not apply to. [Project] estimates with it.
-func EstimateTokens(req *contract.ModelRequest) int {
-	var c state.Calib
-	return c.Tokens(Size(req))
 }
 
 // EstimateWith estimates the input tokens of req at the bytes-per-token

@@ -67,9 +67,9 @@
 //     curl's and wget's outputs and uploads. A path known only at run time
 //     is a Dynamic Path.
 //
-// [Command.ReadOnly] reports a command that only reads: a program of
-// [ReadOnlyPrograms] (ls, cat, grep, find, git status, git log, jq,
-// sed...) with none of the options that would make it write, run a
+// [Command.ReadOnly] reports a command that only reads: one of the
+// programs of readonly.go's table (ls, cat, grep, find, git status, git
+// log, jq, sed...) with none of the options that would make it write, run a
 // program or read files named elsewhere (find -exec, sort -o and
 // --compress-program, date -s, printf -v, jq -L and -f, in a cluster of
 // short options too: jq -nf), no assignment before it, and, for a

@@ -2,7 +2,6 @@ package shell
 
 import (
 	"path"
-	"slices"
 	"strings"
 )
 
@@ -175,7 +174,7 @@ func jqReadOnly(cw []Word) bool {
 // ReadOnly reports whether c, as the analyser reads it, only reads: its
 // program, named plainly or in the system's directories, is one that
 // writes nothing but its standard output, runs nothing and reaches no
-// network ([ReadOnlyPrograms]), with none of the options that would make
+// network (readOnlyPrograms), with none of the options that would make
 // it do so; no assignment comes before it (LESSOPEN=..., GIT_DIR=...);
 // none of its words runs a program or code, or names a file it writes;
 // nothing in it is opaque; and, for a program some of whose options
@@ -238,15 +237,4 @@ func mayBeOption(cw []Word) bool {
 		}
 	}
 	return false
-}
-
-// ReadOnlyPrograms returns the names of the programs [Command.ReadOnly]
-// may find read-only, sorted.
-func ReadOnlyPrograms() []string {
-	names := make([]string, 0, len(readOnlyPrograms))
-	for name := range readOnlyPrograms {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
 }

@@ -83,12 +83,12 @@ type Problem struct {
 	Message string
 }
 
-// Error returns "path:line: message", or "path: message" when Line is 0.
-func (p *Problem) Error() string {
+// Where returns "path:line", or the path alone when Line is 0.
+func (p *Problem) Where() string {
 	if p.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, p.Message)
+		return fmt.Sprintf("%s:%d", p.Path, p.Line)
 	}
-	return p.Path + ": " + p.Message
+	return p.Path
 }
 
 // Roots says where to look for skills. A field left empty is not

@@ -210,10 +210,10 @@ func TestMalformedSkillsAreProblemsWithFileAndLine(t *testing.T) {
 			}
 			p := problems[0]
 			if p.Path != path || !strings.Contains(p.Message, c.message) || (c.line != 0 && p.Line != c.line) {
-				t.Errorf("problem = %q (line %d), want %s:%d with %q", p.Error(), p.Line, path, c.line, c.message)
+				t.Errorf("problem = %s: %q, want %s:%d with %q", p.Where(), p.Message, path, c.line, c.message)
 			}
-			if want := fmt.Sprintf("%s:%d: ", path, p.Line); !strings.HasPrefix(p.Error(), want) {
-				t.Errorf("Error() = %q, want it to start with %q", p.Error(), want)
+			if want := fmt.Sprintf("%s:%d", path, p.Line); p.Line > 0 && p.Where() != want || p.Line == 0 && p.Where() != path {
+				t.Errorf("Where() = %q, want %q", p.Where(), want)
 			}
 		})
 	}

@@ -26,7 +26,11 @@ var lifeline = sync.OnceValues(func() (*os.File, error) {
 	return r, nil
 })
 
-// lifelineW is the write end of the lifeline; see lifeline.
+// lifelineW is the write end of the lifeline; see lifeline. It is only
+// ever stored: holding it is its job (collected, its finalizer would close
+// it, and every helper would take rein for dead).
+//
+//lint:ignore U1000 never read on purpose: the variable keeps the write end from being collected and closed.
 var lifelineW *os.File
 
 // Lifeline returns the read end of this process's lifeline, for a helper

@@ -115,7 +115,7 @@ func TestDoesNotExecuteTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := state.State{Messages: []contract.ModelMessage{{Role: contract.RoleUser, Text: "fix the tests"}}}
-	req := projection.Request(&s, reg, nil)
+	req := projection.Project(&s, reg, nil).Request
 	body := eventStream(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"bash","arguments":` +
 		strconv.Quote(`{"command":"touch `+marker+`"}`) + `}}]},"finish_reason":"tool_calls"}]}`)
 	srv := providertest.Serve(t, http.StatusOK, http.Header{"Content-Type": {"text/event-stream"}}, body)
@@ -321,7 +321,7 @@ func TestProjectedObservationsBecomeToolMessages(t *testing.T) {
 		IntentID: "in_1", ToolName: "bash", OK: false, Phase: "execution", Text: "npm test failed with exit code 1",
 	}}})
 	s := statetest.Reduce(envs)
-	body, err := BuildRequest(projection.Request(&s, nil, nil), "gpt-4.1")
+	body, err := BuildRequest(projection.Project(&s, nil, nil).Request, "gpt-4.1")
 	if err != nil {
 		t.Fatal(err)
 	}

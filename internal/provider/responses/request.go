@@ -92,8 +92,8 @@ type tool struct {
 // emptySchema is the schema of a tool that declares none.
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
-// BuildRequest returns the exact JSON body sent to POST {base}/responses
-// of OpenAI's own API for req, asking model (passed through as given). It
+// buildRequest returns the exact JSON body sent to POST {base}/responses
+// for req, asking model (passed through as given). It
 // fails only when req holds JSON that is not valid (a tool's input
 // schema).
 //
@@ -108,15 +108,10 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 //
 // A reasoning effort asks for "reasoning": {"effort", "summary": "auto"}
 // (the kernel sets one only for a model that reasons); none leaves the
-// server's default. The cache key goes as prompt_cache_key.
-func BuildRequest(req *contract.ModelRequest, model string) ([]byte, error) {
-	return buildRequest(req, model, true)
-}
-
-// buildRequest is BuildRequest for a server that takes prompt_cache_key
-// (promptCacheKey) or may refuse it: only OpenAI's own API and Azure
-// OpenAI document it, and a strict compatible server refuses a field it
-// does not know.
+// server's default. The cache key goes as prompt_cache_key to a server
+// that takes it (promptCacheKey): only OpenAI's own API and Azure OpenAI
+// document it, and a strict compatible server refuses a field it does not
+// know.
 func buildRequest(req *contract.ModelRequest, model string, promptCacheKey bool) ([]byte, error) {
 	body := requestBody{
 		Model:        model,

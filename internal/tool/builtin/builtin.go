@@ -59,7 +59,7 @@ type Options struct {
 // Tools returns the built-in tools of one session working in ws. They
 // keep no state between calls: a file read by read_file may then be
 // edited because the read is recorded in the log and folded into the
-// state's read ledger (see FileTools).
+// state's read ledger (see fileToolsIn).
 func Tools(ws *workspace.Workspace, opts *Options) []registry.Tool {
 	var o Options
 	if opts != nil {

@@ -28,7 +28,7 @@ import (
 // edits; read_file reads a range of a larger one.
 const maxFileSize = 10 << 20
 
-// FileTools returns rein's file tools for one session, working inside ws:
+// fileToolsIn returns rein's file tools for one session, working in sc:
 // read_file, write_file, edit_file and list_dir, in that order.
 // write_file and edit_file refuse to change a file the session has not
 // read, or that changed on disk since, so they never clobber content the
@@ -38,11 +38,7 @@ const maxFileSize = 10 << 20
 // tool.observation, and the state folds it into the read ledger
 // (state.Ledger) that Check and Execute consult. So a resumed session, or
 // a fork, knows what the model had read. The tools are safe for concurrent
-// use.
-func FileTools(ws *workspace.Workspace) []registry.Tool { return fileToolsIn(newScope(ws, "")) }
-
-// fileToolsIn returns the file tools of FileTools working in sc: read_file
-// and list_dir read the artifacts directory too.
+// use. read_file and list_dir read the artifacts directory too.
 func fileToolsIn(sc *scope) []registry.Tool {
 	ft := &fileTools{ws: sc.ws, scope: sc}
 	return []registry.Tool{ft.readFile(), ft.writeFile(), ft.editFile(), ft.listDir()}

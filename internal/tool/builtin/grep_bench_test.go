@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/rein-agent/rein/internal/registry"
@@ -17,7 +18,11 @@ import (
 // with grep -rn and rg on the same pattern (see the report of the change
 // that added it).
 func BenchmarkGrepGoroot(b *testing.B) {
-	src := filepath.Join(runtime.GOROOT(), "src")
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("go env GOROOT: %v", err)
+	}
+	src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
 	if fi, err := os.Stat(src); err != nil || !fi.IsDir() {
 		b.Skipf("no Go source tree at %s", src)
 	}

@@ -19,14 +19,11 @@ import (
 	"github.com/rein-agent/rein/internal/workspace"
 )
 
-// SearchTools returns the search tools over ws, glob then grep. Both only
-// read, may run beside other tools, and see the files that git would: they
-// skip .git and whatever the .gitignore files (and .git/info/exclude) of the
-// tree ignore (and, made by Tools, Options.Hidden).
-func SearchTools(ws *workspace.Workspace) []registry.Tool { return searchToolsIn(newScope(ws, "")) }
-
-// searchToolsIn returns the search tools of SearchTools working in sc:
-// they search the artifacts directory too, when told to.
+// searchToolsIn returns the search tools over sc, glob then grep. Both
+// only read, may run beside other tools, and see the files that git
+// would: they skip .git and whatever the .gitignore files (and
+// .git/info/exclude) of the tree ignore (and, made by Tools,
+// Options.Hidden). They search the artifacts directory too, when told to.
 func searchToolsIn(sc *scope) []registry.Tool {
 	return []registry.Tool{globTool(sc), grepTool(sc)}
 }
