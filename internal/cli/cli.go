@@ -498,6 +498,16 @@ func (a *app) commands() *cobra.Command {
 	demo.Flags().BoolVar(&a.flags.json, "json", false, "print the durable events as JSON lines on stdout, and nothing else there")
 	demo.Flags().BoolVar(&a.flags.deltas, "deltas", false, "with --json, print the deltas too")
 
+	root.AddCommand(exec, demo)
+	root.AddCommand(a.toolCommands()...)
+	root.AddCommand(a.sessionCommands()...)
+	root.AddCommand(a.extensionCommands()...)
+	root.PersistentFlags().StringVar(&a.flags.sessionDir, "session-dir", "", "where sessions are kept (default $XDG_STATE_HOME/rein/sessions or ~/.local/state/rein/sessions; config key session_dir)")
+	return root
+}
+
+// toolCommands are rein version and rein debug (normalize).
+func (a *app) toolCommands() []*cobra.Command {
 	version := &cobra.Command{
 		Use:   "version",
 		Short: "Print rein's version",
@@ -520,11 +530,7 @@ func (a *app) commands() *cobra.Command {
 	}
 	normalize.Flags().StringVar(&a.flags.api, "api", "", "the API the body speaks: chat (OpenAI Chat and compatible), responses, messages (anthropic), gemini")
 	debug.AddCommand(normalize)
-	root.AddCommand(exec, demo, version, debug)
-	root.AddCommand(a.sessionCommands()...)
-	root.AddCommand(a.extensionCommands()...)
-	root.PersistentFlags().StringVar(&a.flags.sessionDir, "session-dir", "", "where sessions are kept (default $XDG_STATE_HOME/rein/sessions or ~/.local/state/rein/sessions; config key session_dir)")
-	return root
+	return []*cobra.Command{version, debug}
 }
 
 // normalize runs rein debug normalize.

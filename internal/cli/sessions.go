@@ -268,27 +268,9 @@ func (a *app) goOn(ctx context.Context, ref, prompt string, interactive bool) er
 		a.trust = trustAsker(a.deps.Stderr, lines.next)
 		a.pick = a.modelAsker(lines.next)
 	}
-	spec, err := a.spec(approver)
+	s, err := a.openFor(ctx, ref, approver)
 	if err != nil {
 		return err
-	}
-	if ref != "" {
-		if _, spec.Session, err = a.find(ref); err != nil {
-			return err
-		}
-	} else {
-		spec.Last = true
-	}
-	s, err := a.deps.Resume(ctx, spec)
-	if err != nil {
-		return err
-	}
-	if st := s.Runtime.State(); ref == "" && st.Cwd != "" {
-		// The repository's latest session may have been started in
-		// another of its directories: that is where its tools work.
-		if cwd, err := os.Getwd(); err == nil && filepath.Clean(cwd) != filepath.Clean(st.Cwd) && !a.flags.json {
-			printf(a.deps.Stderr, "rein: going on with session %s, which works in %s (not in this directory)\n", s.Runtime.Session(), field(st.Cwd))
-		}
 	}
 	if uiApprover != nil {
 		return a.ui(ctx, s, uiApprover, tui.Options{Past: true, Resume: prompt})
@@ -332,6 +314,34 @@ func (a *app) goOn(ctx context.Context, ref, prompt string, interactive bool) er
 		return nil
 	}
 	return l.converse(ctx, "")
+}
+
+// openFor opens the session ref names (the repository's latest with ref
+// empty) for goOn, and says so when it works in another directory.
+func (a *app) openFor(ctx context.Context, ref string, approver kernel.Approver) (*Session, error) {
+	spec, err := a.spec(approver)
+	if err != nil {
+		return nil, err
+	}
+	if ref != "" {
+		if _, spec.Session, err = a.find(ref); err != nil {
+			return nil, err
+		}
+	} else {
+		spec.Last = true
+	}
+	s, err := a.deps.Resume(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	if st := s.Runtime.State(); ref == "" && st.Cwd != "" {
+		// The repository's latest session may have been started in
+		// another of its directories: that is where its tools work.
+		if cwd, err := os.Getwd(); err == nil && filepath.Clean(cwd) != filepath.Clean(st.Cwd) && !a.flags.json {
+			printf(a.deps.Stderr, "rein: going on with session %s, which works in %s (not in this directory)\n", s.Runtime.Session(), field(st.Cwd))
+		}
+	}
+	return s, nil
 }
 
 // describe says how a state's last run stands.

@@ -49,29 +49,7 @@ func (d *decoded) problems() []problem {
 				})
 		}
 	}
-	if d.PermissionMode != "" {
-		if _, err := permission.ParseMode(d.PermissionMode); err != nil {
-			var modes []string
-			for _, m := range permission.Modes() {
-				modes = append(modes, string(m))
-			}
-			add(d.at("permission_mode"), fmt.Sprintf("permission_mode: %v", err),
-				fmt.Sprintf("permission_mode is ignored: it is %q, and it wants one of %s", d.PermissionMode, strings.Join(modes, ", ")),
-				func() { d.PermissionMode = "" })
-		}
-	}
-	for _, l := range []struct {
-		key   string
-		rules *[]string
-	}{{"allow", &d.Permissions.Allow}, {"ask", &d.Permissions.Ask}, {"deny", &d.Permissions.Deny}} {
-		for _, text := range *l.rules {
-			if _, err := permission.ParseRule(text); err != nil {
-				add(d.at(l.key), fmt.Sprintf("[permissions] %s: %v", l.key, err),
-					fmt.Sprintf("%s rule %q is ignored: %s", l.key, text, strings.TrimPrefix(err.Error(), "permission: ")),
-					func() { *l.rules = slices.DeleteFunc(*l.rules, func(s string) bool { return s == text }) })
-			}
-		}
-	}
+	d.permissionProblems(add)
 	switch strings.TrimSpace(d.Sandbox.Mode) {
 	case "", "workspace-write", "read-only", "off":
 	default:
@@ -102,6 +80,34 @@ func (d *decoded) problems() []problem {
 			func() { d.Notify = "" })
 	}
 	return out
+}
+
+// permissionProblems is problems' part for the permission mode and the
+// [permissions] rules.
+func (d *decoded) permissionProblems(add func(at, err, ignored string, drop func())) {
+	if d.PermissionMode != "" {
+		if _, err := permission.ParseMode(d.PermissionMode); err != nil {
+			var modes []string
+			for _, m := range permission.Modes() {
+				modes = append(modes, string(m))
+			}
+			add(d.at("permission_mode"), fmt.Sprintf("permission_mode: %v", err),
+				fmt.Sprintf("permission_mode is ignored: it is %q, and it wants one of %s", d.PermissionMode, strings.Join(modes, ", ")),
+				func() { d.PermissionMode = "" })
+		}
+	}
+	for _, l := range []struct {
+		key   string
+		rules *[]string
+	}{{"allow", &d.Permissions.Allow}, {"ask", &d.Permissions.Ask}, {"deny", &d.Permissions.Deny}} {
+		for _, text := range *l.rules {
+			if _, err := permission.ParseRule(text); err != nil {
+				add(d.at(l.key), fmt.Sprintf("[permissions] %s: %v", l.key, err),
+					fmt.Sprintf("%s rule %q is ignored: %s", l.key, text, strings.TrimPrefix(err.Error(), "permission: ")),
+					func() { *l.rules = slices.DeleteFunc(*l.rules, func(s string) bool { return s == text }) })
+			}
+		}
+	}
 }
 
 // ignoreInvalid takes out of the project's file d each value rein cannot

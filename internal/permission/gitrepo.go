@@ -190,6 +190,12 @@ func (r *repoReader) risk(gitdir, worktree string, depth int) string {
 	if worktree == "" {
 		return ""
 	}
+	return r.submoduleRisk(gitdir, worktree, sha256, depth)
+}
+
+// submoduleRisk is risk for the submodules checked out in worktree, as
+// the index of gitdir names them.
+func (r *repoReader) submoduleRisk(gitdir, worktree string, sha256 bool, depth int) string {
 	subs, err := r.cache.gitlinks(filepath.Join(gitdir, "index"), sha256)
 	if err != nil {
 		return fmt.Sprintf("git's index %s cannot be read (%v)", filepath.Join(gitdir, "index"), err)
@@ -357,29 +363,11 @@ func gitlinks(file string, sha256 bool) ([]string, error) {
 		if i >= len(b) {
 			return nil, errors.New("cut short")
 		}
-		var path []byte
-		if version == 4 {
-			strip, used := indexVarint(b[i:])
-			if used == 0 || strip > uint64(len(prev)) {
-				return nil, errors.New("a bad path")
-			}
-			i += used
-			end := bytes.IndexByte(b[i:], 0)
-			if end < 0 {
-				return nil, errors.New("cut short")
-			}
-			path = append(append([]byte(nil), prev[:len(prev)-int(strip)]...), b[i:i+end]...)
-			i += end + 1
-		} else {
-			end := bytes.IndexByte(b[i:], 0)
-			if end < 0 {
-				return nil, errors.New("cut short")
-			}
-			path = b[i : i+end]
-			// NULs pad the entry to a multiple of eight bytes, one at least.
-			i = start + (i+end-start+8)&^7
+		path, next, err := indexPath(b, start, i, version, prev)
+		if err != nil {
+			return nil, err
 		}
-		prev = path
+		i, prev = next, path
 		if mode&0o170000 == 0o160000 {
 			out = append(out, string(path))
 		}
@@ -398,6 +386,31 @@ func gitlinks(file string, sha256 bool) ([]string, error) {
 		i += 8 + size
 	}
 	return out, nil
+}
+
+// indexPath reads the path of the index entry that starts at start, at i
+// in b, and says where the next entry starts: version 4 gives it as a cut
+// of the previous path (prev) and what follows, the others whole and
+// padded with NULs.
+func indexPath(b []byte, start, i int, version uint32, prev []byte) (path []byte, next int, err error) {
+	if version == 4 {
+		strip, used := indexVarint(b[i:])
+		if used == 0 || strip > uint64(len(prev)) {
+			return nil, 0, errors.New("a bad path")
+		}
+		i += used
+		end := bytes.IndexByte(b[i:], 0)
+		if end < 0 {
+			return nil, 0, errors.New("cut short")
+		}
+		return append(append([]byte(nil), prev[:len(prev)-int(strip)]...), b[i:i+end]...), i + end + 1, nil
+	}
+	end := bytes.IndexByte(b[i:], 0)
+	if end < 0 {
+		return nil, 0, errors.New("cut short")
+	}
+	// NULs pad the entry to a multiple of eight bytes, one at least.
+	return b[i : i+end], start + (i+end-start+8)&^7, nil
 }
 
 // indexVarint decodes the variable-length integer of index version 4, and

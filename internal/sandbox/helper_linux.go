@@ -57,23 +57,9 @@ func (linuxBackend) helper(args []string) int {
 	if os.Getpid() != 1 {
 		return helperError(errors.New("the helper runs only as PID 1 of the PID namespace Wrap makes for it, and this process is not"))
 	}
-	// When rein dies, however it dies, its lifeline ends: everything in
-	// the namespace is killed, and the helper goes on as when the program
-	// ends (reap, restore, exit). The check after the start covers a
-	// death before it.
 	var orphaned atomic.Bool
-	if h.lifeline >= 0 {
-		err := tether.Watch(h.lifeline, func() {
-			// Nobody reads the output any more: what restore says must
-			// not end the helper with SIGPIPE before it is done. No
-			// program starts after this, so none inherits the ignore.
-			signal.Ignore(syscall.SIGPIPE)
-			orphaned.Store(true)
-			killNamespace()
-		})
-		if err != nil {
-			return helperError(err)
-		}
+	if err := watchLifeline(h.lifeline, &orphaned); err != nil {
+		return helperError(err)
 	}
 	// The helper holds capabilities in the namespaces: the program, which
 	// runs as the same user, must not trace it or read its memory.
@@ -125,6 +111,25 @@ func (linuxBackend) helper(args []string) int {
 	code := reap(pid)
 	m.restore()
 	return code
+}
+
+// watchLifeline watches rein's lifeline, fd (none when negative): when
+// rein dies, however it dies, its lifeline ends, everything in the
+// namespace is killed, orphaned is set, and the helper goes on as when
+// the program ends (reap, restore, exit). The helper's check of orphaned
+// after the start covers a death before it.
+func watchLifeline(fd int, orphaned *atomic.Bool) error {
+	if fd < 0 {
+		return nil
+	}
+	return tether.Watch(fd, func() {
+		// Nobody reads the output any more: what restore says must not
+		// end the helper with SIGPIPE before it is done. No program
+		// starts after this, so none inherits the ignore.
+		signal.Ignore(syscall.SIGPIPE)
+		orphaned.Store(true)
+		killNamespace()
+	})
 }
 
 // startRestricted starts argv on a thread of its own that it restricts
