@@ -1,0 +1,197 @@
+package boundary
+
+import (
+	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// maxFuncLines is how long a function in non-test code may be before its
+// doc comment has to say why it is long.
+const maxFuncLines = 80
+
+// longBecause is what a long function's doc comment says: "... is long
+// because ...". A reason a reader can check, not a marker.
+const longBecause = "long because"
+
+// repoRoot is the module's root, two folders up from this package.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// ourGoFiles lists the module's non-test Go files, relative to root: not
+// testdata, not hidden folders, and not the copies of other projects'
+// code under internal/thirdparty, which keep their authors' shape.
+func ourGoFiles(t *testing.T, root string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || rel == filepath.Join("internal", "thirdparty")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+			files = append(files, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 50 {
+		t.Fatalf("found only %d Go files under %s", len(files), root)
+	}
+	return files
+}
+
+// longFunctions reports the functions of one file that run over
+// maxFuncLines lines (from func to its closing brace) without a doc
+// comment saying why.
+func longFunctions(fset *token.FileSet, f *ast.File, name string) []string {
+	var found []string
+	for _, decl := range f.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if !ok || fn.Body == nil {
+			continue
+		}
+		lines := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1
+		if lines <= maxFuncLines {
+			continue
+		}
+		if fn.Doc != nil && strings.Contains(strings.ToLower(fn.Doc.Text()), longBecause) {
+			continue
+		}
+		found = append(found, name+":"+fset.Position(fn.Pos()).String()[len(fset.File(fn.Pos()).Name())+1:]+
+			": "+funcName(fn)+" is "+itoa(lines)+" lines")
+	}
+	return found
+}
+
+func funcName(fn *ast.FuncDecl) string {
+	if fn.Recv == nil || len(fn.Recv.List) == 0 {
+		return fn.Name.Name
+	}
+	var b bytes.Buffer
+	recv := fn.Recv.List[0].Type
+	if star, ok := recv.(*ast.StarExpr); ok {
+		recv = star.X
+	}
+	if idx, ok := recv.(*ast.IndexExpr); ok {
+		recv = idx.X
+	}
+	if idx, ok := recv.(*ast.IndexListExpr); ok {
+		recv = idx.X
+	}
+	if id, ok := recv.(*ast.Ident); ok {
+		b.WriteString(id.Name + ".")
+	}
+	b.WriteString(fn.Name.Name)
+	return b.String()
+}
+
+func itoa(n int) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+// A function in non-test code is at most 80 lines, or its doc comment says
+// why it is long ("... is long because ..."): a long function is where a
+// second job hides, and a reviewer reads a diff, not the whole function.
+func TestNoLongFunctionWithoutAReason(t *testing.T) {
+	root := repoRoot(t)
+	fset := token.NewFileSet()
+	var long []string
+	for _, rel := range ourGoFiles(t, root) {
+		f, err := parser.ParseFile(fset, filepath.Join(root, rel), nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		long = append(long, longFunctions(fset, f, rel)...)
+	}
+	for _, l := range long {
+		t.Errorf("%s, over %d without a doc comment saying why (%q): split it, or say why it is one piece", l, maxFuncLines, longBecause)
+	}
+}
+
+// The long-function check finds what it is for, and accepts a reason.
+func TestLongFunctionCheckItself(t *testing.T) {
+	body := strings.Repeat("\tx++\n", maxFuncLines)
+	src := "package p\n\nfunc short() {}\n\n" +
+		"func long() {\n\tx := 0\n" + body + "\t_ = x\n}\n\n" +
+		"// reasoned is long because it is a table.\nfunc reasoned() {\n\tx := 0\n" + body + "\t_ = x\n}\n\n" +
+		"type T struct{}\n\nfunc (t *T) method() {\n\tx := 0\n" + body + "\t_ = x\n}\n"
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := longFunctions(fset, f, "p.go")
+	if len(got) != 2 || !strings.Contains(got[0], "long is 84 lines") || !strings.Contains(got[1], "T.method is 84 lines") {
+		t.Errorf("longFunctions = %q, want long and T.method, 84 lines each", got)
+	}
+}
+
+// go.mod has no replace directive: the go command refuses `go install
+// module/cmd/rein@version` for a module that has one, so a patched
+// dependency lives under an import path of ours (internal/thirdparty)
+// instead.
+func TestGoModHasNoReplace(t *testing.T) {
+	root := repoRoot(t)
+	name := filepath.Join(root, "go.mod")
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range replaceLines(string(b)) {
+		t.Errorf("go.mod: %s: `go install` fails for a module with a replace directive; put a patched copy under internal/thirdparty", l)
+	}
+	if !strings.Contains(string(b), "module "+module+"\n") {
+		t.Errorf("go.mod does not name module %s", module)
+	}
+}
+
+// replaceLines returns go.mod's replace directives, one line each, in both
+// of go.mod's forms: `replace a => b` and a `replace (` block.
+func replaceLines(gomod string) []string {
+	var found []string
+	for i, line := range strings.Split(gomod, "\n") {
+		line, _, _ = strings.Cut(line, "//")
+		f := strings.Fields(line)
+		if len(f) > 0 && f[0] == "replace" {
+			found = append(found, "line "+itoa(i+1)+": "+strings.Join(f, " "))
+		}
+	}
+	return found
+}
+
+func TestReplaceLinesItself(t *testing.T) {
+	got := replaceLines("module m\n\n// replace is a word\nreplace a => ./b\nreplace (\n\tc => ./d\n)\n")
+	if len(got) != 2 || got[0] != "line 4: replace a => ./b" || got[1] != "line 5: replace (" {
+		t.Errorf("replaceLines = %q", got)
+	}
+}
