@@ -304,7 +304,7 @@ func listExtensions(ctx context.Context, spec cli.Spec, kind string) ([]cli.Fact
 	}
 	if strings.HasPrefix(kind, "mcp") && len(x.servers) > 0 {
 		x.startServers(ctx, mcp.Options{Dir: spec.Cwd, Environ: os.Environ(), Passthrough: cfg.EnvPassthrough,
-			Secrets: append(builtin.Credentials(os.Environ()), x.secrets()...), Strip: builtin.ToolEnv, Version: version}, nil)
+			Secrets: append(builtin.Credentials(os.Environ()), x.secrets()...), Strip: builtin.ToolEnv, MaxMessage: cfg.MCPMaxMessageBytes, Version: version}, nil)
 		defer x.manager.Close()
 		x.manager.Settled(ctx)
 	}

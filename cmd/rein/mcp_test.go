@@ -19,7 +19,9 @@ func mcpTurn(tool, input, expect string) string {
 
 // The person's server (config.toml) and a project's (.mcp.json, once
 // trusted) start before a headless run's first request; their tools are
-// called through the binary: a result, a tool error, 50 MB bounded, the
+// called through the binary: a result, a tool error, 15 MiB shortened
+// for the model and kept whole as an artifact (a result over
+// mcp_max_message_bytes is refused: TestExecMCPRefusesALargeMessage), the
 // environment stripped but for the server's own env, a crash during a
 // call; the secrets of a server's env never reach the log.
 func TestExecMCP(t *testing.T) {
@@ -41,7 +43,7 @@ env = { `+testServerEnv+` = "1", NAMED_KEY = "configured-secret-4821" }
 		mcpTurn("mcp__conf__echo", `{"text":"hi"}`, "")+`,`+
 		mcpTurn("mcp__conf__env", `{"names":["GITHUB_TOKEN","NAMED_KEY"]}`, expect(true, "echo: hi"))+`,`+
 		mcpTurn("mcp__conf__fail", `{}`, expect(true, "GITHUB_TOKEN set=false", "NAMED_KEY set=true"))+`,`+
-		mcpTurn("mcp__conf__big", `{"mb":50}`, expect(false, "the widget is broken"))+`,`+
+		mcpTurn("mcp__conf__big", `{"mb":15}`, expect(false, "the widget is broken"))+`,`+
 		mcpTurn("mcp__conf__grow", `{}`, expect(true, "0123456789abcdef"))+`,`+
 		// The server's list_changed, and later its restart, come in the
 		// background: a command gives them time (the backoff is 1 s).
@@ -93,8 +95,12 @@ env = { `+testServerEnv+` = "1", NAMED_KEY = "configured-secret-4821" }
 		if len(obs) != 10 {
 			t.Fatalf("%d observations, want 10", len(obs))
 		}
-		if big := obs[3]; !big.OK || !big.Truncated || !big.Untrusted || len(big.Text) > 1<<20 {
-			t.Errorf("the 50 MB result: ok %v truncated %v untrusted %v, %d bytes shown to the model", big.OK, big.Truncated, big.Untrusted, len(big.Text))
+		if big := obs[3]; !big.OK || !big.Truncated || !big.Untrusted || len(big.Text) > 1<<20 || big.ArtifactRef == "" {
+			t.Errorf("the 15 MiB result: ok %v truncated %v untrusted %v, %d bytes shown to the model, artifact %q", big.OK, big.Truncated, big.Untrusted, len(big.Text), big.ArtifactRef)
+		} else if arts, _ := filepath.Glob(filepath.Join(stateDir, "rein", "sessions", "*", filepath.FromSlash(big.ArtifactRef))); len(arts) != 1 {
+			t.Errorf("no artifact %s", big.ArtifactRef)
+		} else if fi, err := os.Stat(arts[0]); err != nil || fi.Size() != 15<<20 {
+			t.Errorf("the artifact of the 15 MiB result: %v, %d bytes", err, fi.Size())
 		}
 		if strings.Contains(string(sessionLog(t, result{state: stateDir})), "configured-secret-4821") {
 			t.Error("a server's env value is in the session log")
@@ -103,6 +109,39 @@ env = { `+testServerEnv+` = "1", NAMED_KEY = "configured-secret-4821" }
 		if len(logs) != 1 {
 			t.Errorf("no mcp-conf.log beside the session log:\n%s", r.stderr)
 		}
+	}
+}
+
+// A result over mcp_max_message_bytes is refused: the call fails saying so
+// and naming the setting, and the server, started again, answers the next
+// call.
+func TestExecMCPRefusesALargeMessage(t *testing.T) {
+	cfgHome, work, stateDir := t.TempDir(), t.TempDir(), t.TempDir()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(cfgHome, "rein", "config.toml"), `mcp_max_message_bytes = 1_048_576
+[mcp_servers.conf]
+command = `+quote(self)+`
+env = { `+testServerEnv+` = "1" }
+`)
+	expect := func(ok bool, contains ...string) string {
+		b, _ := json.Marshal(map[string]any{"ok": ok, "contains": contains})
+		return `"expect":[` + string(b) + `],`
+	}
+	script := writeScript(t, `{"turns":[`+
+		mcpTurn("mcp__conf__big", `{"mb":2}`, "")+`,`+
+		bashTurnExpect("sleep 3", expect(false, `the MCP server "conf"`, "more than 1 MiB", "mcp_max_message_bytes", "starts the server again"))+`,`+
+		mcpTurn("mcp__conf__echo", `{"text":"back"}`, "")+`,
+		{`+expect(true, "echo: back")+`"steps":[{"text":"It came back."},{"finish":"stop"}]}]}`)
+	r := reinIn(t, work, []string{"XDG_STATE_HOME=" + stateDir, "XDG_CONFIG_HOME=" + cfgHome, "HOME=" + t.TempDir()},
+		"exec", "--provider", "scripted", "--script", script, "--allow", "mcp__conf__*", "--allow", "bash(sleep:*)", "use the tools")
+	if r.code != 0 {
+		t.Fatalf("rein exec: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if obs := observationsOf(events(t, stateDir)); len(obs) != 3 || obs[0].OK || !obs[2].OK {
+		t.Errorf("observations: %+v", obs)
 	}
 }
 

@@ -303,6 +303,9 @@ type setup struct {
 	// artifactLimit bounds a session's artifacts; 0 means the tool
 	// runtime's default.
 	artifactLimit int64
+	// mcpMaxMessage bounds a message of an MCP server; 0 means package
+	// mcp's default.
+	mcpMaxMessage int64
 	// fixedPrompt, when set, replaces the environment-dependent parts of
 	// the system prompt (the demo's is the same on every machine).
 	fixedPrompt bool
@@ -328,7 +331,7 @@ type setup struct {
 // setupFrom layers the flags over the configuration.
 func setupFrom(spec cli.Spec, cfg *config.Config) (setup, error) {
 	set := setup{cwd: spec.Cwd, addDirs: spec.AddDirs, passthrough: cfg.EnvPassthrough, approver: spec.Approver, maxTurns: spec.MaxTurns,
-		artifactLimit: cfg.MaxArtifactBytes, notify: cfg.Notify}
+		artifactLimit: cfg.MaxArtifactBytes, mcpMaxMessage: cfg.MCPMaxMessageBytes, notify: cfg.Notify}
 	if set.maxTurns == 0 {
 		set.maxTurns = cfg.MaxTurns
 	}
@@ -474,7 +477,7 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	// The servers start once the kernel can take their tools, and stop
 	// before the log closes: no tools.changed after it.
 	set.ext.startServers(ctx, mcp.Options{Dir: ws.Root(), Environ: os.Environ(), Passthrough: set.passthrough, Secrets: secrets,
-		Strip: builtin.ToolEnv, LogDir: sess.Dir, ArtifactDir: filepath.Join(sess.Dir, "artifacts"), Version: version},
+		Strip: builtin.ToolEnv, LogDir: sess.Dir, ArtifactDir: filepath.Join(sess.Dir, "artifacts"), MaxMessage: set.mcpMaxMessage, Version: version},
 		func(c mcp.Change) {
 			if err := k.ChangeTools(c.Server, mcp.Source(c.Server), c.Tools, c.Reason); err != nil {
 				warn(fmt.Sprintf("MCP server %s: %v", c.Server, err))

@@ -4,7 +4,8 @@
 // directory above it that has one), the project's keys over the user's, and
 // remembers where each value came from. Flags override both; that layering
 // is the caller's. Some keys are the user's alone (base_url, env_passthrough,
-// session_dir, max_artifact_bytes, yolo and bare bash among the rest): a
+// session_dir, max_artifact_bytes, mcp_max_message_bytes, yolo and bare
+// bash among the rest): a
 // project's file that sets one has it ignored, with a warning naming the
 // key, the file and the line, and saying why.
 //
@@ -82,6 +83,12 @@ type File struct {
 	// rein's default (1 GiB). Only the user's file may set it: artifacts
 	// take room in your session directory, which is yours to size.
 	MaxArtifactBytes int64 `toml:"max_artifact_bytes"`
+	// MCPMaxMessageBytes is the largest message rein takes from an MCP
+	// server (a tool's result, most often); a larger one is refused
+	// unread, its call fails saying so, and the server is started again.
+	// 0 means rein's default (16 MiB). Only the user's file may set it:
+	// what rein holds in memory is yours to size.
+	MCPMaxMessageBytes int64 `toml:"mcp_max_message_bytes"`
 	// Permissions holds the [permissions] table's allow, ask and deny
 	// rules (rule syntax of package permission). The lists of the user's
 	// and the project's files add up; deny wins whichever file says it.
@@ -586,6 +593,7 @@ func (c *Config) apply(d *decoded) error {
 		{"max_turns", d.MaxTurns > 0, func() { c.MaxTurns = d.MaxTurns }},
 		{"env_passthrough", len(d.EnvPassthrough) > 0, func() { c.EnvPassthrough = d.EnvPassthrough }},
 		{"max_artifact_bytes", d.MaxArtifactBytes > 0, func() { c.MaxArtifactBytes = d.MaxArtifactBytes }},
+		{"mcp_max_message_bytes", d.MCPMaxMessageBytes > 0, func() { c.MCPMaxMessageBytes = d.MCPMaxMessageBytes }},
 	} {
 		if v.ok {
 			v.set()

@@ -373,6 +373,43 @@ func TestMaxArtifactBytes(t *testing.T) {
 	}
 }
 
+// mcp_max_message_bytes is the user's to set, like max_artifact_bytes: a
+// project's file may not raise what a server's message may take.
+func TestMCPMaxMessageBytes(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, user, project string
+		want                int64
+		err                 string
+	}{
+		{name: "unset", want: 0},
+		{name: "user", user: "mcp_max_message_bytes = 64_000_000\n", want: 64_000_000},
+		{name: "negative", user: "model = \"m\"\nmcp_max_message_bytes = -1\n", err: "config.toml:2: mcp_max_message_bytes is -1; it must be 1 or more"},
+		{name: "project may not", user: "mcp_max_message_bytes = 1000\n", project: "mcp_max_message_bytes = 1_000_000_000_000\n", want: 1000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			user := write(t, filepath.Join(dir, tc.name, "user", "config.toml"), tc.user)
+			project := write(t, filepath.Join(dir, tc.name, "repo", ".rein", "config.toml"), tc.project)
+			c, err := Load(Paths{User: user, Project: project})
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Load() error = %v, want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.MCPMaxMessageBytes != tc.want {
+				t.Errorf("MCPMaxMessageBytes = %d, want %d", c.MCPMaxMessageBytes, tc.want)
+			}
+			if tc.project != "" && !slices.ContainsFunc(c.Warnings, func(w string) bool { return strings.Contains(w, "mcp_max_message_bytes") }) {
+				t.Errorf("no warning about the project's mcp_max_message_bytes: %q", c.Warnings)
+			}
+		})
+	}
+}
+
 // The sandbox is a [sandbox] table or a mode alone; the project's file
 // may make it stricter, never looser.
 func TestSandboxTable(t *testing.T) {

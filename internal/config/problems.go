@@ -67,6 +67,11 @@ func (d *decoded) problems() []problem {
 			fmt.Sprintf("max_artifact_bytes is ignored: it is %d, and it must be 1 or more (0 means the default, 1 GiB)", d.MaxArtifactBytes),
 			func() { d.MaxArtifactBytes = 0 })
 	}
+	if d.MCPMaxMessageBytes < 0 {
+		add(d.at("mcp_max_message_bytes"), fmt.Sprintf("mcp_max_message_bytes is %d; it must be 1 or more (0 means the default, 16 MiB)", d.MCPMaxMessageBytes),
+			fmt.Sprintf("mcp_max_message_bytes is ignored: it is %d, and it must be 1 or more (0 means the default, 16 MiB)", d.MCPMaxMessageBytes),
+			func() { d.MCPMaxMessageBytes = 0 })
+	}
 	if d.defines("max_cost") && d.MaxCost < 0 && !math.IsInf(d.MaxCost, -1) { // -inf: not finite, above
 		add(d.at("max_cost"), fmt.Sprintf("max_cost is %v; it must be 0 (no budget) or more, in US dollars", d.MaxCost),
 			fmt.Sprintf("max_cost is ignored: it is %v, and it must be 0 (no budget) or more, in US dollars", d.MaxCost),

@@ -45,6 +45,11 @@ func (c *Config) ignoreUnsafe(d *decoded) []string {
 			"must not choose how much of your disk its outputs take; "+own)
 		f.MaxArtifactBytes = 0
 	}
+	if f.MCPMaxMessageBytes != 0 {
+		ignore(d.at("mcp_max_message_bytes"), "mcp_max_message_bytes", "a project's file may not set it, since a cloned repository "+
+			"must not choose how much of your memory an MCP server's message may take; "+own)
+		f.MCPMaxMessageBytes = 0
+	}
 	if strings.EqualFold(strings.TrimSpace(f.PermissionMode), string(permission.Yolo)) {
 		ignore(d.at("permission_mode"), fmt.Sprintf("permission_mode = %q", f.PermissionMode), "a project's file may not switch "+
 			"approvals off; pass --permission-mode yolo or set it in your own config.toml")

@@ -23,13 +23,17 @@ var ErrToolFailed = errors.New("the MCP tool reported an error")
 // call calls tool name of server s with the invocation's input and writes
 // its result to call.Output.
 func (m *Manager) call(ctx context.Context, s *server, name string, call *registry.Call) (registry.Result, error) {
-	cs := m.current(s)
+	cs, g := m.connection(s)
 	if cs == nil {
 		return registry.Result{}, errors.New(notConnected(s.cfg.Name))
 	}
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: call.Input})
 	switch {
 	case err == nil:
+	case g.refusal() != nil:
+		// Whether or not this call's answer was the message, the
+		// connection it waited on is over.
+		return registry.Result{}, fmt.Errorf("the MCP server %q: %w: rein refused it unread, and starts the server again", s.cfg.Name, g.refusal())
 	case ctx.Err() != nil:
 		return registry.Result{}, fmt.Errorf("the call to the MCP server %q was stopped: %w", s.cfg.Name, context.Cause(ctx))
 	case errors.Is(err, sdk.ErrConnectionClosed) || m.current(s) != cs || isClosed(err):
@@ -101,14 +105,14 @@ func (m *Manager) resource(w *lineWriter, call *registry.Call, i int, r *sdk.Res
 	case r.Blob != nil:
 		w.block(fmt.Sprintf("[resource %s] ", r.URI) + m.keep(call, i, "resource", r.MIMEType, r.Blob))
 	default:
-		w.block(fmt.Sprintf("[resource %s]\n%s", r.URI, r.Text))
+		w.block(fmt.Sprintf("[resource %s]\n", r.URI), r.Text)
 	}
 }
 
 // keep writes data, content i of a result, to the artifact directory, and
 // returns the line that names the file for the output.
 func (m *Manager) keep(call *registry.Call, i int, kind, mimeType string, data []byte) string {
-	what := fmt.Sprintf("%s %s, %s", kind, mimeType, size(len(data)))
+	what := fmt.Sprintf("%s %s, %s", kind, mimeType, size(int64(len(data))))
 	if m.opts.ArtifactDir == "" {
 		return "[" + what + ": not kept]"
 	}
@@ -150,35 +154,53 @@ func extension(mimeType string) string {
 }
 
 // size says n bytes for people.
-func size(n int) string {
+func size(n int64) string {
 	switch {
 	case n < 1024:
 		return fmt.Sprintf("%d B", n)
 	case n < 1<<20:
 		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
 	}
-	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	return strings.Replace(fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)), ".0 ", " ", 1)
 }
 
 // lineWriter writes blocks of output, each starting on a line of its own,
-// and remembers the first error.
+// and remembers the first error. A block goes out in pieces of at most
+// len(buf): a large result's text is never copied whole on its way to the
+// output (io.WriteString would, and so would the output's redaction of a
+// write held back in part).
 type lineWriter struct {
 	w       io.Writer
 	started bool
 	nl      bool // the last block ended with a newline
 	err     error
+	buf     []byte
 }
 
-func (l *lineWriter) block(s string) {
-	if l.err != nil {
-		return
-	}
+// piece is the most of a block lineWriter writes at once.
+const piece = 64 << 10
+
+// block writes a block made of parts, one after the other.
+func (l *lineWriter) block(parts ...string) {
 	if l.started && !l.nl {
-		_, l.err = io.WriteString(l.w, "\n")
+		l.write("\n")
 	}
-	if l.err == nil {
-		_, l.err = io.WriteString(l.w, s)
+	l.started, l.nl = true, false
+	for _, s := range parts {
+		l.write(s)
+		if s != "" {
+			l.nl = strings.HasSuffix(s, "\n")
+		}
 	}
-	l.started = true
-	l.nl = strings.HasSuffix(s, "\n")
+}
+
+func (l *lineWriter) write(s string) {
+	for len(s) > 0 && l.err == nil {
+		if l.buf == nil {
+			l.buf = make([]byte, 0, min(len(s), piece))
+		}
+		n := min(len(s), cap(l.buf))
+		_, l.err = l.w.Write(append(l.buf[:0], s[:n]...))
+		s = s[n:]
+	}
 }

@@ -47,6 +47,7 @@ type server struct {
 	err     string
 	since   time.Time
 	session *sdk.ClientSession
+	guard   *guard // what session reads under
 	// relisting says a listing of the tools is under way, again that the
 	// server said they changed since it began.
 	relisting, again bool
@@ -159,7 +160,7 @@ func (m *Manager) run(ctx context.Context, s *server) {
 		delay = min(delay*2, m.opts.Backoff.Max)
 	}
 	m.update(s, nil, func() (Change, bool) {
-		s.state, s.since, s.session = StateStopped, time.Now(), nil
+		s.state, s.since, s.session, s.guard = StateStopped, time.Now(), nil, nil
 		s.settle()
 		return Change{}, false
 	})
@@ -168,8 +169,12 @@ func (m *Manager) run(ctx context.Context, s *server) {
 // attempt starts s once and, when it is up, waits until it stops or ctx
 // is done. It says whether the server got ready, and why it stopped.
 func (m *Manager) attempt(ctx context.Context, s *server) (ready bool, why string) {
-	cs, proc, tools, skipped, err := m.open(ctx, s)
+	g := newGuard(m.maxMessage())
+	cs, proc, tools, skipped, err := m.open(ctx, s, g)
 	if err != nil {
+		if r := g.refusal(); r != nil {
+			return false, "the server did not start: " + r.Error()
+		}
 		return false, err.Error()
 	}
 	defer proc.stop()
@@ -179,7 +184,7 @@ func (m *Manager) attempt(ctx context.Context, s *server) (ready bool, why strin
 		if s.settled {
 			reason = "the server is back"
 		}
-		s.state, s.since, s.err, s.session, s.tools, s.skipped = StateReady, time.Now(), "", cs, tools, skipped
+		s.state, s.since, s.err, s.session, s.guard, s.tools, s.skipped = StateReady, time.Now(), "", cs, g, tools, skipped
 		s.settle()
 		return Change{Server: s.cfg.Name, Tools: tools, Reason: reason + withSkipped(skipped)}, true
 	})
@@ -188,11 +193,18 @@ func (m *Manager) attempt(ctx context.Context, s *server) (ready bool, why strin
 	select {
 	case <-ctx.Done():
 		return true, "rein stopped"
+	case <-g.refused:
+		// The connection is over: closing it fails the call the message
+		// answered, which says why (call).
+		return true, g.refusal().Error()
 	case <-proc.ended():
 		// The program is gone even if something it left holds its
 		// output open: the session is over.
 		return true, fmt.Sprintf("the server exited (%s)", proc.exited())
 	case err := <-ended:
+		if r := g.refusal(); r != nil {
+			return true, r.Error()
+		}
 		if how := proc.exited(); how != "" {
 			return true, fmt.Sprintf("the server exited (%s)", how)
 		}
@@ -203,9 +215,9 @@ func (m *Manager) attempt(ctx context.Context, s *server) (ready bool, why strin
 	}
 }
 
-// open connects to s, initializes the session and lists its tools, within
-// the server's startup timeout.
-func (m *Manager) open(ctx context.Context, s *server) (*sdk.ClientSession, *process, []registry.Tool, []string, error) {
+// open connects to s, its messages read under g, initializes the session
+// and lists its tools, within the server's startup timeout.
+func (m *Manager) open(ctx context.Context, s *server, g *guard) (*sdk.ClientSession, *process, []registry.Tool, []string, error) {
 	limit := s.cfg.startupTimeout()
 	sctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -215,7 +227,7 @@ func (m *Manager) open(ctx context.Context, s *server) (*sdk.ClientSession, *pro
 		}
 		return fmt.Errorf("the server did not start: %v", err)
 	}
-	t, proc, err := m.connect(sctx, s.cfg)
+	t, proc, err := m.connect(sctx, s.cfg, g)
 	if err != nil {
 		return nil, nil, nil, nil, fail(err)
 	}
@@ -292,7 +304,7 @@ func (m *Manager) relist(ctx context.Context, s *server, cs *sdk.ClientSession) 
 func (m *Manager) down(s *server, state, why string) {
 	m.update(s, nil, func() (Change, bool) {
 		had := len(s.tools) > 0 || !s.settled
-		s.state, s.since, s.err, s.session, s.tools, s.skipped = state, time.Now(), why, nil, nil, nil
+		s.state, s.since, s.err, s.session, s.guard, s.tools, s.skipped = state, time.Now(), why, nil, nil, nil, nil
 		s.settle()
 		return Change{Server: s.cfg.Name, Reason: why}, had
 	})
@@ -326,9 +338,24 @@ func (s *server) settle() {
 
 // current returns the session of s, nil when it is not ready.
 func (m *Manager) current(s *server) *sdk.ClientSession {
+	cs, _ := m.connection(s)
+	return cs
+}
+
+// connection returns the session of s and the guard it reads under; nil
+// when it is not ready.
+func (m *Manager) connection(s *server) (*sdk.ClientSession, *guard) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return s.session
+	return s.session, s.guard
+}
+
+// maxMessage is Options.MaxMessage or its default.
+func (m *Manager) maxMessage() int64 {
+	if m.opts.MaxMessage > 0 {
+		return m.opts.MaxMessage
+	}
+	return DefaultMaxMessage
 }
 
 func (m *Manager) version() string {

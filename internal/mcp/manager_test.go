@@ -186,11 +186,11 @@ func TestStdioServer(t *testing.T) {
 			t.Errorf("env = %q, %v; want %q", out, err, want)
 		}
 	})
-	t.Run("50 MB", func(t *testing.T) {
+	t.Run("15 MB", func(t *testing.T) {
 		var n countingWriter
-		_, err := find(t, c, "mcp__local__big").Execute(context.Background(), &registry.Call{InvocationID: "inv2", Input: json.RawMessage(`{"mb":50}`), Output: &n})
-		if err != nil || n != 50<<20 {
-			t.Errorf("big wrote %d bytes, %v; want %d", n, err, 50<<20)
+		_, err := find(t, c, "mcp__local__big").Execute(context.Background(), &registry.Call{InvocationID: "inv2", Input: json.RawMessage(`{"mb":15}`), Output: &n})
+		if err != nil || n.bytes != 15<<20 || n.largest > piece {
+			t.Errorf("big wrote %d bytes (at most %d at once), %v; want %d in pieces of at most %d", n.bytes, n.largest, err, 15<<20, piece)
 		}
 	})
 	t.Run("crash", func(t *testing.T) {
@@ -225,11 +225,13 @@ func TestStdioServer(t *testing.T) {
 	}
 }
 
-// countingWriter counts what is written to it and keeps nothing.
-type countingWriter int
+// countingWriter counts what is written to it, and the largest write,
+// and keeps nothing.
+type countingWriter struct{ bytes, largest int }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
-	*c += countingWriter(len(p))
+	c.bytes += len(p)
+	c.largest = max(c.largest, len(p))
 	return len(p), nil
 }
 
@@ -353,7 +355,7 @@ func TestHeadersStayWithTheServer(t *testing.T) {
 	}))
 	defer origin.Close()
 	m := New(&Options{Environ: []string{"T=secret-token"}})
-	tr := m.httpTransport(Server{URL: origin.URL + "/mcp", Headers: map[string]string{"X-Api-Key": "k-123"}, BearerEnv: "T"})
+	tr := m.httpTransport(Server{URL: origin.URL + "/mcp", Headers: map[string]string{"X-Api-Key": "k-123"}, BearerEnv: "T"}, newGuard(DefaultMaxMessage))
 	client := tr.(*sdk.StreamableClientTransport).HTTPClient
 	resp, err := client.Get(origin.URL + "/mcp")
 	if err != nil {

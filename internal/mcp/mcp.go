@@ -13,7 +13,12 @@
 // policy to weigh; whether a call runs is the tool runtime's decision, and
 // each change of the tool set is recorded by the caller (the kernel's
 // ChangeTools) as a tools.changed event. A server is untrusted: what it
-// returns goes through the observation stage like every tool's output.
+// returns goes through the observation stage like every tool's output,
+// written to it in pieces (never copied whole on the way), and no message
+// of it is held past Options.MaxMessage: a stdio server's lines are read by
+// rein's own transport (stdioTransport), an HTTP server's bodies through a
+// limit (limitTransport), and one past it is refused as it arrives, the
+// connection ended and the server started again.
 package mcp
 
 import (
@@ -35,11 +40,6 @@ const (
 	// DefaultToolTimeout bounds one tool call.
 	DefaultToolTimeout = 10 * time.Minute
 )
-
-// MaxMessage is the largest message rein reads from a stdio server, in
-// bytes: a result past it ends the connection (rein says so and
-// reconnects) rather than fill the memory.
-const MaxMessage = 128 << 20
 
 // Server is one configured MCP server.
 type Server struct {
@@ -185,6 +185,13 @@ type Options struct {
 	// Logger receives what the package has to say beside the changes;
 	// nil discards it.
 	Logger *slog.Logger
+	// MaxMessage is the largest message rein takes from a server, in
+	// bytes (a line of a stdio server, a response body or a stream's
+	// event of an HTTP server); 0 means DefaultMaxMessage. A message past
+	// it is refused before it is held whole: the call it answers fails
+	// with a TooLargeError's sentence, and the server is started again,
+	// as after a crash.
+	MaxMessage int64
 	// Connect returns the transport to server s; nil means the stdio or
 	// streamable HTTP transport that s describes. Tests pass in-memory
 	// transports.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -40,15 +39,15 @@ type process struct {
 	err  error // how it exited, once done is closed
 }
 
-// connect returns the transport to s and, for a stdio server, the process
-// it started (nil otherwise).
-func (m *Manager) connect(ctx context.Context, s Server) (sdk.Transport, *process, error) {
+// connect returns the transport to s, whose messages are read under g,
+// and, for a stdio server, the process it started (nil otherwise).
+func (m *Manager) connect(ctx context.Context, s Server, g *guard) (sdk.Transport, *process, error) {
 	if m.opts.Connect != nil {
 		t, err := m.opts.Connect(ctx, s)
 		return t, nil, err
 	}
 	if s.URL != "" {
-		return m.httpTransport(s), nil, nil
+		return m.httpTransport(s, g), nil, nil
 	}
 	p, err := m.start(s)
 	if err != nil {
@@ -57,7 +56,7 @@ func (m *Manager) connect(ctx context.Context, s Server) (sdk.Transport, *proces
 	// Closing the session closes the server's input, and it exits; rein
 	// closes its output only then (stop), so that what the server writes
 	// as it goes never meets a broken pipe.
-	return &sdk.IOTransport{Reader: io.NopCloser(p.out), Writer: p.in, MaxLineLength: MaxMessage}, p, nil
+	return &stdioTransport{r: p.out, w: p.in, guard: g}, p, nil
 }
 
 // start starts the program of stdio server s, its standard error appended
@@ -211,8 +210,9 @@ func (m *Manager) logPath(name string) string {
 }
 
 // httpTransport is the streamable HTTP transport to s, sending its
-// headers and bearer token with every request.
-func (m *Manager) httpTransport(s Server) sdk.Transport {
+// headers and bearer token with every request, reading its responses
+// under g.
+func (m *Manager) httpTransport(s Server, g *guard) sdk.Transport {
 	h := http.Header{}
 	for k, v := range s.Headers {
 		h.Set(k, v)
@@ -223,8 +223,11 @@ func (m *Manager) httpTransport(s Server) sdk.Transport {
 		}
 	}
 	origin, _ := url.Parse(s.URL) // checked by the configuration
-	client := &http.Client{Transport: &headerTransport{base: http.DefaultTransport, header: h, origin: origin}}
-	return &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: client}
+	client := &http.Client{Transport: &limitTransport{guard: g,
+		base: &headerTransport{base: http.DefaultTransport, header: h, origin: origin}}}
+	// The SDK's own bound on an event is past rein's, which refuses first
+	// and says why.
+	return &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: client, MaxEventSize: int(g.limit) + 64<<10}
 }
 
 // getenv looks name up in Options.Environ.

@@ -18,11 +18,14 @@ import (
 	"io"
 )
 
-// MaxLine is the longest line the reader accepts: 16 MiB, far beyond any
-// model's single event but a bound on memory all the same.
+// MaxLine is the longest line the reader accepts, and the most an event's
+// lines may hold together: 16 MiB, far beyond any model's single event but
+// a bound on memory all the same.
 const MaxLine = 16 << 20
 
-// ErrLineTooLong is returned for a line longer than MaxLine.
+// ErrLineTooLong is returned for a line longer than MaxLine, and for an
+// event whose lines hold more than MaxLine together (a stream of data
+// lines that never ends its event).
 var ErrLineTooLong = errors.New("sse: line too long")
 
 // Event is one server-sent event.
@@ -92,6 +95,9 @@ func (r *Reader) Next() (Event, error) {
 			continue // a comment
 		}
 		hasAny = true
+		if data.Len()+stray.Len()+len(line) > MaxLine {
+			return Event{}, fmt.Errorf("%w: an event of more than %d bytes", ErrLineTooLong, MaxLine)
+		}
 		name, value, found := bytes.Cut(line, []byte(":"))
 		if found && len(value) > 0 && value[0] == ' ' {
 			value = value[1:]

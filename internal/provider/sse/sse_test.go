@@ -95,3 +95,37 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// An event that never ends (data lines without the blank line that
+// closes it) is refused once its lines pass MaxLine together: the reader
+// neither holds nor reads a stream without end.
+func TestAnEventIsBounded(t *testing.T) {
+	line := "data: " + strings.Repeat("x", 1<<20) + "\n"
+	endless := &repeater{line: line}
+	_, err := readAll(t, endless)
+	if !errors.Is(err, ErrLineTooLong) || !strings.Contains(err.Error(), "an event of more than") {
+		t.Fatalf("err = %v, want ErrLineTooLong for the event", err)
+	}
+	if endless.n > MaxLine+2*len(line)+64<<10 {
+		t.Errorf("read %d bytes of an endless event; want about MaxLine (%d)", endless.n, MaxLine)
+	}
+}
+
+// repeater is a stream of line, again and again, that counts what was
+// read of it.
+type repeater struct {
+	line string
+	off  int
+	n    int
+}
+
+func (r *repeater) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		c := copy(p[n:], r.line[r.off:])
+		n += c
+		r.off = (r.off + c) % len(r.line)
+	}
+	r.n += n
+	return n, nil
+}
