@@ -108,7 +108,9 @@ func ownServer(baseURL string) bool {
 }
 
 // fromServer is what m's server says of its model (known, when the log
-// has it), or false when it does not say.
+// has it), or false when it does not say. The server is asked once and
+// its answer remembered in rein's state directory (probeRemembered) for
+// windowTTL; a context_length error from it forgets the answer.
 func fromServer(ctx context.Context, m *kernel.Model, known *contract.ModelInfo) (catalog.Model, bool) {
 	if known != nil {
 		return catalog.Model{ID: m.Model, ContextWindow: known.ContextWindow, MaxOutput: known.MaxOutput, Prices: known.Prices,
@@ -120,8 +122,14 @@ func fromServer(ctx context.Context, m *kernel.Model, known *contract.ModelInfo)
 		// probe stays on the host the key is sent to anyway.
 		client = &http.Client{Transport: bearer{key: m.Secret, next: http.DefaultTransport}}
 	}
-	served, err := catalog.Probe(ctx, client, m.BaseURL, m.Model)
-	return served, err == nil
+	file := stateFile(windowsFile)
+	served, ok := probeRemembered(ctx, file, func(ctx context.Context) (catalog.Model, error) {
+		return catalog.Probe(ctx, client, m.BaseURL, m.Model)
+	}, m.BaseURL, m.Model)
+	if ok && file != "" && m.Provider != nil {
+		m.Provider = forgetting{Provider: m.Provider, forget: func() { forgetWindow(file, m.BaseURL, m.Model) }}
+	}
+	return served, ok
 }
 
 // bearer sends the key as a bearer token on every request.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rein-agent/rein/internal/cli"
 	"github.com/rein-agent/rein/internal/config"
+	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/sandbox"
 	"github.com/rein-agent/rein/internal/workspace"
@@ -53,7 +54,9 @@ func sandboxFrom(spec cli.Spec, cfg *config.Config) (sandboxSetup, error) {
 // and the session's private temporary directory.
 type containment struct {
 	policy *sandbox.Policy
-	status sandbox.Status
+	// status is what the machine said of its sandbox; nil when the mode
+	// is off and it was not asked.
+	status *sandbox.Status
 	// active says commands really run sandboxed: a mode other than off,
 	// on a machine that has a sandbox.
 	active bool
@@ -103,14 +106,15 @@ func contain(s sandboxSetup, ws *workspace.Workspace, sessionDir, userConfig str
 		deny = append(deny, filepath.Dir(sessionDir))
 		own++
 	}
-	c := &containment{status: sandbox.Probe(), extra: extra, tempDir: tmp, swept: swept, own: deny[len(deny)-own:]}
+	c := &containment{extra: extra, tempDir: tmp, swept: swept, own: deny[len(deny)-own:]}
 	c.policy = &sandbox.Policy{
 		Mode: s.mode, Writable: append(ws.Roots(), extra...), ReadOnly: sandbox.Protected(ws.Roots()),
 		DenyRead: deny, Network: s.network, TempDir: tmp,
 	}
 	switch {
 	case s.mode == sandbox.ModeOff:
-	case !c.status.Available:
+		// Nothing is asked of the machine: no command will be sandboxed.
+	case !c.probe().Available:
 		warn(fmt.Sprintf("no sandbox on this machine (%s): commands run unsandboxed, with your permissions, "+
 			"and accept-edits asks before the commands it would otherwise have run contained, default mode before read-only ones", c.status.Reason))
 		c.policy.Mode = sandbox.ModeOff
@@ -118,6 +122,28 @@ func contain(s sandboxSetup, ws *workspace.Workspace, sessionDir, userConfig str
 		c.active = true
 	}
 	return c, nil
+}
+
+// probe asks whether this machine has a sandbox, remembering the answer
+// in rein's state directory (sandbox.ProbeRemembered) when there is one.
+func (c *containment) probe() sandbox.Status {
+	var st sandbox.Status
+	if file := stateFile("sandbox.json"); file != "" {
+		st = sandbox.ProbeRemembered(file)
+	} else {
+		st = sandbox.Probe()
+	}
+	c.status = &st
+	return st
+}
+
+// record is the sandbox's availability as session.started records it:
+// nil when the mode is off and the machine was not asked.
+func (c *containment) record() *contract.SandboxStatus {
+	if c.status == nil {
+		return nil
+	}
+	return c.status.Record()
 }
 
 // containment is the sandbox as the permission policy weighs it: whether
@@ -152,7 +178,7 @@ func (c *containment) describe() string {
 			writes = "writes only in a private temporary directory"
 		}
 		return fmt.Sprintf("sandbox: %s (%s; %s)", c.policy.Mode, writes, net)
-	case !c.status.Available && c.policy.Mode == sandbox.ModeOff:
+	case c.status != nil && !c.status.Available:
 		return "sandbox: none available here; commands run unsandboxed"
 	}
 	return "sandbox: off; commands run unsandboxed, with your permissions"

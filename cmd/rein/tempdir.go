@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/rein-agent/rein/internal/sandbox"
 )
 
 // tempPrefix begins the name of a session's private temporary directory:
@@ -16,7 +18,7 @@ import (
 // made it (see owner) and RANDOM is os.MkdirTemp's. A rein that dies
 // without removing its own (kill -9) leaves it behind; the next session
 // to start removes it.
-const tempPrefix = "rein-tmp-"
+const tempPrefix = sandbox.SessionTempPrefix
 
 // owner is the process a temporary directory was made by: its PID
 // namespace (the inode of /proc/self/ns/pid), its pid and its start time

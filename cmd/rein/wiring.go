@@ -461,7 +461,7 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 		ProviderName: m.Name, Model: m.Model, BaseURL: m.BaseURL, Capabilities: m.Capabilities, KeyHint: m.KeyHint, Secret: m.Secret,
 		Explain: m.Explain, Fallback: fallbacks, Registry: reg, Tools: tools, MaxTurns: set.maxTurns, System: kernel.SystemPrompt(env),
 		Cwd: set.cwd, Version: version, Session: sess.ID, State: &sess.State, Logger: warnings(), Secrets: secrets,
-		Sandbox: box.status.Record(), Info: m.Info, SessionDir: sess.Dir, Hooks: hooks,
+		Sandbox: box.record(), Info: m.Info, SessionDir: sess.Dir, Hooks: hooks,
 		Context: kernel.ContextOptions{CompactAt: set.context.CompactAt, MaxCost: set.context.MaxCost,
 			ReasoningEffort: effortFor(&m, set.context.ReasoningEffort)},
 	}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -152,7 +153,10 @@ func DefaultDenyRead() []string {
 // system buses, the ssh agent, Docker, tmux, screen, X11), and the
 // directories that hold them: Landlock cannot stop a connection to a
 // socket by its path, so they are hidden. A caller that lets the person
-// replace the deny-read list hides these whatever the list says.
+// replace the deny-read list hides these whatever the list says. The
+// sockets found under /tmp and /var/tmp are not listed here: [Wrap] hides
+// them whatever the policy says, found when the first command is
+// sandboxed.
 func EscapeSockets() []string {
 	var out []string
 	for _, p := range append([]string{os.Getenv("XDG_RUNTIME_DIR"), os.Getenv("SSH_AUTH_SOCK"),
@@ -184,18 +188,88 @@ func terminalSockets() []string {
 	if d := os.Getenv("SCREENDIR"); filepath.IsAbs(d) {
 		out = append(out, d)
 	}
-	return append(out, tmpSockets()...)
+	return out
 }
 
 // tmpSockets are the sockets under /tmp and /var/tmp, found once per
-// process: a session's sandbox is made once, and the scan costs a few
-// milliseconds in a crowded /tmp.
-var tmpSockets = sync.OnceValue(func() []string { return socketsUnder([]string{"/tmp", "/var/tmp"}, 2, 4096) })
+// process, when the first command is sandboxed ([Wrap] and
+// [Policy.Record] add them to what is hidden): a session that sandboxes
+// nothing never pays for the scan, which costs milliseconds in a crowded
+// /tmp.
+var tmpSockets = sync.OnceValue(func() []string {
+	dirs := []string{"/tmp", "/var/tmp"}
+	bound, err := boundSockets("/proc/net/unix", dirs)
+	if err != nil {
+		return socketsUnder(dirs, 2, 4096)
+	}
+	// The kernel's list has every socket bound in this network namespace,
+	// at any depth; one made by a process of another (a container's) is
+	// only found by looking, which the top level costs little.
+	for _, p := range socketsUnder(dirs, 0, 4096) {
+		if !slices.Contains(bound, p) {
+			bound = append(bound, p)
+		}
+	}
+	return bound
+})
+
+// boundSockets returns the paths under dirs of the Unix sockets the kernel
+// lists as bound in table (/proc/net/unix: "Num RefCount Protocol Flags
+// Type St Inode Path", the path last and absent for an unbound or
+// abstract socket): a server listens on one, whatever its depth. Reading
+// it costs one file however crowded /tmp is. An error means the table
+// cannot be read.
+func boundSockets(table string, dirs []string) ([]string, error) {
+	f, err := os.Open(table)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }() // read only
+	data, err := io.ReadAll(io.LimitReader(f, 16<<20))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i, line := range strings.Split(string(data), "\n") {
+		fields := strings.Fields(line)
+		if i == 0 || len(fields) < 8 {
+			continue // the header, or a socket without a path
+		}
+		// The path is what follows the seventh field, spaces and all.
+		rest := line
+		for range 7 {
+			rest = strings.TrimLeft(rest, " ")
+			rest = rest[strings.IndexByte(rest, ' ')+1:]
+		}
+		p := strings.TrimLeft(rest, " ")
+		if !filepath.IsAbs(p) || slices.Contains(out, p) {
+			continue
+		}
+		for _, d := range dirs {
+			if within(p, d) && p != d {
+				out = append(out, filepath.Clean(p))
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// SessionTempPrefix begins the name of a rein session's private temporary
+// directory (rein-tmp-...), which the scan for sockets does not enter.
+// Such a directory is the TempDir of one session's policy: the sockets a
+// sandboxed command makes there die with its PID namespace when it ends,
+// and the directory of a rein that died is removed by the next session's
+// start, so it holds no server of its own to reach; reading the
+// directories a crowd of sessions left would cost the scan its budget and
+// cut the directories where servers do listen.
+const SessionTempPrefix = "rein-tmp-"
 
 // socketsUnder returns the Unix sockets found in dirs and up to depth
 // levels below them, reading at most limit entries in all: servers that
 // would run commands for a client (a tmux started with -S /tmp/x, an
 // editor's server) often listen there, under names no list can know.
+// Sessions' temporary directories (SessionTempPrefix) are not entered.
 // Sockets made after the scan are not found.
 func socketsUnder(dirs []string, depth, limit int) []string {
 	var out []string
@@ -209,6 +283,9 @@ func socketsUnder(dirs []string, depth, limit int) []string {
 				continue
 			}
 			for _, e := range entries {
+				if strings.HasPrefix(e.Name(), SessionTempPrefix) && e.IsDir() {
+					continue
+				}
 				if limit--; limit < 0 {
 					return out
 				}

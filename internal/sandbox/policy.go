@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/rein-agent/rein/internal/contract"
 )
@@ -105,7 +104,7 @@ func (p *Policy) Record() *contract.SandboxSpec {
 	case m == ModeOff:
 		return &contract.SandboxSpec{Mode: string(ModeOff)}
 	default:
-		spec := &contract.SandboxSpec{Mode: string(m), DenyRead: Expand(p.DenyRead), Network: p.Network}
+		spec := &contract.SandboxSpec{Mode: string(m), DenyRead: withSockets(Expand(p.DenyRead)), Network: p.Network}
 		if m == ModeWorkspaceWrite {
 			spec.Writable = Expand(p.Writable)
 			spec.ReadOnly = Expand(p.ReadOnly)
@@ -155,17 +154,21 @@ type backend interface {
 	// dumpable makes the process dumpable, and returns how to restore
 	// what it was.
 	dumpable() (restore func(), err error)
+	// probeKey is what probe's answer depends on, for ProbeRemembered;
+	// "" when it cannot be told, and the answer is not remembered.
+	probeKey() string
 }
-
-// probed caches Probe: what the kernel allows does not change while rein
-// runs.
-var probed = sync.OnceValue(func() Status { return platform.probe() })
 
 // Probe says whether commands can be sandboxed here, and if not why. On
 // Linux it checks the Landlock ABI and starts the sandbox helper once, in
 // the namespaces a command gets, with nothing to run. The result is
-// cached; Probe is safe for concurrent use.
-func Probe() Status { return probed() }
+// cached for the process (what the kernel allows does not change while
+// rein runs), or is [ProbeRemembered]'s when that was called first;
+// Probe is safe for concurrent use.
+func Probe() Status {
+	probeState.once.Do(func() { probeState.status = platform.probe() })
+	return probeState.status
+}
 
 // ErrUnavailable is wrapped by Wrap's error when the sandbox cannot be
 // had on this machine; the error says why.
@@ -233,7 +236,7 @@ func normalize(p *Policy) (*Policy, error) {
 	if n.TempDir, err = filepath.EvalSymlinks(tmp[0]); err != nil {
 		return nil, fmt.Errorf("sandbox: the temporary directory: %w", err)
 	}
-	n.DenyRead = existing(Expand(p.DenyRead))
+	n.DenyRead = existing(withSockets(Expand(p.DenyRead)))
 	if n.Mode == ModeWorkspaceWrite {
 		w := Expand(p.Writable)
 		for _, root := range w {
@@ -254,6 +257,19 @@ func normalize(p *Policy) (*Policy, error) {
 		}
 	}
 	return n, nil
+}
+
+// withSockets returns paths and, after them, the sockets under /tmp and
+// /var/tmp that it does not list (see tmpSockets): what a sandboxed
+// command may not reach whatever its policy says.
+func withSockets(paths []string) []string {
+	out := slices.Clip(paths)
+	for _, s := range tmpSockets() {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // tempEnv returns env with TMPDIR set to dir, and GOTMPDIR too when env

@@ -168,3 +168,41 @@ func (linuxBackend) dumpable() (func(), error) {
 	// fail.
 	return func() { _ = unix.Prctl(unix.PR_SET_DUMPABLE, uintptr(was), 0, 0, 0) }, nil
 }
+
+// probeKey is what the probe's answer depends on: the kernel (release
+// and build), its Landlock ABI, the sysctls that allow or forbid
+// unprivileged user namespaces (Debian's, the limit, Ubuntu's AppArmor
+// restriction), the user namespace rein runs in (another container is
+// another one), the user, and rein's own executable file (device, inode,
+// size, modification time: a new build may set the sandbox up
+// otherwise). It costs a few reads of /proc and no process.
+func (linuxBackend) probeKey() string {
+	var u unix.Utsname
+	if unix.Uname(&u) != nil {
+		return ""
+	}
+	abi, err := llsys.LandlockGetABIVersion()
+	if err != nil {
+		abi = -1
+	}
+	ns, err := os.Readlink("/proc/self/ns/user")
+	if err != nil {
+		return ""
+	}
+	var exe unix.Stat_t
+	if unix.Stat(selfExe, &exe) != nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "kernel %s %s; landlock %d; userns %s; uid %d gid %d; exe %d:%d:%d:%d.%09d",
+		unix.ByteSliceToString(u.Release[:]), unix.ByteSliceToString(u.Version[:]), abi, ns,
+		os.Getuid(), os.Getgid(), exe.Dev, exe.Ino, exe.Size, exe.Mtim.Sec, exe.Mtim.Nsec)
+	for _, sysctl := range []string{"kernel/unprivileged_userns_clone", "user/max_user_namespaces", "kernel/apparmor_restrict_unprivileged_userns"} {
+		v, err := os.ReadFile("/proc/sys/" + sysctl)
+		if err != nil {
+			v = []byte("-")
+		}
+		fmt.Fprintf(&b, "; %s %s", sysctl, strings.TrimSpace(string(v)))
+	}
+	return b.String()
+}

@@ -19,7 +19,10 @@ var startMu sync.Mutex
 // process dumpable for just the start of such a command, and restores
 // what it was once the child has run its exec (which makes it dumpable
 // again by itself). It is safe for concurrent use; a command without a
-// sandbox starts as usual.
+// sandbox starts as usual. When a sandboxed command cannot start and the
+// sandbox was only remembered as available ([ProbeRemembered]), the error
+// says so and the memory is forgotten: the command never runs without
+// its sandbox.
 func Start(cmd *exec.Cmd) error {
 	if !platform.needsDumpable(cmd) {
 		return cmd.Start()
@@ -31,5 +34,8 @@ func Start(cmd *exec.Cmd) error {
 		return err
 	}
 	defer restore()
-	return cmd.Start()
+	if err := cmd.Start(); err != nil {
+		return forget(err)
+	}
+	return nil
 }
