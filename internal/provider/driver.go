@@ -17,8 +17,10 @@ import (
 // MaxWholeBody bounds a response read whole: a body that is one JSON
 // document instead of server-sent events, from a server that ignored the
 // request to stream. A longer one ends the stream with an error of kind
-// unknown.
-const MaxWholeBody = 64 << 20
+// unknown. 16 MiB, as an MCP message and one server-sent event: a model's
+// whole answer is a few hundred KiB at most, and reading a body whole
+// holds about twice its size while it grows.
+const MaxWholeBody = 16 << 20
 
 // Frames is what an adapter gives [Normalize] to read one response body:
 // its frame decoder and its translator, behind one method per way a body
