@@ -1,5 +1,7 @@
 package provider
 
+import "strings"
+
 // Capabilities are what a model can do, normalised across vendors. The
 // kernel and the projection consult them: parallel tool calls are
 // requested only where supported, and the context window bounds what a
@@ -24,4 +26,28 @@ type Capabilities struct {
 	// default among them; empty when it does not reason or nobody knows.
 	ReasoningLevels []string `json:"reasoning_levels,omitempty"`
 	DefaultEffort   string   `json:"default_effort,omitempty"`
+}
+
+// ModelName returns model as the adapters match it against their model
+// families: lower-cased, without a router's vendor prefix ("openai/gpt-4.1",
+// OpenRouter's) or a local server's tag ("qwen3:8b", Ollama's).
+func ModelName(model string) string {
+	name := strings.ToLower(model)
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	if i := strings.IndexByte(name, ':'); i >= 0 {
+		name = name[:i]
+	}
+	return name
+}
+
+// HasAnyPrefix reports whether name starts with one of prefixes.
+func HasAnyPrefix(name string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -18,16 +18,12 @@ const (
 	genClaude4                    // claude-{opus,sonnet,haiku}-4 and later
 )
 
-// generationOf reads the generation from a model name as the API, Bedrock
-// ("anthropic.claude-..."), Vertex or a router ("anthropic/claude-...")
-// spell it.
+// generationOf reads the generation from a model name (see claudeName).
 func generationOf(model string) generation {
-	m := strings.ToLower(model)
-	i := strings.Index(m, "claude-")
-	if i < 0 {
+	rest, version, ok := claudeName(model)
+	if !ok {
 		return genUnknown
 	}
-	rest := m[i+len("claude-"):]
 	switch {
 	case strings.HasPrefix(rest, "instant"), strings.HasPrefix(rest, "2"):
 		return genClaude2
@@ -37,13 +33,31 @@ func generationOf(model string) generation {
 		return genClaude35
 	case strings.HasPrefix(rest, "3-"):
 		return genClaude3
-	}
-	for _, family := range []string{"opus-", "sonnet-", "haiku-"} {
-		if after, ok := strings.CutPrefix(rest, family); ok && after != "" && after[0] >= '4' && after[0] <= '9' {
-			return genClaude4
-		}
+	case version != "" && version[0] >= '4' && version[0] <= '9':
+		return genClaude4
 	}
 	return genUnknown
+}
+
+// claudeName reads a Claude model name as the API, Bedrock
+// ("anthropic.claude-opus-4-6-v1"), Vertex ("claude-opus-4-6@...") or a
+// router ("anthropic/claude-...") spells it: rest is what follows
+// "claude-", lower-cased, and version what follows the family (opus-,
+// sonnet-, haiku-) in rest, "" when rest names none. ok is false for a
+// name that is not a Claude one.
+func claudeName(model string) (rest, version string, ok bool) {
+	m := strings.ToLower(model)
+	i := strings.Index(m, "claude-")
+	if i < 0 {
+		return "", "", false
+	}
+	rest = m[i+len("claude-"):]
+	for _, family := range []string{"opus-", "sonnet-", "haiku-"} {
+		if after, ok := strings.CutPrefix(rest, family); ok {
+			return rest, after, true
+		}
+	}
+	return rest, "", true
 }
 
 // Capabilities returns what the adapter knows of model: every Claude

@@ -133,7 +133,7 @@ func BuildRequest(req *contract.ModelRequest, model string) ([]byte, error) {
 		w.ToolChoice = &toolChoice{Type: "auto", DisableParallelToolUse: true}
 	}
 	w.markCache()
-	body, err := marshal(&w)
+	body, err := provider.EncodeJSON(&w)
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: encode request: %w", err)
 	}
@@ -236,18 +236,6 @@ func setCache(block any) bool {
 		return false
 	}
 	return true
-}
-
-// marshal encodes v as compact JSON that keeps '<', '>' and '&' as
-// written: the API reads both forms, and code is full of them.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // add appends content as a message of role, merged into the last message

@@ -99,25 +99,17 @@ func thinkingBudget(level string, maxTokens, limit int) (budget, newMax int) {
 // 5 on, and the Mythos and Fable models. Anthropic deprecates budgets on
 // the 4.6 models and refuses them from Opus 4.7 on; the older models
 // (Sonnet 4.5, Opus 4.5, Haiku 4.5 and before) take only a budget. Names
-// are read as the API, Bedrock ("anthropic.claude-opus-4-6-v1"), Vertex
-// ("claude-opus-4-6@...") and routers ("anthropic/claude-...") spell them.
+// are read as claudeName reads them.
 func adaptiveThinking(model string) bool {
-	m := strings.ToLower(model)
-	i := strings.Index(m, "claude-")
-	if i < 0 {
+	rest, version, ok := claudeName(model)
+	if !ok {
 		return false
 	}
-	rest := m[i+len("claude-"):]
 	if strings.HasPrefix(rest, "mythos") || strings.HasPrefix(rest, "fable") {
 		return true
 	}
-	for _, family := range []string{"opus-", "sonnet-", "haiku-"} {
-		if after, ok := strings.CutPrefix(rest, family); ok {
-			major, minor := claudeVersion(after)
-			return major > 4 || major == 4 && minor >= 6
-		}
-	}
-	return false
+	major, minor := claudeVersion(version)
+	return major > 4 || major == 4 && minor >= 6
 }
 
 // claudeVersion reads "4-6", "4-6-20260101", "4-20250514", "4.6" or

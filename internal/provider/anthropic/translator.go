@@ -341,7 +341,7 @@ func (t *translator) providerState() json.RawMessage {
 		default:
 			continue
 		}
-		raw, err := marshal(v)
+		raw, err := provider.EncodeJSON(v)
 		if err != nil {
 			continue // strings always marshal
 		}
@@ -350,7 +350,7 @@ func (t *translator) providerState() json.RawMessage {
 	if len(blocks) == 0 {
 		return nil
 	}
-	raw, err := marshal(providerState{State: provider.State{Provider: stateProvider}, Blocks: blocks})
+	raw, err := provider.EncodeJSON(providerState{State: provider.State{Provider: stateProvider}, Blocks: blocks})
 	if err != nil {
 		return nil // raw messages made by json.Marshal always marshal
 	}

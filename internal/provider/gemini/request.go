@@ -159,13 +159,11 @@ func BuildRequest(req *contract.ModelRequest, model string) ([]byte, error) {
 	if gc != (generationConfig{}) {
 		out.GenerationConfig = &gc
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // tool output is full of && and <: keep it readable
-	if err := enc.Encode(out); err != nil {
+	body, err := provider.EncodeJSON(out)
+	if err != nil {
 		return nil, fmt.Errorf("gemini: build request: %w", err)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return body, nil
 }
 
 // builder accumulates the contents of a request.

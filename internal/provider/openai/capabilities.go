@@ -33,41 +33,19 @@ var (
 // or a local server's tag ("qwen3:8b"). An unknown model gets conservative
 // defaults: streaming and tools, no parallel switch, no reasoning.
 func Capabilities(model string) provider.Capabilities {
-	name := baseName(model)
+	name := provider.ModelName(model)
 	return provider.Capabilities{
 		Streaming:     true,
-		Tools:         !hasPrefix(name, noTools),
-		ParallelTools: hasPrefix(name, parallel) && !hasPrefix(name, notParallel),
-		Reasoning:     hasPrefix(name, reasons),
+		Tools:         !provider.HasAnyPrefix(name, noTools),
+		ParallelTools: provider.HasAnyPrefix(name, parallel) && !provider.HasAnyPrefix(name, notParallel),
+		Reasoning:     provider.HasAnyPrefix(name, reasons),
 	}
-}
-
-// hasPrefix says whether name starts with one of prefixes.
-func hasPrefix(name string, prefixes []string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// baseName lowers model and strips a vendor prefix and a tag.
-func baseName(model string) string {
-	name := strings.ToLower(model)
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		name = name[i+1:]
-	}
-	if i := strings.IndexByte(name, ':'); i >= 0 {
-		name = name[:i]
-	}
-	return name
 }
 
 // rejectsParallelSwitch reports whether the API answers 400 to
 // parallel_tool_calls for model, whatever its value: OpenAI's o-series.
 func rejectsParallelSwitch(model string) bool {
-	name := baseName(model)
+	name := provider.ModelName(model)
 	for _, p := range []string{"o1", "o3", "o4"} {
 		if name == p || strings.HasPrefix(name, p+"-") {
 			return true

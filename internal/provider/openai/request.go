@@ -120,13 +120,11 @@ func buildRequest(req *contract.ModelRequest, model string, d dialect) ([]byte, 
 	if len(w.Tools) > 0 && !rejectsParallelSwitch(model) {
 		w.ParallelToolCalls = &req.ParallelToolCalls
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // '<', '>' and '&' as written: prompts are full of them
-	if err := enc.Encode(&w); err != nil {
+	body, err := provider.EncodeJSON(&w)
+	if err != nil {
 		return nil, fmt.Errorf("openai: encode request: %w", err)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return body, nil
 }
 
 // message translates one message of the conversation.

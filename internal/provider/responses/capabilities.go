@@ -1,10 +1,6 @@
 package responses
 
-import (
-	"strings"
-
-	"github.com/rein-agent/rein/internal/provider"
-)
+import "github.com/rein-agent/rein/internal/provider"
 
 // What the adapter itself needs to know of a model through the Responses
 // API, by name prefix. The window, output, prices and reasoning levels are
@@ -31,40 +27,20 @@ var (
 // it does not know (a local server's, a new one) gets conservative
 // defaults: streaming and tools, no parallel calls, no reasoning.
 func Capabilities(model string) provider.Capabilities {
-	name := baseName(model)
-	own := hasPrefix(name, openAI) && !hasPrefix(name, openWeight)
-	tools := !hasPrefix(name, noTools)
+	name := provider.ModelName(model)
+	own := provider.HasAnyPrefix(name, openAI) && !provider.HasAnyPrefix(name, openWeight)
+	tools := !provider.HasAnyPrefix(name, noTools)
 	return provider.Capabilities{
 		Streaming:     true,
 		Tools:         tools,
 		ParallelTools: own && tools,
-		Reasoning:     encryptedReasoning(model) || hasPrefix(name, openWeight) || hasPrefix(name, noTools),
+		Reasoning:     encryptedReasoning(model) || provider.HasAnyPrefix(name, openWeight) || provider.HasAnyPrefix(name, noTools),
 	}
 }
 
 // encryptedReasoning reports whether requests for model ask for its
 // encrypted reasoning.
 func encryptedReasoning(model string) bool {
-	name := baseName(model)
-	return hasPrefix(name, encrypted) && !hasPrefix(name, notEncrypted)
-}
-
-// baseName lowers model and strips a routing prefix such as "openai/"
-// (OpenRouter).
-func baseName(model string) string {
-	name := strings.ToLower(model)
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		name = name[i+1:]
-	}
-	return name
-}
-
-// hasPrefix says whether name starts with one of prefixes.
-func hasPrefix(name string, prefixes []string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
+	name := provider.ModelName(model)
+	return provider.HasAnyPrefix(name, encrypted) && !provider.HasAnyPrefix(name, notEncrypted)
 }

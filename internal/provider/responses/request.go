@@ -146,13 +146,11 @@ func buildRequest(req *contract.ModelRequest, model string, promptCacheKey bool)
 	if encryptedReasoning(model) {
 		body.Include = []string{"reasoning.encrypted_content"}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // code and prompts are full of <, > and &
-	if err := enc.Encode(body); err != nil {
+	b, err := provider.EncodeJSON(body)
+	if err != nil {
 		return nil, fmt.Errorf("responses: encode the request: %w", err)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return b, nil
 }
 
 // appendMessage appends the input items of one message.
