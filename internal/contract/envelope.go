@@ -111,7 +111,7 @@ func (e Envelope) MarshalJSON() ([]byte, error) {
 // envelope without reflection (see decodeFast); anything unusual goes
 // through encoding/json, which decides. The result is the same either way.
 func (e *Envelope) UnmarshalJSON(b []byte) error {
-	if env, ok := decodeFast(b); ok {
+	if env, ok := decodeFast(nil, b); ok {
 		*e = env
 		return nil
 	}
@@ -174,7 +174,7 @@ const (
 )
 
 // decodeFast decodes the envelope lines MarshalJSON writes without
-// reflection: an object of the wire envelope's keys, spelled exactly, each
+// reflection, making their strings with in (which may be nil): an object of the wire envelope's keys, spelled exactly, each
 // at most once, data last (the other keys in any order), with JSON
 // whitespace anywhere between tokens; strings without escapes or control
 // characters, in valid UTF-8; seq and turn plain decimal integers in
@@ -189,8 +189,8 @@ const (
 // decodeSlow (an error included): the caller then falls back to
 // decodeSlow, so the fast path never changes a result. The differential
 // fuzz test FuzzEnvelopeFast holds it to that.
-func decodeFast(b []byte) (Envelope, bool) {
-	env, typ, data, ok := scanEnvelope(b)
+func decodeFast(in *interner, b []byte) (Envelope, bool) {
+	env, typ, data, ok := scanEnvelope(in, b)
 	if !ok || len(typ) == 0 {
 		return Envelope{}, false
 	}
@@ -203,7 +203,7 @@ func decodeFast(b []byte) (Envelope, bool) {
 		}
 		env.Data = unknown(string(typ), data)
 	case !isNull(data):
-		if env.Data = decodeData(env.Data, data); env.Data == nil {
+		if env.Data = decodeData(in, env.Data, data); env.Data == nil {
 			return Envelope{}, false
 		}
 	}
@@ -212,8 +212,9 @@ func decodeFast(b []byte) (Envelope, bool) {
 
 // scanEnvelope reads the envelope line b for decodeFast: every field but
 // the data, and the text of the type and of the data (nil if missing).
-func scanEnvelope(b []byte) (env Envelope, typ, data []byte, ok bool) {
-	s := scanner{b: b}
+// Its strings are made with in, which may be nil.
+func scanEnvelope(in *interner, b []byte) (env Envelope, typ, data []byte, ok bool) {
+	s := scanner{b: b, in: in}
 	if !s.byte('{') {
 		return Envelope{}, nil, nil, false
 	}
@@ -333,8 +334,9 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 // before its token, and reports false when the token is not there or not
 // of the plain kind the fast path takes.
 type scanner struct {
-	b []byte
-	i int
+	b  []byte
+	i  int
+	in *interner // makes the strings; nil makes each anew
 }
 
 // skip skips JSON whitespace.
@@ -396,7 +398,7 @@ func (s *scanner) str() ([]byte, bool) {
 // text reads a string as str does and returns a copy of its text.
 func (s *scanner) text() (string, bool) {
 	v, ok := s.str()
-	return string(v), ok
+	return s.in.string(v), ok
 }
 
 // plainASCII tells the bytes a string may hold on the fast path without a

@@ -58,7 +58,7 @@ func writtenLines(t testing.TB) [][]byte {
 // took it and agrees with the slow one.
 func decodeBoth(t *testing.T, line []byte) Envelope {
 	t.Helper()
-	fast, ok := decodeFast(line)
+	fast, ok := decodeFast(nil, line)
 	if !ok {
 		t.Fatalf("decodeFast(%s) gave up", line)
 	}
@@ -118,7 +118,7 @@ func TestFastPathFallsBack(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, ok := decodeFast([]byte(tc.line)); ok {
+			if _, ok := decodeFast(nil, []byte(tc.line)); ok {
 				t.Errorf("decodeFast(%s) took a line it must leave to encoding/json", tc.line)
 			}
 			want, wantErr := decodeSlow([]byte(tc.line))
@@ -163,7 +163,7 @@ func FuzzEnvelopeFast(f *testing.F) {
 		f.Add(line)
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		fast, ok := decodeFast(line)
+		fast, ok := decodeFast(nil, line)
 		if !ok {
 			return
 		}
@@ -176,6 +176,18 @@ func FuzzEnvelopeFast(f *testing.F) {
 		}
 		if _, err := json.Marshal(fast); err != nil {
 			t.Fatalf("an envelope decodeFast took does not encode: %v", err)
+		}
+		// A Decoder gives the same, whether it makes the strings (the
+		// first time) or has them already.
+		var d Decoder
+		for range 2 {
+			env, err := d.Decode(line)
+			if err != nil {
+				t.Fatalf("Decode(%q): %v", line, err)
+			}
+			if d := cmp.Diff(slow, env, sameDecoding); d != "" {
+				t.Fatalf("Decode(%q) mismatch (-slow +Decode):\n%s", line, d)
+			}
 		}
 	})
 }
