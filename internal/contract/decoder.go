@@ -1,6 +1,6 @@
 package contract
 
-import "hash/maphash"
+import "encoding/binary"
 
 // Decoder reads the lines of a log as [Envelope.UnmarshalJSON] does, with
 // one difference that cannot be seen: the short strings that repeat from
@@ -22,9 +22,10 @@ type Decoder struct {
 // never refers to b's memory.
 func (d *Decoder) Decode(b []byte) (Envelope, error) {
 	if d.in == nil {
-		d.in = &interner{seed: maphash.MakeSeed()}
+		d.in = new(interner)
 	}
 	if env, ok := decodeFast(d.in, b); ok {
+		d.in.lastID = env.ID
 		return env, nil
 	}
 	return decodeSlow(b)
@@ -43,8 +44,10 @@ const (
 // slots, a string's slot chosen by its hash, a newer string taking the
 // slot of an older one. A nil *interner makes a new string every time.
 type interner struct {
-	seed  maphash.Seed
 	slots [internSlots]string
+	// lastID is the id of the line decoded last, which is often the
+	// cause of the next.
+	lastID string
 }
 
 // string returns string(b), made earlier if it can.
@@ -52,9 +55,40 @@ func (in *interner) string(b []byte) string {
 	if in == nil || len(b) == 0 || len(b) > internMax {
 		return string(b)
 	}
-	slot := &in.slots[maphash.Bytes(in.seed, b)>>(64-internBits)]
+	slot := &in.slots[hash(b)>>(64-internBits)]
 	if *slot != string(b) { // a comparison, which does not allocate
 		*slot = string(b)
 	}
 	return *slot
+}
+
+// cause returns string(b) for the cause of an envelope: the id of the line
+// before when it is that one, else as string does.
+func (in *interner) cause(b []byte) string {
+	if in != nil && in.lastID == string(b) {
+		return in.lastID
+	}
+	return in.string(b)
+}
+
+// hash is a quick hash of b for the slot of an interner: its length and
+// its first, middle and last eight bytes (all of them up to 24), mixed by
+// multiplication. Strings that differ only elsewhere share a slot, which
+// costs a string made again, never a wrong one.
+func hash(b []byte) uint64 {
+	const k1, k2, k3 = 0x9e3779b97f4a7c15, 0xc2b2ae3d27d4eb4f, 0x165667b19e3779f9
+	n := len(b)
+	var first, middle, last uint64
+	if n >= 8 {
+		first = binary.LittleEndian.Uint64(b)
+		middle = binary.LittleEndian.Uint64(b[n/2-4:])
+		last = binary.LittleEndian.Uint64(b[n-8:])
+	} else {
+		for _, c := range b {
+			first = first<<8 | uint64(c)
+		}
+	}
+	h := (first ^ uint64(n)) * k1
+	h = (h ^ h>>29 ^ middle) * k2
+	return (h ^ h>>32 ^ last) * k3
 }
