@@ -394,10 +394,22 @@ type scanner struct {
 // skip skips JSON whitespace.
 func (s *scanner) skip() {
 	b, i := s.b, s.i
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+	for i < len(b) && isSpace(b[i]) {
 		i++
 	}
 	s.i = i
+}
+
+// isSpace reports whether c is JSON whitespace. Most bytes are above the
+// space, which one comparison tells.
+func isSpace(c byte) bool { return c <= ' ' && (c == ' ' || c == '\t' || c == '\n' || c == '\r') }
+
+// trimSpace returns b without the JSON whitespace at its end.
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 // byte consumes c if it comes next.
@@ -508,11 +520,11 @@ func (s *scanner) uint(limit uint64) (uint64, bool) {
 // empty; nothing else is checked.
 func (s *scanner) rest() ([]byte, bool) {
 	s.skip()
-	end := len(bytes.TrimRight(s.b, " \t\n\r")) - 1
+	end := len(trimSpace(s.b)) - 1
 	if end < s.i || s.b[end] != '}' {
 		return nil, false
 	}
-	v := bytes.TrimRight(s.b[s.i:end], " \t\n\r")
+	v := trimSpace(s.b[s.i:end])
 	s.i = len(s.b)
 	return v, len(v) > 0
 }
