@@ -13,13 +13,14 @@ import (
 
 // decodeData decodes data, the text of the data of a known event type that
 // is neither null nor missing, into ev, a fresh event of that type, and
-// returns ev, or nil when data does not decode. The events that fill logs
+// returns ev, or nil when data does not decode. Its strings are made with
+// in, which may be nil. The events that fill logs
 // are read without reflection when their data is plain (see scanData);
 // anything else goes to json.Unmarshal, which decides. The result is the
 // same either way: FuzzDataFast holds scanData to that.
-func decodeData(ev Event, data []byte) Event {
+func decodeData(in *interner, ev Event, data []byte) Event {
 	if f, ok := ev.(fielder); ok {
-		if scanData(f, data) {
+		if scanData(in, f, data) {
 			return ev
 		}
 		// scanData may have set some fields before it gave up, and
@@ -50,8 +51,8 @@ func decodeData(ev Event, data []byte) Event {
 // Whenever scanData reports true, the event is exactly what json.Unmarshal
 // makes of data: absent keys leave zero values, an empty array is an empty
 // slice that is not nil, and raw values are copies of their bytes.
-func scanData(f fielder, data []byte) bool {
-	s := scanner{b: data}
+func scanData(in *interner, f fielder, data []byte) bool {
+	s := scanner{b: data, in: in}
 	t := f.fields()
 	return s.object(&t) && s.end()
 }
@@ -317,7 +318,7 @@ func (s *scanner) quoted() (string, bool) {
 	s.skip()
 	start := s.i
 	if v, ok := s.str(); ok {
-		return string(v), true
+		return s.in.string(v), true
 	}
 	n := quotedLen(s.b[start:])
 	if n < 0 {
@@ -464,7 +465,7 @@ func (s *scanner) list() ([]string, bool) {
 		if n == 0 {
 			return []string{}, true
 		}
-		all, out := string(s.b[start:s.i]), make([]string, 0, n)
+		all, out := s.in.string(s.b[start:s.i]), make([]string, 0, n)
 		s.i = start
 		s.array(func() bool {
 			v, _ := s.str()

@@ -31,7 +31,7 @@ func scanBoth(t *testing.T, typ string, data []byte) bool {
 	if !ok {
 		t.Fatalf("%s has no fast path", typ)
 	}
-	if !scanData(f, data) {
+	if !scanData(nil, f, data) {
 		return false
 	}
 	slow := newEvent(typ)
@@ -191,7 +191,7 @@ func TestFastPathTakesWrittenData(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, typ, data, ok := scanEnvelope(line)
+			_, typ, data, ok := scanEnvelope(nil, line)
 			if !ok || string(typ) != ev.EventType() {
 				t.Fatalf("scanEnvelope(%s) = %q, %v", line, typ, ok)
 			}
@@ -305,7 +305,7 @@ func TestScanDataFallsBack(t *testing.T) {
 			}
 			want := newEvent(tc.typ)
 			wantErr := json.Unmarshal([]byte(tc.data), want)
-			got := decodeData(newEvent(tc.typ), []byte(tc.data))
+			got := decodeData(nil, newEvent(tc.typ), []byte(tc.data))
 			switch {
 			case (got == nil) != (wantErr != nil):
 				t.Errorf("decodeData() = %v, json.Unmarshal error %v", got, wantErr)
@@ -323,7 +323,7 @@ func TestScanDataFallsBack(t *testing.T) {
 // what scanData had set for keys that the data has not.
 func TestDecodeDataAfterGivingUp(t *testing.T) {
 	data := []byte(`{"intent_id":"int_1","ok":true,"Code":"c"}`)
-	got := decodeData(newEvent(TypeToolValidation), data)
+	got := decodeData(nil, newEvent(TypeToolValidation), data)
 	want := &ToolValidation{IntentID: "int_1", OK: true, Code: "c"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("decodeData() mismatch (-want +got):\n%s", d)
@@ -340,7 +340,7 @@ func FuzzDataFast(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		_, _, data, _ := scanEnvelope(b)
+		_, _, data, _ := scanEnvelope(nil, b)
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

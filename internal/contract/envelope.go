@@ -2,6 +2,7 @@ package contract
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -111,7 +112,7 @@ func (e Envelope) MarshalJSON() ([]byte, error) {
 // envelope without reflection (see decodeFast); anything unusual goes
 // through encoding/json, which decides. The result is the same either way.
 func (e *Envelope) UnmarshalJSON(b []byte) error {
-	if env, ok := decodeFast(b); ok {
+	if env, ok := decodeFast(nil, b); ok {
 		*e = env
 		return nil
 	}
@@ -174,7 +175,7 @@ const (
 )
 
 // decodeFast decodes the envelope lines MarshalJSON writes without
-// reflection: an object of the wire envelope's keys, spelled exactly, each
+// reflection, making their strings with in (which may be nil): an object of the wire envelope's keys, spelled exactly, each
 // at most once, data last (the other keys in any order), with JSON
 // whitespace anywhere between tokens; strings without escapes or control
 // characters, in valid UTF-8; seq and turn plain decimal integers in
@@ -189,8 +190,8 @@ const (
 // decodeSlow (an error included): the caller then falls back to
 // decodeSlow, so the fast path never changes a result. The differential
 // fuzz test FuzzEnvelopeFast holds it to that.
-func decodeFast(b []byte) (Envelope, bool) {
-	env, typ, data, ok := scanEnvelope(b)
+func decodeFast(in *interner, b []byte) (Envelope, bool) {
+	env, typ, data, ok := scanEnvelope(in, b)
 	if !ok || len(typ) == 0 {
 		return Envelope{}, false
 	}
@@ -203,7 +204,7 @@ func decodeFast(b []byte) (Envelope, bool) {
 		}
 		env.Data = unknown(string(typ), data)
 	case !isNull(data):
-		if env.Data = decodeData(env.Data, data); env.Data == nil {
+		if env.Data = decodeData(in, env.Data, data); env.Data == nil {
 			return Envelope{}, false
 		}
 	}
@@ -212,8 +213,9 @@ func decodeFast(b []byte) (Envelope, bool) {
 
 // scanEnvelope reads the envelope line b for decodeFast: every field but
 // the data, and the text of the type and of the data (nil if missing).
-func scanEnvelope(b []byte) (env Envelope, typ, data []byte, ok bool) {
-	s := scanner{b: b}
+// Its strings are made with in, which may be nil.
+func scanEnvelope(in *interner, b []byte) (env Envelope, typ, data []byte, ok bool) {
+	s := scanner{b: b, in: in}
 	if !s.byte('{') {
 		return Envelope{}, nil, nil, false
 	}
@@ -242,13 +244,19 @@ func scanEnvelope(b []byte) (env Envelope, typ, data []byte, ok bool) {
 		case keyData:
 			data, ok = s.rest()
 		case keyID:
-			env.ID, ok = s.text()
+			// An id is new on every line: it is not looked for among
+			// the strings made before.
+			var v []byte
+			v, ok = s.str()
+			env.ID = string(v)
 		case keySession:
 			env.Session, ok = s.text()
 		case keyRun:
 			env.Run, ok = s.text()
 		case keyCause:
-			env.Cause, ok = s.text()
+			var v []byte
+			v, ok = s.str()
+			env.Cause = s.in.cause(v)
 		}
 		if !ok {
 			return Envelope{}, nil, nil, false
@@ -322,8 +330,53 @@ func parseTime(v []byte, ok bool) (time.Time, bool) {
 	default:
 		return time.Time{}, false
 	}
+	if len(rest) == 1 {
+		return parseUTC(v)
+	}
 	t, err := time.Parse(time.RFC3339Nano, string(v))
 	return t, err == nil
+}
+
+// parseUTC parses v, a time in the shape parseTime checked that ends in
+// "Z", as time.Parse does (its RFC 3339 parser): the same ranges (a day
+// in its month), the fraction's first nine digits, the location UTC.
+// It makes no string of v and takes a tenth of the time.
+func parseUTC(v []byte) (time.Time, bool) {
+	num := func(b []byte) int {
+		n := 0
+		for _, c := range b {
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	year, month, day := num(v[0:4]), num(v[5:7]), num(v[8:10])
+	hour, minute, sec := num(v[11:13]), num(v[14:16]), num(v[17:19])
+	if month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	nsec := 0
+	if frac := v[19 : len(v)-1]; len(frac) > 0 { // ".ddd", checked by parseTime
+		digits := frac[1:min(len(frac), 10)]
+		nsec = num(digits)
+		for range 9 - len(digits) {
+			nsec *= 10
+		}
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
+}
+
+// daysIn returns the number of days of month (1 to 12) in year.
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
@@ -333,17 +386,30 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 // before its token, and reports false when the token is not there or not
 // of the plain kind the fast path takes.
 type scanner struct {
-	b []byte
-	i int
+	b  []byte
+	i  int
+	in *interner // makes the strings; nil makes each anew
 }
 
 // skip skips JSON whitespace.
 func (s *scanner) skip() {
 	b, i := s.b, s.i
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+	for i < len(b) && isSpace(b[i]) {
 		i++
 	}
 	s.i = i
+}
+
+// isSpace reports whether c is JSON whitespace. Most bytes are above the
+// space, which one comparison tells.
+func isSpace(c byte) bool { return c <= ' ' && (c == ' ' || c == '\t' || c == '\n' || c == '\r') }
+
+// trimSpace returns b without the JSON whitespace at its end.
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 // byte consumes c if it comes next.
@@ -369,6 +435,9 @@ func (s *scanner) str() ([]byte, bool) {
 		return nil, false
 	}
 	b, start, i := s.b, s.i, s.i
+	for i+8 <= len(b) && plain8(binary.LittleEndian.Uint64(b[i:])) {
+		i += 8
+	}
 	for i < len(b) && plainASCII[b[i]] {
 		i++
 	}
@@ -396,7 +465,7 @@ func (s *scanner) str() ([]byte, bool) {
 // text reads a string as str does and returns a copy of its text.
 func (s *scanner) text() (string, bool) {
 	v, ok := s.str()
-	return string(v), ok
+	return s.in.string(v), ok
 }
 
 // plainASCII tells the bytes a string may hold on the fast path without a
@@ -407,6 +476,18 @@ var plainASCII = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// plain8 reports whether the eight bytes of w are all plainASCII: none
+// below 0x20, none from 0x80 on, no quote, no backslash. Each test is the
+// classic one for "some byte is less than n" (a byte that is borrows from
+// its top bit; a byte that is not never borrows, so there is no false
+// alarm when none is).
+func plain8(w uint64) bool {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	less := func(x uint64, n uint64) uint64 { return (x - ones*n) &^ x }
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	return (w|less(w, 0x20)|less(quote, 1)|less(backslash, 1))&tops == 0
+}
 
 // uint reads a plain decimal integer no greater than limit: no sign, no
 // fraction, no exponent, no leading zero.
@@ -439,11 +520,11 @@ func (s *scanner) uint(limit uint64) (uint64, bool) {
 // empty; nothing else is checked.
 func (s *scanner) rest() ([]byte, bool) {
 	s.skip()
-	end := len(bytes.TrimRight(s.b, " \t\n\r")) - 1
+	end := len(trimSpace(s.b)) - 1
 	if end < s.i || s.b[end] != '}' {
 		return nil, false
 	}
-	v := bytes.TrimRight(s.b[s.i:end], " \t\n\r")
+	v := trimSpace(s.b[s.i:end])
 	s.i = len(s.b)
 	return v, len(v) > 0
 }

@@ -58,7 +58,7 @@ func writtenLines(t testing.TB) [][]byte {
 // took it and agrees with the slow one.
 func decodeBoth(t *testing.T, line []byte) Envelope {
 	t.Helper()
-	fast, ok := decodeFast(line)
+	fast, ok := decodeFast(nil, line)
 	if !ok {
 		t.Fatalf("decodeFast(%s) gave up", line)
 	}
@@ -118,7 +118,7 @@ func TestFastPathFallsBack(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, ok := decodeFast([]byte(tc.line)); ok {
+			if _, ok := decodeFast(nil, []byte(tc.line)); ok {
 				t.Errorf("decodeFast(%s) took a line it must leave to encoding/json", tc.line)
 			}
 			want, wantErr := decodeSlow([]byte(tc.line))
@@ -163,7 +163,7 @@ func FuzzEnvelopeFast(f *testing.F) {
 		f.Add(line)
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		fast, ok := decodeFast(line)
+		fast, ok := decodeFast(nil, line)
 		if !ok {
 			return
 		}
@@ -177,5 +177,47 @@ func FuzzEnvelopeFast(f *testing.F) {
 		if _, err := json.Marshal(fast); err != nil {
 			t.Fatalf("an envelope decodeFast took does not encode: %v", err)
 		}
+		// A Decoder gives the same, whether it makes the strings (the
+		// first time) or has them already.
+		var d Decoder
+		for range 2 {
+			env, err := d.Decode(line)
+			if err != nil {
+				t.Fatalf("Decode(%q): %v", line, err)
+			}
+			if d := cmp.Diff(slow, env, sameDecoding); d != "" {
+				t.Fatalf("Decode(%q) mismatch (-slow +Decode):\n%s", line, d)
+			}
+		}
 	})
+}
+
+// TestParseTimeAsTimeParse checks parseTime, and its own parser of UTC
+// times, against time.Parse and time.Time's UnmarshalJSON at the edges:
+// leap days, ends of months, fields out of range, fractions of every
+// length.
+func TestParseTimeAsTimeParse(t *testing.T) {
+	times := []string{
+		"2026-11-30T05:01:02Z", "2026-11-30T05:01:02.1Z", "2026-11-30T05:01:02.123456789Z",
+		"2026-11-30T05:01:02.1234567891Z", "2026-11-30T05:01:02.999999999999Z", "2026-11-30T05:01:02.000000000100Z",
+		"2024-02-29T00:00:00Z", "2023-02-29T00:00:00Z", "2000-02-29T12:00:00Z", "1900-02-29T12:00:00Z",
+		"2026-04-30T23:59:59Z", "2026-04-31T00:00:00Z", "2026-12-31T23:59:59.5Z", "2026-01-32T00:00:00Z",
+		"2026-00-10T00:00:00Z", "2026-13-10T00:00:00Z", "2026-01-00T00:00:00Z", "2026-01-01T24:00:00Z",
+		"2026-01-01T00:60:00Z", "2026-01-01T00:00:60Z", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z",
+		"2026-11-30T05:01:02+05:30", "2026-11-30T05:01:02.25-08:00",
+	}
+	for _, v := range times {
+		t.Run(v, func(t *testing.T) {
+			want, err := time.Parse(time.RFC3339Nano, v)
+			var unmarshalled time.Time
+			uerr := unmarshalled.UnmarshalJSON([]byte(`"` + v + `"`))
+			got, ok := parseTime([]byte(v), true)
+			if ok != (err == nil) || ok != (uerr == nil) {
+				t.Fatalf("parseTime() ok = %v; time.Parse error %v, UnmarshalJSON error %v", ok, err, uerr)
+			}
+			if d := cmp.Diff(want, got, sameDecoding); ok && d != "" {
+				t.Errorf("parseTime() mismatch (-time.Parse +parseTime):\n%s", d)
+			}
+		})
+	}
 }

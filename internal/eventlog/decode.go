@@ -125,13 +125,16 @@ func decodeBatches(r io.Reader, size int, prefix string, fn func(*logLine) error
 	})
 	for range workers {
 		wg.Go(func() {
+			// One decoder a worker: the strings that repeat from line to
+			// line of a log are made once per worker, not once per line.
+			var dec contract.Decoder
 			for {
 				select {
 				case b, ok := <-work:
 					if !ok {
 						return
 					}
-					b.decode()
+					b.decode(&dec)
 					b.done <- struct{}{}
 				case <-quit:
 					return
@@ -164,8 +167,8 @@ func decodeBatches(r io.Reader, size int, prefix string, fn func(*logLine) error
 	return nil
 }
 
-// decode decodes the lines of the batch into b.lines.
-func (b *batch) decode() {
+// decode decodes the lines of the batch into b.lines with dec.
+func (b *batch) decode(dec *contract.Decoder) {
 	b.lines = b.lines[:0]
 	for rest := b.buf; len(rest) > 0; {
 		n := bytes.IndexByte(rest, '\n') + 1
@@ -176,7 +179,7 @@ func (b *batch) decode() {
 		}
 		b.lines = append(b.lines, decoded{size: n, complete: true})
 		d := &b.lines[len(b.lines)-1]
-		if d.err = d.env.UnmarshalJSON(rest[:n]); d.err != nil {
+		if d.env, d.err = dec.Decode(rest[:n]); d.err != nil {
 			d.json = json.Valid(rest[:n])
 		}
 		rest = rest[n:]

@@ -60,7 +60,9 @@
 // reports damaged lines and visits every event that can be read.
 //
 // Opening reads the whole file once: the lines are decoded in batches on
-// up to min(GOMAXPROCS, 8) goroutines and checked in order on the caller's, and
+// up to min(GOMAXPROCS, 8) goroutines (each with one [contract.Decoder], so
+// a string that repeats from line to line is made once, not once a line)
+// and checked in order on the caller's, and
 // [FileOptions.Visit] hands every event over on the way, so that resuming
 // a session folds its state in the same pass.
 //

@@ -241,7 +241,7 @@ func (s *Store) open(id string, opts *WriteOptions) (*Session, error) {
 	}
 	x := &Session{ID: id, Dir: dir, store: s, unlock: unlock}
 	fold := func(env contract.Envelope) error {
-		x.State = state.Apply(x.State, env)
+		x.State.Apply(env)
 		x.Facts.note(env)
 		return nil
 	}

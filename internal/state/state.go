@@ -181,7 +181,7 @@ func Reduce(events iter.Seq2[contract.Envelope, error]) (State, error) {
 		if err != nil {
 			return s, err
 		}
-		s = Apply(s, env)
+		s.Apply(env)
 	}
 	return s, nil
 }
@@ -192,8 +192,17 @@ func Reduce(events iter.Seq2[contract.Envelope, error]) (State, error) {
 // each: see [Ledger]), and a compaction, which copies the messages it
 // keeps.
 func Apply(s State, env contract.Envelope) State {
+	s.Apply(env)
+	return s
+}
+
+// Apply changes s into the state after env: s.Apply(env) is s = Apply(s,
+// env) without the two copies of the whole State (about 800 bytes, most
+// of them pointers) that passing it by value costs. A fold over a long
+// log (Reduce, the open of a session) uses it.
+func (s *State) Apply(env contract.Envelope) {
 	if !env.Durable() {
-		return s
+		return
 	}
 	s.LastSeq = env.Seq
 	// Each family's events change the state only through its own apply:
@@ -203,7 +212,6 @@ func Apply(s State, env contract.Envelope) State {
 	s.applyTool(env)
 	s.applyContext(env)
 	s.applyNotes(env)
-	return s
 }
 
 // applySession applies the events of a session and its runs: its start
@@ -351,9 +359,24 @@ func (s *State) finish(e *contract.ModelFinished, seq uint64) {
 }
 
 // addMessage adds m, added by the event of seq, to the conversation.
+//
+// A full slice doubles, as append does only while it is small: a long
+// conversation (a resumed session of a million events holds hundreds of
+// thousands of messages) is then copied a few times in all, not once per
+// quarter of its length. Earlier states keep the old storage, as with
+// append.
 func (s *State) addMessage(m contract.ModelMessage, seq uint64) {
-	s.Messages = append(s.Messages, m)
-	s.Seqs = append(s.Seqs, seq)
+	s.Messages = append(grow(s.Messages), m)
+	s.Seqs = append(grow(s.Seqs), seq)
+}
+
+// grow returns a slice with room for one more element: s itself when it
+// has some, else a copy with twice its length of room (16 at least).
+func grow[S ~[]E, E any](s S) S {
+	if len(s) < cap(s) {
+		return s
+	}
+	return slices.Grow(s, max(len(s), 16))
 }
 
 // applyTool applies the events of a tool call's execution and its

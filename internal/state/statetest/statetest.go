@@ -11,7 +11,7 @@ import (
 func Reduce(events []contract.Envelope) state.State {
 	var s state.State
 	for _, env := range events {
-		s = state.Apply(s, env)
+		s.Apply(env)
 	}
 	return s
 }
