@@ -36,17 +36,25 @@ type Containment struct {
 func (p *Policy) WithContainment(c Containment) *Policy {
 	q := *p
 	q.cont = Containment{Sandboxed: c.Sandboxed, Network: c.Network, Writable: append([]string(nil), c.Writable...)}
-	q.writable = nil
-	for _, w := range c.Writable {
-		if !filepath.IsAbs(w) {
+	q.writable = resolvedDirs(c.Writable)
+	return &q
+}
+
+// resolvedDirs returns the absolute ones of dirs, resolved through
+// symbolic links where they exist and cleaned; a relative one names no
+// place and is left out.
+func resolvedDirs(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
 			continue
 		}
-		if real, err := filepath.EvalSymlinks(w); err == nil {
-			w = real
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			d = real
 		}
-		q.writable = append(q.writable, filepath.Clean(w))
+		out = append(out, filepath.Clean(d))
 	}
-	return &q
+	return out
 }
 
 // WithOwn returns a copy of p for which a write into one of dirs, rein's
@@ -56,16 +64,7 @@ func (p *Policy) WithContainment(c Containment) *Policy {
 // its record. p itself is unchanged.
 func (p *Policy) WithOwn(dirs []string) *Policy {
 	q := *p
-	q.own = nil
-	for _, d := range dirs {
-		if !filepath.IsAbs(d) {
-			continue
-		}
-		if real, err := filepath.EvalSymlinks(d); err == nil {
-			d = real
-		}
-		q.own = append(q.own, filepath.Clean(d))
-	}
+	q.own = resolvedDirs(dirs)
 	return &q
 }
 
