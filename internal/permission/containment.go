@@ -36,25 +36,8 @@ type Containment struct {
 func (p *Policy) WithContainment(c Containment) *Policy {
 	q := *p
 	q.cont = Containment{Sandboxed: c.Sandboxed, Network: c.Network, Writable: append([]string(nil), c.Writable...)}
-	q.writable = resolvedDirs(c.Writable)
+	q.writable = absPaths(c.Writable)
 	return &q
-}
-
-// resolvedDirs returns the absolute ones of dirs, resolved through
-// symbolic links where they exist and cleaned; a relative one names no
-// place and is left out.
-func resolvedDirs(dirs []string) []string {
-	var out []string
-	for _, d := range dirs {
-		if !filepath.IsAbs(d) {
-			continue
-		}
-		if real, err := filepath.EvalSymlinks(d); err == nil {
-			d = real
-		}
-		out = append(out, filepath.Clean(d))
-	}
-	return out
 }
 
 // WithOwn returns a copy of p for which a write into one of dirs, rein's
@@ -64,7 +47,7 @@ func resolvedDirs(dirs []string) []string {
 // its record. p itself is unchanged.
 func (p *Policy) WithOwn(dirs []string) *Policy {
 	q := *p
-	q.own = resolvedDirs(dirs)
+	q.own = absPaths(dirs)
 	return &q
 }
 
@@ -87,7 +70,9 @@ func (p *Policy) WithHidden(hidden, except []string) *Policy {
 }
 
 // absPaths returns the absolute paths of paths, cleaned, each also
-// resolved through its links where that differs.
+// resolved through its links where that differs: the forms a path the
+// policy checks (as given, or where it leads) may take below one of them.
+// A relative one names no place and is left out.
 func absPaths(paths []string) []string {
 	var out []string
 	for _, d := range paths {
