@@ -286,10 +286,9 @@ func TestBashDecisions(t *testing.T) {
 // writes.
 func TestBashRuleReasons(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		rules   Rules
-		command string
-		want    string
+		name          string
+		rules         Rules
+		command, want string
 	}{
 		{"deny every command", Rules{Deny: mustRules(t, "bash")}, "ls", "Deny rule bash forbids every command, so `ls` cannot run."},
 		{"ask every command", Rules{Ask: mustRules(t, "bash")}, "ls", "Ask rule bash requires approval for every command."},
