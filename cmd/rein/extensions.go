@@ -102,11 +102,8 @@ func configServers(cfg *config.Config) []mcp.Server {
 // projectHooks adds the hooks of the project's settings file at path
 // when the person trusts it.
 func (x *extensions) projectHooks(ctx context.Context, spec cli.Spec, cfg *config.Config, path, userFile string) error {
-	data, err := readProjectFile(path)
+	data := x.projectFile("hooks", path)
 	if data == nil {
-		if err != nil {
-			x.problem("hooks", path, err.Error())
-		}
 		return nil
 	}
 	hooks, problems, err := hook.ParseClaudeSettings(path, data)
@@ -146,11 +143,8 @@ func (x *extensions) projectHooks(ctx context.Context, spec cli.Spec, cfg *confi
 // the person trusts it. A server of the person's own config.toml keeps its
 // name: the project's of the same name is left out.
 func (x *extensions) projectServers(ctx context.Context, spec cli.Spec, cfg *config.Config, path, userFile string) error {
-	data, err := readProjectFile(path)
+	data := x.projectFile("mcp", path)
 	if data == nil {
-		if err != nil {
-			x.problem("mcp", path, err.Error())
-		}
 		return nil
 	}
 	servers, err := mcp.ParseProjectFile(path, data, os.Getenv)
@@ -232,6 +226,17 @@ func readProjectFile(path string) ([]byte, error) {
 		return nil, nil
 	}
 	return data, err
+}
+
+// projectFile reads the project's file of kind at path (readProjectFile):
+// nil when there is none, or when it cannot be read, which is a problem
+// of kind.
+func (x *extensions) projectFile(kind, path string) []byte {
+	data, err := readProjectFile(path)
+	if data == nil && err != nil {
+		x.problem(kind, path, err.Error())
+	}
+	return data
 }
 
 // problem notes what is wrong with the file at path, of kind.

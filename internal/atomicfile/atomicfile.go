@@ -5,7 +5,8 @@
 // it the mode of the file it replaces (or the caller's, for a new file),
 // renames it over the file and fsyncs the directory. [SyncDir] is that last
 // step on its own, for code that creates entries by other means (a log's
-// first open, a fork's rename).
+// first open, a fork's rename). [MkdirAll] makes the directories a file is
+// written into when they are missing, durably too.
 //
 // github.com/google/renameio/v2 does the first half of this, but it keeps
 // only the permission bits, does not fsync the directory, may put the
@@ -113,6 +114,37 @@ func fill(f *os.File, data []byte, chmod bool, mode fs.FileMode) error {
 		err = cerr
 	}
 	return err
+}
+
+// MkdirAll creates dir and the missing directories above it with perm
+// (less the umask), as os.MkdirAll does, and fsyncs the directory that
+// holds each one it created, so that a file [Write] puts into dir does not
+// vanish with a directory after a crash. A dir that exists is left as it
+// is. When a directory cannot be created, the error is os.MkdirAll's and
+// the directories made before it stay; when only an fsync fails, every
+// directory is there and the error wraps [ErrNotDurable].
+func MkdirAll(dir string, perm fs.FileMode) error {
+	// The missing ones, deepest first: each is made durable in the one
+	// above it, which is either missing too or the existing ancestor.
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if err := os.MkdirAll(dir, perm); err != nil {
+		return fmt.Errorf("atomicfile: %w", err)
+	}
+	for _, d := range missing {
+		if err := SyncDir(filepath.Dir(d)); err != nil {
+			return fmt.Errorf("atomicfile: %s: %w (%w)", d, ErrNotDurable, err)
+		}
+	}
+	return nil
 }
 
 // SyncDir fsyncs the directory dir, making the entries created, renamed or

@@ -128,3 +128,43 @@ func TestSyncDir(t *testing.T) {
 		}
 	}
 }
+
+func TestMkdirAllMakesTheMissingDirectories(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "a", "b", "c")
+	if err := MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"a", "a/b", "a/b/c"} {
+		fi, err := os.Stat(filepath.Join(root, d))
+		if err != nil || !fi.IsDir() {
+			t.Fatalf("%s after MkdirAll: %v, %v; want a directory", d, fi, err)
+		}
+		if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s mode = %v, want %v", d, fi.Mode().Perm(), fs.FileMode(0o700))
+		}
+	}
+	if err := Write(filepath.Join(dir, "f"), []byte("x"), 0o600); err != nil {
+		t.Errorf("Write into the directories made: %v", err)
+	}
+	// An existing directory is left as it is.
+	if err := os.Chmod(filepath.Join(root, "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := MkdirAll(filepath.Join(root, "a"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(root, "a")); err != nil || (runtime.GOOS != "windows" && fi.Mode().Perm() != 0o755) {
+		t.Errorf("existing directory after MkdirAll: %v, %v; want it unchanged (0755)", fi, err)
+	}
+}
+
+func TestMkdirAllFileInTheWay(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "f"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := MkdirAll(filepath.Join(root, "f", "d"), 0o755); err == nil {
+		t.Error("MkdirAll under a file succeeded")
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/session"
 	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/tui"
 )
 
 // Exit codes of rein.
@@ -181,10 +182,9 @@ type Session struct {
 	Models func(ctx context.Context) ([]string, error)
 }
 
-// Fact is one line of /status: a key and what it is.
-type Fact struct {
-	Key, Value string
-}
+// Fact is one line of /status: a key and what it is; the terminal UI's,
+// so that the wiring's facts reach it as they are.
+type Fact = tui.Fact
 
 // Demo is the offline demo as the wiring prepared it.
 type Demo struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/kernel"
+	"github.com/rein-agent/rein/internal/tui"
 	"github.com/rein-agent/rein/internal/tui/command"
 	"github.com/rein-agent/rein/internal/tui/transcript"
 )
@@ -426,76 +427,38 @@ func (l *lineMode) diff(context.Context, string) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	w, ws := l.w(), l.workspace()
-	intents := map[string]contract.ToolIntent{}
-	var edits, commands int
-	for env, err := range c.Events() {
-		if err != nil {
-			w.printf("rein: reading the log: %s\n", err)
-			break
-		}
-		switch e := env.Data.(type) {
-		case *contract.IntentProposed:
-			intents[e.ID] = e.ToolIntent
-		case *contract.ToolObservation:
-			in, ok := intents[e.IntentID]
-			switch {
-			case !ok || !e.OK:
-			case in.ToolName == "bash":
-				commands++
-			default:
-				if d := transcript.Change(in.ToolName, in.Input, e.Text, ws); d != "" {
-					w.say(text(strings.TrimRight(d, "\n") + "\n"))
-					edits++
-				}
-			}
-		}
+	w := l.w()
+	changes, err := transcript.ReadChanges(c.Events(), l.workspace())
+	for _, d := range changes.Diffs {
+		w.say(text(strings.TrimRight(d, "\n") + "\n"))
 	}
-	switch {
-	case edits == 0 && commands == 0:
-		w.say("rein: this session changed nothing in the workspace\n")
-	case commands > 0:
-		w.printf("rein: %s shown; %s ran and may have changed files too (rein why FILE says which)\n",
-			plural(edits, "edit"), plural(commands, "command"))
+	if err != nil {
+		w.printf("rein: reading the log: %s\n", err)
+	}
+	if line := changes.Summary(); line != "" {
+		w.printf("rein: %s\n", line)
 	}
 	return false, nil
 }
 
 func (l *lineMode) status(context.Context, string) (bool, error) {
 	st := l.s.Runtime.State()
-	facts := []Fact{{"session", l.s.Runtime.Session()}, {"directory", l.s.Dir}}
-	facts = append(facts, Fact{"workspace", l.workspace()})
+	facts := []Fact{{Key: "session", Value: l.s.Runtime.Session()}, {Key: "directory", Value: l.s.Dir}}
+	facts = append(facts, Fact{Key: "workspace", Value: l.workspace()})
 	c, _ := l.s.Runtime.(controls)
 	var cur kernel.Current
 	if c != nil {
 		cur = c.Current()
 	}
-	if l.s.About != nil {
-		facts = append(facts, l.s.About()...)
-	} else {
-		facts = append(facts, Fact{"provider", cur.Provider}, Fact{"model", cur.Model})
-		if cur.BaseURL != "" {
-			facts = append(facts, Fact{"endpoint", cur.BaseURL})
-		}
-		if l.s.Sandbox != "" {
-			facts = append(facts, Fact{"sandbox", strings.TrimPrefix(l.s.Sandbox, "sandbox: ")})
-		}
-	}
+	facts = append(facts, tui.ModelFacts(l.s.About, cur, l.s.Sandbox)...)
 	if c != nil {
-		facts = append(facts, Fact{"mode", c.Mode()})
+		facts = append(facts, Fact{Key: "mode", Value: c.Mode()})
 	} else if st.Mode != "" {
-		facts = append(facts, Fact{"mode", st.Mode})
+		facts = append(facts, Fact{Key: "mode", Value: st.Mode})
 	}
 	w := l.w()
 	w.say("Status\n")
 	for _, f := range facts {
-		// What /model switched to, over what the session started with.
-		if f.Key == "provider" && cur.Provider != "" && !strings.HasPrefix(f.Value, cur.Provider) {
-			f.Value = cur.Provider + " (switched with /model)"
-		}
-		if f.Key == "model" && cur.Model != "" && !strings.HasPrefix(f.Value, cur.Model) {
-			f.Value = cur.Model + " (switched with /model)"
-		}
 		w.printf("  %-14s %s\n", f.Key, f.Value)
 	}
 	return false, nil

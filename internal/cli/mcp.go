@@ -171,15 +171,7 @@ func (a *app) addServer(args []string, mf mcpFlags) error {
 	if s.Headers, err = pairs(mf.headers, ":", "--header"); err != nil {
 		return err
 	}
-	spec, err := a.spec(nil)
-	if err != nil {
-		return err
-	}
-	done, err := a.deps.Extensions.Add(spec, s)
-	if err != nil {
-		return err
-	}
-	return printf(a.deps.Stderr, "rein: %s\n", done)
+	return a.configure(func(spec Spec) (string, error) { return a.deps.Extensions.Add(spec, s) })
 }
 
 // removeServer runs rein mcp remove.
@@ -187,11 +179,17 @@ func (a *app) removeServer(name string) error {
 	if a.deps.Extensions.Remove == nil {
 		return errNoExtensions
 	}
+	return a.configure(func(spec Spec) (string, error) { return a.deps.Extensions.Remove(spec, name) })
+}
+
+// configure makes one change to the person's configuration (rein mcp add,
+// remove) with the spec rein's flags give, and says what it did.
+func (a *app) configure(change func(Spec) (string, error)) error {
 	spec, err := a.spec(nil)
 	if err != nil {
 		return err
 	}
-	done, err := a.deps.Extensions.Remove(spec, name)
+	done, err := change(spec)
 	if err != nil {
 		return err
 	}

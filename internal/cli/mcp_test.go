@@ -20,7 +20,7 @@ func TestMCPCommands(t *testing.T) {
 			if kind == "skills" {
 				return nil, nil
 			}
-			return []Fact{{"github", "ready · 2 tools"}, {"!slow", "did not start within 30s"}}, nil
+			return []Fact{{Key: "github", Value: "ready · 2 tools"}, {Key: "!slow", Value: "did not start within 30s"}}, nil
 		},
 		Add: func(_ Spec, s MCPServer) (string, error) {
 			added = append(added, s)

@@ -92,26 +92,8 @@ func (a *app) ui(ctx context.Context, s *Session, approver *tui.Approver, opts t
 
 // uiSession is s as the UI knows it.
 func (a *app) uiSession(s *Session, rt tui.Runtime) *tui.Session {
-	out := &tui.Session{Runtime: rt, Dir: s.Dir, Sandbox: s.Sandbox, Close: s.Close, Gates: s.Gates, Readable: s.Readable, Models: s.Models}
-	if s.About != nil {
-		out.About = func() []tui.Fact {
-			var facts []tui.Fact
-			for _, f := range s.About() {
-				facts = append(facts, tui.Fact{Key: f.Key, Value: f.Value})
-			}
-			return facts
-		}
-	}
-	if s.Extensions != nil {
-		out.Extensions = func(kind string) []tui.Fact {
-			var facts []tui.Fact
-			for _, f := range s.Extensions(kind) {
-				facts = append(facts, tui.Fact{Key: f.Key, Value: f.Value})
-			}
-			return facts
-		}
-	}
-	return out
+	return &tui.Session{Runtime: rt, Dir: s.Dir, Sandbox: s.Sandbox, Close: s.Close, Gates: s.Gates, Readable: s.Readable, Models: s.Models,
+		About: s.About, Extensions: s.Extensions}
 }
 
 // uiHost opens the sessions the UI goes to, with the flags rein was

@@ -378,7 +378,7 @@ func readUser(userFile string) (string, error) {
 // writeUser writes the person's own config.toml atomically, 0600, its
 // directory created when missing, through a symbolic link to it.
 func writeUser(userFile, text string) error {
-	if err := os.MkdirAll(filepath.Dir(userFile), 0o700); err != nil {
+	if err := atomicfile.MkdirAll(filepath.Dir(userFile), 0o700); err != nil && !errors.Is(err, atomicfile.ErrNotDurable) {
 		return fmt.Errorf("config: %w", err)
 	}
 	if real, err := filepath.EvalSymlinks(userFile); err == nil {

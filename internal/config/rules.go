@@ -38,7 +38,7 @@ var lists = map[contract.Decision]string{contract.Allow: "allow", contract.Ask: 
 // are made under an exclusive lock on file+".lock" (see lockBeside), so
 // that two reins saving at once both keep their rule.
 func saveRuleIn(file string, table []string, list string, r permission.Rule, perm os.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+	if err := atomicfile.MkdirAll(filepath.Dir(file), 0o755); err != nil && !errors.Is(err, atomicfile.ErrNotDurable) {
 		return fmt.Errorf("config: save rule: %w", err)
 	}
 	// Another rein may be saving an answer too: each reads what the one

@@ -496,13 +496,11 @@ func modelName(m *Model) string {
 
 // compactNow is a compaction a person asked for (rein compact, /compact).
 func (r *run) compactNow(ctx context.Context, focus string) {
-	st := r.state()
-	if st.Session == "" {
+	if r.state().Session == "" {
 		r.err = errors.New("kernel: compact: the log holds no session")
 		return
 	}
-	r.id, r.turn = st.Run, st.Turn
-	if r.settle() != nil {
+	if r.begin() != nil {
 		return
 	}
 	m := &r.k.models[r.k.current]

@@ -177,13 +177,7 @@ func (r *run) endOutput(invocation string) error {
 func (r *run) state() state.State { return r.k.State() }
 
 func (r *run) send(ctx context.Context, in Input) {
-	st := r.state()
-	if r.begin(&st) != nil {
-		return
-	}
-	// What the last run left open belongs to it.
-	r.id, r.turn = st.Run, st.Turn
-	if r.settle() != nil {
+	if r.begin() != nil {
 		return
 	}
 	if r.sessionStart(ctx, "startup") != nil {
@@ -192,14 +186,19 @@ func (r *run) send(ctx context.Context, in Input) {
 	r.start(ctx, in)
 }
 
-// begin records session.started when st, the state, holds no session
-// yet. Its error is the run's runtime failure.
-func (r *run) begin(st *state.State) error {
-	if st.Session != "" {
-		return nil
+// begin readies the log for what a person starts (a message, a command
+// of their own, a compaction): session.started when it holds no session yet, then the
+// last run's id and turn taken, so that settling what it left open is
+// recorded in it. Its error is the run's runtime failure.
+func (r *run) begin() error {
+	st := r.state()
+	if st.Session == "" {
+		if _, err := r.emit(r.k.started(), ""); err != nil {
+			return err
+		}
 	}
-	_, err := r.emit(r.k.started(), "")
-	return err
+	r.id, r.turn = st.Run, st.Turn
+	return r.settle()
 }
 
 // start begins a new run with in: the user's message, run.started, and the

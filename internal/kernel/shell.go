@@ -56,14 +56,9 @@ func (r *run) shell(ctx context.Context, command string) {
 		r.err = fmt.Errorf("kernel: shell: encode the command: %w", err)
 		return
 	}
-	st := r.state()
-	if r.begin(&st) != nil {
-		return
-	}
 	// Recorded in the last run, as a compaction a person asks for is;
 	// what it left open is settled first.
-	r.id, r.turn = st.Run, st.Turn
-	if r.settle() != nil {
+	if r.begin() != nil {
 		return
 	}
 	proposed, err := r.emit(&contract.IntentProposed{ToolIntent: contract.ToolIntent{
@@ -83,7 +78,7 @@ func (r *run) shell(ctx context.Context, command string) {
 	defer r.cancel()
 	r.tally = map[string]int{}
 	intent := recorded.ToolIntent
-	st = r.state()
+	st := r.state()
 	if err := k.opts.Tools.RunUser(ctx, &st, tool.Proposal{Intent: intent, EventID: proposed.ID}, r); err != nil && r.err == nil {
 		r.err = fmt.Errorf("kernel: shell: %w", err)
 	}

@@ -281,6 +281,31 @@ func TestBashDecisions(t *testing.T) {
 	}
 }
 
+// TestBashRuleReasons: a deny rule and an ask rule say alike what they
+// caught: every command, one command of several, or a file a command
+// writes.
+func TestBashRuleReasons(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		rules         Rules
+		command, want string
+	}{
+		{"deny every command", Rules{Deny: mustRules(t, "bash")}, "ls", "Deny rule bash forbids every command, so `ls` cannot run."},
+		{"ask every command", Rules{Ask: mustRules(t, "bash")}, "ls", "Ask rule bash requires approval for every command."},
+		{"deny a command", Rules{Deny: mustRules(t, "bash(rm:*)")}, "ls && rm x", "Deny rule bash(rm:*) forbids `rm x`, part of `ls && rm x`."},
+		{"ask a command", Rules{Ask: mustRules(t, "bash(rm:*)")}, "ls && rm x", "Ask rule bash(rm:*) requires approval for `rm x`, part of `ls && rm x`."},
+		{"deny a file", Rules{Deny: mustRules(t, "write_file(.env)")}, "echo X=1 > .env", "Deny rule write_file(.env) forbids writing .env, which `> .env` in `echo X=1 > .env` would do."},
+		{"ask a file", Rules{Ask: mustRules(t, "write_file(.env)")}, "echo X=1 > .env", "Ask rule write_file(.env) requires approval for writing .env, which `> .env` in `echo X=1 > .env` would do."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := policyOf(t, Yolo, tc.rules).Decide(bashReq(t, tc.command))
+			if v.Reason != tc.want {
+				t.Errorf("Decide(%q).Reason = %q, want %q", tc.command, v.Reason, tc.want)
+			}
+		})
+	}
+}
+
 func TestBashReasons(t *testing.T) {
 	p := policyOf(t, Default, Rules{Allow: mustRules(t, "bash(echo:*)"), Deny: mustRules(t, "bash(rm:*)")})
 	for _, tc := range []struct {

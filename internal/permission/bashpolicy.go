@@ -42,7 +42,7 @@ func (p *Policy) decideBash(req Request, in input) Verdict {
 	acc := p.accesses(a)
 
 	// 1. Deny rules, on every command and on every file it reads or writes.
-	if v, ok := p.denyBash(a, acc, quoted); ok {
+	if v, ok := p.bashRule(contract.Deny, a, acc, quoted); ok {
 		return v
 	}
 	// 2. Plan mode's ceiling.
@@ -54,7 +54,7 @@ func (p *Policy) decideBash(req Request, in input) Verdict {
 		return v
 	}
 	// 4. Ask rules.
-	if v, ok := p.askBash(a, acc, quoted); ok {
+	if v, ok := p.bashRule(contract.Ask, a, acc, quoted); ok {
 		return v
 	}
 	// 5. What no rule allows: a network device, a protected file, a write
@@ -153,43 +153,33 @@ func (p *Policy) bashMode(quoted string, g gap) Verdict {
 	return byMode(contract.Ask, reason)
 }
 
-// denyBash returns the verdict of the first deny rule that catches a
-// command of a, or a file it reads or writes.
-func (p *Policy) denyBash(a *shell.Script, acc []access, quoted string) (Verdict, bool) {
-	for _, r := range p.deny[bashTool] {
+// bashRule returns the verdict of the first deny rule (d is Deny) or ask
+// rule (d is Ask) that catches a command of a, or a file it reads or
+// writes, with why.
+func (p *Policy) bashRule(d contract.Decision, a *shell.Script, acc []access, quoted string) (Verdict, bool) {
+	rules, reason := p.deny, "Deny rule %s forbids %s."
+	if d == contract.Ask {
+		rules, reason = p.ask, "Ask rule %s requires approval for %s."
+	}
+	by := func(r Rule, what string) (Verdict, bool) {
+		return Verdict{Decision: d, By: ByRule, Rule: r.String(), Reason: fmt.Sprintf(reason, r, what)}, true
+	}
+	for _, r := range rules[bashTool] {
+		if r.any() && d == contract.Deny {
+			return by(r, "every command, so "+quoted+" cannot run")
+		}
 		if r.any() {
-			return denyBy(r, fmt.Sprintf("Deny rule %s forbids every command, so %s cannot run.", r, quoted)), true
+			return by(r, "every command")
 		}
 		for i := range a.Commands {
 			if r.catchesCommand(&a.Commands[i]) {
-				return denyBy(r, fmt.Sprintf("Deny rule %s forbids `%s`, part of %s.", r, a.Commands[i].Text, quoted)), true
+				return by(r, fmt.Sprintf("`%s`, part of %s", a.Commands[i].Text, quoted))
 			}
 		}
 	}
 	for _, ac := range acc {
-		if r, ok := p.pathRule(p.deny, ac); ok {
-			return denyBy(r, fmt.Sprintf("Deny rule %s forbids %s %s, which %s in %s would do.", r, verbing(ac.write), ac.pi.given, ac.part, quoted)), true
-		}
-	}
-	return Verdict{}, false
-}
-
-// askBash returns the verdict of the first ask rule that catches a command
-// of a, or a file it reads or writes.
-func (p *Policy) askBash(a *shell.Script, acc []access, quoted string) (Verdict, bool) {
-	for _, r := range p.ask[bashTool] {
-		if r.any() {
-			return askBy(r, fmt.Sprintf("Ask rule %s requires approval for every command.", r)), true
-		}
-		for i := range a.Commands {
-			if r.catchesCommand(&a.Commands[i]) {
-				return askBy(r, fmt.Sprintf("Ask rule %s requires approval for `%s`, part of %s.", r, a.Commands[i].Text, quoted)), true
-			}
-		}
-	}
-	for _, ac := range acc {
-		if r, ok := p.pathRule(p.ask, ac); ok {
-			return askBy(r, fmt.Sprintf("Ask rule %s requires approval for %s %s, which %s in %s would do.", r, verbing(ac.write), ac.pi.given, ac.part, quoted)), true
+		if r, ok := p.pathRule(rules, ac); ok {
+			return by(r, fmt.Sprintf("%s %s, which %s in %s would do", verbing(ac.write), ac.pi.given, ac.part, quoted))
 		}
 	}
 	return Verdict{}, false

@@ -36,16 +36,7 @@ type Containment struct {
 func (p *Policy) WithContainment(c Containment) *Policy {
 	q := *p
 	q.cont = Containment{Sandboxed: c.Sandboxed, Network: c.Network, Writable: append([]string(nil), c.Writable...)}
-	q.writable = nil
-	for _, w := range c.Writable {
-		if !filepath.IsAbs(w) {
-			continue
-		}
-		if real, err := filepath.EvalSymlinks(w); err == nil {
-			w = real
-		}
-		q.writable = append(q.writable, filepath.Clean(w))
-	}
+	q.writable = absPaths(c.Writable)
 	return &q
 }
 
@@ -56,16 +47,7 @@ func (p *Policy) WithContainment(c Containment) *Policy {
 // its record. p itself is unchanged.
 func (p *Policy) WithOwn(dirs []string) *Policy {
 	q := *p
-	q.own = nil
-	for _, d := range dirs {
-		if !filepath.IsAbs(d) {
-			continue
-		}
-		if real, err := filepath.EvalSymlinks(d); err == nil {
-			d = real
-		}
-		q.own = append(q.own, filepath.Clean(d))
-	}
+	q.own = absPaths(dirs)
 	return &q
 }
 
@@ -88,7 +70,9 @@ func (p *Policy) WithHidden(hidden, except []string) *Policy {
 }
 
 // absPaths returns the absolute paths of paths, cleaned, each also
-// resolved through its links where that differs.
+// resolved through its links where that differs: the forms a path the
+// policy checks (as given, or where it leads) may take below one of them.
+// A relative one names no place and is left out.
 func absPaths(paths []string) []string {
 	var out []string
 	for _, d := range paths {

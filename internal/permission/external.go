@@ -66,11 +66,7 @@ func external(rules []Rule, name string) []Rule {
 // claim, so every mode but yolo asks unless a rule allows it; a deny rule,
 // plan mode's ceiling and ask rules come first, as for every tool.
 func (p *Policy) decideExternal(req Request, in input) Verdict {
-	var given string
-	if in.Path != nil {
-		given = *in.Path
-	}
-	pi := p.pathInfo(given)
+	pi := p.pathInfo(in.path())
 	what := req.Tool
 	for _, r := range external(p.rules.Deny, req.Tool) {
 		if r.matchesPath(pi, true) {

@@ -193,6 +193,14 @@ type input struct {
 	Path    *string
 }
 
+// path is the input's path, "" when it has none.
+func (in input) path() string {
+	if in.Path == nil {
+		return ""
+	}
+	return *in.Path
+}
+
 func decodeInput(raw json.RawMessage) input {
 	// Fields are decoded one by one, so a malformed field hides only
 	// itself. What is malformed is validation's business, an earlier
@@ -284,10 +292,7 @@ func (p *Policy) pathInfo(given string) *pathInfo {
 }
 
 func (p *Policy) decideTool(req Request, in input) Verdict {
-	var given string
-	if in.Path != nil {
-		given = *in.Path
-	}
+	given := in.path()
 	pi := p.pathInfo(given)
 	what := req.Tool
 	if given != "" {

@@ -27,10 +27,7 @@ func (p *Policy) SuggestRules(req Request) []Rule {
 		return p.suggestExternal(req)
 	}
 	if req.Tool != bashTool {
-		var given string
-		if in.Path != nil {
-			given = *in.Path
-		}
+		given := in.path()
 		pi := p.pathInfo(given)
 		for _, r := range p.allow[req.Tool] {
 			if r.matchesPath(pi, false) {
@@ -276,7 +273,7 @@ func (p *Policy) ForHeadless(v Verdict, req Request) Verdict {
 		return v
 	}
 	reason := strings.TrimSpace(v.Reason) + " This run cannot ask for approval, so it was denied."
-	if in := decodeInput(req.Input); req.Tool != bashTool && in.Path != nil && *in.Path != "" && !p.pathInfo(*in.Path).inside {
+	if in := decodeInput(req.Input); req.Tool != bashTool && in.path() != "" && !p.pathInfo(in.path()).inside {
 		reason += " The path is outside the workspace, where file tools do not go unless its directory is added as a workspace root."
 		return Verdict{Decision: contract.Deny, By: ByHeadless, Reason: reason}
 	}

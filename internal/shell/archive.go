@@ -174,9 +174,7 @@ func zipProgram(x *call) {
 	zipOpts.scan(x.cw, 1, false, func(a arg) bool {
 		switch {
 		case a.unsure:
-			for i := a.i; i < len(x.cw); i++ {
-				x.file(i, x.cw[i], RoleWrite)
-			}
+			x.filesFrom(a.i, RoleWrite)
 			return false
 		case a.opt == "" && a.i > 1 && x.cw[a.i-1].Static() && x.cw[a.i-1].Text == "-TT":
 			// The command of -TT, read below.
@@ -261,9 +259,7 @@ func rsyncProgram(x *call) {
 	rsyncOpts.scan(x.cw, 1, false, func(a arg) bool {
 		switch {
 		case a.unsure:
-			for i := a.i; i < len(x.cw); i++ {
-				x.file(i, x.cw[i], RoleWrite)
-			}
+			x.filesFrom(a.i, RoleWrite)
 			return false
 		case a.opt == "":
 			operands = append(operands, a.i)

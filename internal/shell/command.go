@@ -261,6 +261,15 @@ func (x *call) role(i int, r Role) {
 // in) its word cw[i].
 func (x *call) file(i int, p Word, r Role) { x.addFile(i, p, r, false) }
 
+// filesFrom records each word from cw[from] on as a file the command
+// reads or writes with role r: what is left when rein cannot tell which
+// of them is what (a word it cannot read, an editor's operands).
+func (x *call) filesFrom(from int, r Role) {
+	for i := from; i < len(x.cw); i++ {
+		x.file(i, x.cw[i], r)
+	}
+}
+
 // tree records that the command reads or writes everything below p.
 func (x *call) tree(i int, p Word, r Role) { x.addFile(i, p, r, true) }
 

@@ -91,9 +91,7 @@ func (f *filer) files(x *call) {
 		case a.unsure:
 			// What the word holds is not known, and after it not even
 			// which word is what: every one may be a file of either kind.
-			for i := a.i; i < len(x.cw); i++ {
-				x.file(i, x.cw[i], f.worst())
-			}
+			x.filesFrom(a.i, f.worst())
 			return false
 		case a.opt == "":
 			operands = append(operands, a.i)
@@ -300,9 +298,7 @@ func compressor(x *call) {
 func (f *filer) scanAs(x *call, r Role) {
 	f.opts.scan(x.cw, 1, false, func(a arg) bool {
 		if a.unsure {
-			for i := a.i; i < len(x.cw); i++ {
-				x.file(i, x.cw[i], RoleWrite)
-			}
+			x.filesFrom(a.i, RoleWrite)
 			return false
 		}
 		if a.opt == "" {

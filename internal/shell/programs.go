@@ -154,8 +154,6 @@ func uvProgram(x *call) {
 // commands they are given or read from their input (:!rm, ed's !): what
 // they do cannot be checked.
 func editor(x *call) {
-	for i := 1; i < len(x.cw); i++ {
-		x.file(i, x.cw[i], RoleWrite)
-	}
+	x.filesFrom(1, RoleWrite)
 	x.opaque("%s runs an editor, whose commands cannot be checked")
 }

@@ -334,9 +334,7 @@ func curlProgram(x *call) {
 	curlOpts.scan(x.cw, 1, false, func(a arg) bool {
 		switch {
 		case a.unsure:
-			for i := a.i; i < len(x.cw); i++ {
-				x.file(i, x.cw[i], RoleWrite)
-			}
+			x.filesFrom(a.i, RoleWrite)
 			return false
 		case a.opt == "O" || a.opt == "remote-name" || a.opt == "remote-name-all":
 			x.file(a.i, Word{Text: "."}, RoleWrite)
@@ -384,9 +382,7 @@ func wgetProgram(x *call) {
 	wgetOpts.scan(x.cw, 1, false, func(a arg) bool {
 		switch {
 		case a.unsure:
-			for i := a.i; i < len(x.cw); i++ {
-				x.file(i, x.cw[i], RoleWrite)
-			}
+			x.filesFrom(a.i, RoleWrite)
 			return false
 		case !a.has:
 		case a.opt == "e" || a.opt == "execute" || a.opt == "config":

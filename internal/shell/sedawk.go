@@ -18,9 +18,7 @@ func sedProgram(x *call) {
 		switch {
 		case a.unsure:
 			unsure = true
-			for i := a.i; i < len(x.cw); i++ {
-				x.file(i, x.cw[i], RoleWrite)
-			}
+			x.filesFrom(a.i, RoleWrite)
 			return false
 		case a.opt == "":
 			operands = append(operands, a.i)

@@ -265,9 +265,7 @@ func sudoOption(x *call, a arg) effect {
 	case a.opt == "s" || a.opt == "i" || a.long && (a.opt == "shell" || a.opt == "login"):
 		return viaShell
 	case a.opt == "e" && !a.long || a.long && a.opt == "edit":
-		for i := a.i + 1; i < len(x.cw); i++ {
-			x.file(i, x.cw[i], RoleWrite)
-		}
+		x.filesFrom(a.i+1, RoleWrite)
 		return noProgram
 	case a.opt == "l" || a.opt == "v" || a.opt == "k" || a.opt == "K" || a.opt == "V" || a.opt == "h" && !a.has ||
 		a.long && (a.opt == "list" || a.opt == "validate" || a.opt == "version" || a.opt == "help" || a.opt == "remove-timestamp"):

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -217,30 +218,43 @@ func (m *model) status(string) tea.Cmd {
 	} else if m.opts.Workspace != "" {
 		facts = append(facts, Fact{"workspace", m.opts.Workspace})
 	}
-	if about := m.sess.About; about != nil {
-		facts = append(facts, about()...)
-	} else {
-		facts = append(facts, Fact{"provider", cur.Provider}, Fact{"model", cur.Model})
-		if cur.BaseURL != "" {
-			facts = append(facts, Fact{"endpoint", cur.BaseURL})
-		}
-		if m.sess.Sandbox != "" {
-			facts = append(facts, Fact{"sandbox", strings.TrimPrefix(m.sess.Sandbox, "sandbox: ")})
-		}
-	}
+	facts = append(facts, ModelFacts(m.sess.About, cur, m.sess.Sandbox)...)
 	facts = append(facts, Fact{"mode", m.rt.Mode()})
 	var b strings.Builder
 	for _, f := range facts {
-		if f.Key == "provider" && cur.Provider != "" && !strings.HasPrefix(f.Value, cur.Provider) {
-			f.Value = cur.Provider + " (switched with /model)"
-		}
-		if f.Key == "model" && cur.Model != "" && !strings.HasPrefix(f.Value, cur.Model) {
-			f.Value = cur.Model + " (switched with /model)"
-		}
 		b.WriteString(row(m.width, 16, "  "+printable.Line(f.Key), printable.Line(f.Value), m.theme) + "\n")
 	}
 	m.print(m.theme.Bold.Render("Status") + "\n" + strings.TrimSuffix(b.String(), "\n"))
 	return m.flushPrint()
+}
+
+// ModelFacts are the facts /status shows of the model and the sandbox,
+// in the terminal UI and the line mode alike: about's when it is set (the
+// wiring's, which knows the configuration), else what cur and sandbox
+// (the line said at the start) tell; a provider or model switched with
+// /model since is said so.
+func ModelFacts(about func() []Fact, cur kernel.Current, sandbox string) []Fact {
+	var facts []Fact
+	if about != nil {
+		facts = slices.Clone(about()) // its own, relabelled below
+	} else {
+		facts = []Fact{{"provider", cur.Provider}, {"model", cur.Model}}
+		if cur.BaseURL != "" {
+			facts = append(facts, Fact{"endpoint", cur.BaseURL})
+		}
+		if sandbox != "" {
+			facts = append(facts, Fact{"sandbox", strings.TrimPrefix(sandbox, "sandbox: ")})
+		}
+	}
+	for i, f := range facts {
+		switch {
+		case f.Key == "provider" && cur.Provider != "" && !strings.HasPrefix(f.Value, cur.Provider):
+			facts[i].Value = cur.Provider + " (switched with /model)"
+		case f.Key == "model" && cur.Model != "" && !strings.HasPrefix(f.Value, cur.Model):
+			facts[i].Value = cur.Model + " (switched with /model)"
+		}
+	}
+	return facts
 }
 
 func (m *model) init(string) tea.Cmd {

@@ -7,7 +7,6 @@ import (
 
 	tea "github.com/rein-agent/rein/internal/thirdparty/bubbletea"
 
-	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/printable"
 	"github.com/rein-agent/rein/internal/session"
 	"github.com/rein-agent/rein/internal/tui/transcript"
@@ -157,44 +156,15 @@ func ago(t, now time.Time) string {
 // each edit and write that succeeded, in order, and how many commands ran
 // (they may have changed files too; rein why FILE tells which).
 func (m *model) diff(string) tea.Cmd {
-	intents := map[string]contract.ToolIntent{}
-	var shown, commands int
-	for env, err := range m.rt.Events() {
-		if err != nil {
-			m.print(transcript.Note("error", "reading the log: "+err.Error(), m.width, m.theme))
-			break
-		}
-		switch d := env.Data.(type) {
-		case *contract.IntentProposed:
-			intents[d.ID] = d.ToolIntent
-		case *contract.ToolObservation:
-			in, ok := intents[d.IntentID]
-			if !ok || !d.OK {
-				continue
-			}
-			if in.ToolName == "bash" {
-				commands++
-				continue
-			}
-			if text := transcript.Change(in.ToolName, in.Input, d.Text, m.opts.Workspace); text != "" {
-				m.print(transcript.Diff(text, m.width, 200, m.theme))
-				shown++
-			}
-		}
+	c, err := transcript.ReadChanges(m.rt.Events(), m.opts.Workspace)
+	for _, d := range c.Diffs {
+		m.print(transcript.Diff(d, m.width, 200, m.theme))
 	}
-	switch {
-	case shown == 0 && commands == 0:
-		m.print(transcript.Note("info", "this session changed nothing in the workspace", m.width, m.theme))
-	case commands > 0:
-		m.print(transcript.Note("info", fmt.Sprintf("%s shown; %s ran and may have changed files too (rein why FILE says which)", plural(shown, "edit"), plural(commands, "command")), m.width, m.theme))
+	if err != nil {
+		m.print(transcript.Note("error", "reading the log: "+err.Error(), m.width, m.theme))
+	}
+	if line := c.Summary(); line != "" {
+		m.print(transcript.Note("info", line, m.width, m.theme))
 	}
 	return m.flushPrint()
-}
-
-// plural is "1 edit", "2 edits".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -17,7 +17,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rein-agent/rein/internal/atomicfile"
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
@@ -257,17 +256,6 @@ func fileKind(m fs.FileMode) string {
 	default:
 		return "a special file"
 	}
-}
-
-// writeAtomic replaces (or creates) the file at abs with data, durably
-// (package atomicfile): a reader sees the old content or the new, never a
-// part. An existing file's mode is kept; a new file gets 0666 less the
-// umask. Missing parent directories are created.
-func writeAtomic(abs string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return err
-	}
-	return atomicfile.Write(abs, data, 0o666)
 }
 
 // writeOutput writes s to w, wrapping a failure with the tool's name.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/rein-agent/rein/internal/atomicfile"
@@ -84,13 +85,19 @@ type loaded struct {
 	whole bool
 }
 
-// commit writes data to abs atomically and returns its new stamp, which
-// the tool reports: what rein wrote the model has seen, so it may change
-// the file again without reading it back. A write that only could not be
-// made durable (its directory's fsync failed) has changed the file, and
-// is reported as the write it is.
+// commit writes data to abs atomically (package atomicfile: a reader
+// sees the old content or the new, never a part; an existing file keeps
+// its mode, a new one gets 0666 less the umask; missing parent
+// directories are created) and returns its new stamp, which the tool
+// reports: what rein wrote the model has seen, so it may change the file
+// again without reading it back. A write that only could not be made
+// durable (a directory's fsync failed) has changed the file, and is
+// reported as the write it is.
 func commit(abs string, data []byte) ([]contract.FileStamp, error) {
-	if err := writeAtomic(abs, data); err != nil && !errors.Is(err, atomicfile.ErrNotDurable) {
+	if err := atomicfile.MkdirAll(filepath.Dir(abs), 0o755); err != nil && !errors.Is(err, atomicfile.ErrNotDurable) {
+		return nil, err
+	}
+	if err := atomicfile.Write(abs, data, 0o666); err != nil && !errors.Is(err, atomicfile.ErrNotDurable) {
 		return nil, err
 	}
 	mtime := time.Now().Round(0)

@@ -240,11 +240,11 @@ func (c *Composer) key(msg tea.KeyPressMsg) (*Submission, tea.Cmd) {
 			return nil, c.refreshMenu()
 		}
 	case "backspace", "ctrl+h":
-		if c.deletePasteBefore() {
+		if c.deletePaste(true) {
 			return nil, c.refreshMenu()
 		}
 	case "delete", "ctrl+d":
-		if c.deletePasteAfter() {
+		if c.deletePaste(false) {
 			return nil, c.refreshMenu()
 		}
 	}

@@ -74,34 +74,24 @@ func expand(display string, pastes []paste) string {
 	return strings.NewReplacer(pairs...).Replace(display)
 }
 
-// deletePasteBefore removes the placeholder that ends at the cursor, whole,
-// and reports whether there was one.
-func (c *Composer) deletePasteBefore() bool {
+// deletePaste removes the placeholder that ends at the cursor (back, for
+// backspace) or starts at it (for delete), whole, and reports whether
+// there was one.
+func (c *Composer) deletePaste(back bool) bool {
 	if len(c.pastes) == 0 {
 		return false
 	}
 	before, after := c.split()
 	for i, p := range c.pastes {
-		if strings.HasSuffix(before, p.label) {
-			c.pastes = slices.Delete(c.pastes, i, i+1)
-			c.set(strings.TrimSuffix(before, p.label), after)
-			return true
+		b, a, ok := before, after, false
+		if back {
+			b, ok = strings.CutSuffix(before, p.label)
+		} else {
+			a, ok = strings.CutPrefix(after, p.label)
 		}
-	}
-	return false
-}
-
-// deletePasteAfter removes the placeholder that starts at the cursor,
-// whole, and reports whether there was one.
-func (c *Composer) deletePasteAfter() bool {
-	if len(c.pastes) == 0 {
-		return false
-	}
-	before, after := c.split()
-	for i, p := range c.pastes {
-		if strings.HasPrefix(after, p.label) {
+		if ok {
 			c.pastes = slices.Delete(c.pastes, i, i+1)
-			c.set(before, strings.TrimPrefix(after, p.label))
+			c.set(b, a)
 			return true
 		}
 	}

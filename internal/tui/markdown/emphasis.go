@@ -112,21 +112,8 @@ func linkTail(s string, f *finder) (dest string, n int, ok bool) {
 	}
 	j := skipSpace(s, i)
 	if j < len(s) && j > i && (s[j] == '"' || s[j] == '\'' || s[j] == '(') {
-		closer := s[j]
-		if closer == '(' {
-			closer = ')'
-		}
-		if f.index(s[j+1:], string(closer)) < 0 {
-			return "", 0, false
-		}
-		k := j + 1
-		for k < len(s) && s[k] != closer {
-			if s[k] == '\\' && k+1 < len(s) {
-				k++
-			}
-			k++
-		}
-		if k >= len(s) {
+		k := titleClose(s, j, f)
+		if k < 0 {
 			return "", 0, false
 		}
 		j = skipSpace(s, k+1)

@@ -169,7 +169,7 @@ func streamed(parts []string, width int, th style.Theme) string {
 		}
 	}
 	done = append(done, s.Close())
-	return joinBlocks(done...)
+	return JoinBlocks(done...)
 }
 
 func TestStreamChunkSplitInvariance(t *testing.T) {

@@ -85,18 +85,8 @@ func titleEnd(text string, i int) int {
 	if j >= len(text) || strings.IndexByte("\"'(", text[j]) < 0 {
 		return 0
 	}
-	closer := text[j]
-	if closer == '(' {
-		closer = ')'
-	}
-	k := j + 1
-	for k < len(text) && text[k] != closer {
-		if text[k] == '\\' && k+1 < len(text) {
-			k++
-		}
-		k++
-	}
-	if k >= len(text) {
+	k := titleClose(text, j, nil)
+	if k < 0 {
 		return 0
 	}
 	e := lineEndAfter(text, k+1)
@@ -104,6 +94,29 @@ func titleEnd(text string, i int) int {
 		return 0
 	}
 	return e
+}
+
+// titleClose returns the index in s of what closes the link title opened
+// at s[j] (a " or ' by its like, a ( by a ")"), past backslash escapes; -1
+// when nothing does, which f remembers (see finder; nil remembers
+// nothing).
+func titleClose(s string, j int, f *finder) int {
+	closer := s[j]
+	if closer == '(' {
+		closer = ')'
+	}
+	if f.index(s[j+1:], string(closer)) < 0 {
+		return -1
+	}
+	for k := j + 1; k < len(s); k++ {
+		switch s[k] {
+		case '\\':
+			k++ // the escaped character closes nothing
+		case closer:
+			return k
+		}
+	}
+	return -1
 }
 
 // lineEndAfter returns the index after the line end that follows

@@ -16,12 +16,13 @@ import (
 func Render(md string, width int, th style.Theme) string {
 	s := NewStream(width, th)
 	s.Write(md)
-	return joinBlocks(s.Done(), s.Close())
+	return JoinBlocks(s.Done(), s.Close())
 }
 
-// joinBlocks joins rendered pieces, each holding whole blocks, with the
-// blank line that separates blocks, skipping empty pieces.
-func joinBlocks(parts ...string) string {
+// JoinBlocks joins rendered pieces, each holding whole blocks, with the
+// blank line that separates blocks, skipping empty pieces: the layout of
+// rendered markdown, and of a transcript's blocks around it.
+func JoinBlocks(parts ...string) string {
 	var b strings.Builder
 	for _, p := range parts {
 		if p == "" {
@@ -96,19 +97,12 @@ func (s *Stream) Done() string {
 	if len(s.blocks) == 0 {
 		return ""
 	}
-	var b strings.Builder
+	parts := make([]string, 0, len(s.blocks))
 	for _, r := range s.blocks {
-		out := s.render(r, true)
-		if out == "" {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
-		}
-		b.WriteString(out)
+		parts = append(parts, s.render(r, true))
 	}
 	s.blocks = s.blocks[:0]
-	return b.String()
+	return JoinBlocks(parts...)
 }
 
 // Live returns the current, incomplete block rendered, "" when there is

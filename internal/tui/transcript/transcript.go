@@ -320,17 +320,7 @@ func (t *Transcript) Live(now time.Time) string {
 	for _, id := range t.order {
 		parts = append(parts, t.cards[id].live(t.view(), now))
 	}
-	var b strings.Builder
-	for _, p := range parts {
-		if p == "" {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
-		}
-		b.WriteString(p)
-	}
-	return b.String()
+	return markdown.JoinBlocks(parts...)
 }
 
 // nonEmpty returns s as the one block, or nil when it is empty.

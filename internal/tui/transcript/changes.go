@@ -1,0 +1,61 @@
+package transcript
+
+import (
+	"iter"
+
+	"github.com/rein-agent/rein/internal/contract"
+)
+
+// Changes is what a session's edits changed, as its log has it, for
+// /diff in the terminal UI and the line mode alike.
+type Changes struct {
+	// Diffs are the diffs of the edits and writes that succeeded, in
+	// order (see Change).
+	Diffs []string
+	// Commands is how many commands ran: they may have changed files
+	// too, which /diff cannot show.
+	Commands int
+}
+
+// ReadChanges reads a session's events for its Changes, each diff's paths
+// shown relative to workspace. A failure to read the log ends it: the
+// error comes with what was read before it.
+func ReadChanges(events iter.Seq2[contract.Envelope, error], workspace string) (Changes, error) {
+	var c Changes
+	intents := map[string]contract.ToolIntent{}
+	for env, err := range events {
+		if err != nil {
+			return c, err
+		}
+		switch e := env.Data.(type) {
+		case *contract.IntentProposed:
+			intents[e.ID] = e.ToolIntent
+		case *contract.ToolObservation:
+			in, ok := intents[e.IntentID]
+			switch {
+			case !ok || !e.OK:
+			case in.ToolName == "bash":
+				c.Commands++
+			default:
+				if d := Change(in.ToolName, in.Input, e.Text, workspace); d != "" {
+					c.Diffs = append(c.Diffs, d)
+				}
+			}
+		}
+	}
+	return c, nil
+}
+
+// Summary is the line /diff ends with: that the session changed nothing,
+// or, when commands ran, how many edits were shown and commands ran; ""
+// when there were edits alone, whose diffs say it all.
+func (c Changes) Summary() string {
+	switch {
+	case len(c.Diffs) == 0 && c.Commands == 0:
+		return "this session changed nothing in the workspace"
+	case c.Commands > 0:
+		return plural(len(c.Diffs), "edit") + " shown; " + plural(c.Commands, "command") +
+			" ran and may have changed files too (rein why FILE says which)"
+	}
+	return ""
+}
