@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"charm.land/catwalk/pkg/catwalk"
-	"charm.land/catwalk/pkg/embedded"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rein-agent/rein/internal/contract"
@@ -14,7 +13,7 @@ import (
 // fake is a small catalogue in catwalk's shape, so that the tests do not
 // depend on the embedded figures of the day.
 func fake() *Catalog {
-	x := build([]catwalk.Provider{
+	x := build(fromCatwalk([]catwalk.Provider{
 		{ID: "anthropic", DefaultLargeModelID: "claude-sonnet-4-6", Models: []catwalk.Model{
 			{ID: "claude-sonnet-4-6", ContextWindow: 200_000, DefaultMaxTokens: 128_000, CanReason: true,
 				ReasoningLevels: []string{"low", "medium", "high"}, DefaultReasoningEffort: "high",
@@ -34,7 +33,7 @@ func fake() *Catalog {
 		}},
 		{ID: "deepseek", Models: []catwalk.Model{{ID: "deepseek-chat", ContextWindow: 128_000, CostPer1MIn: 0.3, CostPer1MOut: 1}}},
 		{ID: "copilot", Models: []catwalk.Model{{ID: "free-model", ContextWindow: 32_000}}},
-	})
+	}))
 	return &Catalog{data: func() *index { return x }}
 }
 
@@ -234,10 +233,10 @@ func TestEmbedded(t *testing.T) {
 }
 
 // BenchmarkFirstLookup is what the first lookup of a process costs: the
-// parse of the whole embedded catalogue and its index.
+// index of the whole generated catalogue.
 func BenchmarkFirstLookup(b *testing.B) {
 	for b.Loop() {
-		x := build(embedded.GetAll())
+		x := build(catwalkProviders)
 		if _, ok := x.find("anthropic", "claude-sonnet-4-5"); !ok {
 			b.Fatal("not found")
 		}
