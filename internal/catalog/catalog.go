@@ -5,9 +5,10 @@
 // catwalk.go, a table generated from catwalk's embedded JSON by this
 // package's tests (go test ./internal/catalog -run TestGenerated -update,
 // after a bump of catwalk in go.mod), so that rein neither links catwalk
-// nor parses 0.7 MB of JSON at every start. The table is indexed on the
-// first lookup (a command that looks nothing up, like rein version, pays
-// nothing for it); the
+// nor parses 0.7 MB of JSON at every start. A lookup reads the table as
+// it is, with no index built (a command that looks nothing up, like rein
+// version, pays nothing for it, and one that looks up a model or two no
+// more than a scan of a few thousand entries); the
 // person's [models."id"] tables override or add entries ([Catalog.With]);
 // and [Probe] asks an OpenAI-compatible server what it serves.
 package catalog
@@ -15,7 +16,6 @@ package catalog
 import (
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/rein-agent/rein/internal/contract"
 )
@@ -64,16 +64,13 @@ type Entry struct {
 // Catalog is the embedded catalogue with the person's entries over it.
 // It is safe for concurrent use.
 type Catalog struct {
-	data    func() *index
-	entries map[string]Entry
+	providers []provider
+	entries   map[string]Entry
 }
 
 // Embedded returns the catalogue built into rein, with no entries of the
 // person's. It parses nothing until the first lookup.
-func Embedded() *Catalog { return &Catalog{data: embeddedIndex} }
-
-// embeddedIndex indexes the generated catalogue once, on first use.
-var embeddedIndex = sync.OnceValue(func() *index { return build(catwalkProviders) })
+func Embedded() *Catalog { return &Catalog{providers: catwalkProviders} }
 
 // With returns c with entries (the person's [models] tables, by model id)
 // over it: an entry for an id the catalogue knows overrides the fields it
@@ -86,7 +83,7 @@ func (c *Catalog) With(entries map[string]Entry) *Catalog {
 	for id, e := range entries {
 		merged[id] = e
 	}
-	return &Catalog{data: c.data, entries: merged}
+	return &Catalog{providers: c.providers, entries: merged}
 }
 
 // vendors maps rein's provider names to the catwalk providers whose list
@@ -128,7 +125,7 @@ type figures struct {
 // OpenAI-compatible server may serve deepseek-chat or a Groq model). The
 // result is false when neither knows the model.
 func (c *Catalog) Lookup(vendor, model string) (Model, bool) {
-	m, found := c.data().find(vendors[vendor], model)
+	m, found := find(c.providers, vendors[vendor], model)
 	e, has := c.entries[model]
 	if !has {
 		return m, found
@@ -193,7 +190,10 @@ func (e *Entry) prices(known *contract.Prices) *contract.Prices {
 // Default returns the vendor's current default model from the catalogue,
 // or "" for a vendor it does not know.
 func (c *Catalog) Default(vendor string) string {
-	return c.data().defaults[vendors[vendor]]
+	if i := providerOf(c.providers, vendors[vendor]); i >= 0 {
+		return c.providers[i].Default
+	}
+	return ""
 }
 
 // Cost is what a call with usage u cost at prices p, in US dollars; nil
@@ -210,12 +210,50 @@ func Cost(u *contract.ModelUsage, p *contract.Prices) *float64 {
 	return &usd
 }
 
-// index is the parsed catalogue: each provider's models by the names they
-// answer to, all providers' together, and the default models.
-type index struct {
-	byVendor map[string]map[string]*figures
-	all      map[string]*figures
-	defaults map[string]string
+// providerOf returns where the provider whose id is id is in providers,
+// -1 when there is none.
+func providerOf(providers []provider, id string) int {
+	for i := range providers {
+		if providers[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// answer returns the model of providers that answers to name: the first
+// whose id in lower case is name (own says providers is the vendor's own
+// list, where the last holds it); where none has that id, the first whose id without a
+// router's prefix is name, or whose undated alias is name, the latest date
+// winning over an earlier one.
+func answer(providers []provider, own bool, name string) *figures {
+	var exact, alias *figures
+	for i := range providers {
+		for j := range providers[i].Models {
+			m := &providers[i].Models[j]
+			id := strings.ToLower(m.ID)
+			if id == name {
+				if !own {
+					return m
+				}
+				exact = m
+				continue
+			}
+			if exact != nil {
+				continue
+			}
+			if _, short, ok := cutRouter(id); ok && short == name && alias == nil {
+				alias = m
+			}
+			if n := dated(id); n >= 0 && id[:n] == name && (alias == nil || laterDate(name, alias, m)) {
+				alias = m
+			}
+		}
+	}
+	if exact != nil {
+		return exact
+	}
+	return alias
 }
 
 // dated returns where the date at the end of a dated id begins (its
@@ -237,53 +275,6 @@ func dated(id string) int {
 		return n
 	}
 	return -1
-}
-
-// build indexes providers. A model answers to its id in lower case, then,
-// where no model has that id, to its id without a router's prefix (the
-// first provider's wins) and to its undated alias (the latest date wins).
-// The first provider that names a model holds it in the index of all.
-func build(providers []provider) *index {
-	n := 0
-	for i := range providers {
-		n += len(providers[i].Models)
-	}
-	x := &index{byVendor: make(map[string]map[string]*figures, len(providers)), all: make(map[string]*figures, n),
-		defaults: make(map[string]string, len(providers))}
-	type alias struct {
-		name string
-		m    *figures
-		own  map[string]*figures
-	}
-	var aliases []alias
-	for i := range providers {
-		p := &providers[i]
-		own := make(map[string]*figures, len(p.Models))
-		x.byVendor[p.ID] = own
-		x.defaults[p.ID] = p.Default
-		for j := range p.Models {
-			m := &p.Models[j]
-			id := strings.ToLower(m.ID)
-			own[id] = m
-			if _, ok := x.all[id]; !ok {
-				x.all[id] = m
-			}
-			if _, short, ok := cutRouter(id); ok {
-				aliases = append(aliases, alias{short, m, own})
-			}
-			if n := dated(id); n >= 0 {
-				aliases = append(aliases, alias{id[:n], m, own})
-			}
-		}
-	}
-	for _, a := range aliases {
-		for _, names := range []map[string]*figures{a.own, x.all} {
-			if old, ok := names[a.name]; !ok || laterDate(a.name, old, a.m) {
-				names[a.name] = a.m
-			}
-		}
-	}
-	return x
 }
 
 // laterDate says whether m is a later dated version of name than old,
@@ -346,14 +337,18 @@ func cachePrices(input float64, cached ...float64) (read, write float64) {
 	return read, write
 }
 
-// find returns the model that answers to name, in vendor's list first and
-// then in every provider's.
-func (x *index) find(vendor, name string) (Model, bool) {
+// find returns the model that answers to name (see answer), in vendor's
+// list first and then in every provider's.
+func find(providers []provider, vendor, name string) (Model, bool) {
+	own := providerOf(providers, vendor)
 	for _, n := range candidates(name) {
-		for _, names := range []map[string]*figures{x.byVendor[vendor], x.all} {
-			if m, ok := names[n]; ok {
+		if own >= 0 {
+			if m := answer(providers[own:own+1], true, n); m != nil {
 				return *m.model(), true
 			}
+		}
+		if m := answer(providers, false, n); m != nil {
+			return *m.model(), true
 		}
 	}
 	return Model{}, false

@@ -17,8 +17,8 @@ import (
 var update = flag.Bool("update", false, "rewrite catwalk.go from the catwalk module go.mod names")
 
 // fromCatwalk is catwalk's providers as the generated table keeps them, in
-// catwalk's order (the first provider that names a model holds it in the
-// index of all).
+// catwalk's order (among every provider's, the first that has a model
+// answers for it).
 func fromCatwalk(ps []catwalk.Provider) []provider {
 	out := make([]provider, 0, len(ps))
 	for _, p := range ps {

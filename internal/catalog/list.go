@@ -13,9 +13,12 @@ func (c *Catalog) Models(vendor string) []string {
 	if !ok {
 		return nil
 	}
-	own := c.data().byVendor[v]
-	ids := make([]string, 0, len(own))
-	for _, m := range own {
+	i := providerOf(c.providers, v)
+	if i < 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(c.providers[i].Models))
+	for _, m := range c.providers[i].Models {
 		ids = append(ids, m.ID)
 	}
 	slices.Sort(ids)
