@@ -96,9 +96,12 @@ var vendors = map[string]string{
 }
 
 // provider is one catwalk provider as the generated table keeps it: its
-// id, its default (large) model and its models.
+// id, its default (large) model, and its models' ids and figures in two
+// lists of the same length, so that a lookup, which reads every id, reads
+// no figures but those of the model it finds.
 type provider struct {
 	ID, Default string
+	IDs         []string
 	Models      []figures
 }
 
@@ -107,7 +110,6 @@ type provider struct {
 // order an entry gives them (cachePrices reads them); Levels are the
 // reasoning levels joined by commas.
 type figures struct {
-	ID                           string
 	ContextWindow, MaxOutput     int
 	In, Out, InCached, OutCached float64
 	Reasons                      bool
@@ -221,39 +223,41 @@ func providerOf(providers []provider, id string) int {
 	return -1
 }
 
-// answer returns the model of providers that answers to name: the first
-// whose id in lower case is name (own says providers is the vendor's own
-// list, where the last holds it); where none has that id, the first whose id without a
-// router's prefix is name, or whose undated alias is name, the latest date
-// winning over an earlier one.
-func answer(providers []provider, own bool, name string) *figures {
-	var exact, alias *figures
+// answer returns the model of providers that answers to name, its id and
+// figures (nil when none does): the first whose id in lower case is name
+// (own says providers is the vendor's own list, where the last holds it);
+// where none has that id, the first whose id without a router's prefix is
+// name, or whose undated alias is name, the latest date winning over an
+// earlier one.
+func answer(providers []provider, own bool, name string) (string, *figures) {
+	var exact, alias string
+	var ef, af *figures
 	for i := range providers {
-		for j := range providers[i].Models {
-			m := &providers[i].Models[j]
-			id := strings.ToLower(m.ID)
+		p := &providers[i]
+		for j, given := range p.IDs {
+			id := strings.ToLower(given)
 			if id == name {
 				if !own {
-					return m
+					return given, &p.Models[j]
 				}
-				exact = m
+				exact, ef = given, &p.Models[j]
 				continue
 			}
-			if exact != nil {
+			if ef != nil {
 				continue
 			}
-			if _, short, ok := cutRouter(id); ok && short == name && alias == nil {
-				alias = m
+			if _, short, ok := cutRouter(id); ok && short == name && af == nil {
+				alias, af = given, &p.Models[j]
 			}
-			if n := dated(id); n >= 0 && id[:n] == name && (alias == nil || laterDate(name, alias, m)) {
-				alias = m
+			if n := dated(id); n >= 0 && id[:n] == name && (af == nil || laterDate(name, alias, given)) {
+				alias, af = given, &p.Models[j]
 			}
 		}
 	}
-	if exact != nil {
-		return exact
+	if ef != nil {
+		return exact, ef
 	}
-	return alias
+	return alias, af
 }
 
 // dated returns where the date at the end of a dated id begins (its
@@ -277,10 +281,10 @@ func dated(id string) int {
 	return -1
 }
 
-// laterDate says whether m is a later dated version of name than old,
-// which holds name as an alias too.
-func laterDate(name string, old, m *figures) bool {
-	o, n := strings.ToLower(old.ID), strings.ToLower(m.ID)
+// laterDate says whether the model m is a later dated version of name
+// than old, which holds name as an alias too.
+func laterDate(name, old, m string) bool {
+	o, n := strings.ToLower(old), strings.ToLower(m)
 	od, nd := dated(o), dated(n)
 	return o != name && od >= 0 && nd >= 0 && o[:od] == name && n[:nd] == name && n > o
 }
@@ -294,11 +298,11 @@ func cutRouter(name string) (prefix, model string, ok bool) {
 	return name[:i], name[i+1:], true
 }
 
-// model is a catwalk model as rein keeps it. A model whose input and
+// model is the catwalk model id with figures f as rein keeps it. A model whose input and
 // output both cost nothing has unknown prices: catwalk says 0 for a model
 // billed by subscription (Copilot) as for a free one.
-func (f *figures) model() *Model {
-	m := &Model{ID: f.ID, ContextWindow: f.ContextWindow, MaxOutput: f.MaxOutput,
+func (f *figures) model(id string) *Model {
+	m := &Model{ID: id, ContextWindow: f.ContextWindow, MaxOutput: f.MaxOutput,
 		Reasons: f.Reasons, DefaultEffort: f.Effort, Source: contract.InfoCatalog}
 	if f.Levels != "" {
 		m.ReasoningLevels = strings.Split(f.Levels, ",")
@@ -343,12 +347,12 @@ func find(providers []provider, vendor, name string) (Model, bool) {
 	own := providerOf(providers, vendor)
 	for _, n := range candidates(name) {
 		if own >= 0 {
-			if m := answer(providers[own:own+1], true, n); m != nil {
-				return *m.model(), true
+			if id, f := answer(providers[own:own+1], true, n); f != nil {
+				return *f.model(id), true
 			}
 		}
-		if m := answer(providers, false, n); m != nil {
-			return *m.model(), true
+		if id, f := answer(providers, false, n); f != nil {
+			return *f.model(id), true
 		}
 	}
 	return Model{}, false

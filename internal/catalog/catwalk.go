@@ -5,1590 +5,3136 @@ package catalog
 // catwalkProviders are the fields rein reads of charm.land/catwalk's
 // embedded catalogue, of the version go.mod names.
 var catwalkProviders = []provider{
-	{ID: "anthropic", Default: "claude-sonnet-4-6", Models: []figures{
-		{"claude-mythos-5", 1000000, 128000, 10, 50, 12.5, 1, true, "low,medium,high,xhigh,max", "high"},
-		{"claude-opus-5", 1000000, 128000, 5, 25, 6.25, 0.5, true, "low,medium,high,xhigh,max", "high"},
-		{"claude-opus-4-8", 1000000, 128000, 5, 25, 6.25, 0.5, true, "low,medium,high,xhigh,max", "high"},
-		{"claude-opus-4-7", 1000000, 128000, 5, 25, 6.25, 0.5, true, "low,medium,high,xhigh,max", "high"},
-		{"claude-opus-4-6", 200000, 128000, 5, 25, 6.25, 0.5, true, "low,medium,high,max", "high"},
-		{"claude-opus-4-5-20251101", 200000, 64000, 5, 25, 6.25, 0.5, true, "low,medium,high", "high"},
-		{"claude-sonnet-5", 1000000, 128000, 2, 10, 2.5, 0.2, true, "low,medium,high,xhigh,max", "high"},
-		{"claude-sonnet-4-6", 200000, 128000, 3, 15, 3.75, 0.3, true, "low,medium,high,max", "high"},
-		{"claude-sonnet-4-5-20250929", 200000, 64000, 3, 15, 3.75, 0.3, true, "", ""},
-		{"claude-haiku-4-5-20251001", 200000, 64000, 1, 5, 1.25, 0.1, true, "", ""},
-		{"claude-opus-4-1-20250805", 200000, 32000, 15, 75, 18.75, 1.5, true, "", ""},
-		{"claude-opus-4-20250514", 200000, 32000, 15, 75, 18.75, 1.5, true, "", ""},
-		{"claude-sonnet-4-20250514", 200000, 64000, 3, 15, 3.75, 0.3, true, "", ""},
-		{"claude-fable-5", 1000000, 128000, 10, 50, 12.5, 1, true, "low,medium,high,xhigh,max", "high"},
+	{ID: "anthropic", Default: "claude-sonnet-4-6", IDs: []string{
+		"claude-mythos-5",
+		"claude-opus-5",
+		"claude-opus-4-8",
+		"claude-opus-4-7",
+		"claude-opus-4-6",
+		"claude-opus-4-5-20251101",
+		"claude-sonnet-5",
+		"claude-sonnet-4-6",
+		"claude-sonnet-4-5-20250929",
+		"claude-haiku-4-5-20251001",
+		"claude-opus-4-1-20250805",
+		"claude-opus-4-20250514",
+		"claude-sonnet-4-20250514",
+		"claude-fable-5",
+	}, Models: []figures{
+		{1000000, 128000, 10, 50, 12.5, 1, true, "low,medium,high,xhigh,max", "high"},  // claude-mythos-5
+		{1000000, 128000, 5, 25, 6.25, 0.5, true, "low,medium,high,xhigh,max", "high"}, // claude-opus-5
+		{1000000, 128000, 5, 25, 6.25, 0.5, true, "low,medium,high,xhigh,max", "high"}, // claude-opus-4-8
+		{1000000, 128000, 5, 25, 6.25, 0.5, true, "low,medium,high,xhigh,max", "high"}, // claude-opus-4-7
+		{200000, 128000, 5, 25, 6.25, 0.5, true, "low,medium,high,max", "high"},        // claude-opus-4-6
+		{200000, 64000, 5, 25, 6.25, 0.5, true, "low,medium,high", "high"},             // claude-opus-4-5-20251101
+		{1000000, 128000, 2, 10, 2.5, 0.2, true, "low,medium,high,xhigh,max", "high"},  // claude-sonnet-5
+		{200000, 128000, 3, 15, 3.75, 0.3, true, "low,medium,high,max", "high"},        // claude-sonnet-4-6
+		{200000, 64000, 3, 15, 3.75, 0.3, true, "", ""},                                // claude-sonnet-4-5-20250929
+		{200000, 64000, 1, 5, 1.25, 0.1, true, "", ""},                                 // claude-haiku-4-5-20251001
+		{200000, 32000, 15, 75, 18.75, 1.5, true, "", ""},                              // claude-opus-4-1-20250805
+		{200000, 32000, 15, 75, 18.75, 1.5, true, "", ""},                              // claude-opus-4-20250514
+		{200000, 64000, 3, 15, 3.75, 0.3, true, "", ""},                                // claude-sonnet-4-20250514
+		{1000000, 128000, 10, 50, 12.5, 1, true, "low,medium,high,xhigh,max", "high"},  // claude-fable-5
 	}},
-	{ID: "openai", Default: "gpt-5.6-sol", Models: []figures{
-		{"gpt-5.6-sol", 1050000, 128000, 5, 30, 6.25, 0.5, true, "none,low,medium,high,xhigh,max", "medium"},
-		{"gpt-5.6-terra", 1050000, 128000, 2.5, 15, 3.125, 0.25, true, "none,low,medium,high,xhigh,max", "medium"},
-		{"gpt-5.6-luna", 1050000, 128000, 1, 6, 1.25, 0.1, true, "none,low,medium,high,xhigh,max", "medium"},
-		{"gpt-5.5", 1050000, 128000, 5, 30, 0.5, 0, true, "low,medium,high,xhigh", "medium"},
-		{"gpt-5.5-pro", 1050000, 128000, 30, 180, 0, 0, true, "low,medium,high,xhigh", "medium"},
-		{"gpt-5.4", 1050000, 128000, 2.5, 15, 0.25, 0, true, "low,medium,high,xhigh", "medium"},
-		{"gpt-5.4-pro", 1050000, 128000, 30, 180, 0, 0, true, "medium,high,xhigh", "medium"},
-		{"gpt-5.4-mini", 400000, 128000, 0.75, 4.5, 0.075, 0, true, "low,medium,high,xhigh", "medium"},
-		{"gpt-5.4-nano", 400000, 128000, 0.2, 1.25, 0.02, 0, true, "low,medium,high,xhigh", "medium"},
-		{"gpt-5.3-codex", 400000, 128000, 1.75, 14, 0.175, 0.175, true, "minimal,low,medium,high", "medium"},
-		{"gpt-5.2", 400000, 128000, 1.75, 14, 0.175, 0.175, true, "minimal,low,medium,high", "medium"},
-		{"gpt-5.2-codex", 400000, 128000, 1.75, 14, 0.175, 0.175, true, "minimal,low,medium,high", "medium"},
-		{"gpt-5.1", 400000, 128000, 1.25, 10, 0.125, 0.125, true, "minimal,low,medium,high", "medium"},
-		{"gpt-5.1-codex", 400000, 128000, 1.25, 10, 0.125, 0.125, true, "minimal,low,medium,high", "medium"},
-		{"gpt-5.1-codex-max", 400000, 128000, 1.25, 10, 0.125, 0.125, true, "minimal,low,medium,high", "medium"},
-		{"gpt-5.1-codex-mini", 400000, 128000, 0.25, 2, 0.025, 0.025, true, "low,medium,high", "medium"},
-		{"gpt-5-codex", 400000, 128000, 1.25, 10, 0.125, 0.125, true, "minimal,low,medium,high", "medium"},
-		{"gpt-5", 400000, 128000, 1.25, 10, 0.125, 0.125, true, "minimal,low,medium,high", "medium"},
-		{"gpt-5-mini", 400000, 128000, 0.25, 2, 0.025, 0.025, true, "low,medium,high", "medium"},
-		{"gpt-5-nano", 400000, 128000, 0.05, 0.4, 0.005, 0.005, true, "low,medium,high", "medium"},
-		{"o4-mini", 200000, 50000, 1.1, 4.4, 0, 0.275, true, "low,medium,high", "medium"},
-		{"o3", 200000, 50000, 2, 8, 0, 0.5, true, "low,medium,high", "medium"},
-		{"gpt-4.1", 1047576, 16384, 2, 8, 0, 0.5, false, "", ""},
-		{"gpt-4.1-mini", 1047576, 16384, 0.39999999999999997, 1.5999999999999999, 0, 0.09999999999999999, false, "", ""},
-		{"gpt-4.1-nano", 1047576, 16384, 0.09999999999999999, 0.39999999999999997, 0, 0.024999999999999998, false, "", ""},
-		{"o3-mini", 200000, 50000, 1.1, 4.4, 0, 0.55, true, "low,medium,high", "medium"},
-		{"gpt-4o", 128000, 8192, 2.5, 10, 0, 1.25, false, "", ""},
-		{"gpt-4o-mini", 128000, 8192, 0.15, 0.6, 0, 0.075, false, "", ""},
+	{ID: "openai", Default: "gpt-5.6-sol", IDs: []string{
+		"gpt-5.6-sol",
+		"gpt-5.6-terra",
+		"gpt-5.6-luna",
+		"gpt-5.5",
+		"gpt-5.5-pro",
+		"gpt-5.4",
+		"gpt-5.4-pro",
+		"gpt-5.4-mini",
+		"gpt-5.4-nano",
+		"gpt-5.3-codex",
+		"gpt-5.2",
+		"gpt-5.2-codex",
+		"gpt-5.1",
+		"gpt-5.1-codex",
+		"gpt-5.1-codex-max",
+		"gpt-5.1-codex-mini",
+		"gpt-5-codex",
+		"gpt-5",
+		"gpt-5-mini",
+		"gpt-5-nano",
+		"o4-mini",
+		"o3",
+		"gpt-4.1",
+		"gpt-4.1-mini",
+		"gpt-4.1-nano",
+		"o3-mini",
+		"gpt-4o",
+		"gpt-4o-mini",
+	}, Models: []figures{
+		{1050000, 128000, 5, 30, 6.25, 0.5, true, "none,low,medium,high,xhigh,max", "medium"},              // gpt-5.6-sol
+		{1050000, 128000, 2.5, 15, 3.125, 0.25, true, "none,low,medium,high,xhigh,max", "medium"},          // gpt-5.6-terra
+		{1050000, 128000, 1, 6, 1.25, 0.1, true, "none,low,medium,high,xhigh,max", "medium"},               // gpt-5.6-luna
+		{1050000, 128000, 5, 30, 0.5, 0, true, "low,medium,high,xhigh", "medium"},                          // gpt-5.5
+		{1050000, 128000, 30, 180, 0, 0, true, "low,medium,high,xhigh", "medium"},                          // gpt-5.5-pro
+		{1050000, 128000, 2.5, 15, 0.25, 0, true, "low,medium,high,xhigh", "medium"},                       // gpt-5.4
+		{1050000, 128000, 30, 180, 0, 0, true, "medium,high,xhigh", "medium"},                              // gpt-5.4-pro
+		{400000, 128000, 0.75, 4.5, 0.075, 0, true, "low,medium,high,xhigh", "medium"},                     // gpt-5.4-mini
+		{400000, 128000, 0.2, 1.25, 0.02, 0, true, "low,medium,high,xhigh", "medium"},                      // gpt-5.4-nano
+		{400000, 128000, 1.75, 14, 0.175, 0.175, true, "minimal,low,medium,high", "medium"},                // gpt-5.3-codex
+		{400000, 128000, 1.75, 14, 0.175, 0.175, true, "minimal,low,medium,high", "medium"},                // gpt-5.2
+		{400000, 128000, 1.75, 14, 0.175, 0.175, true, "minimal,low,medium,high", "medium"},                // gpt-5.2-codex
+		{400000, 128000, 1.25, 10, 0.125, 0.125, true, "minimal,low,medium,high", "medium"},                // gpt-5.1
+		{400000, 128000, 1.25, 10, 0.125, 0.125, true, "minimal,low,medium,high", "medium"},                // gpt-5.1-codex
+		{400000, 128000, 1.25, 10, 0.125, 0.125, true, "minimal,low,medium,high", "medium"},                // gpt-5.1-codex-max
+		{400000, 128000, 0.25, 2, 0.025, 0.025, true, "low,medium,high", "medium"},                         // gpt-5.1-codex-mini
+		{400000, 128000, 1.25, 10, 0.125, 0.125, true, "minimal,low,medium,high", "medium"},                // gpt-5-codex
+		{400000, 128000, 1.25, 10, 0.125, 0.125, true, "minimal,low,medium,high", "medium"},                // gpt-5
+		{400000, 128000, 0.25, 2, 0.025, 0.025, true, "low,medium,high", "medium"},                         // gpt-5-mini
+		{400000, 128000, 0.05, 0.4, 0.005, 0.005, true, "low,medium,high", "medium"},                       // gpt-5-nano
+		{200000, 50000, 1.1, 4.4, 0, 0.275, true, "low,medium,high", "medium"},                             // o4-mini
+		{200000, 50000, 2, 8, 0, 0.5, true, "low,medium,high", "medium"},                                   // o3
+		{1047576, 16384, 2, 8, 0, 0.5, false, "", ""},                                                      // gpt-4.1
+		{1047576, 16384, 0.39999999999999997, 1.5999999999999999, 0, 0.09999999999999999, false, "", ""},   // gpt-4.1-mini
+		{1047576, 16384, 0.09999999999999999, 0.39999999999999997, 0, 0.024999999999999998, false, "", ""}, // gpt-4.1-nano
+		{200000, 50000, 1.1, 4.4, 0, 0.55, true, "low,medium,high", "medium"},                              // o3-mini
+		{128000, 8192, 2.5, 10, 0, 1.25, false, "", ""},                                                    // gpt-4o
+		{128000, 8192, 0.15, 0.6, 0, 0.075, false, "", ""},                                                 // gpt-4o-mini
 	}},
-	{ID: "gemini", Default: "gemini-3.1-pro-preview-customtools", Models: []figures{
-		{"gemini-3.7-flash", 1048576, 65536, 0.75, 3.75, 0.075, 3.75, true, "low,medium,high", "medium"},
-		{"gemini-3.6-flash", 1048576, 65536, 1.5, 7.5, 0, 0.15, true, "minimal,low,medium,high", "medium"},
-		{"gemini-3.5-flash", 1048576, 64000, 1.5, 9, 0, 1, true, "minimal,low,medium,high", "medium"},
-		{"gemini-3.5-flash-lite", 1048576, 65536, 0.3, 2.5, 0.03, 2.5, true, "minimal,low,medium,high", "minimal"},
-		{"gemini-3.1-pro-preview-customtools", 1048576, 64000, 2, 12, 0, 0.2, true, "low,medium,high", "medium"},
-		{"gemini-3.1-flash-lite", 1048576, 65536, 0.25, 1.5, 0.025, 1.5, true, "minimal,low,medium,high", "minimal"},
-		{"gemini-3-pro-preview", 1048576, 64000, 2, 12, 0, 0.2, true, "low,high", "high"},
-		{"gemini-3-flash-preview", 1048576, 50000, 0.5, 3, 0, 0.05, true, "minimal,low,medium,high", "minimal"},
-		{"gemini-2.5-pro", 1048576, 50000, 1.25, 10, 0, 0.125, true, "", ""},
-		{"gemini-2.5-flash", 1048576, 50000, 0.3, 2.5, 0, 0.03, true, "", ""},
+	{ID: "gemini", Default: "gemini-3.1-pro-preview-customtools", IDs: []string{
+		"gemini-3.7-flash",
+		"gemini-3.6-flash",
+		"gemini-3.5-flash",
+		"gemini-3.5-flash-lite",
+		"gemini-3.1-pro-preview-customtools",
+		"gemini-3.1-flash-lite",
+		"gemini-3-pro-preview",
+		"gemini-3-flash-preview",
+		"gemini-2.5-pro",
+		"gemini-2.5-flash",
+	}, Models: []figures{
+		{1048576, 65536, 0.75, 3.75, 0.075, 3.75, true, "low,medium,high", "medium"},        // gemini-3.7-flash
+		{1048576, 65536, 1.5, 7.5, 0, 0.15, true, "minimal,low,medium,high", "medium"},      // gemini-3.6-flash
+		{1048576, 64000, 1.5, 9, 0, 1, true, "minimal,low,medium,high", "medium"},           // gemini-3.5-flash
+		{1048576, 65536, 0.3, 2.5, 0.03, 2.5, true, "minimal,low,medium,high", "minimal"},   // gemini-3.5-flash-lite
+		{1048576, 64000, 2, 12, 0, 0.2, true, "low,medium,high", "medium"},                  // gemini-3.1-pro-preview-customtools
+		{1048576, 65536, 0.25, 1.5, 0.025, 1.5, true, "minimal,low,medium,high", "minimal"}, // gemini-3.1-flash-lite
+		{1048576, 64000, 2, 12, 0, 0.2, true, "low,high", "high"},                           // gemini-3-pro-preview
+		{1048576, 50000, 0.5, 3, 0, 0.05, true, "minimal,low,medium,high", "minimal"},       // gemini-3-flash-preview
+		{1048576, 50000, 1.25, 10, 0, 0.125, true, "", ""},                                  // gemini-2.5-pro
+		{1048576, 50000, 0.3, 2.5, 0, 0.03, true, "", ""},                                   // gemini-2.5-flash
 	}},
-	{ID: "xai", Default: "grok-4.5", Models: []figures{
-		{"grok-4.20", 200000, 20000, 1.25, 2.5, 0, 0.2, false, "", ""},
-		{"grok-4.20-non-reasoning", 200000, 20000, 1.25, 2.5, 0, 0.2, false, "", ""},
-		{"grok-4.3", 200000, 20000, 1.25, 2.5, 0, 0.2, false, "", ""},
-		{"grok-4.5", 500000, 50000, 2, 6, 0, 0.3, true, "low,medium,high", "high"},
-		{"grok-4.6", 200000, 20000, 2, 6, 0, 0.5, false, "", ""},
-		{"grok-build-0.1", 131072, 13107, 1, 2, 0, 0.2, false, "", ""},
+	{ID: "xai", Default: "grok-4.5", IDs: []string{
+		"grok-4.20",
+		"grok-4.20-non-reasoning",
+		"grok-4.3",
+		"grok-4.5",
+		"grok-4.6",
+		"grok-build-0.1",
+	}, Models: []figures{
+		{200000, 20000, 1.25, 2.5, 0, 0.2, false, "", ""},              // grok-4.20
+		{200000, 20000, 1.25, 2.5, 0, 0.2, false, "", ""},              // grok-4.20-non-reasoning
+		{200000, 20000, 1.25, 2.5, 0, 0.2, false, "", ""},              // grok-4.3
+		{500000, 50000, 2, 6, 0, 0.3, true, "low,medium,high", "high"}, // grok-4.5
+		{200000, 20000, 2, 6, 0, 0.5, false, "", ""},                   // grok-4.6
+		{131072, 13107, 1, 2, 0, 0.2, false, "", ""},                   // grok-build-0.1
 	}},
-	{ID: "zai", Default: "glm-5.2", Models: []figures{
-		{"glm-5.3", 1000000, 131072, 1.4, 4.4, 0, 0.26, true, "low,high,xhigh", "xhigh"},
-		{"glm-5.2", 1000000, 131072, 0, 0, 0, 0, true, "high,xhigh", "xhigh"},
-		{"glm-5.1", 204800, 65536, 1.4, 4.4, 0.26, 0, true, "", ""},
-		{"glm-5-turbo", 200000, 128000, 1.2, 4, 0.24, 0, true, "", ""},
-		{"glm-5", 204800, 65536, 1, 3.2, 0.2, 0, true, "", ""},
-		{"glm-4.7", 204800, 98000, 0.6, 2.2, 0.11, 0, true, "", ""},
-		{"glm-4.7-flash", 200000, 65550, 0.07, 0.4, 0.01, 0, true, "", ""},
-		{"glm-4.6", 204800, 102400, 0.6, 2.2, 0.11, 0, true, "", ""},
-		{"glm-4.6v", 131072, 65536, 0.3, 0.9, 0, 0, true, "", ""},
-		{"glm-4.5", 131072, 49152, 0.6, 2.2, 0.11, 0, true, "", ""},
-		{"glm-4.5-air", 131072, 49152, 0.2, 1.1, 0.03, 0, true, "", ""},
-		{"glm-4.5v", 65536, 8192, 0.6, 1.8, 0.11, 0, true, "", ""},
+	{ID: "zai", Default: "glm-5.2", IDs: []string{
+		"glm-5.3",
+		"glm-5.2",
+		"glm-5.1",
+		"glm-5-turbo",
+		"glm-5",
+		"glm-4.7",
+		"glm-4.7-flash",
+		"glm-4.6",
+		"glm-4.6v",
+		"glm-4.5",
+		"glm-4.5-air",
+		"glm-4.5v",
+	}, Models: []figures{
+		{1000000, 131072, 1.4, 4.4, 0, 0.26, true, "low,high,xhigh", "xhigh"}, // glm-5.3
+		{1000000, 131072, 0, 0, 0, 0, true, "high,xhigh", "xhigh"},            // glm-5.2
+		{204800, 65536, 1.4, 4.4, 0.26, 0, true, "", ""},                      // glm-5.1
+		{200000, 128000, 1.2, 4, 0.24, 0, true, "", ""},                       // glm-5-turbo
+		{204800, 65536, 1, 3.2, 0.2, 0, true, "", ""},                         // glm-5
+		{204800, 98000, 0.6, 2.2, 0.11, 0, true, "", ""},                      // glm-4.7
+		{200000, 65550, 0.07, 0.4, 0.01, 0, true, "", ""},                     // glm-4.7-flash
+		{204800, 102400, 0.6, 2.2, 0.11, 0, true, "", ""},                     // glm-4.6
+		{131072, 65536, 0.3, 0.9, 0, 0, true, "", ""},                         // glm-4.6v
+		{131072, 49152, 0.6, 2.2, 0.11, 0, true, "", ""},                      // glm-4.5
+		{131072, 49152, 0.2, 1.1, 0.03, 0, true, "", ""},                      // glm-4.5-air
+		{65536, 8192, 0.6, 1.8, 0.11, 0, true, "", ""},                        // glm-4.5v
 	}},
-	{ID: "kimi-coding", Default: "kimi-for-coding", Models: []figures{
-		{"kimi-for-coding", 262144, 32768, 0, 0, 0, 0, true, "", ""},
-		{"kimi-for-coding-highspeed", 262144, 32768, 0, 0, 0, 0, true, "", ""},
+	{ID: "kimi-coding", Default: "kimi-for-coding", IDs: []string{
+		"kimi-for-coding",
+		"kimi-for-coding-highspeed",
+	}, Models: []figures{
+		{262144, 32768, 0, 0, 0, 0, true, "", ""}, // kimi-for-coding
+		{262144, 32768, 0, 0, 0, 0, true, "", ""}, // kimi-for-coding-highspeed
 	}},
-	{ID: "minimax", Default: "MiniMax-M2.7", Models: []figures{
-		{"MiniMax-M3", 1000000, 512000, 0.6, 2.4, 0.12, 0.375, false, "", ""},
-		{"MiniMax-M2.7-highspeed", 200000, 128000, 0.6, 2.4, 0.06, 0.375, false, "", ""},
-		{"MiniMax-M2.7", 200000, 128000, 0.3, 1.2, 0.06, 0.375, false, "", ""},
-		{"MiniMax-M2.5-highspeed", 200000, 128000, 0.6, 2.4, 0.03, 0.375, false, "", ""},
-		{"MiniMax-M2.5", 200000, 128000, 0.3, 1.2, 0.03, 0.375, false, "", ""},
-		{"MiniMax-M2.1-highspeed", 200000, 128000, 0.6, 2.4, 0.03, 0.375, false, "", ""},
-		{"MiniMax-M2.1", 200000, 128000, 0.3, 1.2, 0.03, 0.375, false, "", ""},
-		{"MiniMax-M2", 200000, 20000, 0.3, 1.2, 0.03, 0.375, false, "", ""},
+	{ID: "minimax", Default: "MiniMax-M2.7", IDs: []string{
+		"MiniMax-M3",
+		"MiniMax-M2.7-highspeed",
+		"MiniMax-M2.7",
+		"MiniMax-M2.5-highspeed",
+		"MiniMax-M2.5",
+		"MiniMax-M2.1-highspeed",
+		"MiniMax-M2.1",
+		"MiniMax-M2",
+	}, Models: []figures{
+		{1000000, 512000, 0.6, 2.4, 0.12, 0.375, false, "", ""}, // MiniMax-M3
+		{200000, 128000, 0.6, 2.4, 0.06, 0.375, false, "", ""},  // MiniMax-M2.7-highspeed
+		{200000, 128000, 0.3, 1.2, 0.06, 0.375, false, "", ""},  // MiniMax-M2.7
+		{200000, 128000, 0.6, 2.4, 0.03, 0.375, false, "", ""},  // MiniMax-M2.5-highspeed
+		{200000, 128000, 0.3, 1.2, 0.03, 0.375, false, "", ""},  // MiniMax-M2.5
+		{200000, 128000, 0.6, 2.4, 0.03, 0.375, false, "", ""},  // MiniMax-M2.1-highspeed
+		{200000, 128000, 0.3, 1.2, 0.03, 0.375, false, "", ""},  // MiniMax-M2.1
+		{200000, 20000, 0.3, 1.2, 0.03, 0.375, false, "", ""},   // MiniMax-M2
 	}},
-	{ID: "minimax-china", Default: "MiniMax-M2.7", Models: []figures{
-		{"MiniMax-M3", 1000000, 512000, 0.6, 2.4, 0.12, 0.375, false, "", ""},
-		{"MiniMax-M2.7-highspeed", 204800, 131072, 0.6, 2.4, 0.06, 0.375, false, "", ""},
-		{"MiniMax-M2.7", 204800, 131072, 0.3, 1.2, 0.06, 0.375, false, "", ""},
-		{"MiniMax-M2.5-highspeed", 204800, 131072, 0.6, 2.4, 0.03, 0.375, false, "", ""},
-		{"MiniMax-M2.5", 204800, 131072, 0.3, 1.2, 0.03, 0.375, false, "", ""},
-		{"MiniMax-M2.1-highspeed", 204800, 131072, 0.6, 2.4, 0.03, 0.375, false, "", ""},
-		{"MiniMax-M2.1", 204800, 131072, 0.3, 1.2, 0.03, 0.375, false, "", ""},
-		{"MiniMax-M2", 196608, 128000, 0.3, 1.2, 0.03, 0.375, false, "", ""},
+	{ID: "minimax-china", Default: "MiniMax-M2.7", IDs: []string{
+		"MiniMax-M3",
+		"MiniMax-M2.7-highspeed",
+		"MiniMax-M2.7",
+		"MiniMax-M2.5-highspeed",
+		"MiniMax-M2.5",
+		"MiniMax-M2.1-highspeed",
+		"MiniMax-M2.1",
+		"MiniMax-M2",
+	}, Models: []figures{
+		{1000000, 512000, 0.6, 2.4, 0.12, 0.375, false, "", ""}, // MiniMax-M3
+		{204800, 131072, 0.6, 2.4, 0.06, 0.375, false, "", ""},  // MiniMax-M2.7-highspeed
+		{204800, 131072, 0.3, 1.2, 0.06, 0.375, false, "", ""},  // MiniMax-M2.7
+		{204800, 131072, 0.6, 2.4, 0.03, 0.375, false, "", ""},  // MiniMax-M2.5-highspeed
+		{204800, 131072, 0.3, 1.2, 0.03, 0.375, false, "", ""},  // MiniMax-M2.5
+		{204800, 131072, 0.6, 2.4, 0.03, 0.375, false, "", ""},  // MiniMax-M2.1-highspeed
+		{204800, 131072, 0.3, 1.2, 0.03, 0.375, false, "", ""},  // MiniMax-M2.1
+		{196608, 128000, 0.3, 1.2, 0.03, 0.375, false, "", ""},  // MiniMax-M2
 	}},
-	{ID: "moonshot", Default: "kimi-k3", Models: []figures{
-		{"kimi-k3", 1048576, 131072, 3, 15, 0.3, 0, true, "", ""},
-		{"kimi-k2.7-code", 262144, 32768, 0.95, 4, 0.19, 0, true, "", ""},
-		{"kimi-k2.7-code-highspeed", 262144, 32768, 1.9, 8, 0.38, 0, true, "", ""},
-		{"kimi-k2.6", 262144, 32768, 0.95, 4, 0.16, 0, true, "", ""},
-		{"kimi-k2.5", 262144, 32768, 0.6, 3, 0.1, 0, true, "", ""},
-		{"moonshot-v1-8k", 8192, 4096, 0.2, 2, 0, 0, false, "", ""},
-		{"moonshot-v1-32k", 32768, 8192, 1, 3, 0, 0, false, "", ""},
-		{"moonshot-v1-128k", 131072, 16384, 2, 5, 0, 0, false, "", ""},
-		{"moonshot-v1-8k-vision-preview", 8192, 4096, 0.2, 2, 0, 0, false, "", ""},
-		{"moonshot-v1-32k-vision-preview", 32768, 8192, 1, 3, 0, 0, false, "", ""},
-		{"moonshot-v1-128k-vision-preview", 131072, 16384, 2, 5, 0, 0, false, "", ""},
+	{ID: "moonshot", Default: "kimi-k3", IDs: []string{
+		"kimi-k3",
+		"kimi-k2.7-code",
+		"kimi-k2.7-code-highspeed",
+		"kimi-k2.6",
+		"kimi-k2.5",
+		"moonshot-v1-8k",
+		"moonshot-v1-32k",
+		"moonshot-v1-128k",
+		"moonshot-v1-8k-vision-preview",
+		"moonshot-v1-32k-vision-preview",
+		"moonshot-v1-128k-vision-preview",
+	}, Models: []figures{
+		{1048576, 131072, 3, 15, 0.3, 0, true, "", ""},  // kimi-k3
+		{262144, 32768, 0.95, 4, 0.19, 0, true, "", ""}, // kimi-k2.7-code
+		{262144, 32768, 1.9, 8, 0.38, 0, true, "", ""},  // kimi-k2.7-code-highspeed
+		{262144, 32768, 0.95, 4, 0.16, 0, true, "", ""}, // kimi-k2.6
+		{262144, 32768, 0.6, 3, 0.1, 0, true, "", ""},   // kimi-k2.5
+		{8192, 4096, 0.2, 2, 0, 0, false, "", ""},       // moonshot-v1-8k
+		{32768, 8192, 1, 3, 0, 0, false, "", ""},        // moonshot-v1-32k
+		{131072, 16384, 2, 5, 0, 0, false, "", ""},      // moonshot-v1-128k
+		{8192, 4096, 0.2, 2, 0, 0, false, "", ""},       // moonshot-v1-8k-vision-preview
+		{32768, 8192, 1, 3, 0, 0, false, "", ""},        // moonshot-v1-32k-vision-preview
+		{131072, 16384, 2, 5, 0, 0, false, "", ""},      // moonshot-v1-128k-vision-preview
 	}},
-	{ID: "synthetic", Default: "syn:large:text", Models: []figures{
-		{"hf:zai-org/GLM-4.7-Flash", 196608, 19660, 0.1, 0.5, 0.02, 0.02, true, "low,medium,high", "medium"},
-		{"hf:zai-org/GLM-5.2", 524288, 32768, 1, 3, 0.16, 0.16, true, "low,medium,high", "medium"},
-		{"hf:moonshotai/Kimi-K3", 524288, 32768, 3, 15, 0.45, 0.45, true, "low,medium,high", "medium"},
-		{"hf:nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4", 262144, 32768, 0.3, 1, 0.06, 0.06, true, "low,medium,high", "medium"},
-		{"hf:Qwen/Qwen3.6-27B", 262144, 32768, 0.45, 2.2, 0.09, 0.09, false, "", ""},
-		{"hf:openai/gpt-oss-120b", 131072, 13107, 0.1, 0.1, 0.02, 0.02, true, "low,medium,high", "medium"},
-		{"syn:large:text", 524288, 32768, 1, 3, 0.16, 0.16, true, "low,medium,high", "medium"},
-		{"syn:large:vision", 524288, 32768, 3, 15, 0.45, 0.45, true, "low,medium,high", "medium"},
-		{"syn:small:text", 196608, 19660, 0.1, 0.5, 0.02, 0.02, true, "low,medium,high", "medium"},
-		{"syn:small:vision", 262144, 32768, 0.45, 2.2, 0.09, 0.09, true, "low,medium,high", "medium"},
+	{ID: "synthetic", Default: "syn:large:text", IDs: []string{
+		"hf:zai-org/GLM-4.7-Flash",
+		"hf:zai-org/GLM-5.2",
+		"hf:moonshotai/Kimi-K3",
+		"hf:nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4",
+		"hf:Qwen/Qwen3.6-27B",
+		"hf:openai/gpt-oss-120b",
+		"syn:large:text",
+		"syn:large:vision",
+		"syn:small:text",
+		"syn:small:vision",
+	}, Models: []figures{
+		{196608, 19660, 0.1, 0.5, 0.02, 0.02, true, "low,medium,high", "medium"},  // hf:zai-org/GLM-4.7-Flash
+		{524288, 32768, 1, 3, 0.16, 0.16, true, "low,medium,high", "medium"},      // hf:zai-org/GLM-5.2
+		{524288, 32768, 3, 15, 0.45, 0.45, true, "low,medium,high", "medium"},     // hf:moonshotai/Kimi-K3
+		{262144, 32768, 0.3, 1, 0.06, 0.06, true, "low,medium,high", "medium"},    // hf:nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4
+		{262144, 32768, 0.45, 2.2, 0.09, 0.09, false, "", ""},                     // hf:Qwen/Qwen3.6-27B
+		{131072, 13107, 0.1, 0.1, 0.02, 0.02, true, "low,medium,high", "medium"},  // hf:openai/gpt-oss-120b
+		{524288, 32768, 1, 3, 0.16, 0.16, true, "low,medium,high", "medium"},      // syn:large:text
+		{524288, 32768, 3, 15, 0.45, 0.45, true, "low,medium,high", "medium"},     // syn:large:vision
+		{196608, 19660, 0.1, 0.5, 0.02, 0.02, true, "low,medium,high", "medium"},  // syn:small:text
+		{262144, 32768, 0.45, 2.2, 0.09, 0.09, true, "low,medium,high", "medium"}, // syn:small:vision
 	}},
-	{ID: "aihubmix", Default: "gpt-5", Models: []figures{
-		{"AiHubmix-Phi-4-mini-reasoning", 128000, 4000, 0.12, 0.12, 0, 0, false, "", ""},
-		{"ByteDance-Seed/Seed-OSS-36B-Instruct", 256000, 32000, 0.2, 0.534, 0, 0, false, "", ""},
-		{"DeepSeek-R1", 1638000, 163800, 0.4, 2, 0, 0, false, "", ""},
-		{"DeepSeek-V3", 1638000, 163800, 0.272, 1.088, 0, 0, false, "", ""},
-		{"DeepSeek-V3-Fast", 32000, 3200, 0.56, 2.24, 0, 0, false, "", ""},
-		{"DeepSeek-V3.1-Terminus", 160000, 32000, 0.56, 1.68, 0, 0, false, "", ""},
-		{"DeepSeek-V3.1-Think", 128000, 32000, 0.56, 1.68, 0, 0, true, "low,medium,high", "medium"},
-		{"ERNIE-X1.1-Preview", 119000, 11900, 0.136, 0.544, 0, 0, true, "low,medium,high", "medium"},
-		{"agnes-2.5-flash", 512000, 56500, 0.03, 0.15, 0, 0, true, "low,medium,high", "medium"},
-		{"agnes-2.5-pro", 1000000, 65536, 0.45, 0.9, 0, 0.00378, true, "low,medium,high", "medium"},
-		{"agnes-2.5-pro-alpha", 1000000, 65536, 0.45, 0.9, 0, 0.00378, true, "low,medium,high", "medium"},
-		{"aihub-Phi-4-mini-instruct", 128000, 4000, 0.12, 0.48, 0, 0, false, "", ""},
-		{"aihub-Phi-4-multimodal-instruct", 128000, 4000, 0.12, 0.48, 0, 0, false, "", ""},
-		{"anthropic-opus-4-6", 200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},
-		{"auto", 1000000, 100000, 2, 2, 0, 0, true, "low,medium,high", "medium"},
-		{"claude-3-7-sonnet", 200000, 20000, 3.3, 16.5, 0, 0, true, "low,medium,high", "medium"},
-		{"claude-fable-5", 1000000, 128000, 11, 55, 13.75, 1.1, true, "low,medium,high", "medium"},
-		{"claude-haiku-4-5", 204800, 20480, 1.1, 5.5, 1.375, 0.11, true, "low,medium,high", "medium"},
-		{"claude-opus-4-1", 200000, 32000, 16.5, 82.5, 0, 0, true, "low,medium,high", "medium"},
-		{"claude-opus-4-5", 200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},
-		{"claude-opus-4-5-think", 200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},
-		{"claude-opus-4-6", 200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},
-		{"claude-opus-4-6-think", 200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},
-		{"claude-opus-4-7", 200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},
-		{"claude-opus-4-7-think", 200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},
-		{"claude-opus-4-8", 200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},
-		{"claude-opus-4-8-think", 200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},
-		{"claude-opus-5", 1000000, 128000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},
-		{"claude-sonnet-4-5", 1000000, 64000, 3.3, 16.5, 4.125, 0.33, true, "low,medium,high", "medium"},
-		{"claude-sonnet-4-5-think", 1000000, 64000, 3.3, 16.5, 4.125, 0.33, true, "low,medium,high", "medium"},
-		{"claude-sonnet-4-6", 1000000, 64000, 3, 15, 3.75, 0.3, true, "low,medium,high", "medium"},
-		{"claude-sonnet-4-6-think", 200000, 32000, 3, 15, 3.75, 0.3, true, "low,medium,high", "medium"},
-		{"claude-sonnet-5", 1000000, 128000, 2, 10, 2.5, 0.2, true, "low,medium,high", "medium"},
-		{"coding-glm-4.6-free", 200000, 20000, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"coding-kimi-k3", 1048576, 104857, 0.44, 1.61333, 0, 0.066, true, "low,medium,high", "medium"},
-		{"coding-kimi-k3-free", 1048576, 104857, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"coding-minimax-m2", 204800, 13100, 0.2, 0.2, 0, 0, true, "low,medium,high", "medium"},
-		{"coding-minimax-m2-free", 204800, 13100, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"coding-minimax-m2.1", 204800, 13100, 0.2, 0.2, 0, 0, true, "low,medium,high", "medium"},
-		{"coding-minimax-m2.1-free", 204800, 13100, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"coding-minimax-m2.5", 204800, 13100, 0.2, 0.2, 0, 0, true, "low,medium,high", "medium"},
-		{"coding-minimax-m2.5-free", 204800, 13100, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"coding-minimax-m2.5-highspeed", 204800, 13100, 0.2, 0.2, 0, 0, true, "low,medium,high", "medium"},
-		{"coding-minimax-m2.7", 204800, 13100, 0.2, 0.2, 0, 0, true, "low,medium,high", "medium"},
-		{"coding-minimax-m2.7-free", 204800, 13100, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"coding-minimax-m2.7-highspeed", 204800, 13100, 0.2, 0.2, 0, 0, true, "low,medium,high", "medium"},
-		{"coding-minimax-m3", 204800, 13100, 0.2, 0.2, 0, 0, true, "low,medium,high", "medium"},
-		{"coding-minimax-m3-free", 204800, 13100, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"command-a-plus-05-2026", 128000, 64000, 2.5, 10, 0, 0, true, "low,medium,high", "medium"},
-		{"deepseek-v3.2", 128000, 64000, 0.302, 0.453, 0, 0.0302, true, "low,medium,high", "medium"},
-		{"deepseek-v3.2-think", 128000, 64000, 0.302, 0.453, 0, 0.0302, true, "low,medium,high", "medium"},
-		{"deepseek-v4-flash", 1000000, 384000, 0.154, 0.308, 0, 0.00308, true, "low,medium,high", "medium"},
-		{"deepseek-v4-flash-0731", 1000000, 384000, 0.142, 0.284, 0, 0.0284, true, "low,medium,high", "medium"},
-		{"deepseek-v4-pro", 1000000, 384000, 0.464, 0.928, 0, 0.00385, true, "low,medium,high", "medium"},
-		{"deepseek-v4-pro-0813", 1000000, 384000, 0.6918, 2.0754, 0, 0.02306, true, "low,medium,high", "medium"},
-		{"dots-3-note-preview-free", 512000, 51200, 0, 0, 0, 0, false, "", ""},
-		{"doubao-seed-1-6", 256000, 32000, 0.18, 1.8, 0, 0.036, false, "", ""},
-		{"doubao-seed-1-6-flash", 256000, 33000, 0.044, 0.44, 0, 0.0088, false, "", ""},
-		{"doubao-seed-1-6-lite", 256000, 32000, 0.082, 0.656, 0, 0.0164, false, "", ""},
-		{"doubao-seed-1-6-thinking", 256000, 32000, 0.18, 1.8, 0, 0.036, false, "", ""},
-		{"doubao-seed-1-8", 256000, 64000, 0.10959, 0.27398, 0, 0.02192, true, "low,medium,high", "medium"},
-		{"doubao-seed-2-0-code-preview", 256000, 128000, 0.4822, 2.411, 0, 0.09644, true, "low,medium,high", "medium"},
-		{"doubao-seed-2-0-lite-260215", 256000, 32000, 0.09041, 0.54246, 0, 0.01808, true, "low,medium,high", "medium"},
-		{"doubao-seed-2-0-lite-260428", 256000, 32000, 0.09041, 0.54246, 0, 0.01808, true, "low,medium,high", "medium"},
-		{"doubao-seed-2-0-mini", 256000, 32000, 0.03014, 0.30136, 0, 0.00603, true, "low,medium,high", "medium"},
-		{"doubao-seed-2-0-mini-260428", 256000, 32000, 0.0282, 0.282, 0, 0.00564, true, "low,medium,high", "medium"},
-		{"doubao-seed-2-0-pro", 256000, 128000, 0.4822, 2.411, 0, 0.09644, true, "low,medium,high", "medium"},
-		{"doubao-seed-2-1-pro", 256000, 25600, 0.9295, 4.6475, 0, 0.1859, true, "low,medium,high", "medium"},
-		{"doubao-seed-2-1-turbo", 256000, 25600, 0.46475, 2.32375, 0, 0.09295, true, "low,medium,high", "medium"},
-		{"ernie-4.5", 160000, 64000, 0.068, 0.272, 0, 0, false, "", ""},
-		{"ernie-4.5-turbo-latest", 135000, 12000, 0.11, 0.44, 0, 0, false, "", ""},
-		{"ernie-4.5-turbo-vl", 139000, 16000, 0.4, 1.2, 0, 0, false, "", ""},
-		{"ernie-5.0", 119000, 11900, 0.82192, 3.28768, 0, 0.82192, true, "low,medium,high", "medium"},
-		{"ernie-5.0-thinking-exp", 119000, 11900, 0.82192, 3.28768, 0, 0.82192, true, "low,medium,high", "medium"},
-		{"ernie-5.0-thinking-preview", 183000, 64000, 0.822, 3.288, 0, 0.822, true, "low,medium,high", "medium"},
-		{"ernie-5.1", 119000, 11900, 0.5634, 2.5353, 0, 0.5634, true, "low,medium,high", "medium"},
-		{"ernie-x1-turbo", 50500, 5050, 0.136, 0.544, 0, 0, true, "low,medium,high", "medium"},
-		{"gemini-2.5-flash", 1048576, 65536, 0.3, 2.499, 0, 0.03, false, "", ""},
-		{"gemini-2.5-flash-image", 32800, 8000, 0.3, 2.499, 0, 0.3, false, "", ""},
-		{"gemini-2.5-flash-lite", 1048576, 65536, 0.1, 0.4, 0, 0.01, false, "", ""},
-		{"gemini-2.5-flash-lite-nothink", 1048576, 65536, 0.1, 0.4, 0, 0.01, false, "", ""},
-		{"gemini-2.5-flash-lite-preview-09-2025", 1048576, 65536, 0.1, 0.4, 0, 0.01, false, "", ""},
-		{"gemini-2.5-flash-lite-preview-09-2025-nothink", 1048576, 65536, 0.1, 0.4, 0, 0.01, false, "", ""},
-		{"gemini-2.5-flash-nothink", 1047576, 65536, 0.3, 2.499, 0, 0.03, false, "", ""},
-		{"gemini-2.5-flash-preview-05-20-nothink", 1048576, 65536, 0.3, 2.499, 0, 0.03, false, "", ""},
-		{"gemini-2.5-flash-preview-05-20-search", 1048576, 65536, 0.3, 2.499, 0, 0.03, false, "", ""},
-		{"gemini-2.5-flash-preview-09-2025", 1048576, 65536, 0.3, 2.499, 0, 0.03, false, "", ""},
-		{"gemini-2.5-flash-search", 1048576, 65536, 0.3, 2.499, 0, 0.03, false, "", ""},
-		{"gemini-2.5-pro", 1048576, 65536, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},
-		{"gemini-2.5-pro-preview-05-06", 1048576, 65536, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},
-		{"gemini-2.5-pro-preview-06-05", 1048576, 65536, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},
-		{"gemini-2.5-pro-search", 1048576, 65536, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},
-		{"gemini-3-flash-preview", 1048576, 104857, 0.5, 3, 0, 0.05, true, "low,medium,high", "medium"},
-		{"gemini-3-flash-preview-free", 1048576, 65536, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"gemini-3-flash-preview-search", 1048576, 104857, 0.5, 3, 0, 0.05, true, "low,medium,high", "medium"},
-		{"gemini-3.1-flash-lite", 1000000, 64000, 0.25, 1.5, 0, 0.25, true, "low,medium,high", "medium"},
-		{"gemini-3.1-flash-lite-nothink", 1000000, 64000, 0.25, 1.5, 0, 0.25, true, "low,medium,high", "medium"},
-		{"gemini-3.1-pro-preview", 1000000, 64000, 2, 12, 0, 0.2, true, "low,medium,high", "medium"},
-		{"gemini-3.1-pro-preview-customtools", 1000000, 64000, 2, 12, 0, 0.2, true, "low,medium,high", "medium"},
-		{"gemini-3.5-flash", 1000000, 64000, 1.5, 9, 0, 0.15, true, "low,medium,high", "medium"},
-		{"gemini-3.5-flash-lite", 1048576, 65536, 0.3, 2.5, 0, 0.03, true, "low,medium,high", "medium"},
-		{"gemini-3.5-flash-lite-free", 1048576, 65536, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"gemini-3.6-flash", 1048576, 65536, 1.5, 7.5, 0, 0.15, true, "low,medium,high", "medium"},
-		{"gemini-3.6-flash-free", 1000000, 64000, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"gemini-3.7-flash", 1048576, 65536, 0.75, 3.75, 0, 0.075, true, "low,medium,high", "medium"},
-		{"gemini-3.7-flash-free", 1000000, 64000, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"gemma-4-26b-a4b-it-free", 262144, 26214, 0, 0, 0, 0, false, "", ""},
-		{"gemma-4-31b-it-free", 262144, 26214, 0, 0, 0, 0, false, "", ""},
-		{"glm-4.5v", 64000, 16384, 0.274, 0.822, 0, 0.274, false, "", ""},
-		{"glm-4.6", 204800, 20480, 0.27397, 1.0959, 0, 0.0548, true, "low,medium,high", "medium"},
-		{"glm-4.6v", 128000, 12800, 0.137, 0.411, 0, 0.0274, false, "", ""},
-		{"glm-4.7", 200000, 20000, 0.27397, 1.0959, 0, 0.0548, true, "low,medium,high", "medium"},
-		{"glm-5", 202752, 20275, 0.88, 2.816, 0, 0.176, true, "low,medium,high", "medium"},
-		{"glm-5-turbo", 202752, 20275, 1.2, 3.9996, 0, 0.24, true, "low,medium,high", "medium"},
-		{"glm-5.1", 200000, 20000, 0.845, 3.38, 0, 0.18311, true, "low,medium,high", "medium"},
-		{"glm-5.2", 1000000, 128000, 1.1268, 3.9438, 0, 0.2817, true, "low,medium,high", "medium"},
-		{"glm-5.2-fast-preview", 1000000, 128000, 2.254, 7.889, 0, 0.5635, true, "low,medium,high", "medium"},
-		{"glm-5.2-free", 128000, 12800, 0, 0, 0, 0, false, "", ""},
-		{"glm-5.3", 1000000, 128000, 1.1268, 3.9438, 0, 0.2817, true, "low,medium,high", "medium"},
-		{"glm-5v-turbo", 200000, 20000, 0.7042, 3.09848, 0, 0.16901, false, "", ""},
-		{"gpt-4.1", 1047576, 32768, 2, 8, 0, 0.5, false, "", ""},
-		{"gpt-4.1-free", 1047576, 32768, 0, 0, 0, 0, false, "", ""},
-		{"gpt-4.1-mini", 1047576, 32768, 0.4, 1.6, 0, 0.1, false, "", ""},
-		{"gpt-4.1-mini-free", 1047576, 32768, 0, 0, 0, 0, false, "", ""},
-		{"gpt-4.1-nano", 1047576, 32768, 0.1, 0.4, 0, 0.025, false, "", ""},
-		{"gpt-4.1-nano-free", 1047576, 32768, 0, 0, 0, 0, false, "", ""},
-		{"gpt-4o", 128000, 16384, 2.5, 10, 0, 1.25, false, "", ""},
-		{"gpt-4o-2024-11-20", 128000, 16384, 2.5, 10, 0, 1.25, false, "", ""},
-		{"gpt-4o-audio-preview", 128000, 16384, 2.5, 10, 0, 0, false, "", ""},
-		{"gpt-4o-free", 1047576, 32768, 0, 0, 0, 0, false, "", ""},
-		{"gpt-4o-mini", 128000, 16384, 0.15, 0.6, 0, 0.075, false, "", ""},
-		{"gpt-4o-mini-search-preview", 128000, 16384, 0.15, 0.6, 0, 0.075, false, "", ""},
-		{"gpt-4o-search-preview", 128000, 16384, 2.5, 10, 0, 1.25, false, "", ""},
-		{"gpt-5", 400000, 128000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},
-		{"gpt-5-chat-latest", 400000, 128000, 1.25, 10, 0, 0.125, false, "", ""},
-		{"gpt-5-codex", 400000, 128000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},
-		{"gpt-5-mini", 400000, 128000, 0.25, 2, 0, 0.025, true, "low,medium,high", "medium"},
-		{"gpt-5-nano", 400000, 128000, 0.05, 0.4, 0, 0.005, true, "low,medium,high", "medium"},
-		{"gpt-5-pro", 400000, 128000, 15, 120, 0, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.1", 400000, 128000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},
-		{"gpt-5.1-chat-latest", 128000, 16384, 1.25, 10, 0, 0.125, false, "", ""},
-		{"gpt-5.1-codex", 400000, 128000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},
-		{"gpt-5.1-codex-max", 400000, 128000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},
-		{"gpt-5.1-codex-mini", 400000, 128000, 0.25, 2, 0, 0.025, true, "low,medium,high", "medium"},
-		{"gpt-5.2", 400000, 128000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},
-		{"gpt-5.2-chat-latest", 128000, 16384, 1.75, 14, 0, 0.175, false, "", ""},
-		{"gpt-5.2-codex", 400000, 128000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},
-		{"gpt-5.2-high", 400000, 128000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},
-		{"gpt-5.2-low", 400000, 128000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},
-		{"gpt-5.2-pro", 400000, 128000, 21, 168, 0, 2.1, true, "low,medium,high", "medium"},
-		{"gpt-5.3-chat-latest", 128000, 16384, 1.75, 14, 0, 0.175, false, "", ""},
-		{"gpt-5.3-codex", 400000, 128000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},
-		{"gpt-5.4", 400000, 128000, 2.5, 15, 0, 0.25, true, "low,medium,high", "medium"},
-		{"gpt-5.4-high", 400000, 128000, 2.5, 15, 0, 0.25, true, "low,medium,high", "medium"},
-		{"gpt-5.4-low", 400000, 128000, 2.5, 15, 0, 0.25, true, "low,medium,high", "medium"},
-		{"gpt-5.4-mini", 400000, 128000, 0.75, 4.5, 0, 0.075, false, "", ""},
-		{"gpt-5.4-nano", 400000, 128000, 0.2, 1.25, 0, 0.02, true, "low,medium,high", "medium"},
-		{"gpt-5.4-pro", 1050000, 128000, 30, 180, 0, 30, true, "low,medium,high", "medium"},
-		{"gpt-5.5", 1050000, 128000, 5, 30, 0, 0.5, true, "low,medium,high", "medium"},
-		{"gpt-5.5-free", 1050000, 128000, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.5-pro", 1050000, 128000, 30, 180, 0, 30, true, "low,medium,high", "medium"},
-		{"gpt-5.6-luna", 1050000, 128000, 0.2, 1.2, 0.25, 0.02, true, "low,medium,high", "medium"},
-		{"gpt-5.6-sol", 1050000, 128000, 5, 30, 6.25, 0.5, true, "low,medium,high", "medium"},
-		{"gpt-5.6-sol-disc", 1050000, 128000, 5, 30, 6.25, 0.5, true, "low,medium,high", "medium"},
-		{"gpt-5.6-terra", 1050000, 128000, 2, 12, 2.5, 0.2, true, "low,medium,high", "medium"},
-		{"gpt-audio-1.5", 128000, 16384, 2.5, 10, 0, 2.5, true, "low,medium,high", "medium"},
-		{"gpt-chat-latest", 1050000, 128000, 5, 30, 0, 0.5, true, "low,medium,high", "medium"},
-		{"gpt-oss-120b", 131072, 32768, 0.18, 0.9, 0, 0, true, "low,medium,high", "medium"},
-		{"gpt-oss-20b", 128000, 12800, 0.11, 0.55, 0, 0, true, "low,medium,high", "medium"},
-		{"gpt-oss-20b-free", 131072, 13107, 0, 0, 0, 0, false, "", ""},
-		{"grok-4", 256000, 64000, 3.3, 16.5, 0, 0.825, true, "low,medium,high", "medium"},
-		{"grok-4-1-fast-non-reasoning", 2000000, 200000, 0.2, 0.5, 0, 0.05, false, "", ""},
-		{"grok-4-1-fast-reasoning", 2000000, 200000, 0.2, 0.5, 0, 0.05, true, "low,medium,high", "medium"},
-		{"grok-4-20-non-reasoning", 2000000, 200000, 2, 6, 0, 0.2, true, "low,medium,high", "medium"},
-		{"grok-4-20-reasoning", 2000000, 200000, 2, 6, 0, 0.2, true, "low,medium,high", "medium"},
-		{"grok-4-fast-non-reasoning", 2000000, 30000, 0.2, 0.5, 0, 0.05, false, "", ""},
-		{"grok-4-fast-reasoning", 2000000, 30000, 0.2, 0.5, 0, 0.05, true, "low,medium,high", "medium"},
-		{"grok-4.20-beta-0309-non-reasoning", 2000000, 200000, 2, 6, 0, 0.2, true, "low,medium,high", "medium"},
-		{"grok-4.20-beta-0309-reasoning", 2000000, 200000, 2, 6, 0, 0.2, true, "low,medium,high", "medium"},
-		{"grok-4.20-multi-agent-0309", 2000000, 200000, 2, 6, 0, 0.2, true, "low,medium,high", "medium"},
-		{"grok-4.20-multi-agent-beta-0309", 2000000, 200000, 2, 6, 0, 0.2, true, "low,medium,high", "medium"},
-		{"grok-4.3", 1000000, 100000, 1.25, 2.5, 0, 0.2, true, "low,medium,high", "medium"},
-		{"grok-4.5", 500000, 50000, 2, 6, 0, 0.5, true, "low,medium,high", "medium"},
-		{"grok-4.6", 500000, 50000, 2, 6, 0, 0.5, true, "low,medium,high", "medium"},
-		{"grok-build-0.1", 256000, 25600, 1, 2, 0, 0.2, true, "low,medium,high", "medium"},
-		{"grok-code-fast-1", 256000, 10000, 0.2, 0.5, 0, 0.05, true, "low,medium,high", "medium"},
-		{"hy3", 256000, 128000, 0.1562, 0.6248, 0, 0.03905, true, "low,medium,high", "medium"},
-		{"hy3-preview", 256000, 128000, 0.17, 0.56666, 0, 0.051, true, "low,medium,high", "medium"},
-		{"jina-deepsearch-v1", 1000000, 100000, 0.05, 0.05, 0, 0, true, "low,medium,high", "medium"},
-		{"k2.6-code-preview-free", 256000, 25600, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"kat-dev", 128000, 12800, 0.137, 0.548, 0, 0, false, "", ""},
-		{"kimi-for-coding-free", 256000, 25600, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"kimi-k2-0711", 131000, 13100, 0.54, 2.16, 0, 0, false, "", ""},
-		{"kimi-k2-thinking", 262144, 26214, 0.548, 2.192, 0, 0.137, true, "low,medium,high", "medium"},
-		{"kimi-k2-turbo-preview", 262144, 26214, 1.2, 4.8, 0, 0.3, false, "", ""},
-		{"kimi-k2.5", 256000, 25600, 0.6, 3, 0, 0.105, true, "low,medium,high", "medium"},
-		{"kimi-k2.6", 262144, 32768, 0.95, 3.9995, 0, 0.16084, true, "low,medium,high", "medium"},
-		{"kimi-k2.7-code", 262144, 32768, 0.95, 3.9995, 0, 0.16084, true, "low,medium,high", "medium"},
-		{"kimi-k2.7-code-highspeed", 262144, 32768, 1.9, 7.999, 0, 0.32167, true, "low,medium,high", "medium"},
-		{"kimi-k3", 1048576, 104857, 3, 15, 0, 0.3, true, "low,medium,high", "medium"},
-		{"laguna-s-2.1-free", 262144, 26214, 0, 0, 0, 0, false, "", ""},
-		{"laguna-xs-2.1-free", 262144, 26214, 0, 0, 0, 0, false, "", ""},
-		{"lfm-2.5-2.6b-free", 128000, 12800, 0, 0, 0, 0, false, "", ""},
-		{"ling-3.0-flash-free", 262144, 26214, 0, 0, 0, 0, false, "", ""},
-		{"ling-3.0-tiny-free", 262144, 26214, 0, 0, 0, 0, false, "", ""},
-		{"llama-4-maverick", 1048576, 32000, 0.2, 0.2, 0, 0, false, "", ""},
-		{"llama-4-scout", 131000, 13100, 0.2, 0.2, 0, 0, false, "", ""},
-		{"mai-thinking-1", 256000, 25600, 2, 8, 0, 0, true, "low,medium,high", "medium"},
-		{"mimo-v2-flash-free", 256000, 25600, 0, 0, 0, 0, false, "", ""},
-		{"mimo-v2-omni", 256000, 25600, 0.44, 2.2, 0, 0.088, false, "", ""},
-		{"mimo-v2-pro", 1000000, 100000, 1.1, 3.3, 0, 0.22, false, "", ""},
-		{"minimax-m2", 204800, 20480, 0.288, 1.152, 0, 0, true, "low,medium,high", "medium"},
-		{"minimax-m2.1", 204800, 20480, 0.288, 1.152, 0, 0, true, "low,medium,high", "medium"},
-		{"minimax-m2.5", 204800, 20480, 0.288, 1.152, 0, 0, true, "low,medium,high", "medium"},
-		{"minimax-m2.5-highspeed", 204800, 20480, 0.288, 1.152, 0, 0, true, "low,medium,high", "medium"},
-		{"minimax-m2.7", 200000, 20000, 0.2958, 1.1832, 0, 0.05916, true, "low,medium,high", "medium"},
-		{"minimax-m3", 204800, 20480, 0.288, 1.152, 0, 0, true, "low,medium,high", "medium"},
-		{"mistral-large-3", 256000, 25600, 0.5, 1.5, 0, 0, false, "", ""},
-		{"muse-glimmer-30b", 131000, 13100, 0.35, 1.5001, 0, 0.04001, true, "low,medium,high", "medium"},
-		{"muse-spark-1.1", 1000000, 100000, 1.375, 4.675, 0, 0, true, "low,medium,high", "medium"},
-		{"muse-spark-1.2", 1000000, 100000, 1.375, 4.675, 0, 0, true, "low,medium,high", "medium"},
-		{"nemotron-3-nano-30b-a3b-free", 256000, 25600, 0, 0, 0, 0, false, "", ""},
-		{"nemotron-3-nano-omni-30b-a3b-reasoning-free", 256000, 25600, 0, 0, 0, 0, false, "", ""},
-		{"nemotron-3-super-120b-a12b-free", 262144, 26214, 0, 0, 0, 0, false, "", ""},
-		{"nemotron-3-ultra-550b-a55b-free", 1000000, 100000, 0, 0, 0, 0, false, "", ""},
-		{"nemotron-3.5-content-safety-free", 128000, 12800, 0, 0, 0, 0, false, "", ""},
-		{"nemotron-3.5-lightning-free", 1000000, 100000, 0, 0, 0, 0, false, "", ""},
-		{"nemotron-lightning-3.5-30b-a3b", 262000, 26200, 0.05, 0.2, 0, 0.01, false, "", ""},
-		{"nemotron-nano-12b-v2-vl-free", 128000, 12800, 0, 0, 0, 0, false, "", ""},
-		{"nemotron-nano-9b-v2-free", 128000, 12800, 0, 0, 0, 0, false, "", ""},
-		{"north-mini-code-free", 256000, 25600, 0, 0, 0, 0, false, "", ""},
-		{"nvidia-nemotron-3-super-120b-a12b", 1000000, 100000, 0.11, 0.55, 0, 0.0275, true, "low,medium,high", "medium"},
-		{"o3", 200000, 100000, 2, 8, 0, 0.5, true, "low,medium,high", "medium"},
-		{"o3-mini", 200000, 100000, 1.1, 4.4, 0, 0.55, true, "low,medium,high", "medium"},
-		{"o3-pro", 200000, 100000, 20, 80, 0, 20, true, "low,medium,high", "medium"},
-		{"o4-mini", 200000, 100000, 1.1, 4.4, 0, 0.275, true, "low,medium,high", "medium"},
-		{"qwen3-235b-a22b", 131100, 13110, 0.28, 1.12, 0, 0, false, "", ""},
-		{"qwen3-235b-a22b-instruct-2507", 262144, 26214, 0.28, 1.12, 0, 0, false, "", ""},
-		{"qwen3-235b-a22b-thinking-2507", 262144, 26214, 0.28, 2.8, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3-coder-30b-a3b-instruct", 2000000, 262000, 0.2, 0.8, 0, 0.2, false, "", ""},
-		{"qwen3-coder-480b-a35b-instruct", 262000, 26200, 0.82, 3.28, 0, 0.82, false, "", ""},
-		{"qwen3-coder-flash", 256000, 65536, 0.136, 0.544, 0, 0.136, false, "", ""},
-		{"qwen3-coder-next", 2000000, 64000, 0.137, 0.548, 0, 0.137, false, "", ""},
-		{"qwen3-coder-plus", 1048576, 65536, 0.54, 2.16, 0, 0.108, false, "", ""},
-		{"qwen3-coder-plus-2025-07-22", 128000, 12800, 0.54, 2.16, 0, 0.54, false, "", ""},
-		{"qwen3-max", 262144, 65536, 0.4508, 1.8032, 0.5635, 0.09016, false, "", ""},
-		{"qwen3-max-2026-01-23", 252000, 32000, 0.4508, 1.8032, 0.5635, 0.09016, true, "low,medium,high", "medium"},
-		{"qwen3-next-80b-a3b-instruct", 256000, 25600, 0.138, 0.552, 0, 0, false, "", ""},
-		{"qwen3-next-80b-a3b-thinking", 256000, 25600, 0.142, 1.42, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3-vl-235b-a22b-instruct", 131000, 33000, 0.274, 1.096, 0, 0, false, "", ""},
-		{"qwen3-vl-235b-a22b-thinking", 131000, 33000, 0.274, 2.74, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3-vl-30b-a3b-instruct", 128000, 32000, 0.1028, 0.4112, 0, 0, false, "", ""},
-		{"qwen3-vl-30b-a3b-thinking", 128000, 32000, 0.1028, 1.028, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3-vl-flash", 254000, 32000, 0.0206, 0.206, 0, 0.00412, false, "", ""},
-		{"qwen3-vl-flash-2026-01-22", 254000, 32000, 0.0206, 0.206, 0, 0.0206, false, "", ""},
-		{"qwen3-vl-plus", 256000, 32000, 0.137, 1.37, 0, 0.0274, false, "", ""},
-		{"qwen3.5-122b-a10b", 991000, 64000, 0.1126, 0.9008, 0, 0.1126, true, "low,medium,high", "medium"},
-		{"qwen3.5-27b", 991000, 64000, 0.0846, 0.6768, 0, 0.0846, true, "low,medium,high", "medium"},
-		{"qwen3.5-35b-a3b", 991000, 64000, 0.0564, 0.4512, 0, 0.0564, true, "low,medium,high", "medium"},
-		{"qwen3.5-397b-a17b", 991000, 64000, 0.1644, 0.9864, 0, 0.1644, true, "low,medium,high", "medium"},
-		{"qwen3.5-flash", 991000, 64000, 0.0282, 0.282, 0.03525, 0.00282, true, "low,medium,high", "medium"},
-		{"qwen3.5-plus", 991000, 64000, 0.1096, 0.6576, 0.137, 0.01096, true, "low,medium,high", "medium"},
-		{"qwen3.6-27b", 254000, 64000, 0.422, 2.532, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3.6-35b-a3b", 254000, 64000, 0.254, 1.524, 0, 0.254, true, "low,medium,high", "medium"},
-		{"qwen3.6-flash", 991000, 64000, 0.169, 1.014, 0.21125, 0.0169, true, "low,medium,high", "medium"},
-		{"qwen3.6-max-preview", 240000, 64000, 1.268, 7.608, 1.585, 0.1268, true, "low,medium,high", "medium"},
-		{"qwen3.6-plus", 991000, 64000, 0.282, 1.692, 0.3525, 0.0282, true, "low,medium,high", "medium"},
-		{"qwen3.6-plus-preview-free", 1000000, 65535, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3.7-flash", 991000, 64000, 0.282, 1.128, 0.3525, 0.0564, true, "low,medium,high", "medium"},
-		{"qwen3.7-max", 991000, 64000, 1.69, 5.07, 2.1125, 0.169, true, "low,medium,high", "medium"},
-		{"qwen3.7-plus", 991000, 64000, 0.282, 1.128, 0.3525, 0.0564, true, "low,medium,high", "medium"},
-		{"qwen3.8-2.4t-a95b", 262000, 26200, 2, 6, 0, 0.5, true, "low,medium,high", "medium"},
-		{"qwen3.8-max", 991000, 128000, 1.69, 5.07, 2.1125, 0.169, true, "low,medium,high", "medium"},
-		{"qwen3.8-max-preview", 983616, 131072, 0.338, 1.014, 0.4225, 0.0676, true, "low,medium,high", "medium"},
-		{"step-3.5-flash", 256000, 25600, 0.11, 0.33, 0, 0, false, "", ""},
-		{"step-3.7-flash", 256000, 25600, 0.22, 1.32, 0, 0.044, false, "", ""},
-		{"xiaomi-mimo-v2-omni-free", 256000, 25600, 0, 0, 0, 0, false, "", ""},
-		{"xiaomi-mimo-v2-pro-free", 256000, 25600, 0, 0, 0, 0, false, "", ""},
-		{"xiaomi-mimo-v2.5", 256000, 25600, 0.155, 0.31, 0, 0.0031, false, "", ""},
-		{"xiaomi-mimo-v2.5-free", 256000, 25600, 0, 0, 0, 0, false, "", ""},
-		{"xiaomi-mimo-v2.5-pro", 1000000, 100000, 0.48, 0.96, 0, 0.00384, false, "", ""},
-		{"xiaomi-mimo-v2.5-pro-free", 256000, 25600, 0, 0, 0, 0, false, "", ""},
+	{ID: "aihubmix", Default: "gpt-5", IDs: []string{
+		"AiHubmix-Phi-4-mini-reasoning",
+		"ByteDance-Seed/Seed-OSS-36B-Instruct",
+		"DeepSeek-R1",
+		"DeepSeek-V3",
+		"DeepSeek-V3-Fast",
+		"DeepSeek-V3.1-Terminus",
+		"DeepSeek-V3.1-Think",
+		"ERNIE-X1.1-Preview",
+		"agnes-2.5-flash",
+		"agnes-2.5-pro",
+		"agnes-2.5-pro-alpha",
+		"aihub-Phi-4-mini-instruct",
+		"aihub-Phi-4-multimodal-instruct",
+		"anthropic-opus-4-6",
+		"auto",
+		"claude-3-7-sonnet",
+		"claude-fable-5",
+		"claude-haiku-4-5",
+		"claude-opus-4-1",
+		"claude-opus-4-5",
+		"claude-opus-4-5-think",
+		"claude-opus-4-6",
+		"claude-opus-4-6-think",
+		"claude-opus-4-7",
+		"claude-opus-4-7-think",
+		"claude-opus-4-8",
+		"claude-opus-4-8-think",
+		"claude-opus-5",
+		"claude-sonnet-4-5",
+		"claude-sonnet-4-5-think",
+		"claude-sonnet-4-6",
+		"claude-sonnet-4-6-think",
+		"claude-sonnet-5",
+		"coding-glm-4.6-free",
+		"coding-kimi-k3",
+		"coding-kimi-k3-free",
+		"coding-minimax-m2",
+		"coding-minimax-m2-free",
+		"coding-minimax-m2.1",
+		"coding-minimax-m2.1-free",
+		"coding-minimax-m2.5",
+		"coding-minimax-m2.5-free",
+		"coding-minimax-m2.5-highspeed",
+		"coding-minimax-m2.7",
+		"coding-minimax-m2.7-free",
+		"coding-minimax-m2.7-highspeed",
+		"coding-minimax-m3",
+		"coding-minimax-m3-free",
+		"command-a-plus-05-2026",
+		"deepseek-v3.2",
+		"deepseek-v3.2-think",
+		"deepseek-v4-flash",
+		"deepseek-v4-flash-0731",
+		"deepseek-v4-pro",
+		"deepseek-v4-pro-0813",
+		"dots-3-note-preview-free",
+		"doubao-seed-1-6",
+		"doubao-seed-1-6-flash",
+		"doubao-seed-1-6-lite",
+		"doubao-seed-1-6-thinking",
+		"doubao-seed-1-8",
+		"doubao-seed-2-0-code-preview",
+		"doubao-seed-2-0-lite-260215",
+		"doubao-seed-2-0-lite-260428",
+		"doubao-seed-2-0-mini",
+		"doubao-seed-2-0-mini-260428",
+		"doubao-seed-2-0-pro",
+		"doubao-seed-2-1-pro",
+		"doubao-seed-2-1-turbo",
+		"ernie-4.5",
+		"ernie-4.5-turbo-latest",
+		"ernie-4.5-turbo-vl",
+		"ernie-5.0",
+		"ernie-5.0-thinking-exp",
+		"ernie-5.0-thinking-preview",
+		"ernie-5.1",
+		"ernie-x1-turbo",
+		"gemini-2.5-flash",
+		"gemini-2.5-flash-image",
+		"gemini-2.5-flash-lite",
+		"gemini-2.5-flash-lite-nothink",
+		"gemini-2.5-flash-lite-preview-09-2025",
+		"gemini-2.5-flash-lite-preview-09-2025-nothink",
+		"gemini-2.5-flash-nothink",
+		"gemini-2.5-flash-preview-05-20-nothink",
+		"gemini-2.5-flash-preview-05-20-search",
+		"gemini-2.5-flash-preview-09-2025",
+		"gemini-2.5-flash-search",
+		"gemini-2.5-pro",
+		"gemini-2.5-pro-preview-05-06",
+		"gemini-2.5-pro-preview-06-05",
+		"gemini-2.5-pro-search",
+		"gemini-3-flash-preview",
+		"gemini-3-flash-preview-free",
+		"gemini-3-flash-preview-search",
+		"gemini-3.1-flash-lite",
+		"gemini-3.1-flash-lite-nothink",
+		"gemini-3.1-pro-preview",
+		"gemini-3.1-pro-preview-customtools",
+		"gemini-3.5-flash",
+		"gemini-3.5-flash-lite",
+		"gemini-3.5-flash-lite-free",
+		"gemini-3.6-flash",
+		"gemini-3.6-flash-free",
+		"gemini-3.7-flash",
+		"gemini-3.7-flash-free",
+		"gemma-4-26b-a4b-it-free",
+		"gemma-4-31b-it-free",
+		"glm-4.5v",
+		"glm-4.6",
+		"glm-4.6v",
+		"glm-4.7",
+		"glm-5",
+		"glm-5-turbo",
+		"glm-5.1",
+		"glm-5.2",
+		"glm-5.2-fast-preview",
+		"glm-5.2-free",
+		"glm-5.3",
+		"glm-5v-turbo",
+		"gpt-4.1",
+		"gpt-4.1-free",
+		"gpt-4.1-mini",
+		"gpt-4.1-mini-free",
+		"gpt-4.1-nano",
+		"gpt-4.1-nano-free",
+		"gpt-4o",
+		"gpt-4o-2024-11-20",
+		"gpt-4o-audio-preview",
+		"gpt-4o-free",
+		"gpt-4o-mini",
+		"gpt-4o-mini-search-preview",
+		"gpt-4o-search-preview",
+		"gpt-5",
+		"gpt-5-chat-latest",
+		"gpt-5-codex",
+		"gpt-5-mini",
+		"gpt-5-nano",
+		"gpt-5-pro",
+		"gpt-5.1",
+		"gpt-5.1-chat-latest",
+		"gpt-5.1-codex",
+		"gpt-5.1-codex-max",
+		"gpt-5.1-codex-mini",
+		"gpt-5.2",
+		"gpt-5.2-chat-latest",
+		"gpt-5.2-codex",
+		"gpt-5.2-high",
+		"gpt-5.2-low",
+		"gpt-5.2-pro",
+		"gpt-5.3-chat-latest",
+		"gpt-5.3-codex",
+		"gpt-5.4",
+		"gpt-5.4-high",
+		"gpt-5.4-low",
+		"gpt-5.4-mini",
+		"gpt-5.4-nano",
+		"gpt-5.4-pro",
+		"gpt-5.5",
+		"gpt-5.5-free",
+		"gpt-5.5-pro",
+		"gpt-5.6-luna",
+		"gpt-5.6-sol",
+		"gpt-5.6-sol-disc",
+		"gpt-5.6-terra",
+		"gpt-audio-1.5",
+		"gpt-chat-latest",
+		"gpt-oss-120b",
+		"gpt-oss-20b",
+		"gpt-oss-20b-free",
+		"grok-4",
+		"grok-4-1-fast-non-reasoning",
+		"grok-4-1-fast-reasoning",
+		"grok-4-20-non-reasoning",
+		"grok-4-20-reasoning",
+		"grok-4-fast-non-reasoning",
+		"grok-4-fast-reasoning",
+		"grok-4.20-beta-0309-non-reasoning",
+		"grok-4.20-beta-0309-reasoning",
+		"grok-4.20-multi-agent-0309",
+		"grok-4.20-multi-agent-beta-0309",
+		"grok-4.3",
+		"grok-4.5",
+		"grok-4.6",
+		"grok-build-0.1",
+		"grok-code-fast-1",
+		"hy3",
+		"hy3-preview",
+		"jina-deepsearch-v1",
+		"k2.6-code-preview-free",
+		"kat-dev",
+		"kimi-for-coding-free",
+		"kimi-k2-0711",
+		"kimi-k2-thinking",
+		"kimi-k2-turbo-preview",
+		"kimi-k2.5",
+		"kimi-k2.6",
+		"kimi-k2.7-code",
+		"kimi-k2.7-code-highspeed",
+		"kimi-k3",
+		"laguna-s-2.1-free",
+		"laguna-xs-2.1-free",
+		"lfm-2.5-2.6b-free",
+		"ling-3.0-flash-free",
+		"ling-3.0-tiny-free",
+		"llama-4-maverick",
+		"llama-4-scout",
+		"mai-thinking-1",
+		"mimo-v2-flash-free",
+		"mimo-v2-omni",
+		"mimo-v2-pro",
+		"minimax-m2",
+		"minimax-m2.1",
+		"minimax-m2.5",
+		"minimax-m2.5-highspeed",
+		"minimax-m2.7",
+		"minimax-m3",
+		"mistral-large-3",
+		"muse-glimmer-30b",
+		"muse-spark-1.1",
+		"muse-spark-1.2",
+		"nemotron-3-nano-30b-a3b-free",
+		"nemotron-3-nano-omni-30b-a3b-reasoning-free",
+		"nemotron-3-super-120b-a12b-free",
+		"nemotron-3-ultra-550b-a55b-free",
+		"nemotron-3.5-content-safety-free",
+		"nemotron-3.5-lightning-free",
+		"nemotron-lightning-3.5-30b-a3b",
+		"nemotron-nano-12b-v2-vl-free",
+		"nemotron-nano-9b-v2-free",
+		"north-mini-code-free",
+		"nvidia-nemotron-3-super-120b-a12b",
+		"o3",
+		"o3-mini",
+		"o3-pro",
+		"o4-mini",
+		"qwen3-235b-a22b",
+		"qwen3-235b-a22b-instruct-2507",
+		"qwen3-235b-a22b-thinking-2507",
+		"qwen3-coder-30b-a3b-instruct",
+		"qwen3-coder-480b-a35b-instruct",
+		"qwen3-coder-flash",
+		"qwen3-coder-next",
+		"qwen3-coder-plus",
+		"qwen3-coder-plus-2025-07-22",
+		"qwen3-max",
+		"qwen3-max-2026-01-23",
+		"qwen3-next-80b-a3b-instruct",
+		"qwen3-next-80b-a3b-thinking",
+		"qwen3-vl-235b-a22b-instruct",
+		"qwen3-vl-235b-a22b-thinking",
+		"qwen3-vl-30b-a3b-instruct",
+		"qwen3-vl-30b-a3b-thinking",
+		"qwen3-vl-flash",
+		"qwen3-vl-flash-2026-01-22",
+		"qwen3-vl-plus",
+		"qwen3.5-122b-a10b",
+		"qwen3.5-27b",
+		"qwen3.5-35b-a3b",
+		"qwen3.5-397b-a17b",
+		"qwen3.5-flash",
+		"qwen3.5-plus",
+		"qwen3.6-27b",
+		"qwen3.6-35b-a3b",
+		"qwen3.6-flash",
+		"qwen3.6-max-preview",
+		"qwen3.6-plus",
+		"qwen3.6-plus-preview-free",
+		"qwen3.7-flash",
+		"qwen3.7-max",
+		"qwen3.7-plus",
+		"qwen3.8-2.4t-a95b",
+		"qwen3.8-max",
+		"qwen3.8-max-preview",
+		"step-3.5-flash",
+		"step-3.7-flash",
+		"xiaomi-mimo-v2-omni-free",
+		"xiaomi-mimo-v2-pro-free",
+		"xiaomi-mimo-v2.5",
+		"xiaomi-mimo-v2.5-free",
+		"xiaomi-mimo-v2.5-pro",
+		"xiaomi-mimo-v2.5-pro-free",
+	}, Models: []figures{
+		{128000, 4000, 0.12, 0.12, 0, 0, false, "", ""},                                     // AiHubmix-Phi-4-mini-reasoning
+		{256000, 32000, 0.2, 0.534, 0, 0, false, "", ""},                                    // ByteDance-Seed/Seed-OSS-36B-Instruct
+		{1638000, 163800, 0.4, 2, 0, 0, false, "", ""},                                      // DeepSeek-R1
+		{1638000, 163800, 0.272, 1.088, 0, 0, false, "", ""},                                // DeepSeek-V3
+		{32000, 3200, 0.56, 2.24, 0, 0, false, "", ""},                                      // DeepSeek-V3-Fast
+		{160000, 32000, 0.56, 1.68, 0, 0, false, "", ""},                                    // DeepSeek-V3.1-Terminus
+		{128000, 32000, 0.56, 1.68, 0, 0, true, "low,medium,high", "medium"},                // DeepSeek-V3.1-Think
+		{119000, 11900, 0.136, 0.544, 0, 0, true, "low,medium,high", "medium"},              // ERNIE-X1.1-Preview
+		{512000, 56500, 0.03, 0.15, 0, 0, true, "low,medium,high", "medium"},                // agnes-2.5-flash
+		{1000000, 65536, 0.45, 0.9, 0, 0.00378, true, "low,medium,high", "medium"},          // agnes-2.5-pro
+		{1000000, 65536, 0.45, 0.9, 0, 0.00378, true, "low,medium,high", "medium"},          // agnes-2.5-pro-alpha
+		{128000, 4000, 0.12, 0.48, 0, 0, false, "", ""},                                     // aihub-Phi-4-mini-instruct
+		{128000, 4000, 0.12, 0.48, 0, 0, false, "", ""},                                     // aihub-Phi-4-multimodal-instruct
+		{200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},                // anthropic-opus-4-6
+		{1000000, 100000, 2, 2, 0, 0, true, "low,medium,high", "medium"},                    // auto
+		{200000, 20000, 3.3, 16.5, 0, 0, true, "low,medium,high", "medium"},                 // claude-3-7-sonnet
+		{1000000, 128000, 11, 55, 13.75, 1.1, true, "low,medium,high", "medium"},            // claude-fable-5
+		{204800, 20480, 1.1, 5.5, 1.375, 0.11, true, "low,medium,high", "medium"},           // claude-haiku-4-5
+		{200000, 32000, 16.5, 82.5, 0, 0, true, "low,medium,high", "medium"},                // claude-opus-4-1
+		{200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},                // claude-opus-4-5
+		{200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},                // claude-opus-4-5-think
+		{200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},                // claude-opus-4-6
+		{200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},                // claude-opus-4-6-think
+		{200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},                // claude-opus-4-7
+		{200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},                // claude-opus-4-7-think
+		{200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},                // claude-opus-4-8
+		{200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},                // claude-opus-4-8-think
+		{1000000, 128000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},              // claude-opus-5
+		{1000000, 64000, 3.3, 16.5, 4.125, 0.33, true, "low,medium,high", "medium"},         // claude-sonnet-4-5
+		{1000000, 64000, 3.3, 16.5, 4.125, 0.33, true, "low,medium,high", "medium"},         // claude-sonnet-4-5-think
+		{1000000, 64000, 3, 15, 3.75, 0.3, true, "low,medium,high", "medium"},               // claude-sonnet-4-6
+		{200000, 32000, 3, 15, 3.75, 0.3, true, "low,medium,high", "medium"},                // claude-sonnet-4-6-think
+		{1000000, 128000, 2, 10, 2.5, 0.2, true, "low,medium,high", "medium"},               // claude-sonnet-5
+		{200000, 20000, 0, 0, 0, 0, true, "low,medium,high", "medium"},                      // coding-glm-4.6-free
+		{1048576, 104857, 0.44, 1.61333, 0, 0.066, true, "low,medium,high", "medium"},       // coding-kimi-k3
+		{1048576, 104857, 0, 0, 0, 0, true, "low,medium,high", "medium"},                    // coding-kimi-k3-free
+		{204800, 13100, 0.2, 0.2, 0, 0, true, "low,medium,high", "medium"},                  // coding-minimax-m2
+		{204800, 13100, 0, 0, 0, 0, true, "low,medium,high", "medium"},                      // coding-minimax-m2-free
+		{204800, 13100, 0.2, 0.2, 0, 0, true, "low,medium,high", "medium"},                  // coding-minimax-m2.1
+		{204800, 13100, 0, 0, 0, 0, true, "low,medium,high", "medium"},                      // coding-minimax-m2.1-free
+		{204800, 13100, 0.2, 0.2, 0, 0, true, "low,medium,high", "medium"},                  // coding-minimax-m2.5
+		{204800, 13100, 0, 0, 0, 0, true, "low,medium,high", "medium"},                      // coding-minimax-m2.5-free
+		{204800, 13100, 0.2, 0.2, 0, 0, true, "low,medium,high", "medium"},                  // coding-minimax-m2.5-highspeed
+		{204800, 13100, 0.2, 0.2, 0, 0, true, "low,medium,high", "medium"},                  // coding-minimax-m2.7
+		{204800, 13100, 0, 0, 0, 0, true, "low,medium,high", "medium"},                      // coding-minimax-m2.7-free
+		{204800, 13100, 0.2, 0.2, 0, 0, true, "low,medium,high", "medium"},                  // coding-minimax-m2.7-highspeed
+		{204800, 13100, 0.2, 0.2, 0, 0, true, "low,medium,high", "medium"},                  // coding-minimax-m3
+		{204800, 13100, 0, 0, 0, 0, true, "low,medium,high", "medium"},                      // coding-minimax-m3-free
+		{128000, 64000, 2.5, 10, 0, 0, true, "low,medium,high", "medium"},                   // command-a-plus-05-2026
+		{128000, 64000, 0.302, 0.453, 0, 0.0302, true, "low,medium,high", "medium"},         // deepseek-v3.2
+		{128000, 64000, 0.302, 0.453, 0, 0.0302, true, "low,medium,high", "medium"},         // deepseek-v3.2-think
+		{1000000, 384000, 0.154, 0.308, 0, 0.00308, true, "low,medium,high", "medium"},      // deepseek-v4-flash
+		{1000000, 384000, 0.142, 0.284, 0, 0.0284, true, "low,medium,high", "medium"},       // deepseek-v4-flash-0731
+		{1000000, 384000, 0.464, 0.928, 0, 0.00385, true, "low,medium,high", "medium"},      // deepseek-v4-pro
+		{1000000, 384000, 0.6918, 2.0754, 0, 0.02306, true, "low,medium,high", "medium"},    // deepseek-v4-pro-0813
+		{512000, 51200, 0, 0, 0, 0, false, "", ""},                                          // dots-3-note-preview-free
+		{256000, 32000, 0.18, 1.8, 0, 0.036, false, "", ""},                                 // doubao-seed-1-6
+		{256000, 33000, 0.044, 0.44, 0, 0.0088, false, "", ""},                              // doubao-seed-1-6-flash
+		{256000, 32000, 0.082, 0.656, 0, 0.0164, false, "", ""},                             // doubao-seed-1-6-lite
+		{256000, 32000, 0.18, 1.8, 0, 0.036, false, "", ""},                                 // doubao-seed-1-6-thinking
+		{256000, 64000, 0.10959, 0.27398, 0, 0.02192, true, "low,medium,high", "medium"},    // doubao-seed-1-8
+		{256000, 128000, 0.4822, 2.411, 0, 0.09644, true, "low,medium,high", "medium"},      // doubao-seed-2-0-code-preview
+		{256000, 32000, 0.09041, 0.54246, 0, 0.01808, true, "low,medium,high", "medium"},    // doubao-seed-2-0-lite-260215
+		{256000, 32000, 0.09041, 0.54246, 0, 0.01808, true, "low,medium,high", "medium"},    // doubao-seed-2-0-lite-260428
+		{256000, 32000, 0.03014, 0.30136, 0, 0.00603, true, "low,medium,high", "medium"},    // doubao-seed-2-0-mini
+		{256000, 32000, 0.0282, 0.282, 0, 0.00564, true, "low,medium,high", "medium"},       // doubao-seed-2-0-mini-260428
+		{256000, 128000, 0.4822, 2.411, 0, 0.09644, true, "low,medium,high", "medium"},      // doubao-seed-2-0-pro
+		{256000, 25600, 0.9295, 4.6475, 0, 0.1859, true, "low,medium,high", "medium"},       // doubao-seed-2-1-pro
+		{256000, 25600, 0.46475, 2.32375, 0, 0.09295, true, "low,medium,high", "medium"},    // doubao-seed-2-1-turbo
+		{160000, 64000, 0.068, 0.272, 0, 0, false, "", ""},                                  // ernie-4.5
+		{135000, 12000, 0.11, 0.44, 0, 0, false, "", ""},                                    // ernie-4.5-turbo-latest
+		{139000, 16000, 0.4, 1.2, 0, 0, false, "", ""},                                      // ernie-4.5-turbo-vl
+		{119000, 11900, 0.82192, 3.28768, 0, 0.82192, true, "low,medium,high", "medium"},    // ernie-5.0
+		{119000, 11900, 0.82192, 3.28768, 0, 0.82192, true, "low,medium,high", "medium"},    // ernie-5.0-thinking-exp
+		{183000, 64000, 0.822, 3.288, 0, 0.822, true, "low,medium,high", "medium"},          // ernie-5.0-thinking-preview
+		{119000, 11900, 0.5634, 2.5353, 0, 0.5634, true, "low,medium,high", "medium"},       // ernie-5.1
+		{50500, 5050, 0.136, 0.544, 0, 0, true, "low,medium,high", "medium"},                // ernie-x1-turbo
+		{1048576, 65536, 0.3, 2.499, 0, 0.03, false, "", ""},                                // gemini-2.5-flash
+		{32800, 8000, 0.3, 2.499, 0, 0.3, false, "", ""},                                    // gemini-2.5-flash-image
+		{1048576, 65536, 0.1, 0.4, 0, 0.01, false, "", ""},                                  // gemini-2.5-flash-lite
+		{1048576, 65536, 0.1, 0.4, 0, 0.01, false, "", ""},                                  // gemini-2.5-flash-lite-nothink
+		{1048576, 65536, 0.1, 0.4, 0, 0.01, false, "", ""},                                  // gemini-2.5-flash-lite-preview-09-2025
+		{1048576, 65536, 0.1, 0.4, 0, 0.01, false, "", ""},                                  // gemini-2.5-flash-lite-preview-09-2025-nothink
+		{1047576, 65536, 0.3, 2.499, 0, 0.03, false, "", ""},                                // gemini-2.5-flash-nothink
+		{1048576, 65536, 0.3, 2.499, 0, 0.03, false, "", ""},                                // gemini-2.5-flash-preview-05-20-nothink
+		{1048576, 65536, 0.3, 2.499, 0, 0.03, false, "", ""},                                // gemini-2.5-flash-preview-05-20-search
+		{1048576, 65536, 0.3, 2.499, 0, 0.03, false, "", ""},                                // gemini-2.5-flash-preview-09-2025
+		{1048576, 65536, 0.3, 2.499, 0, 0.03, false, "", ""},                                // gemini-2.5-flash-search
+		{1048576, 65536, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},             // gemini-2.5-pro
+		{1048576, 65536, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},             // gemini-2.5-pro-preview-05-06
+		{1048576, 65536, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},             // gemini-2.5-pro-preview-06-05
+		{1048576, 65536, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},             // gemini-2.5-pro-search
+		{1048576, 104857, 0.5, 3, 0, 0.05, true, "low,medium,high", "medium"},               // gemini-3-flash-preview
+		{1048576, 65536, 0, 0, 0, 0, true, "low,medium,high", "medium"},                     // gemini-3-flash-preview-free
+		{1048576, 104857, 0.5, 3, 0, 0.05, true, "low,medium,high", "medium"},               // gemini-3-flash-preview-search
+		{1000000, 64000, 0.25, 1.5, 0, 0.25, true, "low,medium,high", "medium"},             // gemini-3.1-flash-lite
+		{1000000, 64000, 0.25, 1.5, 0, 0.25, true, "low,medium,high", "medium"},             // gemini-3.1-flash-lite-nothink
+		{1000000, 64000, 2, 12, 0, 0.2, true, "low,medium,high", "medium"},                  // gemini-3.1-pro-preview
+		{1000000, 64000, 2, 12, 0, 0.2, true, "low,medium,high", "medium"},                  // gemini-3.1-pro-preview-customtools
+		{1000000, 64000, 1.5, 9, 0, 0.15, true, "low,medium,high", "medium"},                // gemini-3.5-flash
+		{1048576, 65536, 0.3, 2.5, 0, 0.03, true, "low,medium,high", "medium"},              // gemini-3.5-flash-lite
+		{1048576, 65536, 0, 0, 0, 0, true, "low,medium,high", "medium"},                     // gemini-3.5-flash-lite-free
+		{1048576, 65536, 1.5, 7.5, 0, 0.15, true, "low,medium,high", "medium"},              // gemini-3.6-flash
+		{1000000, 64000, 0, 0, 0, 0, true, "low,medium,high", "medium"},                     // gemini-3.6-flash-free
+		{1048576, 65536, 0.75, 3.75, 0, 0.075, true, "low,medium,high", "medium"},           // gemini-3.7-flash
+		{1000000, 64000, 0, 0, 0, 0, true, "low,medium,high", "medium"},                     // gemini-3.7-flash-free
+		{262144, 26214, 0, 0, 0, 0, false, "", ""},                                          // gemma-4-26b-a4b-it-free
+		{262144, 26214, 0, 0, 0, 0, false, "", ""},                                          // gemma-4-31b-it-free
+		{64000, 16384, 0.274, 0.822, 0, 0.274, false, "", ""},                               // glm-4.5v
+		{204800, 20480, 0.27397, 1.0959, 0, 0.0548, true, "low,medium,high", "medium"},      // glm-4.6
+		{128000, 12800, 0.137, 0.411, 0, 0.0274, false, "", ""},                             // glm-4.6v
+		{200000, 20000, 0.27397, 1.0959, 0, 0.0548, true, "low,medium,high", "medium"},      // glm-4.7
+		{202752, 20275, 0.88, 2.816, 0, 0.176, true, "low,medium,high", "medium"},           // glm-5
+		{202752, 20275, 1.2, 3.9996, 0, 0.24, true, "low,medium,high", "medium"},            // glm-5-turbo
+		{200000, 20000, 0.845, 3.38, 0, 0.18311, true, "low,medium,high", "medium"},         // glm-5.1
+		{1000000, 128000, 1.1268, 3.9438, 0, 0.2817, true, "low,medium,high", "medium"},     // glm-5.2
+		{1000000, 128000, 2.254, 7.889, 0, 0.5635, true, "low,medium,high", "medium"},       // glm-5.2-fast-preview
+		{128000, 12800, 0, 0, 0, 0, false, "", ""},                                          // glm-5.2-free
+		{1000000, 128000, 1.1268, 3.9438, 0, 0.2817, true, "low,medium,high", "medium"},     // glm-5.3
+		{200000, 20000, 0.7042, 3.09848, 0, 0.16901, false, "", ""},                         // glm-5v-turbo
+		{1047576, 32768, 2, 8, 0, 0.5, false, "", ""},                                       // gpt-4.1
+		{1047576, 32768, 0, 0, 0, 0, false, "", ""},                                         // gpt-4.1-free
+		{1047576, 32768, 0.4, 1.6, 0, 0.1, false, "", ""},                                   // gpt-4.1-mini
+		{1047576, 32768, 0, 0, 0, 0, false, "", ""},                                         // gpt-4.1-mini-free
+		{1047576, 32768, 0.1, 0.4, 0, 0.025, false, "", ""},                                 // gpt-4.1-nano
+		{1047576, 32768, 0, 0, 0, 0, false, "", ""},                                         // gpt-4.1-nano-free
+		{128000, 16384, 2.5, 10, 0, 1.25, false, "", ""},                                    // gpt-4o
+		{128000, 16384, 2.5, 10, 0, 1.25, false, "", ""},                                    // gpt-4o-2024-11-20
+		{128000, 16384, 2.5, 10, 0, 0, false, "", ""},                                       // gpt-4o-audio-preview
+		{1047576, 32768, 0, 0, 0, 0, false, "", ""},                                         // gpt-4o-free
+		{128000, 16384, 0.15, 0.6, 0, 0.075, false, "", ""},                                 // gpt-4o-mini
+		{128000, 16384, 0.15, 0.6, 0, 0.075, false, "", ""},                                 // gpt-4o-mini-search-preview
+		{128000, 16384, 2.5, 10, 0, 1.25, false, "", ""},                                    // gpt-4o-search-preview
+		{400000, 128000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},             // gpt-5
+		{400000, 128000, 1.25, 10, 0, 0.125, false, "", ""},                                 // gpt-5-chat-latest
+		{400000, 128000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},             // gpt-5-codex
+		{400000, 128000, 0.25, 2, 0, 0.025, true, "low,medium,high", "medium"},              // gpt-5-mini
+		{400000, 128000, 0.05, 0.4, 0, 0.005, true, "low,medium,high", "medium"},            // gpt-5-nano
+		{400000, 128000, 15, 120, 0, 0, true, "low,medium,high", "medium"},                  // gpt-5-pro
+		{400000, 128000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},             // gpt-5.1
+		{128000, 16384, 1.25, 10, 0, 0.125, false, "", ""},                                  // gpt-5.1-chat-latest
+		{400000, 128000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},             // gpt-5.1-codex
+		{400000, 128000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},             // gpt-5.1-codex-max
+		{400000, 128000, 0.25, 2, 0, 0.025, true, "low,medium,high", "medium"},              // gpt-5.1-codex-mini
+		{400000, 128000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},             // gpt-5.2
+		{128000, 16384, 1.75, 14, 0, 0.175, false, "", ""},                                  // gpt-5.2-chat-latest
+		{400000, 128000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},             // gpt-5.2-codex
+		{400000, 128000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},             // gpt-5.2-high
+		{400000, 128000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},             // gpt-5.2-low
+		{400000, 128000, 21, 168, 0, 2.1, true, "low,medium,high", "medium"},                // gpt-5.2-pro
+		{128000, 16384, 1.75, 14, 0, 0.175, false, "", ""},                                  // gpt-5.3-chat-latest
+		{400000, 128000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},             // gpt-5.3-codex
+		{400000, 128000, 2.5, 15, 0, 0.25, true, "low,medium,high", "medium"},               // gpt-5.4
+		{400000, 128000, 2.5, 15, 0, 0.25, true, "low,medium,high", "medium"},               // gpt-5.4-high
+		{400000, 128000, 2.5, 15, 0, 0.25, true, "low,medium,high", "medium"},               // gpt-5.4-low
+		{400000, 128000, 0.75, 4.5, 0, 0.075, false, "", ""},                                // gpt-5.4-mini
+		{400000, 128000, 0.2, 1.25, 0, 0.02, true, "low,medium,high", "medium"},             // gpt-5.4-nano
+		{1050000, 128000, 30, 180, 0, 30, true, "low,medium,high", "medium"},                // gpt-5.4-pro
+		{1050000, 128000, 5, 30, 0, 0.5, true, "low,medium,high", "medium"},                 // gpt-5.5
+		{1050000, 128000, 0, 0, 0, 0, true, "low,medium,high", "medium"},                    // gpt-5.5-free
+		{1050000, 128000, 30, 180, 0, 30, true, "low,medium,high", "medium"},                // gpt-5.5-pro
+		{1050000, 128000, 0.2, 1.2, 0.25, 0.02, true, "low,medium,high", "medium"},          // gpt-5.6-luna
+		{1050000, 128000, 5, 30, 6.25, 0.5, true, "low,medium,high", "medium"},              // gpt-5.6-sol
+		{1050000, 128000, 5, 30, 6.25, 0.5, true, "low,medium,high", "medium"},              // gpt-5.6-sol-disc
+		{1050000, 128000, 2, 12, 2.5, 0.2, true, "low,medium,high", "medium"},               // gpt-5.6-terra
+		{128000, 16384, 2.5, 10, 0, 2.5, true, "low,medium,high", "medium"},                 // gpt-audio-1.5
+		{1050000, 128000, 5, 30, 0, 0.5, true, "low,medium,high", "medium"},                 // gpt-chat-latest
+		{131072, 32768, 0.18, 0.9, 0, 0, true, "low,medium,high", "medium"},                 // gpt-oss-120b
+		{128000, 12800, 0.11, 0.55, 0, 0, true, "low,medium,high", "medium"},                // gpt-oss-20b
+		{131072, 13107, 0, 0, 0, 0, false, "", ""},                                          // gpt-oss-20b-free
+		{256000, 64000, 3.3, 16.5, 0, 0.825, true, "low,medium,high", "medium"},             // grok-4
+		{2000000, 200000, 0.2, 0.5, 0, 0.05, false, "", ""},                                 // grok-4-1-fast-non-reasoning
+		{2000000, 200000, 0.2, 0.5, 0, 0.05, true, "low,medium,high", "medium"},             // grok-4-1-fast-reasoning
+		{2000000, 200000, 2, 6, 0, 0.2, true, "low,medium,high", "medium"},                  // grok-4-20-non-reasoning
+		{2000000, 200000, 2, 6, 0, 0.2, true, "low,medium,high", "medium"},                  // grok-4-20-reasoning
+		{2000000, 30000, 0.2, 0.5, 0, 0.05, false, "", ""},                                  // grok-4-fast-non-reasoning
+		{2000000, 30000, 0.2, 0.5, 0, 0.05, true, "low,medium,high", "medium"},              // grok-4-fast-reasoning
+		{2000000, 200000, 2, 6, 0, 0.2, true, "low,medium,high", "medium"},                  // grok-4.20-beta-0309-non-reasoning
+		{2000000, 200000, 2, 6, 0, 0.2, true, "low,medium,high", "medium"},                  // grok-4.20-beta-0309-reasoning
+		{2000000, 200000, 2, 6, 0, 0.2, true, "low,medium,high", "medium"},                  // grok-4.20-multi-agent-0309
+		{2000000, 200000, 2, 6, 0, 0.2, true, "low,medium,high", "medium"},                  // grok-4.20-multi-agent-beta-0309
+		{1000000, 100000, 1.25, 2.5, 0, 0.2, true, "low,medium,high", "medium"},             // grok-4.3
+		{500000, 50000, 2, 6, 0, 0.5, true, "low,medium,high", "medium"},                    // grok-4.5
+		{500000, 50000, 2, 6, 0, 0.5, true, "low,medium,high", "medium"},                    // grok-4.6
+		{256000, 25600, 1, 2, 0, 0.2, true, "low,medium,high", "medium"},                    // grok-build-0.1
+		{256000, 10000, 0.2, 0.5, 0, 0.05, true, "low,medium,high", "medium"},               // grok-code-fast-1
+		{256000, 128000, 0.1562, 0.6248, 0, 0.03905, true, "low,medium,high", "medium"},     // hy3
+		{256000, 128000, 0.17, 0.56666, 0, 0.051, true, "low,medium,high", "medium"},        // hy3-preview
+		{1000000, 100000, 0.05, 0.05, 0, 0, true, "low,medium,high", "medium"},              // jina-deepsearch-v1
+		{256000, 25600, 0, 0, 0, 0, true, "low,medium,high", "medium"},                      // k2.6-code-preview-free
+		{128000, 12800, 0.137, 0.548, 0, 0, false, "", ""},                                  // kat-dev
+		{256000, 25600, 0, 0, 0, 0, true, "low,medium,high", "medium"},                      // kimi-for-coding-free
+		{131000, 13100, 0.54, 2.16, 0, 0, false, "", ""},                                    // kimi-k2-0711
+		{262144, 26214, 0.548, 2.192, 0, 0.137, true, "low,medium,high", "medium"},          // kimi-k2-thinking
+		{262144, 26214, 1.2, 4.8, 0, 0.3, false, "", ""},                                    // kimi-k2-turbo-preview
+		{256000, 25600, 0.6, 3, 0, 0.105, true, "low,medium,high", "medium"},                // kimi-k2.5
+		{262144, 32768, 0.95, 3.9995, 0, 0.16084, true, "low,medium,high", "medium"},        // kimi-k2.6
+		{262144, 32768, 0.95, 3.9995, 0, 0.16084, true, "low,medium,high", "medium"},        // kimi-k2.7-code
+		{262144, 32768, 1.9, 7.999, 0, 0.32167, true, "low,medium,high", "medium"},          // kimi-k2.7-code-highspeed
+		{1048576, 104857, 3, 15, 0, 0.3, true, "low,medium,high", "medium"},                 // kimi-k3
+		{262144, 26214, 0, 0, 0, 0, false, "", ""},                                          // laguna-s-2.1-free
+		{262144, 26214, 0, 0, 0, 0, false, "", ""},                                          // laguna-xs-2.1-free
+		{128000, 12800, 0, 0, 0, 0, false, "", ""},                                          // lfm-2.5-2.6b-free
+		{262144, 26214, 0, 0, 0, 0, false, "", ""},                                          // ling-3.0-flash-free
+		{262144, 26214, 0, 0, 0, 0, false, "", ""},                                          // ling-3.0-tiny-free
+		{1048576, 32000, 0.2, 0.2, 0, 0, false, "", ""},                                     // llama-4-maverick
+		{131000, 13100, 0.2, 0.2, 0, 0, false, "", ""},                                      // llama-4-scout
+		{256000, 25600, 2, 8, 0, 0, true, "low,medium,high", "medium"},                      // mai-thinking-1
+		{256000, 25600, 0, 0, 0, 0, false, "", ""},                                          // mimo-v2-flash-free
+		{256000, 25600, 0.44, 2.2, 0, 0.088, false, "", ""},                                 // mimo-v2-omni
+		{1000000, 100000, 1.1, 3.3, 0, 0.22, false, "", ""},                                 // mimo-v2-pro
+		{204800, 20480, 0.288, 1.152, 0, 0, true, "low,medium,high", "medium"},              // minimax-m2
+		{204800, 20480, 0.288, 1.152, 0, 0, true, "low,medium,high", "medium"},              // minimax-m2.1
+		{204800, 20480, 0.288, 1.152, 0, 0, true, "low,medium,high", "medium"},              // minimax-m2.5
+		{204800, 20480, 0.288, 1.152, 0, 0, true, "low,medium,high", "medium"},              // minimax-m2.5-highspeed
+		{200000, 20000, 0.2958, 1.1832, 0, 0.05916, true, "low,medium,high", "medium"},      // minimax-m2.7
+		{204800, 20480, 0.288, 1.152, 0, 0, true, "low,medium,high", "medium"},              // minimax-m3
+		{256000, 25600, 0.5, 1.5, 0, 0, false, "", ""},                                      // mistral-large-3
+		{131000, 13100, 0.35, 1.5001, 0, 0.04001, true, "low,medium,high", "medium"},        // muse-glimmer-30b
+		{1000000, 100000, 1.375, 4.675, 0, 0, true, "low,medium,high", "medium"},            // muse-spark-1.1
+		{1000000, 100000, 1.375, 4.675, 0, 0, true, "low,medium,high", "medium"},            // muse-spark-1.2
+		{256000, 25600, 0, 0, 0, 0, false, "", ""},                                          // nemotron-3-nano-30b-a3b-free
+		{256000, 25600, 0, 0, 0, 0, false, "", ""},                                          // nemotron-3-nano-omni-30b-a3b-reasoning-free
+		{262144, 26214, 0, 0, 0, 0, false, "", ""},                                          // nemotron-3-super-120b-a12b-free
+		{1000000, 100000, 0, 0, 0, 0, false, "", ""},                                        // nemotron-3-ultra-550b-a55b-free
+		{128000, 12800, 0, 0, 0, 0, false, "", ""},                                          // nemotron-3.5-content-safety-free
+		{1000000, 100000, 0, 0, 0, 0, false, "", ""},                                        // nemotron-3.5-lightning-free
+		{262000, 26200, 0.05, 0.2, 0, 0.01, false, "", ""},                                  // nemotron-lightning-3.5-30b-a3b
+		{128000, 12800, 0, 0, 0, 0, false, "", ""},                                          // nemotron-nano-12b-v2-vl-free
+		{128000, 12800, 0, 0, 0, 0, false, "", ""},                                          // nemotron-nano-9b-v2-free
+		{256000, 25600, 0, 0, 0, 0, false, "", ""},                                          // north-mini-code-free
+		{1000000, 100000, 0.11, 0.55, 0, 0.0275, true, "low,medium,high", "medium"},         // nvidia-nemotron-3-super-120b-a12b
+		{200000, 100000, 2, 8, 0, 0.5, true, "low,medium,high", "medium"},                   // o3
+		{200000, 100000, 1.1, 4.4, 0, 0.55, true, "low,medium,high", "medium"},              // o3-mini
+		{200000, 100000, 20, 80, 0, 20, true, "low,medium,high", "medium"},                  // o3-pro
+		{200000, 100000, 1.1, 4.4, 0, 0.275, true, "low,medium,high", "medium"},             // o4-mini
+		{131100, 13110, 0.28, 1.12, 0, 0, false, "", ""},                                    // qwen3-235b-a22b
+		{262144, 26214, 0.28, 1.12, 0, 0, false, "", ""},                                    // qwen3-235b-a22b-instruct-2507
+		{262144, 26214, 0.28, 2.8, 0, 0, true, "low,medium,high", "medium"},                 // qwen3-235b-a22b-thinking-2507
+		{2000000, 262000, 0.2, 0.8, 0, 0.2, false, "", ""},                                  // qwen3-coder-30b-a3b-instruct
+		{262000, 26200, 0.82, 3.28, 0, 0.82, false, "", ""},                                 // qwen3-coder-480b-a35b-instruct
+		{256000, 65536, 0.136, 0.544, 0, 0.136, false, "", ""},                              // qwen3-coder-flash
+		{2000000, 64000, 0.137, 0.548, 0, 0.137, false, "", ""},                             // qwen3-coder-next
+		{1048576, 65536, 0.54, 2.16, 0, 0.108, false, "", ""},                               // qwen3-coder-plus
+		{128000, 12800, 0.54, 2.16, 0, 0.54, false, "", ""},                                 // qwen3-coder-plus-2025-07-22
+		{262144, 65536, 0.4508, 1.8032, 0.5635, 0.09016, false, "", ""},                     // qwen3-max
+		{252000, 32000, 0.4508, 1.8032, 0.5635, 0.09016, true, "low,medium,high", "medium"}, // qwen3-max-2026-01-23
+		{256000, 25600, 0.138, 0.552, 0, 0, false, "", ""},                                  // qwen3-next-80b-a3b-instruct
+		{256000, 25600, 0.142, 1.42, 0, 0, true, "low,medium,high", "medium"},               // qwen3-next-80b-a3b-thinking
+		{131000, 33000, 0.274, 1.096, 0, 0, false, "", ""},                                  // qwen3-vl-235b-a22b-instruct
+		{131000, 33000, 0.274, 2.74, 0, 0, true, "low,medium,high", "medium"},               // qwen3-vl-235b-a22b-thinking
+		{128000, 32000, 0.1028, 0.4112, 0, 0, false, "", ""},                                // qwen3-vl-30b-a3b-instruct
+		{128000, 32000, 0.1028, 1.028, 0, 0, true, "low,medium,high", "medium"},             // qwen3-vl-30b-a3b-thinking
+		{254000, 32000, 0.0206, 0.206, 0, 0.00412, false, "", ""},                           // qwen3-vl-flash
+		{254000, 32000, 0.0206, 0.206, 0, 0.0206, false, "", ""},                            // qwen3-vl-flash-2026-01-22
+		{256000, 32000, 0.137, 1.37, 0, 0.0274, false, "", ""},                              // qwen3-vl-plus
+		{991000, 64000, 0.1126, 0.9008, 0, 0.1126, true, "low,medium,high", "medium"},       // qwen3.5-122b-a10b
+		{991000, 64000, 0.0846, 0.6768, 0, 0.0846, true, "low,medium,high", "medium"},       // qwen3.5-27b
+		{991000, 64000, 0.0564, 0.4512, 0, 0.0564, true, "low,medium,high", "medium"},       // qwen3.5-35b-a3b
+		{991000, 64000, 0.1644, 0.9864, 0, 0.1644, true, "low,medium,high", "medium"},       // qwen3.5-397b-a17b
+		{991000, 64000, 0.0282, 0.282, 0.03525, 0.00282, true, "low,medium,high", "medium"}, // qwen3.5-flash
+		{991000, 64000, 0.1096, 0.6576, 0.137, 0.01096, true, "low,medium,high", "medium"},  // qwen3.5-plus
+		{254000, 64000, 0.422, 2.532, 0, 0, true, "low,medium,high", "medium"},              // qwen3.6-27b
+		{254000, 64000, 0.254, 1.524, 0, 0.254, true, "low,medium,high", "medium"},          // qwen3.6-35b-a3b
+		{991000, 64000, 0.169, 1.014, 0.21125, 0.0169, true, "low,medium,high", "medium"},   // qwen3.6-flash
+		{240000, 64000, 1.268, 7.608, 1.585, 0.1268, true, "low,medium,high", "medium"},     // qwen3.6-max-preview
+		{991000, 64000, 0.282, 1.692, 0.3525, 0.0282, true, "low,medium,high", "medium"},    // qwen3.6-plus
+		{1000000, 65535, 0, 0, 0, 0, true, "low,medium,high", "medium"},                     // qwen3.6-plus-preview-free
+		{991000, 64000, 0.282, 1.128, 0.3525, 0.0564, true, "low,medium,high", "medium"},    // qwen3.7-flash
+		{991000, 64000, 1.69, 5.07, 2.1125, 0.169, true, "low,medium,high", "medium"},       // qwen3.7-max
+		{991000, 64000, 0.282, 1.128, 0.3525, 0.0564, true, "low,medium,high", "medium"},    // qwen3.7-plus
+		{262000, 26200, 2, 6, 0, 0.5, true, "low,medium,high", "medium"},                    // qwen3.8-2.4t-a95b
+		{991000, 128000, 1.69, 5.07, 2.1125, 0.169, true, "low,medium,high", "medium"},      // qwen3.8-max
+		{983616, 131072, 0.338, 1.014, 0.4225, 0.0676, true, "low,medium,high", "medium"},   // qwen3.8-max-preview
+		{256000, 25600, 0.11, 0.33, 0, 0, false, "", ""},                                    // step-3.5-flash
+		{256000, 25600, 0.22, 1.32, 0, 0.044, false, "", ""},                                // step-3.7-flash
+		{256000, 25600, 0, 0, 0, 0, false, "", ""},                                          // xiaomi-mimo-v2-omni-free
+		{256000, 25600, 0, 0, 0, 0, false, "", ""},                                          // xiaomi-mimo-v2-pro-free
+		{256000, 25600, 0.155, 0.31, 0, 0.0031, false, "", ""},                              // xiaomi-mimo-v2.5
+		{256000, 25600, 0, 0, 0, 0, false, "", ""},                                          // xiaomi-mimo-v2.5-free
+		{1000000, 100000, 0.48, 0.96, 0, 0.00384, false, "", ""},                            // xiaomi-mimo-v2.5-pro
+		{256000, 25600, 0, 0, 0, 0, false, "", ""},                                          // xiaomi-mimo-v2.5-pro-free
 	}},
-	{ID: "alibaba-singapore", Default: "qwen3.6-plus", Models: []figures{
-		{"qwen3.5-35b-a3b", 256000, 64000, 0.248, 1.485, 0, 0, true, "", ""},
-		{"qwen3.5-27b", 256000, 64000, 0.6, 3.6, 0, 0, true, "", ""},
-		{"qwen3.6-flash", 1000000, 64000, 1, 4, 1.25, 0.1, true, "", ""},
-		{"qwen3.6-plus", 1000000, 64000, 2, 6, 2.5, 0.2, true, "", ""},
-		{"qwen3.6-max-preview", 256000, 64000, 2, 12, 2.5, 0.2, true, "", ""},
-		{"qwen3.7-flash", 1000000, 64000, 0.2, 0.8, 0, 0.04, true, "", ""},
-		{"qwen3.7-plus", 1000000, 64000, 1.2, 4.8, 0, 0.24, true, "", ""},
-		{"qwen3.7-max", 1000000, 64000, 2.5, 7.5, 0, 0.5, true, "", ""},
-		{"qwen3.8-max", 1000000, 65536, 2, 6, 0, 0.25, true, "", ""},
-		{"qwen3.8-2.4t-a95b", 1000000, 128000, 2, 6, 0, 0.25, false, "", ""},
-		{"glm-5.2", 1000000, 128000, 1.4, 4.4, 0, 0.28, true, "high,xhigh", "high"},
-		{"glm-5.1", 200000, 128000, 1.4, 4.4, 0, 0.26, true, "high,xhigh", "high"},
-		{"kimi-k2.7-code", 256000, 16000, 0.95, 4, 0, 0.19, false, "", ""},
-		{"deepseek-v4-pro", 1000000, 384000, 2.4, 4.8, 0, 0.2, true, "high,xhigh", "high"},
-		{"deepseek-v4-pro-0813", 1000000, 384000, 1.32, 3.96, 0, 0.132, true, "high,xhigh", "high"},
-		{"deepseek-v4-flash", 1000000, 384000, 0.2, 0.4, 0, 0.04, true, "high,xhigh", "high"},
-		{"deepseek-v4-flash-0731", 1000000, 384000, 0.44, 1.32, 0, 0.044, true, "low,high,xhigh", "high"},
-		{"deepseek-v3.2", 128000, 64000, 0.57, 1.71, 0, 0.114, true, "", ""},
+	{ID: "alibaba-singapore", Default: "qwen3.6-plus", IDs: []string{
+		"qwen3.5-35b-a3b",
+		"qwen3.5-27b",
+		"qwen3.6-flash",
+		"qwen3.6-plus",
+		"qwen3.6-max-preview",
+		"qwen3.7-flash",
+		"qwen3.7-plus",
+		"qwen3.7-max",
+		"qwen3.8-max",
+		"qwen3.8-2.4t-a95b",
+		"glm-5.2",
+		"glm-5.1",
+		"kimi-k2.7-code",
+		"deepseek-v4-pro",
+		"deepseek-v4-pro-0813",
+		"deepseek-v4-flash",
+		"deepseek-v4-flash-0731",
+		"deepseek-v3.2",
+	}, Models: []figures{
+		{256000, 64000, 0.248, 1.485, 0, 0, true, "", ""},                       // qwen3.5-35b-a3b
+		{256000, 64000, 0.6, 3.6, 0, 0, true, "", ""},                           // qwen3.5-27b
+		{1000000, 64000, 1, 4, 1.25, 0.1, true, "", ""},                         // qwen3.6-flash
+		{1000000, 64000, 2, 6, 2.5, 0.2, true, "", ""},                          // qwen3.6-plus
+		{256000, 64000, 2, 12, 2.5, 0.2, true, "", ""},                          // qwen3.6-max-preview
+		{1000000, 64000, 0.2, 0.8, 0, 0.04, true, "", ""},                       // qwen3.7-flash
+		{1000000, 64000, 1.2, 4.8, 0, 0.24, true, "", ""},                       // qwen3.7-plus
+		{1000000, 64000, 2.5, 7.5, 0, 0.5, true, "", ""},                        // qwen3.7-max
+		{1000000, 65536, 2, 6, 0, 0.25, true, "", ""},                           // qwen3.8-max
+		{1000000, 128000, 2, 6, 0, 0.25, false, "", ""},                         // qwen3.8-2.4t-a95b
+		{1000000, 128000, 1.4, 4.4, 0, 0.28, true, "high,xhigh", "high"},        // glm-5.2
+		{200000, 128000, 1.4, 4.4, 0, 0.26, true, "high,xhigh", "high"},         // glm-5.1
+		{256000, 16000, 0.95, 4, 0, 0.19, false, "", ""},                        // kimi-k2.7-code
+		{1000000, 384000, 2.4, 4.8, 0, 0.2, true, "high,xhigh", "high"},         // deepseek-v4-pro
+		{1000000, 384000, 1.32, 3.96, 0, 0.132, true, "high,xhigh", "high"},     // deepseek-v4-pro-0813
+		{1000000, 384000, 0.2, 0.4, 0, 0.04, true, "high,xhigh", "high"},        // deepseek-v4-flash
+		{1000000, 384000, 0.44, 1.32, 0, 0.044, true, "low,high,xhigh", "high"}, // deepseek-v4-flash-0731
+		{128000, 64000, 0.57, 1.71, 0, 0.114, true, "", ""},                     // deepseek-v3.2
 	}},
-	{ID: "alibaba-us", Default: "deepseek-v4-pro-us", Models: []figures{
-		{"deepseek-v4-pro-us", 1000000, 384000, 2.4, 4.8, 0, 0.2, true, "high,xhigh", "high"},
-		{"deepseek-v4-flash-us", 1000000, 384000, 0.2, 0.4, 0, 0.04, true, "high,xhigh", "high"},
-		{"glm-5.2", 1000000, 128000, 1.1, 3.851, 0, 0.275, true, "high,xhigh", "high"},
-		{"qwen3.8-max", 1000000, 65536, 1.65, 4.951, 0, 0.206, true, "", ""},
+	{ID: "alibaba-us", Default: "deepseek-v4-pro-us", IDs: []string{
+		"deepseek-v4-pro-us",
+		"deepseek-v4-flash-us",
+		"glm-5.2",
+		"qwen3.8-max",
+	}, Models: []figures{
+		{1000000, 384000, 2.4, 4.8, 0, 0.2, true, "high,xhigh", "high"},     // deepseek-v4-pro-us
+		{1000000, 384000, 0.2, 0.4, 0, 0.04, true, "high,xhigh", "high"},    // deepseek-v4-flash-us
+		{1000000, 128000, 1.1, 3.851, 0, 0.275, true, "high,xhigh", "high"}, // glm-5.2
+		{1000000, 65536, 1.65, 4.951, 0, 0.206, true, "", ""},               // qwen3.8-max
 	}},
-	{ID: "atlascloud", Default: "zai-org/glm-5.2", Models: []figures{
-		{"deepseek-ai/DeepSeek-V3.1-Terminus", 131072, 13107, 0.3, 0.95, 0, 0.13, false, "", ""},
-		{"deepseek-ai/deepseek-v3.2", 163840, 16384, 0.26, 0.38, 0, 0.13, false, "", ""},
-		{"deepseek-ai/DeepSeek-V3.2-Exp", 163840, 16384, 0.27, 0.41, 0, 0.27, false, "", ""},
-		{"deepseek-ai/deepseek-v4-flash", 1048576, 104857, 0.14, 0.28, 0, 0.028, false, "", ""},
-		{"deepseek-ai/deepseek-v4-flash-0731", 1048576, 104857, 0.14, 0.28, 0, 0.028, false, "", ""},
-		{"deepseek-ai/deepseek-v4-pro", 1048576, 104857, 1.68, 3.38, 0, 0.13, false, "", ""},
-		{"deepseek-ai/deepseek-v4-pro-0813", 1048576, 104857, 1.32, 3.96, 0, 0.132, false, "", ""},
-		{"deepseek-ai/DeepSeek-V3.1", 131072, 13107, 0.3, 0.95, 0, 0.13, false, "", ""},
-		{"zai-org/GLM-4.6", 202752, 20275, 0.6, 2.2, 0, 0.11, false, "", ""},
-		{"zai-org/glm-4.7", 202752, 20275, 0.52, 1.85, 0, 0.12, false, "", ""},
-		{"zai-org/glm-5", 202752, 20275, 0.95, 3.15, 0, 0.19, false, "", ""},
-		{"zai-org/glm-5-turbo", 262144, 26214, 1.2, 4, 0, 0.24, false, "", ""},
-		{"zai-org/glm-5.1", 202752, 20275, 1.26, 3.96, 0, 0.234, false, "", ""},
-		{"zai-org/glm-5.2", 1048576, 65536, 1.26, 3.96, 0, 0.234, false, "", ""},
-		{"zai-org/glm-5v-turbo", 202752, 20275, 1.2, 4, 0, 0.24, false, "", ""},
-		{"tencent/hy3", 262144, 26214, 0.2, 0.8, 0, 0.05, false, "", ""},
-		{"kwaipilot/kat-coder-air-v2.5", 262144, 26214, 0.15, 0.6, 0, 0.03, false, "", ""},
-		{"kwaipilot/kat-coder-pro-v2", 262144, 26214, 0.3, 1.2, 0, 0.06, false, "", ""},
-		{"kwaipilot/kat-coder-pro-v2.5", 262144, 26214, 0.74, 2.96, 0, 0.15, false, "", ""},
-		{"moonshotai/kimi-k2.5", 262144, 26214, 0.49, 2.5, 0, 0.2, false, "", ""},
-		{"moonshotai/kimi-k2.6", 262144, 26214, 0.95, 4, 0, 0.16, false, "", ""},
-		{"moonshotai/kimi-k2.7-code", 262144, 26214, 0.95, 4, 0, 0.16, false, "", ""},
-		{"meituan-longcat/longcat-2.0", 1048756, 131072, 0.3, 1.2, 0, 0.006, false, "", ""},
-		{"minimaxai/minimax-m2.5", 196608, 19660, 0.295, 1.2, 0, 0.06, false, "", ""},
-		{"minimaxai/minimax-m2.7", 196608, 19660, 0.3, 1.2, 0, 0.06, false, "", ""},
-		{"qwen/qwen3-vl-235b-a22b-thinking", 131072, 13107, 0.5, 2.5, 0, 0.5, false, "", ""},
-		{"Qwen/Qwen3-235B-A22B-Instruct-2507", 131072, 13107, 0.2, 0.88, 0, 0.2, false, "", ""},
-		{"qwen/qwen3.5-122b-a10b", 262144, 32768, 0.3, 2.4, 0, 0.3, false, "", ""},
-		{"qwen/qwen3.5-27b", 262144, 32768, 0.27, 2.16, 0, 0.27, false, "", ""},
-		{"qwen/qwen3.5-35b-a3b", 262144, 32768, 0.225, 1.8, 0, 0.225, false, "", ""},
-		{"qwen/qwen3.5-397b-a17b", 262144, 32768, 0.55, 3.5, 0, 0.55, false, "", ""},
-		{"qwen/qwen3.6-35b-a3b", 262144, 32768, 0.186, 1.11375, 0, 0.186, false, "", ""},
-		{"qwen/qwen3.6-plus", 1000000, 32768, 0.325, 1.95, 0, 0.0325, false, "", ""},
+	{ID: "atlascloud", Default: "zai-org/glm-5.2", IDs: []string{
+		"deepseek-ai/DeepSeek-V3.1-Terminus",
+		"deepseek-ai/deepseek-v3.2",
+		"deepseek-ai/DeepSeek-V3.2-Exp",
+		"deepseek-ai/deepseek-v4-flash",
+		"deepseek-ai/deepseek-v4-flash-0731",
+		"deepseek-ai/deepseek-v4-pro",
+		"deepseek-ai/deepseek-v4-pro-0813",
+		"deepseek-ai/DeepSeek-V3.1",
+		"zai-org/GLM-4.6",
+		"zai-org/glm-4.7",
+		"zai-org/glm-5",
+		"zai-org/glm-5-turbo",
+		"zai-org/glm-5.1",
+		"zai-org/glm-5.2",
+		"zai-org/glm-5v-turbo",
+		"tencent/hy3",
+		"kwaipilot/kat-coder-air-v2.5",
+		"kwaipilot/kat-coder-pro-v2",
+		"kwaipilot/kat-coder-pro-v2.5",
+		"moonshotai/kimi-k2.5",
+		"moonshotai/kimi-k2.6",
+		"moonshotai/kimi-k2.7-code",
+		"meituan-longcat/longcat-2.0",
+		"minimaxai/minimax-m2.5",
+		"minimaxai/minimax-m2.7",
+		"qwen/qwen3-vl-235b-a22b-thinking",
+		"Qwen/Qwen3-235B-A22B-Instruct-2507",
+		"qwen/qwen3.5-122b-a10b",
+		"qwen/qwen3.5-27b",
+		"qwen/qwen3.5-35b-a3b",
+		"qwen/qwen3.5-397b-a17b",
+		"qwen/qwen3.6-35b-a3b",
+		"qwen/qwen3.6-plus",
+	}, Models: []figures{
+		{131072, 13107, 0.3, 0.95, 0, 0.13, false, "", ""},       // deepseek-ai/DeepSeek-V3.1-Terminus
+		{163840, 16384, 0.26, 0.38, 0, 0.13, false, "", ""},      // deepseek-ai/deepseek-v3.2
+		{163840, 16384, 0.27, 0.41, 0, 0.27, false, "", ""},      // deepseek-ai/DeepSeek-V3.2-Exp
+		{1048576, 104857, 0.14, 0.28, 0, 0.028, false, "", ""},   // deepseek-ai/deepseek-v4-flash
+		{1048576, 104857, 0.14, 0.28, 0, 0.028, false, "", ""},   // deepseek-ai/deepseek-v4-flash-0731
+		{1048576, 104857, 1.68, 3.38, 0, 0.13, false, "", ""},    // deepseek-ai/deepseek-v4-pro
+		{1048576, 104857, 1.32, 3.96, 0, 0.132, false, "", ""},   // deepseek-ai/deepseek-v4-pro-0813
+		{131072, 13107, 0.3, 0.95, 0, 0.13, false, "", ""},       // deepseek-ai/DeepSeek-V3.1
+		{202752, 20275, 0.6, 2.2, 0, 0.11, false, "", ""},        // zai-org/GLM-4.6
+		{202752, 20275, 0.52, 1.85, 0, 0.12, false, "", ""},      // zai-org/glm-4.7
+		{202752, 20275, 0.95, 3.15, 0, 0.19, false, "", ""},      // zai-org/glm-5
+		{262144, 26214, 1.2, 4, 0, 0.24, false, "", ""},          // zai-org/glm-5-turbo
+		{202752, 20275, 1.26, 3.96, 0, 0.234, false, "", ""},     // zai-org/glm-5.1
+		{1048576, 65536, 1.26, 3.96, 0, 0.234, false, "", ""},    // zai-org/glm-5.2
+		{202752, 20275, 1.2, 4, 0, 0.24, false, "", ""},          // zai-org/glm-5v-turbo
+		{262144, 26214, 0.2, 0.8, 0, 0.05, false, "", ""},        // tencent/hy3
+		{262144, 26214, 0.15, 0.6, 0, 0.03, false, "", ""},       // kwaipilot/kat-coder-air-v2.5
+		{262144, 26214, 0.3, 1.2, 0, 0.06, false, "", ""},        // kwaipilot/kat-coder-pro-v2
+		{262144, 26214, 0.74, 2.96, 0, 0.15, false, "", ""},      // kwaipilot/kat-coder-pro-v2.5
+		{262144, 26214, 0.49, 2.5, 0, 0.2, false, "", ""},        // moonshotai/kimi-k2.5
+		{262144, 26214, 0.95, 4, 0, 0.16, false, "", ""},         // moonshotai/kimi-k2.6
+		{262144, 26214, 0.95, 4, 0, 0.16, false, "", ""},         // moonshotai/kimi-k2.7-code
+		{1048756, 131072, 0.3, 1.2, 0, 0.006, false, "", ""},     // meituan-longcat/longcat-2.0
+		{196608, 19660, 0.295, 1.2, 0, 0.06, false, "", ""},      // minimaxai/minimax-m2.5
+		{196608, 19660, 0.3, 1.2, 0, 0.06, false, "", ""},        // minimaxai/minimax-m2.7
+		{131072, 13107, 0.5, 2.5, 0, 0.5, false, "", ""},         // qwen/qwen3-vl-235b-a22b-thinking
+		{131072, 13107, 0.2, 0.88, 0, 0.2, false, "", ""},        // Qwen/Qwen3-235B-A22B-Instruct-2507
+		{262144, 32768, 0.3, 2.4, 0, 0.3, false, "", ""},         // qwen/qwen3.5-122b-a10b
+		{262144, 32768, 0.27, 2.16, 0, 0.27, false, "", ""},      // qwen/qwen3.5-27b
+		{262144, 32768, 0.225, 1.8, 0, 0.225, false, "", ""},     // qwen/qwen3.5-35b-a3b
+		{262144, 32768, 0.55, 3.5, 0, 0.55, false, "", ""},       // qwen/qwen3.5-397b-a17b
+		{262144, 32768, 0.186, 1.11375, 0, 0.186, false, "", ""}, // qwen/qwen3.6-35b-a3b
+		{1000000, 32768, 0.325, 1.95, 0, 0.0325, false, "", ""},  // qwen/qwen3.6-plus
 	}},
-	{ID: "baseten", Default: "deepseek-ai/DeepSeek-V4-Pro", Models: []figures{
-		{"deepseek-ai/DeepSeek-V4-Flash-0731", 1048576, 1048576, 0.13, 0.26, 0, 0.028, true, "none,minimal,low,medium,high,xhigh,max", "medium"},
-		{"deepseek-ai/DeepSeek-V4-Pro", 1048576, 262144, 1.74, 3.48, 0, 0.145, true, "none,minimal,low,medium,high,xhigh,max", "medium"},
-		{"deepseek-ai/DeepSeek-V4-Pro-0813", 1048576, 262144, 1.32, 3.96, 0, 0.132, true, "low,medium,high", "medium"},
-		{"zai-org/GLM-4.7", 200000, 200000, 0.6, 2.2, 0, 0.12, false, "", ""},
-		{"zai-org/GLM-5.2", 1048576, 32768, 1.4, 4.4, 0, 0.14, true, "none,high,max", "high"},
-		{"zai-org/GLM-5.2-Fast", 1048576, 262144, 2.1, 6.6, 0, 0.21, true, "low,medium,high", "medium"},
-		{"thinkingmachines/inkling", 1048576, 32768, 1, 4.05, 0, 0.17, true, "none,minimal,low,medium,high,xhigh", "medium"},
-		{"thinkingmachines/inkling-small", 1048576, 32768, 0.5, 1.2, 0, 0.1, true, "low,medium,high", "medium"},
-		{"moonshotai/Kimi-K2.6", 262000, 262000, 0.95, 4, 0, 0.16, true, "low,medium,high", "medium"},
-		{"moonshotai/Kimi-K2.7-Code", 262000, 32768, 0.95, 4, 0, 0.16, true, "", ""},
-		{"moonshotai/Kimi-K3", 1048576, 262144, 3, 15, 0, 0.3, true, "low,high,max", "max"},
-		{"nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B", 202800, 202800, 0.6, 2.4, 0, 0.12, true, "low,medium,high", "medium"},
-		{"openai/gpt-oss-120b", 128072, 128072, 0.1, 0.5, 0, 0.1, true, "none,minimal,low,medium,high,xhigh,max", "medium"},
+	{ID: "baseten", Default: "deepseek-ai/DeepSeek-V4-Pro", IDs: []string{
+		"deepseek-ai/DeepSeek-V4-Flash-0731",
+		"deepseek-ai/DeepSeek-V4-Pro",
+		"deepseek-ai/DeepSeek-V4-Pro-0813",
+		"zai-org/GLM-4.7",
+		"zai-org/GLM-5.2",
+		"zai-org/GLM-5.2-Fast",
+		"thinkingmachines/inkling",
+		"thinkingmachines/inkling-small",
+		"moonshotai/Kimi-K2.6",
+		"moonshotai/Kimi-K2.7-Code",
+		"moonshotai/Kimi-K3",
+		"nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B",
+		"openai/gpt-oss-120b",
+	}, Models: []figures{
+		{1048576, 1048576, 0.13, 0.26, 0, 0.028, true, "none,minimal,low,medium,high,xhigh,max", "medium"}, // deepseek-ai/DeepSeek-V4-Flash-0731
+		{1048576, 262144, 1.74, 3.48, 0, 0.145, true, "none,minimal,low,medium,high,xhigh,max", "medium"},  // deepseek-ai/DeepSeek-V4-Pro
+		{1048576, 262144, 1.32, 3.96, 0, 0.132, true, "low,medium,high", "medium"},                         // deepseek-ai/DeepSeek-V4-Pro-0813
+		{200000, 200000, 0.6, 2.2, 0, 0.12, false, "", ""},                                                 // zai-org/GLM-4.7
+		{1048576, 32768, 1.4, 4.4, 0, 0.14, true, "none,high,max", "high"},                                 // zai-org/GLM-5.2
+		{1048576, 262144, 2.1, 6.6, 0, 0.21, true, "low,medium,high", "medium"},                            // zai-org/GLM-5.2-Fast
+		{1048576, 32768, 1, 4.05, 0, 0.17, true, "none,minimal,low,medium,high,xhigh", "medium"},           // thinkingmachines/inkling
+		{1048576, 32768, 0.5, 1.2, 0, 0.1, true, "low,medium,high", "medium"},                              // thinkingmachines/inkling-small
+		{262000, 262000, 0.95, 4, 0, 0.16, true, "low,medium,high", "medium"},                              // moonshotai/Kimi-K2.6
+		{262000, 32768, 0.95, 4, 0, 0.16, true, "", ""},                                                    // moonshotai/Kimi-K2.7-Code
+		{1048576, 262144, 3, 15, 0, 0.3, true, "low,high,max", "max"},                                      // moonshotai/Kimi-K3
+		{202800, 202800, 0.6, 2.4, 0, 0.12, true, "low,medium,high", "medium"},                             // nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B
+		{128072, 128072, 0.1, 0.5, 0, 0.1, true, "none,minimal,low,medium,high,xhigh,max", "medium"},       // openai/gpt-oss-120b
 	}},
-	{ID: "avian", Default: "moonshotai/kimi-k2.5", Models: []figures{
-		{"deepseek/deepseek-v3.2", 163840, 65536, 0.23, 0.33, 0.012, 0, true, "low,medium,high", "medium"},
-		{"deepseek/deepseek-v4-flash", 1000000, 393216, 0.0805, 0.161, 0.0165, 0, true, "low,medium,high", "medium"},
-		{"deepseek/deepseek-v4-pro", 1000000, 393216, 1.305, 2.61, 0.10875, 0, true, "low,medium,high", "medium"},
-		{"z-ai/glm-4.7", 202752, 131072, 0.388, 1.806, 0.097, 0, false, "", ""},
-		{"z-ai/glm-5", 204800, 131072, 0.516, 2.322, 0.129, 0, false, "", ""},
-		{"z-ai/glm-5.1", 202752, 202752, 0.743, 2.971, 0.186, 0, false, "", ""},
-		{"z-ai/glm-5.2", 1048576, 131072, 0.495, 1.733, 0.124, 0, false, "", ""},
-		{"moonshotai/kimi-k2.5", 262144, 262144, 0.45, 2.2, 0.225, 0, false, "", ""},
-		{"moonshotai/kimi-k2.6", 262144, 262144, 0.95, 4, 0.16, 0, false, "", ""},
-		{"xiaomi/mimo-v2.5", 1048576, 131072, 0.2, 0.4, 0.05, 0, true, "low,medium,high", "medium"},
-		{"minimax/minimax-m2.5", 196608, 131072, 0.27, 1.08, 0.15, 0, false, "", ""},
+	{ID: "avian", Default: "moonshotai/kimi-k2.5", IDs: []string{
+		"deepseek/deepseek-v3.2",
+		"deepseek/deepseek-v4-flash",
+		"deepseek/deepseek-v4-pro",
+		"z-ai/glm-4.7",
+		"z-ai/glm-5",
+		"z-ai/glm-5.1",
+		"z-ai/glm-5.2",
+		"moonshotai/kimi-k2.5",
+		"moonshotai/kimi-k2.6",
+		"xiaomi/mimo-v2.5",
+		"minimax/minimax-m2.5",
+	}, Models: []figures{
+		{163840, 65536, 0.23, 0.33, 0.012, 0, true, "low,medium,high", "medium"},       // deepseek/deepseek-v3.2
+		{1000000, 393216, 0.0805, 0.161, 0.0165, 0, true, "low,medium,high", "medium"}, // deepseek/deepseek-v4-flash
+		{1000000, 393216, 1.305, 2.61, 0.10875, 0, true, "low,medium,high", "medium"},  // deepseek/deepseek-v4-pro
+		{202752, 131072, 0.388, 1.806, 0.097, 0, false, "", ""},                        // z-ai/glm-4.7
+		{204800, 131072, 0.516, 2.322, 0.129, 0, false, "", ""},                        // z-ai/glm-5
+		{202752, 202752, 0.743, 2.971, 0.186, 0, false, "", ""},                        // z-ai/glm-5.1
+		{1048576, 131072, 0.495, 1.733, 0.124, 0, false, "", ""},                       // z-ai/glm-5.2
+		{262144, 262144, 0.45, 2.2, 0.225, 0, false, "", ""},                           // moonshotai/kimi-k2.5
+		{262144, 262144, 0.95, 4, 0.16, 0, false, "", ""},                              // moonshotai/kimi-k2.6
+		{1048576, 131072, 0.2, 0.4, 0.05, 0, true, "low,medium,high", "medium"},        // xiaomi/mimo-v2.5
+		{196608, 131072, 0.27, 1.08, 0.15, 0, false, "", ""},                           // minimax/minimax-m2.5
 	}},
-	{ID: "azure", Default: "gpt-5", Models: []figures{
-		{"gpt-5", 400000, 128000, 1.25, 10, 0.25, 0.25, true, "minimal,low,medium,high", "minimal"},
-		{"gpt-5-mini", 400000, 128000, 0.25, 2, 0.025, 0.025, true, "low,medium,high", "low"},
-		{"gpt-5-nano", 400000, 128000, 0.05, 0.4, 0.005, 0.005, true, "low,medium,high", "low"},
-		{"codex-mini-latest", 200000, 50000, 1.5, 6, 0, 0.375, true, "low,medium,high", "medium"},
-		{"o4-mini", 200000, 50000, 1.1, 4.4, 0, 0.275, true, "", "medium"},
-		{"o3", 200000, 50000, 2, 8, 0, 0.5, true, "low,medium,high", "medium"},
-		{"o3-pro", 200000, 50000, 20, 80, 0, 0, true, "low,medium,high", "medium"},
-		{"gpt-4.1", 1047576, 50000, 2, 8, 0, 0.5, false, "", ""},
-		{"gpt-4.1-mini", 1047576, 50000, 0.39999999999999997, 1.5999999999999999, 0, 0.09999999999999999, false, "", ""},
-		{"gpt-4.1-nano", 1047576, 50000, 0.09999999999999999, 0.39999999999999997, 0, 0.024999999999999998, false, "", ""},
-		{"gpt-4.5-preview", 128000, 50000, 75, 150, 0, 37.5, false, "", ""},
-		{"o3-mini", 200000, 50000, 1.1, 4.4, 0, 0.55, true, "low,medium,high", "medium"},
-		{"gpt-4o", 128000, 20000, 2.5, 10, 0, 1.25, false, "", ""},
-		{"gpt-4o-mini", 128000, 20000, 0.15, 0.6, 0, 0.075, false, "", ""},
+	{ID: "azure", Default: "gpt-5", IDs: []string{
+		"gpt-5",
+		"gpt-5-mini",
+		"gpt-5-nano",
+		"codex-mini-latest",
+		"o4-mini",
+		"o3",
+		"o3-pro",
+		"gpt-4.1",
+		"gpt-4.1-mini",
+		"gpt-4.1-nano",
+		"gpt-4.5-preview",
+		"o3-mini",
+		"gpt-4o",
+		"gpt-4o-mini",
+	}, Models: []figures{
+		{400000, 128000, 1.25, 10, 0.25, 0.25, true, "minimal,low,medium,high", "minimal"},                 // gpt-5
+		{400000, 128000, 0.25, 2, 0.025, 0.025, true, "low,medium,high", "low"},                            // gpt-5-mini
+		{400000, 128000, 0.05, 0.4, 0.005, 0.005, true, "low,medium,high", "low"},                          // gpt-5-nano
+		{200000, 50000, 1.5, 6, 0, 0.375, true, "low,medium,high", "medium"},                               // codex-mini-latest
+		{200000, 50000, 1.1, 4.4, 0, 0.275, true, "", "medium"},                                            // o4-mini
+		{200000, 50000, 2, 8, 0, 0.5, true, "low,medium,high", "medium"},                                   // o3
+		{200000, 50000, 20, 80, 0, 0, true, "low,medium,high", "medium"},                                   // o3-pro
+		{1047576, 50000, 2, 8, 0, 0.5, false, "", ""},                                                      // gpt-4.1
+		{1047576, 50000, 0.39999999999999997, 1.5999999999999999, 0, 0.09999999999999999, false, "", ""},   // gpt-4.1-mini
+		{1047576, 50000, 0.09999999999999999, 0.39999999999999997, 0, 0.024999999999999998, false, "", ""}, // gpt-4.1-nano
+		{128000, 50000, 75, 150, 0, 37.5, false, "", ""},                                                   // gpt-4.5-preview
+		{200000, 50000, 1.1, 4.4, 0, 0.55, true, "low,medium,high", "medium"},                              // o3-mini
+		{128000, 20000, 2.5, 10, 0, 1.25, false, "", ""},                                                   // gpt-4o
+		{128000, 20000, 0.15, 0.6, 0, 0.075, false, "", ""},                                                // gpt-4o-mini
 	}},
-	{ID: "bedrock", Default: "us.anthropic.claude-opus-5", Models: []figures{
-		{"us.anthropic.claude-sonnet-5", 1000000, 128000, 3, 15, 3.75, 0.3, true, "low,medium,high,xhigh,max", "high"},
-		{"us.anthropic.claude-sonnet-4-6", 1000000, 64000, 3, 15, 3.75, 0.3, true, "low,medium,high,max", "high"},
-		{"us.anthropic.claude-sonnet-4-5-20250929-v1:0", 200000, 64000, 3, 15, 3.75, 0.3, true, "", ""},
-		{"us.anthropic.claude-haiku-4-5-20251001-v1:0", 200000, 64000, 1, 5, 1.25, 0.1, true, "", ""},
-		{"us.anthropic.claude-opus-5", 1000000, 128000, 5, 25, 6.25, 0.5, true, "low,medium,high,xhigh,max", "high"},
-		{"us.anthropic.claude-opus-4-8", 1000000, 128000, 5, 25, 6.25, 0.5, true, "low,medium,high,xhigh,max", "high"},
-		{"us.anthropic.claude-opus-4-7", 1000000, 128000, 5, 25, 6.25, 0.5, true, "low,medium,high,xhigh,max", "high"},
-		{"us.anthropic.claude-opus-4-6-v1", 1000000, 128000, 5, 25, 6.25, 0.5, true, "low,medium,high,max", "high"},
-		{"us.anthropic.claude-opus-4-5-20251101-v1:0", 200000, 64000, 5, 25, 6.25, 0.5, true, "", ""},
-		{"us.anthropic.claude-opus-4-1-20250805-v1:0", 200000, 32000, 15, 75, 18.75, 1.5, true, "", ""},
-		{"us.anthropic.claude-fable-5", 1000000, 128000, 10, 50, 12.5, 1, true, "low,medium,high,xhigh,max", "high"},
+	{ID: "bedrock", Default: "us.anthropic.claude-opus-5", IDs: []string{
+		"us.anthropic.claude-sonnet-5",
+		"us.anthropic.claude-sonnet-4-6",
+		"us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+		"us.anthropic.claude-haiku-4-5-20251001-v1:0",
+		"us.anthropic.claude-opus-5",
+		"us.anthropic.claude-opus-4-8",
+		"us.anthropic.claude-opus-4-7",
+		"us.anthropic.claude-opus-4-6-v1",
+		"us.anthropic.claude-opus-4-5-20251101-v1:0",
+		"us.anthropic.claude-opus-4-1-20250805-v1:0",
+		"us.anthropic.claude-fable-5",
+	}, Models: []figures{
+		{1000000, 128000, 3, 15, 3.75, 0.3, true, "low,medium,high,xhigh,max", "high"}, // us.anthropic.claude-sonnet-5
+		{1000000, 64000, 3, 15, 3.75, 0.3, true, "low,medium,high,max", "high"},        // us.anthropic.claude-sonnet-4-6
+		{200000, 64000, 3, 15, 3.75, 0.3, true, "", ""},                                // us.anthropic.claude-sonnet-4-5-20250929-v1:0
+		{200000, 64000, 1, 5, 1.25, 0.1, true, "", ""},                                 // us.anthropic.claude-haiku-4-5-20251001-v1:0
+		{1000000, 128000, 5, 25, 6.25, 0.5, true, "low,medium,high,xhigh,max", "high"}, // us.anthropic.claude-opus-5
+		{1000000, 128000, 5, 25, 6.25, 0.5, true, "low,medium,high,xhigh,max", "high"}, // us.anthropic.claude-opus-4-8
+		{1000000, 128000, 5, 25, 6.25, 0.5, true, "low,medium,high,xhigh,max", "high"}, // us.anthropic.claude-opus-4-7
+		{1000000, 128000, 5, 25, 6.25, 0.5, true, "low,medium,high,max", "high"},       // us.anthropic.claude-opus-4-6-v1
+		{200000, 64000, 5, 25, 6.25, 0.5, true, "", ""},                                // us.anthropic.claude-opus-4-5-20251101-v1:0
+		{200000, 32000, 15, 75, 18.75, 1.5, true, "", ""},                              // us.anthropic.claude-opus-4-1-20250805-v1:0
+		{1000000, 128000, 10, 50, 12.5, 1, true, "low,medium,high,xhigh,max", "high"},  // us.anthropic.claude-fable-5
 	}},
-	{ID: "bedrock-europe", Default: "eu.anthropic.claude-opus-5", Models: []figures{
-		{"eu.anthropic.claude-sonnet-5", 1000000, 64000, 3.3, 16.5, 4.125, 0.33, true, "low,medium,high,max", "high"},
-		{"eu.anthropic.claude-sonnet-4-6", 1000000, 64000, 3.3, 16.5, 4.125, 0.33, true, "low,medium,high,max", "high"},
-		{"eu.anthropic.claude-sonnet-4-5-20250929-v1:0", 200000, 64000, 3.3, 16.5, 4.125, 0.33, true, "", ""},
-		{"eu.anthropic.claude-haiku-4-5-20251001-v1:0", 200000, 64000, 1.1, 5.5, 1.375, 0.11, true, "", ""},
-		{"eu.anthropic.claude-opus-5", 1000000, 128000, 5.5, 27.5, 6.875, 0.55, true, "low,medium,high,xhigh,max", "high"},
-		{"eu.anthropic.claude-opus-4-8", 1000000, 128000, 5.5, 27.5, 6.875, 0.55, true, "low,medium,high,xhigh,max", "high"},
-		{"eu.anthropic.claude-opus-4-7", 1000000, 128000, 5.5, 27.5, 6.875, 0.55, true, "low,medium,high,xhigh,max", "high"},
-		{"eu.anthropic.claude-opus-4-6-v1", 1000000, 128000, 5.5, 27.5, 6.875, 0.55, true, "low,medium,high,max", "high"},
-		{"eu.anthropic.claude-opus-4-5-20251101-v1:0", 200000, 64000, 5.5, 27.5, 6.875, 0.55, true, "", ""},
-		{"eu.anthropic.claude-opus-4-1-20250805-v1:0", 200000, 32000, 16.5, 82.5, 20.625, 1.65, true, "", ""},
+	{ID: "bedrock-europe", Default: "eu.anthropic.claude-opus-5", IDs: []string{
+		"eu.anthropic.claude-sonnet-5",
+		"eu.anthropic.claude-sonnet-4-6",
+		"eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
+		"eu.anthropic.claude-haiku-4-5-20251001-v1:0",
+		"eu.anthropic.claude-opus-5",
+		"eu.anthropic.claude-opus-4-8",
+		"eu.anthropic.claude-opus-4-7",
+		"eu.anthropic.claude-opus-4-6-v1",
+		"eu.anthropic.claude-opus-4-5-20251101-v1:0",
+		"eu.anthropic.claude-opus-4-1-20250805-v1:0",
+	}, Models: []figures{
+		{1000000, 64000, 3.3, 16.5, 4.125, 0.33, true, "low,medium,high,max", "high"},        // eu.anthropic.claude-sonnet-5
+		{1000000, 64000, 3.3, 16.5, 4.125, 0.33, true, "low,medium,high,max", "high"},        // eu.anthropic.claude-sonnet-4-6
+		{200000, 64000, 3.3, 16.5, 4.125, 0.33, true, "", ""},                                // eu.anthropic.claude-sonnet-4-5-20250929-v1:0
+		{200000, 64000, 1.1, 5.5, 1.375, 0.11, true, "", ""},                                 // eu.anthropic.claude-haiku-4-5-20251001-v1:0
+		{1000000, 128000, 5.5, 27.5, 6.875, 0.55, true, "low,medium,high,xhigh,max", "high"}, // eu.anthropic.claude-opus-5
+		{1000000, 128000, 5.5, 27.5, 6.875, 0.55, true, "low,medium,high,xhigh,max", "high"}, // eu.anthropic.claude-opus-4-8
+		{1000000, 128000, 5.5, 27.5, 6.875, 0.55, true, "low,medium,high,xhigh,max", "high"}, // eu.anthropic.claude-opus-4-7
+		{1000000, 128000, 5.5, 27.5, 6.875, 0.55, true, "low,medium,high,max", "high"},       // eu.anthropic.claude-opus-4-6-v1
+		{200000, 64000, 5.5, 27.5, 6.875, 0.55, true, "", ""},                                // eu.anthropic.claude-opus-4-5-20251101-v1:0
+		{200000, 32000, 16.5, 82.5, 20.625, 1.65, true, "", ""},                              // eu.anthropic.claude-opus-4-1-20250805-v1:0
 	}},
-	{ID: "cerebras", Default: "gpt-oss-120b", Models: []figures{
-		{"gpt-oss-120b", 131072, 25000, 0.35, 0.75, 0, 0, true, "low,medium,high", "medium"},
-		{"gemma-4-31b", 131072, 25000, 0.99, 1.49, 0, 0, true, "low,medium,high", "medium"},
+	{ID: "cerebras", Default: "gpt-oss-120b", IDs: []string{
+		"gpt-oss-120b",
+		"gemma-4-31b",
+	}, Models: []figures{
+		{131072, 25000, 0.35, 0.75, 0, 0, true, "low,medium,high", "medium"}, // gpt-oss-120b
+		{131072, 25000, 0.99, 1.49, 0, 0, true, "low,medium,high", "medium"}, // gemma-4-31b
 	}},
-	{ID: "chutes", Default: "moonshotai/Kimi-K2.6-TEE", Models: []figures{
-		{"deepseek-ai/DeepSeek-V3.2-TEE", 131072, 65536, 1, 1, 0.1, 0, true, "low,medium,high", "medium"},
-		{"deepseek-ai/DeepSeek-V4-Flash-0731-TEE", 1048576, 131072, 0.14, 0.28, 0.014, 0, true, "low,medium,high", "medium"},
-		{"zai-org/GLM-5.1-TEE", 202752, 65535, 0.98, 3.08, 0.098, 0, true, "low,medium,high", "medium"},
-		{"zai-org/GLM-5.2-TEE", 1048576, 65535, 1.25, 3.95, 0.125, 0, true, "low,medium,high", "medium"},
-		{"moonshotai/Kimi-K2.6-TEE", 262144, 65535, 0.58, 3.4, 0.058, 0, true, "low,medium,high", "medium"},
-		{"moonshotai/Kimi-K3-TEE", 1048576, 65535, 3, 15, 0.3, 0, true, "low,medium,high", "medium"},
-		{"Qwen/Qwen3-235B-A22B-Thinking-2507-TEE", 262144, 262144, 0.2989, 1.1957, 0.02989, 0, true, "low,medium,high", "medium"},
-		{"Qwen/Qwen3-32B-TEE", 40960, 40960, 0.104, 0.416, 0.0104, 0, true, "low,medium,high", "medium"},
-		{"Qwen/Qwen3.5-397B-A17B-TEE", 262144, 65536, 0.45, 3, 0.045, 0, true, "low,medium,high", "medium"},
-		{"Qwen/Qwen3.6-27B-TEE", 262144, 65536, 0.3, 2, 0.03, 0, true, "low,medium,high", "medium"},
-		{"Qwen/Qwen3.8-27B-TEE", 262144, 65536, 0.4, 3, 0.04, 0, true, "low,medium,high", "medium"},
-		{"google/gemma-4-31B-turbo-TEE", 131072, 65536, 0.12, 0.37, 0.012, 0, true, "low,medium,high", "medium"},
+	{ID: "chutes", Default: "moonshotai/Kimi-K2.6-TEE", IDs: []string{
+		"deepseek-ai/DeepSeek-V3.2-TEE",
+		"deepseek-ai/DeepSeek-V4-Flash-0731-TEE",
+		"zai-org/GLM-5.1-TEE",
+		"zai-org/GLM-5.2-TEE",
+		"moonshotai/Kimi-K2.6-TEE",
+		"moonshotai/Kimi-K3-TEE",
+		"Qwen/Qwen3-235B-A22B-Thinking-2507-TEE",
+		"Qwen/Qwen3-32B-TEE",
+		"Qwen/Qwen3.5-397B-A17B-TEE",
+		"Qwen/Qwen3.6-27B-TEE",
+		"Qwen/Qwen3.8-27B-TEE",
+		"google/gemma-4-31B-turbo-TEE",
+	}, Models: []figures{
+		{131072, 65536, 1, 1, 0.1, 0, true, "low,medium,high", "medium"},                // deepseek-ai/DeepSeek-V3.2-TEE
+		{1048576, 131072, 0.14, 0.28, 0.014, 0, true, "low,medium,high", "medium"},      // deepseek-ai/DeepSeek-V4-Flash-0731-TEE
+		{202752, 65535, 0.98, 3.08, 0.098, 0, true, "low,medium,high", "medium"},        // zai-org/GLM-5.1-TEE
+		{1048576, 65535, 1.25, 3.95, 0.125, 0, true, "low,medium,high", "medium"},       // zai-org/GLM-5.2-TEE
+		{262144, 65535, 0.58, 3.4, 0.058, 0, true, "low,medium,high", "medium"},         // moonshotai/Kimi-K2.6-TEE
+		{1048576, 65535, 3, 15, 0.3, 0, true, "low,medium,high", "medium"},              // moonshotai/Kimi-K3-TEE
+		{262144, 262144, 0.2989, 1.1957, 0.02989, 0, true, "low,medium,high", "medium"}, // Qwen/Qwen3-235B-A22B-Thinking-2507-TEE
+		{40960, 40960, 0.104, 0.416, 0.0104, 0, true, "low,medium,high", "medium"},      // Qwen/Qwen3-32B-TEE
+		{262144, 65536, 0.45, 3, 0.045, 0, true, "low,medium,high", "medium"},           // Qwen/Qwen3.5-397B-A17B-TEE
+		{262144, 65536, 0.3, 2, 0.03, 0, true, "low,medium,high", "medium"},             // Qwen/Qwen3.6-27B-TEE
+		{262144, 65536, 0.4, 3, 0.04, 0, true, "low,medium,high", "medium"},             // Qwen/Qwen3.8-27B-TEE
+		{131072, 65536, 0.12, 0.37, 0.012, 0, true, "low,medium,high", "medium"},        // google/gemma-4-31B-turbo-TEE
 	}},
-	{ID: "copilot", Default: "claude-sonnet-4.6", Models: []figures{
-		{"claude-fable-5", 264000, 64000, 0, 0, 0, 0, false, "", ""},
-		{"claude-haiku-4.5", 200000, 32000, 0, 0, 0, 0, false, "", ""},
-		{"claude-opus-4.5", 200000, 32000, 0, 0, 0, 0, false, "", ""},
-		{"claude-opus-4.7", 264000, 64000, 0, 0, 0, 0, false, "", ""},
-		{"claude-opus-4.8", 264000, 64000, 0, 0, 0, 0, false, "", ""},
-		{"claude-opus-4.8-fast", 264000, 64000, 0, 0, 0, 0, false, "", ""},
-		{"claude-opus-5", 264000, 64000, 0, 0, 0, 0, false, "", ""},
-		{"claude-sonnet-4.5", 200000, 32000, 0, 0, 0, 0, false, "", ""},
-		{"claude-sonnet-4.6", 264000, 64000, 0, 0, 0, 0, false, "", ""},
-		{"claude-sonnet-5", 264000, 64000, 0, 0, 0, 0, false, "", ""},
-		{"gemini-3.1-pro-preview", 264000, 64000, 0, 0, 0, 0, false, "", ""},
-		{"gemini-3.5-flash", 264000, 64000, 0, 0, 0, 0, false, "", ""},
-		{"gemini-3.6-flash", 264000, 64000, 0, 0, 0, 0, false, "", ""},
-		{"gemini-3.7-flash", 264000, 64000, 0, 0, 0, 0, false, "", ""},
-		{"gpt-3.5-turbo", 16384, 4096, 0, 0, 0, 0, false, "", ""},
-		{"gpt-4", 32768, 4096, 0, 0, 0, 0, false, "", ""},
-		{"gpt-4-0125-preview", 128000, 4096, 0, 0, 0, 0, false, "", ""},
-		{"gpt-4.1", 128000, 16384, 0, 0, 0, 0, false, "", ""},
-		{"gpt-4o", 128000, 4096, 0, 0, 0, 0, false, "", ""},
-		{"gpt-4o-mini", 128000, 4096, 0, 0, 0, 0, false, "", ""},
-		{"gpt-5-mini", 264000, 64000, 0, 0, 0, 0, false, "", ""},
-		{"gpt-5.3-codex", 400000, 128000, 0, 0, 0, 0, false, "", ""},
-		{"gpt-5.4", 400000, 128000, 0, 0, 0, 0, false, "", ""},
-		{"gpt-5.4-mini", 400000, 128000, 0, 0, 0, 0, false, "", ""},
-		{"gpt-5.5", 400000, 128000, 0, 0, 0, 0, false, "", ""},
-		{"gpt-5.6-luna", 328000, 128000, 0, 0, 0, 0, false, "", ""},
-		{"gpt-5.6-sol", 400000, 128000, 0, 0, 0, 0, false, "", ""},
-		{"gpt-5.6-terra", 400000, 128000, 0, 0, 0, 0, false, "", ""},
-		{"grok-4.5", 328000, 128000, 0, 0, 0, 0, false, "", ""},
-		{"grok-4.6", 328000, 128000, 0, 0, 0, 0, false, "", ""},
-		{"kimi-k2.7-code", 256000, 32000, 0, 0, 0, 0, false, "", ""},
-		{"kimi-k3", 1048576, 131072, 0, 0, 0, 0, false, "", ""},
+	{ID: "copilot", Default: "claude-sonnet-4.6", IDs: []string{
+		"claude-fable-5",
+		"claude-haiku-4.5",
+		"claude-opus-4.5",
+		"claude-opus-4.7",
+		"claude-opus-4.8",
+		"claude-opus-4.8-fast",
+		"claude-opus-5",
+		"claude-sonnet-4.5",
+		"claude-sonnet-4.6",
+		"claude-sonnet-5",
+		"gemini-3.1-pro-preview",
+		"gemini-3.5-flash",
+		"gemini-3.6-flash",
+		"gemini-3.7-flash",
+		"gpt-3.5-turbo",
+		"gpt-4",
+		"gpt-4-0125-preview",
+		"gpt-4.1",
+		"gpt-4o",
+		"gpt-4o-mini",
+		"gpt-5-mini",
+		"gpt-5.3-codex",
+		"gpt-5.4",
+		"gpt-5.4-mini",
+		"gpt-5.5",
+		"gpt-5.6-luna",
+		"gpt-5.6-sol",
+		"gpt-5.6-terra",
+		"grok-4.5",
+		"grok-4.6",
+		"kimi-k2.7-code",
+		"kimi-k3",
+	}, Models: []figures{
+		{264000, 64000, 0, 0, 0, 0, false, "", ""},   // claude-fable-5
+		{200000, 32000, 0, 0, 0, 0, false, "", ""},   // claude-haiku-4.5
+		{200000, 32000, 0, 0, 0, 0, false, "", ""},   // claude-opus-4.5
+		{264000, 64000, 0, 0, 0, 0, false, "", ""},   // claude-opus-4.7
+		{264000, 64000, 0, 0, 0, 0, false, "", ""},   // claude-opus-4.8
+		{264000, 64000, 0, 0, 0, 0, false, "", ""},   // claude-opus-4.8-fast
+		{264000, 64000, 0, 0, 0, 0, false, "", ""},   // claude-opus-5
+		{200000, 32000, 0, 0, 0, 0, false, "", ""},   // claude-sonnet-4.5
+		{264000, 64000, 0, 0, 0, 0, false, "", ""},   // claude-sonnet-4.6
+		{264000, 64000, 0, 0, 0, 0, false, "", ""},   // claude-sonnet-5
+		{264000, 64000, 0, 0, 0, 0, false, "", ""},   // gemini-3.1-pro-preview
+		{264000, 64000, 0, 0, 0, 0, false, "", ""},   // gemini-3.5-flash
+		{264000, 64000, 0, 0, 0, 0, false, "", ""},   // gemini-3.6-flash
+		{264000, 64000, 0, 0, 0, 0, false, "", ""},   // gemini-3.7-flash
+		{16384, 4096, 0, 0, 0, 0, false, "", ""},     // gpt-3.5-turbo
+		{32768, 4096, 0, 0, 0, 0, false, "", ""},     // gpt-4
+		{128000, 4096, 0, 0, 0, 0, false, "", ""},    // gpt-4-0125-preview
+		{128000, 16384, 0, 0, 0, 0, false, "", ""},   // gpt-4.1
+		{128000, 4096, 0, 0, 0, 0, false, "", ""},    // gpt-4o
+		{128000, 4096, 0, 0, 0, 0, false, "", ""},    // gpt-4o-mini
+		{264000, 64000, 0, 0, 0, 0, false, "", ""},   // gpt-5-mini
+		{400000, 128000, 0, 0, 0, 0, false, "", ""},  // gpt-5.3-codex
+		{400000, 128000, 0, 0, 0, 0, false, "", ""},  // gpt-5.4
+		{400000, 128000, 0, 0, 0, 0, false, "", ""},  // gpt-5.4-mini
+		{400000, 128000, 0, 0, 0, 0, false, "", ""},  // gpt-5.5
+		{328000, 128000, 0, 0, 0, 0, false, "", ""},  // gpt-5.6-luna
+		{400000, 128000, 0, 0, 0, 0, false, "", ""},  // gpt-5.6-sol
+		{400000, 128000, 0, 0, 0, 0, false, "", ""},  // gpt-5.6-terra
+		{328000, 128000, 0, 0, 0, 0, false, "", ""},  // grok-4.5
+		{328000, 128000, 0, 0, 0, 0, false, "", ""},  // grok-4.6
+		{256000, 32000, 0, 0, 0, 0, false, "", ""},   // kimi-k2.7-code
+		{1048576, 131072, 0, 0, 0, 0, false, "", ""}, // kimi-k3
 	}},
-	{ID: "cortecs", Default: "qwen3-coder-30b-a3b-instruct", Models: []figures{
-		{"qwen3.8-27b", 262144, 26214, 0.3, 2.2, 0, 0, true, "low,medium,high", "medium"},
-		{"gemini-3.7-flash", 1048576, 104857, 0.673, 3.366, 0, 0, true, "low,medium,high", "medium"},
-		{"gemini-3.6-flash", 1048576, 104857, 0.673, 3.366, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3.8-2.4t-a95b", 262144, 26214, 2.244, 5.386, 0, 0, true, "low,medium,high", "medium"},
-		{"gemini-3.5-flash-lite", 1048576, 104857, 0.296, 2.468, 0, 0, true, "low,medium,high", "medium"},
-		{"deepseek-v4-flash-0731", 1048576, 104857, 0.117, 0.251, 0, 0, true, "low,medium,high", "medium"},
-		{"kimi-k3", 1048576, 104857, 2.693, 13.464, 0, 0, true, "low,medium,high", "medium"},
-		{"claude-opus-5", 1000000, 100000, 4.937, 24.684, 0, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.6-sol", 1050000, 105000, 4.937, 29.621, 0, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.6-terra", 1050000, 105000, 2.468, 14.81, 0, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.6-luna", 1050000, 105000, 0.987, 5.924, 0, 0, true, "low,medium,high", "medium"},
-		{"apertus-70b", 65536, 6553, 1.25, 2, 0, 0, true, "low,medium,high", "medium"},
-		{"claude-sonnet-5", 1000000, 100000, 1.975, 9.874, 0, 0, true, "low,medium,high", "medium"},
-		{"gemma-4-31b-it", 262000, 26200, 0.2, 0.35, 0, 0, true, "low,medium,high", "medium"},
-		{"glm-5.2", 1048576, 104857, 1.077, 3.77, 0, 0, true, "low,medium,high", "medium"},
-		{"kimi-k2.7-code", 262144, 26214, 0.673, 3.142, 0, 0, true, "low,medium,high", "medium"},
-		{"minimax-m3", 1048576, 104857, 0.355, 1.775, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3.6-27b", 262000, 26200, 0.4, 2.7, 0, 0, true, "low,medium,high", "medium"},
-		{"cosmos3-super-reasoner", 256000, 25600, 0.089, 0.266, 0, 0, true, "low,medium,high", "medium"},
-		{"claude-opus4-8", 1000000, 100000, 4.881, 24.404, 0, 0, true, "low,medium,high", "medium"},
-		{"gemini-3.5-flash", 1048576, 104857, 1.48, 8.886, 0, 0, true, "low,medium,high", "medium"},
-		{"gemini-3.1-flash-lite", 1048576, 104857, 0.244, 1.464, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3.6-35b-a3b", 262000, 26200, 0.15, 0.5, 0, 0, true, "low,medium,high", "medium"},
-		{"glm-5v-turbo", 202752, 20275, 1.065, 3.55, 0, 0, true, "low,medium,high", "medium"},
-		{"glm-5-turbo", 202752, 20275, 1.065, 3.55, 0, 0, true, "low,medium,high", "medium"},
-		{"gemma-4-26b-a4b-it", 262000, 26200, 0.1, 0.5, 0, 0, true, "low,medium,high", "medium"},
-		{"deepseek-v4-pro", 1048576, 104857, 1.553, 3.106, 0, 0, true, "low,medium,high", "medium"},
-		{"mistral-medium-3.5", 256000, 25600, 1.5, 5, 0, 0, true, "low,medium,high", "medium"},
-		{"nvidia-nemotron-3-nano-omni", 300000, 30000, 0.053, 0.213, 0, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.4", 1050000, 105000, 2.601, 13.872, 0, 0, true, "low,medium,high", "medium"},
-		{"kimi-k2.6", 262144, 26214, 0.694, 3.034, 0, 0, true, "low,medium,high", "medium"},
-		{"claude-opus4-7", 1000000, 100000, 4.881, 24.404, 0, 0, true, "low,medium,high", "medium"},
-		{"minimax-m2.7", 196608, 19660, 0.6, 2.4, 0, 0, true, "low,medium,high", "medium"},
-		{"glm-5.1", 202752, 20275, 1.242, 3.903, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3.5-122b-a10b", 262144, 26214, 0.444, 3.106, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3.5-9b", 262144, 26214, 0.1, 0.15, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3-coder-next", 256000, 25600, 0.15, 0.8, 0, 0, true, "low,medium,high", "medium"},
-		{"glm-5", 202752, 20275, 0.887, 2.84, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3.5-397b-a17b", 262000, 26200, 0.6, 3.6, 0, 0, true, "low,medium,high", "medium"},
-		{"deepseek-v3.2", 163840, 16384, 0.266, 0.444, 0, 0, true, "low,medium,high", "medium"},
-		{"mistral-small-2603", 262144, 26214, 0.128, 0.51, 0, 0, true, "low,medium,high", "medium"},
-		{"minimax-m2.5", 196680, 19668, 0.266, 0.976, 0, 0, true, "low,medium,high", "medium"},
-		{"claude-4-6-sonnet", 1000000, 100000, 2.869, 14.309, 0, 0, true, "low,medium,high", "medium"},
-		{"glm-4.7-flash", 203000, 20300, 0.072, 0.429, 0, 0, false, "", ""},
-		{"kimi-k2.5", 262144, 26214, 0.444, 2.485, 0, 0, true, "low,medium,high", "medium"},
-		{"claude-opus4-6", 1000000, 100000, 4.769, 23.843, 0, 0, true, "low,medium,high", "medium"},
-		{"minimax-m2", 400000, 40000, 0.313, 1.261, 0, 0, true, "low,medium,high", "medium"},
-		{"glm-4.7", 202752, 20275, 0.7, 2.5, 0, 0, true, "low,medium,high", "medium"},
-		{"minimax-m2.1", 196000, 19600, 0.322, 1.288, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3-vl-235b-a22b", 256000, 25600, 0.554, 2.8, 0, 0, true, "low,medium,high", "medium"},
-		{"nvidia-nemotron-3-nano-30b-a3b", 256000, 25600, 0.054, 0.215, 0, 0, true, "low,medium,high", "medium"},
-		{"claude-opus4-5", 200000, 20000, 4.769, 23.849, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3-next-80b-a3b-thinking", 128000, 12800, 0.134, 1.073, 0, 0, true, "low,medium,high", "medium"},
-		{"devstral-2512", 262000, 26200, 0.4, 2, 0, 0, false, "", ""},
-		{"nova-2-lite", 1000000, 100000, 0.335, 2.822, 0, 0, true, "low,medium,high", "medium"},
-		{"gpt-oss-safeguard-120b", 128000, 12800, 0.161, 0.626, 0, 0, true, "low,medium,high", "medium"},
-		{"mistral-large-2512", 256000, 25600, 0.5, 1.5, 0, 0, false, "", ""},
-		{"ministral-8b-2512", 256000, 25600, 0.15, 0.15, 0, 0, false, "", ""},
-		{"ministral-3b-2512", 256000, 25600, 0.1, 0.1, 0, 0, false, "", ""},
-		{"ministral-14b-2512", 256000, 25600, 0.2, 0.2, 0, 0, false, "", ""},
-		{"gpt-5.1", 400000, 40000, 1.234, 9.838, 0, 0, true, "low,medium,high", "medium"},
-		{"nemotron-nano-v2-12b", 128000, 12800, 0.215, 0.635, 0, 0, true, "low,medium,high", "medium"},
-		{"claude-haiku-4-5", 200000, 20000, 0.894, 4.472, 0, 0, true, "low,medium,high", "medium"},
-		{"claude-4-5-sonnet", 200000, 20000, 2.683, 13.416, 0, 0, true, "low,medium,high", "medium"},
-		{"hermes-4-70b", 128000, 12800, 0.116, 0.358, 0, 0, false, "", ""},
-		{"gpt-5", 400000, 40000, 1.234, 9.838, 0, 0, true, "low,medium,high", "medium"},
-		{"gpt-oss-120b", 131000, 13100, 0.08, 0.4, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3-30b-a3b-instruct-2507", 262000, 26200, 0.089, 0.268, 0, 0, true, "low,medium,high", "medium"},
-		{"gpt-oss-20b", 131000, 13100, 0.04, 0.15, 0, 0, true, "low,medium,high", "medium"},
-		{"mistral-7b-instruct-v0.3", 127000, 12700, 0.1, 0.1, 0, 0, false, "", ""},
-		{"mistral-large-2402", 32000, 3200, 3.846, 11.627, 0, 0, true, "low,medium,high", "medium"},
-		{"pixtral-large-2502", 128000, 12800, 1.789, 5.366, 0, 0, true, "low,medium,high", "medium"},
-		{"mistral-small-3.2-24b-instruct-2506", 131000, 13100, 0.09, 0.28, 0, 0, false, "", ""},
-		{"qwen3-32b", 40000, 4000, 0.089, 0.268, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3-235b-a22b-instruct-2507", 262000, 26200, 0.062, 0.408, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3-coder-30b-a3b-instruct", 262144, 26214, 0.06, 0.22, 0, 0, true, "low,medium,high", "medium"},
-		{"gpt-4.1", 1047576, 104757, 1.968, 7.872, 0, 0, true, "low,medium,high", "medium"},
-		{"gpt-4.1-mini", 1047576, 104757, 0.39, 1.53, 0, 0, true, "low,medium,high", "medium"},
-		{"gpt-4.1-nano", 1047576, 104757, 0.1, 0.39, 0, 0, true, "low,medium,high", "medium"},
-		{"nova-micro-v1", 128000, 12800, 0.036, 0.143, 0, 0, true, "low,medium,high", "medium"},
-		{"nova-lite-v1", 300000, 30000, 0.062, 0.247, 0, 0, true, "low,medium,high", "medium"},
-		{"nova-pro-v1", 300000, 30000, 0.824, 3.295, 0, 0, true, "low,medium,high", "medium"},
-		{"claude-sonnet-4", 200000, 20000, 2.601, 13.01, 0, 0, true, "low,medium,high", "medium"},
-		{"llama-3.1-nemotron-ultra-253b-v1", 128000, 12800, 0.537, 1.61, 0, 0, true, "low,medium,high", "medium"},
-		{"mistral-small-2503", 128000, 12800, 0.1, 0.3, 0, 0, false, "", ""},
-		{"gemini-2.5-flash", 1048576, 104857, 0.268, 2.236, 0, 0, true, "low,medium,high", "medium"},
-		{"gemini-2.5-pro", 1048576, 104857, 1.342, 8.944, 0, 0, true, "low,medium,high", "medium"},
-		{"gemma-3-27b-it", 131000, 13100, 0.089, 0.268, 0, 0, true, "low,medium,high", "medium"},
-		{"deepseek-r1-0528", 164000, 16400, 0.585, 2.307, 0, 0, true, "low,medium,high", "medium"},
-		{"codestral-2508", 256000, 25600, 0.3, 0.9, 0, 0, false, "", ""},
-		{"llama-3.3-70b-instruct", 131000, 13100, 0.116, 0.358, 0, 0, true, "low,medium,high", "medium"},
-		{"gpt-4o", 128000, 12800, 2.387, 9.547, 0, 0, true, "low,medium,high", "medium"},
-		{"gpt-5-mini", 400000, 40000, 0.25, 1.968, 0, 0, true, "low,medium,high", "medium"},
-		{"gpt-5-nano", 400000, 40000, 0.054, 0.394, 0, 0, true, "low,medium,high", "medium"},
-		{"hermes-4-405b", 128000, 12800, 0.894, 2.683, 0, 0, false, "", ""},
-		{"mistral-nemo-instruct-2407", 128000, 12800, 0.13, 0.13, 0, 0, false, "", ""},
-		{"mistral-medium-2508", 128000, 12800, 0.4, 2, 0, 0, true, "low,medium,high", "medium"},
-		{"llama-3.1-405b-instruct", 128000, 12800, 1.75, 1.75, 0, 0, true, "low,medium,high", "medium"},
-		{"gpt-4o-mini", 128000, 12800, 0.143, 0.573, 0, 0, true, "low,medium,high", "medium"},
-		{"llama-3.1-8b-instruct", 128000, 12800, 0.15, 0.15, 0, 0, true, "low,medium,high", "medium"},
+	{ID: "cortecs", Default: "qwen3-coder-30b-a3b-instruct", IDs: []string{
+		"qwen3.8-27b",
+		"gemini-3.7-flash",
+		"gemini-3.6-flash",
+		"qwen3.8-2.4t-a95b",
+		"gemini-3.5-flash-lite",
+		"deepseek-v4-flash-0731",
+		"kimi-k3",
+		"claude-opus-5",
+		"gpt-5.6-sol",
+		"gpt-5.6-terra",
+		"gpt-5.6-luna",
+		"apertus-70b",
+		"claude-sonnet-5",
+		"gemma-4-31b-it",
+		"glm-5.2",
+		"kimi-k2.7-code",
+		"minimax-m3",
+		"qwen3.6-27b",
+		"cosmos3-super-reasoner",
+		"claude-opus4-8",
+		"gemini-3.5-flash",
+		"gemini-3.1-flash-lite",
+		"qwen3.6-35b-a3b",
+		"glm-5v-turbo",
+		"glm-5-turbo",
+		"gemma-4-26b-a4b-it",
+		"deepseek-v4-pro",
+		"mistral-medium-3.5",
+		"nvidia-nemotron-3-nano-omni",
+		"gpt-5.4",
+		"kimi-k2.6",
+		"claude-opus4-7",
+		"minimax-m2.7",
+		"glm-5.1",
+		"qwen3.5-122b-a10b",
+		"qwen3.5-9b",
+		"qwen3-coder-next",
+		"glm-5",
+		"qwen3.5-397b-a17b",
+		"deepseek-v3.2",
+		"mistral-small-2603",
+		"minimax-m2.5",
+		"claude-4-6-sonnet",
+		"glm-4.7-flash",
+		"kimi-k2.5",
+		"claude-opus4-6",
+		"minimax-m2",
+		"glm-4.7",
+		"minimax-m2.1",
+		"qwen3-vl-235b-a22b",
+		"nvidia-nemotron-3-nano-30b-a3b",
+		"claude-opus4-5",
+		"qwen3-next-80b-a3b-thinking",
+		"devstral-2512",
+		"nova-2-lite",
+		"gpt-oss-safeguard-120b",
+		"mistral-large-2512",
+		"ministral-8b-2512",
+		"ministral-3b-2512",
+		"ministral-14b-2512",
+		"gpt-5.1",
+		"nemotron-nano-v2-12b",
+		"claude-haiku-4-5",
+		"claude-4-5-sonnet",
+		"hermes-4-70b",
+		"gpt-5",
+		"gpt-oss-120b",
+		"qwen3-30b-a3b-instruct-2507",
+		"gpt-oss-20b",
+		"mistral-7b-instruct-v0.3",
+		"mistral-large-2402",
+		"pixtral-large-2502",
+		"mistral-small-3.2-24b-instruct-2506",
+		"qwen3-32b",
+		"qwen3-235b-a22b-instruct-2507",
+		"qwen3-coder-30b-a3b-instruct",
+		"gpt-4.1",
+		"gpt-4.1-mini",
+		"gpt-4.1-nano",
+		"nova-micro-v1",
+		"nova-lite-v1",
+		"nova-pro-v1",
+		"claude-sonnet-4",
+		"llama-3.1-nemotron-ultra-253b-v1",
+		"mistral-small-2503",
+		"gemini-2.5-flash",
+		"gemini-2.5-pro",
+		"gemma-3-27b-it",
+		"deepseek-r1-0528",
+		"codestral-2508",
+		"llama-3.3-70b-instruct",
+		"gpt-4o",
+		"gpt-5-mini",
+		"gpt-5-nano",
+		"hermes-4-405b",
+		"mistral-nemo-instruct-2407",
+		"mistral-medium-2508",
+		"llama-3.1-405b-instruct",
+		"gpt-4o-mini",
+		"llama-3.1-8b-instruct",
+	}, Models: []figures{
+		{262144, 26214, 0.3, 2.2, 0, 0, true, "low,medium,high", "medium"},        // qwen3.8-27b
+		{1048576, 104857, 0.673, 3.366, 0, 0, true, "low,medium,high", "medium"},  // gemini-3.7-flash
+		{1048576, 104857, 0.673, 3.366, 0, 0, true, "low,medium,high", "medium"},  // gemini-3.6-flash
+		{262144, 26214, 2.244, 5.386, 0, 0, true, "low,medium,high", "medium"},    // qwen3.8-2.4t-a95b
+		{1048576, 104857, 0.296, 2.468, 0, 0, true, "low,medium,high", "medium"},  // gemini-3.5-flash-lite
+		{1048576, 104857, 0.117, 0.251, 0, 0, true, "low,medium,high", "medium"},  // deepseek-v4-flash-0731
+		{1048576, 104857, 2.693, 13.464, 0, 0, true, "low,medium,high", "medium"}, // kimi-k3
+		{1000000, 100000, 4.937, 24.684, 0, 0, true, "low,medium,high", "medium"}, // claude-opus-5
+		{1050000, 105000, 4.937, 29.621, 0, 0, true, "low,medium,high", "medium"}, // gpt-5.6-sol
+		{1050000, 105000, 2.468, 14.81, 0, 0, true, "low,medium,high", "medium"},  // gpt-5.6-terra
+		{1050000, 105000, 0.987, 5.924, 0, 0, true, "low,medium,high", "medium"},  // gpt-5.6-luna
+		{65536, 6553, 1.25, 2, 0, 0, true, "low,medium,high", "medium"},           // apertus-70b
+		{1000000, 100000, 1.975, 9.874, 0, 0, true, "low,medium,high", "medium"},  // claude-sonnet-5
+		{262000, 26200, 0.2, 0.35, 0, 0, true, "low,medium,high", "medium"},       // gemma-4-31b-it
+		{1048576, 104857, 1.077, 3.77, 0, 0, true, "low,medium,high", "medium"},   // glm-5.2
+		{262144, 26214, 0.673, 3.142, 0, 0, true, "low,medium,high", "medium"},    // kimi-k2.7-code
+		{1048576, 104857, 0.355, 1.775, 0, 0, true, "low,medium,high", "medium"},  // minimax-m3
+		{262000, 26200, 0.4, 2.7, 0, 0, true, "low,medium,high", "medium"},        // qwen3.6-27b
+		{256000, 25600, 0.089, 0.266, 0, 0, true, "low,medium,high", "medium"},    // cosmos3-super-reasoner
+		{1000000, 100000, 4.881, 24.404, 0, 0, true, "low,medium,high", "medium"}, // claude-opus4-8
+		{1048576, 104857, 1.48, 8.886, 0, 0, true, "low,medium,high", "medium"},   // gemini-3.5-flash
+		{1048576, 104857, 0.244, 1.464, 0, 0, true, "low,medium,high", "medium"},  // gemini-3.1-flash-lite
+		{262000, 26200, 0.15, 0.5, 0, 0, true, "low,medium,high", "medium"},       // qwen3.6-35b-a3b
+		{202752, 20275, 1.065, 3.55, 0, 0, true, "low,medium,high", "medium"},     // glm-5v-turbo
+		{202752, 20275, 1.065, 3.55, 0, 0, true, "low,medium,high", "medium"},     // glm-5-turbo
+		{262000, 26200, 0.1, 0.5, 0, 0, true, "low,medium,high", "medium"},        // gemma-4-26b-a4b-it
+		{1048576, 104857, 1.553, 3.106, 0, 0, true, "low,medium,high", "medium"},  // deepseek-v4-pro
+		{256000, 25600, 1.5, 5, 0, 0, true, "low,medium,high", "medium"},          // mistral-medium-3.5
+		{300000, 30000, 0.053, 0.213, 0, 0, true, "low,medium,high", "medium"},    // nvidia-nemotron-3-nano-omni
+		{1050000, 105000, 2.601, 13.872, 0, 0, true, "low,medium,high", "medium"}, // gpt-5.4
+		{262144, 26214, 0.694, 3.034, 0, 0, true, "low,medium,high", "medium"},    // kimi-k2.6
+		{1000000, 100000, 4.881, 24.404, 0, 0, true, "low,medium,high", "medium"}, // claude-opus4-7
+		{196608, 19660, 0.6, 2.4, 0, 0, true, "low,medium,high", "medium"},        // minimax-m2.7
+		{202752, 20275, 1.242, 3.903, 0, 0, true, "low,medium,high", "medium"},    // glm-5.1
+		{262144, 26214, 0.444, 3.106, 0, 0, true, "low,medium,high", "medium"},    // qwen3.5-122b-a10b
+		{262144, 26214, 0.1, 0.15, 0, 0, true, "low,medium,high", "medium"},       // qwen3.5-9b
+		{256000, 25600, 0.15, 0.8, 0, 0, true, "low,medium,high", "medium"},       // qwen3-coder-next
+		{202752, 20275, 0.887, 2.84, 0, 0, true, "low,medium,high", "medium"},     // glm-5
+		{262000, 26200, 0.6, 3.6, 0, 0, true, "low,medium,high", "medium"},        // qwen3.5-397b-a17b
+		{163840, 16384, 0.266, 0.444, 0, 0, true, "low,medium,high", "medium"},    // deepseek-v3.2
+		{262144, 26214, 0.128, 0.51, 0, 0, true, "low,medium,high", "medium"},     // mistral-small-2603
+		{196680, 19668, 0.266, 0.976, 0, 0, true, "low,medium,high", "medium"},    // minimax-m2.5
+		{1000000, 100000, 2.869, 14.309, 0, 0, true, "low,medium,high", "medium"}, // claude-4-6-sonnet
+		{203000, 20300, 0.072, 0.429, 0, 0, false, "", ""},                        // glm-4.7-flash
+		{262144, 26214, 0.444, 2.485, 0, 0, true, "low,medium,high", "medium"},    // kimi-k2.5
+		{1000000, 100000, 4.769, 23.843, 0, 0, true, "low,medium,high", "medium"}, // claude-opus4-6
+		{400000, 40000, 0.313, 1.261, 0, 0, true, "low,medium,high", "medium"},    // minimax-m2
+		{202752, 20275, 0.7, 2.5, 0, 0, true, "low,medium,high", "medium"},        // glm-4.7
+		{196000, 19600, 0.322, 1.288, 0, 0, true, "low,medium,high", "medium"},    // minimax-m2.1
+		{256000, 25600, 0.554, 2.8, 0, 0, true, "low,medium,high", "medium"},      // qwen3-vl-235b-a22b
+		{256000, 25600, 0.054, 0.215, 0, 0, true, "low,medium,high", "medium"},    // nvidia-nemotron-3-nano-30b-a3b
+		{200000, 20000, 4.769, 23.849, 0, 0, true, "low,medium,high", "medium"},   // claude-opus4-5
+		{128000, 12800, 0.134, 1.073, 0, 0, true, "low,medium,high", "medium"},    // qwen3-next-80b-a3b-thinking
+		{262000, 26200, 0.4, 2, 0, 0, false, "", ""},                              // devstral-2512
+		{1000000, 100000, 0.335, 2.822, 0, 0, true, "low,medium,high", "medium"},  // nova-2-lite
+		{128000, 12800, 0.161, 0.626, 0, 0, true, "low,medium,high", "medium"},    // gpt-oss-safeguard-120b
+		{256000, 25600, 0.5, 1.5, 0, 0, false, "", ""},                            // mistral-large-2512
+		{256000, 25600, 0.15, 0.15, 0, 0, false, "", ""},                          // ministral-8b-2512
+		{256000, 25600, 0.1, 0.1, 0, 0, false, "", ""},                            // ministral-3b-2512
+		{256000, 25600, 0.2, 0.2, 0, 0, false, "", ""},                            // ministral-14b-2512
+		{400000, 40000, 1.234, 9.838, 0, 0, true, "low,medium,high", "medium"},    // gpt-5.1
+		{128000, 12800, 0.215, 0.635, 0, 0, true, "low,medium,high", "medium"},    // nemotron-nano-v2-12b
+		{200000, 20000, 0.894, 4.472, 0, 0, true, "low,medium,high", "medium"},    // claude-haiku-4-5
+		{200000, 20000, 2.683, 13.416, 0, 0, true, "low,medium,high", "medium"},   // claude-4-5-sonnet
+		{128000, 12800, 0.116, 0.358, 0, 0, false, "", ""},                        // hermes-4-70b
+		{400000, 40000, 1.234, 9.838, 0, 0, true, "low,medium,high", "medium"},    // gpt-5
+		{131000, 13100, 0.08, 0.4, 0, 0, true, "low,medium,high", "medium"},       // gpt-oss-120b
+		{262000, 26200, 0.089, 0.268, 0, 0, true, "low,medium,high", "medium"},    // qwen3-30b-a3b-instruct-2507
+		{131000, 13100, 0.04, 0.15, 0, 0, true, "low,medium,high", "medium"},      // gpt-oss-20b
+		{127000, 12700, 0.1, 0.1, 0, 0, false, "", ""},                            // mistral-7b-instruct-v0.3
+		{32000, 3200, 3.846, 11.627, 0, 0, true, "low,medium,high", "medium"},     // mistral-large-2402
+		{128000, 12800, 1.789, 5.366, 0, 0, true, "low,medium,high", "medium"},    // pixtral-large-2502
+		{131000, 13100, 0.09, 0.28, 0, 0, false, "", ""},                          // mistral-small-3.2-24b-instruct-2506
+		{40000, 4000, 0.089, 0.268, 0, 0, true, "low,medium,high", "medium"},      // qwen3-32b
+		{262000, 26200, 0.062, 0.408, 0, 0, true, "low,medium,high", "medium"},    // qwen3-235b-a22b-instruct-2507
+		{262144, 26214, 0.06, 0.22, 0, 0, true, "low,medium,high", "medium"},      // qwen3-coder-30b-a3b-instruct
+		{1047576, 104757, 1.968, 7.872, 0, 0, true, "low,medium,high", "medium"},  // gpt-4.1
+		{1047576, 104757, 0.39, 1.53, 0, 0, true, "low,medium,high", "medium"},    // gpt-4.1-mini
+		{1047576, 104757, 0.1, 0.39, 0, 0, true, "low,medium,high", "medium"},     // gpt-4.1-nano
+		{128000, 12800, 0.036, 0.143, 0, 0, true, "low,medium,high", "medium"},    // nova-micro-v1
+		{300000, 30000, 0.062, 0.247, 0, 0, true, "low,medium,high", "medium"},    // nova-lite-v1
+		{300000, 30000, 0.824, 3.295, 0, 0, true, "low,medium,high", "medium"},    // nova-pro-v1
+		{200000, 20000, 2.601, 13.01, 0, 0, true, "low,medium,high", "medium"},    // claude-sonnet-4
+		{128000, 12800, 0.537, 1.61, 0, 0, true, "low,medium,high", "medium"},     // llama-3.1-nemotron-ultra-253b-v1
+		{128000, 12800, 0.1, 0.3, 0, 0, false, "", ""},                            // mistral-small-2503
+		{1048576, 104857, 0.268, 2.236, 0, 0, true, "low,medium,high", "medium"},  // gemini-2.5-flash
+		{1048576, 104857, 1.342, 8.944, 0, 0, true, "low,medium,high", "medium"},  // gemini-2.5-pro
+		{131000, 13100, 0.089, 0.268, 0, 0, true, "low,medium,high", "medium"},    // gemma-3-27b-it
+		{164000, 16400, 0.585, 2.307, 0, 0, true, "low,medium,high", "medium"},    // deepseek-r1-0528
+		{256000, 25600, 0.3, 0.9, 0, 0, false, "", ""},                            // codestral-2508
+		{131000, 13100, 0.116, 0.358, 0, 0, true, "low,medium,high", "medium"},    // llama-3.3-70b-instruct
+		{128000, 12800, 2.387, 9.547, 0, 0, true, "low,medium,high", "medium"},    // gpt-4o
+		{400000, 40000, 0.25, 1.968, 0, 0, true, "low,medium,high", "medium"},     // gpt-5-mini
+		{400000, 40000, 0.054, 0.394, 0, 0, true, "low,medium,high", "medium"},    // gpt-5-nano
+		{128000, 12800, 0.894, 2.683, 0, 0, false, "", ""},                        // hermes-4-405b
+		{128000, 12800, 0.13, 0.13, 0, 0, false, "", ""},                          // mistral-nemo-instruct-2407
+		{128000, 12800, 0.4, 2, 0, 0, true, "low,medium,high", "medium"},          // mistral-medium-2508
+		{128000, 12800, 1.75, 1.75, 0, 0, true, "low,medium,high", "medium"},      // llama-3.1-405b-instruct
+		{128000, 12800, 0.143, 0.573, 0, 0, true, "low,medium,high", "medium"},    // gpt-4o-mini
+		{128000, 12800, 0.15, 0.15, 0, 0, true, "low,medium,high", "medium"},      // llama-3.1-8b-instruct
 	}},
-	{ID: "deepseek", Default: "deepseek-v4-pro", Models: []figures{
-		{"deepseek-v4-flash", 1000000, 384000, 0.14, 0.28, 0.0028, 0, true, "low,high,max", "high"},
-		{"deepseek-v4-pro", 1000000, 384000, 0.435, 0.87, 0.003625, 0, true, "low,high,max", "high"},
+	{ID: "deepseek", Default: "deepseek-v4-pro", IDs: []string{
+		"deepseek-v4-flash",
+		"deepseek-v4-pro",
+	}, Models: []figures{
+		{1000000, 384000, 0.14, 0.28, 0.0028, 0, true, "low,high,max", "high"},    // deepseek-v4-flash
+		{1000000, 384000, 0.435, 0.87, 0.003625, 0, true, "low,high,max", "high"}, // deepseek-v4-pro
 	}},
-	{ID: "fireworks", Default: "accounts/fireworks/models/deepseek-v4-pro-0813", Models: []figures{
-		{"accounts/fireworks/models/qwen3p8-max", 1048576, 65536, 2, 6, 0, 0.25, true, "", ""},
-		{"accounts/fireworks/models/qwen3p8-2p4t-a95b", 262144, 65536, 2, 6, 0, 0.25, true, "", ""},
-		{"accounts/fireworks/models/qwen3p7-plus", 262144, 65536, 0.4, 1.6, 0, 0.08, true, "", ""},
-		{"accounts/fireworks/models/glm-5p2", 1048576, 131072, 1.4, 4.4, 0, 0.14, true, "high,max", "max"},
-		{"accounts/fireworks/models/kimi-k3", 1048576, 131072, 3, 15, 0, 0.3, true, "low,high,max", "max"},
-		{"accounts/fireworks/models/kimi-k2p7-code", 262000, 262000, 0.95, 4, 0, 0.19, false, "", ""},
-		{"accounts/fireworks/models/kimi-k2p6", 262000, 262000, 0.95, 4, 0, 0.16, true, "", ""},
-		{"accounts/fireworks/models/minimax-m3", 512000, 512000, 0.3, 1.2, 0, 0.059, true, "low,medium,high", "medium"},
-		{"accounts/fireworks/models/minimax-m2p7", 196608, 196608, 0.3, 1.2, 0, 0.059, true, "low,medium,high", "medium"},
-		{"accounts/fireworks/models/deepseek-v4-pro", 1048576, 384000, 1.74, 3.48, 0, 0.145, true, "none,high,xhigh", "high"},
-		{"accounts/fireworks/models/deepseek-v4-pro-0813", 1048576, 384000, 1.32, 3.96, 0, 0.044, true, "none,high,xhigh", "high"},
-		{"accounts/fireworks/models/deepseek-v4-flash", 1048576, 384000, 0.14, 0.28, 0, 0.03, true, "none,high,xhigh", "high"},
-		{"accounts/fireworks/models/deepseek-v4-flash-0731", 1048576, 384000, 0.14, 0.28, 0, 0.028, true, "none,low,high,xhigh", "high"},
-		{"accounts/fireworks/models/gpt-oss-120b", 131072, 32768, 0.15, 0.6, 0, 0.014, true, "low,medium,high", "medium"},
-		{"accounts/fireworks/models/gpt-oss-20b", 131072, 32768, 0.07, 0.3, 0, 0.035, true, "low,medium,high", "medium"},
-		{"accounts/fireworks/models/inkling", 1048576, 65536, 1, 4.05, 0, 0.17, true, "low,medium,high", "medium"},
-		{"accounts/fireworks/models/nemotron-lightning-3p5-30b-a3b", 262144, 65536, 0.05, 0.2, 0, 0.01, true, "low,medium,high", "medium"},
-		{"accounts/fireworks/models/nemotron-3-ultra-nvfp4", 262144, 65536, 0.6, 2.4, 0, 0.119, true, "low,medium,high", "medium"},
+	{ID: "fireworks", Default: "accounts/fireworks/models/deepseek-v4-pro-0813", IDs: []string{
+		"accounts/fireworks/models/qwen3p8-max",
+		"accounts/fireworks/models/qwen3p8-2p4t-a95b",
+		"accounts/fireworks/models/qwen3p7-plus",
+		"accounts/fireworks/models/glm-5p2",
+		"accounts/fireworks/models/kimi-k3",
+		"accounts/fireworks/models/kimi-k2p7-code",
+		"accounts/fireworks/models/kimi-k2p6",
+		"accounts/fireworks/models/minimax-m3",
+		"accounts/fireworks/models/minimax-m2p7",
+		"accounts/fireworks/models/deepseek-v4-pro",
+		"accounts/fireworks/models/deepseek-v4-pro-0813",
+		"accounts/fireworks/models/deepseek-v4-flash",
+		"accounts/fireworks/models/deepseek-v4-flash-0731",
+		"accounts/fireworks/models/gpt-oss-120b",
+		"accounts/fireworks/models/gpt-oss-20b",
+		"accounts/fireworks/models/inkling",
+		"accounts/fireworks/models/nemotron-lightning-3p5-30b-a3b",
+		"accounts/fireworks/models/nemotron-3-ultra-nvfp4",
+	}, Models: []figures{
+		{1048576, 65536, 2, 6, 0, 0.25, true, "", ""},                                // accounts/fireworks/models/qwen3p8-max
+		{262144, 65536, 2, 6, 0, 0.25, true, "", ""},                                 // accounts/fireworks/models/qwen3p8-2p4t-a95b
+		{262144, 65536, 0.4, 1.6, 0, 0.08, true, "", ""},                             // accounts/fireworks/models/qwen3p7-plus
+		{1048576, 131072, 1.4, 4.4, 0, 0.14, true, "high,max", "max"},                // accounts/fireworks/models/glm-5p2
+		{1048576, 131072, 3, 15, 0, 0.3, true, "low,high,max", "max"},                // accounts/fireworks/models/kimi-k3
+		{262000, 262000, 0.95, 4, 0, 0.19, false, "", ""},                            // accounts/fireworks/models/kimi-k2p7-code
+		{262000, 262000, 0.95, 4, 0, 0.16, true, "", ""},                             // accounts/fireworks/models/kimi-k2p6
+		{512000, 512000, 0.3, 1.2, 0, 0.059, true, "low,medium,high", "medium"},      // accounts/fireworks/models/minimax-m3
+		{196608, 196608, 0.3, 1.2, 0, 0.059, true, "low,medium,high", "medium"},      // accounts/fireworks/models/minimax-m2p7
+		{1048576, 384000, 1.74, 3.48, 0, 0.145, true, "none,high,xhigh", "high"},     // accounts/fireworks/models/deepseek-v4-pro
+		{1048576, 384000, 1.32, 3.96, 0, 0.044, true, "none,high,xhigh", "high"},     // accounts/fireworks/models/deepseek-v4-pro-0813
+		{1048576, 384000, 0.14, 0.28, 0, 0.03, true, "none,high,xhigh", "high"},      // accounts/fireworks/models/deepseek-v4-flash
+		{1048576, 384000, 0.14, 0.28, 0, 0.028, true, "none,low,high,xhigh", "high"}, // accounts/fireworks/models/deepseek-v4-flash-0731
+		{131072, 32768, 0.15, 0.6, 0, 0.014, true, "low,medium,high", "medium"},      // accounts/fireworks/models/gpt-oss-120b
+		{131072, 32768, 0.07, 0.3, 0, 0.035, true, "low,medium,high", "medium"},      // accounts/fireworks/models/gpt-oss-20b
+		{1048576, 65536, 1, 4.05, 0, 0.17, true, "low,medium,high", "medium"},        // accounts/fireworks/models/inkling
+		{262144, 65536, 0.05, 0.2, 0, 0.01, true, "low,medium,high", "medium"},       // accounts/fireworks/models/nemotron-lightning-3p5-30b-a3b
+		{262144, 65536, 0.6, 2.4, 0, 0.119, true, "low,medium,high", "medium"},       // accounts/fireworks/models/nemotron-3-ultra-nvfp4
 	}},
-	{ID: "groq", Default: "moonshotai/kimi-k2-instruct-0905", Models: []figures{
-		{"moonshotai/kimi-k2-instruct-0905", 131072, 10000, 1, 3, 0.5, 0.5, true, "low,medium,high", "medium"},
-		{"qwen/qwen3-32b", 131072, 10000, 0.29, 0.59, 0, 0, false, "", ""},
+	{ID: "groq", Default: "moonshotai/kimi-k2-instruct-0905", IDs: []string{
+		"moonshotai/kimi-k2-instruct-0905",
+		"qwen/qwen3-32b",
+	}, Models: []figures{
+		{131072, 10000, 1, 3, 0.5, 0.5, true, "low,medium,high", "medium"}, // moonshotai/kimi-k2-instruct-0905
+		{131072, 10000, 0.29, 0.59, 0, 0, false, "", ""},                   // qwen/qwen3-32b
 	}},
-	{ID: "huggingface", Default: "zai-org/GLM-5.2:fireworks-ai", Models: []figures{
-		{"MiniMaxAI/MiniMax-M2.7:fireworks-ai", 196608, 8192, 0.3, 1.2, 0, 0, false, "", ""},
-		{"MiniMaxAI/MiniMax-M3:fireworks-ai", 512000, 8192, 0.3, 1.2, 0, 0, false, "", ""},
-		{"Qwen/Qwen3.8-2.4T-A95B:fireworks-ai", 262144, 8192, 0, 0, 0, 0, false, "", ""},
-		{"deepseek-ai/DeepSeek-V4-Flash-0731:fireworks-ai", 1048576, 8192, 0, 0, 0, 0, false, "", ""},
-		{"deepseek-ai/DeepSeek-V4-Pro:fireworks-ai", 1048576, 8192, 1.74, 3.48, 0, 0, false, "", ""},
-		{"deepseek-ai/DeepSeek-V4-Pro-0813:fireworks-ai", 1048576, 8192, 0, 0, 0, 0, false, "", ""},
-		{"google/gemma-4-31B-it:cerebras", 131072, 8192, 0.99, 1.49, 0, 0, false, "", ""},
-		{"meta-models/Muse-Glimmer-30B:fireworks-ai", 131072, 8192, 0, 0, 0, 0, false, "", ""},
-		{"moonshotai/Kimi-K2.6:fireworks-ai", 262144, 8192, 0.95, 4, 0, 0, false, "", ""},
-		{"moonshotai/Kimi-K2.7-Code:fireworks-ai", 262144, 8192, 0.95, 4, 0, 0, false, "", ""},
-		{"moonshotai/Kimi-K3:fireworks-ai", 1048576, 8192, 3, 15, 0, 0, false, "", ""},
-		{"nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-NVFP4:fireworks-ai", 262144, 8192, 0.6, 2.4, 0, 0, false, "", ""},
-		{"nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16:fireworks-ai", 262144, 8192, 0, 0, 0, 0, false, "", ""},
-		{"openai/gpt-oss-120b:cerebras", 131072, 8192, 0.35, 0.75, 0, 0, false, "", ""},
-		{"openai/gpt-oss-120b:fireworks-ai", 131072, 8192, 0.15, 0.6, 0, 0, false, "", ""},
-		{"openai/gpt-oss-120b:groq", 131072, 8192, 0.15, 0.75, 0, 0, false, "", ""},
-		{"openai/gpt-oss-20b:fireworks-ai", 131072, 8192, 0.07, 0.3, 0, 0, false, "", ""},
-		{"openai/gpt-oss-20b:groq", 131072, 8192, 0.1, 0.5, 0, 0, false, "", ""},
-		{"openai/gpt-oss-safeguard-20b:groq", 131072, 8192, 0, 0, 0, 0, false, "", ""},
-		{"thinkingmachines/Inkling:fireworks-ai", 1048576, 8192, 0, 0, 0, 0, false, "", ""},
-		{"zai-org/GLM-5.2:fireworks-ai", 1048576, 8192, 1.4, 4.4, 0, 0, false, "", ""},
+	{ID: "huggingface", Default: "zai-org/GLM-5.2:fireworks-ai", IDs: []string{
+		"MiniMaxAI/MiniMax-M2.7:fireworks-ai",
+		"MiniMaxAI/MiniMax-M3:fireworks-ai",
+		"Qwen/Qwen3.8-2.4T-A95B:fireworks-ai",
+		"deepseek-ai/DeepSeek-V4-Flash-0731:fireworks-ai",
+		"deepseek-ai/DeepSeek-V4-Pro:fireworks-ai",
+		"deepseek-ai/DeepSeek-V4-Pro-0813:fireworks-ai",
+		"google/gemma-4-31B-it:cerebras",
+		"meta-models/Muse-Glimmer-30B:fireworks-ai",
+		"moonshotai/Kimi-K2.6:fireworks-ai",
+		"moonshotai/Kimi-K2.7-Code:fireworks-ai",
+		"moonshotai/Kimi-K3:fireworks-ai",
+		"nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-NVFP4:fireworks-ai",
+		"nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16:fireworks-ai",
+		"openai/gpt-oss-120b:cerebras",
+		"openai/gpt-oss-120b:fireworks-ai",
+		"openai/gpt-oss-120b:groq",
+		"openai/gpt-oss-20b:fireworks-ai",
+		"openai/gpt-oss-20b:groq",
+		"openai/gpt-oss-safeguard-20b:groq",
+		"thinkingmachines/Inkling:fireworks-ai",
+		"zai-org/GLM-5.2:fireworks-ai",
+	}, Models: []figures{
+		{196608, 8192, 0.3, 1.2, 0, 0, false, "", ""},    // MiniMaxAI/MiniMax-M2.7:fireworks-ai
+		{512000, 8192, 0.3, 1.2, 0, 0, false, "", ""},    // MiniMaxAI/MiniMax-M3:fireworks-ai
+		{262144, 8192, 0, 0, 0, 0, false, "", ""},        // Qwen/Qwen3.8-2.4T-A95B:fireworks-ai
+		{1048576, 8192, 0, 0, 0, 0, false, "", ""},       // deepseek-ai/DeepSeek-V4-Flash-0731:fireworks-ai
+		{1048576, 8192, 1.74, 3.48, 0, 0, false, "", ""}, // deepseek-ai/DeepSeek-V4-Pro:fireworks-ai
+		{1048576, 8192, 0, 0, 0, 0, false, "", ""},       // deepseek-ai/DeepSeek-V4-Pro-0813:fireworks-ai
+		{131072, 8192, 0.99, 1.49, 0, 0, false, "", ""},  // google/gemma-4-31B-it:cerebras
+		{131072, 8192, 0, 0, 0, 0, false, "", ""},        // meta-models/Muse-Glimmer-30B:fireworks-ai
+		{262144, 8192, 0.95, 4, 0, 0, false, "", ""},     // moonshotai/Kimi-K2.6:fireworks-ai
+		{262144, 8192, 0.95, 4, 0, 0, false, "", ""},     // moonshotai/Kimi-K2.7-Code:fireworks-ai
+		{1048576, 8192, 3, 15, 0, 0, false, "", ""},      // moonshotai/Kimi-K3:fireworks-ai
+		{262144, 8192, 0.6, 2.4, 0, 0, false, "", ""},    // nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-NVFP4:fireworks-ai
+		{262144, 8192, 0, 0, 0, 0, false, "", ""},        // nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16:fireworks-ai
+		{131072, 8192, 0.35, 0.75, 0, 0, false, "", ""},  // openai/gpt-oss-120b:cerebras
+		{131072, 8192, 0.15, 0.6, 0, 0, false, "", ""},   // openai/gpt-oss-120b:fireworks-ai
+		{131072, 8192, 0.15, 0.75, 0, 0, false, "", ""},  // openai/gpt-oss-120b:groq
+		{131072, 8192, 0.07, 0.3, 0, 0, false, "", ""},   // openai/gpt-oss-20b:fireworks-ai
+		{131072, 8192, 0.1, 0.5, 0, 0, false, "", ""},    // openai/gpt-oss-20b:groq
+		{131072, 8192, 0, 0, 0, 0, false, "", ""},        // openai/gpt-oss-safeguard-20b:groq
+		{1048576, 8192, 0, 0, 0, 0, false, "", ""},       // thinkingmachines/Inkling:fireworks-ai
+		{1048576, 8192, 1.4, 4.4, 0, 0, false, "", ""},   // zai-org/GLM-5.2:fireworks-ai
 	}},
-	{ID: "ionet", Default: "moonshotai/Kimi-K2.5", Models: []figures{
-		{"deepseek-ai/DeepSeek-V3.2", 163840, 16384, 0.81476, 1.33257, 0.40738, 0, true, "", ""},
-		{"deepseek-ai/DeepSeek-V4-Flash", 32768, 3276, 0.1528, 0.3536, 0.0764, 0, true, "", ""},
-		{"MiniMaxAI/MiniMax-M2.7", 262100, 6553, 0.41, 1.52, 0.205, 0, false, "", ""},
-		{"deepseek-ai/DeepSeek-V4-Flash-0731", 262100, 6553, 0.186, 0.4784, 0.093, 0, true, "", ""},
-		{"deepseek-ai/DeepSeek-V4-Pro", 1048576, 60000, 1.4872, 3.0244, 0.7436, 0, true, "", ""},
-		{"google/gemma-4-26b-a4b-it", 256000, 25600, 0.12, 0.42, 0.06, 0, true, "", ""},
-		{"Intel/Qwen3-Coder-480B-A35B-Instruct-int4-mixed-ar", 106000, 10600, 0.445, 2.145, 0.2225, 0, false, "", ""},
-		{"meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8", 430000, 43000, 0.274, 0.8992, 0.137, 0, true, "", ""},
-		{"meta-llama/Llama-3.3-70B-Instruct", 128000, 12800, 0.598, 0.738, 0.299, 0, true, "", ""},
-		{"MiniMaxAI/MiniMax-M2.5", 196600, 19660, 0.273, 1.066, 0.1365, 0, false, "", ""},
-		{"moonshotai/Kimi-K2-Instruct-0905", 262144, 26214, 0.57, 2.3, 0.285, 0, false, "", ""},
-		{"moonshotai/Kimi-K2-Thinking", 262144, 26214, 0.6, 2.5, 0.3, 0, true, "", ""},
-		{"moonshotai/Kimi-K2.5", 262144, 26214, 0.5204, 2.735, 0.2602, 0, true, "", ""},
-		{"moonshotai/Kimi-K2.6", 262142, 26214, 0.85, 3.782, 0.425, 0, true, "", ""},
-		{"moonshotai/Kimi-K2.7-Code", 262144, 26214, 1.034, 4.55, 0.517, 0, false, "", ""},
-		{"moonshotai/Kimi-K3", 1048576, 104857, 3, 15, 1.5, 0, false, "", ""},
-		{"openai/gpt-oss-120b", 131072, 13107, 0.188, 0.7, 0.094, 0, true, "low,medium,high", "medium"},
-		{"openai/gpt-oss-20b", 64000, 6400, 0.057, 0.208, 0.0285, 0, true, "low,medium,high", "medium"},
-		{"Qwen/Qwen3-Next-80B-A3B-Instruct", 262144, 26214, 0.1175, 1.136, 0.05875, 0, false, "", ""},
-		{"Qwen/Qwen3.6-27B", 32768, 3276, 0.403, 3.09, 0.2015, 0, false, "", ""},
-		{"Qwen/Qwen3.6-35B-A3B", 262140, 26214, 0.1768, 1.11675, 0.0884, 0, false, "", ""},
-		{"Qwen/Qwen3.8-27B", 65500, 6553, 0.45, 3.25, 0.2, 0, false, "", ""},
-		{"XiaomiMiMo/MiMo-V2.5", 262144, 26214, 0.1934, 0.6268, 0.0967, 0, false, "", ""},
-		{"zai-org/GLM-4.6", 131072, 13107, 0.536, 2.07, 0.268, 0, true, "", ""},
-		{"zai-org/GLM-4.7", 202752, 20275, 0.88, 2.37, 0.44, 0, true, "", ""},
-		{"zai-org/GLM-4.7-Flash", 200000, 20000, 0.06263, 0.4, 0.03131, 0, true, "", ""},
-		{"zai-org/GLM-5", 202752, 20275, 0.86, 2.806, 0.43, 0, true, "", ""},
-		{"zai-org/GLM-5.1", 202750, 3276, 1.332, 4.312, 0.666, 0, true, "", ""},
-		{"zai-org/GLM-5.2", 262144, 6553, 1.282, 4.144, 0.641, 0, true, "", ""},
-		{"zai-org/GLM-4.5-Air", 131070, 13107, 0.15667, 0.93667, 0.07833, 0, true, "", ""},
+	{ID: "ionet", Default: "moonshotai/Kimi-K2.5", IDs: []string{
+		"deepseek-ai/DeepSeek-V3.2",
+		"deepseek-ai/DeepSeek-V4-Flash",
+		"MiniMaxAI/MiniMax-M2.7",
+		"deepseek-ai/DeepSeek-V4-Flash-0731",
+		"deepseek-ai/DeepSeek-V4-Pro",
+		"google/gemma-4-26b-a4b-it",
+		"Intel/Qwen3-Coder-480B-A35B-Instruct-int4-mixed-ar",
+		"meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8",
+		"meta-llama/Llama-3.3-70B-Instruct",
+		"MiniMaxAI/MiniMax-M2.5",
+		"moonshotai/Kimi-K2-Instruct-0905",
+		"moonshotai/Kimi-K2-Thinking",
+		"moonshotai/Kimi-K2.5",
+		"moonshotai/Kimi-K2.6",
+		"moonshotai/Kimi-K2.7-Code",
+		"moonshotai/Kimi-K3",
+		"openai/gpt-oss-120b",
+		"openai/gpt-oss-20b",
+		"Qwen/Qwen3-Next-80B-A3B-Instruct",
+		"Qwen/Qwen3.6-27B",
+		"Qwen/Qwen3.6-35B-A3B",
+		"Qwen/Qwen3.8-27B",
+		"XiaomiMiMo/MiMo-V2.5",
+		"zai-org/GLM-4.6",
+		"zai-org/GLM-4.7",
+		"zai-org/GLM-4.7-Flash",
+		"zai-org/GLM-5",
+		"zai-org/GLM-5.1",
+		"zai-org/GLM-5.2",
+		"zai-org/GLM-4.5-Air",
+	}, Models: []figures{
+		{163840, 16384, 0.81476, 1.33257, 0.40738, 0, true, "", ""},               // deepseek-ai/DeepSeek-V3.2
+		{32768, 3276, 0.1528, 0.3536, 0.0764, 0, true, "", ""},                    // deepseek-ai/DeepSeek-V4-Flash
+		{262100, 6553, 0.41, 1.52, 0.205, 0, false, "", ""},                       // MiniMaxAI/MiniMax-M2.7
+		{262100, 6553, 0.186, 0.4784, 0.093, 0, true, "", ""},                     // deepseek-ai/DeepSeek-V4-Flash-0731
+		{1048576, 60000, 1.4872, 3.0244, 0.7436, 0, true, "", ""},                 // deepseek-ai/DeepSeek-V4-Pro
+		{256000, 25600, 0.12, 0.42, 0.06, 0, true, "", ""},                        // google/gemma-4-26b-a4b-it
+		{106000, 10600, 0.445, 2.145, 0.2225, 0, false, "", ""},                   // Intel/Qwen3-Coder-480B-A35B-Instruct-int4-mixed-ar
+		{430000, 43000, 0.274, 0.8992, 0.137, 0, true, "", ""},                    // meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8
+		{128000, 12800, 0.598, 0.738, 0.299, 0, true, "", ""},                     // meta-llama/Llama-3.3-70B-Instruct
+		{196600, 19660, 0.273, 1.066, 0.1365, 0, false, "", ""},                   // MiniMaxAI/MiniMax-M2.5
+		{262144, 26214, 0.57, 2.3, 0.285, 0, false, "", ""},                       // moonshotai/Kimi-K2-Instruct-0905
+		{262144, 26214, 0.6, 2.5, 0.3, 0, true, "", ""},                           // moonshotai/Kimi-K2-Thinking
+		{262144, 26214, 0.5204, 2.735, 0.2602, 0, true, "", ""},                   // moonshotai/Kimi-K2.5
+		{262142, 26214, 0.85, 3.782, 0.425, 0, true, "", ""},                      // moonshotai/Kimi-K2.6
+		{262144, 26214, 1.034, 4.55, 0.517, 0, false, "", ""},                     // moonshotai/Kimi-K2.7-Code
+		{1048576, 104857, 3, 15, 1.5, 0, false, "", ""},                           // moonshotai/Kimi-K3
+		{131072, 13107, 0.188, 0.7, 0.094, 0, true, "low,medium,high", "medium"},  // openai/gpt-oss-120b
+		{64000, 6400, 0.057, 0.208, 0.0285, 0, true, "low,medium,high", "medium"}, // openai/gpt-oss-20b
+		{262144, 26214, 0.1175, 1.136, 0.05875, 0, false, "", ""},                 // Qwen/Qwen3-Next-80B-A3B-Instruct
+		{32768, 3276, 0.403, 3.09, 0.2015, 0, false, "", ""},                      // Qwen/Qwen3.6-27B
+		{262140, 26214, 0.1768, 1.11675, 0.0884, 0, false, "", ""},                // Qwen/Qwen3.6-35B-A3B
+		{65500, 6553, 0.45, 3.25, 0.2, 0, false, "", ""},                          // Qwen/Qwen3.8-27B
+		{262144, 26214, 0.1934, 0.6268, 0.0967, 0, false, "", ""},                 // XiaomiMiMo/MiMo-V2.5
+		{131072, 13107, 0.536, 2.07, 0.268, 0, true, "", ""},                      // zai-org/GLM-4.6
+		{202752, 20275, 0.88, 2.37, 0.44, 0, true, "", ""},                        // zai-org/GLM-4.7
+		{200000, 20000, 0.06263, 0.4, 0.03131, 0, true, "", ""},                   // zai-org/GLM-4.7-Flash
+		{202752, 20275, 0.86, 2.806, 0.43, 0, true, "", ""},                       // zai-org/GLM-5
+		{202750, 3276, 1.332, 4.312, 0.666, 0, true, "", ""},                      // zai-org/GLM-5.1
+		{262144, 6553, 1.282, 4.144, 0.641, 0, true, "", ""},                      // zai-org/GLM-5.2
+		{131070, 13107, 0.15667, 0.93667, 0.07833, 0, true, "", ""},               // zai-org/GLM-4.5-Air
 	}},
-	{ID: "nebius", Default: "moonshotai/Kimi-K2.5", Models: []figures{
-		{"deepseek-ai/DeepSeek-V3.2", 163000, 16300, 0.3, 0.45, 0, 0, true, "low,medium,high", "medium"},
-		{"deepseek-ai/DeepSeek-V3.2-fast", 8000, 800, 0.4, 2, 0, 0, true, "low,medium,high", "medium"},
-		{"zai-org/GLM-5", 202752, 20275, 1, 3.2, 0, 0, true, "low,medium,high", "medium"},
-		{"NousResearch/Hermes-4-405B", 131072, 13107, 1, 3, 0, 0, true, "low,medium,high", "medium"},
-		{"NousResearch/Hermes-4-70B", 131072, 13107, 0.13, 0.4, 0, 0, true, "low,medium,high", "medium"},
-		{"PrimeIntellect/INTELLECT-3", 131072, 13107, 0.2, 1.1, 0, 0, true, "low,medium,high", "medium"},
-		{"moonshotai/Kimi-K2.5", 262144, 26214, 0.5, 2.5, 0, 0, true, "low,medium,high", "medium"},
-		{"moonshotai/Kimi-K2.5-fast", 8000, 800, 0.5, 2.5, 0, 0, true, "low,medium,high", "medium"},
-		{"meta-llama/Llama-3.3-70B-Instruct", 131072, 13107, 0.13, 0.4, 0, 0, false, "", ""},
-		{"meta-llama/Meta-Llama-3.1-8B-Instruct", 131072, 13107, 0.02, 0.06, 0, 0, false, "", ""},
-		{"MiniMaxAI/MiniMax-M2.5", 196608, 19660, 0.3, 1.2, 0, 0, true, "low,medium,high", "medium"},
-		{"MiniMaxAI/MiniMax-M2.5-fast", 8000, 800, 0.3, 1.2, 0, 0, true, "low,medium,high", "medium"},
-		{"nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B", 262144, 26214, 0.06, 0.24, 0, 0, true, "low,medium,high", "medium"},
-		{"nvidia/nemotron-3-super-120b-a12b", 262144, 26214, 0.3, 0.9, 0, 0, true, "low,medium,high", "medium"},
-		{"Qwen/Qwen3-235B-A22B-Instruct-2507", 262144, 26214, 0.2, 0.6, 0, 0, false, "", ""},
-		{"Qwen/Qwen3-235B-A22B-Thinking-2507-fast", 8000, 800, 0.5, 2, 0, 0, true, "low,medium,high", "medium"},
-		{"Qwen/Qwen3-30B-A3B-Instruct-2507", 262144, 26214, 0.1, 0.3, 0, 0, false, "", ""},
-		{"Qwen/Qwen3-32B", 40960, 4096, 0.1, 0.3, 0, 0, true, "low,medium,high", "medium"},
-		{"Qwen/Qwen3-Next-80B-A3B-Thinking", 128000, 12800, 0.15, 1.2, 0, 0, true, "low,medium,high", "medium"},
-		{"Qwen/Qwen3-Next-80B-A3B-Thinking-fast", 8000, 800, 0.15, 1.2, 0, 0, true, "low,medium,high", "medium"},
-		{"Qwen/Qwen3.5-397B-A17B", 262144, 26214, 0.6, 3.6, 0, 0, true, "low,medium,high", "medium"},
-		{"Qwen/Qwen3.5-397B-A17B-fast", 8000, 800, 0.6, 3.6, 0, 0, true, "low,medium,high", "medium"},
-		{"openai/gpt-oss-120b", 131072, 13107, 0.15, 0.6, 0, 0, true, "low,medium,high", "medium"},
-		{"openai/gpt-oss-120b-fast", 8000, 800, 0.1, 0.5, 0, 0, true, "low,medium,high", "medium"},
+	{ID: "nebius", Default: "moonshotai/Kimi-K2.5", IDs: []string{
+		"deepseek-ai/DeepSeek-V3.2",
+		"deepseek-ai/DeepSeek-V3.2-fast",
+		"zai-org/GLM-5",
+		"NousResearch/Hermes-4-405B",
+		"NousResearch/Hermes-4-70B",
+		"PrimeIntellect/INTELLECT-3",
+		"moonshotai/Kimi-K2.5",
+		"moonshotai/Kimi-K2.5-fast",
+		"meta-llama/Llama-3.3-70B-Instruct",
+		"meta-llama/Meta-Llama-3.1-8B-Instruct",
+		"MiniMaxAI/MiniMax-M2.5",
+		"MiniMaxAI/MiniMax-M2.5-fast",
+		"nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B",
+		"nvidia/nemotron-3-super-120b-a12b",
+		"Qwen/Qwen3-235B-A22B-Instruct-2507",
+		"Qwen/Qwen3-235B-A22B-Thinking-2507-fast",
+		"Qwen/Qwen3-30B-A3B-Instruct-2507",
+		"Qwen/Qwen3-32B",
+		"Qwen/Qwen3-Next-80B-A3B-Thinking",
+		"Qwen/Qwen3-Next-80B-A3B-Thinking-fast",
+		"Qwen/Qwen3.5-397B-A17B",
+		"Qwen/Qwen3.5-397B-A17B-fast",
+		"openai/gpt-oss-120b",
+		"openai/gpt-oss-120b-fast",
+	}, Models: []figures{
+		{163000, 16300, 0.3, 0.45, 0, 0, true, "low,medium,high", "medium"},  // deepseek-ai/DeepSeek-V3.2
+		{8000, 800, 0.4, 2, 0, 0, true, "low,medium,high", "medium"},         // deepseek-ai/DeepSeek-V3.2-fast
+		{202752, 20275, 1, 3.2, 0, 0, true, "low,medium,high", "medium"},     // zai-org/GLM-5
+		{131072, 13107, 1, 3, 0, 0, true, "low,medium,high", "medium"},       // NousResearch/Hermes-4-405B
+		{131072, 13107, 0.13, 0.4, 0, 0, true, "low,medium,high", "medium"},  // NousResearch/Hermes-4-70B
+		{131072, 13107, 0.2, 1.1, 0, 0, true, "low,medium,high", "medium"},   // PrimeIntellect/INTELLECT-3
+		{262144, 26214, 0.5, 2.5, 0, 0, true, "low,medium,high", "medium"},   // moonshotai/Kimi-K2.5
+		{8000, 800, 0.5, 2.5, 0, 0, true, "low,medium,high", "medium"},       // moonshotai/Kimi-K2.5-fast
+		{131072, 13107, 0.13, 0.4, 0, 0, false, "", ""},                      // meta-llama/Llama-3.3-70B-Instruct
+		{131072, 13107, 0.02, 0.06, 0, 0, false, "", ""},                     // meta-llama/Meta-Llama-3.1-8B-Instruct
+		{196608, 19660, 0.3, 1.2, 0, 0, true, "low,medium,high", "medium"},   // MiniMaxAI/MiniMax-M2.5
+		{8000, 800, 0.3, 1.2, 0, 0, true, "low,medium,high", "medium"},       // MiniMaxAI/MiniMax-M2.5-fast
+		{262144, 26214, 0.06, 0.24, 0, 0, true, "low,medium,high", "medium"}, // nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B
+		{262144, 26214, 0.3, 0.9, 0, 0, true, "low,medium,high", "medium"},   // nvidia/nemotron-3-super-120b-a12b
+		{262144, 26214, 0.2, 0.6, 0, 0, false, "", ""},                       // Qwen/Qwen3-235B-A22B-Instruct-2507
+		{8000, 800, 0.5, 2, 0, 0, true, "low,medium,high", "medium"},         // Qwen/Qwen3-235B-A22B-Thinking-2507-fast
+		{262144, 26214, 0.1, 0.3, 0, 0, false, "", ""},                       // Qwen/Qwen3-30B-A3B-Instruct-2507
+		{40960, 4096, 0.1, 0.3, 0, 0, true, "low,medium,high", "medium"},     // Qwen/Qwen3-32B
+		{128000, 12800, 0.15, 1.2, 0, 0, true, "low,medium,high", "medium"},  // Qwen/Qwen3-Next-80B-A3B-Thinking
+		{8000, 800, 0.15, 1.2, 0, 0, true, "low,medium,high", "medium"},      // Qwen/Qwen3-Next-80B-A3B-Thinking-fast
+		{262144, 26214, 0.6, 3.6, 0, 0, true, "low,medium,high", "medium"},   // Qwen/Qwen3.5-397B-A17B
+		{8000, 800, 0.6, 3.6, 0, 0, true, "low,medium,high", "medium"},       // Qwen/Qwen3.5-397B-A17B-fast
+		{131072, 13107, 0.15, 0.6, 0, 0, true, "low,medium,high", "medium"},  // openai/gpt-oss-120b
+		{8000, 800, 0.1, 0.5, 0, 0, true, "low,medium,high", "medium"},       // openai/gpt-oss-120b-fast
 	}},
-	{ID: "neuralwatt", Default: "glm-5.2", Models: []figures{
-		{"deepseek-v4-flash", 1048560, 65536, 0.14, 0.28, 0.028, 0, true, "low,medium,high", "medium"},
-		{"deepseek-v4-flash-flex", 1048560, 65536, 0.14, 0.28, 0.028, 0, true, "low,medium,high", "medium"},
-		{"deepseek-ai/DeepSeek-V4-Flash", 1048560, 65536, 0.14, 0.28, 0.028, 0, true, "low,medium,high", "medium"},
-		{"glm-5.2", 1048560, 104856, 1.45, 4.5, 0.145, 0, true, "minimal,high,xhigh", "xhigh"},
-		{"glm-5.2-fast", 1048560, 104856, 1.45, 4.5, 0.145, 0, true, "minimal,high,xhigh", "xhigh"},
-		{"glm-5.2-flex", 1048560, 104856, 1.45, 4.5, 0.145, 0, true, "minimal,high,xhigh", "xhigh"},
-		{"glm-5.2-short", 199984, 32000, 1.45, 4.5, 0.145, 0, true, "minimal,high,xhigh", "xhigh"},
-		{"glm-5.2-short-fast", 199984, 32000, 1.45, 4.5, 0.145, 0, true, "minimal,high,xhigh", "xhigh"},
-		{"glm-5.2-short-fast-flex", 199984, 32000, 1.45, 4.5, 0.145, 0, true, "minimal,high,xhigh", "xhigh"},
-		{"glm-5.2-short-flex", 199984, 32000, 1.45, 4.5, 0.145, 0, true, "minimal,high,xhigh", "xhigh"},
-		{"gemma-4-31b", 262128, 16384, 0.144, 0.42, 0.0144, 0, true, "low,medium,high", "medium"},
-		{"kimi-k2.7-code", 262128, 26212, 0.95, 4, 0.095, 0, true, "", ""},
-		{"kimi-k2.7-code-flex", 262128, 26212, 0.95, 4, 0.095, 0, true, "", ""},
-		{"kimi-k2.7-code-fast", 262128, 26212, 0.95, 4, 0.095, 0, true, "", ""},
-		{"kimi-k3", 1048560, 104856, 3, 15, 0.3, 0, true, "low,medium,high", "medium"},
-		{"kimi-k3-flex", 1048560, 104856, 3, 15, 0.3, 0, true, "low,medium,high", "medium"},
-		{"kimi-k3-fast", 1048560, 104856, 3, 15, 0.3, 0, false, "", ""},
-		{"qwen3.6-35b", 131056, 13105, 0.29, 1.15, 0.029, 0, true, "low,medium,high", "medium"},
-		{"qwen3.6-35b-fast", 131056, 13105, 0.29, 1.15, 0.029, 0, false, "", ""},
+	{ID: "neuralwatt", Default: "glm-5.2", IDs: []string{
+		"deepseek-v4-flash",
+		"deepseek-v4-flash-flex",
+		"deepseek-ai/DeepSeek-V4-Flash",
+		"glm-5.2",
+		"glm-5.2-fast",
+		"glm-5.2-flex",
+		"glm-5.2-short",
+		"glm-5.2-short-fast",
+		"glm-5.2-short-fast-flex",
+		"glm-5.2-short-flex",
+		"gemma-4-31b",
+		"kimi-k2.7-code",
+		"kimi-k2.7-code-flex",
+		"kimi-k2.7-code-fast",
+		"kimi-k3",
+		"kimi-k3-flex",
+		"kimi-k3-fast",
+		"qwen3.6-35b",
+		"qwen3.6-35b-fast",
+	}, Models: []figures{
+		{1048560, 65536, 0.14, 0.28, 0.028, 0, true, "low,medium,high", "medium"},   // deepseek-v4-flash
+		{1048560, 65536, 0.14, 0.28, 0.028, 0, true, "low,medium,high", "medium"},   // deepseek-v4-flash-flex
+		{1048560, 65536, 0.14, 0.28, 0.028, 0, true, "low,medium,high", "medium"},   // deepseek-ai/DeepSeek-V4-Flash
+		{1048560, 104856, 1.45, 4.5, 0.145, 0, true, "minimal,high,xhigh", "xhigh"}, // glm-5.2
+		{1048560, 104856, 1.45, 4.5, 0.145, 0, true, "minimal,high,xhigh", "xhigh"}, // glm-5.2-fast
+		{1048560, 104856, 1.45, 4.5, 0.145, 0, true, "minimal,high,xhigh", "xhigh"}, // glm-5.2-flex
+		{199984, 32000, 1.45, 4.5, 0.145, 0, true, "minimal,high,xhigh", "xhigh"},   // glm-5.2-short
+		{199984, 32000, 1.45, 4.5, 0.145, 0, true, "minimal,high,xhigh", "xhigh"},   // glm-5.2-short-fast
+		{199984, 32000, 1.45, 4.5, 0.145, 0, true, "minimal,high,xhigh", "xhigh"},   // glm-5.2-short-fast-flex
+		{199984, 32000, 1.45, 4.5, 0.145, 0, true, "minimal,high,xhigh", "xhigh"},   // glm-5.2-short-flex
+		{262128, 16384, 0.144, 0.42, 0.0144, 0, true, "low,medium,high", "medium"},  // gemma-4-31b
+		{262128, 26212, 0.95, 4, 0.095, 0, true, "", ""},                            // kimi-k2.7-code
+		{262128, 26212, 0.95, 4, 0.095, 0, true, "", ""},                            // kimi-k2.7-code-flex
+		{262128, 26212, 0.95, 4, 0.095, 0, true, "", ""},                            // kimi-k2.7-code-fast
+		{1048560, 104856, 3, 15, 0.3, 0, true, "low,medium,high", "medium"},         // kimi-k3
+		{1048560, 104856, 3, 15, 0.3, 0, true, "low,medium,high", "medium"},         // kimi-k3-flex
+		{1048560, 104856, 3, 15, 0.3, 0, false, "", ""},                             // kimi-k3-fast
+		{131056, 13105, 0.29, 1.15, 0.029, 0, true, "low,medium,high", "medium"},    // qwen3.6-35b
+		{131056, 13105, 0.29, 1.15, 0.029, 0, false, "", ""},                        // qwen3.6-35b-fast
 	}},
-	{ID: "opencode-go", Default: "minimax-m2.7", Models: []figures{
-		{"deepseek-v4-flash", 1000000, 384000, 0.22, 0.66, 0.01, 0, true, "low,high,max", "high"},
-		{"deepseek-v4-pro", 1000000, 384000, 0.66, 1.98, 0.02, 0, true, "low,high,max", "high"},
-		{"glm-5", 202752, 32768, 1, 3.2, 0.2, 0, true, "low,medium,high", "medium"},
-		{"glm-5.1", 202752, 32768, 1.4, 4.4, 0.26, 0, true, "low,medium,high", "medium"},
-		{"glm-5.2", 1000000, 131072, 1.4, 4.4, 0.26, 0, true, "low,medium,high", "medium"},
-		{"glm-5.3", 1000000, 131072, 1.4, 4.4, 0.26, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.6-luna", 1050000, 128000, 0.2, 1.2, 0.02, 0, true, "low,medium,high", "medium"},
-		{"grok-4.5", 500000, 500000, 2, 6, 0.5, 0, true, "low,medium,high", "medium"},
-		{"hy3", 256000, 64000, 0.14, 0.58, 0.04, 0, true, "low,medium,high", "medium"},
-		{"kimi-k2.5", 262144, 65536, 0.6, 3, 0.1, 0, true, "low,medium,high", "medium"},
-		{"kimi-k2.6", 262144, 65536, 0.95, 4, 0.16, 0, true, "low,medium,high", "medium"},
-		{"kimi-k2.7-code", 262144, 262144, 0.95, 4, 0.19, 0, true, "low,medium,high", "medium"},
-		{"kimi-k3", 1048576, 131072, 3, 15, 0.3, 0, true, "low,medium,high", "medium"},
-		{"mimo-v2-omni", 262144, 128000, 0.4, 2, 0.08, 0, true, "low,medium,high", "medium"},
-		{"mimo-v2-pro", 1048576, 128000, 1, 3, 0.2, 0, true, "low,medium,high", "medium"},
-		{"mimo-v2.5", 1000000, 128000, 0.14, 0.28, 0, 0, true, "low,medium,high", "medium"},
-		{"mimo-v2.5-pro", 1048576, 128000, 0.44, 0.87, 0, 0, true, "low,medium,high", "medium"},
-		{"minimax-m2.5", 204800, 65536, 0.3, 1.2, 0.03, 0, true, "low,medium,high", "medium"},
-		{"minimax-m2.7", 204800, 131072, 0.3, 1.2, 0.06, 0, true, "low,medium,high", "medium"},
-		{"minimax-m3", 1000000, 131072, 0.3, 1.2, 0.06, 0, true, "low,medium,high", "medium"},
-		{"muse-spark-1.2-contributor", 1048576, 131072, 0.1, 0.2, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3.5-plus", 262144, 65536, 0.2, 1.2, 0.02, 0, true, "low,medium,high", "medium"},
-		{"qwen3.6-plus", 1000000, 65536, 0.5, 3, 0.05, 0, true, "low,medium,high", "medium"},
-		{"qwen3.7-max", 1000000, 65536, 2.5, 7.5, 0.5, 0, true, "low,medium,high", "medium"},
-		{"qwen3.7-plus", 1000000, 65536, 0.4, 1.6, 0.04, 0, true, "low,medium,high", "medium"},
-		{"qwen3.8-max", 1000000, 131072, 2, 6, 0.25, 0, true, "low,medium,high", "medium"},
+	{ID: "opencode-go", Default: "minimax-m2.7", IDs: []string{
+		"deepseek-v4-flash",
+		"deepseek-v4-pro",
+		"glm-5",
+		"glm-5.1",
+		"glm-5.2",
+		"glm-5.3",
+		"gpt-5.6-luna",
+		"grok-4.5",
+		"hy3",
+		"kimi-k2.5",
+		"kimi-k2.6",
+		"kimi-k2.7-code",
+		"kimi-k3",
+		"mimo-v2-omni",
+		"mimo-v2-pro",
+		"mimo-v2.5",
+		"mimo-v2.5-pro",
+		"minimax-m2.5",
+		"minimax-m2.7",
+		"minimax-m3",
+		"muse-spark-1.2-contributor",
+		"qwen3.5-plus",
+		"qwen3.6-plus",
+		"qwen3.7-max",
+		"qwen3.7-plus",
+		"qwen3.8-max",
+	}, Models: []figures{
+		{1000000, 384000, 0.22, 0.66, 0.01, 0, true, "low,high,max", "high"},    // deepseek-v4-flash
+		{1000000, 384000, 0.66, 1.98, 0.02, 0, true, "low,high,max", "high"},    // deepseek-v4-pro
+		{202752, 32768, 1, 3.2, 0.2, 0, true, "low,medium,high", "medium"},      // glm-5
+		{202752, 32768, 1.4, 4.4, 0.26, 0, true, "low,medium,high", "medium"},   // glm-5.1
+		{1000000, 131072, 1.4, 4.4, 0.26, 0, true, "low,medium,high", "medium"}, // glm-5.2
+		{1000000, 131072, 1.4, 4.4, 0.26, 0, true, "low,medium,high", "medium"}, // glm-5.3
+		{1050000, 128000, 0.2, 1.2, 0.02, 0, true, "low,medium,high", "medium"}, // gpt-5.6-luna
+		{500000, 500000, 2, 6, 0.5, 0, true, "low,medium,high", "medium"},       // grok-4.5
+		{256000, 64000, 0.14, 0.58, 0.04, 0, true, "low,medium,high", "medium"}, // hy3
+		{262144, 65536, 0.6, 3, 0.1, 0, true, "low,medium,high", "medium"},      // kimi-k2.5
+		{262144, 65536, 0.95, 4, 0.16, 0, true, "low,medium,high", "medium"},    // kimi-k2.6
+		{262144, 262144, 0.95, 4, 0.19, 0, true, "low,medium,high", "medium"},   // kimi-k2.7-code
+		{1048576, 131072, 3, 15, 0.3, 0, true, "low,medium,high", "medium"},     // kimi-k3
+		{262144, 128000, 0.4, 2, 0.08, 0, true, "low,medium,high", "medium"},    // mimo-v2-omni
+		{1048576, 128000, 1, 3, 0.2, 0, true, "low,medium,high", "medium"},      // mimo-v2-pro
+		{1000000, 128000, 0.14, 0.28, 0, 0, true, "low,medium,high", "medium"},  // mimo-v2.5
+		{1048576, 128000, 0.44, 0.87, 0, 0, true, "low,medium,high", "medium"},  // mimo-v2.5-pro
+		{204800, 65536, 0.3, 1.2, 0.03, 0, true, "low,medium,high", "medium"},   // minimax-m2.5
+		{204800, 131072, 0.3, 1.2, 0.06, 0, true, "low,medium,high", "medium"},  // minimax-m2.7
+		{1000000, 131072, 0.3, 1.2, 0.06, 0, true, "low,medium,high", "medium"}, // minimax-m3
+		{1048576, 131072, 0.1, 0.2, 0, 0, true, "low,medium,high", "medium"},    // muse-spark-1.2-contributor
+		{262144, 65536, 0.2, 1.2, 0.02, 0, true, "low,medium,high", "medium"},   // qwen3.5-plus
+		{1000000, 65536, 0.5, 3, 0.05, 0, true, "low,medium,high", "medium"},    // qwen3.6-plus
+		{1000000, 65536, 2.5, 7.5, 0.5, 0, true, "low,medium,high", "medium"},   // qwen3.7-max
+		{1000000, 65536, 0.4, 1.6, 0.04, 0, true, "low,medium,high", "medium"},  // qwen3.7-plus
+		{1000000, 131072, 2, 6, 0.25, 0, true, "low,medium,high", "medium"},     // qwen3.8-max
 	}},
-	{ID: "opencode-zen", Default: "deepseek-v4-flash-free", Models: []figures{
-		{"big-pickle", 200000, 32000, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"claude-fable-5", 1000000, 128000, 10, 50, 1, 12.5, true, "low,medium,high", "medium"},
-		{"claude-haiku-4-5", 200000, 64000, 1, 5, 0.1, 1.25, true, "low,medium,high", "medium"},
-		{"claude-opus-4-5", 200000, 64000, 5, 25, 0.5, 6.25, true, "low,medium,high", "medium"},
-		{"claude-opus-4-6", 1000000, 128000, 5, 25, 0.5, 6.25, true, "low,medium,high", "medium"},
-		{"claude-opus-4-7", 1000000, 128000, 5, 25, 0.5, 6.25, true, "low,medium,high", "medium"},
-		{"claude-opus-4-8", 1000000, 128000, 5, 25, 0.5, 6.25, true, "low,medium,high", "medium"},
-		{"claude-opus-5", 1000000, 128000, 5, 25, 0.5, 6.25, true, "low,medium,high", "medium"},
-		{"claude-sonnet-4", 1000000, 64000, 3, 15, 0.3, 3.75, true, "low,medium,high", "medium"},
-		{"claude-sonnet-4-5", 1000000, 64000, 3, 15, 0.3, 3.75, true, "low,medium,high", "medium"},
-		{"claude-sonnet-4-6", 1000000, 64000, 3, 15, 0.3, 3.75, true, "low,medium,high", "medium"},
-		{"claude-sonnet-5", 1000000, 128000, 2, 10, 0.2, 2.5, true, "low,medium,high", "medium"},
-		{"deepseek-v4-flash", 1000000, 384000, 0.14, 0.28, 0.03, 0, true, "low,high,max", "high"},
-		{"deepseek-v4-flash-free", 200000, 128000, 0, 0, 0, 0, true, "low,high,max", "high"},
-		{"deepseek-v4-pro", 1000000, 384000, 1.74, 3.84, 0.14, 0, true, "low,high,max", "high"},
-		{"glm-5", 204800, 131072, 1, 3.2, 0.2, 0, true, "low,medium,high", "medium"},
-		{"glm-5.1", 204800, 131072, 1.4, 4.4, 0.26, 0, true, "low,medium,high", "medium"},
-		{"glm-5.2", 1000000, 131072, 1.4, 4.4, 0.26, 0, true, "low,medium,high", "medium"},
-		{"gpt-5", 400000, 128000, 1.07, 8.5, 0.11, 0, true, "low,medium,high", "medium"},
-		{"gpt-5-codex", 400000, 128000, 1.07, 8.5, 0.11, 0, true, "low,medium,high", "medium"},
-		{"gpt-5-nano", 400000, 128000, 0.05, 0.4, 0.01, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.1", 400000, 128000, 1.07, 8.5, 0.11, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.1-codex", 400000, 128000, 1.07, 8.5, 0.11, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.1-codex-max", 400000, 128000, 1.25, 10, 0.13, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.1-codex-mini", 400000, 128000, 0.25, 2, 0.03, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.2", 400000, 128000, 1.75, 14, 0.18, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.2-codex", 400000, 128000, 1.75, 14, 0.18, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.3-codex", 400000, 128000, 1.75, 14, 0.18, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.3-codex-spark", 128000, 128000, 1.75, 14, 0.18, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.4", 1050000, 128000, 2.5, 15, 0.25, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.4-mini", 400000, 128000, 0.75, 4.5, 0.08, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.4-nano", 400000, 128000, 0.2, 1.25, 0.02, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.4-pro", 1050000, 128000, 30, 180, 30, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.5", 1050000, 128000, 5, 30, 0.5, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.5-pro", 1050000, 128000, 30, 180, 30, 0, true, "low,medium,high", "medium"},
-		{"gpt-5.6-luna", 1050000, 128000, 0.2, 1.2, 0.02, 0.25, true, "low,medium,high", "medium"},
-		{"gpt-5.6-sol", 1050000, 128000, 5, 30, 0.5, 6.25, true, "low,medium,high", "medium"},
-		{"gpt-5.6-terra", 1050000, 128000, 2.5, 15, 0.25, 3.13, true, "low,medium,high", "medium"},
-		{"gemini-3-flash", 1048576, 65536, 0.5, 3, 0.05, 0, true, "low,medium,high", "medium"},
-		{"gemini-3.1-pro", 1048576, 65536, 2, 12, 0.2, 0, true, "low,medium,high", "medium"},
-		{"gemini-3.5-flash", 1048576, 65536, 1.5, 9, 0.15, 0, true, "low,medium,high", "medium"},
-		{"gemini-3.5-flash-lite", 1048576, 65536, 0.3, 2.5, 0.03, 0, true, "low,medium,high", "medium"},
-		{"gemini-3.6-flash", 1048576, 65536, 1.5, 7.5, 0.15, 0, true, "low,medium,high", "medium"},
-		{"gemini-3.7-flash", 1048576, 65536, 1.5, 7.5, 0.15, 0, true, "low,medium,high", "medium"},
-		{"grok-4.5", 500000, 500000, 2, 6, 0.5, 0, true, "low,medium,high", "medium"},
-		{"grok-4.6", 500000, 500000, 2, 6, 0.5, 0, true, "low,medium,high", "medium"},
-		{"grok-build-0.1", 256000, 256000, 1, 2, 0.2, 0, true, "low,medium,high", "medium"},
-		{"hy3-free", 190000, 64000, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"kimi-k2.5", 262144, 65536, 0.6, 3, 0.08, 0, true, "low,medium,high", "medium"},
-		{"kimi-k2.6", 262144, 65536, 0.95, 4, 0.16, 0, true, "low,medium,high", "medium"},
-		{"kimi-k2.7-code", 262144, 262144, 0.95, 4, 0.19, 0, true, "low,medium,high", "medium"},
-		{"kimi-k3", 1048576, 131072, 3, 15, 0.3, 0, true, "low,medium,high", "medium"},
-		{"laguna-s-2.1-free", 256000, 32000, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"mimo-v2.5-free", 200000, 32000, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"minimax-m2.5", 204800, 131072, 0.3, 1.2, 0.06, 0, true, "low,medium,high", "medium"},
-		{"minimax-m2.7", 204800, 131072, 0.3, 1.2, 0.06, 0, true, "low,medium,high", "medium"},
-		{"minimax-m3", 512000, 128000, 0.3, 1.2, 0.06, 0, true, "low,medium,high", "medium"},
-		{"muse-spark-1.2", 1048576, 131072, 1.25, 4.25, 0.15, 0, true, "low,medium,high", "medium"},
-		{"nemotron-3-ultra-free", 1000000, 128000, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"nemotron-3.5-lightning-free", 262144, 262144, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3.5-plus", 262144, 65536, 0.2, 1.2, 0.02, 0.25, true, "low,medium,high", "medium"},
-		{"qwen3.6-plus", 262144, 65536, 0.5, 3, 0.05, 0.63, true, "low,medium,high", "medium"},
+	{ID: "opencode-zen", Default: "deepseek-v4-flash-free", IDs: []string{
+		"big-pickle",
+		"claude-fable-5",
+		"claude-haiku-4-5",
+		"claude-opus-4-5",
+		"claude-opus-4-6",
+		"claude-opus-4-7",
+		"claude-opus-4-8",
+		"claude-opus-5",
+		"claude-sonnet-4",
+		"claude-sonnet-4-5",
+		"claude-sonnet-4-6",
+		"claude-sonnet-5",
+		"deepseek-v4-flash",
+		"deepseek-v4-flash-free",
+		"deepseek-v4-pro",
+		"glm-5",
+		"glm-5.1",
+		"glm-5.2",
+		"gpt-5",
+		"gpt-5-codex",
+		"gpt-5-nano",
+		"gpt-5.1",
+		"gpt-5.1-codex",
+		"gpt-5.1-codex-max",
+		"gpt-5.1-codex-mini",
+		"gpt-5.2",
+		"gpt-5.2-codex",
+		"gpt-5.3-codex",
+		"gpt-5.3-codex-spark",
+		"gpt-5.4",
+		"gpt-5.4-mini",
+		"gpt-5.4-nano",
+		"gpt-5.4-pro",
+		"gpt-5.5",
+		"gpt-5.5-pro",
+		"gpt-5.6-luna",
+		"gpt-5.6-sol",
+		"gpt-5.6-terra",
+		"gemini-3-flash",
+		"gemini-3.1-pro",
+		"gemini-3.5-flash",
+		"gemini-3.5-flash-lite",
+		"gemini-3.6-flash",
+		"gemini-3.7-flash",
+		"grok-4.5",
+		"grok-4.6",
+		"grok-build-0.1",
+		"hy3-free",
+		"kimi-k2.5",
+		"kimi-k2.6",
+		"kimi-k2.7-code",
+		"kimi-k3",
+		"laguna-s-2.1-free",
+		"mimo-v2.5-free",
+		"minimax-m2.5",
+		"minimax-m2.7",
+		"minimax-m3",
+		"muse-spark-1.2",
+		"nemotron-3-ultra-free",
+		"nemotron-3.5-lightning-free",
+		"qwen3.5-plus",
+		"qwen3.6-plus",
+	}, Models: []figures{
+		{200000, 32000, 0, 0, 0, 0, true, "low,medium,high", "medium"},             // big-pickle
+		{1000000, 128000, 10, 50, 1, 12.5, true, "low,medium,high", "medium"},      // claude-fable-5
+		{200000, 64000, 1, 5, 0.1, 1.25, true, "low,medium,high", "medium"},        // claude-haiku-4-5
+		{200000, 64000, 5, 25, 0.5, 6.25, true, "low,medium,high", "medium"},       // claude-opus-4-5
+		{1000000, 128000, 5, 25, 0.5, 6.25, true, "low,medium,high", "medium"},     // claude-opus-4-6
+		{1000000, 128000, 5, 25, 0.5, 6.25, true, "low,medium,high", "medium"},     // claude-opus-4-7
+		{1000000, 128000, 5, 25, 0.5, 6.25, true, "low,medium,high", "medium"},     // claude-opus-4-8
+		{1000000, 128000, 5, 25, 0.5, 6.25, true, "low,medium,high", "medium"},     // claude-opus-5
+		{1000000, 64000, 3, 15, 0.3, 3.75, true, "low,medium,high", "medium"},      // claude-sonnet-4
+		{1000000, 64000, 3, 15, 0.3, 3.75, true, "low,medium,high", "medium"},      // claude-sonnet-4-5
+		{1000000, 64000, 3, 15, 0.3, 3.75, true, "low,medium,high", "medium"},      // claude-sonnet-4-6
+		{1000000, 128000, 2, 10, 0.2, 2.5, true, "low,medium,high", "medium"},      // claude-sonnet-5
+		{1000000, 384000, 0.14, 0.28, 0.03, 0, true, "low,high,max", "high"},       // deepseek-v4-flash
+		{200000, 128000, 0, 0, 0, 0, true, "low,high,max", "high"},                 // deepseek-v4-flash-free
+		{1000000, 384000, 1.74, 3.84, 0.14, 0, true, "low,high,max", "high"},       // deepseek-v4-pro
+		{204800, 131072, 1, 3.2, 0.2, 0, true, "low,medium,high", "medium"},        // glm-5
+		{204800, 131072, 1.4, 4.4, 0.26, 0, true, "low,medium,high", "medium"},     // glm-5.1
+		{1000000, 131072, 1.4, 4.4, 0.26, 0, true, "low,medium,high", "medium"},    // glm-5.2
+		{400000, 128000, 1.07, 8.5, 0.11, 0, true, "low,medium,high", "medium"},    // gpt-5
+		{400000, 128000, 1.07, 8.5, 0.11, 0, true, "low,medium,high", "medium"},    // gpt-5-codex
+		{400000, 128000, 0.05, 0.4, 0.01, 0, true, "low,medium,high", "medium"},    // gpt-5-nano
+		{400000, 128000, 1.07, 8.5, 0.11, 0, true, "low,medium,high", "medium"},    // gpt-5.1
+		{400000, 128000, 1.07, 8.5, 0.11, 0, true, "low,medium,high", "medium"},    // gpt-5.1-codex
+		{400000, 128000, 1.25, 10, 0.13, 0, true, "low,medium,high", "medium"},     // gpt-5.1-codex-max
+		{400000, 128000, 0.25, 2, 0.03, 0, true, "low,medium,high", "medium"},      // gpt-5.1-codex-mini
+		{400000, 128000, 1.75, 14, 0.18, 0, true, "low,medium,high", "medium"},     // gpt-5.2
+		{400000, 128000, 1.75, 14, 0.18, 0, true, "low,medium,high", "medium"},     // gpt-5.2-codex
+		{400000, 128000, 1.75, 14, 0.18, 0, true, "low,medium,high", "medium"},     // gpt-5.3-codex
+		{128000, 128000, 1.75, 14, 0.18, 0, true, "low,medium,high", "medium"},     // gpt-5.3-codex-spark
+		{1050000, 128000, 2.5, 15, 0.25, 0, true, "low,medium,high", "medium"},     // gpt-5.4
+		{400000, 128000, 0.75, 4.5, 0.08, 0, true, "low,medium,high", "medium"},    // gpt-5.4-mini
+		{400000, 128000, 0.2, 1.25, 0.02, 0, true, "low,medium,high", "medium"},    // gpt-5.4-nano
+		{1050000, 128000, 30, 180, 30, 0, true, "low,medium,high", "medium"},       // gpt-5.4-pro
+		{1050000, 128000, 5, 30, 0.5, 0, true, "low,medium,high", "medium"},        // gpt-5.5
+		{1050000, 128000, 30, 180, 30, 0, true, "low,medium,high", "medium"},       // gpt-5.5-pro
+		{1050000, 128000, 0.2, 1.2, 0.02, 0.25, true, "low,medium,high", "medium"}, // gpt-5.6-luna
+		{1050000, 128000, 5, 30, 0.5, 6.25, true, "low,medium,high", "medium"},     // gpt-5.6-sol
+		{1050000, 128000, 2.5, 15, 0.25, 3.13, true, "low,medium,high", "medium"},  // gpt-5.6-terra
+		{1048576, 65536, 0.5, 3, 0.05, 0, true, "low,medium,high", "medium"},       // gemini-3-flash
+		{1048576, 65536, 2, 12, 0.2, 0, true, "low,medium,high", "medium"},         // gemini-3.1-pro
+		{1048576, 65536, 1.5, 9, 0.15, 0, true, "low,medium,high", "medium"},       // gemini-3.5-flash
+		{1048576, 65536, 0.3, 2.5, 0.03, 0, true, "low,medium,high", "medium"},     // gemini-3.5-flash-lite
+		{1048576, 65536, 1.5, 7.5, 0.15, 0, true, "low,medium,high", "medium"},     // gemini-3.6-flash
+		{1048576, 65536, 1.5, 7.5, 0.15, 0, true, "low,medium,high", "medium"},     // gemini-3.7-flash
+		{500000, 500000, 2, 6, 0.5, 0, true, "low,medium,high", "medium"},          // grok-4.5
+		{500000, 500000, 2, 6, 0.5, 0, true, "low,medium,high", "medium"},          // grok-4.6
+		{256000, 256000, 1, 2, 0.2, 0, true, "low,medium,high", "medium"},          // grok-build-0.1
+		{190000, 64000, 0, 0, 0, 0, true, "low,medium,high", "medium"},             // hy3-free
+		{262144, 65536, 0.6, 3, 0.08, 0, true, "low,medium,high", "medium"},        // kimi-k2.5
+		{262144, 65536, 0.95, 4, 0.16, 0, true, "low,medium,high", "medium"},       // kimi-k2.6
+		{262144, 262144, 0.95, 4, 0.19, 0, true, "low,medium,high", "medium"},      // kimi-k2.7-code
+		{1048576, 131072, 3, 15, 0.3, 0, true, "low,medium,high", "medium"},        // kimi-k3
+		{256000, 32000, 0, 0, 0, 0, true, "low,medium,high", "medium"},             // laguna-s-2.1-free
+		{200000, 32000, 0, 0, 0, 0, true, "low,medium,high", "medium"},             // mimo-v2.5-free
+		{204800, 131072, 0.3, 1.2, 0.06, 0, true, "low,medium,high", "medium"},     // minimax-m2.5
+		{204800, 131072, 0.3, 1.2, 0.06, 0, true, "low,medium,high", "medium"},     // minimax-m2.7
+		{512000, 128000, 0.3, 1.2, 0.06, 0, true, "low,medium,high", "medium"},     // minimax-m3
+		{1048576, 131072, 1.25, 4.25, 0.15, 0, true, "low,medium,high", "medium"},  // muse-spark-1.2
+		{1000000, 128000, 0, 0, 0, 0, true, "low,medium,high", "medium"},           // nemotron-3-ultra-free
+		{262144, 262144, 0, 0, 0, 0, true, "low,medium,high", "medium"},            // nemotron-3.5-lightning-free
+		{262144, 65536, 0.2, 1.2, 0.02, 0.25, true, "low,medium,high", "medium"},   // qwen3.5-plus
+		{262144, 65536, 0.5, 3, 0.05, 0.63, true, "low,medium,high", "medium"},     // qwen3.6-plus
 	}},
-	{ID: "openrouter", Default: "anthropic/claude-sonnet-4.6", Models: []figures{
-		{"ai21/jamba-large-1.7", 256000, 2048, 2, 8, 0, 0, false, "", ""},
-		{"aion-labs/aion-2.0", 131072, 16384, 0.8, 1.6, 0, 0.2, true, "low,medium,high", "medium"},
-		{"aion-labs/aion-3.0", 131072, 16384, 3, 6, 0, 0.75, true, "low,medium,high", "medium"},
-		{"aion-labs/aion-3.0-mini", 131072, 16384, 0.7, 1.4, 0, 0.18, true, "low,medium,high", "medium"},
-		{"amazon/nova-2-lite-v1", 1000000, 32767, 0.3, 2.5, 0, 0, true, "low,medium,high", "medium"},
-		{"amazon/nova-lite-v1", 300000, 2560, 0.06, 0.24, 0, 0, false, "", ""},
-		{"amazon/nova-micro-v1", 128000, 2560, 0.035, 0.14, 0, 0, false, "", ""},
-		{"amazon/nova-premier-v1", 1000000, 16000, 2.5, 12.5, 0, 0.625, false, "", ""},
-		{"amazon/nova-pro-v1", 300000, 2560, 0.8, 3.2, 0, 0, false, "", ""},
-		{"anthropic/claude-3-haiku", 200000, 2048, 0.25, 1.25, 0.3, 0.03, false, "", ""},
-		{"anthropic/claude-fable-5", 1000000, 64000, 10, 50, 12.5, 1, true, "low,medium,high", "medium"},
-		{"anthropic/claude-haiku-4.5", 200000, 32000, 1, 5, 1.25, 0.1, true, "low,medium,high", "medium"},
-		{"anthropic/claude-opus-4", 200000, 16000, 15, 75, 18.75, 1.5, true, "low,medium,high", "medium"},
-		{"anthropic/claude-opus-4.1", 200000, 16000, 15, 75, 18.75, 1.5, true, "low,medium,high", "medium"},
-		{"anthropic/claude-opus-4.5", 200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},
-		{"anthropic/claude-opus-4.6", 1000000, 64000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},
-		{"anthropic/claude-opus-4.7", 1000000, 64000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},
-		{"anthropic/claude-opus-4.7-fast", 1000000, 64000, 30, 150, 37.5, 3, true, "low,medium,high", "medium"},
-		{"anthropic/claude-opus-4.8", 1000000, 64000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},
-		{"anthropic/claude-opus-4.8-fast", 1000000, 64000, 10, 50, 12.5, 1, true, "low,medium,high", "medium"},
-		{"anthropic/claude-sonnet-4", 1000000, 32000, 3, 15, 3.75, 0.3, true, "low,medium,high", "medium"},
-		{"anthropic/claude-sonnet-4.5", 1000000, 32000, 3, 15, 3.75, 0.3, true, "low,medium,high", "medium"},
-		{"anthropic/claude-sonnet-4.6", 1000000, 64000, 3.3, 16.5, 4.125, 0.33, true, "low,medium,high", "medium"},
-		{"anthropic/claude-sonnet-5", 1000000, 64000, 2, 10, 2.5, 0.2, true, "low,medium,high", "medium"},
-		{"arcee-ai/trinity-large-thinking", 262144, 40000, 0.25, 0.8, 0, 0.06, true, "low,medium,high", "medium"},
-		{"arcee-ai/virtuoso-large", 131072, 32000, 0.75, 1.2, 0, 0, false, "", ""},
-		{"bytedance-seed/seed-1.6", 262144, 16384, 0.25, 2, 0, 0, true, "low,medium,high", "medium"},
-		{"bytedance-seed/seed-1.6-flash", 262144, 16384, 0.075, 0.3, 0, 0, true, "low,medium,high", "medium"},
-		{"bytedance-seed/seed-2-1-turbo", 262144, 131072, 0.5, 2.5, 0, 0, true, "low,medium,high", "medium"},
-		{"bytedance-seed/seed-2.0-code", 262144, 65536, 0.5, 3, 0, 0, true, "low,medium,high", "medium"},
-		{"bytedance-seed/seed-2.0-lite", 262144, 65536, 0.25, 2, 0, 0, true, "low,medium,high", "medium"},
-		{"bytedance-seed/seed-2.0-mini", 262144, 65536, 0.1, 0.4, 0, 0, true, "low,medium,high", "medium"},
-		{"anthropic/claude-opus-5", 1000000, 64000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},
-		{"anthropic/claude-opus-5-fast", 1000000, 64000, 10, 50, 12.5, 1, true, "low,medium,high", "medium"},
-		{"cohere/command-r-08-2024", 128000, 2000, 0.15, 0.6, 0, 0, false, "", ""},
-		{"cohere/command-r-plus-08-2024", 128000, 2000, 2.5, 10, 0, 0, false, "", ""},
-		{"cohere/north-mini-code:free", 256000, 32000, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"deepseek/deepseek-chat", 163840, 8192, 0.32, 0.89, 0, 0, false, "", ""},
-		{"deepseek/deepseek-chat-v3-0324", 163840, 32768, 0.27, 1.12, 0, 0.135, false, "", ""},
-		{"deepseek/deepseek-chat-v3.1", 163840, 16384, 0.6, 1.7, 0, 0, true, "low,medium,high", "medium"},
-		{"deepseek/deepseek-v3.1-terminus", 131072, 16384, 0.27, 1, 0, 0.135, true, "low,medium,high", "medium"},
-		{"deepseek/deepseek-v3.2", 163840, 32768, 0.269, 0.4, 0, 0.1345, true, "low,medium,high", "medium"},
-		{"deepseek/deepseek-v3.2-exp", 163840, 81920, 0.27, 0.41, 0, 0, true, "low,medium,high", "medium"},
-		{"deepseek/deepseek-v4-flash", 1048576, 196608, 0.14, 0.28, 0, 0.028, true, "low,medium,high", "medium"},
-		{"deepseek/deepseek-v4-flash-0731", 1310720, 655360, 0.44, 1.32, 0, 0.014, true, "low,medium,high", "medium"},
-		{"deepseek/deepseek-v4-pro", 1048576, 196608, 1.44, 2.88, 0, 0.1215, true, "low,medium,high", "medium"},
-		{"deepseek/deepseek-v4-pro-0813", 1048576, 104857, 1.32, 3.96, 0, 0.044, true, "low,medium,high", "medium"},
-		{"deepseek/deepseek-r1", 64000, 8000, 0.7, 2.5, 0, 0, true, "low,medium,high", "medium"},
-		{"deepseek/deepseek-r1-0528", 163840, 16384, 0.7, 2.5, 0, 0.35, true, "low,medium,high", "medium"},
-		{"dots-studio/dots-3-note-preview:free", 512000, 256000, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"google/gemini-2.5-flash", 1048576, 32767, 0.3, 2.5, 0.08333, 0.03, true, "low,medium,high", "medium"},
-		{"google/gemini-2.5-flash-lite", 1048576, 32767, 0.1, 0.4, 0.08333, 0.01, true, "low,medium,high", "medium"},
-		{"google/gemini-2.5-pro", 1048576, 32768, 1.25, 10, 0.375, 0.125, true, "low,medium,high", "medium"},
-		{"google/gemini-2.5-pro-preview-05-06", 1048576, 32768, 1.25, 10, 0.375, 0.125, true, "low,medium,high", "medium"},
-		{"google/gemini-2.5-pro-preview", 1048576, 32768, 1.25, 10, 0.375, 0.125, true, "low,medium,high", "medium"},
-		{"google/gemini-3-flash-preview", 1048576, 32768, 0.5, 3, 0.08333, 0.05, true, "low,medium,high", "medium"},
-		{"google/gemini-3.1-flash-lite", 1048576, 32768, 0.25, 1.5, 0.08333, 0.025, true, "low,medium,high", "medium"},
-		{"google/gemini-3.1-flash-lite-preview", 1048576, 32768, 0.25, 1.5, 0.08333, 0.025, true, "low,medium,high", "medium"},
-		{"google/gemini-3.1-pro-preview", 1048576, 32768, 2, 12, 0.375, 0.2, true, "low,medium,high", "medium"},
-		{"google/gemini-3.1-pro-preview-customtools", 1048576, 32768, 2, 12, 0.375, 0.2, true, "low,medium,high", "medium"},
-		{"google/gemini-3.5-flash", 1048576, 32768, 1.5, 9, 0.08333, 0.15, true, "low,medium,high", "medium"},
-		{"google/gemini-3.5-flash-lite", 1048576, 32768, 0.3, 2.5, 0.08333, 0.03, true, "low,medium,high", "medium"},
-		{"google/gemini-3.6-flash", 1048576, 32768, 0.75, 3.75, 0.04167, 0.075, true, "low,medium,high", "medium"},
-		{"google/gemini-3.7-flash", 1048576, 32768, 0.75, 3.75, 0.04167, 0.075, true, "low,medium,high", "medium"},
-		{"google/gemma-3-12b-it", 131072, 8192, 0.05, 0.15, 0, 0, false, "", ""},
-		{"google/gemma-3-27b-it", 131072, 8192, 0.08, 0.16, 0, 0, false, "", ""},
-		{"google/gemma-4-26b-a4b-it", 262144, 8192, 0.07, 0.34, 0, 0, true, "low,medium,high", "medium"},
-		{"google/gemma-4-26b-a4b-it:free", 262144, 16384, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"google/gemma-4-31b-it", 262144, 131072, 0.75, 1, 0, 0.75, true, "low,medium,high", "medium"},
-		{"google/gemma-4-31b-it:free", 262144, 16384, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"google/gemini-3-pro-image", 131072, 16384, 2, 12, 0.375, 0.2, true, "low,medium,high", "medium"},
-		{"ibm-granite/granite-4.1-8b", 131072, 65536, 0.05, 0.1, 0, 0.05, false, "", ""},
-		{"inception/mercury-2", 128000, 25000, 0.25, 0.75, 0, 0.025, true, "low,medium,high", "medium"},
-		{"kwaipilot/kat-coder-air-v2.5", 256000, 40000, 0.15, 0.6, 0, 0.03, false, "", ""},
-		{"kwaipilot/kat-coder-pro-v2", 262144, 72000, 0.3, 1.2, 0, 0.06, false, "", ""},
-		{"kwaipilot/kat-coder-pro-v2.5", 256000, 40000, 0.74, 2.96, 0, 0.15, false, "", ""},
-		{"inclusionai/ling-3.0-flash", 262144, 16384, 0.021, 0.063, 0, 0.0042, true, "low,medium,high", "medium"},
-		{"liquid/lfm-2.5-2.6b:free", 128000, 4096, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"meituan/longcat-2.0", 1048756, 131072, 0.3, 1.2, 0, 0.006, true, "low,medium,high", "medium"},
-		{"meta-llama/llama-3.1-70b-instruct", 131072, 8192, 0.4, 0.4, 0, 0, false, "", ""},
-		{"meta-llama/llama-3.1-8b-instruct", 131072, 65536, 0.05, 0.08, 0, 0.025, false, "", ""},
-		{"meta-llama/llama-3.3-70b-instruct", 131072, 16384, 0.59, 0.79, 0, 0.295, false, "", ""},
-		{"meta-llama/llama-4-maverick", 524288, 4096, 0.35, 1.15, 0, 0, false, "", ""},
-		{"meta-llama/llama-4-scout", 1310720, 4096, 0.25, 0.7, 0, 0, false, "", ""},
-		{"meta/muse-glimmer-30b", 131072, 65536, 0.3, 1.1, 0, 0.04, true, "low,medium,high", "medium"},
-		{"meta/muse-spark-1.1", 1048576, 104857, 1.25, 4.25, 0, 0.15, true, "low,medium,high", "medium"},
-		{"meta/muse-spark-1.2", 1048576, 104857, 1.25, 4.25, 0, 0.15, true, "low,medium,high", "medium"},
-		{"minimax/minimax-m2", 204800, 65536, 0.3, 1.2, 0, 0.03, true, "low,medium,high", "medium"},
-		{"minimax/minimax-m2.1", 204800, 65536, 0.3, 1.2, 0, 0.03, true, "low,medium,high", "medium"},
-		{"minimax/minimax-m2.5", 204800, 65536, 0.3, 1.2, 0, 0.03, true, "low,medium,high", "medium"},
-		{"minimax/minimax-m2.7", 204800, 65536, 0.27, 1.08, 0, 0.054, true, "low,medium,high", "medium"},
-		{"minimax/minimax-m3", 1048576, 16384, 0.3, 1.2, 0, 0.06, true, "low,medium,high", "medium"},
-		{"mistralai/mistral-large", 128000, 12800, 2, 6, 0, 0.2, false, "", ""},
-		{"mistralai/mistral-large-2407", 131072, 13107, 2, 6, 0, 0.2, false, "", ""},
-		{"mistralai/codestral-2508", 256000, 25600, 0.3, 0.9, 0, 0.03, false, "", ""},
-		{"mistralai/ministral-14b-2512", 262144, 26214, 0.2, 0.2, 0, 0.02, false, "", ""},
-		{"mistralai/ministral-3b-2512", 131072, 13107, 0.1, 0.1, 0, 0.01, false, "", ""},
-		{"mistralai/ministral-8b-2512", 262144, 26214, 0.15, 0.15, 0, 0.015, false, "", ""},
-		{"mistralai/mistral-large-2512", 262144, 26214, 0.5, 1.5, 0, 0.05, false, "", ""},
-		{"mistralai/mistral-medium-3", 131072, 13107, 0.4, 2, 0, 0.04, false, "", ""},
-		{"mistralai/mistral-medium-3.1", 131072, 13107, 0.4, 2, 0, 0.04, false, "", ""},
-		{"mistralai/mistral-medium-3-5", 262144, 26214, 1.5, 7.5, 0, 0, true, "low,medium,high", "medium"},
-		{"mistralai/mistral-small-3.2-24b-instruct", 256000, 8192, 0.09375, 0.25, 0, 0, false, "", ""},
-		{"mistralai/mistral-small-2603", 262144, 26214, 0.15, 0.6, 0, 0.015, true, "low,medium,high", "medium"},
-		{"mistralai/mixtral-8x22b-instruct", 65536, 6553, 2, 6, 0, 0.2, false, "", ""},
-		{"mistralai/mistral-saba", 32768, 3276, 0.2, 0.6, 0, 0.02, false, "", ""},
-		{"mistralai/voxtral-small-24b-2507", 32000, 3200, 0.1, 0.3, 0, 0.01, false, "", ""},
-		{"moonshotai/kimi-k2", 131072, 50176, 0.57, 2.3, 0, 0, false, "", ""},
-		{"moonshotai/kimi-k2-0905", 262144, 50176, 0.6, 2.5, 0, 0, false, "", ""},
-		{"moonshotai/kimi-k2-thinking", 262144, 131072, 0.6, 2.5, 0, 0, true, "low,medium,high", "medium"},
-		{"moonshotai/kimi-k2.5", 262144, 131072, 0.45, 2.25, 0, 0.07, true, "low,medium,high", "medium"},
-		{"moonshotai/kimi-k2.6", 262144, 131072, 0.6, 3.41, 0, 0.2, true, "low,medium,high", "medium"},
-		{"moonshotai/kimi-k2.7-code", 262144, 8192, 0.68, 3.4, 0, 0.136, true, "low,medium,high", "medium"},
-		{"moonshotai/kimi-k3", 1048576, 524288, 3, 15, 0, 0.3, true, "low,medium,high", "medium"},
-		{"nvidia/nemotron-3-nano-30b-a3b", 262144, 131072, 0.05, 0.2, 0, 0.03, true, "low,medium,high", "medium"},
-		{"nvidia/nemotron-3-nano-30b-a3b:free", 256000, 25600, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"nvidia/nemotron-3-nano-omni-30b-a3b-reasoning:free", 256000, 32768, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"nvidia/nemotron-3-super-120b-a12b", 1000000, 100000, 0.165, 0.3575, 0, 0.06, true, "low,medium,high", "medium"},
-		{"nvidia/nemotron-3-super-120b-a12b:free", 262144, 131072, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"nvidia/nemotron-3-ultra-550b-a55b", 512288, 51228, 0.6, 3.6, 0, 0.2, true, "low,medium,high", "medium"},
-		{"nvidia/nemotron-3-ultra-550b-a55b:free", 1000000, 32768, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"nvidia/nemotron-3.5-lightning", 262144, 65536, 0.08, 0.2, 0, 0.04, true, "low,medium,high", "medium"},
-		{"nvidia/nemotron-3.5-lightning:free", 1000000, 32768, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"nvidia/nemotron-nano-12b-v2-vl:free", 128000, 64000, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"nvidia/nemotron-nano-9b-v2:free", 128000, 12800, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"nex-agi/nex-n2-mini", 262144, 131072, 0.025, 0.1, 0, 0.0025, true, "low,medium,high", "medium"},
-		{"nex-agi/nex-n2-pro", 262144, 131072, 0.25, 1, 0, 0.025, true, "low,medium,high", "medium"},
-		{"openai/gpt-audio", 128000, 8192, 2.5, 10, 0, 0, false, "", ""},
-		{"openai/gpt-audio-mini", 128000, 8192, 0.6, 2.4, 0, 0, false, "", ""},
-		{"openai/gpt-chat-latest", 400000, 64000, 5, 30, 0, 0.5, false, "", ""},
-		{"openai/gpt-4-turbo", 128000, 2048, 10, 30, 0, 0, false, "", ""},
-		{"openai/gpt-4-turbo-preview", 128000, 2048, 10, 30, 0, 0, false, "", ""},
-		{"openai/gpt-4.1", 1047576, 104757, 2, 8, 0, 0.5, false, "", ""},
-		{"openai/gpt-4.1-mini", 1047576, 104757, 0.4, 1.6, 0, 0.1, false, "", ""},
-		{"openai/gpt-4.1-nano", 1047576, 104757, 0.1, 0.4, 0, 0.03, false, "", ""},
-		{"openai/gpt-4o", 128000, 8192, 2.5, 10, 0, 1.25, false, "", ""},
-		{"openai/gpt-4o-2024-05-13", 128000, 2048, 5, 15, 0, 0, false, "", ""},
-		{"openai/gpt-4o-2024-08-06", 128000, 8192, 2.5, 10, 0, 1.25, false, "", ""},
-		{"openai/gpt-4o-2024-11-20", 128000, 8192, 2.5, 10, 0, 1.25, false, "", ""},
-		{"openai/gpt-4o-mini", 128000, 8192, 0.15, 0.6, 0, 0.075, false, "", ""},
-		{"openai/gpt-4o-mini-2024-07-18", 128000, 8192, 0.15, 0.6, 0, 0.075, false, "", ""},
-		{"openai/gpt-5", 400000, 64000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},
-		{"openai/gpt-5-mini", 400000, 40000, 0.25, 2, 0, 0.03, true, "low,medium,high", "medium"},
-		{"openai/gpt-5-nano", 400000, 40000, 0.05, 0.4, 0, 0.01, true, "low,medium,high", "medium"},
-		{"openai/gpt-5-pro", 400000, 64000, 15, 120, 0, 0, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.1", 400000, 64000, 1.25, 10, 0, 0.13, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.1-codex", 400000, 64000, 1.25, 10, 0, 0.13, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.1-codex-max", 400000, 64000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.1-codex-mini", 400000, 64000, 0.25, 2, 0, 0.03, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.2", 400000, 64000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.2-chat", 128000, 16000, 1.75, 14, 0, 0.175, false, "", ""},
-		{"openai/gpt-5.2-pro", 400000, 64000, 21, 168, 0, 0, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.2-codex", 400000, 64000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.3-codex", 400000, 64000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.4", 1050000, 64000, 2.5, 15, 0, 0.25, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.4-mini", 400000, 64000, 0.75, 4.5, 0, 0.075, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.4-nano", 400000, 64000, 0.2, 1.25, 0, 0.02, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.4-pro", 1050000, 64000, 30, 180, 0, 0, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.5", 1050000, 64000, 5, 30, 0, 0.5, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.5-pro", 1050000, 64000, 30, 180, 0, 0, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.6-luna", 1050000, 64000, 0.22, 1.32, 0.275, 0.022, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.6-luna-pro", 1050000, 64000, 0.2, 1.2, 0.25, 0.02, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.6-sol", 1050000, 64000, 5.5, 33, 6.875, 0.55, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.6-sol-pro", 1050000, 64000, 2.5, 15, 3.125, 0.25, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.6-terra", 1050000, 64000, 2, 12, 2.5, 0.2, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.6-terra-pro", 1050000, 64000, 2, 12, 2.5, 0.2, true, "low,medium,high", "medium"},
-		{"openai/gpt-oss-120b", 131072, 65536, 0.085, 0.5, 0, 0, true, "low,medium,high", "medium"},
-		{"openai/gpt-oss-20b", 131072, 65536, 0.03, 0.14, 0, 0, true, "low,medium,high", "medium"},
-		{"openai/gpt-oss-20b:free", 131072, 16384, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"openai/gpt-oss-safeguard-20b", 131072, 32768, 0.075, 0.3, 0, 0.0375, true, "low,medium,high", "medium"},
-		{"openai/o1", 200000, 50000, 15, 60, 0, 7.5, true, "low,medium,high", "medium"},
-		{"openai/o3", 200000, 50000, 2, 8, 0, 0.5, true, "low,medium,high", "medium"},
-		{"openai/o3-mini", 200000, 50000, 1.1, 4.4, 0, 0.55, true, "low,medium,high", "medium"},
-		{"openai/o3-mini-high", 200000, 50000, 1.1, 4.4, 0, 0.55, true, "low,medium,high", "medium"},
-		{"openai/o3-pro", 200000, 50000, 20, 80, 0, 0, true, "low,medium,high", "medium"},
-		{"openai/o4-mini", 200000, 50000, 1.1, 4.4, 0, 0.275, true, "low,medium,high", "medium"},
-		{"openai/o4-mini-high", 200000, 50000, 1.1, 4.4, 0, 0.275, true, "low,medium,high", "medium"},
-		{"poolside/laguna-s-2.1", 1048576, 65536, 0.09, 0.18, 0, 0.009, true, "low,medium,high", "medium"},
-		{"poolside/laguna-s-2.1:free", 262144, 16384, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"poolside/laguna-xs-2.1", 262144, 16384, 0.06, 0.12, 0, 0.03, true, "low,medium,high", "medium"},
-		{"poolside/laguna-xs-2.1:free", 262144, 16384, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen-2.5-72b-instruct", 32768, 8192, 0.36, 0.4, 0, 0, false, "", ""},
-		{"qwen/qwen-plus-2025-07-28", 1000000, 16384, 0.26, 0.78, 0, 0, false, "", ""},
-		{"qwen/qwen-plus-2025-07-28:thinking", 1000000, 16384, 0.26, 0.78, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen-plus", 1000000, 16384, 0.26, 0.78, 0.325, 0.052, false, "", ""},
-		{"qwen/qwen-2.5-7b-instruct", 32768, 16384, 0.1, 0.2, 0, 0, false, "", ""},
-		{"qwen/qwen3-14b", 131072, 4096, 0.2275, 0.91, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3-235b-a22b", 131072, 4096, 0.455, 1.82, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3-235b-a22b-2507", 262144, 8192, 0.22, 0.88, 0, 0, false, "", ""},
-		{"qwen/qwen3-235b-a22b-thinking-2507", 131072, 13107, 0.23, 2.3, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3-30b-a3b", 131072, 4096, 0.13, 0.52, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3-30b-a3b-instruct-2507", 262144, 26214, 0.1, 0.3, 0, 0, false, "", ""},
-		{"qwen/qwen3-30b-a3b-thinking-2507", 81920, 16384, 0.2, 2.4, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3-32b", 131072, 65536, 0.14, 0.57, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3-8b", 131072, 4096, 0.117, 0.455, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3-coder-30b-a3b-instruct", 262144, 32768, 0.2925, 1.4625, 0, 0, false, "", ""},
-		{"qwen/qwen3-coder", 262144, 32768, 0.22, 1.8, 0, 0, false, "", ""},
-		{"qwen/qwen3-coder-flash", 1000000, 32768, 0.195, 0.975, 0.24375, 0.039, false, "", ""},
-		{"qwen/qwen3-coder-next", 262144, 131072, 0.12, 0.8, 0, 0.07, false, "", ""},
-		{"qwen/qwen3-coder-plus", 1000000, 32768, 0.65, 3.25, 0.8125, 0.13, false, "", ""},
-		{"qwen/qwen3-max", 262144, 32768, 0.78, 3.9, 0.975, 0.156, false, "", ""},
-		{"qwen/qwen3-max-thinking", 262144, 32768, 0.78, 3.9, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3-next-80b-a3b-instruct", 262144, 131072, 0.1, 1.1, 0, 0.07, false, "", ""},
-		{"qwen/qwen3-next-80b-a3b-thinking", 262144, 131072, 0.15, 1.2, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3-vl-235b-a22b-instruct", 262144, 8192, 0.2, 0.88, 0, 0.11, false, "", ""},
-		{"qwen/qwen3-vl-235b-a22b-thinking", 131072, 16384, 0.4, 4, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3-vl-30b-a3b-instruct", 262144, 8192, 0.15, 0.6, 0, 0, false, "", ""},
-		{"qwen/qwen3-vl-30b-a3b-thinking", 262144, 131072, 0.29, 1, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3-vl-32b-instruct", 131072, 16384, 0.104, 0.416, 0, 0, false, "", ""},
-		{"qwen/qwen3-vl-8b-instruct", 131072, 16384, 0.117, 0.455, 0, 0, false, "", ""},
-		{"qwen/qwen3-vl-8b-thinking", 131072, 16384, 0.18, 2.1, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3.5-397b-a17b", 262144, 131072, 0.55, 3.5, 0, 0.225, true, "low,medium,high", "medium"},
-		{"qwen/qwen3.5-plus-02-15", 1000000, 32768, 0.26, 1.56, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3.5-plus-20260420", 1000000, 32768, 0.3, 1.8, 0.375, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3.5-122b-a10b", 262144, 40960, 0.29, 2.4, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3.5-27b", 262144, 32768, 0.3, 2.4, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3.5-35b-a3b", 262144, 32768, 0.225, 1.8, 0, 0.225, true, "low,medium,high", "medium"},
-		{"qwen/qwen3.5-9b", 262144, 26214, 0.17, 0.25, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3.5-flash-02-23", 1000000, 32768, 0.065, 0.26, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3.6-27b", 262144, 131072, 0.6, 3.6, 0, 0.12, true, "low,medium,high", "medium"},
-		{"qwen/qwen3.6-35b-a3b", 262144, 131072, 0.14, 1, 0, 0.05, true, "low,medium,high", "medium"},
-		{"qwen/qwen3.6-flash", 1000000, 32768, 0.1875, 1.125, 0.23438, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3.6-max-preview", 262144, 32768, 1.027, 6.162, 1.28375, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3.6-plus", 1000000, 32768, 0.325, 1.95, 0.40625, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3.7-flash", 1000000, 32768, 0.03, 0.13, 0.038, 0.006, true, "low,medium,high", "medium"},
-		{"qwen/qwen3.7-max", 1000000, 65536, 1.475, 4.425, 1.84375, 0.295, true, "low,medium,high", "medium"},
-		{"qwen/qwen3.7-plus", 1000000, 65536, 0.32, 1.28, 0.4, 0.064, true, "low,medium,high", "medium"},
-		{"qwen/qwen3.8-2.4t-a95b", 1010000, 101000, 2.5, 6.25, 0, 0.5, true, "low,medium,high", "medium"},
-		{"qwen/qwen3.8-27b", 262144, 16384, 0.45, 3.2, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen/qwen3.8-max", 1000000, 65536, 2, 6, 2.5, 0.25, true, "low,medium,high", "medium"},
-		{"relace/relace-search", 256000, 64000, 1, 3, 0, 0, false, "", ""},
-		{"sakana/fugu-ultra", 1000000, 64000, 5, 30, 0, 0.5, true, "low,medium,high", "medium"},
-		{"sakana/sakana-namazu", 262144, 32768, 0.95, 4, 0, 0.15, true, "low,medium,high", "medium"},
-		{"x-ai/grok-4.20", 2000000, 200000, 1.25, 2.5, 0, 0.2, true, "low,medium,high", "medium"},
-		{"x-ai/grok-4.3", 1000000, 100000, 1.25, 2.5, 0, 0.2, true, "low,medium,high", "medium"},
-		{"x-ai/grok-4.5", 500000, 50000, 2, 6, 0, 0.3, true, "low,medium,high", "medium"},
-		{"x-ai/grok-4.6", 500000, 50000, 2, 6, 0, 0.5, true, "low,medium,high", "medium"},
-		{"x-ai/grok-build-0.1", 256000, 25600, 1, 2, 0, 0.2, true, "low,medium,high", "medium"},
-		{"stepfun/step-3.5-flash", 262144, 32768, 0.1, 0.3, 0, 0, true, "low,medium,high", "medium"},
-		{"stepfun/step-3.7-flash", 262144, 16384, 0.2, 1.15, 0, 0.04, true, "low,medium,high", "medium"},
-		{"tencent/hy3", 262144, 64000, 0.132, 0.528, 0, 0.033, true, "low,medium,high", "medium"},
-		{"tencent/hy3-preview", 262144, 26214, 0.18, 0.6, 0, 0.06, true, "low,medium,high", "medium"},
-		{"thinkingmachines/inkling", 1048576, 16384, 1, 4.05, 0, 0.17, true, "low,medium,high", "medium"},
-		{"thinkingmachines/inkling-small", 524288, 131072, 0.45, 1.2, 0, 0.1, true, "low,medium,high", "medium"},
-		{"upstage/solar-pro-3", 131072, 65536, 0.15, 0.6, 0, 0.015, true, "low,medium,high", "medium"},
-		{"upstage/solar-pro4", 524288, 65536, 0.03, 0.12, 0, 0.006, true, "low,medium,high", "medium"},
-		{"xiaomi/mimo-v2.5", 1048576, 524288, 0.14, 0.28, 0, 0.05, true, "low,medium,high", "medium"},
-		{"xiaomi/mimo-v2.5-pro", 1048576, 65536, 0.435, 0.87, 0, 0.0036, true, "low,medium,high", "medium"},
-		{"z-ai/glm-4.5", 131072, 49152, 0.6, 2.2, 0, 0.11, true, "low,medium,high", "medium"},
-		{"z-ai/glm-4.5-air", 131072, 49152, 0.2, 1.1, 0, 0.03, true, "low,medium,high", "medium"},
-		{"z-ai/glm-4.5v", 65536, 8192, 0.6, 1.8, 0, 0.11, true, "low,medium,high", "medium"},
-		{"z-ai/glm-4.6", 204800, 65536, 0.55, 2.2, 0, 0.11, true, "low,medium,high", "medium"},
-		{"z-ai/glm-4.6v", 131072, 16384, 0.3, 0.9, 0, 0.055, true, "low,medium,high", "medium"},
-		{"z-ai/glm-4.7", 202752, 65536, 0.4, 1.75, 0, 0.08, true, "low,medium,high", "medium"},
-		{"z-ai/glm-4.7-flash", 202752, 8192, 0.06, 0.4, 0, 0.01, true, "low,medium,high", "medium"},
-		{"z-ai/glm-5", 204800, 65536, 0.95, 2.55, 0, 0.2, true, "low,medium,high", "medium"},
-		{"z-ai/glm-5-turbo", 202752, 65536, 1.2, 4, 0, 0.24, true, "low,medium,high", "medium"},
-		{"z-ai/glm-5.1", 204800, 65536, 1.19, 3.74, 0, 0.6, true, "low,medium,high", "medium"},
-		{"z-ai/glm-5.2", 1048576, 65536, 0.49, 1.54, 0, 0.091, true, "low,medium,high", "medium"},
-		{"z-ai/glm-5.2:free", 256000, 128000, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"z-ai/glm-5.3", 1048576, 65536, 1.4, 4.4, 0, 0.26, true, "low,medium,high", "medium"},
-		{"z-ai/glm-5v-turbo", 202752, 65536, 1.2, 4, 0, 0.24, true, "low,medium,high", "medium"},
-		{"inclusionai/ling-2.6-1t", 262144, 16384, 0.075, 0.625, 0, 0.015, false, "", ""},
-		{"inclusionai/ling-2.6-flash", 262144, 16384, 0.01, 0.03, 0, 0.002, false, "", ""},
-		{"inclusionai/ring-2.6-1t", 262144, 32768, 0.075, 0.625, 0, 0.015, true, "low,medium,high", "medium"},
+	{ID: "openrouter", Default: "anthropic/claude-sonnet-4.6", IDs: []string{
+		"ai21/jamba-large-1.7",
+		"aion-labs/aion-2.0",
+		"aion-labs/aion-3.0",
+		"aion-labs/aion-3.0-mini",
+		"amazon/nova-2-lite-v1",
+		"amazon/nova-lite-v1",
+		"amazon/nova-micro-v1",
+		"amazon/nova-premier-v1",
+		"amazon/nova-pro-v1",
+		"anthropic/claude-3-haiku",
+		"anthropic/claude-fable-5",
+		"anthropic/claude-haiku-4.5",
+		"anthropic/claude-opus-4",
+		"anthropic/claude-opus-4.1",
+		"anthropic/claude-opus-4.5",
+		"anthropic/claude-opus-4.6",
+		"anthropic/claude-opus-4.7",
+		"anthropic/claude-opus-4.7-fast",
+		"anthropic/claude-opus-4.8",
+		"anthropic/claude-opus-4.8-fast",
+		"anthropic/claude-sonnet-4",
+		"anthropic/claude-sonnet-4.5",
+		"anthropic/claude-sonnet-4.6",
+		"anthropic/claude-sonnet-5",
+		"arcee-ai/trinity-large-thinking",
+		"arcee-ai/virtuoso-large",
+		"bytedance-seed/seed-1.6",
+		"bytedance-seed/seed-1.6-flash",
+		"bytedance-seed/seed-2-1-turbo",
+		"bytedance-seed/seed-2.0-code",
+		"bytedance-seed/seed-2.0-lite",
+		"bytedance-seed/seed-2.0-mini",
+		"anthropic/claude-opus-5",
+		"anthropic/claude-opus-5-fast",
+		"cohere/command-r-08-2024",
+		"cohere/command-r-plus-08-2024",
+		"cohere/north-mini-code:free",
+		"deepseek/deepseek-chat",
+		"deepseek/deepseek-chat-v3-0324",
+		"deepseek/deepseek-chat-v3.1",
+		"deepseek/deepseek-v3.1-terminus",
+		"deepseek/deepseek-v3.2",
+		"deepseek/deepseek-v3.2-exp",
+		"deepseek/deepseek-v4-flash",
+		"deepseek/deepseek-v4-flash-0731",
+		"deepseek/deepseek-v4-pro",
+		"deepseek/deepseek-v4-pro-0813",
+		"deepseek/deepseek-r1",
+		"deepseek/deepseek-r1-0528",
+		"dots-studio/dots-3-note-preview:free",
+		"google/gemini-2.5-flash",
+		"google/gemini-2.5-flash-lite",
+		"google/gemini-2.5-pro",
+		"google/gemini-2.5-pro-preview-05-06",
+		"google/gemini-2.5-pro-preview",
+		"google/gemini-3-flash-preview",
+		"google/gemini-3.1-flash-lite",
+		"google/gemini-3.1-flash-lite-preview",
+		"google/gemini-3.1-pro-preview",
+		"google/gemini-3.1-pro-preview-customtools",
+		"google/gemini-3.5-flash",
+		"google/gemini-3.5-flash-lite",
+		"google/gemini-3.6-flash",
+		"google/gemini-3.7-flash",
+		"google/gemma-3-12b-it",
+		"google/gemma-3-27b-it",
+		"google/gemma-4-26b-a4b-it",
+		"google/gemma-4-26b-a4b-it:free",
+		"google/gemma-4-31b-it",
+		"google/gemma-4-31b-it:free",
+		"google/gemini-3-pro-image",
+		"ibm-granite/granite-4.1-8b",
+		"inception/mercury-2",
+		"kwaipilot/kat-coder-air-v2.5",
+		"kwaipilot/kat-coder-pro-v2",
+		"kwaipilot/kat-coder-pro-v2.5",
+		"inclusionai/ling-3.0-flash",
+		"liquid/lfm-2.5-2.6b:free",
+		"meituan/longcat-2.0",
+		"meta-llama/llama-3.1-70b-instruct",
+		"meta-llama/llama-3.1-8b-instruct",
+		"meta-llama/llama-3.3-70b-instruct",
+		"meta-llama/llama-4-maverick",
+		"meta-llama/llama-4-scout",
+		"meta/muse-glimmer-30b",
+		"meta/muse-spark-1.1",
+		"meta/muse-spark-1.2",
+		"minimax/minimax-m2",
+		"minimax/minimax-m2.1",
+		"minimax/minimax-m2.5",
+		"minimax/minimax-m2.7",
+		"minimax/minimax-m3",
+		"mistralai/mistral-large",
+		"mistralai/mistral-large-2407",
+		"mistralai/codestral-2508",
+		"mistralai/ministral-14b-2512",
+		"mistralai/ministral-3b-2512",
+		"mistralai/ministral-8b-2512",
+		"mistralai/mistral-large-2512",
+		"mistralai/mistral-medium-3",
+		"mistralai/mistral-medium-3.1",
+		"mistralai/mistral-medium-3-5",
+		"mistralai/mistral-small-3.2-24b-instruct",
+		"mistralai/mistral-small-2603",
+		"mistralai/mixtral-8x22b-instruct",
+		"mistralai/mistral-saba",
+		"mistralai/voxtral-small-24b-2507",
+		"moonshotai/kimi-k2",
+		"moonshotai/kimi-k2-0905",
+		"moonshotai/kimi-k2-thinking",
+		"moonshotai/kimi-k2.5",
+		"moonshotai/kimi-k2.6",
+		"moonshotai/kimi-k2.7-code",
+		"moonshotai/kimi-k3",
+		"nvidia/nemotron-3-nano-30b-a3b",
+		"nvidia/nemotron-3-nano-30b-a3b:free",
+		"nvidia/nemotron-3-nano-omni-30b-a3b-reasoning:free",
+		"nvidia/nemotron-3-super-120b-a12b",
+		"nvidia/nemotron-3-super-120b-a12b:free",
+		"nvidia/nemotron-3-ultra-550b-a55b",
+		"nvidia/nemotron-3-ultra-550b-a55b:free",
+		"nvidia/nemotron-3.5-lightning",
+		"nvidia/nemotron-3.5-lightning:free",
+		"nvidia/nemotron-nano-12b-v2-vl:free",
+		"nvidia/nemotron-nano-9b-v2:free",
+		"nex-agi/nex-n2-mini",
+		"nex-agi/nex-n2-pro",
+		"openai/gpt-audio",
+		"openai/gpt-audio-mini",
+		"openai/gpt-chat-latest",
+		"openai/gpt-4-turbo",
+		"openai/gpt-4-turbo-preview",
+		"openai/gpt-4.1",
+		"openai/gpt-4.1-mini",
+		"openai/gpt-4.1-nano",
+		"openai/gpt-4o",
+		"openai/gpt-4o-2024-05-13",
+		"openai/gpt-4o-2024-08-06",
+		"openai/gpt-4o-2024-11-20",
+		"openai/gpt-4o-mini",
+		"openai/gpt-4o-mini-2024-07-18",
+		"openai/gpt-5",
+		"openai/gpt-5-mini",
+		"openai/gpt-5-nano",
+		"openai/gpt-5-pro",
+		"openai/gpt-5.1",
+		"openai/gpt-5.1-codex",
+		"openai/gpt-5.1-codex-max",
+		"openai/gpt-5.1-codex-mini",
+		"openai/gpt-5.2",
+		"openai/gpt-5.2-chat",
+		"openai/gpt-5.2-pro",
+		"openai/gpt-5.2-codex",
+		"openai/gpt-5.3-codex",
+		"openai/gpt-5.4",
+		"openai/gpt-5.4-mini",
+		"openai/gpt-5.4-nano",
+		"openai/gpt-5.4-pro",
+		"openai/gpt-5.5",
+		"openai/gpt-5.5-pro",
+		"openai/gpt-5.6-luna",
+		"openai/gpt-5.6-luna-pro",
+		"openai/gpt-5.6-sol",
+		"openai/gpt-5.6-sol-pro",
+		"openai/gpt-5.6-terra",
+		"openai/gpt-5.6-terra-pro",
+		"openai/gpt-oss-120b",
+		"openai/gpt-oss-20b",
+		"openai/gpt-oss-20b:free",
+		"openai/gpt-oss-safeguard-20b",
+		"openai/o1",
+		"openai/o3",
+		"openai/o3-mini",
+		"openai/o3-mini-high",
+		"openai/o3-pro",
+		"openai/o4-mini",
+		"openai/o4-mini-high",
+		"poolside/laguna-s-2.1",
+		"poolside/laguna-s-2.1:free",
+		"poolside/laguna-xs-2.1",
+		"poolside/laguna-xs-2.1:free",
+		"qwen/qwen-2.5-72b-instruct",
+		"qwen/qwen-plus-2025-07-28",
+		"qwen/qwen-plus-2025-07-28:thinking",
+		"qwen/qwen-plus",
+		"qwen/qwen-2.5-7b-instruct",
+		"qwen/qwen3-14b",
+		"qwen/qwen3-235b-a22b",
+		"qwen/qwen3-235b-a22b-2507",
+		"qwen/qwen3-235b-a22b-thinking-2507",
+		"qwen/qwen3-30b-a3b",
+		"qwen/qwen3-30b-a3b-instruct-2507",
+		"qwen/qwen3-30b-a3b-thinking-2507",
+		"qwen/qwen3-32b",
+		"qwen/qwen3-8b",
+		"qwen/qwen3-coder-30b-a3b-instruct",
+		"qwen/qwen3-coder",
+		"qwen/qwen3-coder-flash",
+		"qwen/qwen3-coder-next",
+		"qwen/qwen3-coder-plus",
+		"qwen/qwen3-max",
+		"qwen/qwen3-max-thinking",
+		"qwen/qwen3-next-80b-a3b-instruct",
+		"qwen/qwen3-next-80b-a3b-thinking",
+		"qwen/qwen3-vl-235b-a22b-instruct",
+		"qwen/qwen3-vl-235b-a22b-thinking",
+		"qwen/qwen3-vl-30b-a3b-instruct",
+		"qwen/qwen3-vl-30b-a3b-thinking",
+		"qwen/qwen3-vl-32b-instruct",
+		"qwen/qwen3-vl-8b-instruct",
+		"qwen/qwen3-vl-8b-thinking",
+		"qwen/qwen3.5-397b-a17b",
+		"qwen/qwen3.5-plus-02-15",
+		"qwen/qwen3.5-plus-20260420",
+		"qwen/qwen3.5-122b-a10b",
+		"qwen/qwen3.5-27b",
+		"qwen/qwen3.5-35b-a3b",
+		"qwen/qwen3.5-9b",
+		"qwen/qwen3.5-flash-02-23",
+		"qwen/qwen3.6-27b",
+		"qwen/qwen3.6-35b-a3b",
+		"qwen/qwen3.6-flash",
+		"qwen/qwen3.6-max-preview",
+		"qwen/qwen3.6-plus",
+		"qwen/qwen3.7-flash",
+		"qwen/qwen3.7-max",
+		"qwen/qwen3.7-plus",
+		"qwen/qwen3.8-2.4t-a95b",
+		"qwen/qwen3.8-27b",
+		"qwen/qwen3.8-max",
+		"relace/relace-search",
+		"sakana/fugu-ultra",
+		"sakana/sakana-namazu",
+		"x-ai/grok-4.20",
+		"x-ai/grok-4.3",
+		"x-ai/grok-4.5",
+		"x-ai/grok-4.6",
+		"x-ai/grok-build-0.1",
+		"stepfun/step-3.5-flash",
+		"stepfun/step-3.7-flash",
+		"tencent/hy3",
+		"tencent/hy3-preview",
+		"thinkingmachines/inkling",
+		"thinkingmachines/inkling-small",
+		"upstage/solar-pro-3",
+		"upstage/solar-pro4",
+		"xiaomi/mimo-v2.5",
+		"xiaomi/mimo-v2.5-pro",
+		"z-ai/glm-4.5",
+		"z-ai/glm-4.5-air",
+		"z-ai/glm-4.5v",
+		"z-ai/glm-4.6",
+		"z-ai/glm-4.6v",
+		"z-ai/glm-4.7",
+		"z-ai/glm-4.7-flash",
+		"z-ai/glm-5",
+		"z-ai/glm-5-turbo",
+		"z-ai/glm-5.1",
+		"z-ai/glm-5.2",
+		"z-ai/glm-5.2:free",
+		"z-ai/glm-5.3",
+		"z-ai/glm-5v-turbo",
+		"inclusionai/ling-2.6-1t",
+		"inclusionai/ling-2.6-flash",
+		"inclusionai/ring-2.6-1t",
+	}, Models: []figures{
+		{256000, 2048, 2, 8, 0, 0, false, "", ""},                                         // ai21/jamba-large-1.7
+		{131072, 16384, 0.8, 1.6, 0, 0.2, true, "low,medium,high", "medium"},              // aion-labs/aion-2.0
+		{131072, 16384, 3, 6, 0, 0.75, true, "low,medium,high", "medium"},                 // aion-labs/aion-3.0
+		{131072, 16384, 0.7, 1.4, 0, 0.18, true, "low,medium,high", "medium"},             // aion-labs/aion-3.0-mini
+		{1000000, 32767, 0.3, 2.5, 0, 0, true, "low,medium,high", "medium"},               // amazon/nova-2-lite-v1
+		{300000, 2560, 0.06, 0.24, 0, 0, false, "", ""},                                   // amazon/nova-lite-v1
+		{128000, 2560, 0.035, 0.14, 0, 0, false, "", ""},                                  // amazon/nova-micro-v1
+		{1000000, 16000, 2.5, 12.5, 0, 0.625, false, "", ""},                              // amazon/nova-premier-v1
+		{300000, 2560, 0.8, 3.2, 0, 0, false, "", ""},                                     // amazon/nova-pro-v1
+		{200000, 2048, 0.25, 1.25, 0.3, 0.03, false, "", ""},                              // anthropic/claude-3-haiku
+		{1000000, 64000, 10, 50, 12.5, 1, true, "low,medium,high", "medium"},              // anthropic/claude-fable-5
+		{200000, 32000, 1, 5, 1.25, 0.1, true, "low,medium,high", "medium"},               // anthropic/claude-haiku-4.5
+		{200000, 16000, 15, 75, 18.75, 1.5, true, "low,medium,high", "medium"},            // anthropic/claude-opus-4
+		{200000, 16000, 15, 75, 18.75, 1.5, true, "low,medium,high", "medium"},            // anthropic/claude-opus-4.1
+		{200000, 32000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},              // anthropic/claude-opus-4.5
+		{1000000, 64000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},             // anthropic/claude-opus-4.6
+		{1000000, 64000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},             // anthropic/claude-opus-4.7
+		{1000000, 64000, 30, 150, 37.5, 3, true, "low,medium,high", "medium"},             // anthropic/claude-opus-4.7-fast
+		{1000000, 64000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},             // anthropic/claude-opus-4.8
+		{1000000, 64000, 10, 50, 12.5, 1, true, "low,medium,high", "medium"},              // anthropic/claude-opus-4.8-fast
+		{1000000, 32000, 3, 15, 3.75, 0.3, true, "low,medium,high", "medium"},             // anthropic/claude-sonnet-4
+		{1000000, 32000, 3, 15, 3.75, 0.3, true, "low,medium,high", "medium"},             // anthropic/claude-sonnet-4.5
+		{1000000, 64000, 3.3, 16.5, 4.125, 0.33, true, "low,medium,high", "medium"},       // anthropic/claude-sonnet-4.6
+		{1000000, 64000, 2, 10, 2.5, 0.2, true, "low,medium,high", "medium"},              // anthropic/claude-sonnet-5
+		{262144, 40000, 0.25, 0.8, 0, 0.06, true, "low,medium,high", "medium"},            // arcee-ai/trinity-large-thinking
+		{131072, 32000, 0.75, 1.2, 0, 0, false, "", ""},                                   // arcee-ai/virtuoso-large
+		{262144, 16384, 0.25, 2, 0, 0, true, "low,medium,high", "medium"},                 // bytedance-seed/seed-1.6
+		{262144, 16384, 0.075, 0.3, 0, 0, true, "low,medium,high", "medium"},              // bytedance-seed/seed-1.6-flash
+		{262144, 131072, 0.5, 2.5, 0, 0, true, "low,medium,high", "medium"},               // bytedance-seed/seed-2-1-turbo
+		{262144, 65536, 0.5, 3, 0, 0, true, "low,medium,high", "medium"},                  // bytedance-seed/seed-2.0-code
+		{262144, 65536, 0.25, 2, 0, 0, true, "low,medium,high", "medium"},                 // bytedance-seed/seed-2.0-lite
+		{262144, 65536, 0.1, 0.4, 0, 0, true, "low,medium,high", "medium"},                // bytedance-seed/seed-2.0-mini
+		{1000000, 64000, 5, 25, 6.25, 0.5, true, "low,medium,high", "medium"},             // anthropic/claude-opus-5
+		{1000000, 64000, 10, 50, 12.5, 1, true, "low,medium,high", "medium"},              // anthropic/claude-opus-5-fast
+		{128000, 2000, 0.15, 0.6, 0, 0, false, "", ""},                                    // cohere/command-r-08-2024
+		{128000, 2000, 2.5, 10, 0, 0, false, "", ""},                                      // cohere/command-r-plus-08-2024
+		{256000, 32000, 0, 0, 0, 0, true, "low,medium,high", "medium"},                    // cohere/north-mini-code:free
+		{163840, 8192, 0.32, 0.89, 0, 0, false, "", ""},                                   // deepseek/deepseek-chat
+		{163840, 32768, 0.27, 1.12, 0, 0.135, false, "", ""},                              // deepseek/deepseek-chat-v3-0324
+		{163840, 16384, 0.6, 1.7, 0, 0, true, "low,medium,high", "medium"},                // deepseek/deepseek-chat-v3.1
+		{131072, 16384, 0.27, 1, 0, 0.135, true, "low,medium,high", "medium"},             // deepseek/deepseek-v3.1-terminus
+		{163840, 32768, 0.269, 0.4, 0, 0.1345, true, "low,medium,high", "medium"},         // deepseek/deepseek-v3.2
+		{163840, 81920, 0.27, 0.41, 0, 0, true, "low,medium,high", "medium"},              // deepseek/deepseek-v3.2-exp
+		{1048576, 196608, 0.14, 0.28, 0, 0.028, true, "low,medium,high", "medium"},        // deepseek/deepseek-v4-flash
+		{1310720, 655360, 0.44, 1.32, 0, 0.014, true, "low,medium,high", "medium"},        // deepseek/deepseek-v4-flash-0731
+		{1048576, 196608, 1.44, 2.88, 0, 0.1215, true, "low,medium,high", "medium"},       // deepseek/deepseek-v4-pro
+		{1048576, 104857, 1.32, 3.96, 0, 0.044, true, "low,medium,high", "medium"},        // deepseek/deepseek-v4-pro-0813
+		{64000, 8000, 0.7, 2.5, 0, 0, true, "low,medium,high", "medium"},                  // deepseek/deepseek-r1
+		{163840, 16384, 0.7, 2.5, 0, 0.35, true, "low,medium,high", "medium"},             // deepseek/deepseek-r1-0528
+		{512000, 256000, 0, 0, 0, 0, true, "low,medium,high", "medium"},                   // dots-studio/dots-3-note-preview:free
+		{1048576, 32767, 0.3, 2.5, 0.08333, 0.03, true, "low,medium,high", "medium"},      // google/gemini-2.5-flash
+		{1048576, 32767, 0.1, 0.4, 0.08333, 0.01, true, "low,medium,high", "medium"},      // google/gemini-2.5-flash-lite
+		{1048576, 32768, 1.25, 10, 0.375, 0.125, true, "low,medium,high", "medium"},       // google/gemini-2.5-pro
+		{1048576, 32768, 1.25, 10, 0.375, 0.125, true, "low,medium,high", "medium"},       // google/gemini-2.5-pro-preview-05-06
+		{1048576, 32768, 1.25, 10, 0.375, 0.125, true, "low,medium,high", "medium"},       // google/gemini-2.5-pro-preview
+		{1048576, 32768, 0.5, 3, 0.08333, 0.05, true, "low,medium,high", "medium"},        // google/gemini-3-flash-preview
+		{1048576, 32768, 0.25, 1.5, 0.08333, 0.025, true, "low,medium,high", "medium"},    // google/gemini-3.1-flash-lite
+		{1048576, 32768, 0.25, 1.5, 0.08333, 0.025, true, "low,medium,high", "medium"},    // google/gemini-3.1-flash-lite-preview
+		{1048576, 32768, 2, 12, 0.375, 0.2, true, "low,medium,high", "medium"},            // google/gemini-3.1-pro-preview
+		{1048576, 32768, 2, 12, 0.375, 0.2, true, "low,medium,high", "medium"},            // google/gemini-3.1-pro-preview-customtools
+		{1048576, 32768, 1.5, 9, 0.08333, 0.15, true, "low,medium,high", "medium"},        // google/gemini-3.5-flash
+		{1048576, 32768, 0.3, 2.5, 0.08333, 0.03, true, "low,medium,high", "medium"},      // google/gemini-3.5-flash-lite
+		{1048576, 32768, 0.75, 3.75, 0.04167, 0.075, true, "low,medium,high", "medium"},   // google/gemini-3.6-flash
+		{1048576, 32768, 0.75, 3.75, 0.04167, 0.075, true, "low,medium,high", "medium"},   // google/gemini-3.7-flash
+		{131072, 8192, 0.05, 0.15, 0, 0, false, "", ""},                                   // google/gemma-3-12b-it
+		{131072, 8192, 0.08, 0.16, 0, 0, false, "", ""},                                   // google/gemma-3-27b-it
+		{262144, 8192, 0.07, 0.34, 0, 0, true, "low,medium,high", "medium"},               // google/gemma-4-26b-a4b-it
+		{262144, 16384, 0, 0, 0, 0, true, "low,medium,high", "medium"},                    // google/gemma-4-26b-a4b-it:free
+		{262144, 131072, 0.75, 1, 0, 0.75, true, "low,medium,high", "medium"},             // google/gemma-4-31b-it
+		{262144, 16384, 0, 0, 0, 0, true, "low,medium,high", "medium"},                    // google/gemma-4-31b-it:free
+		{131072, 16384, 2, 12, 0.375, 0.2, true, "low,medium,high", "medium"},             // google/gemini-3-pro-image
+		{131072, 65536, 0.05, 0.1, 0, 0.05, false, "", ""},                                // ibm-granite/granite-4.1-8b
+		{128000, 25000, 0.25, 0.75, 0, 0.025, true, "low,medium,high", "medium"},          // inception/mercury-2
+		{256000, 40000, 0.15, 0.6, 0, 0.03, false, "", ""},                                // kwaipilot/kat-coder-air-v2.5
+		{262144, 72000, 0.3, 1.2, 0, 0.06, false, "", ""},                                 // kwaipilot/kat-coder-pro-v2
+		{256000, 40000, 0.74, 2.96, 0, 0.15, false, "", ""},                               // kwaipilot/kat-coder-pro-v2.5
+		{262144, 16384, 0.021, 0.063, 0, 0.0042, true, "low,medium,high", "medium"},       // inclusionai/ling-3.0-flash
+		{128000, 4096, 0, 0, 0, 0, true, "low,medium,high", "medium"},                     // liquid/lfm-2.5-2.6b:free
+		{1048756, 131072, 0.3, 1.2, 0, 0.006, true, "low,medium,high", "medium"},          // meituan/longcat-2.0
+		{131072, 8192, 0.4, 0.4, 0, 0, false, "", ""},                                     // meta-llama/llama-3.1-70b-instruct
+		{131072, 65536, 0.05, 0.08, 0, 0.025, false, "", ""},                              // meta-llama/llama-3.1-8b-instruct
+		{131072, 16384, 0.59, 0.79, 0, 0.295, false, "", ""},                              // meta-llama/llama-3.3-70b-instruct
+		{524288, 4096, 0.35, 1.15, 0, 0, false, "", ""},                                   // meta-llama/llama-4-maverick
+		{1310720, 4096, 0.25, 0.7, 0, 0, false, "", ""},                                   // meta-llama/llama-4-scout
+		{131072, 65536, 0.3, 1.1, 0, 0.04, true, "low,medium,high", "medium"},             // meta/muse-glimmer-30b
+		{1048576, 104857, 1.25, 4.25, 0, 0.15, true, "low,medium,high", "medium"},         // meta/muse-spark-1.1
+		{1048576, 104857, 1.25, 4.25, 0, 0.15, true, "low,medium,high", "medium"},         // meta/muse-spark-1.2
+		{204800, 65536, 0.3, 1.2, 0, 0.03, true, "low,medium,high", "medium"},             // minimax/minimax-m2
+		{204800, 65536, 0.3, 1.2, 0, 0.03, true, "low,medium,high", "medium"},             // minimax/minimax-m2.1
+		{204800, 65536, 0.3, 1.2, 0, 0.03, true, "low,medium,high", "medium"},             // minimax/minimax-m2.5
+		{204800, 65536, 0.27, 1.08, 0, 0.054, true, "low,medium,high", "medium"},          // minimax/minimax-m2.7
+		{1048576, 16384, 0.3, 1.2, 0, 0.06, true, "low,medium,high", "medium"},            // minimax/minimax-m3
+		{128000, 12800, 2, 6, 0, 0.2, false, "", ""},                                      // mistralai/mistral-large
+		{131072, 13107, 2, 6, 0, 0.2, false, "", ""},                                      // mistralai/mistral-large-2407
+		{256000, 25600, 0.3, 0.9, 0, 0.03, false, "", ""},                                 // mistralai/codestral-2508
+		{262144, 26214, 0.2, 0.2, 0, 0.02, false, "", ""},                                 // mistralai/ministral-14b-2512
+		{131072, 13107, 0.1, 0.1, 0, 0.01, false, "", ""},                                 // mistralai/ministral-3b-2512
+		{262144, 26214, 0.15, 0.15, 0, 0.015, false, "", ""},                              // mistralai/ministral-8b-2512
+		{262144, 26214, 0.5, 1.5, 0, 0.05, false, "", ""},                                 // mistralai/mistral-large-2512
+		{131072, 13107, 0.4, 2, 0, 0.04, false, "", ""},                                   // mistralai/mistral-medium-3
+		{131072, 13107, 0.4, 2, 0, 0.04, false, "", ""},                                   // mistralai/mistral-medium-3.1
+		{262144, 26214, 1.5, 7.5, 0, 0, true, "low,medium,high", "medium"},                // mistralai/mistral-medium-3-5
+		{256000, 8192, 0.09375, 0.25, 0, 0, false, "", ""},                                // mistralai/mistral-small-3.2-24b-instruct
+		{262144, 26214, 0.15, 0.6, 0, 0.015, true, "low,medium,high", "medium"},           // mistralai/mistral-small-2603
+		{65536, 6553, 2, 6, 0, 0.2, false, "", ""},                                        // mistralai/mixtral-8x22b-instruct
+		{32768, 3276, 0.2, 0.6, 0, 0.02, false, "", ""},                                   // mistralai/mistral-saba
+		{32000, 3200, 0.1, 0.3, 0, 0.01, false, "", ""},                                   // mistralai/voxtral-small-24b-2507
+		{131072, 50176, 0.57, 2.3, 0, 0, false, "", ""},                                   // moonshotai/kimi-k2
+		{262144, 50176, 0.6, 2.5, 0, 0, false, "", ""},                                    // moonshotai/kimi-k2-0905
+		{262144, 131072, 0.6, 2.5, 0, 0, true, "low,medium,high", "medium"},               // moonshotai/kimi-k2-thinking
+		{262144, 131072, 0.45, 2.25, 0, 0.07, true, "low,medium,high", "medium"},          // moonshotai/kimi-k2.5
+		{262144, 131072, 0.6, 3.41, 0, 0.2, true, "low,medium,high", "medium"},            // moonshotai/kimi-k2.6
+		{262144, 8192, 0.68, 3.4, 0, 0.136, true, "low,medium,high", "medium"},            // moonshotai/kimi-k2.7-code
+		{1048576, 524288, 3, 15, 0, 0.3, true, "low,medium,high", "medium"},               // moonshotai/kimi-k3
+		{262144, 131072, 0.05, 0.2, 0, 0.03, true, "low,medium,high", "medium"},           // nvidia/nemotron-3-nano-30b-a3b
+		{256000, 25600, 0, 0, 0, 0, true, "low,medium,high", "medium"},                    // nvidia/nemotron-3-nano-30b-a3b:free
+		{256000, 32768, 0, 0, 0, 0, true, "low,medium,high", "medium"},                    // nvidia/nemotron-3-nano-omni-30b-a3b-reasoning:free
+		{1000000, 100000, 0.165, 0.3575, 0, 0.06, true, "low,medium,high", "medium"},      // nvidia/nemotron-3-super-120b-a12b
+		{262144, 131072, 0, 0, 0, 0, true, "low,medium,high", "medium"},                   // nvidia/nemotron-3-super-120b-a12b:free
+		{512288, 51228, 0.6, 3.6, 0, 0.2, true, "low,medium,high", "medium"},              // nvidia/nemotron-3-ultra-550b-a55b
+		{1000000, 32768, 0, 0, 0, 0, true, "low,medium,high", "medium"},                   // nvidia/nemotron-3-ultra-550b-a55b:free
+		{262144, 65536, 0.08, 0.2, 0, 0.04, true, "low,medium,high", "medium"},            // nvidia/nemotron-3.5-lightning
+		{1000000, 32768, 0, 0, 0, 0, true, "low,medium,high", "medium"},                   // nvidia/nemotron-3.5-lightning:free
+		{128000, 64000, 0, 0, 0, 0, true, "low,medium,high", "medium"},                    // nvidia/nemotron-nano-12b-v2-vl:free
+		{128000, 12800, 0, 0, 0, 0, true, "low,medium,high", "medium"},                    // nvidia/nemotron-nano-9b-v2:free
+		{262144, 131072, 0.025, 0.1, 0, 0.0025, true, "low,medium,high", "medium"},        // nex-agi/nex-n2-mini
+		{262144, 131072, 0.25, 1, 0, 0.025, true, "low,medium,high", "medium"},            // nex-agi/nex-n2-pro
+		{128000, 8192, 2.5, 10, 0, 0, false, "", ""},                                      // openai/gpt-audio
+		{128000, 8192, 0.6, 2.4, 0, 0, false, "", ""},                                     // openai/gpt-audio-mini
+		{400000, 64000, 5, 30, 0, 0.5, false, "", ""},                                     // openai/gpt-chat-latest
+		{128000, 2048, 10, 30, 0, 0, false, "", ""},                                       // openai/gpt-4-turbo
+		{128000, 2048, 10, 30, 0, 0, false, "", ""},                                       // openai/gpt-4-turbo-preview
+		{1047576, 104757, 2, 8, 0, 0.5, false, "", ""},                                    // openai/gpt-4.1
+		{1047576, 104757, 0.4, 1.6, 0, 0.1, false, "", ""},                                // openai/gpt-4.1-mini
+		{1047576, 104757, 0.1, 0.4, 0, 0.03, false, "", ""},                               // openai/gpt-4.1-nano
+		{128000, 8192, 2.5, 10, 0, 1.25, false, "", ""},                                   // openai/gpt-4o
+		{128000, 2048, 5, 15, 0, 0, false, "", ""},                                        // openai/gpt-4o-2024-05-13
+		{128000, 8192, 2.5, 10, 0, 1.25, false, "", ""},                                   // openai/gpt-4o-2024-08-06
+		{128000, 8192, 2.5, 10, 0, 1.25, false, "", ""},                                   // openai/gpt-4o-2024-11-20
+		{128000, 8192, 0.15, 0.6, 0, 0.075, false, "", ""},                                // openai/gpt-4o-mini
+		{128000, 8192, 0.15, 0.6, 0, 0.075, false, "", ""},                                // openai/gpt-4o-mini-2024-07-18
+		{400000, 64000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},            // openai/gpt-5
+		{400000, 40000, 0.25, 2, 0, 0.03, true, "low,medium,high", "medium"},              // openai/gpt-5-mini
+		{400000, 40000, 0.05, 0.4, 0, 0.01, true, "low,medium,high", "medium"},            // openai/gpt-5-nano
+		{400000, 64000, 15, 120, 0, 0, true, "low,medium,high", "medium"},                 // openai/gpt-5-pro
+		{400000, 64000, 1.25, 10, 0, 0.13, true, "low,medium,high", "medium"},             // openai/gpt-5.1
+		{400000, 64000, 1.25, 10, 0, 0.13, true, "low,medium,high", "medium"},             // openai/gpt-5.1-codex
+		{400000, 64000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},            // openai/gpt-5.1-codex-max
+		{400000, 64000, 0.25, 2, 0, 0.03, true, "low,medium,high", "medium"},              // openai/gpt-5.1-codex-mini
+		{400000, 64000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},            // openai/gpt-5.2
+		{128000, 16000, 1.75, 14, 0, 0.175, false, "", ""},                                // openai/gpt-5.2-chat
+		{400000, 64000, 21, 168, 0, 0, true, "low,medium,high", "medium"},                 // openai/gpt-5.2-pro
+		{400000, 64000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},            // openai/gpt-5.2-codex
+		{400000, 64000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},            // openai/gpt-5.3-codex
+		{1050000, 64000, 2.5, 15, 0, 0.25, true, "low,medium,high", "medium"},             // openai/gpt-5.4
+		{400000, 64000, 0.75, 4.5, 0, 0.075, true, "low,medium,high", "medium"},           // openai/gpt-5.4-mini
+		{400000, 64000, 0.2, 1.25, 0, 0.02, true, "low,medium,high", "medium"},            // openai/gpt-5.4-nano
+		{1050000, 64000, 30, 180, 0, 0, true, "low,medium,high", "medium"},                // openai/gpt-5.4-pro
+		{1050000, 64000, 5, 30, 0, 0.5, true, "low,medium,high", "medium"},                // openai/gpt-5.5
+		{1050000, 64000, 30, 180, 0, 0, true, "low,medium,high", "medium"},                // openai/gpt-5.5-pro
+		{1050000, 64000, 0.22, 1.32, 0.275, 0.022, true, "low,medium,high", "medium"},     // openai/gpt-5.6-luna
+		{1050000, 64000, 0.2, 1.2, 0.25, 0.02, true, "low,medium,high", "medium"},         // openai/gpt-5.6-luna-pro
+		{1050000, 64000, 5.5, 33, 6.875, 0.55, true, "low,medium,high", "medium"},         // openai/gpt-5.6-sol
+		{1050000, 64000, 2.5, 15, 3.125, 0.25, true, "low,medium,high", "medium"},         // openai/gpt-5.6-sol-pro
+		{1050000, 64000, 2, 12, 2.5, 0.2, true, "low,medium,high", "medium"},              // openai/gpt-5.6-terra
+		{1050000, 64000, 2, 12, 2.5, 0.2, true, "low,medium,high", "medium"},              // openai/gpt-5.6-terra-pro
+		{131072, 65536, 0.085, 0.5, 0, 0, true, "low,medium,high", "medium"},              // openai/gpt-oss-120b
+		{131072, 65536, 0.03, 0.14, 0, 0, true, "low,medium,high", "medium"},              // openai/gpt-oss-20b
+		{131072, 16384, 0, 0, 0, 0, true, "low,medium,high", "medium"},                    // openai/gpt-oss-20b:free
+		{131072, 32768, 0.075, 0.3, 0, 0.0375, true, "low,medium,high", "medium"},         // openai/gpt-oss-safeguard-20b
+		{200000, 50000, 15, 60, 0, 7.5, true, "low,medium,high", "medium"},                // openai/o1
+		{200000, 50000, 2, 8, 0, 0.5, true, "low,medium,high", "medium"},                  // openai/o3
+		{200000, 50000, 1.1, 4.4, 0, 0.55, true, "low,medium,high", "medium"},             // openai/o3-mini
+		{200000, 50000, 1.1, 4.4, 0, 0.55, true, "low,medium,high", "medium"},             // openai/o3-mini-high
+		{200000, 50000, 20, 80, 0, 0, true, "low,medium,high", "medium"},                  // openai/o3-pro
+		{200000, 50000, 1.1, 4.4, 0, 0.275, true, "low,medium,high", "medium"},            // openai/o4-mini
+		{200000, 50000, 1.1, 4.4, 0, 0.275, true, "low,medium,high", "medium"},            // openai/o4-mini-high
+		{1048576, 65536, 0.09, 0.18, 0, 0.009, true, "low,medium,high", "medium"},         // poolside/laguna-s-2.1
+		{262144, 16384, 0, 0, 0, 0, true, "low,medium,high", "medium"},                    // poolside/laguna-s-2.1:free
+		{262144, 16384, 0.06, 0.12, 0, 0.03, true, "low,medium,high", "medium"},           // poolside/laguna-xs-2.1
+		{262144, 16384, 0, 0, 0, 0, true, "low,medium,high", "medium"},                    // poolside/laguna-xs-2.1:free
+		{32768, 8192, 0.36, 0.4, 0, 0, false, "", ""},                                     // qwen/qwen-2.5-72b-instruct
+		{1000000, 16384, 0.26, 0.78, 0, 0, false, "", ""},                                 // qwen/qwen-plus-2025-07-28
+		{1000000, 16384, 0.26, 0.78, 0, 0, true, "low,medium,high", "medium"},             // qwen/qwen-plus-2025-07-28:thinking
+		{1000000, 16384, 0.26, 0.78, 0.325, 0.052, false, "", ""},                         // qwen/qwen-plus
+		{32768, 16384, 0.1, 0.2, 0, 0, false, "", ""},                                     // qwen/qwen-2.5-7b-instruct
+		{131072, 4096, 0.2275, 0.91, 0, 0, true, "low,medium,high", "medium"},             // qwen/qwen3-14b
+		{131072, 4096, 0.455, 1.82, 0, 0, true, "low,medium,high", "medium"},              // qwen/qwen3-235b-a22b
+		{262144, 8192, 0.22, 0.88, 0, 0, false, "", ""},                                   // qwen/qwen3-235b-a22b-2507
+		{131072, 13107, 0.23, 2.3, 0, 0, true, "low,medium,high", "medium"},               // qwen/qwen3-235b-a22b-thinking-2507
+		{131072, 4096, 0.13, 0.52, 0, 0, true, "low,medium,high", "medium"},               // qwen/qwen3-30b-a3b
+		{262144, 26214, 0.1, 0.3, 0, 0, false, "", ""},                                    // qwen/qwen3-30b-a3b-instruct-2507
+		{81920, 16384, 0.2, 2.4, 0, 0, true, "low,medium,high", "medium"},                 // qwen/qwen3-30b-a3b-thinking-2507
+		{131072, 65536, 0.14, 0.57, 0, 0, true, "low,medium,high", "medium"},              // qwen/qwen3-32b
+		{131072, 4096, 0.117, 0.455, 0, 0, true, "low,medium,high", "medium"},             // qwen/qwen3-8b
+		{262144, 32768, 0.2925, 1.4625, 0, 0, false, "", ""},                              // qwen/qwen3-coder-30b-a3b-instruct
+		{262144, 32768, 0.22, 1.8, 0, 0, false, "", ""},                                   // qwen/qwen3-coder
+		{1000000, 32768, 0.195, 0.975, 0.24375, 0.039, false, "", ""},                     // qwen/qwen3-coder-flash
+		{262144, 131072, 0.12, 0.8, 0, 0.07, false, "", ""},                               // qwen/qwen3-coder-next
+		{1000000, 32768, 0.65, 3.25, 0.8125, 0.13, false, "", ""},                         // qwen/qwen3-coder-plus
+		{262144, 32768, 0.78, 3.9, 0.975, 0.156, false, "", ""},                           // qwen/qwen3-max
+		{262144, 32768, 0.78, 3.9, 0, 0, true, "low,medium,high", "medium"},               // qwen/qwen3-max-thinking
+		{262144, 131072, 0.1, 1.1, 0, 0.07, false, "", ""},                                // qwen/qwen3-next-80b-a3b-instruct
+		{262144, 131072, 0.15, 1.2, 0, 0, true, "low,medium,high", "medium"},              // qwen/qwen3-next-80b-a3b-thinking
+		{262144, 8192, 0.2, 0.88, 0, 0.11, false, "", ""},                                 // qwen/qwen3-vl-235b-a22b-instruct
+		{131072, 16384, 0.4, 4, 0, 0, true, "low,medium,high", "medium"},                  // qwen/qwen3-vl-235b-a22b-thinking
+		{262144, 8192, 0.15, 0.6, 0, 0, false, "", ""},                                    // qwen/qwen3-vl-30b-a3b-instruct
+		{262144, 131072, 0.29, 1, 0, 0, true, "low,medium,high", "medium"},                // qwen/qwen3-vl-30b-a3b-thinking
+		{131072, 16384, 0.104, 0.416, 0, 0, false, "", ""},                                // qwen/qwen3-vl-32b-instruct
+		{131072, 16384, 0.117, 0.455, 0, 0, false, "", ""},                                // qwen/qwen3-vl-8b-instruct
+		{131072, 16384, 0.18, 2.1, 0, 0, true, "low,medium,high", "medium"},               // qwen/qwen3-vl-8b-thinking
+		{262144, 131072, 0.55, 3.5, 0, 0.225, true, "low,medium,high", "medium"},          // qwen/qwen3.5-397b-a17b
+		{1000000, 32768, 0.26, 1.56, 0, 0, true, "low,medium,high", "medium"},             // qwen/qwen3.5-plus-02-15
+		{1000000, 32768, 0.3, 1.8, 0.375, 0, true, "low,medium,high", "medium"},           // qwen/qwen3.5-plus-20260420
+		{262144, 40960, 0.29, 2.4, 0, 0, true, "low,medium,high", "medium"},               // qwen/qwen3.5-122b-a10b
+		{262144, 32768, 0.3, 2.4, 0, 0, true, "low,medium,high", "medium"},                // qwen/qwen3.5-27b
+		{262144, 32768, 0.225, 1.8, 0, 0.225, true, "low,medium,high", "medium"},          // qwen/qwen3.5-35b-a3b
+		{262144, 26214, 0.17, 0.25, 0, 0, true, "low,medium,high", "medium"},              // qwen/qwen3.5-9b
+		{1000000, 32768, 0.065, 0.26, 0, 0, true, "low,medium,high", "medium"},            // qwen/qwen3.5-flash-02-23
+		{262144, 131072, 0.6, 3.6, 0, 0.12, true, "low,medium,high", "medium"},            // qwen/qwen3.6-27b
+		{262144, 131072, 0.14, 1, 0, 0.05, true, "low,medium,high", "medium"},             // qwen/qwen3.6-35b-a3b
+		{1000000, 32768, 0.1875, 1.125, 0.23438, 0, true, "low,medium,high", "medium"},    // qwen/qwen3.6-flash
+		{262144, 32768, 1.027, 6.162, 1.28375, 0, true, "low,medium,high", "medium"},      // qwen/qwen3.6-max-preview
+		{1000000, 32768, 0.325, 1.95, 0.40625, 0, true, "low,medium,high", "medium"},      // qwen/qwen3.6-plus
+		{1000000, 32768, 0.03, 0.13, 0.038, 0.006, true, "low,medium,high", "medium"},     // qwen/qwen3.7-flash
+		{1000000, 65536, 1.475, 4.425, 1.84375, 0.295, true, "low,medium,high", "medium"}, // qwen/qwen3.7-max
+		{1000000, 65536, 0.32, 1.28, 0.4, 0.064, true, "low,medium,high", "medium"},       // qwen/qwen3.7-plus
+		{1010000, 101000, 2.5, 6.25, 0, 0.5, true, "low,medium,high", "medium"},           // qwen/qwen3.8-2.4t-a95b
+		{262144, 16384, 0.45, 3.2, 0, 0, true, "low,medium,high", "medium"},               // qwen/qwen3.8-27b
+		{1000000, 65536, 2, 6, 2.5, 0.25, true, "low,medium,high", "medium"},              // qwen/qwen3.8-max
+		{256000, 64000, 1, 3, 0, 0, false, "", ""},                                        // relace/relace-search
+		{1000000, 64000, 5, 30, 0, 0.5, true, "low,medium,high", "medium"},                // sakana/fugu-ultra
+		{262144, 32768, 0.95, 4, 0, 0.15, true, "low,medium,high", "medium"},              // sakana/sakana-namazu
+		{2000000, 200000, 1.25, 2.5, 0, 0.2, true, "low,medium,high", "medium"},           // x-ai/grok-4.20
+		{1000000, 100000, 1.25, 2.5, 0, 0.2, true, "low,medium,high", "medium"},           // x-ai/grok-4.3
+		{500000, 50000, 2, 6, 0, 0.3, true, "low,medium,high", "medium"},                  // x-ai/grok-4.5
+		{500000, 50000, 2, 6, 0, 0.5, true, "low,medium,high", "medium"},                  // x-ai/grok-4.6
+		{256000, 25600, 1, 2, 0, 0.2, true, "low,medium,high", "medium"},                  // x-ai/grok-build-0.1
+		{262144, 32768, 0.1, 0.3, 0, 0, true, "low,medium,high", "medium"},                // stepfun/step-3.5-flash
+		{262144, 16384, 0.2, 1.15, 0, 0.04, true, "low,medium,high", "medium"},            // stepfun/step-3.7-flash
+		{262144, 64000, 0.132, 0.528, 0, 0.033, true, "low,medium,high", "medium"},        // tencent/hy3
+		{262144, 26214, 0.18, 0.6, 0, 0.06, true, "low,medium,high", "medium"},            // tencent/hy3-preview
+		{1048576, 16384, 1, 4.05, 0, 0.17, true, "low,medium,high", "medium"},             // thinkingmachines/inkling
+		{524288, 131072, 0.45, 1.2, 0, 0.1, true, "low,medium,high", "medium"},            // thinkingmachines/inkling-small
+		{131072, 65536, 0.15, 0.6, 0, 0.015, true, "low,medium,high", "medium"},           // upstage/solar-pro-3
+		{524288, 65536, 0.03, 0.12, 0, 0.006, true, "low,medium,high", "medium"},          // upstage/solar-pro4
+		{1048576, 524288, 0.14, 0.28, 0, 0.05, true, "low,medium,high", "medium"},         // xiaomi/mimo-v2.5
+		{1048576, 65536, 0.435, 0.87, 0, 0.0036, true, "low,medium,high", "medium"},       // xiaomi/mimo-v2.5-pro
+		{131072, 49152, 0.6, 2.2, 0, 0.11, true, "low,medium,high", "medium"},             // z-ai/glm-4.5
+		{131072, 49152, 0.2, 1.1, 0, 0.03, true, "low,medium,high", "medium"},             // z-ai/glm-4.5-air
+		{65536, 8192, 0.6, 1.8, 0, 0.11, true, "low,medium,high", "medium"},               // z-ai/glm-4.5v
+		{204800, 65536, 0.55, 2.2, 0, 0.11, true, "low,medium,high", "medium"},            // z-ai/glm-4.6
+		{131072, 16384, 0.3, 0.9, 0, 0.055, true, "low,medium,high", "medium"},            // z-ai/glm-4.6v
+		{202752, 65536, 0.4, 1.75, 0, 0.08, true, "low,medium,high", "medium"},            // z-ai/glm-4.7
+		{202752, 8192, 0.06, 0.4, 0, 0.01, true, "low,medium,high", "medium"},             // z-ai/glm-4.7-flash
+		{204800, 65536, 0.95, 2.55, 0, 0.2, true, "low,medium,high", "medium"},            // z-ai/glm-5
+		{202752, 65536, 1.2, 4, 0, 0.24, true, "low,medium,high", "medium"},               // z-ai/glm-5-turbo
+		{204800, 65536, 1.19, 3.74, 0, 0.6, true, "low,medium,high", "medium"},            // z-ai/glm-5.1
+		{1048576, 65536, 0.49, 1.54, 0, 0.091, true, "low,medium,high", "medium"},         // z-ai/glm-5.2
+		{256000, 128000, 0, 0, 0, 0, true, "low,medium,high", "medium"},                   // z-ai/glm-5.2:free
+		{1048576, 65536, 1.4, 4.4, 0, 0.26, true, "low,medium,high", "medium"},            // z-ai/glm-5.3
+		{202752, 65536, 1.2, 4, 0, 0.24, true, "low,medium,high", "medium"},               // z-ai/glm-5v-turbo
+		{262144, 16384, 0.075, 0.625, 0, 0.015, false, "", ""},                            // inclusionai/ling-2.6-1t
+		{262144, 16384, 0.01, 0.03, 0, 0.002, false, "", ""},                              // inclusionai/ling-2.6-flash
+		{262144, 32768, 0.075, 0.625, 0, 0.015, true, "low,medium,high", "medium"},        // inclusionai/ring-2.6-1t
 	}},
-	{ID: "qiniucloud", Default: "minimax/minimax-m2.5", Models: []figures{
-		{"minimax/minimax-m2.5", 204800, 128000, 0.29, 1.17, 0.29, 1.17, false, "", ""},
-		{"z-ai/glm-5", 200000, 128000, 0.56, 2.5, 0.56, 2.5, false, "", ""},
-		{"minimax/minimax-m2.1", 204800, 4096, 0.29, 1.17, 0.29, 1.17, true, "", ""},
-		{"moonshotai/kimi-k2-thinking", 256000, 100000, 0.56, 2.22, 0.56, 2.22, true, "", ""},
-		{"z-ai/glm-4.7", 200000, 4096, 0.44, 1.74, 0.44, 1.74, true, "", ""},
-		{"minimax/minimax-m2", 200000, 4096, 0.29, 1.17, 0.29, 1.17, true, "", ""},
-		{"z-ai/glm-4.6", 200000, 4096, 1, 1.75, 1, 1.75, true, "", ""},
-		{"deepseek/deepseek-v3.1-terminus", 128000, 32000, 0.56, 1.67, 0.56, 1.67, false, "", ""},
-		{"deepseek-v3.1", 128000, 32000, 0.56, 1.67, 0.56, 1.67, false, "", ""},
-		{"doubao-seed-2.0-pro", 256000, 128000, 0.44, 2.22, 0.44, 2.22, false, "", ""},
-		{"doubao-seed-2.0-code", 256000, 128000, 0.44, 2.22, 0.44, 2.22, false, "", ""},
-		{"qwen3-coder-480b-a35b-instruct", 262000, 4096, 0.83, 3.33, 0.83, 3.33, false, "", ""},
-		{"glm-4.5", 131072, 98304, 0.56, 2.22, 0.56, 2.22, false, "", ""},
-		{"moonshotai/kimi-k2-0905", 256000, 100000, 0.56, 2.22, 0.56, 2.22, true, "", ""},
+	{ID: "qiniucloud", Default: "minimax/minimax-m2.5", IDs: []string{
+		"minimax/minimax-m2.5",
+		"z-ai/glm-5",
+		"minimax/minimax-m2.1",
+		"moonshotai/kimi-k2-thinking",
+		"z-ai/glm-4.7",
+		"minimax/minimax-m2",
+		"z-ai/glm-4.6",
+		"deepseek/deepseek-v3.1-terminus",
+		"deepseek-v3.1",
+		"doubao-seed-2.0-pro",
+		"doubao-seed-2.0-code",
+		"qwen3-coder-480b-a35b-instruct",
+		"glm-4.5",
+		"moonshotai/kimi-k2-0905",
+	}, Models: []figures{
+		{204800, 128000, 0.29, 1.17, 0.29, 1.17, false, "", ""}, // minimax/minimax-m2.5
+		{200000, 128000, 0.56, 2.5, 0.56, 2.5, false, "", ""},   // z-ai/glm-5
+		{204800, 4096, 0.29, 1.17, 0.29, 1.17, true, "", ""},    // minimax/minimax-m2.1
+		{256000, 100000, 0.56, 2.22, 0.56, 2.22, true, "", ""},  // moonshotai/kimi-k2-thinking
+		{200000, 4096, 0.44, 1.74, 0.44, 1.74, true, "", ""},    // z-ai/glm-4.7
+		{200000, 4096, 0.29, 1.17, 0.29, 1.17, true, "", ""},    // minimax/minimax-m2
+		{200000, 4096, 1, 1.75, 1, 1.75, true, "", ""},          // z-ai/glm-4.6
+		{128000, 32000, 0.56, 1.67, 0.56, 1.67, false, "", ""},  // deepseek/deepseek-v3.1-terminus
+		{128000, 32000, 0.56, 1.67, 0.56, 1.67, false, "", ""},  // deepseek-v3.1
+		{256000, 128000, 0.44, 2.22, 0.44, 2.22, false, "", ""}, // doubao-seed-2.0-pro
+		{256000, 128000, 0.44, 2.22, 0.44, 2.22, false, "", ""}, // doubao-seed-2.0-code
+		{262000, 4096, 0.83, 3.33, 0.83, 3.33, false, "", ""},   // qwen3-coder-480b-a35b-instruct
+		{131072, 98304, 0.56, 2.22, 0.56, 2.22, false, "", ""},  // glm-4.5
+		{256000, 100000, 0.56, 2.22, 0.56, 2.22, true, "", ""},  // moonshotai/kimi-k2-0905
 	}},
-	{ID: "scaleway", Default: "qwen3.6-35b-a3b", Models: []figures{
-		{"qwen3.5-397b-a17b", 256000, 16384, 0.6, 3.6, 0, 0, true, "", ""},
-		{"qwen3.6-35b-a3b", 128000, 16384, 0.25, 1.5, 0, 0, true, "", ""},
-		{"gemma-4-26b-a4b-it", 256000, 16384, 0.25, 0.5, 0, 0, true, "", ""},
-		{"gpt-oss-120b", 128000, 32768, 0.15, 0.6, 0, 0, true, "", ""},
-		{"mistral-medium-3.5-128b", 256000, 16384, 1.5, 7.5, 0, 0, true, "", ""},
-		{"llama-3.3-70b-instruct", 100000, 16384, 0.9, 0.9, 0, 0, false, "", ""},
-		{"qwen3-235b-a22b-instruct-2507", 256000, 16384, 0.75, 2.25, 0, 0, false, "", ""},
-		{"qwen3-coder-30b-a3b-instruct", 128000, 32768, 0.2, 0.8, 0, 0, false, "", ""},
-		{"voxtral-small-24b-2507", 32000, 16384, 0.15, 0.35, 0, 0, false, "", ""},
-		{"mistral-small-3.2-24b-instruct-2506", 128000, 32768, 0.15, 0.35, 0, 0, false, "", ""},
-		{"devstral-2-123b-instruct-2512", 256000, 16384, 0.4, 2, 0, 0, false, "", ""},
-		{"gemma-3-27b-it", 40000, 8192, 0.25, 0.5, 0, 0, false, "", ""},
+	{ID: "scaleway", Default: "qwen3.6-35b-a3b", IDs: []string{
+		"qwen3.5-397b-a17b",
+		"qwen3.6-35b-a3b",
+		"gemma-4-26b-a4b-it",
+		"gpt-oss-120b",
+		"mistral-medium-3.5-128b",
+		"llama-3.3-70b-instruct",
+		"qwen3-235b-a22b-instruct-2507",
+		"qwen3-coder-30b-a3b-instruct",
+		"voxtral-small-24b-2507",
+		"mistral-small-3.2-24b-instruct-2506",
+		"devstral-2-123b-instruct-2512",
+		"gemma-3-27b-it",
+	}, Models: []figures{
+		{256000, 16384, 0.6, 3.6, 0, 0, true, "", ""},    // qwen3.5-397b-a17b
+		{128000, 16384, 0.25, 1.5, 0, 0, true, "", ""},   // qwen3.6-35b-a3b
+		{256000, 16384, 0.25, 0.5, 0, 0, true, "", ""},   // gemma-4-26b-a4b-it
+		{128000, 32768, 0.15, 0.6, 0, 0, true, "", ""},   // gpt-oss-120b
+		{256000, 16384, 1.5, 7.5, 0, 0, true, "", ""},    // mistral-medium-3.5-128b
+		{100000, 16384, 0.9, 0.9, 0, 0, false, "", ""},   // llama-3.3-70b-instruct
+		{256000, 16384, 0.75, 2.25, 0, 0, false, "", ""}, // qwen3-235b-a22b-instruct-2507
+		{128000, 32768, 0.2, 0.8, 0, 0, false, "", ""},   // qwen3-coder-30b-a3b-instruct
+		{32000, 16384, 0.15, 0.35, 0, 0, false, "", ""},  // voxtral-small-24b-2507
+		{128000, 32768, 0.15, 0.35, 0, 0, false, "", ""}, // mistral-small-3.2-24b-instruct-2506
+		{256000, 16384, 0.4, 2, 0, 0, false, "", ""},     // devstral-2-123b-instruct-2512
+		{40000, 8192, 0.25, 0.5, 0, 0, false, "", ""},    // gemma-3-27b-it
 	}},
-	{ID: "vercel", Default: "anthropic/claude-sonnet-4", Models: []figures{
-		{"bytedance/seed-1.8", 256000, 64000, 0.25, 2, 0, 0.05, true, "low,medium,high", "medium"},
-		{"anthropic/claude-3-haiku", 200000, 4096, 0.25, 1.25, 0.3, 0.03, false, "", ""},
-		{"anthropic/claude-fable-5", 1000000, 128000, 10, 50, 12.5, 1, true, "none,minimal,low,medium,high,xhigh", "medium"},
-		{"anthropic/claude-haiku-4.5", 200000, 64000, 1, 5, 1.25, 0.1, true, "none,minimal,low,medium,high,xhigh", "medium"},
-		{"anthropic/claude-opus-4", 200000, 8192, 15, 75, 18.75, 1.5, true, "none,minimal,low,medium,high,xhigh", "medium"},
-		{"anthropic/claude-opus-4.5", 200000, 64000, 5, 25, 6.25, 0.5, true, "none,minimal,low,medium,high,xhigh", "medium"},
-		{"anthropic/claude-opus-4.6", 1000000, 128000, 5, 25, 6.25, 0.5, true, "none,minimal,low,medium,high,xhigh", "medium"},
-		{"anthropic/claude-opus-4.7", 1000000, 128000, 5, 25, 6.25, 0.5, true, "none,minimal,low,medium,high,xhigh", "medium"},
-		{"anthropic/claude-opus-4.8", 1000000, 128000, 5, 25, 6.25, 0.5, true, "none,minimal,low,medium,high,xhigh", "medium"},
-		{"anthropic/claude-opus-4.8-fast", 1000000, 128000, 10, 50, 12.5, 1, true, "none,minimal,low,medium,high,xhigh", "medium"},
-		{"anthropic/claude-opus-5", 1000000, 128000, 5, 25, 6.25, 0.5, true, "none,minimal,low,medium,high,xhigh", "medium"},
-		{"anthropic/claude-opus-5-fast", 1000000, 128000, 10, 50, 12.5, 1, true, "none,minimal,low,medium,high,xhigh", "medium"},
-		{"anthropic/claude-sonnet-4", 1000000, 8192, 3, 15, 3.75, 0.3, true, "none,minimal,low,medium,high,xhigh", "medium"},
-		{"anthropic/claude-sonnet-4.5", 1000000, 64000, 3, 15, 3.75, 0.3, true, "none,minimal,low,medium,high,xhigh", "medium"},
-		{"anthropic/claude-sonnet-4.6", 1000000, 128000, 3, 15, 3.75, 0.3, true, "none,minimal,low,medium,high,xhigh", "medium"},
-		{"anthropic/claude-sonnet-5", 1000000, 128000, 2, 10, 2.5, 0.2, true, "none,minimal,low,medium,high,xhigh", "medium"},
-		{"cohere/command-a", 256000, 8000, 2.5, 10, 0, 0, false, "", ""},
-		{"deepseek/deepseek-v3", 163840, 163840, 0.27, 1.12, 0, 0.135, false, "", ""},
-		{"deepseek/deepseek-v3.1", 163840, 128000, 0.25, 0.95, 0, 0.13, true, "low,medium,high", "medium"},
-		{"deepseek/deepseek-v3.1-terminus", 131072, 65536, 0.27, 1, 0, 0.135, true, "low,medium,high", "medium"},
-		{"deepseek/deepseek-v3.2", 128000, 8000, 0.28, 0.42, 0, 0.028, false, "", ""},
-		{"deepseek/deepseek-v3.2-thinking", 128000, 8000, 0.62, 1.85, 0, 0, false, "", ""},
-		{"deepseek/deepseek-v4-flash", 1000000, 384000, 0.13, 0.26, 0, 0.028, true, "low,high,max", "high"},
-		{"deepseek/deepseek-v4-flash-0731", 1000000, 384000, 0.13, 0.26, 0, 0.028, true, "low,high,max", "high"},
-		{"deepseek/deepseek-v4-pro", 1048600, 1048600, 1.74, 3.48, 0, 0.14, true, "low,high,max", "high"},
-		{"deepseek/deepseek-v4-pro-0813", 1000000, 384000, 1.32, 3.96, 0, 0.132, true, "low,high,max", "high"},
-		{"deepseek/deepseek-r1", 128000, 8192, 1.35, 5.4, 0, 0, true, "low,medium,high", "medium"},
-		{"mistral/devstral-2", 256000, 256000, 0.4, 2, 0, 0, false, "", ""},
-		{"mistral/devstral-small-2", 256000, 256000, 0.1, 0.3, 0, 0, false, "", ""},
-		{"sakana/fugu-ultra", 1000000, 1000000, 5, 30, 0, 0.5, true, "low,medium,high", "medium"},
-		{"zai/glm-4.5", 128000, 96000, 0.6, 2.2, 0, 0.11, true, "low,medium,high", "medium"},
-		{"zai/glm-4.5-air", 128000, 96000, 0.2, 1.1, 0, 0.03, true, "low,medium,high", "medium"},
-		{"zai/glm-4.5v", 66000, 16000, 0.6, 1.8, 0, 0.11, true, "low,medium,high", "medium"},
-		{"zai/glm-4.6", 200000, 96000, 0.6, 2.2, 0, 0.11, true, "low,medium,high", "medium"},
-		{"zai/glm-4.7", 200000, 120000, 0.6, 2.2, 0, 0.12, true, "low,medium,high", "medium"},
-		{"zai/glm-4.7-flash", 200000, 131000, 0.07, 0.4, 0, 0, true, "low,medium,high", "medium"},
-		{"zai/glm-4.7-flashx", 200000, 128000, 0.06, 0.4, 0, 0.01, true, "low,medium,high", "medium"},
-		{"zai/glm-5", 202800, 131100, 1, 3.2, 0, 0, true, "low,medium,high", "medium"},
-		{"zai/glm-5-turbo", 202800, 131100, 1.2, 4, 0, 0.24, true, "low,medium,high", "medium"},
-		{"zai/glm-5.1", 202800, 64000, 1.4, 4.4, 0, 0.26, true, "low,medium,high", "medium"},
-		{"zai/glm-5.2", 1000000, 128000, 0.8, 2.55, 0, 0.16, true, "high,xhigh", "high"},
-		{"zai/glm-5.2-fast", 1000000, 128000, 2.1, 6.6, 0, 0.21, true, "low,medium,high", "medium"},
-		{"zai/glm-5.3", 1000000, 12800, 1.4, 4.4, 0, 0.26, true, "low,medium,high", "medium"},
-		{"zai/glm-5v-turbo", 200000, 128000, 1.2, 4, 0, 0.24, true, "low,medium,high", "medium"},
-		{"zai/glm-4.6v", 128000, 24000, 0.3, 0.9, 0, 0.05, true, "low,medium,high", "medium"},
-		{"zai/glm-4.6v-flash", 128000, 24000, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.1-codex-max", 400000, 128000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.1-codex-mini", 400000, 128000, 0.25, 2, 0, 0.03, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.1-thinking", 400000, 128000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.1-thinking-fast", 400000, 128000, 2.5, 20, 0, 0.25, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.2", 400000, 128000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.2-pro", 400000, 128000, 21, 168, 0, 0, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.2-fast", 400000, 128000, 3.5, 28, 0, 0.35, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.2-codex", 400000, 128000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.3-codex", 400000, 128000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.3-codex-fast", 400000, 128000, 3.5, 28, 0, 0.35, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.4", 1050000, 128000, 2.5, 15, 0, 0.25, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.4-fast", 1050000, 128000, 5, 30, 0, 0.5, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.4-mini", 400000, 128000, 0.75, 4.5, 0, 0.075, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.4-mini-fast", 400000, 128000, 1.5, 9, 0, 0.15, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.4-nano", 400000, 128000, 0.2, 1.25, 0, 0.02, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.4-pro", 1050000, 128000, 30, 180, 0, 0, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.5", 1000000, 128000, 5, 30, 0, 0.5, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.5-fast", 1000000, 128000, 12.5, 75, 0, 1.25, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.5-pro", 1000000, 128000, 30, 180, 0, 0, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.6-luna", 1050000, 128000, 0.2, 1.2, 0.25, 0.02, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.6-luna-fast", 1050000, 128000, 0.4, 2.4, 0.25, 0.04, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.6-sol", 1050000, 128000, 2.5, 15, 3.125, 0.25, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.6-sol-fast", 1050000, 128000, 5, 30, 3.125, 0.5, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.6-terra", 1050000, 128000, 2, 12, 2.5, 0.2, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.6-terra-fast", 1050000, 128000, 4, 24, 2.5, 0.4, true, "low,medium,high", "medium"},
-		{"openai/gpt-oss-120b", 131072, 131072, 0.1, 0.5, 0, 0, true, "low,medium,high", "medium"},
-		{"openai/gpt-oss-20b", 131072, 8192, 0.05, 0.2, 0, 0, true, "low,medium,high", "medium"},
-		{"openai/gpt-oss-safeguard-20b", 131072, 65536, 0.075, 0.3, 0, 0.037, true, "low,medium,high", "medium"},
-		{"openai/gpt-3.5-turbo", 16385, 4096, 0.5, 1.5, 0, 0, false, "", ""},
-		{"openai/gpt-4-turbo", 128000, 4096, 10, 30, 0, 0, false, "", ""},
-		{"openai/gpt-4.1", 1047576, 32768, 2, 8, 0, 0.5, false, "", ""},
-		{"openai/gpt-4.1-fast", 1047576, 32768, 3.5, 14, 0, 0.875, false, "", ""},
-		{"openai/gpt-4.1-mini", 1047576, 32768, 0.4, 1.6, 0, 0.1, false, "", ""},
-		{"openai/gpt-4.1-mini-fast", 1047576, 32768, 0.7, 2.8, 0, 0.175, false, "", ""},
-		{"openai/gpt-4.1-nano", 1047576, 32768, 0.1, 0.4, 0, 0.025, false, "", ""},
-		{"openai/gpt-4.1-nano-fast", 1047576, 32768, 0.2, 0.8, 0, 0.05, false, "", ""},
-		{"openai/gpt-4o", 128000, 16384, 2.5, 10, 0, 1.25, false, "", ""},
-		{"openai/gpt-4o-fast", 128000, 16384, 4.25, 17, 0, 2.125, false, "", ""},
-		{"openai/gpt-4o-mini", 128000, 16384, 0.15, 0.6, 0, 0.075, false, "", ""},
-		{"openai/gpt-4o-mini-fast", 128000, 16384, 0.25, 1, 0, 0.125, false, "", ""},
-		{"openai/gpt-5", 400000, 128000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},
-		{"openai/gpt-5-fast", 400000, 128000, 2.5, 20, 0, 0.25, true, "low,medium,high", "medium"},
-		{"openai/gpt-5-mini", 400000, 128000, 0.25, 2, 0, 0.025, true, "low,medium,high", "medium"},
-		{"openai/gpt-5-mini-fast", 400000, 128000, 0.45, 3.6, 0, 0.045, true, "low,medium,high", "medium"},
-		{"openai/gpt-5-nano", 400000, 128000, 0.05, 0.4, 0, 0.005, true, "low,medium,high", "medium"},
-		{"openai/gpt-5-pro", 400000, 272000, 15, 120, 0, 0, true, "low,medium,high", "medium"},
-		{"openai/gpt-5-codex", 400000, 128000, 1.25, 10, 0, 0.13, true, "low,medium,high", "medium"},
-		{"openai/gpt-5.1-codex", 400000, 128000, 1.25, 10, 0, 0.13, true, "low,medium,high", "medium"},
-		{"google/gemini-2.5-flash", 1000000, 65536, 0.3, 2.5, 0, 0.03, true, "low,medium,high", "medium"},
-		{"google/gemini-2.5-flash-lite", 1048576, 65536, 0.1, 0.4, 0, 0.01, true, "low,medium,high", "medium"},
-		{"google/gemini-2.5-pro", 1048576, 65536, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},
-		{"google/gemini-3-flash", 1000000, 65000, 0.5, 3, 0, 0.05, true, "low,medium,high", "medium"},
-		{"google/gemini-3.1-flash-lite", 1000000, 65000, 0.25, 1.5, 0, 0.03, true, "low,medium,high", "medium"},
-		{"google/gemini-3.1-pro-preview", 1000000, 64000, 2, 12, 0, 0.2, true, "low,medium,high", "medium"},
-		{"google/gemini-3.5-flash", 1000000, 64000, 1.5, 9, 0, 0.15, true, "low,medium,high", "medium"},
-		{"google/gemini-3.5-flash-lite", 1000000, 65000, 0.3, 2.5, 0, 0.03, true, "low,medium,high", "medium"},
-		{"google/gemini-3.6-flash", 1000000, 64000, 0.75, 3.75, 0, 0.075, true, "low,medium,high", "medium"},
-		{"google/gemini-3.7-flash", 1000000, 65536, 0.75, 3.75, 0, 0.075, true, "low,medium,high", "medium"},
-		{"google/gemma-4-31b-it", 262144, 131072, 0.14, 0.4, 0, 0, true, "low,medium,high", "medium"},
-		{"google/gemma-4-26b-a4b-it", 262144, 131072, 0.15, 0.6, 0, 0.015, true, "low,medium,high", "medium"},
-		{"xai/grok-4.1-fast-non-reasoning", 1000000, 1000000, 0.2, 0.5, 0, 0.05, false, "", ""},
-		{"xai/grok-4.1-fast-reasoning", 1000000, 1000000, 0.2, 0.5, 0, 0.05, true, "low,medium,high", "medium"},
-		{"xai/grok-4.20-non-reasoning-beta", 2000000, 2000000, 1.25, 2.5, 0, 0.2, false, "", ""},
-		{"xai/grok-4.20-reasoning-beta", 2000000, 2000000, 1.25, 2.5, 0, 0.2, true, "low,medium,high", "medium"},
-		{"xai/grok-4.20-multi-agent-beta", 2000000, 2000000, 1.25, 2.5, 0, 0.2, true, "low,medium,high", "medium"},
-		{"xai/grok-4.20-multi-agent", 2000000, 2000000, 1.25, 2.5, 0, 0.2, true, "low,medium,high", "medium"},
-		{"xai/grok-4.20-non-reasoning", 2000000, 2000000, 1.25, 2.5, 0, 0.2, false, "", ""},
-		{"xai/grok-4.20-reasoning", 2000000, 2000000, 1.25, 2.5, 0, 0.2, true, "low,medium,high", "medium"},
-		{"xai/grok-4.3", 1000000, 1000000, 1.25, 2.5, 0, 0.2, true, "low,medium,high", "medium"},
-		{"xai/grok-4.5", 500000, 500000, 2, 6, 0, 0.3, true, "low,medium,high", "medium"},
-		{"xai/grok-4.6", 500000, 500000, 2, 6, 0, 0.5, true, "low,medium,high", "medium"},
-		{"xai/grok-build-0.1", 256000, 256000, 1, 2, 0, 0.2, true, "low,medium,high", "medium"},
-		{"tencent/hy3", 262144, 262144, 0.14, 0.58, 0, 0.035, true, "low,medium,high", "medium"},
-		{"thinkingmachines/inkling", 256000, 256000, 1, 4.05, 0, 0.17, true, "low,medium,high", "medium"},
-		{"thinkingmachines/inkling-small", 1000000, 1000000, 0.5, 1.2, 0, 0.1, true, "low,medium,high", "medium"},
-		{"interfaze/interfaze-beta", 1000000, 32000, 1.5, 3.5, 0, 0, true, "low,medium,high", "medium"},
-		{"kwaipilot/kat-coder-pro-v1", 256000, 32000, 0.3, 1.2, 0, 0.06, false, "", ""},
-		{"kwaipilot/kat-coder-air-v2.5", 256000, 80000, 0.15, 0.6, 0, 0.03, true, "low,medium,high", "medium"},
-		{"kwaipilot/kat-coder-pro-v2", 256000, 256000, 0.3, 1.2, 0, 0.06, true, "low,medium,high", "medium"},
-		{"kwaipilot/kat-coder-pro-v2.5", 256000, 80000, 0.74, 2.96, 0, 0.15, true, "low,medium,high", "medium"},
-		{"moonshotai/kimi-k2", 131072, 131072, 0.57, 2.3, 0, 0, false, "", ""},
-		{"moonshotai/kimi-k2-thinking", 216144, 216144, 0.47, 2, 0, 0.141, true, "low,medium,high", "medium"},
-		{"moonshotai/kimi-k2.5", 262114, 262114, 0.6, 3, 0, 0.1, true, "low,medium,high", "medium"},
-		{"moonshotai/kimi-k2.6", 262000, 262000, 0.95, 4, 0, 0.16, true, "low,medium,high", "medium"},
-		{"moonshotai/kimi-k2.7-code", 256000, 32768, 0.95, 4, 0, 0.19, true, "low,medium,high", "medium"},
-		{"moonshotai/kimi-k2.7-code-highspeed", 262144, 32768, 1.9, 8, 0, 0.38, true, "low,medium,high", "medium"},
-		{"moonshotai/kimi-k3", 1000000, 131072, 3, 15, 0, 0.3, true, "low,medium,high", "medium"},
-		{"moonshotai/kimi-k3-fast", 1000000, 131072, 4.5, 22.5, 0, 0.45, true, "low,medium,high", "medium"},
-		{"poolside/laguna-s-2.1", 1000000, 131072, 0.1, 0.2, 0, 0.01, true, "low,medium,high", "medium"},
-		{"poolside/laguna-s-2.1-free", 256000, 32768, 0, 0, 0, 0, true, "low,medium,high", "medium"},
-		{"inclusionai/ling-3.0-flash", 256000, 32000, 0.06, 0.18, 0, 0.012, true, "low,medium,high", "medium"},
-		{"meta/llama-3.1-70b", 128000, 8192, 0.72, 0.72, 0, 0, false, "", ""},
-		{"meta/llama-3.1-8b", 128000, 8192, 0.22, 0.22, 0, 0, false, "", ""},
-		{"meta/llama-3.3-70b", 128000, 8192, 0.72, 0.72, 0, 0, false, "", ""},
-		{"meta/llama-4-maverick", 128000, 8192, 0.24, 0.97, 0, 0, false, "", ""},
-		{"meta/llama-4-scout", 128000, 8192, 0.17, 0.66, 0, 0, false, "", ""},
-		{"mistral/magistral-medium", 128000, 64000, 2, 5, 0, 0, true, "low,medium,high", "medium"},
-		{"mistral/magistral-small", 128000, 64000, 0.5, 1.5, 0, 0, true, "low,medium,high", "medium"},
-		{"inception/mercury-2", 128000, 128000, 0.25, 0.75, 0, 0.025, true, "low,medium,high", "medium"},
-		{"inception/mercury-coder-small", 32000, 16384, 0.25, 1, 0, 0, false, "", ""},
-		{"xiaomi/mimo-v2.5", 1050000, 131100, 0.14, 0.28, 0, 0.0028, true, "low,medium,high", "medium"},
-		{"xiaomi/mimo-v2.5-pro", 1050000, 131000, 0.435, 0.87, 0, 0.0036, true, "low,medium,high", "medium"},
-		{"minimax/minimax-m2", 205000, 205000, 0.3, 1.2, 0.375, 0.03, true, "low,medium,high", "medium"},
-		{"minimax/minimax-m2.1", 204800, 131072, 0.3, 1.2, 0.375, 0.03, true, "low,medium,high", "medium"},
-		{"minimax/minimax-m2.1-lightning", 204800, 131072, 0.3, 2.4, 0.375, 0.03, true, "low,medium,high", "medium"},
-		{"minimax/minimax-m2.5", 204800, 131000, 0.3, 1.2, 0.375, 0.03, true, "low,medium,high", "medium"},
-		{"minimax/minimax-m2.5-highspeed", 204800, 131000, 0.6, 2.4, 0.375, 0.03, true, "low,medium,high", "medium"},
-		{"minimax/minimax-m2.7-highspeed", 204800, 131100, 0.6, 2.4, 0.375, 0.06, true, "low,medium,high", "medium"},
-		{"minimax/minimax-m3", 1000000, 1000000, 0.3, 1.2, 0, 0.06, true, "low,medium,high", "medium"},
-		{"minimax/minimax-m2.7", 204800, 131000, 0.3, 1.2, 0.375, 0.06, true, "low,medium,high", "medium"},
-		{"mistral/ministral-14b", 256000, 256000, 0.2, 0.2, 0, 0, false, "", ""},
-		{"mistral/ministral-3b", 128000, 4000, 0.1, 0.1, 0, 0, false, "", ""},
-		{"mistral/ministral-8b", 128000, 4000, 0.15, 0.15, 0, 0, false, "", ""},
-		{"mistral/codestral", 128000, 4000, 0.3, 0.9, 0, 0, false, "", ""},
-		{"mistral/mistral-large-3", 256000, 256000, 0.5, 1.5, 0, 0, false, "", ""},
-		{"mistral/mistral-medium", 128000, 64000, 0.4, 2, 0, 0, false, "", ""},
-		{"mistral/mistral-medium-3.5", 256000, 256000, 1.5, 7.5, 0, 0, true, "low,medium,high", "medium"},
-		{"mistral/mistral-nemo", 128000, 128000, 0.15, 0.15, 0, 0, false, "", ""},
-		{"mistral/mistral-small", 32000, 4000, 0.1, 0.3, 0, 0, false, "", ""},
-		{"meta/muse-glimmer-30b", 131072, 131072, 0.35, 1.5, 0, 0.04, true, "low,medium,high", "medium"},
-		{"meta/muse-spark-1.1", 1048576, 1048576, 1.25, 4.25, 0, 0.15, true, "low,medium,high", "medium"},
-		{"meta/muse-spark-1.2", 1048576, 1048576, 1.25, 4.25, 0, 0.15, true, "low,medium,high", "medium"},
-		{"meta/muse-spark-1.2-contributor", 1048576, 1048576, 0.1, 0.2, 0, 0.002, true, "low,medium,high", "medium"},
-		{"nvidia/nemotron-3-super-120b-a12b", 256000, 32000, 0.15, 0.65, 0, 0, true, "low,medium,high", "medium"},
-		{"nvidia/nemotron-3-nano-30b-a3b", 262144, 262144, 0.05, 0.24, 0, 0, true, "low,medium,high", "medium"},
-		{"nvidia/nemotron-3-ultra-550b-a55b", 1000000, 65000, 0.6, 2.4, 0, 0.12, true, "low,medium,high", "medium"},
-		{"nvidia/nemotron-3.5-lightning", 262144, 131072, 0.05, 0.2, 0, 0.01, true, "low,medium,high", "medium"},
-		{"amazon/nova-2-lite", 1000000, 1000000, 0.3, 2.5, 0, 0.075, true, "low,medium,high", "medium"},
-		{"amazon/nova-lite", 300000, 8192, 0.06, 0.24, 0, 0, false, "", ""},
-		{"amazon/nova-micro", 128000, 8192, 0.035, 0.14, 0, 0, false, "", ""},
-		{"amazon/nova-pro", 300000, 8192, 0.8, 3.2, 0, 0, false, "", ""},
-		{"nvidia/nemotron-nano-12b-v2-vl", 131072, 131072, 0.2, 0.6, 0, 0, true, "low,medium,high", "medium"},
-		{"nvidia/nemotron-nano-9b-v2", 131072, 131072, 0.06, 0.23, 0, 0, true, "low,medium,high", "medium"},
-		{"mistral/pixtral-12b", 128000, 4000, 0.15, 0.15, 0, 0, false, "", ""},
-		{"alibaba/qwen-3-32b", 128000, 8192, 0.16, 0.64, 0, 0, true, "low,medium,high", "medium"},
-		{"alibaba/qwen3-coder-30b-a3b", 262144, 8192, 0.15, 0.6, 0, 0, false, "", ""},
-		{"alibaba/qwen3-max-thinking", 256000, 65536, 1.2, 6, 0, 0.24, true, "low,medium,high", "medium"},
-		{"alibaba/qwen3.5-flash", 1000000, 64000, 0.1, 0.4, 0.125, 0.001, true, "low,medium,high", "medium"},
-		{"alibaba/qwen3.5-plus", 1000000, 64000, 0.4, 2.4, 0.5, 0.04, true, "low,medium,high", "medium"},
-		{"alibaba/qwen3.6-27b", 256000, 256000, 0.6, 3.6, 0, 0, true, "low,medium,high", "medium"},
-		{"alibaba/qwen-3.6-max-preview", 240000, 64000, 1.3, 7.8, 1.625, 0.26, true, "low,medium,high", "medium"},
-		{"alibaba/qwen3.6-plus", 1000000, 64000, 0.5, 3, 0.625, 0.1, true, "low,medium,high", "medium"},
-		{"alibaba/qwen3.7-flash", 991000, 64000, 0.03, 0.13, 0.038, 0.006, true, "low,medium,high", "medium"},
-		{"alibaba/qwen3.7-max", 991000, 64000, 2.5, 7.5, 3.125, 0.5, true, "low,medium,high", "medium"},
-		{"alibaba/qwen3.7-plus", 1000000, 64000, 0.4, 1.6, 0.5, 0.08, true, "low,medium,high", "medium"},
-		{"alibaba/qwen3.8-max", 1000000, 128000, 2, 6, 2.5, 0.25, true, "low,medium,high", "medium"},
-		{"alibaba/qwen-3-235b", 262144, 16384, 0.22, 0.88, 0, 0, true, "low,medium,high", "medium"},
-		{"alibaba/qwen3-coder", 262144, 65536, 1.5, 7.5, 0, 0.3, false, "", ""},
-		{"alibaba/qwen3-coder-next", 256000, 256000, 0.5, 1.2, 0, 0, false, "", ""},
-		{"alibaba/qwen3-coder-plus", 1000000, 65536, 1, 5, 0, 0.2, false, "", ""},
-		{"alibaba/qwen3-max", 262144, 32768, 1.2, 6, 0, 0.24, false, "", ""},
-		{"alibaba/qwen3-max-preview", 262144, 32768, 1.2, 6, 0, 0.24, false, "", ""},
-		{"alibaba/qwen3-next-80b-a3b-instruct", 131072, 32768, 0.15, 1.2, 0, 0, false, "", ""},
-		{"alibaba/qwen3-next-80b-a3b-thinking", 131072, 32768, 0.15, 1.2, 0, 0, true, "low,medium,high", "medium"},
-		{"alibaba/qwen3-vl-235b-a22b-instruct", 131072, 129024, 0.4, 1.6, 0, 0, false, "", ""},
-		{"alibaba/qwen3-vl-instruct", 131072, 129024, 0.4, 1.6, 0, 0, false, "", ""},
-		{"alibaba/qwen3-235b-a22b-thinking", 131072, 32768, 0.4, 4, 0, 0, true, "low,medium,high", "medium"},
-		{"alibaba/qwen3-vl-thinking", 131072, 32768, 0.4, 4, 0, 0, true, "low,medium,high", "medium"},
-		{"alibaba/qwen-3-14b", 40960, 16384, 0.12, 0.24, 0, 0, true, "low,medium,high", "medium"},
-		{"alibaba/qwen-3-30b", 40960, 16384, 0.12, 0.5, 0, 0, true, "low,medium,high", "medium"},
-		{"alibaba/qwen3.8-2.4t-a95b", 262144, 131072, 2, 6, 0, 0.2, true, "low,medium,high", "medium"},
-		{"alibaba/qwen3.8-27b", 262144, 262133, 0.1, 0.4, 0, 0.01, true, "low,medium,high", "medium"},
-		{"sakana/namazu", 256000, 256000, 0.95, 4, 0, 0.15, true, "low,medium,high", "medium"},
-		{"bytedance/seed-1.6", 256000, 32000, 0.25, 2, 0, 0.05, true, "low,medium,high", "medium"},
-		{"stepfun/step-3.7-flash", 256000, 256000, 0.2, 1.15, 0, 0.04, true, "low,medium,high", "medium"},
-		{"stepfun/step-3.5-flash", 262114, 262114, 0.09, 0.3, 0, 0.02, true, "low,medium,high", "medium"},
-		{"arcee-ai/trinity-large-thinking", 262100, 80000, 0.25, 0.9, 0, 0, true, "low,medium,high", "medium"},
-		{"arcee-ai/trinity-mini", 131072, 131072, 0.045, 0.15, 0, 0, false, "", ""},
-		{"openai/o1", 200000, 100000, 15, 60, 0, 7.5, true, "low,medium,high", "medium"},
-		{"openai/o3", 200000, 100000, 2, 8, 0, 0.5, true, "low,medium,high", "medium"},
-		{"openai/o3-fast", 200000, 100000, 3.5, 14, 0, 0.875, true, "low,medium,high", "medium"},
-		{"openai/o3-pro", 200000, 100000, 20, 80, 0, 0, true, "low,medium,high", "medium"},
-		{"openai/o3-deep-research", 200000, 100000, 10, 40, 0, 2.5, true, "low,medium,high", "medium"},
-		{"openai/o3-mini", 200000, 100000, 1.1, 4.4, 0, 0.55, true, "low,medium,high", "medium"},
-		{"openai/o4-mini", 200000, 100000, 1.1, 4.4, 0, 0.275, true, "low,medium,high", "medium"},
-		{"openai/o4-mini-fast", 200000, 100000, 2, 8, 0, 0.5, true, "low,medium,high", "medium"},
+	{ID: "vercel", Default: "anthropic/claude-sonnet-4", IDs: []string{
+		"bytedance/seed-1.8",
+		"anthropic/claude-3-haiku",
+		"anthropic/claude-fable-5",
+		"anthropic/claude-haiku-4.5",
+		"anthropic/claude-opus-4",
+		"anthropic/claude-opus-4.5",
+		"anthropic/claude-opus-4.6",
+		"anthropic/claude-opus-4.7",
+		"anthropic/claude-opus-4.8",
+		"anthropic/claude-opus-4.8-fast",
+		"anthropic/claude-opus-5",
+		"anthropic/claude-opus-5-fast",
+		"anthropic/claude-sonnet-4",
+		"anthropic/claude-sonnet-4.5",
+		"anthropic/claude-sonnet-4.6",
+		"anthropic/claude-sonnet-5",
+		"cohere/command-a",
+		"deepseek/deepseek-v3",
+		"deepseek/deepseek-v3.1",
+		"deepseek/deepseek-v3.1-terminus",
+		"deepseek/deepseek-v3.2",
+		"deepseek/deepseek-v3.2-thinking",
+		"deepseek/deepseek-v4-flash",
+		"deepseek/deepseek-v4-flash-0731",
+		"deepseek/deepseek-v4-pro",
+		"deepseek/deepseek-v4-pro-0813",
+		"deepseek/deepseek-r1",
+		"mistral/devstral-2",
+		"mistral/devstral-small-2",
+		"sakana/fugu-ultra",
+		"zai/glm-4.5",
+		"zai/glm-4.5-air",
+		"zai/glm-4.5v",
+		"zai/glm-4.6",
+		"zai/glm-4.7",
+		"zai/glm-4.7-flash",
+		"zai/glm-4.7-flashx",
+		"zai/glm-5",
+		"zai/glm-5-turbo",
+		"zai/glm-5.1",
+		"zai/glm-5.2",
+		"zai/glm-5.2-fast",
+		"zai/glm-5.3",
+		"zai/glm-5v-turbo",
+		"zai/glm-4.6v",
+		"zai/glm-4.6v-flash",
+		"openai/gpt-5.1-codex-max",
+		"openai/gpt-5.1-codex-mini",
+		"openai/gpt-5.1-thinking",
+		"openai/gpt-5.1-thinking-fast",
+		"openai/gpt-5.2",
+		"openai/gpt-5.2-pro",
+		"openai/gpt-5.2-fast",
+		"openai/gpt-5.2-codex",
+		"openai/gpt-5.3-codex",
+		"openai/gpt-5.3-codex-fast",
+		"openai/gpt-5.4",
+		"openai/gpt-5.4-fast",
+		"openai/gpt-5.4-mini",
+		"openai/gpt-5.4-mini-fast",
+		"openai/gpt-5.4-nano",
+		"openai/gpt-5.4-pro",
+		"openai/gpt-5.5",
+		"openai/gpt-5.5-fast",
+		"openai/gpt-5.5-pro",
+		"openai/gpt-5.6-luna",
+		"openai/gpt-5.6-luna-fast",
+		"openai/gpt-5.6-sol",
+		"openai/gpt-5.6-sol-fast",
+		"openai/gpt-5.6-terra",
+		"openai/gpt-5.6-terra-fast",
+		"openai/gpt-oss-120b",
+		"openai/gpt-oss-20b",
+		"openai/gpt-oss-safeguard-20b",
+		"openai/gpt-3.5-turbo",
+		"openai/gpt-4-turbo",
+		"openai/gpt-4.1",
+		"openai/gpt-4.1-fast",
+		"openai/gpt-4.1-mini",
+		"openai/gpt-4.1-mini-fast",
+		"openai/gpt-4.1-nano",
+		"openai/gpt-4.1-nano-fast",
+		"openai/gpt-4o",
+		"openai/gpt-4o-fast",
+		"openai/gpt-4o-mini",
+		"openai/gpt-4o-mini-fast",
+		"openai/gpt-5",
+		"openai/gpt-5-fast",
+		"openai/gpt-5-mini",
+		"openai/gpt-5-mini-fast",
+		"openai/gpt-5-nano",
+		"openai/gpt-5-pro",
+		"openai/gpt-5-codex",
+		"openai/gpt-5.1-codex",
+		"google/gemini-2.5-flash",
+		"google/gemini-2.5-flash-lite",
+		"google/gemini-2.5-pro",
+		"google/gemini-3-flash",
+		"google/gemini-3.1-flash-lite",
+		"google/gemini-3.1-pro-preview",
+		"google/gemini-3.5-flash",
+		"google/gemini-3.5-flash-lite",
+		"google/gemini-3.6-flash",
+		"google/gemini-3.7-flash",
+		"google/gemma-4-31b-it",
+		"google/gemma-4-26b-a4b-it",
+		"xai/grok-4.1-fast-non-reasoning",
+		"xai/grok-4.1-fast-reasoning",
+		"xai/grok-4.20-non-reasoning-beta",
+		"xai/grok-4.20-reasoning-beta",
+		"xai/grok-4.20-multi-agent-beta",
+		"xai/grok-4.20-multi-agent",
+		"xai/grok-4.20-non-reasoning",
+		"xai/grok-4.20-reasoning",
+		"xai/grok-4.3",
+		"xai/grok-4.5",
+		"xai/grok-4.6",
+		"xai/grok-build-0.1",
+		"tencent/hy3",
+		"thinkingmachines/inkling",
+		"thinkingmachines/inkling-small",
+		"interfaze/interfaze-beta",
+		"kwaipilot/kat-coder-pro-v1",
+		"kwaipilot/kat-coder-air-v2.5",
+		"kwaipilot/kat-coder-pro-v2",
+		"kwaipilot/kat-coder-pro-v2.5",
+		"moonshotai/kimi-k2",
+		"moonshotai/kimi-k2-thinking",
+		"moonshotai/kimi-k2.5",
+		"moonshotai/kimi-k2.6",
+		"moonshotai/kimi-k2.7-code",
+		"moonshotai/kimi-k2.7-code-highspeed",
+		"moonshotai/kimi-k3",
+		"moonshotai/kimi-k3-fast",
+		"poolside/laguna-s-2.1",
+		"poolside/laguna-s-2.1-free",
+		"inclusionai/ling-3.0-flash",
+		"meta/llama-3.1-70b",
+		"meta/llama-3.1-8b",
+		"meta/llama-3.3-70b",
+		"meta/llama-4-maverick",
+		"meta/llama-4-scout",
+		"mistral/magistral-medium",
+		"mistral/magistral-small",
+		"inception/mercury-2",
+		"inception/mercury-coder-small",
+		"xiaomi/mimo-v2.5",
+		"xiaomi/mimo-v2.5-pro",
+		"minimax/minimax-m2",
+		"minimax/minimax-m2.1",
+		"minimax/minimax-m2.1-lightning",
+		"minimax/minimax-m2.5",
+		"minimax/minimax-m2.5-highspeed",
+		"minimax/minimax-m2.7-highspeed",
+		"minimax/minimax-m3",
+		"minimax/minimax-m2.7",
+		"mistral/ministral-14b",
+		"mistral/ministral-3b",
+		"mistral/ministral-8b",
+		"mistral/codestral",
+		"mistral/mistral-large-3",
+		"mistral/mistral-medium",
+		"mistral/mistral-medium-3.5",
+		"mistral/mistral-nemo",
+		"mistral/mistral-small",
+		"meta/muse-glimmer-30b",
+		"meta/muse-spark-1.1",
+		"meta/muse-spark-1.2",
+		"meta/muse-spark-1.2-contributor",
+		"nvidia/nemotron-3-super-120b-a12b",
+		"nvidia/nemotron-3-nano-30b-a3b",
+		"nvidia/nemotron-3-ultra-550b-a55b",
+		"nvidia/nemotron-3.5-lightning",
+		"amazon/nova-2-lite",
+		"amazon/nova-lite",
+		"amazon/nova-micro",
+		"amazon/nova-pro",
+		"nvidia/nemotron-nano-12b-v2-vl",
+		"nvidia/nemotron-nano-9b-v2",
+		"mistral/pixtral-12b",
+		"alibaba/qwen-3-32b",
+		"alibaba/qwen3-coder-30b-a3b",
+		"alibaba/qwen3-max-thinking",
+		"alibaba/qwen3.5-flash",
+		"alibaba/qwen3.5-plus",
+		"alibaba/qwen3.6-27b",
+		"alibaba/qwen-3.6-max-preview",
+		"alibaba/qwen3.6-plus",
+		"alibaba/qwen3.7-flash",
+		"alibaba/qwen3.7-max",
+		"alibaba/qwen3.7-plus",
+		"alibaba/qwen3.8-max",
+		"alibaba/qwen-3-235b",
+		"alibaba/qwen3-coder",
+		"alibaba/qwen3-coder-next",
+		"alibaba/qwen3-coder-plus",
+		"alibaba/qwen3-max",
+		"alibaba/qwen3-max-preview",
+		"alibaba/qwen3-next-80b-a3b-instruct",
+		"alibaba/qwen3-next-80b-a3b-thinking",
+		"alibaba/qwen3-vl-235b-a22b-instruct",
+		"alibaba/qwen3-vl-instruct",
+		"alibaba/qwen3-235b-a22b-thinking",
+		"alibaba/qwen3-vl-thinking",
+		"alibaba/qwen-3-14b",
+		"alibaba/qwen-3-30b",
+		"alibaba/qwen3.8-2.4t-a95b",
+		"alibaba/qwen3.8-27b",
+		"sakana/namazu",
+		"bytedance/seed-1.6",
+		"stepfun/step-3.7-flash",
+		"stepfun/step-3.5-flash",
+		"arcee-ai/trinity-large-thinking",
+		"arcee-ai/trinity-mini",
+		"openai/o1",
+		"openai/o3",
+		"openai/o3-fast",
+		"openai/o3-pro",
+		"openai/o3-deep-research",
+		"openai/o3-mini",
+		"openai/o4-mini",
+		"openai/o4-mini-fast",
+	}, Models: []figures{
+		{256000, 64000, 0.25, 2, 0, 0.05, true, "low,medium,high", "medium"},                      // bytedance/seed-1.8
+		{200000, 4096, 0.25, 1.25, 0.3, 0.03, false, "", ""},                                      // anthropic/claude-3-haiku
+		{1000000, 128000, 10, 50, 12.5, 1, true, "none,minimal,low,medium,high,xhigh", "medium"},  // anthropic/claude-fable-5
+		{200000, 64000, 1, 5, 1.25, 0.1, true, "none,minimal,low,medium,high,xhigh", "medium"},    // anthropic/claude-haiku-4.5
+		{200000, 8192, 15, 75, 18.75, 1.5, true, "none,minimal,low,medium,high,xhigh", "medium"},  // anthropic/claude-opus-4
+		{200000, 64000, 5, 25, 6.25, 0.5, true, "none,minimal,low,medium,high,xhigh", "medium"},   // anthropic/claude-opus-4.5
+		{1000000, 128000, 5, 25, 6.25, 0.5, true, "none,minimal,low,medium,high,xhigh", "medium"}, // anthropic/claude-opus-4.6
+		{1000000, 128000, 5, 25, 6.25, 0.5, true, "none,minimal,low,medium,high,xhigh", "medium"}, // anthropic/claude-opus-4.7
+		{1000000, 128000, 5, 25, 6.25, 0.5, true, "none,minimal,low,medium,high,xhigh", "medium"}, // anthropic/claude-opus-4.8
+		{1000000, 128000, 10, 50, 12.5, 1, true, "none,minimal,low,medium,high,xhigh", "medium"},  // anthropic/claude-opus-4.8-fast
+		{1000000, 128000, 5, 25, 6.25, 0.5, true, "none,minimal,low,medium,high,xhigh", "medium"}, // anthropic/claude-opus-5
+		{1000000, 128000, 10, 50, 12.5, 1, true, "none,minimal,low,medium,high,xhigh", "medium"},  // anthropic/claude-opus-5-fast
+		{1000000, 8192, 3, 15, 3.75, 0.3, true, "none,minimal,low,medium,high,xhigh", "medium"},   // anthropic/claude-sonnet-4
+		{1000000, 64000, 3, 15, 3.75, 0.3, true, "none,minimal,low,medium,high,xhigh", "medium"},  // anthropic/claude-sonnet-4.5
+		{1000000, 128000, 3, 15, 3.75, 0.3, true, "none,minimal,low,medium,high,xhigh", "medium"}, // anthropic/claude-sonnet-4.6
+		{1000000, 128000, 2, 10, 2.5, 0.2, true, "none,minimal,low,medium,high,xhigh", "medium"},  // anthropic/claude-sonnet-5
+		{256000, 8000, 2.5, 10, 0, 0, false, "", ""},                                              // cohere/command-a
+		{163840, 163840, 0.27, 1.12, 0, 0.135, false, "", ""},                                     // deepseek/deepseek-v3
+		{163840, 128000, 0.25, 0.95, 0, 0.13, true, "low,medium,high", "medium"},                  // deepseek/deepseek-v3.1
+		{131072, 65536, 0.27, 1, 0, 0.135, true, "low,medium,high", "medium"},                     // deepseek/deepseek-v3.1-terminus
+		{128000, 8000, 0.28, 0.42, 0, 0.028, false, "", ""},                                       // deepseek/deepseek-v3.2
+		{128000, 8000, 0.62, 1.85, 0, 0, false, "", ""},                                           // deepseek/deepseek-v3.2-thinking
+		{1000000, 384000, 0.13, 0.26, 0, 0.028, true, "low,high,max", "high"},                     // deepseek/deepseek-v4-flash
+		{1000000, 384000, 0.13, 0.26, 0, 0.028, true, "low,high,max", "high"},                     // deepseek/deepseek-v4-flash-0731
+		{1048600, 1048600, 1.74, 3.48, 0, 0.14, true, "low,high,max", "high"},                     // deepseek/deepseek-v4-pro
+		{1000000, 384000, 1.32, 3.96, 0, 0.132, true, "low,high,max", "high"},                     // deepseek/deepseek-v4-pro-0813
+		{128000, 8192, 1.35, 5.4, 0, 0, true, "low,medium,high", "medium"},                        // deepseek/deepseek-r1
+		{256000, 256000, 0.4, 2, 0, 0, false, "", ""},                                             // mistral/devstral-2
+		{256000, 256000, 0.1, 0.3, 0, 0, false, "", ""},                                           // mistral/devstral-small-2
+		{1000000, 1000000, 5, 30, 0, 0.5, true, "low,medium,high", "medium"},                      // sakana/fugu-ultra
+		{128000, 96000, 0.6, 2.2, 0, 0.11, true, "low,medium,high", "medium"},                     // zai/glm-4.5
+		{128000, 96000, 0.2, 1.1, 0, 0.03, true, "low,medium,high", "medium"},                     // zai/glm-4.5-air
+		{66000, 16000, 0.6, 1.8, 0, 0.11, true, "low,medium,high", "medium"},                      // zai/glm-4.5v
+		{200000, 96000, 0.6, 2.2, 0, 0.11, true, "low,medium,high", "medium"},                     // zai/glm-4.6
+		{200000, 120000, 0.6, 2.2, 0, 0.12, true, "low,medium,high", "medium"},                    // zai/glm-4.7
+		{200000, 131000, 0.07, 0.4, 0, 0, true, "low,medium,high", "medium"},                      // zai/glm-4.7-flash
+		{200000, 128000, 0.06, 0.4, 0, 0.01, true, "low,medium,high", "medium"},                   // zai/glm-4.7-flashx
+		{202800, 131100, 1, 3.2, 0, 0, true, "low,medium,high", "medium"},                         // zai/glm-5
+		{202800, 131100, 1.2, 4, 0, 0.24, true, "low,medium,high", "medium"},                      // zai/glm-5-turbo
+		{202800, 64000, 1.4, 4.4, 0, 0.26, true, "low,medium,high", "medium"},                     // zai/glm-5.1
+		{1000000, 128000, 0.8, 2.55, 0, 0.16, true, "high,xhigh", "high"},                         // zai/glm-5.2
+		{1000000, 128000, 2.1, 6.6, 0, 0.21, true, "low,medium,high", "medium"},                   // zai/glm-5.2-fast
+		{1000000, 12800, 1.4, 4.4, 0, 0.26, true, "low,medium,high", "medium"},                    // zai/glm-5.3
+		{200000, 128000, 1.2, 4, 0, 0.24, true, "low,medium,high", "medium"},                      // zai/glm-5v-turbo
+		{128000, 24000, 0.3, 0.9, 0, 0.05, true, "low,medium,high", "medium"},                     // zai/glm-4.6v
+		{128000, 24000, 0, 0, 0, 0, true, "low,medium,high", "medium"},                            // zai/glm-4.6v-flash
+		{400000, 128000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},                   // openai/gpt-5.1-codex-max
+		{400000, 128000, 0.25, 2, 0, 0.03, true, "low,medium,high", "medium"},                     // openai/gpt-5.1-codex-mini
+		{400000, 128000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},                   // openai/gpt-5.1-thinking
+		{400000, 128000, 2.5, 20, 0, 0.25, true, "low,medium,high", "medium"},                     // openai/gpt-5.1-thinking-fast
+		{400000, 128000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},                   // openai/gpt-5.2
+		{400000, 128000, 21, 168, 0, 0, true, "low,medium,high", "medium"},                        // openai/gpt-5.2-pro
+		{400000, 128000, 3.5, 28, 0, 0.35, true, "low,medium,high", "medium"},                     // openai/gpt-5.2-fast
+		{400000, 128000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},                   // openai/gpt-5.2-codex
+		{400000, 128000, 1.75, 14, 0, 0.175, true, "low,medium,high", "medium"},                   // openai/gpt-5.3-codex
+		{400000, 128000, 3.5, 28, 0, 0.35, true, "low,medium,high", "medium"},                     // openai/gpt-5.3-codex-fast
+		{1050000, 128000, 2.5, 15, 0, 0.25, true, "low,medium,high", "medium"},                    // openai/gpt-5.4
+		{1050000, 128000, 5, 30, 0, 0.5, true, "low,medium,high", "medium"},                       // openai/gpt-5.4-fast
+		{400000, 128000, 0.75, 4.5, 0, 0.075, true, "low,medium,high", "medium"},                  // openai/gpt-5.4-mini
+		{400000, 128000, 1.5, 9, 0, 0.15, true, "low,medium,high", "medium"},                      // openai/gpt-5.4-mini-fast
+		{400000, 128000, 0.2, 1.25, 0, 0.02, true, "low,medium,high", "medium"},                   // openai/gpt-5.4-nano
+		{1050000, 128000, 30, 180, 0, 0, true, "low,medium,high", "medium"},                       // openai/gpt-5.4-pro
+		{1000000, 128000, 5, 30, 0, 0.5, true, "low,medium,high", "medium"},                       // openai/gpt-5.5
+		{1000000, 128000, 12.5, 75, 0, 1.25, true, "low,medium,high", "medium"},                   // openai/gpt-5.5-fast
+		{1000000, 128000, 30, 180, 0, 0, true, "low,medium,high", "medium"},                       // openai/gpt-5.5-pro
+		{1050000, 128000, 0.2, 1.2, 0.25, 0.02, true, "low,medium,high", "medium"},                // openai/gpt-5.6-luna
+		{1050000, 128000, 0.4, 2.4, 0.25, 0.04, true, "low,medium,high", "medium"},                // openai/gpt-5.6-luna-fast
+		{1050000, 128000, 2.5, 15, 3.125, 0.25, true, "low,medium,high", "medium"},                // openai/gpt-5.6-sol
+		{1050000, 128000, 5, 30, 3.125, 0.5, true, "low,medium,high", "medium"},                   // openai/gpt-5.6-sol-fast
+		{1050000, 128000, 2, 12, 2.5, 0.2, true, "low,medium,high", "medium"},                     // openai/gpt-5.6-terra
+		{1050000, 128000, 4, 24, 2.5, 0.4, true, "low,medium,high", "medium"},                     // openai/gpt-5.6-terra-fast
+		{131072, 131072, 0.1, 0.5, 0, 0, true, "low,medium,high", "medium"},                       // openai/gpt-oss-120b
+		{131072, 8192, 0.05, 0.2, 0, 0, true, "low,medium,high", "medium"},                        // openai/gpt-oss-20b
+		{131072, 65536, 0.075, 0.3, 0, 0.037, true, "low,medium,high", "medium"},                  // openai/gpt-oss-safeguard-20b
+		{16385, 4096, 0.5, 1.5, 0, 0, false, "", ""},                                              // openai/gpt-3.5-turbo
+		{128000, 4096, 10, 30, 0, 0, false, "", ""},                                               // openai/gpt-4-turbo
+		{1047576, 32768, 2, 8, 0, 0.5, false, "", ""},                                             // openai/gpt-4.1
+		{1047576, 32768, 3.5, 14, 0, 0.875, false, "", ""},                                        // openai/gpt-4.1-fast
+		{1047576, 32768, 0.4, 1.6, 0, 0.1, false, "", ""},                                         // openai/gpt-4.1-mini
+		{1047576, 32768, 0.7, 2.8, 0, 0.175, false, "", ""},                                       // openai/gpt-4.1-mini-fast
+		{1047576, 32768, 0.1, 0.4, 0, 0.025, false, "", ""},                                       // openai/gpt-4.1-nano
+		{1047576, 32768, 0.2, 0.8, 0, 0.05, false, "", ""},                                        // openai/gpt-4.1-nano-fast
+		{128000, 16384, 2.5, 10, 0, 1.25, false, "", ""},                                          // openai/gpt-4o
+		{128000, 16384, 4.25, 17, 0, 2.125, false, "", ""},                                        // openai/gpt-4o-fast
+		{128000, 16384, 0.15, 0.6, 0, 0.075, false, "", ""},                                       // openai/gpt-4o-mini
+		{128000, 16384, 0.25, 1, 0, 0.125, false, "", ""},                                         // openai/gpt-4o-mini-fast
+		{400000, 128000, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},                   // openai/gpt-5
+		{400000, 128000, 2.5, 20, 0, 0.25, true, "low,medium,high", "medium"},                     // openai/gpt-5-fast
+		{400000, 128000, 0.25, 2, 0, 0.025, true, "low,medium,high", "medium"},                    // openai/gpt-5-mini
+		{400000, 128000, 0.45, 3.6, 0, 0.045, true, "low,medium,high", "medium"},                  // openai/gpt-5-mini-fast
+		{400000, 128000, 0.05, 0.4, 0, 0.005, true, "low,medium,high", "medium"},                  // openai/gpt-5-nano
+		{400000, 272000, 15, 120, 0, 0, true, "low,medium,high", "medium"},                        // openai/gpt-5-pro
+		{400000, 128000, 1.25, 10, 0, 0.13, true, "low,medium,high", "medium"},                    // openai/gpt-5-codex
+		{400000, 128000, 1.25, 10, 0, 0.13, true, "low,medium,high", "medium"},                    // openai/gpt-5.1-codex
+		{1000000, 65536, 0.3, 2.5, 0, 0.03, true, "low,medium,high", "medium"},                    // google/gemini-2.5-flash
+		{1048576, 65536, 0.1, 0.4, 0, 0.01, true, "low,medium,high", "medium"},                    // google/gemini-2.5-flash-lite
+		{1048576, 65536, 1.25, 10, 0, 0.125, true, "low,medium,high", "medium"},                   // google/gemini-2.5-pro
+		{1000000, 65000, 0.5, 3, 0, 0.05, true, "low,medium,high", "medium"},                      // google/gemini-3-flash
+		{1000000, 65000, 0.25, 1.5, 0, 0.03, true, "low,medium,high", "medium"},                   // google/gemini-3.1-flash-lite
+		{1000000, 64000, 2, 12, 0, 0.2, true, "low,medium,high", "medium"},                        // google/gemini-3.1-pro-preview
+		{1000000, 64000, 1.5, 9, 0, 0.15, true, "low,medium,high", "medium"},                      // google/gemini-3.5-flash
+		{1000000, 65000, 0.3, 2.5, 0, 0.03, true, "low,medium,high", "medium"},                    // google/gemini-3.5-flash-lite
+		{1000000, 64000, 0.75, 3.75, 0, 0.075, true, "low,medium,high", "medium"},                 // google/gemini-3.6-flash
+		{1000000, 65536, 0.75, 3.75, 0, 0.075, true, "low,medium,high", "medium"},                 // google/gemini-3.7-flash
+		{262144, 131072, 0.14, 0.4, 0, 0, true, "low,medium,high", "medium"},                      // google/gemma-4-31b-it
+		{262144, 131072, 0.15, 0.6, 0, 0.015, true, "low,medium,high", "medium"},                  // google/gemma-4-26b-a4b-it
+		{1000000, 1000000, 0.2, 0.5, 0, 0.05, false, "", ""},                                      // xai/grok-4.1-fast-non-reasoning
+		{1000000, 1000000, 0.2, 0.5, 0, 0.05, true, "low,medium,high", "medium"},                  // xai/grok-4.1-fast-reasoning
+		{2000000, 2000000, 1.25, 2.5, 0, 0.2, false, "", ""},                                      // xai/grok-4.20-non-reasoning-beta
+		{2000000, 2000000, 1.25, 2.5, 0, 0.2, true, "low,medium,high", "medium"},                  // xai/grok-4.20-reasoning-beta
+		{2000000, 2000000, 1.25, 2.5, 0, 0.2, true, "low,medium,high", "medium"},                  // xai/grok-4.20-multi-agent-beta
+		{2000000, 2000000, 1.25, 2.5, 0, 0.2, true, "low,medium,high", "medium"},                  // xai/grok-4.20-multi-agent
+		{2000000, 2000000, 1.25, 2.5, 0, 0.2, false, "", ""},                                      // xai/grok-4.20-non-reasoning
+		{2000000, 2000000, 1.25, 2.5, 0, 0.2, true, "low,medium,high", "medium"},                  // xai/grok-4.20-reasoning
+		{1000000, 1000000, 1.25, 2.5, 0, 0.2, true, "low,medium,high", "medium"},                  // xai/grok-4.3
+		{500000, 500000, 2, 6, 0, 0.3, true, "low,medium,high", "medium"},                         // xai/grok-4.5
+		{500000, 500000, 2, 6, 0, 0.5, true, "low,medium,high", "medium"},                         // xai/grok-4.6
+		{256000, 256000, 1, 2, 0, 0.2, true, "low,medium,high", "medium"},                         // xai/grok-build-0.1
+		{262144, 262144, 0.14, 0.58, 0, 0.035, true, "low,medium,high", "medium"},                 // tencent/hy3
+		{256000, 256000, 1, 4.05, 0, 0.17, true, "low,medium,high", "medium"},                     // thinkingmachines/inkling
+		{1000000, 1000000, 0.5, 1.2, 0, 0.1, true, "low,medium,high", "medium"},                   // thinkingmachines/inkling-small
+		{1000000, 32000, 1.5, 3.5, 0, 0, true, "low,medium,high", "medium"},                       // interfaze/interfaze-beta
+		{256000, 32000, 0.3, 1.2, 0, 0.06, false, "", ""},                                         // kwaipilot/kat-coder-pro-v1
+		{256000, 80000, 0.15, 0.6, 0, 0.03, true, "low,medium,high", "medium"},                    // kwaipilot/kat-coder-air-v2.5
+		{256000, 256000, 0.3, 1.2, 0, 0.06, true, "low,medium,high", "medium"},                    // kwaipilot/kat-coder-pro-v2
+		{256000, 80000, 0.74, 2.96, 0, 0.15, true, "low,medium,high", "medium"},                   // kwaipilot/kat-coder-pro-v2.5
+		{131072, 131072, 0.57, 2.3, 0, 0, false, "", ""},                                          // moonshotai/kimi-k2
+		{216144, 216144, 0.47, 2, 0, 0.141, true, "low,medium,high", "medium"},                    // moonshotai/kimi-k2-thinking
+		{262114, 262114, 0.6, 3, 0, 0.1, true, "low,medium,high", "medium"},                       // moonshotai/kimi-k2.5
+		{262000, 262000, 0.95, 4, 0, 0.16, true, "low,medium,high", "medium"},                     // moonshotai/kimi-k2.6
+		{256000, 32768, 0.95, 4, 0, 0.19, true, "low,medium,high", "medium"},                      // moonshotai/kimi-k2.7-code
+		{262144, 32768, 1.9, 8, 0, 0.38, true, "low,medium,high", "medium"},                       // moonshotai/kimi-k2.7-code-highspeed
+		{1000000, 131072, 3, 15, 0, 0.3, true, "low,medium,high", "medium"},                       // moonshotai/kimi-k3
+		{1000000, 131072, 4.5, 22.5, 0, 0.45, true, "low,medium,high", "medium"},                  // moonshotai/kimi-k3-fast
+		{1000000, 131072, 0.1, 0.2, 0, 0.01, true, "low,medium,high", "medium"},                   // poolside/laguna-s-2.1
+		{256000, 32768, 0, 0, 0, 0, true, "low,medium,high", "medium"},                            // poolside/laguna-s-2.1-free
+		{256000, 32000, 0.06, 0.18, 0, 0.012, true, "low,medium,high", "medium"},                  // inclusionai/ling-3.0-flash
+		{128000, 8192, 0.72, 0.72, 0, 0, false, "", ""},                                           // meta/llama-3.1-70b
+		{128000, 8192, 0.22, 0.22, 0, 0, false, "", ""},                                           // meta/llama-3.1-8b
+		{128000, 8192, 0.72, 0.72, 0, 0, false, "", ""},                                           // meta/llama-3.3-70b
+		{128000, 8192, 0.24, 0.97, 0, 0, false, "", ""},                                           // meta/llama-4-maverick
+		{128000, 8192, 0.17, 0.66, 0, 0, false, "", ""},                                           // meta/llama-4-scout
+		{128000, 64000, 2, 5, 0, 0, true, "low,medium,high", "medium"},                            // mistral/magistral-medium
+		{128000, 64000, 0.5, 1.5, 0, 0, true, "low,medium,high", "medium"},                        // mistral/magistral-small
+		{128000, 128000, 0.25, 0.75, 0, 0.025, true, "low,medium,high", "medium"},                 // inception/mercury-2
+		{32000, 16384, 0.25, 1, 0, 0, false, "", ""},                                              // inception/mercury-coder-small
+		{1050000, 131100, 0.14, 0.28, 0, 0.0028, true, "low,medium,high", "medium"},               // xiaomi/mimo-v2.5
+		{1050000, 131000, 0.435, 0.87, 0, 0.0036, true, "low,medium,high", "medium"},              // xiaomi/mimo-v2.5-pro
+		{205000, 205000, 0.3, 1.2, 0.375, 0.03, true, "low,medium,high", "medium"},                // minimax/minimax-m2
+		{204800, 131072, 0.3, 1.2, 0.375, 0.03, true, "low,medium,high", "medium"},                // minimax/minimax-m2.1
+		{204800, 131072, 0.3, 2.4, 0.375, 0.03, true, "low,medium,high", "medium"},                // minimax/minimax-m2.1-lightning
+		{204800, 131000, 0.3, 1.2, 0.375, 0.03, true, "low,medium,high", "medium"},                // minimax/minimax-m2.5
+		{204800, 131000, 0.6, 2.4, 0.375, 0.03, true, "low,medium,high", "medium"},                // minimax/minimax-m2.5-highspeed
+		{204800, 131100, 0.6, 2.4, 0.375, 0.06, true, "low,medium,high", "medium"},                // minimax/minimax-m2.7-highspeed
+		{1000000, 1000000, 0.3, 1.2, 0, 0.06, true, "low,medium,high", "medium"},                  // minimax/minimax-m3
+		{204800, 131000, 0.3, 1.2, 0.375, 0.06, true, "low,medium,high", "medium"},                // minimax/minimax-m2.7
+		{256000, 256000, 0.2, 0.2, 0, 0, false, "", ""},                                           // mistral/ministral-14b
+		{128000, 4000, 0.1, 0.1, 0, 0, false, "", ""},                                             // mistral/ministral-3b
+		{128000, 4000, 0.15, 0.15, 0, 0, false, "", ""},                                           // mistral/ministral-8b
+		{128000, 4000, 0.3, 0.9, 0, 0, false, "", ""},                                             // mistral/codestral
+		{256000, 256000, 0.5, 1.5, 0, 0, false, "", ""},                                           // mistral/mistral-large-3
+		{128000, 64000, 0.4, 2, 0, 0, false, "", ""},                                              // mistral/mistral-medium
+		{256000, 256000, 1.5, 7.5, 0, 0, true, "low,medium,high", "medium"},                       // mistral/mistral-medium-3.5
+		{128000, 128000, 0.15, 0.15, 0, 0, false, "", ""},                                         // mistral/mistral-nemo
+		{32000, 4000, 0.1, 0.3, 0, 0, false, "", ""},                                              // mistral/mistral-small
+		{131072, 131072, 0.35, 1.5, 0, 0.04, true, "low,medium,high", "medium"},                   // meta/muse-glimmer-30b
+		{1048576, 1048576, 1.25, 4.25, 0, 0.15, true, "low,medium,high", "medium"},                // meta/muse-spark-1.1
+		{1048576, 1048576, 1.25, 4.25, 0, 0.15, true, "low,medium,high", "medium"},                // meta/muse-spark-1.2
+		{1048576, 1048576, 0.1, 0.2, 0, 0.002, true, "low,medium,high", "medium"},                 // meta/muse-spark-1.2-contributor
+		{256000, 32000, 0.15, 0.65, 0, 0, true, "low,medium,high", "medium"},                      // nvidia/nemotron-3-super-120b-a12b
+		{262144, 262144, 0.05, 0.24, 0, 0, true, "low,medium,high", "medium"},                     // nvidia/nemotron-3-nano-30b-a3b
+		{1000000, 65000, 0.6, 2.4, 0, 0.12, true, "low,medium,high", "medium"},                    // nvidia/nemotron-3-ultra-550b-a55b
+		{262144, 131072, 0.05, 0.2, 0, 0.01, true, "low,medium,high", "medium"},                   // nvidia/nemotron-3.5-lightning
+		{1000000, 1000000, 0.3, 2.5, 0, 0.075, true, "low,medium,high", "medium"},                 // amazon/nova-2-lite
+		{300000, 8192, 0.06, 0.24, 0, 0, false, "", ""},                                           // amazon/nova-lite
+		{128000, 8192, 0.035, 0.14, 0, 0, false, "", ""},                                          // amazon/nova-micro
+		{300000, 8192, 0.8, 3.2, 0, 0, false, "", ""},                                             // amazon/nova-pro
+		{131072, 131072, 0.2, 0.6, 0, 0, true, "low,medium,high", "medium"},                       // nvidia/nemotron-nano-12b-v2-vl
+		{131072, 131072, 0.06, 0.23, 0, 0, true, "low,medium,high", "medium"},                     // nvidia/nemotron-nano-9b-v2
+		{128000, 4000, 0.15, 0.15, 0, 0, false, "", ""},                                           // mistral/pixtral-12b
+		{128000, 8192, 0.16, 0.64, 0, 0, true, "low,medium,high", "medium"},                       // alibaba/qwen-3-32b
+		{262144, 8192, 0.15, 0.6, 0, 0, false, "", ""},                                            // alibaba/qwen3-coder-30b-a3b
+		{256000, 65536, 1.2, 6, 0, 0.24, true, "low,medium,high", "medium"},                       // alibaba/qwen3-max-thinking
+		{1000000, 64000, 0.1, 0.4, 0.125, 0.001, true, "low,medium,high", "medium"},               // alibaba/qwen3.5-flash
+		{1000000, 64000, 0.4, 2.4, 0.5, 0.04, true, "low,medium,high", "medium"},                  // alibaba/qwen3.5-plus
+		{256000, 256000, 0.6, 3.6, 0, 0, true, "low,medium,high", "medium"},                       // alibaba/qwen3.6-27b
+		{240000, 64000, 1.3, 7.8, 1.625, 0.26, true, "low,medium,high", "medium"},                 // alibaba/qwen-3.6-max-preview
+		{1000000, 64000, 0.5, 3, 0.625, 0.1, true, "low,medium,high", "medium"},                   // alibaba/qwen3.6-plus
+		{991000, 64000, 0.03, 0.13, 0.038, 0.006, true, "low,medium,high", "medium"},              // alibaba/qwen3.7-flash
+		{991000, 64000, 2.5, 7.5, 3.125, 0.5, true, "low,medium,high", "medium"},                  // alibaba/qwen3.7-max
+		{1000000, 64000, 0.4, 1.6, 0.5, 0.08, true, "low,medium,high", "medium"},                  // alibaba/qwen3.7-plus
+		{1000000, 128000, 2, 6, 2.5, 0.25, true, "low,medium,high", "medium"},                     // alibaba/qwen3.8-max
+		{262144, 16384, 0.22, 0.88, 0, 0, true, "low,medium,high", "medium"},                      // alibaba/qwen-3-235b
+		{262144, 65536, 1.5, 7.5, 0, 0.3, false, "", ""},                                          // alibaba/qwen3-coder
+		{256000, 256000, 0.5, 1.2, 0, 0, false, "", ""},                                           // alibaba/qwen3-coder-next
+		{1000000, 65536, 1, 5, 0, 0.2, false, "", ""},                                             // alibaba/qwen3-coder-plus
+		{262144, 32768, 1.2, 6, 0, 0.24, false, "", ""},                                           // alibaba/qwen3-max
+		{262144, 32768, 1.2, 6, 0, 0.24, false, "", ""},                                           // alibaba/qwen3-max-preview
+		{131072, 32768, 0.15, 1.2, 0, 0, false, "", ""},                                           // alibaba/qwen3-next-80b-a3b-instruct
+		{131072, 32768, 0.15, 1.2, 0, 0, true, "low,medium,high", "medium"},                       // alibaba/qwen3-next-80b-a3b-thinking
+		{131072, 129024, 0.4, 1.6, 0, 0, false, "", ""},                                           // alibaba/qwen3-vl-235b-a22b-instruct
+		{131072, 129024, 0.4, 1.6, 0, 0, false, "", ""},                                           // alibaba/qwen3-vl-instruct
+		{131072, 32768, 0.4, 4, 0, 0, true, "low,medium,high", "medium"},                          // alibaba/qwen3-235b-a22b-thinking
+		{131072, 32768, 0.4, 4, 0, 0, true, "low,medium,high", "medium"},                          // alibaba/qwen3-vl-thinking
+		{40960, 16384, 0.12, 0.24, 0, 0, true, "low,medium,high", "medium"},                       // alibaba/qwen-3-14b
+		{40960, 16384, 0.12, 0.5, 0, 0, true, "low,medium,high", "medium"},                        // alibaba/qwen-3-30b
+		{262144, 131072, 2, 6, 0, 0.2, true, "low,medium,high", "medium"},                         // alibaba/qwen3.8-2.4t-a95b
+		{262144, 262133, 0.1, 0.4, 0, 0.01, true, "low,medium,high", "medium"},                    // alibaba/qwen3.8-27b
+		{256000, 256000, 0.95, 4, 0, 0.15, true, "low,medium,high", "medium"},                     // sakana/namazu
+		{256000, 32000, 0.25, 2, 0, 0.05, true, "low,medium,high", "medium"},                      // bytedance/seed-1.6
+		{256000, 256000, 0.2, 1.15, 0, 0.04, true, "low,medium,high", "medium"},                   // stepfun/step-3.7-flash
+		{262114, 262114, 0.09, 0.3, 0, 0.02, true, "low,medium,high", "medium"},                   // stepfun/step-3.5-flash
+		{262100, 80000, 0.25, 0.9, 0, 0, true, "low,medium,high", "medium"},                       // arcee-ai/trinity-large-thinking
+		{131072, 131072, 0.045, 0.15, 0, 0, false, "", ""},                                        // arcee-ai/trinity-mini
+		{200000, 100000, 15, 60, 0, 7.5, true, "low,medium,high", "medium"},                       // openai/o1
+		{200000, 100000, 2, 8, 0, 0.5, true, "low,medium,high", "medium"},                         // openai/o3
+		{200000, 100000, 3.5, 14, 0, 0.875, true, "low,medium,high", "medium"},                    // openai/o3-fast
+		{200000, 100000, 20, 80, 0, 0, true, "low,medium,high", "medium"},                         // openai/o3-pro
+		{200000, 100000, 10, 40, 0, 2.5, true, "low,medium,high", "medium"},                       // openai/o3-deep-research
+		{200000, 100000, 1.1, 4.4, 0, 0.55, true, "low,medium,high", "medium"},                    // openai/o3-mini
+		{200000, 100000, 1.1, 4.4, 0, 0.275, true, "low,medium,high", "medium"},                   // openai/o4-mini
+		{200000, 100000, 2, 8, 0, 0.5, true, "low,medium,high", "medium"},                         // openai/o4-mini-fast
 	}},
-	{ID: "venice", Default: "claude-fable-5", Models: []figures{
-		{"aion-labs-aion-3-0", 128000, 32768, 3.75, 7.5, 0, 0, true, "low,medium,high", "medium"},
-		{"aion-labs-aion-3-0-mini", 128000, 32768, 0.875, 1.75, 0, 0, true, "low,medium,high", "medium"},
-		{"claude-fable-5", 1000000, 128000, 12, 60, 0, 0, true, "low,medium,high", "medium"},
-		{"claude-opus-4-5", 198000, 32768, 6, 30, 0, 0, true, "", ""},
-		{"claude-opus-4-6", 1000000, 128000, 6, 30, 0, 0, true, "", ""},
-		{"claude-opus-4-7", 1000000, 128000, 6, 30, 0, 0, true, "", ""},
-		{"claude-opus-4-8", 1000000, 128000, 6, 30, 0, 0, true, "", ""},
-		{"claude-opus-4-8-fast", 1000000, 128000, 12, 60, 0, 0, true, "", ""},
-		{"claude-opus-5", 1000000, 128000, 6, 30, 0, 0, true, "", ""},
-		{"claude-opus-5-fast", 1000000, 128000, 12, 60, 0, 0, true, "", ""},
-		{"claude-sonnet-4-5", 198000, 64000, 3.75, 18.75, 0, 0, true, "", ""},
-		{"claude-sonnet-4-6", 1000000, 64000, 3.6, 18, 0, 0, true, "", ""},
-		{"claude-sonnet-5", 1000000, 64000, 3, 15, 0, 0, true, "", ""},
-		{"deepseek-v3.2", 160000, 32768, 0.33, 0.48, 0, 0, true, "low,medium,high", "medium"},
-		{"e2ee-deepseek-v4-flash", 1000000, 8192, 0.182, 0.373, 0, 0, true, "", ""},
-		{"deepseek-v4-flash", 1000000, 32768, 0.138, 0.275, 0, 0, true, "", ""},
-		{"deepseek-v4-flash-0731", 1000000, 32768, 0.175, 0.35, 0, 0, true, "low,medium,high", "medium"},
-		{"deepseek-v4-flash-0731-fast", 1000000, 32768, 0.35, 0.7, 0, 0, true, "low,medium,high", "medium"},
-		{"deepseek-v4-pro", 1000000, 32768, 1.65, 3.301, 0, 0, true, "", ""},
-		{"deepseek-v4-pro-0813", 1000000, 32768, 1.65, 4.95, 0, 0, true, "", ""},
-		{"zai-org-glm-4.6", 198000, 16384, 0.43, 1.75, 0, 0, true, "low,medium,high", "medium"},
-		{"zai-org-glm-4.7", 198000, 16384, 0.55, 2.65, 0, 0, true, "low,medium,high", "medium"},
-		{"zai-org-glm-4.7-flash", 128000, 16384, 0.06, 0.4, 0, 0, true, "low,medium,high", "medium"},
-		{"olafangensan-glm-4.7-flash-heretic", 200000, 24000, 0.07, 0.4, 0, 0, true, "low,medium,high", "medium"},
-		{"zai-org-glm-5", 198000, 32000, 1, 3.2, 0, 0, true, "low,medium,high", "medium"},
-		{"z-ai-glm-5-turbo", 200000, 32768, 1.2, 4, 0, 0, true, "low,medium,high", "medium"},
-		{"zai-org-glm-5-1", 200000, 80000, 1.54, 4.84, 0, 0, true, "low,medium,high", "medium"},
-		{"e2ee-glm-5-2-p", 524288, 32768, 1.75, 5.75, 0, 0, true, "low,medium,high", "medium"},
-		{"zai-org-glm-5-2", 1000000, 131072, 1.4, 4.4, 0, 0, true, "low,medium,high", "medium"},
-		{"z-ai-glm-5-3", 1000000, 131072, 1.75, 5.5, 0, 0, true, "low,medium,high", "medium"},
-		{"z-ai-glm-5v-turbo", 200000, 32768, 1.5, 5, 0, 0, true, "low,medium,high", "medium"},
-		{"openai-gpt-4o-2024-11-20", 128000, 16384, 3.125, 12.5, 0, 0, false, "", ""},
-		{"openai-gpt-4o-mini-2024-07-18", 128000, 16384, 0.1875, 0.75, 0, 0, false, "", ""},
-		{"openai-gpt-52", 256000, 65536, 2.19, 17.5, 0, 0, true, "low,medium,high", "medium"},
-		{"openai-gpt-52-codex", 256000, 65536, 2.19, 17.5, 0, 0, true, "low,medium,high", "medium"},
-		{"openai-gpt-53-codex", 400000, 128000, 2.19, 17.5, 0, 0, true, "low,medium,high", "medium"},
-		{"openai-gpt-54", 1000000, 131072, 3.13, 18.8, 0, 0, true, "low,medium,high", "medium"},
-		{"openai-gpt-54-mini", 400000, 128000, 0.9375, 5.625, 0, 0, true, "low,medium,high", "medium"},
-		{"openai-gpt-54-pro", 1000000, 128000, 37.5, 225, 0, 0, true, "low,medium,high", "medium"},
-		{"openai-gpt-55", 1000000, 131072, 6.25, 37.5, 0, 0, true, "low,medium,high", "medium"},
-		{"openai-gpt-55-pro", 1000000, 128000, 37.5, 225, 0, 0, true, "low,medium,high", "medium"},
-		{"openai-gpt-56-luna", 1000000, 128000, 0.26667, 1.6, 0, 0, true, "low,medium,high", "medium"},
-		{"openai-gpt-56-luna-pro", 1000000, 128000, 1.25, 7.5, 0, 0, true, "low,medium,high", "medium"},
-		{"openai-gpt-56-sol", 1000000, 128000, 6.25, 37.5, 0, 0, true, "low,medium,high", "medium"},
-		{"openai-gpt-56-sol-pro", 1000000, 128000, 6.25, 37.5, 0, 0, true, "low,medium,high", "medium"},
-		{"openai-gpt-56-terra", 1000000, 128000, 3.125, 18.75, 0, 0, true, "low,medium,high", "medium"},
-		{"openai-gpt-56-terra-pro", 1000000, 128000, 3.125, 18.75, 0, 0, true, "low,medium,high", "medium"},
-		{"gemini-3-flash-preview", 256000, 65536, 0.7, 3.75, 0, 0, true, "low,medium,high", "medium"},
-		{"gemini-3-1-pro-preview", 1000000, 32768, 2.5, 15, 0, 0, true, "low,medium,high", "medium"},
-		{"gemini-3-5-flash", 1000000, 65536, 1.55, 9.45, 0, 0, true, "low,medium,high", "medium"},
-		{"gemini-3-5-flash-lite", 1000000, 65536, 0.375, 3.125, 0, 0, true, "", ""},
-		{"gemini-3-6-flash", 1000000, 65536, 1.875, 9.375, 0, 0, true, "", ""},
-		{"gemini-3-7-flash", 1000000, 65536, 1.875, 9.375, 0, 0, true, "", ""},
-		{"gemma-4-uncensored", 256000, 8192, 0.1625, 0.5, 0, 0, false, "", ""},
-		{"google-gemma-3-27b-it", 198000, 16384, 0.12, 0.2, 0, 0, false, "", ""},
-		{"google-gemma-4-26b-a4b-it", 256000, 8192, 0.13, 0.4, 0, 0, true, "low,medium,high", "medium"},
-		{"google-gemma-4-31b-it", 256000, 8192, 0.12, 0.36, 0, 0, true, "low,medium,high", "medium"},
-		{"grok-4-20", 2000000, 128000, 1.42, 2.83, 0, 0, true, "", ""},
-		{"grok-4-3", 1000000, 32000, 1.42, 2.83, 0, 0, true, "low,medium,high", "medium"},
-		{"grok-4-5", 500000, 32000, 2.27, 6.8, 0, 0, true, "low,medium,high", "medium"},
-		{"grok-4-6", 500000, 200000, 2.27, 6.8, 0, 0, true, "low,medium,high", "medium"},
-		{"grok-build-0-1", 256000, 65536, 1, 2, 0, 0, true, "", ""},
-		{"inkling", 524288, 65536, 1.25, 5.0625, 0, 0, true, "low,medium,high", "medium"},
-		{"kimi-k2-5", 256000, 65536, 0.56, 3.5, 0, 0, true, "", ""},
-		{"kimi-k2-6", 256000, 65536, 0.75, 3.5, 0, 0, true, "low,medium,high", "medium"},
-		{"kimi-k2-7-code", 256000, 65536, 0.75, 3.5, 0, 0, true, "low,medium,high", "medium"},
-		{"kimi-k3", 1000000, 131072, 3.75, 18.75, 0, 0, true, "", ""},
-		{"kimi-k3-fast-api", 1000000, 131072, 4.5, 22.5, 0, 0, true, "", ""},
-		{"llama-3.2-3b", 128000, 4096, 0.15, 0.6, 0, 0, false, "", ""},
-		{"llama-3.3-70b", 128000, 4096, 0.7, 2.8, 0, 0, false, "", ""},
-		{"mercury-2", 128000, 50000, 0.3125, 0.9375, 0, 0, true, "low,medium,high", "medium"},
-		{"xiaomi-mimo-v2-5", 1000000, 65536, 0.4, 2, 0, 0, true, "low,medium,high", "medium"},
-		{"minimax-m25", 198000, 32768, 0.27, 0.95, 0, 0, true, "low,medium,high", "medium"},
-		{"minimax-m27", 198000, 32768, 0.375, 1.5, 0, 0, true, "low,medium,high", "medium"},
-		{"minimax-m3-preview", 524288, 65536, 0.3, 1.2, 0, 0, true, "", ""},
-		{"mistral-small-3-2-24b-instruct", 256000, 16384, 0.09375, 0.25, 0, 0, false, "", ""},
-		{"mistral-small-2603", 256000, 65536, 0.1875, 0.75, 0, 0, true, "low,medium,high", "medium"},
-		{"nvidia-nemotron-3-nano-30b-a3b", 128000, 16384, 0.075, 0.3, 0, 0, false, "", ""},
-		{"nvidia-nemotron-3-ultra-550b-a55b", 256000, 32768, 0.625, 3.125, 0, 0, true, "low,medium,high", "medium"},
-		{"nvidia-nemotron-3-5-lightning-30b-a3b", 1000000, 32768, 0.1, 0.25, 0, 0, true, "", ""},
-		{"openai-gpt-oss-120b", 128000, 16384, 0.07, 0.3, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3-235b-a22b-instruct-2507", 128000, 16384, 0.15, 0.75, 0, 0, false, "", ""},
-		{"qwen3-235b-a22b-thinking-2507", 128000, 16384, 0.45, 3.5, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3-coder-480b-a35b-instruct-turbo", 256000, 65536, 0.35, 1.5, 0, 0, false, "", ""},
-		{"qwen3-next-80b", 256000, 16384, 0.35, 1.9, 0, 0, false, "", ""},
-		{"qwen3-5-35b-a3b", 256000, 16384, 0.3125, 1.25, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3-5-397b-a17b", 128000, 32768, 0.75, 4.5, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3-5-9b", 256000, 32768, 0.1, 0.15, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen3-6-27b", 256000, 65536, 0.325, 3.25, 0, 0, true, "low,medium,high", "medium"},
-		{"e2ee-qwen3-6-27b", 256000, 32768, 0.346, 3.46, 0, 0, true, "", ""},
-		{"qwen3-6-35b-a3b", 256000, 65536, 0.1, 1, 0, 0, true, "", ""},
-		{"e2ee-qwen3-6-35b-a3b", 32000, 4096, 0.182, 1.18, 0, 0, true, "", ""},
-		{"qwen-3-6-plus", 1000000, 65536, 0.625, 3.75, 0, 0, true, "", ""},
-		{"qwen-3-7-max", 1000000, 65536, 2.7, 8.05, 0, 0, true, "", ""},
-		{"qwen-3-7-plus", 1000000, 65536, 0.5, 2, 0, 0, true, "", ""},
-		{"qwen-3-8-2-4t-a95b", 262144, 65536, 2.5, 7.5, 0, 0, true, "", ""},
-		{"qwen-3-8-27b", 262144, 65536, 0.45, 3.2, 0, 0, true, "low,medium,high", "medium"},
-		{"qwen-3-8-max", 1000000, 131072, 2.5, 7.5, 0, 0, true, "", ""},
-		{"qwen3-vl-235b-a22b", 128000, 16384, 0.21, 1.9, 0, 0, false, "", ""},
-		{"e2ee-qwen3-vl-30b-a3b-p", 128000, 4096, 0.25, 0.9, 0, 0, false, "", ""},
-		{"seed-2-1-turbo", 256000, 65536, 0.625, 3.125, 0, 0, true, "", ""},
-		{"venice-uncensored-role-play", 128000, 4096, 0.5, 2, 0, 0, false, "", ""},
-		{"venice-uncensored-1-2", 128000, 8192, 0.2, 0.9, 0, 0, false, "", ""},
+	{ID: "venice", Default: "claude-fable-5", IDs: []string{
+		"aion-labs-aion-3-0",
+		"aion-labs-aion-3-0-mini",
+		"claude-fable-5",
+		"claude-opus-4-5",
+		"claude-opus-4-6",
+		"claude-opus-4-7",
+		"claude-opus-4-8",
+		"claude-opus-4-8-fast",
+		"claude-opus-5",
+		"claude-opus-5-fast",
+		"claude-sonnet-4-5",
+		"claude-sonnet-4-6",
+		"claude-sonnet-5",
+		"deepseek-v3.2",
+		"e2ee-deepseek-v4-flash",
+		"deepseek-v4-flash",
+		"deepseek-v4-flash-0731",
+		"deepseek-v4-flash-0731-fast",
+		"deepseek-v4-pro",
+		"deepseek-v4-pro-0813",
+		"zai-org-glm-4.6",
+		"zai-org-glm-4.7",
+		"zai-org-glm-4.7-flash",
+		"olafangensan-glm-4.7-flash-heretic",
+		"zai-org-glm-5",
+		"z-ai-glm-5-turbo",
+		"zai-org-glm-5-1",
+		"e2ee-glm-5-2-p",
+		"zai-org-glm-5-2",
+		"z-ai-glm-5-3",
+		"z-ai-glm-5v-turbo",
+		"openai-gpt-4o-2024-11-20",
+		"openai-gpt-4o-mini-2024-07-18",
+		"openai-gpt-52",
+		"openai-gpt-52-codex",
+		"openai-gpt-53-codex",
+		"openai-gpt-54",
+		"openai-gpt-54-mini",
+		"openai-gpt-54-pro",
+		"openai-gpt-55",
+		"openai-gpt-55-pro",
+		"openai-gpt-56-luna",
+		"openai-gpt-56-luna-pro",
+		"openai-gpt-56-sol",
+		"openai-gpt-56-sol-pro",
+		"openai-gpt-56-terra",
+		"openai-gpt-56-terra-pro",
+		"gemini-3-flash-preview",
+		"gemini-3-1-pro-preview",
+		"gemini-3-5-flash",
+		"gemini-3-5-flash-lite",
+		"gemini-3-6-flash",
+		"gemini-3-7-flash",
+		"gemma-4-uncensored",
+		"google-gemma-3-27b-it",
+		"google-gemma-4-26b-a4b-it",
+		"google-gemma-4-31b-it",
+		"grok-4-20",
+		"grok-4-3",
+		"grok-4-5",
+		"grok-4-6",
+		"grok-build-0-1",
+		"inkling",
+		"kimi-k2-5",
+		"kimi-k2-6",
+		"kimi-k2-7-code",
+		"kimi-k3",
+		"kimi-k3-fast-api",
+		"llama-3.2-3b",
+		"llama-3.3-70b",
+		"mercury-2",
+		"xiaomi-mimo-v2-5",
+		"minimax-m25",
+		"minimax-m27",
+		"minimax-m3-preview",
+		"mistral-small-3-2-24b-instruct",
+		"mistral-small-2603",
+		"nvidia-nemotron-3-nano-30b-a3b",
+		"nvidia-nemotron-3-ultra-550b-a55b",
+		"nvidia-nemotron-3-5-lightning-30b-a3b",
+		"openai-gpt-oss-120b",
+		"qwen3-235b-a22b-instruct-2507",
+		"qwen3-235b-a22b-thinking-2507",
+		"qwen3-coder-480b-a35b-instruct-turbo",
+		"qwen3-next-80b",
+		"qwen3-5-35b-a3b",
+		"qwen3-5-397b-a17b",
+		"qwen3-5-9b",
+		"qwen3-6-27b",
+		"e2ee-qwen3-6-27b",
+		"qwen3-6-35b-a3b",
+		"e2ee-qwen3-6-35b-a3b",
+		"qwen-3-6-plus",
+		"qwen-3-7-max",
+		"qwen-3-7-plus",
+		"qwen-3-8-2-4t-a95b",
+		"qwen-3-8-27b",
+		"qwen-3-8-max",
+		"qwen3-vl-235b-a22b",
+		"e2ee-qwen3-vl-30b-a3b-p",
+		"seed-2-1-turbo",
+		"venice-uncensored-role-play",
+		"venice-uncensored-1-2",
+	}, Models: []figures{
+		{128000, 32768, 3.75, 7.5, 0, 0, true, "low,medium,high", "medium"},      // aion-labs-aion-3-0
+		{128000, 32768, 0.875, 1.75, 0, 0, true, "low,medium,high", "medium"},    // aion-labs-aion-3-0-mini
+		{1000000, 128000, 12, 60, 0, 0, true, "low,medium,high", "medium"},       // claude-fable-5
+		{198000, 32768, 6, 30, 0, 0, true, "", ""},                               // claude-opus-4-5
+		{1000000, 128000, 6, 30, 0, 0, true, "", ""},                             // claude-opus-4-6
+		{1000000, 128000, 6, 30, 0, 0, true, "", ""},                             // claude-opus-4-7
+		{1000000, 128000, 6, 30, 0, 0, true, "", ""},                             // claude-opus-4-8
+		{1000000, 128000, 12, 60, 0, 0, true, "", ""},                            // claude-opus-4-8-fast
+		{1000000, 128000, 6, 30, 0, 0, true, "", ""},                             // claude-opus-5
+		{1000000, 128000, 12, 60, 0, 0, true, "", ""},                            // claude-opus-5-fast
+		{198000, 64000, 3.75, 18.75, 0, 0, true, "", ""},                         // claude-sonnet-4-5
+		{1000000, 64000, 3.6, 18, 0, 0, true, "", ""},                            // claude-sonnet-4-6
+		{1000000, 64000, 3, 15, 0, 0, true, "", ""},                              // claude-sonnet-5
+		{160000, 32768, 0.33, 0.48, 0, 0, true, "low,medium,high", "medium"},     // deepseek-v3.2
+		{1000000, 8192, 0.182, 0.373, 0, 0, true, "", ""},                        // e2ee-deepseek-v4-flash
+		{1000000, 32768, 0.138, 0.275, 0, 0, true, "", ""},                       // deepseek-v4-flash
+		{1000000, 32768, 0.175, 0.35, 0, 0, true, "low,medium,high", "medium"},   // deepseek-v4-flash-0731
+		{1000000, 32768, 0.35, 0.7, 0, 0, true, "low,medium,high", "medium"},     // deepseek-v4-flash-0731-fast
+		{1000000, 32768, 1.65, 3.301, 0, 0, true, "", ""},                        // deepseek-v4-pro
+		{1000000, 32768, 1.65, 4.95, 0, 0, true, "", ""},                         // deepseek-v4-pro-0813
+		{198000, 16384, 0.43, 1.75, 0, 0, true, "low,medium,high", "medium"},     // zai-org-glm-4.6
+		{198000, 16384, 0.55, 2.65, 0, 0, true, "low,medium,high", "medium"},     // zai-org-glm-4.7
+		{128000, 16384, 0.06, 0.4, 0, 0, true, "low,medium,high", "medium"},      // zai-org-glm-4.7-flash
+		{200000, 24000, 0.07, 0.4, 0, 0, true, "low,medium,high", "medium"},      // olafangensan-glm-4.7-flash-heretic
+		{198000, 32000, 1, 3.2, 0, 0, true, "low,medium,high", "medium"},         // zai-org-glm-5
+		{200000, 32768, 1.2, 4, 0, 0, true, "low,medium,high", "medium"},         // z-ai-glm-5-turbo
+		{200000, 80000, 1.54, 4.84, 0, 0, true, "low,medium,high", "medium"},     // zai-org-glm-5-1
+		{524288, 32768, 1.75, 5.75, 0, 0, true, "low,medium,high", "medium"},     // e2ee-glm-5-2-p
+		{1000000, 131072, 1.4, 4.4, 0, 0, true, "low,medium,high", "medium"},     // zai-org-glm-5-2
+		{1000000, 131072, 1.75, 5.5, 0, 0, true, "low,medium,high", "medium"},    // z-ai-glm-5-3
+		{200000, 32768, 1.5, 5, 0, 0, true, "low,medium,high", "medium"},         // z-ai-glm-5v-turbo
+		{128000, 16384, 3.125, 12.5, 0, 0, false, "", ""},                        // openai-gpt-4o-2024-11-20
+		{128000, 16384, 0.1875, 0.75, 0, 0, false, "", ""},                       // openai-gpt-4o-mini-2024-07-18
+		{256000, 65536, 2.19, 17.5, 0, 0, true, "low,medium,high", "medium"},     // openai-gpt-52
+		{256000, 65536, 2.19, 17.5, 0, 0, true, "low,medium,high", "medium"},     // openai-gpt-52-codex
+		{400000, 128000, 2.19, 17.5, 0, 0, true, "low,medium,high", "medium"},    // openai-gpt-53-codex
+		{1000000, 131072, 3.13, 18.8, 0, 0, true, "low,medium,high", "medium"},   // openai-gpt-54
+		{400000, 128000, 0.9375, 5.625, 0, 0, true, "low,medium,high", "medium"}, // openai-gpt-54-mini
+		{1000000, 128000, 37.5, 225, 0, 0, true, "low,medium,high", "medium"},    // openai-gpt-54-pro
+		{1000000, 131072, 6.25, 37.5, 0, 0, true, "low,medium,high", "medium"},   // openai-gpt-55
+		{1000000, 128000, 37.5, 225, 0, 0, true, "low,medium,high", "medium"},    // openai-gpt-55-pro
+		{1000000, 128000, 0.26667, 1.6, 0, 0, true, "low,medium,high", "medium"}, // openai-gpt-56-luna
+		{1000000, 128000, 1.25, 7.5, 0, 0, true, "low,medium,high", "medium"},    // openai-gpt-56-luna-pro
+		{1000000, 128000, 6.25, 37.5, 0, 0, true, "low,medium,high", "medium"},   // openai-gpt-56-sol
+		{1000000, 128000, 6.25, 37.5, 0, 0, true, "low,medium,high", "medium"},   // openai-gpt-56-sol-pro
+		{1000000, 128000, 3.125, 18.75, 0, 0, true, "low,medium,high", "medium"}, // openai-gpt-56-terra
+		{1000000, 128000, 3.125, 18.75, 0, 0, true, "low,medium,high", "medium"}, // openai-gpt-56-terra-pro
+		{256000, 65536, 0.7, 3.75, 0, 0, true, "low,medium,high", "medium"},      // gemini-3-flash-preview
+		{1000000, 32768, 2.5, 15, 0, 0, true, "low,medium,high", "medium"},       // gemini-3-1-pro-preview
+		{1000000, 65536, 1.55, 9.45, 0, 0, true, "low,medium,high", "medium"},    // gemini-3-5-flash
+		{1000000, 65536, 0.375, 3.125, 0, 0, true, "", ""},                       // gemini-3-5-flash-lite
+		{1000000, 65536, 1.875, 9.375, 0, 0, true, "", ""},                       // gemini-3-6-flash
+		{1000000, 65536, 1.875, 9.375, 0, 0, true, "", ""},                       // gemini-3-7-flash
+		{256000, 8192, 0.1625, 0.5, 0, 0, false, "", ""},                         // gemma-4-uncensored
+		{198000, 16384, 0.12, 0.2, 0, 0, false, "", ""},                          // google-gemma-3-27b-it
+		{256000, 8192, 0.13, 0.4, 0, 0, true, "low,medium,high", "medium"},       // google-gemma-4-26b-a4b-it
+		{256000, 8192, 0.12, 0.36, 0, 0, true, "low,medium,high", "medium"},      // google-gemma-4-31b-it
+		{2000000, 128000, 1.42, 2.83, 0, 0, true, "", ""},                        // grok-4-20
+		{1000000, 32000, 1.42, 2.83, 0, 0, true, "low,medium,high", "medium"},    // grok-4-3
+		{500000, 32000, 2.27, 6.8, 0, 0, true, "low,medium,high", "medium"},      // grok-4-5
+		{500000, 200000, 2.27, 6.8, 0, 0, true, "low,medium,high", "medium"},     // grok-4-6
+		{256000, 65536, 1, 2, 0, 0, true, "", ""},                                // grok-build-0-1
+		{524288, 65536, 1.25, 5.0625, 0, 0, true, "low,medium,high", "medium"},   // inkling
+		{256000, 65536, 0.56, 3.5, 0, 0, true, "", ""},                           // kimi-k2-5
+		{256000, 65536, 0.75, 3.5, 0, 0, true, "low,medium,high", "medium"},      // kimi-k2-6
+		{256000, 65536, 0.75, 3.5, 0, 0, true, "low,medium,high", "medium"},      // kimi-k2-7-code
+		{1000000, 131072, 3.75, 18.75, 0, 0, true, "", ""},                       // kimi-k3
+		{1000000, 131072, 4.5, 22.5, 0, 0, true, "", ""},                         // kimi-k3-fast-api
+		{128000, 4096, 0.15, 0.6, 0, 0, false, "", ""},                           // llama-3.2-3b
+		{128000, 4096, 0.7, 2.8, 0, 0, false, "", ""},                            // llama-3.3-70b
+		{128000, 50000, 0.3125, 0.9375, 0, 0, true, "low,medium,high", "medium"}, // mercury-2
+		{1000000, 65536, 0.4, 2, 0, 0, true, "low,medium,high", "medium"},        // xiaomi-mimo-v2-5
+		{198000, 32768, 0.27, 0.95, 0, 0, true, "low,medium,high", "medium"},     // minimax-m25
+		{198000, 32768, 0.375, 1.5, 0, 0, true, "low,medium,high", "medium"},     // minimax-m27
+		{524288, 65536, 0.3, 1.2, 0, 0, true, "", ""},                            // minimax-m3-preview
+		{256000, 16384, 0.09375, 0.25, 0, 0, false, "", ""},                      // mistral-small-3-2-24b-instruct
+		{256000, 65536, 0.1875, 0.75, 0, 0, true, "low,medium,high", "medium"},   // mistral-small-2603
+		{128000, 16384, 0.075, 0.3, 0, 0, false, "", ""},                         // nvidia-nemotron-3-nano-30b-a3b
+		{256000, 32768, 0.625, 3.125, 0, 0, true, "low,medium,high", "medium"},   // nvidia-nemotron-3-ultra-550b-a55b
+		{1000000, 32768, 0.1, 0.25, 0, 0, true, "", ""},                          // nvidia-nemotron-3-5-lightning-30b-a3b
+		{128000, 16384, 0.07, 0.3, 0, 0, true, "low,medium,high", "medium"},      // openai-gpt-oss-120b
+		{128000, 16384, 0.15, 0.75, 0, 0, false, "", ""},                         // qwen3-235b-a22b-instruct-2507
+		{128000, 16384, 0.45, 3.5, 0, 0, true, "low,medium,high", "medium"},      // qwen3-235b-a22b-thinking-2507
+		{256000, 65536, 0.35, 1.5, 0, 0, false, "", ""},                          // qwen3-coder-480b-a35b-instruct-turbo
+		{256000, 16384, 0.35, 1.9, 0, 0, false, "", ""},                          // qwen3-next-80b
+		{256000, 16384, 0.3125, 1.25, 0, 0, true, "low,medium,high", "medium"},   // qwen3-5-35b-a3b
+		{128000, 32768, 0.75, 4.5, 0, 0, true, "low,medium,high", "medium"},      // qwen3-5-397b-a17b
+		{256000, 32768, 0.1, 0.15, 0, 0, true, "low,medium,high", "medium"},      // qwen3-5-9b
+		{256000, 65536, 0.325, 3.25, 0, 0, true, "low,medium,high", "medium"},    // qwen3-6-27b
+		{256000, 32768, 0.346, 3.46, 0, 0, true, "", ""},                         // e2ee-qwen3-6-27b
+		{256000, 65536, 0.1, 1, 0, 0, true, "", ""},                              // qwen3-6-35b-a3b
+		{32000, 4096, 0.182, 1.18, 0, 0, true, "", ""},                           // e2ee-qwen3-6-35b-a3b
+		{1000000, 65536, 0.625, 3.75, 0, 0, true, "", ""},                        // qwen-3-6-plus
+		{1000000, 65536, 2.7, 8.05, 0, 0, true, "", ""},                          // qwen-3-7-max
+		{1000000, 65536, 0.5, 2, 0, 0, true, "", ""},                             // qwen-3-7-plus
+		{262144, 65536, 2.5, 7.5, 0, 0, true, "", ""},                            // qwen-3-8-2-4t-a95b
+		{262144, 65536, 0.45, 3.2, 0, 0, true, "low,medium,high", "medium"},      // qwen-3-8-27b
+		{1000000, 131072, 2.5, 7.5, 0, 0, true, "", ""},                          // qwen-3-8-max
+		{128000, 16384, 0.21, 1.9, 0, 0, false, "", ""},                          // qwen3-vl-235b-a22b
+		{128000, 4096, 0.25, 0.9, 0, 0, false, "", ""},                           // e2ee-qwen3-vl-30b-a3b-p
+		{256000, 65536, 0.625, 3.125, 0, 0, true, "", ""},                        // seed-2-1-turbo
+		{128000, 4096, 0.5, 2, 0, 0, false, "", ""},                              // venice-uncensored-role-play
+		{128000, 8192, 0.2, 0.9, 0, 0, false, "", ""},                            // venice-uncensored-1-2
 	}},
-	{ID: "vertexai", Default: "gemini-3.1-pro-preview", Models: []figures{
-		{"gemini-3.5-flash", 1048576, 64000, 1.5, 9, 0, 1, true, "minimal,low,medium,high", "medium"},
-		{"gemini-3.1-pro-preview", 1048576, 64000, 2, 12, 0, 0.2, true, "low,medium,high", "medium"},
-		{"gemini-3.1-pro-preview-customtools", 1048576, 64000, 2, 12, 0, 0.2, true, "low,medium,high", "medium"},
-		{"gemini-3-pro-preview", 1048576, 64000, 2, 12, 0, 0.2, true, "low,high", "high"},
-		{"gemini-3-flash-preview", 1048576, 50000, 0.5, 3, 0, 0.05, true, "minimal,low,medium,high", "minimal"},
-		{"gemini-2.5-pro", 1048576, 50000, 1.25, 10, 0, 0.125, true, "", ""},
-		{"gemini-2.5-flash", 1048576, 50000, 0.3, 2.5, 0, 0.03, true, "", ""},
-		{"claude-sonnet-4-6", 1000000, 50000, 3, 15, 3.75, 0.3, true, "low,medium,high,max", "medium"},
-		{"claude-sonnet-4-5-20250929", 200000, 50000, 3, 15, 3.75, 0.3, true, "", ""},
-		{"claude-opus-4-6", 1000000, 126000, 5, 25, 6.25, 0.5, true, "low,medium,high,max", "medium"},
-		{"claude-opus-4-5-20251101", 200000, 50000, 5, 25, 6.25, 0.5, true, "", ""},
-		{"claude-haiku-4-5-20251001", 200000, 32000, 1, 5, 1.25, 0.09999999999999999, true, "", ""},
+	{ID: "vertexai", Default: "gemini-3.1-pro-preview", IDs: []string{
+		"gemini-3.5-flash",
+		"gemini-3.1-pro-preview",
+		"gemini-3.1-pro-preview-customtools",
+		"gemini-3-pro-preview",
+		"gemini-3-flash-preview",
+		"gemini-2.5-pro",
+		"gemini-2.5-flash",
+		"claude-sonnet-4-6",
+		"claude-sonnet-4-5-20250929",
+		"claude-opus-4-6",
+		"claude-opus-4-5-20251101",
+		"claude-haiku-4-5-20251001",
+	}, Models: []figures{
+		{1048576, 64000, 1.5, 9, 0, 1, true, "minimal,low,medium,high", "medium"},     // gemini-3.5-flash
+		{1048576, 64000, 2, 12, 0, 0.2, true, "low,medium,high", "medium"},            // gemini-3.1-pro-preview
+		{1048576, 64000, 2, 12, 0, 0.2, true, "low,medium,high", "medium"},            // gemini-3.1-pro-preview-customtools
+		{1048576, 64000, 2, 12, 0, 0.2, true, "low,high", "high"},                     // gemini-3-pro-preview
+		{1048576, 50000, 0.5, 3, 0, 0.05, true, "minimal,low,medium,high", "minimal"}, // gemini-3-flash-preview
+		{1048576, 50000, 1.25, 10, 0, 0.125, true, "", ""},                            // gemini-2.5-pro
+		{1048576, 50000, 0.3, 2.5, 0, 0.03, true, "", ""},                             // gemini-2.5-flash
+		{1000000, 50000, 3, 15, 3.75, 0.3, true, "low,medium,high,max", "medium"},     // claude-sonnet-4-6
+		{200000, 50000, 3, 15, 3.75, 0.3, true, "", ""},                               // claude-sonnet-4-5-20250929
+		{1000000, 126000, 5, 25, 6.25, 0.5, true, "low,medium,high,max", "medium"},    // claude-opus-4-6
+		{200000, 50000, 5, 25, 6.25, 0.5, true, "", ""},                               // claude-opus-4-5-20251101
+		{200000, 32000, 1, 5, 1.25, 0.09999999999999999, true, "", ""},                // claude-haiku-4-5-20251001
 	}},
-	{ID: "zhipu", Default: "glm-4.7", Models: []figures{
-		{"glm-5.3", 1000000, 131072, 1.4, 4.4, 0, 0.26, true, "low,high,xhigh", "xhigh"},
-		{"glm-5.1", 204800, 65536, 1.4, 4.4, 0.26, 0, true, "", ""},
-		{"glm-5-turbo", 200000, 128000, 1.2, 4, 0.24, 0, true, "", ""},
-		{"glm-5", 204800, 65536, 1, 3.2, 0.2, 0, true, "", ""},
-		{"glm-4.7", 204800, 98000, 0.6, 2.2, 0.11, 0, true, "", ""},
-		{"glm-4.7-flash", 200000, 65550, 0.07, 0.4, 0.01, 0, true, "", ""},
-		{"glm-4.6", 204800, 102400, 0.6, 2.2, 0.11, 0, true, "", ""},
-		{"glm-4.6v", 131072, 65536, 0.3, 0.9, 0, 0, true, "", ""},
-		{"glm-4.5", 131072, 49152, 0.6, 2.2, 0.11, 0, true, "", ""},
-		{"glm-4.5-air", 131072, 49152, 0.2, 1.1, 0.03, 0, true, "", ""},
-		{"glm-4.5v", 65536, 8192, 0.6, 1.8, 0.11, 0, true, "", ""},
+	{ID: "zhipu", Default: "glm-4.7", IDs: []string{
+		"glm-5.3",
+		"glm-5.1",
+		"glm-5-turbo",
+		"glm-5",
+		"glm-4.7",
+		"glm-4.7-flash",
+		"glm-4.6",
+		"glm-4.6v",
+		"glm-4.5",
+		"glm-4.5-air",
+		"glm-4.5v",
+	}, Models: []figures{
+		{1000000, 131072, 1.4, 4.4, 0, 0.26, true, "low,high,xhigh", "xhigh"}, // glm-5.3
+		{204800, 65536, 1.4, 4.4, 0.26, 0, true, "", ""},                      // glm-5.1
+		{200000, 128000, 1.2, 4, 0.24, 0, true, "", ""},                       // glm-5-turbo
+		{204800, 65536, 1, 3.2, 0.2, 0, true, "", ""},                         // glm-5
+		{204800, 98000, 0.6, 2.2, 0.11, 0, true, "", ""},                      // glm-4.7
+		{200000, 65550, 0.07, 0.4, 0.01, 0, true, "", ""},                     // glm-4.7-flash
+		{204800, 102400, 0.6, 2.2, 0.11, 0, true, "", ""},                     // glm-4.6
+		{131072, 65536, 0.3, 0.9, 0, 0, true, "", ""},                         // glm-4.6v
+		{131072, 49152, 0.6, 2.2, 0.11, 0, true, "", ""},                      // glm-4.5
+		{131072, 49152, 0.2, 1.1, 0.03, 0, true, "", ""},                      // glm-4.5-air
+		{65536, 8192, 0.6, 1.8, 0.11, 0, true, "", ""},                        // glm-4.5v
 	}},
-	{ID: "zhipu-coding", Default: "glm-5.2", Models: []figures{
-		{"glm-5.3", 1000000, 131072, 0, 0, 0, 0, true, "low,high,xhigh", "xhigh"},
-		{"glm-5.2", 1000000, 131072, 0, 0, 0, 0, true, "high,xhigh", "xhigh"},
-		{"glm-5.1", 204800, 65536, 1.4, 4.4, 0.26, 0, true, "", ""},
-		{"glm-5-turbo", 200000, 128000, 1.2, 4, 0.24, 0, true, "", ""},
-		{"glm-5", 204800, 65536, 1, 3.2, 0.2, 0, true, "", ""},
-		{"glm-4.7", 204800, 98000, 0.6, 2.2, 0.11, 0, true, "", ""},
-		{"glm-4.7-flash", 200000, 65550, 0.07, 0.4, 0.01, 0, true, "", ""},
-		{"glm-4.6", 204800, 102400, 0.6, 2.2, 0.11, 0, true, "", ""},
-		{"glm-4.6v", 131072, 65536, 0.3, 0.9, 0, 0, true, "", ""},
-		{"glm-4.5", 131072, 49152, 0.6, 2.2, 0.11, 0, true, "", ""},
-		{"glm-4.5-air", 131072, 49152, 0.2, 1.1, 0.03, 0, true, "", ""},
-		{"glm-4.5v", 65536, 8192, 0.6, 1.8, 0.11, 0, true, "", ""},
+	{ID: "zhipu-coding", Default: "glm-5.2", IDs: []string{
+		"glm-5.3",
+		"glm-5.2",
+		"glm-5.1",
+		"glm-5-turbo",
+		"glm-5",
+		"glm-4.7",
+		"glm-4.7-flash",
+		"glm-4.6",
+		"glm-4.6v",
+		"glm-4.5",
+		"glm-4.5-air",
+		"glm-4.5v",
+	}, Models: []figures{
+		{1000000, 131072, 0, 0, 0, 0, true, "low,high,xhigh", "xhigh"}, // glm-5.3
+		{1000000, 131072, 0, 0, 0, 0, true, "high,xhigh", "xhigh"},     // glm-5.2
+		{204800, 65536, 1.4, 4.4, 0.26, 0, true, "", ""},               // glm-5.1
+		{200000, 128000, 1.2, 4, 0.24, 0, true, "", ""},                // glm-5-turbo
+		{204800, 65536, 1, 3.2, 0.2, 0, true, "", ""},                  // glm-5
+		{204800, 98000, 0.6, 2.2, 0.11, 0, true, "", ""},               // glm-4.7
+		{200000, 65550, 0.07, 0.4, 0.01, 0, true, "", ""},              // glm-4.7-flash
+		{204800, 102400, 0.6, 2.2, 0.11, 0, true, "", ""},              // glm-4.6
+		{131072, 65536, 0.3, 0.9, 0, 0, true, "", ""},                  // glm-4.6v
+		{131072, 49152, 0.6, 2.2, 0.11, 0, true, "", ""},               // glm-4.5
+		{131072, 49152, 0.2, 1.1, 0.03, 0, true, "", ""},               // glm-4.5-air
+		{65536, 8192, 0.6, 1.8, 0.11, 0, true, "", ""},                 // glm-4.5v
 	}},
 }

@@ -24,7 +24,8 @@ func fromCatwalk(ps []catwalk.Provider) []provider {
 	for _, p := range ps {
 		q := provider{ID: string(p.ID), Default: p.DefaultLargeModelID}
 		for _, m := range p.Models {
-			q.Models = append(q.Models, figures{ID: m.ID, ContextWindow: int(m.ContextWindow),
+			q.IDs = append(q.IDs, m.ID)
+			q.Models = append(q.Models, figures{ContextWindow: int(m.ContextWindow),
 				MaxOutput: int(m.DefaultMaxTokens), In: m.CostPer1MIn, Out: m.CostPer1MOut,
 				InCached: m.CostPer1MInCached, OutCached: m.CostPer1MOutCached, Reasons: m.CanReason,
 				Levels: strings.Join(m.ReasoningLevels, ","), Effort: m.DefaultReasoningEffort})
@@ -44,10 +45,14 @@ func generated(t testing.TB, ps []provider) []byte {
 	b.WriteString("var catwalkProviders = []provider{\n")
 	num := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 	for _, p := range ps {
-		fmt.Fprintf(&b, "{ID: %q, Default: %q, Models: []figures{\n", p.ID, p.Default)
-		for _, m := range p.Models {
-			fmt.Fprintf(&b, "{%q, %d, %d, %s, %s, %s, %s, %t, %q, %q},\n", m.ID, m.ContextWindow, m.MaxOutput,
-				num(m.In), num(m.Out), num(m.InCached), num(m.OutCached), m.Reasons, m.Levels, m.Effort)
+		fmt.Fprintf(&b, "{ID: %q, Default: %q, IDs: []string{\n", p.ID, p.Default)
+		for _, id := range p.IDs {
+			fmt.Fprintf(&b, "%q,\n", id)
+		}
+		b.WriteString("}, Models: []figures{\n")
+		for i, m := range p.Models {
+			fmt.Fprintf(&b, "{%d, %d, %s, %s, %s, %s, %t, %q, %q}, // %s\n", m.ContextWindow, m.MaxOutput,
+				num(m.In), num(m.Out), num(m.InCached), num(m.OutCached), m.Reasons, m.Levels, m.Effort, p.IDs[i])
 		}
 		b.WriteString("}},\n")
 	}

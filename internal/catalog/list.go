@@ -17,10 +17,7 @@ func (c *Catalog) Models(vendor string) []string {
 	if i < 0 {
 		return nil
 	}
-	ids := make([]string, 0, len(c.providers[i].Models))
-	for _, m := range c.providers[i].Models {
-		ids = append(ids, m.ID)
-	}
+	ids := slices.Clone(c.providers[i].IDs)
 	slices.Sort(ids)
 	return slices.Compact(ids)
 }
