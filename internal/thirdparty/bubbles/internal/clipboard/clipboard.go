@@ -16,8 +16,8 @@ import (
 	"sync"
 )
 
-// errMissing is atotto/clipboard's error where no program is found.
-var errMissing = errors.New("No clipboard utilities available. Please install xsel, xclip, wl-clipboard or Termux:API add-on for termux-clipboard-get/set.")
+// errMissing says that no program to read the clipboard was found.
+var errMissing = errors.New("clipboard: no program reads it here; install xclip, xsel or wl-clipboard (Termux: the Termux:API add-on)")
 
 // paste is the command that prints the clipboard, and whether its output
 // ends in a CRLF to drop (powershell's); nil when there is none. Found
