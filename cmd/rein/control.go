@@ -136,7 +136,7 @@ func (w *switching) known(primary kernel.Model, fallbacks []kernel.Model) []stri
 			// catalogue: /model lists what the server does.
 			delete(providers, primary.Name)
 		}
-		c := catalog.Embedded() // parsed once, by describe already
+		c := catalog.Embedded()
 		for p := range providers {
 			for _, id := range c.Models(p) {
 				names[p+":"+id] = true

@@ -17,6 +17,7 @@ import (
 	"github.com/rein-agent/rein/internal/config"
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/tool/builtin"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // maxInstructions bounds the bytes of instructions the system prompt
@@ -36,9 +37,12 @@ func environment(ctx context.Context, workspace string, now time.Time) kernel.En
 		OS:        runtime.GOOS + "/" + runtime.GOARCH,
 		Date:      now.Format("2006-01-02 (Monday)"),
 	}
-	top := gitOutput(ctx, workspace, "rev-parse", "--show-toplevel")
-	if top != "" {
-		env.Git = gitSummary(ctx, workspace)
+	// One git process: its status says whether the workspace is in a
+	// repository, whose root is then the nearest .git above it (git's
+	// own answer only where that finds none, as with GIT_DIR set).
+	var top string
+	if env.Git = gitSummary(ctx, workspace); env.Git != "" {
+		top = repositoryRoot(ctx, workspace)
 	}
 	own := filepath.Join(filepath.Dir(config.DefaultPaths(workspace).User), "AGENTS.md")
 	env.Instructions = instructionFiles(own, top, workspace, maxInstructions)
@@ -196,10 +200,25 @@ func readInstructions(path string, budget int) (string, int, error) {
 	return string(b), size, nil
 }
 
-// gitSummary says the branch and the changed files, in a few lines.
+// repositoryRoot is the root of the repository dir is in, which git has
+// found: the nearest directory above with a .git, or git's answer where
+// there is none (GIT_DIR set).
+func repositoryRoot(ctx context.Context, dir string) string {
+	if root, ok := workspace.Repository(dir); ok {
+		return root
+	}
+	root, _ := git(ctx, dir, "rev-parse", "--show-toplevel")
+	return root
+}
+
+// gitSummary says the branch and the changed files, in a few lines; ""
+// when dir is not in a repository, or git is missing, fails or is slow.
 func gitSummary(ctx context.Context, dir string) string {
-	status := gitOutput(ctx, dir, "status", "--porcelain=v1", "--branch")
-	lines := strings.Split(strings.TrimSpace(status), "\n")
+	status, ok := git(ctx, dir, "status", "--porcelain=v1", "--branch")
+	if !ok {
+		return ""
+	}
+	lines := strings.Split(status, "\n")
 	if len(lines) == 0 || lines[0] == "" {
 		return "a repository"
 	}
@@ -216,9 +235,9 @@ func gitSummary(ctx context.Context, dir string) string {
 	return s
 }
 
-// gitOutput runs git in dir with a short timeout and returns its output,
-// or "" when git is missing, fails or is slow: the prompt can do without.
-func gitOutput(ctx context.Context, dir string, args ...string) string {
+// git runs git in dir with a short timeout and returns its output, and
+// false when git is missing, fails or is slow: the prompt can do without.
+func git(ctx context.Context, dir string, args ...string) (string, bool) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	safe := []string{"-C", dir, "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false", "--no-pager"}
@@ -226,7 +245,7 @@ func gitOutput(ctx context.Context, dir string, args ...string) string {
 	cmd.Env = append(builtin.ToolEnv(os.Environ(), nil, nil), "GIT_OPTIONAL_LOCKS=0")
 	out, err := cmd.Output()
 	if err != nil {
-		return ""
+		return "", false
 	}
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(string(out)), true
 }

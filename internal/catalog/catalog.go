@@ -1,20 +1,21 @@
 // Package catalog is what rein knows of models: each one's context
 // window, output, prices and reasoning levels, and each vendor's default
 // model. The figures come from charm.land/catwalk, the catalogue Crush
-// uses, embedded in the binary and parsed on the first lookup (a command
-// that looks nothing up, like rein version, pays nothing for it); the
+// uses: the fields rein reads, of every provider's models, are kept in
+// catwalk.go, a table generated from catwalk's embedded JSON by this
+// package's tests (go test ./internal/catalog -run TestGenerated -update,
+// after a bump of catwalk in go.mod), so that rein neither links catwalk
+// nor parses 0.7 MB of JSON at every start. A lookup reads the table as
+// it is, with no index built (a command that looks nothing up, like rein
+// version, pays nothing for it, and one that looks up a model or two no
+// more than a scan of a few thousand entries); the
 // person's [models."id"] tables override or add entries ([Catalog.With]);
 // and [Probe] asks an OpenAI-compatible server what it serves.
 package catalog
 
 import (
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
-
-	"charm.land/catwalk/pkg/catwalk"
-	"charm.land/catwalk/pkg/embedded"
 
 	"github.com/rein-agent/rein/internal/contract"
 )
@@ -63,16 +64,13 @@ type Entry struct {
 // Catalog is the embedded catalogue with the person's entries over it.
 // It is safe for concurrent use.
 type Catalog struct {
-	data    func() *index
-	entries map[string]Entry
+	providers []provider
+	entries   map[string]Entry
 }
 
 // Embedded returns the catalogue built into rein, with no entries of the
 // person's. It parses nothing until the first lookup.
-func Embedded() *Catalog { return &Catalog{data: embeddedIndex} }
-
-// embeddedIndex parses the embedded catalogue once, on first use.
-var embeddedIndex = sync.OnceValue(func() *index { return build(embedded.GetAll()) })
+func Embedded() *Catalog { return &Catalog{providers: catwalkProviders} }
 
 // With returns c with entries (the person's [models] tables, by model id)
 // over it: an entry for an id the catalogue knows overrides the fields it
@@ -85,16 +83,37 @@ func (c *Catalog) With(entries map[string]Entry) *Catalog {
 	for id, e := range entries {
 		merged[id] = e
 	}
-	return &Catalog{data: c.data, entries: merged}
+	return &Catalog{providers: c.providers, entries: merged}
 }
 
 // vendors maps rein's provider names to the catwalk providers whose list
 // is theirs.
-var vendors = map[string]catwalk.InferenceProvider{
-	"openai":    catwalk.InferenceProviderOpenAI,
-	"responses": catwalk.InferenceProviderOpenAI,
-	"anthropic": catwalk.InferenceProviderAnthropic,
-	"gemini":    catwalk.InferenceProviderGemini,
+var vendors = map[string]string{
+	"openai":    "openai",
+	"responses": "openai",
+	"anthropic": "anthropic",
+	"gemini":    "gemini",
+}
+
+// provider is one catwalk provider as the generated table keeps it: its
+// id, its default (large) model, and its models' ids and figures in two
+// lists of the same length, so that a lookup, which reads every id, reads
+// no figures but those of the model it finds.
+type provider struct {
+	ID, Default string
+	IDs         []string
+	Models      []figures
+}
+
+// figures are the fields of a catwalk model rein reads, as catwalk has
+// them: InCached and OutCached are its two cached prices, in whichever
+// order an entry gives them (cachePrices reads them); Levels are the
+// reasoning levels joined by commas.
+type figures struct {
+	ContextWindow, MaxOutput     int
+	In, Out, InCached, OutCached float64
+	Reasons                      bool
+	Levels, Effort               string
 }
 
 // Lookup returns what is known of model served by vendor (rein's provider
@@ -108,7 +127,7 @@ var vendors = map[string]catwalk.InferenceProvider{
 // OpenAI-compatible server may serve deepseek-chat or a Groq model). The
 // result is false when neither knows the model.
 func (c *Catalog) Lookup(vendor, model string) (Model, bool) {
-	m, found := c.data().find(vendors[vendor], model)
+	m, found := find(c.providers, vendors[vendor], model)
 	e, has := c.entries[model]
 	if !has {
 		return m, found
@@ -173,7 +192,10 @@ func (e *Entry) prices(known *contract.Prices) *contract.Prices {
 // Default returns the vendor's current default model from the catalogue,
 // or "" for a vendor it does not know.
 func (c *Catalog) Default(vendor string) string {
-	return c.data().defaults[vendors[vendor]]
+	if i := providerOf(c.providers, vendors[vendor]); i >= 0 {
+		return c.providers[i].Default
+	}
+	return ""
 }
 
 // Cost is what a call with usage u cost at prices p, in US dollars; nil
@@ -190,66 +212,81 @@ func Cost(u *contract.ModelUsage, p *contract.Prices) *float64 {
 	return &usd
 }
 
-// index is the parsed catalogue: each provider's models by the names they
-// answer to, all providers' together, and the default models.
-type index struct {
-	byVendor map[catwalk.InferenceProvider]map[string]*Model
-	all      map[string]*Model
-	defaults map[catwalk.InferenceProvider]string
+// providerOf returns where the provider whose id is id is in providers,
+// -1 when there is none.
+func providerOf(providers []provider, id string) int {
+	for i := range providers {
+		if providers[i].ID == id {
+			return i
+		}
+	}
+	return -1
 }
 
-// dated matches the date at the end of a dated id: -20250929 or
-// -2025-04-14.
-var dated = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2})$`)
-
-// build indexes providers. A model answers to its id in lower case, then,
-// where no model has that id, to its id without a router's prefix (the
-// first provider's wins) and to its undated alias (the latest date wins).
-// The first provider that names a model holds it in the index of all.
-func build(providers []catwalk.Provider) *index {
-	x := &index{byVendor: map[catwalk.InferenceProvider]map[string]*Model{}, all: map[string]*Model{},
-		defaults: map[catwalk.InferenceProvider]string{}}
-	type alias struct {
-		name string
-		m    *Model
-		own  map[string]*Model
-	}
-	var aliases []alias
-	for _, p := range providers {
-		own := map[string]*Model{}
-		x.byVendor[p.ID] = own
-		x.defaults[p.ID] = p.DefaultLargeModelID
-		for i := range p.Models {
-			m := fromCatwalk(&p.Models[i])
-			id := strings.ToLower(m.ID)
-			own[id] = m
-			if _, ok := x.all[id]; !ok {
-				x.all[id] = m
+// answer returns the model of providers that answers to name, its id and
+// figures (nil when none does): the first whose id in lower case is name
+// (own says providers is the vendor's own list, where the last holds it);
+// where none has that id, the first whose id without a router's prefix is
+// name, or whose undated alias is name, the latest date winning over an
+// earlier one.
+func answer(providers []provider, own bool, name string) (string, *figures) {
+	var exact, alias string
+	var ef, af *figures
+	for i := range providers {
+		p := &providers[i]
+		for j, given := range p.IDs {
+			id := strings.ToLower(given)
+			if id == name {
+				if !own {
+					return given, &p.Models[j]
+				}
+				exact, ef = given, &p.Models[j]
+				continue
 			}
-			if _, short, ok := cutRouter(id); ok {
-				aliases = append(aliases, alias{short, m, own})
+			if ef != nil {
+				continue
 			}
-			if loc := dated.FindStringIndex(id); loc != nil {
-				aliases = append(aliases, alias{id[:loc[0]], m, own})
+			if _, short, ok := cutRouter(id); ok && short == name && af == nil {
+				alias, af = given, &p.Models[j]
+			}
+			if n := dated(id); n >= 0 && id[:n] == name && (af == nil || laterDate(name, alias, given)) {
+				alias, af = given, &p.Models[j]
 			}
 		}
 	}
-	for _, a := range aliases {
-		for _, names := range []map[string]*Model{a.own, x.all} {
-			if old, ok := names[a.name]; !ok || laterDate(a.name, old, a.m) {
-				names[a.name] = a.m
-			}
-		}
+	if ef != nil {
+		return exact, ef
 	}
-	return x
+	return alias, af
 }
 
-// laterDate says whether m is a later dated version of name than old,
-// which holds name as an alias too.
-func laterDate(name string, old, m *Model) bool {
-	o, n := strings.ToLower(old.ID), strings.ToLower(m.ID)
-	return o != name && dated.MatchString(o) && dated.MatchString(n) &&
-		dated.ReplaceAllString(o, "") == name && dated.ReplaceAllString(n, "") == name && n > o
+// dated returns where the date at the end of a dated id begins (its
+// dash: -20250929 or -2025-04-14), or -1 for an id with no date.
+func dated(id string) int {
+	digits := func(s string) bool {
+		for i := range len(s) {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	if n := len(id) - 9; n >= 0 && id[n] == '-' && digits(id[n+1:]) {
+		return n
+	}
+	if n := len(id) - 11; n >= 0 && id[n] == '-' && digits(id[n+1:n+5]) && id[n+5] == '-' &&
+		digits(id[n+6:n+8]) && id[n+8] == '-' && digits(id[n+9:]) {
+		return n
+	}
+	return -1
+}
+
+// laterDate says whether the model m is a later dated version of name
+// than old, which holds name as an alias too.
+func laterDate(name, old, m string) bool {
+	o, n := strings.ToLower(old), strings.ToLower(m)
+	od, nd := dated(o), dated(n)
+	return o != name && od >= 0 && nd >= 0 && o[:od] == name && n[:nd] == name && n > o
 }
 
 // cutRouter splits "vendor/model" at its last slash.
@@ -261,16 +298,18 @@ func cutRouter(name string) (prefix, model string, ok bool) {
 	return name[:i], name[i+1:], true
 }
 
-// fromCatwalk is a catwalk model as rein keeps it. A model whose input and
+// model is the catwalk model id with figures f as rein keeps it. A model whose input and
 // output both cost nothing has unknown prices: catwalk says 0 for a model
 // billed by subscription (Copilot) as for a free one.
-func fromCatwalk(cm *catwalk.Model) *Model {
-	m := &Model{ID: cm.ID, ContextWindow: int(cm.ContextWindow), MaxOutput: int(cm.DefaultMaxTokens),
-		Reasons: cm.CanReason, ReasoningLevels: cm.ReasoningLevels, DefaultEffort: cm.DefaultReasoningEffort,
-		Source: contract.InfoCatalog}
-	if cm.CostPer1MIn != 0 || cm.CostPer1MOut != 0 {
-		read, write := cachePrices(cm.CostPer1MIn, cm.CostPer1MInCached, cm.CostPer1MOutCached)
-		m.Prices = &contract.Prices{Input: cm.CostPer1MIn, Output: cm.CostPer1MOut, CacheRead: read, CacheWrite: write}
+func (f *figures) model(id string) *Model {
+	m := &Model{ID: id, ContextWindow: f.ContextWindow, MaxOutput: f.MaxOutput,
+		Reasons: f.Reasons, DefaultEffort: f.Effort, Source: contract.InfoCatalog}
+	if f.Levels != "" {
+		m.ReasoningLevels = strings.Split(f.Levels, ",")
+	}
+	if f.In != 0 || f.Out != 0 {
+		read, write := cachePrices(f.In, f.InCached, f.OutCached)
+		m.Prices = &contract.Prices{Input: f.In, Output: f.Out, CacheRead: read, CacheWrite: write}
 	}
 	return m
 }
@@ -302,14 +341,18 @@ func cachePrices(input float64, cached ...float64) (read, write float64) {
 	return read, write
 }
 
-// find returns the model that answers to name, in vendor's list first and
-// then in every provider's.
-func (x *index) find(vendor catwalk.InferenceProvider, name string) (Model, bool) {
+// find returns the model that answers to name (see answer), in vendor's
+// list first and then in every provider's.
+func find(providers []provider, vendor, name string) (Model, bool) {
+	own := providerOf(providers, vendor)
 	for _, n := range candidates(name) {
-		for _, names := range []map[string]*Model{x.byVendor[vendor], x.all} {
-			if m, ok := names[n]; ok {
-				return *m, true
+		if own >= 0 {
+			if id, f := answer(providers[own:own+1], true, n); f != nil {
+				return *f.model(id), true
 			}
+		}
+		if id, f := answer(providers, false, n); f != nil {
+			return *f.model(id), true
 		}
 	}
 	return Model{}, false

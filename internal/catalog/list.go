@@ -13,11 +13,11 @@ func (c *Catalog) Models(vendor string) []string {
 	if !ok {
 		return nil
 	}
-	own := c.data().byVendor[v]
-	ids := make([]string, 0, len(own))
-	for _, m := range own {
-		ids = append(ids, m.ID)
+	i := providerOf(c.providers, v)
+	if i < 0 {
+		return nil
 	}
+	ids := slices.Clone(c.providers[i].IDs)
 	slices.Sort(ids)
 	return slices.Compact(ids)
 }

@@ -290,6 +290,9 @@ type flags struct {
 	// cont (-c, --continue) goes on with the latest session of the
 	// working directory's repository instead of starting one.
 	cont bool
+	// version (-v, --version) prints the version line, as rein version
+	// does.
+	version bool
 	// trustProject counts the project's files that start programs
 	// (.mcp.json, .claude/settings.json) as trusted for this run.
 	trustProject bool
@@ -454,6 +457,10 @@ func (a *app) commands() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if a.flags.version {
+				printf(cmd.OutOrStdout(), "%s\n", a.deps.Version)
+				return nil
+			}
 			if a.flags.cont {
 				return a.goOn(cmd.Context(), "", strings.Join(args, " "), true)
 			}
@@ -464,8 +471,11 @@ func (a *app) commands() *cobra.Command {
 	root.Flags().BoolVar(&a.flags.plain, "plain", false, "use the line mode (a prompt and plain lines) instead of the terminal UI; the default when stdin or stdout is not a terminal, or TERM=dumb")
 	root.Flags().BoolVarP(&a.flags.cont, "continue", "c", false, "go on with the most recently active session of this directory's repository (of this directory outside one), showing it first, as rein resume --last -i does")
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.Version = a.deps.Version
-	root.SetVersionTemplate("{{.Version}}\n")
+	// rein's own --version rather than cobra's, whose version template
+	// links text/template: a template's method calls go through reflect's
+	// MethodByName, which makes the linker keep every exported method of
+	// every type (3.7 MB of the binary, all of it mapped at every start).
+	root.Flags().BoolVarP(&a.flags.version, "version", "v", false, "print rein's version, as rein version does")
 	a.sessionFlags(root)
 
 	exec := &cobra.Command{

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -88,11 +89,15 @@ func (d *decoded) wrongTypes(raw map[string]any) []badType {
 		line, text := d.locate(w.key)
 		all = append(all, badType{w, line, text})
 	}
-	slices.SortFunc(all, func(a, b badType) int {
+	// sort.Slice rather than slices.SortFunc, here and for the servers
+	// (mcp.go): a sort of a struct type is a copy of pdqsort of its own in
+	// the binary (15 and 21 KB), for a few values sorted once.
+	sort.Slice(all, func(i, j int) bool {
+		a, b := &all[i], &all[j]
 		if a.line != b.line {
-			return a.line - b.line
+			return a.line < b.line
 		}
-		return strings.Compare(toml.Key(a.key).String(), toml.Key(b.key).String())
+		return toml.Key(a.key).String() < toml.Key(b.key).String()
 	})
 	return all
 }

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -170,7 +171,7 @@ func (c *Config) applyServers(d *decoded) error {
 		c.MCPServers = slices.DeleteFunc(c.MCPServers, func(o MCPServer) bool { return o.Name == name })
 		c.MCPServers = append(c.MCPServers, s)
 	}
-	slices.SortFunc(c.MCPServers, func(a, b MCPServer) int { return strings.Compare(a.Name, b.Name) })
+	sort.Slice(c.MCPServers, func(i, j int) bool { return c.MCPServers[i].Name < c.MCPServers[j].Name }) // see wrongTypes (explain.go)
 	return nil
 }
 

@@ -4,17 +4,23 @@ import (
 	_ "embed"
 	"fmt"
 	"strings"
-	"sync"
-	"text/template"
 )
 
-//go:embed system.md
-var systemText string
-
-// systemTemplate is parsed on first use, not at start-up.
-var systemTemplate = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("system").Parse(systemText))
-})
+// The system prompt's text, in three files beside this one: the prompt
+// itself, with {{workspace}}, {{os}}, {{date}} and {{git}} where the
+// environment goes, and the sections on skills and on instructions, which
+// follow it when there are any. A plain replacement rather than
+// text/template: a template's method calls go through reflect's
+// MethodByName, which makes the linker keep every exported method of every
+// type in the binary.
+var (
+	//go:embed system.md
+	systemText string
+	//go:embed system_skills.md
+	systemSkills string
+	//go:embed system_instructions.md
+	systemInstructions string
+)
 
 // Environment is what the system prompt tells the model about where it
 // works. The zero value gives a prompt with the fields left blank.
@@ -89,12 +95,25 @@ func (f InstructionFile) Section() string {
 }
 
 // SystemPrompt returns rein's system prompt for env. The text lives in
-// system.md beside this file.
+// system.md, system_skills.md and system_instructions.md beside this file.
 func SystemPrompt(env Environment) string {
+	git := "The workspace is not a git repository (or git is not available)."
+	if env.Git != "" {
+		git = "Git: " + env.Git
+	}
 	var b strings.Builder
-	if err := systemTemplate().Execute(&b, env); err != nil {
-		// The template is ours and its data plain strings: it cannot fail.
-		panic("kernel: system prompt: " + err.Error())
+	// One pass over the text: what the environment holds is not read for
+	// placeholders again.
+	strings.NewReplacer("{{workspace}}", env.Workspace, "{{os}}", env.OS, "{{date}}", env.Date, "{{git}}", git).
+		WriteString(&b, strings.TrimSuffix(systemText, "\n"))
+	if env.Skills != "" {
+		b.WriteString("\n\n" + systemSkills + "\n" + env.Skills)
+	}
+	if len(env.Instructions) > 0 {
+		b.WriteString("\n\n" + systemInstructions)
+		for _, f := range env.Instructions {
+			b.WriteString("\n" + f.Section())
+		}
 	}
 	return b.String()
 }

@@ -3,7 +3,16 @@ package tool
 import (
 	"context"
 	"io"
+
+	"github.com/rein-agent/rein/internal/registry"
 )
+
+// ResolveSchema resolves t's input schema as the runtime does on its first
+// call.
+func ResolveSchema(t registry.Tool) error {
+	_, err := newSchemas().resolve(t)
+	return err
+}
 
 // CaptureRetained returns how many bytes the capture w, a tool's
 // registry.Call.Output, holds in memory (see capture.retained); ok is false

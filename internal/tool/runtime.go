@@ -152,11 +152,7 @@ func New(reg *registry.Registry, policy *permission.Policy, opts *Options) (*Run
 	if err := rt.measureArtifacts(); err != nil {
 		return nil, err
 	}
-	s, err := compileSchemas(reg)
-	if err != nil {
-		return nil, err
-	}
-	rt.schemas = s
+	rt.schemas = newSchemas()
 	rt.ids = newID
 	return rt, nil
 }

@@ -12,9 +12,11 @@ import (
 )
 
 // schemas holds the resolved input schema of every tool the runtime has
-// seen: those of the registry when the runtime was made, and those of
-// tools that joined since (an MCP server's), resolved on their first
-// call and again when their schema changes.
+// called: each is resolved on the tool's first call, not when the runtime
+// is made (a run that calls one tool resolves one schema), and again when
+// its schema changes (an MCP server's). A schema that does not resolve
+// refuses that tool's calls (validate); every built-in's resolves
+// (TestBuiltinSchemasResolve).
 type schemas struct {
 	mu     sync.Mutex
 	byTool map[string]resolved
@@ -26,15 +28,7 @@ type resolved struct {
 	r   *jsonschema.Resolved
 }
 
-func compileSchemas(reg *registry.Registry) (*schemas, error) {
-	s := &schemas{byTool: map[string]resolved{}}
-	for _, t := range reg.All() {
-		if _, err := s.resolve(t); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
-}
+func newSchemas() *schemas { return &schemas{byTool: map[string]resolved{}} }
 
 // resolve returns the resolved schema of t, resolving it when it is new
 // or changed.

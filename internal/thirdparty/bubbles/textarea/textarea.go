@@ -13,10 +13,10 @@ import (
 	"unicode"
 
 	"charm.land/lipgloss/v2"
-	"github.com/atotto/clipboard"
 	"github.com/charmbracelet/x/ansi"
 	rw "github.com/mattn/go-runewidth"
 	"github.com/rein-agent/rein/internal/thirdparty/bubbles/cursor"
+	"github.com/rein-agent/rein/internal/thirdparty/bubbles/internal/clipboard"
 	"github.com/rein-agent/rein/internal/thirdparty/bubbles/internal/memoization"
 	"github.com/rein-agent/rein/internal/thirdparty/bubbles/internal/runeutil"
 	"github.com/rein-agent/rein/internal/thirdparty/bubbles/key"
