@@ -33,7 +33,10 @@ func (m *Manager) call(ctx context.Context, s *server, name string, call *regist
 	case g.refusal() != nil:
 		// Whether or not this call's answer was the message, the
 		// connection it waited on is over.
-		return registry.Result{}, fmt.Errorf("the MCP server %q: %w: rein refused it unread, and starts the server again", s.cfg.Name, g.refusal())
+		if _, large := errors.AsType[*TooLargeError](g.refusal()); large {
+			return registry.Result{}, fmt.Errorf("the MCP server %q: %w: rein refused it unread, and starts the server again", s.cfg.Name, g.refusal())
+		}
+		return registry.Result{}, fmt.Errorf("the MCP server %q: %w: rein ended the connection, and starts the server again", s.cfg.Name, g.refusal())
 	case ctx.Err() != nil:
 		return registry.Result{}, fmt.Errorf("the call to the MCP server %q was stopped: %w", s.cfg.Name, context.Cause(ctx))
 	case errors.Is(err, sdk.ErrConnectionClosed) || m.current(s) != cs || isClosed(err):

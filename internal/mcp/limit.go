@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,14 +34,41 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("the server sent a message of more than %s, rein's limit (mcp_max_message_bytes in your config.toml)", size(e.Limit))
 }
 
+// maxPendingWrites is how many messages to a stdio server may wait to be
+// written at once. More means the server does not read what rein sends
+// while it goes on sending (requests rein answers, each answer waiting):
+// each waiting answer holds its message and a goroutine, so without a
+// bound such a server grows rein without end.
+const maxPendingWrites = 64
+
+// maxBatch is the most messages one JSON-RPC batch may hold: a line under
+// the limit could otherwise be hundreds of thousands of tiny messages,
+// each decoded and held many times the line's size.
+const maxBatch = 256
+
+// StalledError is a stdio server that stopped reading what rein sends it
+// while it went on sending: rein ends the connection rather than hold
+// every answer.
+type StalledError struct {
+	// Pending is how many messages were waiting to be written.
+	Pending int
+}
+
+// Error says what the server did.
+func (e *StalledError) Error() string {
+	return fmt.Sprintf("the server does not read what rein sends it (%d messages were waiting to be written)", e.Pending)
+}
+
 // guard is what one connection to a server reads under: its limit, and
-// whether a message passed it. Once one has, the connection is over: the
+// whether the connection was refused (a message passed the limit, or the
+// server stopped reading). Once it has been, the connection is over: the
 // Manager ends it, and every later read of it fails. It is safe for
 // concurrent use.
 type guard struct {
 	limit   int64
 	once    sync.Once
-	refused chan struct{} // closed once a message passed the limit
+	why     error         // set once, before refused is closed
+	refused chan struct{} // closed once the connection is refused
 }
 
 func newGuard(limit int64) *guard {
@@ -50,19 +78,28 @@ func newGuard(limit int64) *guard {
 // refuse records that a message passed the limit, and returns the error
 // that says so.
 func (g *guard) refuse() error {
-	g.once.Do(func() { close(g.refused) })
-	return &TooLargeError{Limit: g.limit}
+	return g.refuseFor(&TooLargeError{Limit: g.limit})
 }
 
-// refusal returns the error of a message g refused, nil when it refused
-// none; nil for a nil guard.
+// refuseFor records that the connection is refused for why (the first
+// reason stands), and returns the reason.
+func (g *guard) refuseFor(why error) error {
+	g.once.Do(func() {
+		g.why = why
+		close(g.refused)
+	})
+	return g.why
+}
+
+// refusal returns why g refused the connection, nil when it has not;
+// nil for a nil guard.
 func (g *guard) refusal() error {
 	if g == nil {
 		return nil
 	}
 	select {
 	case <-g.refused:
-		return &TooLargeError{Limit: g.limit}
+		return g.why
 	default:
 		return nil
 	}
@@ -81,7 +118,7 @@ type stdioTransport struct {
 }
 
 func (t *stdioTransport) Connect(context.Context) (sdk.Connection, error) {
-	c := &lineConn{w: t.w, incoming: make(chan lineRead), closed: make(chan struct{})}
+	c := &lineConn{w: t.w, guard: t.guard, incoming: make(chan lineRead), closed: make(chan struct{})}
 	go c.read(bufio.NewReaderSize(t.r, 64<<10), t.guard)
 	return c, nil
 }
@@ -93,6 +130,8 @@ type lineConn struct {
 
 	writeMu sync.Mutex
 	w       io.WriteCloser
+	pending atomic.Int64 // messages waiting to be written, or being
+	guard   *guard
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -191,6 +230,9 @@ func decodeLine(line []byte) ([]jsonrpc.Message, error) {
 	if len(batch) == 0 {
 		return nil, errors.New("an empty batch")
 	}
+	if len(batch) > maxBatch {
+		return nil, fmt.Errorf("a batch of %d messages, more than the %d rein reads", len(batch), maxBatch)
+	}
 	msgs := make([]jsonrpc.Message, 0, len(batch))
 	for _, raw := range batch {
 		msg, err := jsonrpc.DecodeMessage(raw)
@@ -226,6 +268,13 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if n := c.pending.Add(1); n > maxPendingWrites {
+		c.pending.Add(-1)
+		err := c.guard.refuseFor(&StalledError{Pending: int(n - 1)})
+		c.Close()
+		return err
+	}
+	defer c.pending.Add(-1)
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("encoding a message: %w", err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/rein-agent/rein/internal/tool/builtin"
@@ -149,4 +150,54 @@ func (o smallReads) Read(p []byte) (int, error) {
 		p = p[:3]
 	}
 	return o.r.Read(p)
+}
+
+// A server that stops reading what rein sends it, while it goes on
+// sending requests rein answers, does not grow rein without end: past
+// maxPendingWrites answers waiting, the connection is refused (the
+// Manager then starts the server again) and the writes waiting fail.
+func TestAServerThatStopsReadingIsRefused(t *testing.T) {
+	serverIn, rein := io.Pipe() // nobody reads the server's input
+	defer serverIn.Close()
+	out, _ := io.Pipe()
+	g := newGuard(DefaultMaxMessage)
+	conn, err := (&stdioTransport{r: out, w: rein, guard: g}).Connect(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := jsonrpc.MakeID(float64(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, maxPendingWrites+1)
+	for range maxPendingWrites + 1 {
+		go func() { errs <- conn.Write(t.Context(), &jsonrpc.Response{ID: id}) }()
+	}
+	first := <-errs // the one past the bound; the others wait on the pipe
+	var stalled *StalledError
+	if !errors.As(first, &stalled) || stalled.Pending != maxPendingWrites {
+		t.Fatalf("the write past the bound: %v; want a StalledError of %d", first, maxPendingWrites)
+	}
+	if !errors.As(g.refusal(), &stalled) || !strings.Contains(g.refusal().Error(), "does not read what rein sends it") {
+		t.Errorf("the guard's refusal = %v", g.refusal())
+	}
+	for range maxPendingWrites {
+		if err := <-errs; err == nil {
+			t.Error("a write waiting on a closed connection succeeded")
+		}
+	}
+}
+
+// A batch is read up to maxBatch messages; a longer one ends the
+// connection instead of being decoded into many times its size.
+func TestABatchIsBounded(t *testing.T) {
+	one := `{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`
+	ok := "[" + strings.TrimSuffix(strings.Repeat(one+",", maxBatch), ",") + "]"
+	if msgs, err := decodeLine([]byte(ok)); err != nil || len(msgs) != maxBatch {
+		t.Fatalf("a batch of %d: %d messages, %v", maxBatch, len(msgs), err)
+	}
+	long := "[" + strings.TrimSuffix(strings.Repeat(one+",", maxBatch+1), ",") + "]"
+	if _, err := decodeLine([]byte(long)); err == nil || !strings.Contains(err.Error(), "more than the 256") {
+		t.Errorf("a batch of %d: %v; want it refused", maxBatch+1, err)
+	}
 }
