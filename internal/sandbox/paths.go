@@ -196,29 +196,30 @@ func terminalSockets() []string {
 // [Policy.Record] add them to what is hidden): a session that sandboxes
 // nothing never pays for the scan, which costs milliseconds in a crowded
 // /tmp.
+//
+// Two ways, since neither sees them all: the kernel's table of bound
+// sockets finds one at any depth, but by the path it was bound with (not
+// a relative one, nor one renamed since, nor one bound from another
+// network namespace, a container sharing /tmp); looking finds what is
+// there now, two levels down, as before, without entering rein's own
+// sessions' temporary directories (which made the scan slow).
 var tmpSockets = sync.OnceValue(func() []string {
 	dirs := []string{"/tmp", "/var/tmp"}
-	bound, err := boundSockets("/proc/net/unix", dirs)
-	if err != nil {
-		return socketsUnder(dirs, 2, 4096)
-	}
-	// The kernel's list has every socket bound in this network namespace,
-	// at any depth; one made by a process of another (a container's) is
-	// only found by looking, which the top level costs little.
-	for _, p := range socketsUnder(dirs, 0, 4096) {
-		if !slices.Contains(bound, p) {
-			bound = append(bound, p)
+	found := socketsUnder(dirs, 2, 4096)
+	bound, _ := boundSockets("/proc/net/unix", dirs) // an unreadable table leaves the look
+	for _, p := range bound {
+		if !slices.Contains(found, p) {
+			found = append(found, p)
 		}
 	}
-	return bound
+	return found
 })
 
 // boundSockets returns the paths under dirs of the Unix sockets the kernel
 // lists as bound in table (/proc/net/unix: "Num RefCount Protocol Flags
 // Type St Inode Path", the path last and absent for an unbound or
-// abstract socket): a server listens on one, whatever its depth. Reading
-// it costs one file however crowded /tmp is. An error means the table
-// cannot be read.
+// abstract socket): a server listens on one, whatever its depth, under
+// the path it was bound with. An error means the table cannot be read.
 func boundSockets(table string, dirs []string) ([]string, error) {
 	f, err := os.Open(table)
 	if err != nil {

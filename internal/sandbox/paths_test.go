@@ -250,7 +250,15 @@ func TestRecord(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if d := cmp.Diff(tt.want, tt.p.Record()); d != "" {
+			got := tt.p.Record()
+			if got != nil {
+				// The sockets under this machine's /tmp are added to every policy.
+				got.DenyRead = slices.DeleteFunc(got.DenyRead, func(p string) bool { return slices.Contains(sandbox.TmpSockets(), p) })
+				if len(got.DenyRead) == 0 {
+					got.DenyRead = nil
+				}
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("Record() mismatch (-want +got):\n%s", d)
 			}
 		})
