@@ -14,11 +14,17 @@ import (
 // probeState is this process's answer to whether commands can be
 // sandboxed: asked of the machine once ([Probe]), or read from where an
 // earlier rein remembered it ([ProbeRemembered]), whichever comes first.
-var probeState struct {
+var probeState memory
+
+// memory is an answer to whether commands can be sandboxed, and where it
+// was remembered.
+type memory struct {
 	once   sync.Once
 	status Status
 	// file is the file the answer was read from, "" when this process
 	// probed: a start that fails under a remembered answer forgets it.
+	// mu guards it once the answer is decided.
+	mu   sync.Mutex
 	file string
 }
 
@@ -104,11 +110,45 @@ func writeRemembered(file, key string, st Status) {
 // forget is called when a sandboxed command could not be started: if the
 // answer was remembered, the file is removed, so that the next start
 // probes, and the error says so.
-func forget(err error) error {
-	if probeState.file == "" {
+func forget(err error) error { return probeState.forget(err) }
+
+func (m *memory) forget(err error) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.file == "" {
 		return err
 	}
-	_ = os.Remove(probeState.file) // gone already is as good
+	file := m.file
+	_ = os.Remove(file) // gone already is as good
+	m.file = ""
 	return fmt.Errorf("%w (rein remembered a sandbox on this machine in %s, which no longer holds: it is forgotten, and the next start checks again)",
-		err, probeState.file)
+		err, file)
+}
+
+// Ended is told how a sandboxed command ended. When it ended as the
+// helper does when it cannot set the sandbox up (exit status 125; a
+// command may end so too) and the sandbox was only remembered as
+// available ([ProbeRemembered]), the machine is asked again, once: if it
+// cannot sandbox after all (a policy that now refuses mounts in a user
+// namespace, which the remembered key does not name), the memory is
+// forgotten, so that the next start asks instead of failing every
+// command. The command itself has run in its sandbox or not at all.
+func Ended(state *os.ProcessState) {
+	if state != nil {
+		probeState.ended(state.ExitCode(), platform.probe)
+	}
+}
+
+// ended is Ended of an exit code, asking probe.
+func (m *memory) ended(code int, probe func() Status) {
+	if code != helperFailed {
+		return
+	}
+	m.mu.Lock()
+	file := m.file
+	m.file = "" // asked once per process
+	m.mu.Unlock()
+	if file != "" && !probe().Available {
+		_ = os.Remove(file) // gone already is as good
+	}
 }

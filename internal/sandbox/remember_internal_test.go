@@ -68,19 +68,50 @@ func TestProbeKeyNamesTheKernel(t *testing.T) {
 func TestForgetRemovesTheRememberedAnswer(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "sandbox.json")
 	writeRemembered(file, "kernel A", Status{Available: true, Backend: backendName})
-	was := probeState.file
-	probeState.file = file
-	t.Cleanup(func() { probeState.file = was })
+	m := &memory{file: file}
 	cause := errors.New("fork/exec /proc/self/exe: operation not permitted")
-	err := forget(cause)
+	err := m.forget(cause)
 	if !errors.Is(err, cause) || !strings.Contains(err.Error(), "no longer holds") || !strings.Contains(err.Error(), file) {
 		t.Errorf("forget() = %v; want the cause, the file and that it no longer holds", err)
 	}
 	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the remembered answer is still there: %v", err)
 	}
-	probeState.file = ""
-	if err := forget(cause); err != cause {
+	if err := m.forget(cause); err != cause {
 		t.Errorf("forget() without a remembered answer = %v; want the cause as it is", err)
+	}
+}
+
+// A sandboxed command that ends as the helper does when it cannot set the
+// sandbox up has the machine asked again, once, under a remembered
+// answer: the memory is forgotten only if the machine says it cannot
+// sandbox; any other end asks nothing.
+func TestEndedAsksAgainOnceAfterASetupFailure(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		code      int
+		available bool
+		asked     int
+		kept      bool
+	}{
+		{"a command's own failure", 1, false, 0, true},
+		{"the helper failed, the machine can sandbox", helperFailed, true, 1, true},
+		{"the helper failed, the machine cannot", helperFailed, false, 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "sandbox.json")
+			writeRemembered(file, "kernel A", Status{Available: true, Backend: backendName})
+			m := &memory{file: file}
+			asked := 0
+			probe := func() Status { asked++; return Status{Available: tc.available} }
+			m.ended(tc.code, probe)
+			m.ended(tc.code, probe) // once per process
+			if asked != tc.asked {
+				t.Errorf("the machine was asked %d times, want %d", asked, tc.asked)
+			}
+			if _, err := os.Stat(file); (err == nil) != tc.kept {
+				t.Errorf("the remembered answer kept: %v, want %v", err == nil, tc.kept)
+			}
+		})
 	}
 }

@@ -252,6 +252,8 @@ type bashProcess struct {
 	output *os.File
 	// killed is set when its group was signalled because ctx was done.
 	killed atomic.Bool
+	// sandboxed is set when it runs under the sandbox's helper.
+	sandboxed bool
 }
 
 // start starts command with the shell in the workspace root, under the
@@ -305,6 +307,7 @@ func (b *bashTool) start(ctx context.Context, command string, policy *sandbox.Po
 		return nil, fmt.Errorf("bash: start %s in %s: %w", shell, cmd.Dir, err)
 	}
 	p.cmd = cmd
+	p.sandboxed = policy != nil && policy.Mode != sandbox.ModeOff
 	return p, nil
 }
 
@@ -331,6 +334,9 @@ func (p *bashProcess) wait(out io.Writer) (*os.ProcessState, error) {
 
 	if p.cmd.ProcessState == nil {
 		return nil, fmt.Errorf("bash: wait for %s: %w", p.shell, waitErr)
+	}
+	if p.sandboxed {
+		sandbox.Ended(p.cmd.ProcessState)
 	}
 	return p.cmd.ProcessState, nil
 }
