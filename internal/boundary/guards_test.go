@@ -2,11 +2,13 @@ package boundary
 
 import (
 	"bytes"
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -159,39 +161,58 @@ func TestLongFunctionCheckItself(t *testing.T) {
 // go.mod has no replace directive: the go command refuses `go install
 // module/cmd/rein@version` for a module that has one, so a patched
 // dependency lives under an import path of ours (internal/thirdparty)
-// instead.
+// instead. The go command reads go.mod (go mod edit -json), so every
+// form it takes is seen.
 func TestGoModHasNoReplace(t *testing.T) {
-	root := repoRoot(t)
-	name := filepath.Join(root, "go.mod")
-	b, err := os.ReadFile(name)
+	cmd := exec.Command("go", "mod", "edit", "-json")
+	cmd.Dir = repoRoot(t)
+	out, err := cmd.Output()
 	if err != nil {
+		t.Fatalf("go mod edit -json: %v", err)
+	}
+	for _, r := range replaces(t, out) {
+		t.Errorf("go.mod: replace %s: `go install` fails for a module with a replace directive; put a patched copy under internal/thirdparty", r)
+	}
+}
+
+// replaces returns the replace directives of go mod edit -json's output,
+// "old => new" each.
+func replaces(t *testing.T, modJSON []byte) []string {
+	t.Helper()
+	type version struct{ Path, Version string }
+	var mod struct {
+		Module  struct{ Path string }
+		Replace []struct{ Old, New version }
+	}
+	if err := json.Unmarshal(modJSON, &mod); err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range replaceLines(string(b)) {
-		t.Errorf("go.mod: %s: `go install` fails for a module with a replace directive; put a patched copy under internal/thirdparty", l)
+	if mod.Module.Path != module {
+		t.Fatalf("go.mod names module %q, want %s", mod.Module.Path, module)
 	}
-	if !strings.Contains(string(b), "module "+module+"\n") {
-		t.Errorf("go.mod does not name module %s", module)
+	var out []string
+	for _, r := range mod.Replace {
+		out = append(out, strings.TrimSpace(r.Old.Path+" "+r.Old.Version)+" => "+strings.TrimSpace(r.New.Path+" "+r.New.Version))
 	}
+	return out
 }
 
-// replaceLines returns go.mod's replace directives, one line each, in both
-// of go.mod's forms: `replace a => b` and a `replace (` block.
-func replaceLines(gomod string) []string {
-	var found []string
-	for i, line := range strings.Split(gomod, "\n") {
-		line, _, _ = strings.Cut(line, "//")
-		f := strings.Fields(line)
-		if len(f) > 0 && f[0] == "replace" {
-			found = append(found, "line "+itoa(i+1)+": "+strings.Join(f, " "))
-		}
+// The check sees a replace directive in each of go.mod's forms, the
+// block without a space included.
+func TestReplacesItself(t *testing.T) {
+	dir := t.TempDir()
+	mod := "module " + module + "\n\ngo 1.26\n\nreplace a.org/x => ./x\n\nreplace(\n\tb.org/y v1.0.0 => c.org/z v1.1.0\n)\n"
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	return found
-}
-
-func TestReplaceLinesItself(t *testing.T) {
-	got := replaceLines("module m\n\n// replace is a word\nreplace a => ./b\nreplace (\n\tc => ./d\n)\n")
-	if len(got) != 2 || got[0] != "line 4: replace a => ./b" || got[1] != "line 5: replace (" {
-		t.Errorf("replaceLines = %q", got)
+	cmd := exec.Command("go", "mod", "edit", "-json")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go mod edit -json: %v", err)
+	}
+	got := replaces(t, out)
+	if len(got) != 2 || got[0] != "a.org/x => ./x" || got[1] != "b.org/y v1.0.0 => c.org/z v1.1.0" {
+		t.Errorf("replaces = %q", got)
 	}
 }

@@ -10,8 +10,8 @@ import (
 
 	"charm.land/lipgloss/v2"
 	rw "github.com/mattn/go-runewidth"
+	"github.com/rein-agent/rein/internal/clipboard"
 	"github.com/rein-agent/rein/internal/thirdparty/bubbles/cursor"
-	"github.com/rein-agent/rein/internal/thirdparty/bubbles/internal/clipboard"
 	"github.com/rein-agent/rein/internal/thirdparty/bubbles/internal/runeutil"
 	"github.com/rein-agent/rein/internal/thirdparty/bubbles/key"
 	tea "github.com/rein-agent/rein/internal/thirdparty/bubbletea"
