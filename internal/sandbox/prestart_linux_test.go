@@ -1,0 +1,376 @@
+package sandbox
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// prestartWorld is a workspace with a repository, a hidden file beside
+// it, and the policy a session would give its commands.
+type prestartWorld struct {
+	ws, secret string
+	policy     *Policy
+}
+
+func newPrestartWorld(t testing.TB) *prestartWorld {
+	t.Helper()
+	if st := Probe(); !st.Available {
+		if os.Getenv("REIN_REQUIRE_SANDBOX") != "" {
+			t.Fatal("no sandbox here: " + st.Reason)
+		}
+		t.Skip("no sandbox here: " + st.Reason)
+	}
+	root := t.TempDir()
+	w := &prestartWorld{ws: root + "/ws", secret: root + "/secret"}
+	for _, d := range []string{w.ws + "/.git/hooks"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(w.ws+"/.git/config", []byte("[core]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(w.secret, []byte("token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.policy = &Policy{Writable: []string{w.ws}, ReadOnly: Protected([]string{w.ws}), DenyRead: []string{w.secret}, TempDir: root + "/tmp"}
+	return w
+}
+
+// normalized is w's policy as Wrap would give it to a helper now.
+func (w *prestartWorld) normalized(t testing.TB) *Policy {
+	t.Helper()
+	np, err := normalize(w.policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return np
+}
+
+// runIn runs command through h and returns its output and exit code.
+func runIn(t *testing.T, h *prestarted, dir, command string) (string, int, error) {
+	t.Helper()
+	r, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	out := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(r)
+		out <- string(b)
+	}()
+	code, err := h.run([]string{"/bin/sh", "-c", command}, []string{"PATH=/usr/bin:/bin"}, dir, [3]*os.File{null, wr, wr})
+	wr.Close()
+	return <-out, code, err
+}
+
+// exited waits for h's helper to have ended and been reaped.
+func exited(t *testing.T, h *prestarted) {
+	t.Helper()
+	select {
+	case <-h.exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiting helper is still running")
+	}
+}
+
+// A helper started ahead runs the command it is sent, sandboxed as one
+// started with it: its output, its status, the hidden file hidden, the
+// protected config read-only, and the placeholders gone when it ends.
+func TestPrestartedRunsTheCommand(t *testing.T) {
+	w := newPrestartWorld(t)
+	h, err := prestart(w.normalized(t), &syscall.SysProcAttr{Setsid: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, code, err := runIn(t, h, w.ws, "pwd; cat "+w.secret+" || echo hidden; echo x >> .git/config || echo ro; ls .git; exit 3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 3 {
+		t.Errorf("exit code %d, want 3; output:\n%s", code, out)
+	}
+	for _, want := range []string{w.ws + "\n", "hidden\n", "ro\n", "commondir\n", "config.worktree\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	exited(t, h)
+	for _, ph := range []string{"commondir", "config.worktree"} {
+		if _, err := os.Lstat(w.ws + "/.git/" + ph); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the placeholder %s is left in .git: %v", ph, err)
+		}
+	}
+}
+
+// While a helper waits, it leaves nothing in .git: git outside sees no
+// placeholder.
+func TestPrestartedLeavesNoPlaceholder(t *testing.T) {
+	w := newPrestartWorld(t)
+	h, err := prestart(w.normalized(t), &syscall.SysProcAttr{Setsid: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b [1]byte
+	if err := readFull(h.ctl, b[:]); err != nil || b[0] != replyReady {
+		t.Fatalf("the helper is not ready: %v %q", err, b)
+	}
+	for _, ph := range []string{"commondir", "config.worktree"} {
+		if _, err := os.Lstat(w.ws + "/.git/" + ph); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the waiting helper put %s in .git: %v", ph, err)
+		}
+	}
+	h.close()
+	exited(t, h)
+	if code := h.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("a helper closed while waiting exited %d", code)
+	}
+}
+
+// A waiting helper's plan goes stale when what it was made from changes:
+// a credential store made since (hidden only when it exists), a .git
+// made in the workspace, a hidden file replaced.
+func TestPlanKeyChanges(t *testing.T) {
+	w := newPrestartWorld(t)
+	w.policy.Writable = append(w.policy.Writable, w.ws+"/sub")
+	w.policy.ReadOnly = append(w.policy.ReadOnly, Protected([]string{w.ws + "/sub"})...)
+	before := planKey(w.normalized(t))
+	if again := planKey(w.normalized(t)); again != before {
+		t.Fatal("the key of an unchanged plan changed")
+	}
+	// A credential store made since: hidden now, so the plan differs.
+	// (The sockets under /tmp are found once per process, tmpSockets:
+	// the policy a helper gets holds them, so would the key.)
+	store := filepath.Dir(w.secret) + "/store"
+	w.policy.DenyRead = append(w.policy.DenyRead, store)
+	if planKey(w.normalized(t)) != before {
+		t.Fatal("a missing hidden path changed the plan's key")
+	}
+	if err := os.WriteFile(store, []byte("token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock := planKey(w.normalized(t))
+	if sock == before {
+		t.Error("a hidden path made since leaves the plan's key as it was")
+	}
+	if err := os.MkdirAll(w.ws+"/sub/.git", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.policy.ReadOnly = Protected([]string{w.ws, w.ws + "/sub"})
+	gitKey := planKey(w.normalized(t))
+	if gitKey == before || gitKey == sock {
+		t.Error("a .git made in the workspace leaves the plan's key as it was")
+	}
+	if err := os.WriteFile(w.secret+".new", []byte("new token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(w.secret+".new", w.secret); err != nil {
+		t.Fatal(err)
+	}
+	if planKey(w.normalized(t)) == gitKey {
+		t.Error("a hidden file replaced leaves the plan's key as it was")
+	}
+}
+
+// A hidden file replaced outside while a helper waits lifts the mount
+// that hid it in the helper's namespace: the helper sees it, runs
+// nothing, and says so.
+func TestPrestartedStaleWhenAMountIsLifted(t *testing.T) {
+	w := newPrestartWorld(t)
+	h, err := prestart(w.normalized(t), &syscall.SysProcAttr{Setsid: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b [1]byte
+	if err := readFull(h.ctl, b[:]); err != nil || b[0] != replyReady {
+		t.Fatalf("the helper is not ready: %v %q", err, b)
+	}
+	// run reads the ready byte itself: put one back by hand.
+	h2 := *h
+	h2.ctl, h.ctl = h.ctl, -1
+	if err := os.WriteFile(w.secret+".new", []byte("new token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(w.secret+".new", w.secret); err != nil {
+		t.Fatal(err)
+	}
+	out, code, err := runStale(t, &h2, w)
+	if !errors.Is(err, errStale) {
+		t.Fatalf("run: code %d, error %v, output %q; want errStale", code, err, out)
+	}
+	if strings.Contains(out, "new token") {
+		t.Errorf("the command read the hidden file: %q", out)
+	}
+	exited(t, &h2)
+}
+
+// runStale sends cat of w's secret to a helper already read ready.
+func runStale(t *testing.T, h *prestarted, w *prestartWorld) (string, int, error) {
+	t.Helper()
+	r, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	msg, err := encodeCommand([]string{"/bin/cat", w.secret}, nil, w.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.close()
+	if err := sendAll(h.ctl, msg, unix.UnixRights(int(wr.Fd()), int(wr.Fd()), int(wr.Fd()))); err != nil {
+		t.Fatal(err)
+	}
+	wr.Close()
+	out, _ := io.ReadAll(r)
+	var b [1]byte
+	if err := readFull(h.ctl, b[:]); err != nil {
+		return string(out), 0, err
+	}
+	if b[0] == replyStale {
+		return string(out), 0, errStale
+	}
+	return string(out), 0, nil
+}
+
+// prestartKilledEnv makes the test binary, run again by
+// TestPrestartedDiesWithRein, a rein that starts a helper ahead, says its
+// pid, and waits to be killed.
+const prestartKilledEnv = "REIN_SANDBOX_TEST_PRESTART_KILLED"
+
+// When rein dies, however it dies, a helper waiting for its command
+// ends: it runs nothing and nothing is left.
+func TestPrestartedDiesWithRein(t *testing.T) {
+	if os.Getenv(prestartKilledEnv) != "" {
+		w := newPrestartWorld(t)
+		h, err := prestart(w.normalized(t), &syscall.SysProcAttr{Setsid: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b [1]byte
+		if err := readFull(h.ctl, b[:]); err != nil {
+			t.Fatal(err)
+		}
+		os.Stdout.WriteString(strconv.Itoa(h.cmd.Process.Pid) + "\n")
+		time.Sleep(time.Minute)
+		return
+	}
+	newPrestartWorld(t)
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestPrestartedDiesWithRein$")
+	cmd.Env = append(os.Environ(), prestartKilledEnv+"=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var line [32]byte
+	n, _ := out.Read(line[:])
+	pid, err := strconv.Atoi(strings.TrimSpace(string(line[:n])))
+	if err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("no helper pid from the child: %q", line[:n])
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("the waiting helper %d is not running: %v", pid, err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	// The helper was the killed process's child: reparented, it is reaped
+	// by init (or the test's subreaper); it must be gone soon.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil || strings.Contains(string(b), ") Z ") {
+			return
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the waiting helper %d outlived the rein that started it", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// BenchmarkPrestartedTrue measures `bash -c true` run to its end through
+// a helper that was started ahead and is waiting (the time to start it
+// is not counted): send, placeholders, Landlock, the program, reaping,
+// restoring and the status, which comes before the helper's exit and
+// its namespaces' teardown. Compare with BenchmarkStartTrue/bare. Set
+// REIN_BENCH_HELPER as for BenchmarkStartTrue.
+func BenchmarkPrestartedTrue(b *testing.B) {
+	if exe := os.Getenv("REIN_BENCH_HELPER"); exe != "" {
+		prestartExe = exe
+		defer func() { prestartExe = selfExe }()
+	}
+	w := newPrestartWorld(b)
+	w.policy.Writable = append(w.policy.Writable, DefaultWritable()...)
+	w.policy.DenyRead = append(w.policy.DenyRead, DefaultDenyRead()...)
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer null.Close()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		b.Skip("no bash")
+	}
+	np := w.normalized(b)
+	for b.Loop() {
+		b.StopTimer()
+		h, err := prestart(np, &syscall.SysProcAttr{Setsid: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		fds := []unix.PollFd{{Fd: int32(h.ctl), Events: unix.POLLIN}}
+		unix.Poll(fds, -1)
+		b.StartTimer()
+		// What Start would do at use: the plan's key now.
+		if planKey(w.normalized(b)) != h.key {
+			b.Fatal("the plan went stale")
+		}
+		code, err := h.run([]string{bash, "-c", "true"}, []string{"PATH=" + os.Getenv("PATH")}, w.ws, [3]*os.File{null, null, null})
+		if err != nil || code != 0 {
+			b.Fatalf("code %d, %v", code, err)
+		}
+		b.StopTimer()
+		<-h.exited
+		b.StartTimer()
+	}
+}
+
+// BenchmarkBareTrue is `bash -c true` run to its end without a sandbox,
+// with the same files as BenchmarkPrestartedTrue.
+func BenchmarkBareTrue(b *testing.B) {
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer null.Close()
+	dir := b.TempDir()
+	for b.Loop() {
+		cmd := exec.Command("bash", "-c", "true")
+		cmd.Dir, cmd.Env = dir, []string{"PATH=" + os.Getenv("PATH")}
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
