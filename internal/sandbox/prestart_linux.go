@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,10 +10,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -35,6 +40,8 @@ const (
 	// replyStale: a mount was lifted while it waited (a file outside
 	// was replaced); the command was not run.
 	replyStale = 'X'
+	// replyTaken: the command was taken; its status follows.
+	replyTaken = 'T'
 	// replyCode: the program ran; four bytes of exit code follow,
 	// little-endian.
 	replyCode = 'C'
@@ -226,6 +233,9 @@ func awaitCommand(h *helperArgs, m *mounts, orphaned *atomic.Bool) int {
 	if after, err := os.ReadFile("/proc/self/mountinfo"); err != nil || !bytes.Equal(before, after) {
 		return reply(ctl, []byte{replyStale}, 0)
 	}
+	if _, err := unix.Write(ctl, []byte{replyTaken}); err != nil {
+		return helperFailed // rein is gone: nothing to run for
+	}
 	os.Clearenv()
 	for _, kv := range c.env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -291,7 +301,9 @@ type prestarted struct {
 	attr syscall.SysProcAttr
 	cmd  *exec.Cmd
 	// ctl is rein's end of the socket the helper reads the command from.
-	ctl    int
+	ctl       int
+	closeOnce sync.Once
+	// exited is closed once the helper has ended and been reaped.
 	exited chan struct{}
 }
 
@@ -303,6 +315,7 @@ var errStale = errors.New("sandbox: the helper started ahead is stale")
 // command, in a process group or session as attr says (Setsid,
 // Setpgid).
 func prestart(np *Policy, attr *syscall.SysProcAttr) (*prestarted, error) {
+	makeProtectedDirs(np)
 	key := planKey(np)
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -329,30 +342,52 @@ func prestart(np *Policy, attr *syscall.SysProcAttr) (*prestarted, error) {
 }
 
 // run sends the helper its command and waits for its report: the
-// program's exit code. With errStale, nothing ran. The helper is reaped
-// in the background.
+// program's exit code. With errStale, nothing ran.
 func (w *prestarted) run(argv, env []string, dir string, files [3]*os.File) (int, error) {
+	if err := w.send(argv, env, dir, files); err != nil {
+		return 0, err
+	}
 	defer w.close()
-	var b [5]byte
-	if err := readFull(w.ctl, b[:1]); err != nil || b[0] != replyReady {
-		return 0, errStale
+	return w.wait()
+}
+
+// send sends the helper its command, once it is ready, and returns once
+// it has taken it. With errStale (which closes w), nothing ran.
+func (w *prestarted) send(argv, env []string, dir string, files [3]*os.File) error {
+	var b [1]byte
+	if err := readFull(w.ctl, b[:]); err != nil || b[0] != replyReady {
+		w.close()
+		return errStale
 	}
 	msg, err := encodeCommand(argv, env, dir)
 	if err != nil {
-		return 0, err
+		w.close()
+		return err
 	}
 	rights := unix.UnixRights(int(files[0].Fd()), int(files[1].Fd()), int(files[2].Fd()))
 	if err := sendAll(w.ctl, msg, rights); err != nil {
-		return 0, errStale
+		w.close()
+		return errStale
 	}
-	if err := readFull(w.ctl, b[:1]); err != nil {
-		return 0, fmt.Errorf("sandbox: the helper ended without a status")
+	if err := readFull(w.ctl, b[:]); err != nil || b[0] != replyTaken {
+		w.close()
+		return errStale
 	}
-	if b[0] != replyCode {
-		return 0, errStale
-	}
-	if err := readFull(w.ctl, b[1:5]); err != nil {
-		return 0, fmt.Errorf("sandbox: the helper ended without a status")
+	return nil
+}
+
+// wait waits for the report of the command send sent; the caller closes
+// w. A helper that ends without one (killed) has the code of how it
+// ended.
+func (w *prestarted) wait() (int, error) {
+	var b [5]byte
+	if err := readFull(w.ctl, b[:]); err != nil || b[0] != replyCode {
+		w.close()
+		<-w.exited
+		if ps := w.cmd.ProcessState; ps != nil {
+			return exitCodeOf(ps), nil
+		}
+		return 0, errors.New("sandbox: the helper ended without a status")
 	}
 	return int(binary.LittleEndian.Uint32(b[1:5])), nil
 }
@@ -373,13 +408,33 @@ func sendAll(fd int, msg, rights []byte) error {
 }
 
 // close closes rein's end of the socket (a helper still waiting runs
-// nothing and exits) and reaps the helper in the background.
+// nothing and exits) and reaps the helper in the background. It may be
+// called more than once.
 func (w *prestarted) close() {
-	unix.Close(w.ctl)
-	go func() {
-		_ = w.cmd.Wait()
-		close(w.exited)
-	}()
+	w.closeOnce.Do(func() {
+		unix.Close(w.ctl)
+		go func() {
+			_ = w.cmd.Wait()
+			close(w.exited)
+		}()
+	})
+}
+
+// makeProtectedDirs makes the missing protected directories of np, as
+// the helper would (see mounts.protect), so that the helper's making
+// them does not change the plan's key. Where one cannot be made here the
+// helper may make it, and the plan is then stale at use.
+func makeProtectedDirs(np *Policy) {
+	if np.Mode != ModeWorkspaceWrite {
+		return
+	}
+	for _, ro := range np.ReadOnly {
+		path := strings.TrimSuffix(ro, "/")
+		if path == ro || slices.ContainsFunc(np.DenyRead, func(h string) bool { return within(path, h) }) {
+			continue
+		}
+		_ = os.MkdirAll(path, 0o755)
+	}
 }
 
 // planKey is what a waiting helper's mounts depend on: the policy as the
@@ -429,4 +484,198 @@ func pathState(path string) string {
 		s += " " + link
 	}
 	return s
+}
+
+// ahead is the helper started ahead for the next command, if any.
+var ahead struct {
+	mu sync.Mutex
+	w  *prestarted
+	// pending counts the helpers being started ahead.
+	pending sync.WaitGroup
+}
+
+// aheadRequest is what a command Wrap rewrote asks of a helper.
+type aheadRequest struct {
+	np   *Policy
+	argv []string
+	dir  string
+	attr syscall.SysProcAttr
+}
+
+// requestOf reads what cmd, as Wrap rewrote it, asks of a helper; false
+// when cmd is not one a helper started ahead can run: not sandboxed, or
+// with process attributes other than a session or group of its own, or
+// standard files other than nil or *os.File.
+func requestOf(cmd *exec.Cmd) (*aheadRequest, bool) {
+	a := cmd.Args
+	if cmd.Path != selfExe || cmd.Err != nil || cmd.Process != nil || len(a) < 6 || a[1] != helperArg || a[4] != "--" || cmd.SysProcAttr == nil {
+		return nil, false
+	}
+	for _, f := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {
+		if _, ok := f.(*os.File); !ok && f != nil {
+			return nil, false
+		}
+	}
+	np, err := decodePolicy(a[2])
+	if err != nil {
+		return nil, false
+	}
+	// The attributes must be those a helper started ahead gets: the
+	// session or group flags, and what wrap adds.
+	want := exec.Command(selfExe)
+	want.SysProcAttr = &syscall.SysProcAttr{Setsid: cmd.SysProcAttr.Setsid, Setpgid: cmd.SysProcAttr.Setpgid}
+	if platform.wrap(want, np) != nil || !reflect.DeepEqual(*want.SysProcAttr, *cmd.SysProcAttr) {
+		return nil, false
+	}
+	dir := cmd.Dir
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return nil, false
+		}
+	}
+	return &aheadRequest{np: np, argv: a[5:], dir: dir, attr: *cmd.SysProcAttr}, true
+}
+
+// startAhead hands cmd to the helper waiting ahead when it fits it (see
+// StartProcess), and returns how to wait for the command's status; false
+// when cmd must start as Start starts it.
+func startAhead(ctx context.Context, cmd *exec.Cmd) (func() (int, error), bool) {
+	req, ok := requestOf(cmd)
+	if !ok {
+		return nil, false
+	}
+	ahead.mu.Lock()
+	w := ahead.w
+	ahead.w = nil
+	ahead.mu.Unlock()
+	if w == nil {
+		return nil, false
+	}
+	if !reflect.DeepEqual(w.attr, req.attr) || w.key != planKey(req.np) {
+		w.close()
+		return nil, false
+	}
+	files, err := stdFiles(cmd)
+	if err != nil {
+		w.close()
+		return nil, false
+	}
+	err = w.send(req.argv, cmd.Env, req.dir, files)
+	for _, f := range files {
+		f.Close()
+	}
+	if err != nil {
+		return nil, false
+	}
+	cmd.Process = w.cmd.Process
+	stop := watchContext(ctx, cmd)
+	return func() (int, error) {
+		code, err := w.wait()
+		stop()
+		w.close()
+		startNext(req)
+		return code, err
+	}, true
+}
+
+// stdFiles are copies of cmd's standard files, /dev/null for a nil one.
+func stdFiles(cmd *exec.Cmd) ([3]*os.File, error) {
+	var files [3]*os.File
+	for i, f := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {
+		var err error
+		if file, ok := f.(*os.File); ok && file != nil {
+			var fd int
+			if fd, err = unix.FcntlInt(file.Fd(), unix.F_DUPFD_CLOEXEC, 0); err == nil {
+				files[i] = os.NewFile(uintptr(fd), file.Name())
+			}
+		} else {
+			files[i], err = os.OpenFile(os.DevNull, os.O_RDWR, 0)
+		}
+		if err != nil {
+			for _, f := range files[:i] {
+				f.Close()
+			}
+			return files, err
+		}
+	}
+	return files, nil
+}
+
+// watchContext does for a command handed to a helper what exec.Cmd does
+// for its own: when ctx is done it calls cmd.Cancel (or kills the
+// helper), and kills the helper cmd.WaitDelay later. The function it
+// returns stops the watch.
+func watchContext(ctx context.Context, cmd *exec.Cmd) func() {
+	if ctx == nil {
+		return func() {}
+	}
+	var mu sync.Mutex
+	var timer *time.Timer
+	stopped := false
+	stopCtx := context.AfterFunc(ctx, func() {
+		if cmd.Cancel != nil {
+			_ = cmd.Cancel()
+		} else {
+			_ = cmd.Process.Kill()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if cmd.WaitDelay > 0 && !stopped {
+			timer = time.AfterFunc(cmd.WaitDelay, func() { _ = cmd.Process.Kill() })
+		}
+	})
+	return func() {
+		stopCtx()
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		if timer != nil {
+			timer.Stop()
+		}
+	}
+}
+
+// afterCommand starts a helper ahead for the next command once cmd, which
+// Start started, has ended.
+func afterCommand(cmd *exec.Cmd) {
+	if req, ok := requestOf(&exec.Cmd{Path: cmd.Path, Args: cmd.Args, Dir: cmd.Dir, SysProcAttr: cmd.SysProcAttr,
+		Stdin: cmd.Stdin, Stdout: cmd.Stdout, Stderr: cmd.Stderr}); ok {
+		startNext(req)
+	}
+}
+
+// startNext starts a helper ahead for a command like req's, in the
+// background, in place of the one waiting.
+func startNext(req *aheadRequest) {
+	ahead.pending.Add(1)
+	go func() {
+		defer ahead.pending.Done()
+		w, err := prestart(req.np, &req.attr)
+		if err != nil {
+			return // the next command starts as Start starts it
+		}
+		ahead.mu.Lock()
+		old := ahead.w
+		ahead.w = w
+		ahead.mu.Unlock()
+		if old != nil {
+			old.close()
+		}
+	}()
+}
+
+// Close ends the helper started ahead, if one waits (it runs nothing),
+// once those being started are, and waits for it to be gone. Call it
+// when no more commands are to run (the session's end); a command that
+// ends later starts one again.
+func Close() {
+	ahead.pending.Wait()
+	ahead.mu.Lock()
+	w := ahead.w
+	ahead.w = nil
+	ahead.mu.Unlock()
+	if w != nil {
+		w.close()
+		<-w.exited
+	}
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -197,55 +198,28 @@ func TestPrestartedStaleWhenAMountIsLifted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b [1]byte
-	if err := readFull(h.ctl, b[:]); err != nil || b[0] != replyReady {
-		t.Fatalf("the helper is not ready: %v %q", err, b)
-	}
-	// run reads the ready byte itself: put one back by hand.
-	h2 := *h
-	h2.ctl, h.ctl = h.ctl, -1
+	waitReady(h)
 	if err := os.WriteFile(w.secret+".new", []byte("new token\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(w.secret+".new", w.secret); err != nil {
 		t.Fatal(err)
 	}
-	out, code, err := runStale(t, &h2, w)
+	out, code, err := runIn(t, h, w.ws, "cat "+w.secret)
 	if !errors.Is(err, errStale) {
 		t.Fatalf("run: code %d, error %v, output %q; want errStale", code, err, out)
 	}
-	if strings.Contains(out, "new token") {
-		t.Errorf("the command read the hidden file: %q", out)
+	if out != "" {
+		t.Errorf("the stale helper ran the command: %q", out)
 	}
-	exited(t, &h2)
+	exited(t, h)
 }
 
-// runStale sends cat of w's secret to a helper already read ready.
-func runStale(t *testing.T, h *prestarted, w *prestartWorld) (string, int, error) {
-	t.Helper()
-	r, wr, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	msg, err := encodeCommand([]string{"/bin/cat", w.secret}, nil, w.ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.close()
-	if err := sendAll(h.ctl, msg, unix.UnixRights(int(wr.Fd()), int(wr.Fd()), int(wr.Fd()))); err != nil {
-		t.Fatal(err)
-	}
-	wr.Close()
-	out, _ := io.ReadAll(r)
-	var b [1]byte
-	if err := readFull(h.ctl, b[:]); err != nil {
-		return string(out), 0, err
-	}
-	if b[0] == replyStale {
-		return string(out), 0, errStale
-	}
-	return string(out), 0, nil
+// waitReady waits until h has said it is ready, leaving the word to be
+// read.
+func waitReady(h *prestarted) {
+	fds := []unix.PollFd{{Fd: int32(h.ctl), Events: unix.POLLIN}}
+	_, _ = unix.Poll(fds, -1)
 }
 
 // prestartKilledEnv makes the test binary, run again by
@@ -339,8 +313,7 @@ func BenchmarkPrestartedTrue(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		fds := []unix.PollFd{{Fd: int32(h.ctl), Events: unix.POLLIN}}
-		unix.Poll(fds, -1)
+		waitReady(h)
 		b.StartTimer()
 		// What Start would do at use: the plan's key now.
 		if planKey(w.normalized(b)) != h.key {
@@ -371,6 +344,165 @@ func BenchmarkBareTrue(b *testing.B) {
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
 		if err := cmd.Run(); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// startAndWait runs command through StartProcess under p, and returns
+// the pid of the process that ran it (a helper's) and its exit code.
+func startAndWait(t *testing.T, w *prestartWorld, p *Policy, command string) (int, int) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), "/bin/sh", "-c", command)
+	cmd.Dir, cmd.Env = w.ws, []string{"PATH=/usr/bin:/bin"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := Wrap(cmd, p); err != nil {
+		t.Fatal(err)
+	}
+	proc, err := StartProcess(t.Context(), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := proc.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return proc.Pid, code
+}
+
+// waiting is the pid of the helper started ahead, once it is started;
+// 0 when none is.
+func waiting() int {
+	ahead.pending.Wait()
+	ahead.mu.Lock()
+	defer ahead.mu.Unlock()
+	if ahead.w == nil {
+		return 0
+	}
+	return ahead.w.cmd.Process.Pid
+}
+
+// gone says whether process pid has ended and been reaped.
+func gone(pid int) bool {
+	return syscall.Kill(pid, 0) != nil
+}
+
+// A command ends, a helper is started ahead for its policy, and the next
+// command with the same policy runs in it; one with another policy does
+// not, and the waiting one is discarded. Close leaves nothing running.
+func TestStartProcessUsesTheHelperStartedAhead(t *testing.T) {
+	w := newPrestartWorld(t)
+	t.Cleanup(Close)
+	first, code := startAndWait(t, w, w.policy, "exit 4")
+	if code != 4 {
+		t.Fatalf("exit code %d, want 4", code)
+	}
+	next := waiting()
+	if next == 0 || next == first {
+		t.Fatalf("no helper was started ahead after the first command (%d, %d)", first, next)
+	}
+	pid, code := startAndWait(t, w, w.policy, "kill -TERM $$")
+	if pid != next {
+		t.Errorf("the second command ran in %d, not in the helper started ahead, %d", pid, next)
+	}
+	if code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit code %d, want %d", code, 128+int(syscall.SIGTERM))
+	}
+	next = waiting()
+	other := *w.policy
+	other.Network = true
+	pid, _ = startAndWait(t, w, &other, "true")
+	if pid == next {
+		t.Error("a command with another policy ran in the helper started ahead for the first")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !gone(next) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !gone(next) {
+		t.Errorf("the helper discarded for another policy, %d, still runs", next)
+	}
+	last := waiting()
+	if last == 0 {
+		t.Fatal("no helper was started ahead after the third command")
+	}
+	Close()
+	if !gone(last) {
+		t.Errorf("the helper started ahead, %d, outlived Close", last)
+	}
+	if waiting() != 0 {
+		t.Error("a helper waits after Close")
+	}
+}
+
+// A helper started ahead is not used when a hidden path appeared since:
+// the command starts as without one, and the file is hidden from it.
+func TestStartProcessDiscardsAStalePlan(t *testing.T) {
+	w := newPrestartWorld(t)
+	t.Cleanup(Close)
+	store := filepath.Dir(w.secret) + "/store"
+	w.policy.DenyRead = append(w.policy.DenyRead, store)
+	startAndWait(t, w, w.policy, "true")
+	next := waiting()
+	if next == 0 {
+		t.Fatal("no helper was started ahead")
+	}
+	if err := os.WriteFile(store, []byte("token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pid, code := startAndWait(t, w, w.policy, "cat "+store)
+	if pid == next {
+		t.Error("the helper started ahead ran a command whose plan changed since")
+	}
+	if code == 0 {
+		t.Error("the command read a hidden path")
+	}
+	os.Remove(store)
+	if err := os.MkdirAll(w.ws+"/sub/.git", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	next = waiting()
+	w.policy.ReadOnly = Protected([]string{w.ws, w.ws + "/sub"})
+	if pid, _ := startAndWait(t, w, w.policy, "true"); pid == next {
+		t.Error("the helper started ahead ran a command after a .git was made in the workspace")
+	}
+}
+
+// A command handed to a helper started ahead stops when its context is
+// done as exec.Cmd's own would: Cancel is called (here SIGTERM to the
+// group, whose trap runs), and the helper is killed WaitDelay later when
+// the command ignores it.
+func TestStartProcessAheadIsCancelled(t *testing.T) {
+	w := newPrestartWorld(t)
+	t.Cleanup(Close)
+	for _, tt := range []struct {
+		command string
+		want    int
+	}{
+		{"trap 'exit 3' TERM; sleep 1000 & wait", 3},
+		{"trap '' TERM; sleep 1000", 128 + int(syscall.SIGKILL)},
+	} {
+		startAndWait(t, w, w.policy, "true")
+		next := waiting()
+		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", tt.command)
+		cmd.Dir, cmd.Env = w.ws, []string{"PATH=/usr/bin:/bin"}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+		cmd.WaitDelay = 200 * time.Millisecond
+		if err := Wrap(cmd, w.policy); err != nil {
+			t.Fatal(err)
+		}
+		proc, err := StartProcess(ctx, cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if proc.Pid != next {
+			t.Errorf("%q did not run in the helper started ahead", tt.command)
+		}
+		code, err := proc.Wait()
+		cancel()
+		if err != nil || code != tt.want {
+			t.Errorf("%q: code %d, %v; want %d", tt.command, code, err, tt.want)
 		}
 	}
 }
