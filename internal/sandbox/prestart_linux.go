@@ -508,7 +508,7 @@ type aheadRequest struct {
 // standard files other than nil or *os.File.
 func requestOf(cmd *exec.Cmd) (*aheadRequest, bool) {
 	a := cmd.Args
-	if cmd.Path != selfExe || cmd.Err != nil || cmd.Process != nil || len(a) < 6 || a[1] != helperArg || a[4] != "--" || cmd.SysProcAttr == nil {
+	if (cmd.Path != selfExe && cmd.Path != prestartExe) || cmd.Err != nil || cmd.Process != nil || len(a) < 6 || a[1] != helperArg || a[4] != "--" || cmd.SysProcAttr == nil {
 		return nil, false
 	}
 	for _, f := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {

@@ -283,15 +283,19 @@ func TestPrestartedDiesWithRein(t *testing.T) {
 	}
 }
 
-// BenchmarkPrestartedTrue measures `bash -c true` run to its end through
-// a helper that was started ahead and is waiting (the time to start it
-// is not counted): send, placeholders, Landlock, the program, reaping,
-// restoring and the status, which comes before the helper's exit and
-// its namespaces' teardown. Compare with BenchmarkStartTrue/bare. Set
-// REIN_BENCH_HELPER as for BenchmarkStartTrue.
-func BenchmarkPrestartedTrue(b *testing.B) {
-	if exe := os.Getenv("REIN_BENCH_HELPER"); exe != "" {
-		prestartExe = exe
+// BenchmarkStartProcessTrue measures `bash -c true` run to its end by
+// StartProcess and Wait, bare, sandboxed as the first command (no helper
+// waiting), and sandboxed with a helper started ahead and ready (the
+// common case: the commands of a session). The policy is
+// BenchmarkStartTrue's. REIN_BENCH_HELPER starts a rein binary as the
+// helper, as for BenchmarkStartTrue:
+//
+//	go build -o /tmp/rein ./cmd/rein
+//	REIN_BENCH_HELPER=/tmp/rein go test ./internal/sandbox -run '^$' -bench StartProcessTrue -count 5
+func BenchmarkStartProcessTrue(b *testing.B) {
+	helper := os.Getenv("REIN_BENCH_HELPER")
+	if helper != "" {
+		prestartExe = helper
 		defer func() { prestartExe = selfExe }()
 	}
 	w := newPrestartWorld(b)
@@ -302,50 +306,61 @@ func BenchmarkPrestartedTrue(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer null.Close()
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		b.Skip("no bash")
-	}
-	np := w.normalized(b)
-	for b.Loop() {
-		b.StopTimer()
-		h, err := prestart(np, &syscall.SysProcAttr{Setsid: true})
+	defer Close()
+	run := func(b *testing.B, p *Policy) {
+		cmd := exec.Command("bash", "-c", "true")
+		cmd.Dir, cmd.Env = w.ws, []string{"PATH=" + os.Getenv("PATH")}
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := Wrap(cmd, p); err != nil {
+			b.Fatal(err)
+		}
+		if helper != "" && p != nil {
+			cmd.Path = helper
+		}
+		proc, err := StartProcess(nil, cmd)
 		if err != nil {
 			b.Fatal(err)
 		}
-		waitReady(h)
-		b.StartTimer()
-		// What Start would do at use: the plan's key now.
-		if planKey(w.normalized(b)) != h.key {
-			b.Fatal("the plan went stale")
-		}
-		code, err := h.run([]string{bash, "-c", "true"}, []string{"PATH=" + os.Getenv("PATH")}, w.ws, [3]*os.File{null, null, null})
-		if err != nil || code != 0 {
+		if code, err := proc.Wait(); err != nil || code != 0 {
 			b.Fatalf("code %d, %v", code, err)
 		}
-		b.StopTimer()
-		<-h.exited
-		b.StartTimer()
 	}
-}
-
-// BenchmarkBareTrue is `bash -c true` run to its end without a sandbox,
-// with the same files as BenchmarkPrestartedTrue.
-func BenchmarkBareTrue(b *testing.B) {
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer null.Close()
-	dir := b.TempDir()
-	for b.Loop() {
-		cmd := exec.Command("bash", "-c", "true")
-		cmd.Dir, cmd.Env = dir, []string{"PATH=" + os.Getenv("PATH")}
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, null
-		if err := cmd.Run(); err != nil {
-			b.Fatal(err)
+	b.Run("bare", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			time.Sleep(20 * time.Millisecond)
+			b.StartTimer()
+			run(b, nil)
 		}
-	}
+	})
+	b.Run("sandboxed, first command", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			Close()
+			// Let the namespaces of the helper discarded settle: the
+			// first command of a session has none to share the CPU with.
+			time.Sleep(20 * time.Millisecond)
+			b.StartTimer()
+			run(b, w.policy)
+		}
+	})
+	b.Run("sandboxed, helper ahead", func(b *testing.B) {
+		run(b, w.policy)
+		for b.Loop() {
+			b.StopTimer()
+			ahead.pending.Wait()
+			ahead.mu.Lock()
+			if ahead.w == nil {
+				b.Fatal("no helper started ahead")
+			}
+			waitReady(ahead.w)
+			ahead.mu.Unlock()
+			time.Sleep(20 * time.Millisecond)
+			b.StartTimer()
+			run(b, w.policy)
+		}
+	})
 }
 
 // startAndWait runs command through StartProcess under p, and returns
