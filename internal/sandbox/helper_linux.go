@@ -159,6 +159,40 @@ func startRestricted(rules *landlockRuleset, argv, env []string) (int, error) {
 	return s.pid, s.err
 }
 
+// restrictedStarter restricts a thread of its own as startRestricted
+// does, ahead of the program, and returns how to start the program from
+// it (once). It fails as the restriction fails.
+func restrictedStarter(rules *landlockRuleset) (func(argv, env []string) (int, error), error) {
+	type request struct{ argv, env []string }
+	type started struct {
+		pid int
+		err error
+	}
+	requests := make(chan request)
+	done := make(chan started, 1)
+	go func() {
+		// Never unlocked: the thread ends with this goroutine, so no
+		// other goroutine ever runs restricted.
+		runtime.LockOSThread()
+		if _, err := restrictThreadAndStart(rules, nil, nil); err != nil {
+			done <- started{0, err}
+			return
+		}
+		done <- started{}
+		r := <-requests
+		pid, err := startProgram(r.argv, r.env)
+		done <- started{pid, err}
+	}()
+	if s := <-done; s.err != nil {
+		return nil, s.err
+	}
+	return func(argv, env []string) (int, error) {
+		requests <- request{argv, env}
+		s := <-done
+		return s.pid, s.err
+	}, nil
+}
+
 // restrictThreadAndStart is startRestricted's work, on the locked thread.
 func restrictThreadAndStart(rules *landlockRuleset, argv, env []string) (int, error) {
 	if err := dropCapabilities(); err != nil {
@@ -173,6 +207,11 @@ func restrictThreadAndStart(rules *landlockRuleset, argv, env []string) (int, er
 	if len(argv) == 0 {
 		return 0, nil
 	}
+	return startProgram(argv, env)
+}
+
+// startProgram starts argv with env, its standard files the helper's.
+func startProgram(argv, env []string) (int, error) {
 	path := argv[0]
 	if lp, err := exec.LookPath(path); err == nil {
 		path = lp

@@ -207,12 +207,17 @@ func awaitCommand(h *helperArgs, m *mounts, orphaned *atomic.Bool) int {
 	if err != nil {
 		return helperError(err)
 	}
-	// What is mounted now; a mount lifted while the helper waits (a
-	// protected or hidden path replaced or removed outside, which detaches
-	// the mount over it here) shows as a difference.
-	before, err := os.ReadFile("/proc/self/mountinfo")
+	start, err := restrictedStarter(rules)
 	if err != nil {
 		return helperError(err)
+	}
+	// A mount lifted while the helper waits (a protected or hidden path
+	// replaced or removed outside, which detaches the mount over it here)
+	// changes the namespace's mount table, which mountinfo, open from
+	// now on, reports as a priority event (see proc(5)).
+	mountinfo, err := unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return helperError(fmt.Errorf("watch the mounts: %w", err))
 	}
 	if _, err := unix.Write(ctl, []byte{replyReady}); err != nil {
 		return helperFailed
@@ -230,7 +235,7 @@ func awaitCommand(h *helperArgs, m *mounts, orphaned *atomic.Bool) int {
 		}
 		unix.Close(fd)
 	}
-	if after, err := os.ReadFile("/proc/self/mountinfo"); err != nil || !bytes.Equal(before, after) {
+	if mountsChanged(mountinfo) {
 		return reply(ctl, []byte{replyStale}, 0)
 	}
 	if _, err := unix.Write(ctl, []byte{replyTaken}); err != nil {
@@ -242,14 +247,22 @@ func awaitCommand(h *helperArgs, m *mounts, orphaned *atomic.Bool) int {
 			os.Setenv(k, v)
 		}
 	}
-	code := runAwaited(h.policy, m, rules, c, orphaned)
+	code := runAwaited(h.policy, m, start, c, orphaned)
 	return reply(ctl, binary.LittleEndian.AppendUint32([]byte{replyCode}, uint32(code)), code)
+}
+
+// mountsChanged says whether the mount table changed since fd, its
+// mountinfo, was opened (or cannot be told).
+func mountsChanged(fd int) bool {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLPRI}}
+	n, err := unix.Poll(fds, 0)
+	return err != nil || n != 0
 }
 
 // runAwaited protects the placeholders, enters the command's working
 // directory and runs it, as the helper does for a command it was started
 // with; it returns the exit code.
-func runAwaited(p *Policy, m *mounts, rules *landlockRuleset, c *command, orphaned *atomic.Bool) int {
+func runAwaited(p *Policy, m *mounts, start func(argv, env []string) (int, error), c *command, orphaned *atomic.Bool) int {
 	if err := m.protectDeferred(writablePaths(p), p.DenyRead); err != nil {
 		m.restore()
 		return helperError(err)
@@ -262,7 +275,7 @@ func runAwaited(p *Policy, m *mounts, rules *landlockRuleset, c *command, orphan
 		m.restore()
 		return 128 + int(syscall.SIGKILL)
 	}
-	pid, err := startRestricted(rules, c.argv, os.Environ())
+	pid, err := start(c.argv, os.Environ())
 	if err != nil {
 		m.restore()
 		return helperError(err)
