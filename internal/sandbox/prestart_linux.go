@@ -354,16 +354,6 @@ func prestart(np *Policy, attr *syscall.SysProcAttr) (*prestarted, error) {
 	return w, nil
 }
 
-// run sends the helper its command and waits for its report: the
-// program's exit code. With errStale, nothing ran.
-func (w *prestarted) run(argv, env []string, dir string, files [3]*os.File) (int, error) {
-	if err := w.send(argv, env, dir, files); err != nil {
-		return 0, err
-	}
-	defer w.close()
-	return w.wait()
-}
-
 // send sends the helper its command, once it is ready, and returns once
 // it has taken it. With errStale (which closes w), nothing ran.
 func (w *prestarted) send(argv, env []string, dir string, files [3]*os.File) error {

@@ -58,6 +58,16 @@ func (w *prestartWorld) normalized(t testing.TB) *Policy {
 	return np
 }
 
+// run sends the helper its command and waits for its report: the
+// program's exit code. With errStale, nothing ran.
+func (w *prestarted) run(argv, env []string, dir string, files [3]*os.File) (int, error) {
+	if err := w.send(argv, env, dir, files); err != nil {
+		return 0, err
+	}
+	defer w.close()
+	return w.wait()
+}
+
 // runIn runs command through h and returns its output and exit code.
 func runIn(t *testing.T, h *prestarted, dir, command string) (string, int, error) {
 	t.Helper()
@@ -318,7 +328,7 @@ func BenchmarkStartProcessTrue(b *testing.B) {
 		if helper != "" && p != nil {
 			cmd.Path = helper
 		}
-		proc, err := StartProcess(nil, cmd)
+		proc, err := StartProcess(context.Background(), cmd)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -56,8 +56,8 @@ type Process struct {
 }
 
 // StartProcess starts cmd, which [Wrap] may have rewritten, as [Start]
-// does, with ctx the context cmd was made with (exec.CommandContext's),
-// or nil for none. A sandboxed command may instead be handed to a helper
+// does, with ctx the context cmd was made with (exec.CommandContext's,
+// or context.Background()). A sandboxed command may instead be handed to a helper
 // started ahead of it for the same policy, and cmd's own process is then
 // never started: wait for the command with [Process.Wait], never
 // cmd.Wait. When ctx is done, cmd.Cancel is called (cmd.Process is then
