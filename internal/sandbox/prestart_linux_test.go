@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -303,6 +304,7 @@ func TestPrestartedDiesWithRein(t *testing.T) {
 //	go build -o /tmp/rein ./cmd/rein
 //	REIN_BENCH_HELPER=/tmp/rein go test ./internal/sandbox -run '^$' -bench StartProcessTrue -count 5
 func BenchmarkStartProcessTrue(b *testing.B) {
+	const settle = 50 * time.Millisecond
 	helper := os.Getenv("REIN_BENCH_HELPER")
 	if helper != "" {
 		prestartExe = helper
@@ -353,6 +355,51 @@ func BenchmarkStartProcessTrue(b *testing.B) {
 			time.Sleep(20 * time.Millisecond)
 			b.StartTimer()
 			run(b, w.policy)
+		}
+	})
+	// The overhead, paired: each round runs a bare command and a
+	// sandboxed one with a helper ahead, in turns first, each after the
+	// machine settled (the namespaces of a helper that ended are torn
+	// down in the background, as the next helper sets up: between a
+	// session's commands, not before one), so that the load of a shared
+	// machine weighs on both alike. The metrics are medians.
+	b.Run("overhead, helper ahead", func(b *testing.B) {
+		run(b, w.policy)
+		var diffs, bares, boxed []time.Duration
+		timed := func(p *Policy) time.Duration {
+			time.Sleep(settle)
+			t0 := time.Now()
+			run(b, p)
+			return time.Since(t0)
+		}
+		i := 0
+		for b.Loop() {
+			b.StopTimer()
+			ahead.pending.Wait()
+			ahead.mu.Lock()
+			if ahead.w == nil {
+				b.Fatal("no helper started ahead")
+			}
+			waitReady(ahead.w)
+			ahead.mu.Unlock()
+			var bare, box time.Duration
+			if i%2 == 0 {
+				bare = timed(nil)
+				box = timed(w.policy)
+			} else {
+				box = timed(w.policy)
+				bare = timed(nil)
+			}
+			i++
+			diffs, bares, boxed = append(diffs, box-bare), append(bares, bare), append(boxed, box)
+			b.StartTimer()
+		}
+		for _, m := range []struct {
+			d    []time.Duration
+			name string
+		}{{diffs, "overhead-ms"}, {bares, "bare-ms"}, {boxed, "sandboxed-ms"}} {
+			slices.Sort(m.d)
+			b.ReportMetric(float64(m.d[len(m.d)/2].Microseconds())/1000, m.name)
 		}
 	})
 	b.Run("sandboxed, helper ahead", func(b *testing.B) {
