@@ -24,13 +24,14 @@ type mounts struct {
 	watches []watch
 	// pinned are the directories pinned so far (see pinParents).
 	pinned map[string]bool
-	// deferred are the protected files of placeholders that a helper
-	// started ahead of its command leaves to the command's start (see
-	// awaitCommand): a placeholder must never sit in .git between
-	// commands, where git outside would see it.
+	// deferred are the protected paths that a helper started ahead of
+	// its command leaves to the command's start (see awaitCommand): the
+	// placeholders' files, which must never sit in .git between
+	// commands, where git outside would see them, and the missing
+	// directories, which nothing makes while no command runs.
 	deferred []string
 	// deferPlaceholders is set while setting up ahead of the command: the
-	// placeholders' files are deferred rather than protected.
+	// paths above are deferred rather than protected.
 	deferPlaceholders bool
 }
 
@@ -190,11 +191,11 @@ func (m *mounts) protectOne(entry string, writable, hidden []string) error {
 	if slices.ContainsFunc(hidden, func(h string) bool { return within(path, h) }) {
 		return nil
 	}
-	if _, ph := placeholders[filepath.Base(path)]; ph && !dir && m.deferPlaceholders {
+	fi, err := os.Lstat(path)
+	if _, ph := placeholders[filepath.Base(path)]; m.deferPlaceholders && (ph && !dir || dir && errors.Is(err, fs.ErrNotExist)) {
 		m.deferred = append(m.deferred, entry)
 		return nil
 	}
-	fi, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && dir:
 		if err := os.MkdirAll(path, 0o755); err != nil {

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -328,7 +327,6 @@ var errStale = errors.New("sandbox: the helper started ahead is stale")
 // command, in a process group or session as attr says (Setsid,
 // Setpgid).
 func prestart(np *Policy, attr *syscall.SysProcAttr) (*prestarted, error) {
-	makeProtectedDirs(np)
 	key := planKey(np)
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -423,29 +421,14 @@ func (w *prestarted) close() {
 	})
 }
 
-// makeProtectedDirs makes the missing protected directories of np, as
-// the helper would (see mounts.protect), so that the helper's making
-// them does not change the plan's key. Where one cannot be made here the
-// helper may make it, and the plan is then stale at use.
-func makeProtectedDirs(np *Policy) {
-	if np.Mode != ModeWorkspaceWrite {
-		return
-	}
-	for _, ro := range np.ReadOnly {
-		path := strings.TrimSuffix(ro, "/")
-		if path == ro || slices.ContainsFunc(np.DenyRead, func(h string) bool { return within(path, h) }) {
-			continue
-		}
-		_ = os.MkdirAll(path, 0o755)
-	}
-}
-
 // planKey is what a waiting helper's mounts depend on: the policy as the
 // helper is given it (the hidden sockets under /tmp included), and the
 // state of every path it names and of their parents: type, device and
 // inode, and a link's target. A helper whose key differs when its
 // command comes is stale. The placeholders' files are left out: they are
-// protected when the command comes.
+// protected when the command comes. A protected directory missing
+// when the helper was started is protected then too, and made: the key
+// says it is missing, so one made since makes the helper stale.
 func planKey(np *Policy) string {
 	var b strings.Builder
 	b.WriteString(encodePolicy(np))

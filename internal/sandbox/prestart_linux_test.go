@@ -107,18 +107,21 @@ func exited(t *testing.T, h *prestarted) {
 // protected config read-only, and the placeholders gone when it ends.
 func TestPrestartedRunsTheCommand(t *testing.T) {
 	w := newPrestartWorld(t)
+	if err := os.Remove(w.ws + "/.git/hooks"); err != nil {
+		t.Fatal(err)
+	}
 	h, err := prestart(w.normalized(t), &syscall.SysProcAttr{Setsid: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, code, err := runIn(t, h, w.ws, "pwd; cat "+w.secret+" || echo hidden; echo x >> .git/config || echo ro; ls .git; exit 3")
+	out, code, err := runIn(t, h, w.ws, "pwd; cat "+w.secret+" || echo hidden; echo x >> .git/config || echo ro; touch .git/hooks/pre-commit || echo hooks ro; ls .git; exit 3")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if code != 3 {
 		t.Errorf("exit code %d, want 3; output:\n%s", code, out)
 	}
-	for _, want := range []string{w.ws + "\n", "hidden\n", "ro\n", "commondir\n", "config.worktree\n"} {
+	for _, want := range []string{w.ws + "\n", "hidden\n", "ro\n", "hooks ro\n", "commondir\n", "config.worktree\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -131,10 +134,13 @@ func TestPrestartedRunsTheCommand(t *testing.T) {
 	}
 }
 
-// While a helper waits, it leaves nothing in .git: git outside sees no
-// placeholder.
+// While a helper waits, it makes nothing in the workspace: git outside
+// sees no placeholder, and a missing protected directory is not made.
 func TestPrestartedLeavesNoPlaceholder(t *testing.T) {
 	w := newPrestartWorld(t)
+	if err := os.Remove(w.ws + "/.git/hooks"); err != nil {
+		t.Fatal(err)
+	}
 	h, err := prestart(w.normalized(t), &syscall.SysProcAttr{Setsid: true})
 	if err != nil {
 		t.Fatal(err)
@@ -143,9 +149,9 @@ func TestPrestartedLeavesNoPlaceholder(t *testing.T) {
 	if err := readFull(h.ctl, b[:]); err != nil || b[0] != replyReady {
 		t.Fatalf("the helper is not ready: %v %q", err, b)
 	}
-	for _, ph := range []string{"commondir", "config.worktree"} {
-		if _, err := os.Lstat(w.ws + "/.git/" + ph); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("the waiting helper put %s in .git: %v", ph, err)
+	for _, p := range []string{".git/commondir", ".git/config.worktree", ".git/hooks", ".rein"} {
+		if _, err := os.Lstat(w.ws + "/" + p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the waiting helper made %s: %v", p, err)
 		}
 	}
 	h.close()
