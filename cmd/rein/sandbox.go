@@ -184,9 +184,11 @@ func (c *containment) describe() string {
 	return "sandbox: off; commands run unsandboxed, with your permissions"
 }
 
-// close removes the temporary directory, once the removal of those
-// earlier reins left is done.
+// close ends the sandbox helper started ahead for the next command, if
+// one waits, and removes the temporary directory, once the removal of
+// those earlier reins left is done.
 func (c *containment) close() error {
+	sandbox.Close()
 	<-c.swept
 	return removeTree(c.tempDir)
 }

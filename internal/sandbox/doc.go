@@ -47,6 +47,31 @@
 //     namespace drops it in the moment before its handlers are set (the
 //     package documentation of tether has the details).
 //
+// # Started ahead
+//
+// Most of a sandboxed command's start is the helper's own (the
+// namespaces, rein's start-up, the mounts), and depends only on the
+// policy. [StartProcess] therefore starts, once a sandboxed command has
+// ended, the helper of the next one: it does steps 1 and 2 and the first
+// half of step 3 (the restricted thread, the Landlock domain), leaving out
+// the placeholders, then waits on a socket whose other end only rein
+// holds. The next command with the same policy and process attributes
+// is sent to it (argv, environment, working directory, and its standard
+// files as descriptors); the helper then makes the placeholders (they
+// never sit in .git between commands), checks that no mount of its own
+// was lifted meanwhile (a protected or hidden file replaced outside
+// detaches the mount over it: the mount table changes), starts the
+// program, and reports its status once everything in the namespace is
+// dead and the placeholders are gone, before its own exit. rein uses it
+// only when what its mounts were made from is unchanged: the policy as
+// Wrap makes it at that command (the hidden paths that exist, the
+// sockets under /tmp) and the type, device and inode of every path the
+// policy names and of their parents; otherwise, or when the helper is
+// dead or stale, it is discarded and the command starts as above. A
+// waiting helper watches the lifeline as any helper does, and reads end
+// of file on its socket when rein ends or discards it: it then runs
+// nothing and exits. [Close] ends it.
+//
 // The helper is run by this package's init function, before the rest of
 // the program is initialised; Landlock rights are those of the kernel's
 // ABI (from 2 on, at most 7), never a silent best effort, and [Status]

@@ -106,14 +106,21 @@ type helperArgs struct {
 	policy   *Policy
 	lifeline int
 	argv     []string
+	// await is the descriptor of the socket a helper started ahead of
+	// its command reads the command from (see prestart); -1 for none.
+	await int
 }
 
+// awaitArg introduces the descriptor a helper started ahead of its
+// command reads the command from.
+const awaitArg = "--await"
+
 // helperUsage is what the helper says of arguments it cannot read.
-const helperUsage = "usage: rein sandbox-exec POLICY [LIFELINE] [-- PROGRAM [ARGS...]] (rein runs this itself)"
+const helperUsage = "usage: rein sandbox-exec POLICY [LIFELINE [--await FD]] [-- PROGRAM [ARGS...]] (rein runs this itself)"
 
 // parseHelperArgs reads the arguments after "sandbox-exec": POLICY, then
-// optionally the lifeline's descriptor, then optionally "--" and the
-// program with its arguments.
+// optionally the lifeline's descriptor and "--await" with the descriptor
+// the command comes from, or "--" and the program with its arguments.
 func parseHelperArgs(args []string) (*helperArgs, error) {
 	if len(args) == 0 {
 		return nil, errors.New(helperUsage)
@@ -122,13 +129,19 @@ func parseHelperArgs(args []string) (*helperArgs, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &helperArgs{policy: p, lifeline: -1}
+	h := &helperArgs{policy: p, lifeline: -1, await: -1}
 	rest := args[1:]
 	if len(rest) > 0 && rest[0] != "--" {
 		if h.lifeline, err = strconv.Atoi(rest[0]); err != nil || h.lifeline < 3 {
 			return nil, errors.New(helperUsage)
 		}
 		rest = rest[1:]
+	}
+	if len(rest) == 2 && rest[0] == awaitArg {
+		if h.await, err = strconv.Atoi(rest[1]); err != nil || h.await < 3 || h.lifeline < 0 {
+			return nil, errors.New(helperUsage)
+		}
+		return h, nil
 	}
 	switch {
 	case len(rest) == 0:

@@ -78,12 +78,15 @@ func (linuxBackend) helper(args []string) int {
 	} else {
 		go func() { lo <- loopbackUp() }()
 	}
-	m, err := setupMounts(h.policy)
+	m, err := setupMounts(h.policy, h.await >= 0)
 	if err == nil {
 		err = <-lo
 	}
 	if err != nil {
 		return helperError(err)
+	}
+	if h.await >= 0 {
+		return awaitCommand(h, m, &orphaned)
 	}
 	// The working directory may lie under a mount made since: enter it
 	// again, through the mounts.
@@ -98,7 +101,7 @@ func (linuxBackend) helper(args []string) int {
 		m.restore()
 		return 128 + int(syscall.SIGKILL)
 	}
-	pid, err := startRestricted(rules, h.argv)
+	pid, err := startRestricted(rules, h.argv, os.Environ())
 	if err != nil {
 		return helperError(err)
 	}
@@ -137,9 +140,9 @@ func watchLifeline(fd int, orphaned *atomic.Bool) error {
 // even a root user's program gets any), no_new_privs, and the Landlock
 // domain of rules. The program inherits that thread's restrictions; the
 // helper's other threads keep theirs, for the clean-up after the
-// program. With an empty argv it only restricts the thread (a probe) and
+// program. The program gets env. With an empty argv it only restricts the thread (a probe) and
 // returns pid 0.
-func startRestricted(rules *landlockRuleset, argv []string) (int, error) {
+func startRestricted(rules *landlockRuleset, argv, env []string) (int, error) {
 	type started struct {
 		pid int
 		err error
@@ -149,15 +152,49 @@ func startRestricted(rules *landlockRuleset, argv []string) (int, error) {
 		// Never unlocked: the thread ends with this goroutine, so no
 		// other goroutine ever runs restricted.
 		runtime.LockOSThread()
-		pid, err := restrictThreadAndStart(rules, argv)
+		pid, err := restrictThreadAndStart(rules, argv, env)
 		done <- started{pid, err}
 	}()
 	s := <-done
 	return s.pid, s.err
 }
 
+// restrictedStarter restricts a thread of its own as startRestricted
+// does, ahead of the program, and returns how to start the program from
+// it (once). It fails as the restriction fails.
+func restrictedStarter(rules *landlockRuleset) (func(argv, env []string) (int, error), error) {
+	type request struct{ argv, env []string }
+	type started struct {
+		pid int
+		err error
+	}
+	requests := make(chan request)
+	done := make(chan started, 1)
+	go func() {
+		// Never unlocked: the thread ends with this goroutine, so no
+		// other goroutine ever runs restricted.
+		runtime.LockOSThread()
+		if _, err := restrictThreadAndStart(rules, nil, nil); err != nil {
+			done <- started{0, err}
+			return
+		}
+		done <- started{}
+		r := <-requests
+		pid, err := startProgram(r.argv, r.env)
+		done <- started{pid, err}
+	}()
+	if s := <-done; s.err != nil {
+		return nil, s.err
+	}
+	return func(argv, env []string) (int, error) {
+		requests <- request{argv, env}
+		s := <-done
+		return s.pid, s.err
+	}, nil
+}
+
 // restrictThreadAndStart is startRestricted's work, on the locked thread.
-func restrictThreadAndStart(rules *landlockRuleset, argv []string) (int, error) {
+func restrictThreadAndStart(rules *landlockRuleset, argv, env []string) (int, error) {
 	if err := dropCapabilities(); err != nil {
 		return 0, err
 	}
@@ -170,11 +207,16 @@ func restrictThreadAndStart(rules *landlockRuleset, argv []string) (int, error) 
 	if len(argv) == 0 {
 		return 0, nil
 	}
+	return startProgram(argv, env)
+}
+
+// startProgram starts argv with env, its standard files the helper's.
+func startProgram(argv, env []string) (int, error) {
 	path := argv[0]
 	if lp, err := exec.LookPath(path); err == nil {
 		path = lp
 	}
-	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Env: os.Environ(), Files: []uintptr{0, 1, 2}})
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Env: env, Files: []uintptr{0, 1, 2}})
 	if err != nil {
 		return 0, fmt.Errorf("start %s: %w", argv[0], err)
 	}

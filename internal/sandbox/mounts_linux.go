@@ -22,6 +22,17 @@ type mounts struct {
 	// missing file, a symbolic link): restore puts them back as they
 	// were once the command and everything it started are gone.
 	watches []watch
+	// pinned are the directories pinned so far (see pinParents).
+	pinned map[string]bool
+	// deferred are the protected paths that a helper started ahead of
+	// its command leaves to the command's start (see awaitCommand): the
+	// placeholders' files, which must never sit in .git between
+	// commands, where git outside would see them, and the missing
+	// directories, which nothing makes while no command runs.
+	deferred []string
+	// deferPlaceholders is set while setting up ahead of the command: the
+	// paths above are deferred rather than protected.
+	deferPlaceholders bool
 }
 
 // watch is a protected path as it was when the command started.
@@ -77,11 +88,11 @@ func placeholderFor(path string, missing bool) (bool, error) {
 // read-only over themselves (and their parents up to the writable root
 // pinned, so that they cannot be moved away and replaced); the hidden
 // paths covered.
-func setupMounts(p *Policy) (*mounts, error) {
+func setupMounts(p *Policy, deferPlaceholders bool) (*mounts, error) {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return nil, fmt.Errorf("make the mounts private: %w", err)
 	}
-	m := &mounts{}
+	m := &mounts{pinned: map[string]bool{}, deferPlaceholders: deferPlaceholders}
 	// Best effort: where the kernel refuses (a /proc partly covered, as in
 	// some containers), the command sees the outer /proc, in which
 	// Landlock still keeps it from tracing or reading other processes.
@@ -153,52 +164,75 @@ func byLength(paths []string) []string {
 // a symbolic link is watched.
 // Paths inside a hidden one are left to hide.
 func (m *mounts) protect(ro, writable, hidden []string) error {
-	pinned := map[string]bool{}
 	for _, entry := range byLength(ro) {
-		dir := strings.HasSuffix(entry, "/")
-		path := strings.TrimSuffix(entry, "/")
-		if slices.ContainsFunc(hidden, func(h string) bool { return within(path, h) }) {
-			continue
-		}
-		fi, err := os.Lstat(path)
-		switch {
-		case errors.Is(err, fs.ErrNotExist) && dir:
-			if err := os.MkdirAll(path, 0o755); err != nil {
-				return fmt.Errorf("make the protected directory %s: %w", path, err)
-			}
-		case errors.Is(err, fs.ErrNotExist) && !dir:
-			ph, perr := placeholderFor(path, true)
-			if perr != nil || !ph {
-				// The directory may be missing too, or read-only: the
-				// file is only watched.
-				m.watches = append(m.watches, watch{path: path})
-				continue
-			}
-			m.watches = append(m.watches, watch{path: path, placeholder: true})
-		case err != nil:
-			return fmt.Errorf("protect %s: %w", path, err)
-		case fi.Mode().IsRegular():
-			if ph, _ := placeholderFor(path, false); ph {
-				m.watches = append(m.watches, watch{path: path, placeholder: true})
-			}
-		case fi.Mode()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(path)
-			if err != nil {
-				return fmt.Errorf("protect %s: %w", path, err)
-			}
-			m.watches = append(m.watches, watch{path: path, link: link})
-			if _, err := os.Stat(path); err != nil {
-				continue // a dangling link: nothing to mount over
-			}
-		}
-		if err := pinParents(path, writable, pinned); err != nil {
+		if err := m.protectOne(entry, writable, hidden); err != nil {
 			return err
 		}
-		if err := bindReadOnly(path); err != nil {
-			return err
-		}
-		pinned[path] = true
 	}
+	return nil
+}
+
+// protectDeferred protects what protect deferred (see mounts.deferred).
+func (m *mounts) protectDeferred(writable, hidden []string) error {
+	m.deferPlaceholders = false
+	for _, entry := range m.deferred {
+		if err := m.protectOne(entry, writable, hidden); err != nil {
+			return err
+		}
+	}
+	m.deferred = nil
+	return nil
+}
+
+// protectOne is protect's work for one entry of the read-only list.
+func (m *mounts) protectOne(entry string, writable, hidden []string) error {
+	dir := strings.HasSuffix(entry, "/")
+	path := strings.TrimSuffix(entry, "/")
+	if slices.ContainsFunc(hidden, func(h string) bool { return within(path, h) }) {
+		return nil
+	}
+	fi, err := os.Lstat(path)
+	if _, ph := placeholders[filepath.Base(path)]; m.deferPlaceholders && (ph && !dir || dir && errors.Is(err, fs.ErrNotExist)) {
+		m.deferred = append(m.deferred, entry)
+		return nil
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && dir:
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return fmt.Errorf("make the protected directory %s: %w", path, err)
+		}
+	case errors.Is(err, fs.ErrNotExist) && !dir:
+		ph, perr := placeholderFor(path, true)
+		if perr != nil || !ph {
+			// The directory may be missing too, or read-only: the
+			// file is only watched.
+			m.watches = append(m.watches, watch{path: path})
+			return nil
+		}
+		m.watches = append(m.watches, watch{path: path, placeholder: true})
+	case err != nil:
+		return fmt.Errorf("protect %s: %w", path, err)
+	case fi.Mode().IsRegular():
+		if ph, _ := placeholderFor(path, false); ph {
+			m.watches = append(m.watches, watch{path: path, placeholder: true})
+		}
+	case fi.Mode()&fs.ModeSymlink != 0:
+		link, err := os.Readlink(path)
+		if err != nil {
+			return fmt.Errorf("protect %s: %w", path, err)
+		}
+		m.watches = append(m.watches, watch{path: path, link: link})
+		if _, err := os.Stat(path); err != nil {
+			return nil // a dangling link: nothing to mount over
+		}
+	}
+	if err := pinParents(path, writable, m.pinned); err != nil {
+		return err
+	}
+	if err := bindReadOnly(path); err != nil {
+		return err
+	}
+	m.pinned[path] = true
 	return nil
 }
 

@@ -296,10 +296,14 @@ func tempEnv(env []string, dir string) []string {
 }
 
 // existing returns the paths that exist, resolved through symbolic links,
-// without repeats.
+// without repeats. A path that does not resolve costs one stat: most of
+// the hidden paths are missing, and a command's start pays for each.
 func existing(paths []string) []string {
 	var out []string
 	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			continue // EvalSymlinks could not resolve it either
+		}
 		if r, err := filepath.EvalSymlinks(p); err == nil && !slices.Contains(out, r) {
 			out = append(out, r)
 		}

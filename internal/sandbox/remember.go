@@ -125,21 +125,9 @@ func (m *memory) forget(err error) error {
 		err, file)
 }
 
-// Ended is told how a sandboxed command ended. When it ended as the
-// helper does when it cannot set the sandbox up (exit status 125; a
-// command may end so too) and the sandbox was only remembered as
-// available ([ProbeRemembered]), the machine is asked again, once: if it
-// cannot sandbox after all (a policy that now refuses mounts in a user
-// namespace, which the remembered key does not name), the memory is
-// forgotten, so that the next start asks instead of failing every
-// command. The command itself has run in its sandbox or not at all.
-func Ended(state *os.ProcessState) {
-	if state != nil {
-		probeState.ended(state.ExitCode(), platform.probe)
-	}
-}
-
-// ended is Ended of an exit code, asking probe.
+// ended is told a sandboxed command's exit code (see [Process.Wait]):
+// the helper's code for a failed set-up, under a remembered answer, has
+// probe asked once, and the memory forgotten if it says no.
 func (m *memory) ended(code int, probe func() Status) {
 	if code != helperFailed {
 		return

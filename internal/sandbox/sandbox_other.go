@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"os/exec"
 	"runtime"
@@ -39,3 +40,12 @@ func (noBackend) dumpable() (func(), error) { return func() {}, nil }
 // probeKey is empty: the answer here costs nothing, so it is not
 // remembered.
 func (noBackend) probeKey() string { return "" }
+
+// startAhead has no helper to hand a command to here.
+func startAhead(context.Context, *exec.Cmd) (func() (int, error), bool) { return nil, false }
+
+// afterCommand starts nothing ahead here.
+func afterCommand(*exec.Cmd) {}
+
+// Close has nothing to end here.
+func Close() {}

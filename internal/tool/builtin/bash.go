@@ -218,11 +218,10 @@ func (b *bashTool) execute(ctx context.Context, call *registry.Call) (registry.R
 		sample = &outputSample{}
 		out.w = io.MultiWriter(call.Output, sample)
 	}
-	ps, err := p.wait(out)
+	code, err := p.wait(out)
 	if err != nil {
 		return registry.Result{}, err
 	}
-	code := exitCode(ps)
 	var ctxErr error
 	if p.killed.Load() {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -246,14 +245,14 @@ func (b *bashTool) execute(ctx context.Context, call *registry.Call) (registry.R
 
 // bashProcess is a command the bash tool started.
 type bashProcess struct {
-	cmd   *exec.Cmd
+	// proc is the started command; a sandboxed one may have been handed
+	// to a sandbox helper started ahead (sandbox.StartProcess).
+	proc  *sandbox.Process
 	shell string
 	// output is the read end of the one pipe of its stdout and stderr.
 	output *os.File
 	// killed is set when its group was signalled because ctx was done.
 	killed atomic.Bool
-	// sandboxed is set when it runs under the sandbox's helper.
-	sandboxed bool
 }
 
 // start starts command with the shell in the workspace root, under the
@@ -294,7 +293,7 @@ func (b *bashTool) start(ctx context.Context, command string, policy *sandbox.Po
 		err = sandbox.Wrap(cmd, policy)
 	}
 	if err == nil {
-		err = sandbox.Start(cmd)
+		p.proc, err = sandbox.StartProcess(ctx, cmd)
 	}
 	// The child has its copy of w; the parent's must go, or the pipe
 	// would never reach end of file.
@@ -306,15 +305,13 @@ func (b *bashTool) start(ctx context.Context, command string, policy *sandbox.Po
 		_ = r.Close()
 		return nil, fmt.Errorf("bash: start %s in %s: %w", shell, cmd.Dir, err)
 	}
-	p.cmd = cmd
-	p.sandboxed = policy != nil && policy.Mode != sandbox.ModeOff
 	return p, nil
 }
 
 // wait copies the command's output to out until the shell has exited and
-// the pipe is drained, kills what is left of its group, and returns how
-// the shell ended.
-func (p *bashProcess) wait(out io.Writer) (*os.ProcessState, error) {
+// the pipe is drained, kills what is left of its group, and returns the
+// shell's exit code (128+N when signal N killed it).
+func (p *bashProcess) wait(out io.Writer) (int, error) {
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
@@ -325,20 +322,17 @@ func (p *bashProcess) wait(out io.Writer) (*os.ProcessState, error) {
 		}
 	}()
 
-	waitErr := p.cmd.Wait()
+	code, waitErr := p.proc.Wait()
 	// The shell is gone: whatever is left of its group (`cmd &`) dies now,
 	// so nothing the command started outlives the call. A failure means
 	// the group is already empty.
-	_ = signalGroup(p.cmd.Process.Pid, syscall.SIGKILL)
+	_ = signalGroup(p.proc.Pid, syscall.SIGKILL)
 	drainPipe(p.output, copied)
 
-	if p.cmd.ProcessState == nil {
-		return nil, fmt.Errorf("bash: wait for %s: %w", p.shell, waitErr)
+	if waitErr != nil {
+		return 0, fmt.Errorf("bash: wait for %s: %w", p.shell, waitErr)
 	}
-	if p.sandboxed {
-		sandbox.Ended(p.cmd.ProcessState)
-	}
-	return p.cmd.ProcessState, nil
+	return code, nil
 }
 
 // drainPipe waits for the output to be copied to its end, then closes r.

@@ -4,7 +4,6 @@ package builtin
 
 import (
 	"errors"
-	"os"
 	"syscall"
 )
 
@@ -32,13 +31,4 @@ func signalGroup(pgid int, sig syscall.Signal) error {
 		return nil
 	}
 	return err
-}
-
-// exitCode is the shell convention for how a process ended: its exit
-// status, or 128+N when signal N killed it.
-func exitCode(ps *os.ProcessState) int {
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
 }
