@@ -5,10 +5,10 @@
 // catwalk.go, a table generated from catwalk's embedded JSON by this
 // package's tests (go test ./internal/catalog -run TestGenerated -update,
 // after a bump of catwalk in go.mod), so that rein neither links catwalk
-// nor parses 0.7 MB of JSON at every start. A lookup reads the table as
-// it is, with no index built (a command that looks nothing up, like rein
-// version, pays nothing for it, and one that looks up a model or two no
-// more than a scan of a few thousand entries); the
+// nor parses 0.7 MB of JSON at the first lookup of every run. A lookup
+// reads the table as it is, with no index built (a command that looks
+// nothing up, like rein version, pays nothing for it, and one that looks
+// up a model or two no more than a scan of a few thousand entries); the
 // person's [models."id"] tables override or add entries ([Catalog.With]);
 // and [Probe] asks an OpenAI-compatible server what it serves.
 package catalog
