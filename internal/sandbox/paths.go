@@ -201,11 +201,15 @@ func terminalSockets() []string {
 // sockets finds one at any depth, but by the path it was bound with (not
 // a relative one, nor one renamed since, nor one bound from another
 // network namespace, a container sharing /tmp); looking finds what is
-// there now, two levels down, as before, without entering rein's own
-// sessions' temporary directories (which made the scan slow).
+// there now, in /tmp and the folders in it, without entering rein's own
+// sessions' temporary directories. Looking one level deeper, as rein
+// once did, opened every folder of every folder in /tmp (1,500 of them
+// on a machine that runs tests: a third of a one-command run's CPU) to
+// find only what a socket bound by a relative path, or renamed, that deep
+// would add.
 var tmpSockets = sync.OnceValue(func() []string {
 	dirs := []string{"/tmp", "/var/tmp"}
-	found := socketsUnder(dirs, 2, 4096)
+	found := socketsUnder(dirs, 1, 4096)
 	bound, _ := boundSockets("/proc/net/unix", dirs) // an unreadable table leaves the look
 	for _, p := range bound {
 		if !slices.Contains(found, p) {
