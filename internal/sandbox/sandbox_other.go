@@ -14,6 +14,10 @@ import (
 // policy) would take this file's place there.
 var platform backend = noBackend{}
 
+// backendName is what Status.Backend would say: here no backend ever
+// says the sandbox is available, so nothing is remembered.
+const backendName = ""
+
 // noBackend says the sandbox is unavailable, and why.
 type noBackend struct{}
 
