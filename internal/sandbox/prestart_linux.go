@@ -313,7 +313,9 @@ type prestarted struct {
 	attr syscall.SysProcAttr
 	cmd  *exec.Cmd
 	// ctl is rein's end of the socket the helper reads the command from.
-	ctl       int
+	ctl int
+	// ready is set once the helper said it is set up (awaitReady).
+	ready     bool
 	closeOnce sync.Once
 	// exited is closed once the helper has ended and been reaped.
 	exited chan struct{}
@@ -352,14 +354,28 @@ func prestart(np *Policy, attr *syscall.SysProcAttr) (*prestarted, error) {
 	return w, nil
 }
 
-// send sends the helper its command, once it is ready, and returns once
-// it has taken it. With errStale (which closes w), nothing ran.
-func (w *prestarted) send(argv, env []string, dir string, files [3]*os.File) error {
+// awaitReady waits until the helper has set everything up and waits for
+// its command. With errStale (which closes w), it never will.
+func (w *prestarted) awaitReady() error {
+	if w.ready {
+		return nil
+	}
 	var b [1]byte
 	if err := readFull(w.ctl, b[:]); err != nil || b[0] != replyReady {
 		w.close()
 		return errStale
 	}
+	w.ready = true
+	return nil
+}
+
+// send sends the helper its command, once it is ready, and returns once
+// it has taken it. With errStale (which closes w), nothing ran.
+func (w *prestarted) send(argv, env []string, dir string, files [3]*os.File) error {
+	if err := w.awaitReady(); err != nil {
+		return err
+	}
+	var b [1]byte
 	msg, err := encodeCommand(argv, env, dir)
 	if err != nil {
 		w.close()
@@ -561,6 +577,7 @@ func startAhead(ctx context.Context, cmd *exec.Cmd) (func() (int, error), bool) 
 		code, err := w.wait()
 		stop()
 		w.close()
+		commands.running.Add(-1)
 		startNext(req)
 		return code, err
 	}, true
@@ -639,15 +656,36 @@ func afterCommand(cmd *exec.Cmd) {
 
 // startNext starts a helper ahead for a command like req's, in the
 // background, in place of the one waiting.
+//
+// Its set-up must not overlap a command: a helper makes its mounts from
+// the files as they are while it sets up, and its plan's key from them as
+// they were when it started, so a command running meanwhile (a model's
+// next call, made at once) could move a hidden path's folder away and
+// back, leave it unhidden in the helper's mounts, and have the command
+// after it take that helper with the key unchanged. So a helper started
+// while a command runs, or that saw a command start before it was set up,
+// is discarded: the next command starts as Start starts it.
 func startNext(req *aheadRequest) {
 	ahead.pending.Add(1)
 	go func() {
 		defer ahead.pending.Done()
+		gen := commands.started.Load()
+		if commands.running.Load() != 0 {
+			return
+		}
 		w, err := prestart(req.np, &req.attr)
 		if err != nil {
 			return // the next command starts as Start starts it
 		}
+		if w.awaitReady() != nil {
+			return
+		}
 		ahead.mu.Lock()
+		if commands.started.Load() != gen || commands.running.Load() != 0 {
+			ahead.mu.Unlock()
+			w.close() // a command ran while it set up
+			return
+		}
 		old := ahead.w
 		ahead.w = w
 		ahead.mu.Unlock()

@@ -235,6 +235,9 @@ func TestPrestartedStaleWhenAMountIsLifted(t *testing.T) {
 // waitReady waits until h has said it is ready, leaving the word to be
 // read.
 func waitReady(h *prestarted) {
+	if h.ready {
+		return // startNext waited for it
+	}
 	fds := []unix.PollFd{{Fd: int32(h.ctl), Events: unix.POLLIN}}
 	_, _ = unix.Poll(fds, -1)
 }
@@ -586,5 +589,63 @@ func TestStartProcessAheadIsCancelled(t *testing.T) {
 		if err != nil || code != tt.want {
 			t.Errorf("%q: code %d, %v; want %d", tt.command, code, err, tt.want)
 		}
+	}
+}
+
+// A helper never sets up while a command runs: what it hides is made from
+// the files as they are while it sets up, so a command running meanwhile
+// could move a hidden path's folder away and back and have the command
+// after it take a helper that hides nothing there. One started while a
+// command runs, or that sees a command start before it is ready, is
+// discarded; once the command has ended, the next is started as usual.
+func TestAHelperNeverSetsUpWhileACommandRuns(t *testing.T) {
+	w := newPrestartWorld(t)
+	t.Cleanup(Close)
+	startAndWait(t, w, w.policy, "true") // the process's first, at least
+	Close()
+
+	cmd := exec.CommandContext(t.Context(), "/bin/sh", "-c", "sleep 0.3")
+	cmd.Dir, cmd.Env = w.ws, []string{"PATH=/usr/bin:/bin"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := Wrap(cmd, w.policy); err != nil {
+		t.Fatal(err)
+	}
+	req, ok := requestOf(cmd)
+	if !ok {
+		t.Fatal("no request for a wrapped command")
+	}
+	proc, err := StartProcess(t.Context(), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startNext(req) // while the command runs
+	if pid := waiting(); pid != 0 {
+		t.Errorf("a helper, %d, was set up while a command ran", pid)
+	}
+	if _, err := proc.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if waiting() == 0 {
+		t.Error("no helper was started ahead once the command had ended")
+	}
+	Close()
+
+	// A command that starts while a helper sets up (it takes
+	// milliseconds; the command starts at once).
+	startNext(req)
+	cmd = exec.CommandContext(t.Context(), "/bin/sh", "-c", "sleep 0.3")
+	cmd.Dir, cmd.Env = w.ws, []string{"PATH=/usr/bin:/bin"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := Wrap(cmd, w.policy); err != nil {
+		t.Fatal(err)
+	}
+	if proc, err = StartProcess(t.Context(), cmd); err != nil {
+		t.Fatal(err)
+	}
+	if pid := waiting(); pid != 0 {
+		t.Errorf("a helper, %d, that was setting up when a command started waits", pid)
+	}
+	if _, err := proc.Wait(); err != nil {
+		t.Fatal(err)
 	}
 }

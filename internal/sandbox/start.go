@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -74,13 +75,23 @@ type Process struct {
 // discarded and the command starts as [Start] starts it. [Close] ends
 // the helper that waits.
 func StartProcess(ctx context.Context, cmd *exec.Cmd) (*Process, error) {
+	commands.started.Add(1)
+	commands.running.Add(1)
 	if wait, ok := startAhead(ctx, cmd); ok {
 		return &Process{Pid: cmd.Process.Pid, waitAhead: wait}, nil
 	}
 	if err := Start(cmd); err != nil {
+		commands.running.Add(-1)
 		return nil, err
 	}
 	return &Process{Pid: cmd.Process.Pid, cmd: cmd}, nil
+}
+
+// commands counts the commands StartProcess started (a helper started
+// ahead must not set up while one runs: see startNext).
+var commands struct {
+	started atomic.Int64 // ever
+	running atomic.Int64 // now
 }
 
 // Wait waits for the command to end and returns its exit code (128+N
@@ -97,13 +108,14 @@ func StartProcess(ctx context.Context, cmd *exec.Cmd) (*Process, error) {
 // has run in its sandbox or not at all.
 func (p *Process) Wait() (int, error) {
 	if p.waitAhead != nil {
-		code, err := p.waitAhead()
+		code, err := p.waitAhead() // it ends the count of the running
 		if err == nil {
 			probeState.ended(code, platform.probe)
 		}
 		return code, err
 	}
 	err := p.cmd.Wait()
+	commands.running.Add(-1)
 	afterCommand(p.cmd)
 	if p.cmd.ProcessState == nil {
 		return 0, err
