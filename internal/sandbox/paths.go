@@ -197,20 +197,23 @@ func terminalSockets() []string {
 // nothing never pays for the scan, which costs milliseconds in a crowded
 // /tmp.
 //
-// Two ways, since neither sees them all: the kernel's table of bound
-// sockets finds one at any depth, but by the path it was bound with (not
-// a relative one, nor one renamed since, nor one bound from another
-// network namespace, a container sharing /tmp); looking finds what is
-// there now, in /tmp and the folders in it, without entering rein's own
-// sessions' temporary directories. Looking one level deeper, as rein
-// once did, opened every folder of every folder in /tmp (1,500 of them
-// on a machine that runs tests: a third of a one-command run's CPU) to
-// find only what a socket bound by a relative path, or renamed, that deep
-// would add.
+// The kernel's table of bound sockets finds one at any depth, by the
+// path it was bound with, and a look at /tmp's top level finds one bound
+// there from another network namespace (a container sharing /tmp). When
+// the table names a socket rein cannot place (one bound by a relative
+// path, or no longer where it was bound: renamed), rein also looks two
+// levels down, as it did at every start before, without entering its own
+// sessions' temporary directories. It does not always: on a machine that
+// runs tests, /tmp's folders number in the hundreds, and opening them
+// all was a third of a one-command run's CPU.
 var tmpSockets = sync.OnceValue(func() []string {
 	dirs := []string{"/tmp", "/var/tmp"}
-	found := socketsUnder(dirs, 1, 4096)
-	bound, _ := boundSockets("/proc/net/unix", dirs) // an unreadable table leaves the look
+	bound, unplaced, err := boundSockets("/proc/net/unix", dirs)
+	depth := 0
+	if err != nil || unplaced {
+		depth = 2
+	}
+	found := socketsUnder(dirs, depth, 4096)
 	for _, p := range bound {
 		if !slices.Contains(found, p) {
 			found = append(found, p)
@@ -223,18 +226,20 @@ var tmpSockets = sync.OnceValue(func() []string {
 // lists as bound in table (/proc/net/unix: "Num RefCount Protocol Flags
 // Type St Inode Path", the path last and absent for an unbound or
 // abstract socket): a server listens on one, whatever its depth, under
-// the path it was bound with. An error means the table cannot be read.
-func boundSockets(table string, dirs []string) ([]string, error) {
+// the path it was bound with. unplaced says the table names a socket
+// whose file cannot be found by that path: one bound by a relative path
+// (anywhere), or one under dirs no longer there (renamed or removed). An
+// error means the table cannot be read.
+func boundSockets(table string, dirs []string) (paths []string, unplaced bool, err error) {
 	f, err := os.Open(table)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer func() { _ = f.Close() }() // read only
 	data, err := io.ReadAll(io.LimitReader(f, 16<<20))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	var out []string
 	for i, line := range strings.Split(string(data), "\n") {
 		fields := strings.Fields(line)
 		if i == 0 || len(fields) < 8 {
@@ -247,17 +252,24 @@ func boundSockets(table string, dirs []string) ([]string, error) {
 			rest = rest[strings.IndexByte(rest, ' ')+1:]
 		}
 		p := strings.TrimLeft(rest, " ")
-		if !filepath.IsAbs(p) || slices.Contains(out, p) {
+		switch {
+		case strings.HasPrefix(p, "@"):
+			continue // abstract: no file
+		case !filepath.IsAbs(p):
+			unplaced = true
 			continue
 		}
-		for _, d := range dirs {
-			if within(p, d) && p != d {
-				out = append(out, filepath.Clean(p))
-				break
-			}
+		p = filepath.Clean(p)
+		if slices.Contains(paths, p) || !slices.ContainsFunc(dirs, func(d string) bool { return within(p, d) && p != d }) {
+			continue
 		}
+		if fi, err := os.Lstat(p); err != nil || fi.Mode()&fs.ModeSocket == 0 {
+			unplaced = true
+			continue
+		}
+		paths = append(paths, p)
 	}
-	return out, nil
+	return paths, unplaced, nil
 }
 
 // SessionTempPrefix begins the name of a rein session's private temporary

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -15,28 +16,61 @@ import (
 // The kernel's table of bound sockets is read for the paths under the
 // directories asked about, whatever their depth: a path with spaces is
 // whole, an abstract or unbound socket and one elsewhere are not listed.
+// A socket the table names but rein cannot find by its path (bound by a
+// relative path, or renamed or removed since) makes it say so, so that
+// it looks for itself.
 func TestBoundSocketsReadsTheTable(t *testing.T) {
-	table := filepath.Join(t.TempDir(), "unix")
-	text := "Num       RefCount Protocol Flags    Type St Inode Path\n" +
-		"0000000000000000: 00000002 00000000 00010000 0001 01 11 /tmp/a/b/c/deep.sock\n" +
-		"0000000000000000: 00000002 00000000 00010000 0001 01 12 /tmp/with two  spaces.sock\n" +
-		"0000000000000000: 00000002 00000000 00010000 0001 01 13 @abstract\n" +
-		"0000000000000000: 00000003 00000000 00000000 0001 03 14\n" +
-		"0000000000000000: 00000002 00000000 00010000 0001 01 15 /run/elsewhere.sock\n" +
-		"0000000000000000: 00000002 00000000 00010000 0002 01 16 /var/tmp/dgram\n" +
-		"0000000000000000: 00000002 00000000 00010000 0001 01 17 /tmpfoo/not-under.sock\n"
-	if err := os.WriteFile(table, []byte(text), 0o600); err != nil {
+	if runtime.GOOS != "linux" {
+		t.Skip("the sockets are made with Linux's unix sockets")
+	}
+	dir := t.TempDir()
+	deep := filepath.Join(dir, "a", "b", "c", "deep.sock")
+	spaces := filepath.Join(dir, "with two  spaces.sock")
+	if err := os.MkdirAll(filepath.Dir(deep), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	got, err := sandbox.BoundSockets(table, []string{"/tmp", "/var/tmp"})
-	if err != nil {
+	for _, p := range []string{deep, spaces} {
+		l, err := net.Listen("unix", p)
+		if err != nil {
+			t.Skipf("cannot listen on %s: %v", p, err)
+		}
+		defer l.Close()
+	}
+	notSocket := filepath.Join(dir, "file")
+	if err := os.WriteFile(notSocket, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"/tmp/a/b/c/deep.sock", "/tmp/with two  spaces.sock", "/var/tmp/dgram"}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("BoundSockets() mismatch (-want +got):\n%s", d)
+	row := func(path string) string {
+		return "0000000000000000: 00000002 00000000 00010000 0001 01 11 " + path + "\n"
 	}
-	if _, err := sandbox.BoundSockets(filepath.Join(t.TempDir(), "missing"), []string{"/tmp"}); err == nil {
+	read := func(rows ...string) ([]string, bool) {
+		t.Helper()
+		table := filepath.Join(t.TempDir(), "unix")
+		text := "Num       RefCount Protocol Flags    Type St Inode Path\n" + strings.Join(rows, "")
+		if err := os.WriteFile(table, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, unplaced, err := sandbox.BoundSockets(table, []string{dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, unplaced
+	}
+	got, unplaced := read(row(deep), row(spaces), row("@abstract"), "0000000000000000: 00000003 00000000 00000000 0001 03 14\n",
+		row("/run/elsewhere.sock"), row(dir+"foo/not-under.sock"), row(deep))
+	if d := cmp.Diff([]string{deep, spaces}, got); d != "" || unplaced {
+		t.Errorf("BoundSockets() mismatch (-want +got), unplaced %v:\n%s", unplaced, d)
+	}
+	for name, r := range map[string]string{
+		"a relative path":        row("rel.sock"),
+		"a socket gone since":    row(filepath.Join(dir, "gone.sock")),
+		"a file that is not one": row(notSocket),
+	} {
+		if got, unplaced := read(row(deep), r); !unplaced || len(got) != 1 {
+			t.Errorf("%s: %q, unplaced %v; want the one socket found and the table said unsure", name, got, unplaced)
+		}
+	}
+	if _, _, err := sandbox.BoundSockets(filepath.Join(t.TempDir(), "missing"), []string{"/tmp"}); err == nil {
 		t.Error("a table that cannot be read gave no error")
 	}
 }
@@ -57,7 +91,7 @@ func TestBoundSocketsFindsAListeningServer(t *testing.T) {
 		t.Skipf("cannot listen on %s: %v", sock, err)
 	}
 	defer l.Close()
-	got, err := sandbox.BoundSockets("/proc/net/unix", []string{filepath.Dir(filepath.Dir(filepath.Dir(dir)))})
+	got, _, err := sandbox.BoundSockets("/proc/net/unix", []string{filepath.Dir(filepath.Dir(filepath.Dir(dir)))})
 	if err != nil {
 		t.Skipf("no /proc/net/unix here: %v", err)
 	}
