@@ -13,8 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // prestartWorld is a workspace with a repository, a hidden file beside
@@ -215,7 +213,9 @@ func TestPrestartedStaleWhenAMountIsLifted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitReady(h)
+	if err := h.awaitReady(); err != nil {
+		t.Fatalf("the helper is not ready: %v", err)
+	}
 	if err := os.WriteFile(w.secret+".new", []byte("new token\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -230,16 +230,6 @@ func TestPrestartedStaleWhenAMountIsLifted(t *testing.T) {
 		t.Errorf("the stale helper ran the command: %q", out)
 	}
 	exited(t, h)
-}
-
-// waitReady waits until h has said it is ready, leaving the word to be
-// read.
-func waitReady(h *prestarted) {
-	if h.ready {
-		return // startNext waited for it
-	}
-	fds := []unix.PollFd{{Fd: int32(h.ctl), Events: unix.POLLIN}}
-	_, _ = unix.Poll(fds, -1)
 }
 
 // prestartKilledEnv makes the test binary, run again by
@@ -385,14 +375,9 @@ func BenchmarkStartProcessTrue(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			b.StopTimer()
-			ahead.pending.Wait()
-			ahead.mu.Lock()
-			if ahead.w == nil {
-				ahead.mu.Unlock()
+			if waiting() == 0 { // startNext installs a helper once it is ready
 				b.Fatal("no helper started ahead")
 			}
-			waitReady(ahead.w)
-			ahead.mu.Unlock()
 			var bare, box time.Duration
 			if i%2 == 0 {
 				bare = timed(nil)
@@ -418,14 +403,9 @@ func BenchmarkStartProcessTrue(b *testing.B) {
 		run(b, w.policy)
 		for b.Loop() {
 			b.StopTimer()
-			ahead.pending.Wait()
-			ahead.mu.Lock()
-			if ahead.w == nil {
-				ahead.mu.Unlock()
+			if waiting() == 0 { // startNext installs a helper once it is ready
 				b.Fatal("no helper started ahead")
 			}
-			waitReady(ahead.w)
-			ahead.mu.Unlock()
 			time.Sleep(20 * time.Millisecond)
 			b.StartTimer()
 			run(b, w.policy)
