@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"runtime"
 	"slices"
 	"sync"
@@ -18,6 +19,9 @@ import (
 // next to decoding it, small enough that the batches in flight take
 // little memory. A line longer than a batch gets a batch of its own.
 const batchSize = 256 << 10
+
+// minBatch is the smallest batch decodeLines reads a small file in.
+const minBatch = 4 << 10
 
 // maxWorkers bounds the goroutines that decode batches on machines with
 // many cores, and with them the memory of the batches in flight (three
@@ -81,8 +85,21 @@ type batch struct {
 // returns, or at a read error ("<prefix>: read line N: <cause>", N being
 // the line it was reading), and returns it. No goroutine it starts
 // outlives it. The *logLine is only valid during the call to fn.
+//
+// A file smaller than a batch (a session's log, mostly) is read into a
+// buffer its size, not batchSize: opening a new, empty log allocates
+// almost nothing.
 func decodeLines(r io.Reader, prefix string, fn func(*logLine) error) error {
-	return decodeBatches(r, batchSize, prefix, fn)
+	size := batchSize
+	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := f.Stat(); err == nil && fi.Size() < batchSize {
+			// One byte more than the file, so that the read that finds
+			// its end needs no larger buffer; a file that grew since is
+			// read all the same, its buffer grown.
+			size = max(int(fi.Size())+1, minBatch)
+		}
+	}
+	return decodeBatches(r, size, prefix, fn)
 }
 
 // decodeBatches is decodeLines with batches of about size bytes.

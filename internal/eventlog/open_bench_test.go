@@ -16,10 +16,11 @@ type benchSize struct {
 	events int
 }
 
-// benchSizes are the session lengths the open benchmarks read: 100,000
-// events, and 1,000,000 (a file of about 420 MB) when REIN_BENCH_1M=1.
+// benchSizes are the session lengths the open benchmarks read: 20 events
+// (what a run opens most: its own new log, small), 100,000 events, and
+// 1,000,000 (a file of about 420 MB) when REIN_BENCH_1M=1.
 func benchSizes() []benchSize {
-	sizes := []benchSize{{"100k", 100_000}}
+	sizes := []benchSize{{"20", 20}, {"100k", 100_000}}
 	if os.Getenv("REIN_BENCH_1M") == "1" {
 		sizes = append(sizes, benchSize{"1M", 1_000_000})
 	}
