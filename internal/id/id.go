@@ -46,3 +46,22 @@ func encode(dst []byte, raw [16]byte) []byte {
 	}
 	return append(dst, out[:]...)
 }
+
+// Word reports whether s is 1 to limit ASCII letters, digits, '_' or '-':
+// the shape rein asks of a name that becomes a file name (a session's id)
+// or a tool's name, which can neither walk out of a directory nor need
+// quoting. It is a loop, not a regular expression: `[A-Za-z0-9_-]{1,128}`
+// compiles to a program of 100 KB.
+func Word(s string, limit int) bool {
+	if len(s) == 0 || len(s) > limit {
+		return false
+	}
+	for i := range len(s) {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -31,3 +31,28 @@ func TestNoPrefix(t *testing.T) {
 		t.Errorf("New(\"\") = %q, want 26 characters and no underscore", s)
 	}
 }
+
+func TestWord(t *testing.T) {
+	long := strings.Repeat("a", 64)
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{
+		{"ses_01M8NN0F0QP40ZTK2V43TFR6X5", true},
+		{"read-file_2", true},
+		{"Z", true},
+		{long, true},
+		{long + "a", false}, // over the limit
+		{"", false},
+		{"..", false},
+		{"a/b", false},
+		{"a b", false},
+		{"é", false}, // ASCII only
+		{"a\x00", false},
+		{"a*", false},
+	} {
+		if got := Word(c.s, 64); got != c.want {
+			t.Errorf("Word(%q, 64) = %v, want %v", c.s, got, c.want)
+		}
+	}
+}

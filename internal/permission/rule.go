@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/shell"
 )
 
@@ -18,7 +19,15 @@ const bashTool = "bash"
 // the wrong case (Claude Code spells its tools Bash, Edit...).
 var builtinTools = []string{bashTool, "read_file", "write_file", "edit_file", "glob", "grep", "list_dir"}
 
-var validToolName = lazyRegexp(`^(?:[A-Za-z0-9_-]{1,64}|[A-Za-z0-9_-]{0,63}\*)$`)
+// validToolName reports whether name may name a tool in a rule: 1 to 64
+// letters, digits, '_' or '-', or up to 63 of them and a '*' (every tool
+// whose name starts so).
+func validToolName(name string) bool {
+	if prefix, ok := strings.CutSuffix(name, "*"); ok {
+		return prefix == "" || id.Word(prefix, 63)
+	}
+	return id.Word(name, 64)
+}
 
 // Rule names a tool and, optionally, which of its inputs it covers:
 //
@@ -107,7 +116,7 @@ func parseRule(s string) (Rule, error) {
 	} else if strings.ContainsRune(text, ')') {
 		return Rule{}, fmt.Errorf("rule %q: ')' without '('; want TOOL(PATTERN), such as bash(go test:*)", s)
 	}
-	if !validToolName.MatchString(name) {
+	if !validToolName(name) {
 		return Rule{}, fmt.Errorf("rule %q: tool name %q: want 1 to 64 letters, digits, '_' or '-'", s, name)
 	}
 	if _, err := namePattern(name); err != nil {

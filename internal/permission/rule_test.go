@@ -31,6 +31,9 @@ func TestParseRule(t *testing.T) {
 		{"glob tool", "glob", parsed{"glob", "", "glob"}},
 		{"grep tool", "grep", parsed{"grep", "", "grep"}},
 		{"other tool", "mcp_fetch", parsed{"mcp_fetch", "", "mcp_fetch"}},
+		{"tools by prefix", "mcp__github__*", parsed{"mcp__github__*", "", "mcp__github__*"}},
+		{"longest name", strings.Repeat("a", 64), parsed{strings.Repeat("a", 64), "", strings.Repeat("a", 64)}},
+		{"longest prefix", "mcp__" + strings.Repeat("a", 58) + "*", parsed{"mcp__" + strings.Repeat("a", 58) + "*", "", "mcp__" + strings.Repeat("a", 58) + "*"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := ParseRule(tc.text)
@@ -57,6 +60,9 @@ func TestParseRuleErrors(t *testing.T) {
 		{"no closing paren", "bash(go test:*", "missing the closing ')'"},
 		{"stray paren", "bash)", "')' without '('"},
 		{"bad tool name", "run tests(x)", `tool name "run tests"`},
+		{"star inside a name", "mcp*x", `tool name "mcp*x"`},
+		{"name too long", strings.Repeat("a", 65), "tool name"},
+		{"prefix too long", "mcp__" + strings.Repeat("a", 59) + "*", "tool name"},
 		{"wrong case", "Bash(go test:*)", `did you mean "bash"`},
 		{"empty pattern", "bash()", "empty pattern"},
 		{"empty command", "bash(:*)", "empty command"},

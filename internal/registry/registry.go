@@ -14,12 +14,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/state"
 )
 
@@ -225,9 +225,6 @@ func New(tools ...Tool) (*Registry, error) {
 	return r, nil
 }
 
-// validName is compiled on first use: rein version should not pay for it.
-var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
-
 // Register adds t. A duplicate name wraps [ErrDuplicate]; a name, risk,
 // concurrency or schema that is not valid is an error too.
 func (r *Registry) Register(t Tool) error {
@@ -306,7 +303,7 @@ func (r *Registry) index(name string) int {
 
 // check tests a tool definition on its own.
 func check(t Tool) error {
-	if !validName().MatchString(t.Name) {
+	if !id.Word(t.Name, 64) {
 		return fmt.Errorf("registry: tool name %q: want 1 to 64 letters, digits, '_' or '-'", t.Name)
 	}
 	switch t.Risk {

@@ -115,7 +115,7 @@ type WriteOptions struct {
 // before anything is asked. An id whose directory exists already is an
 // error. opts may be nil.
 func (s *Store) Create(id string, opts *WriteOptions) (*Session, error) {
-	if !validID().MatchString(id) {
+	if !validID(id) {
 		return nil, fmt.Errorf("session: create: %q is not a session id", id)
 	}
 	if err := os.MkdirAll(s.root, 0o700); err != nil {
@@ -217,7 +217,7 @@ func (p *pending) Close() error {
 // error naming the file and line; the log is left as it is. opts may be
 // nil.
 func (s *Store) Open(id string, opts *WriteOptions) (*Session, error) {
-	if !validID().MatchString(id) {
+	if !validID(id) {
 		return nil, fmt.Errorf("%w: %q is not a session id", ErrNotFound, id)
 	}
 	if err := s.checkFiles(id); err != nil {

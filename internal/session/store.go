@@ -7,10 +7,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/rein-agent/rein/internal/id"
 )
 
 // The conditions callers branch on.
@@ -26,9 +26,9 @@ var (
 	ErrGate = errors.New("session: resume gate")
 )
 
-// validID matches what may name a session directory: letters, digits, '_'
-// and '-', so that an id never walks out of the root.
-var validID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`) })
+// validID reports whether s may name a session directory: 1 to 128
+// letters, digits, '_' and '-', so that an id never walks out of the root.
+func validID(s string) bool { return id.Word(s, 128) }
 
 // DefaultRoot returns where sessions live when nothing says otherwise:
 // $XDG_STATE_HOME/rein/sessions, or ~/.local/state/rein/sessions.
@@ -82,7 +82,7 @@ func (s *Store) LogPath(id string) string { return filepath.Join(s.root, id, log
 // when none matches, and names the candidates when several do. Find
 // writes nothing.
 func (s *Store) Find(ref string) (string, error) {
-	if !validID().MatchString(ref) || strings.HasPrefix(ref, tmpPrefix) {
+	if !validID(ref) || strings.HasPrefix(ref, tmpPrefix) {
 		return "", fmt.Errorf("%w: %q is not a session id (ids look like ses_01K...; `rein sessions` lists them)", ErrNotFound, ref)
 	}
 	if fi, err := os.Stat(filepath.Join(s.Dir(ref), logName)); err == nil && fi.Mode().IsRegular() {
@@ -149,7 +149,7 @@ func (s *Store) ids() ([]string, error) {
 	}
 	var ids []string
 	for _, e := range entries {
-		if e.IsDir() && validID().MatchString(e.Name()) && !strings.HasPrefix(e.Name(), tmpPrefix) {
+		if e.IsDir() && validID(e.Name()) && !strings.HasPrefix(e.Name(), tmpPrefix) {
 			ids = append(ids, e.Name())
 		}
 	}
