@@ -75,7 +75,7 @@ func Normalize(ctx context.Context, body io.Reader, ref contract.ProviderRef, f 
 			return
 		}
 		tail := &tailReader{r: body}
-		br := bufio.NewReaderSize(tail, 64<<10) // the size sse.NewReader asks for, so it reuses this reader
+		br := bufio.NewReaderSize(tail, sse.BufferSize) // the size sse.NewReader asks for, so it reuses this reader
 		_, arrays := f.(ArrayFrames)
 		blanks, isJSON := sniff(br, arrays)
 		if isJSON {

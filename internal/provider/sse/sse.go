@@ -23,6 +23,11 @@ import (
 // a bound on memory all the same.
 const MaxLine = 16 << 20
 
+// BufferSize is the size of the buffer a Reader reads through: a line up
+// to this long is handed on without a copy; a longer one is gathered.
+// Model APIs' events are mostly under 1 KB; 16 KB is four TLS records.
+const BufferSize = 16 << 10
+
 // ErrLineTooLong is returned for a line longer than MaxLine, and for an
 // event whose lines hold more than MaxLine together (a stream of data
 // lines that never ends its event).
@@ -52,14 +57,16 @@ type Event struct {
 // The zero value is not usable; use NewReader.
 type Reader struct {
 	r       *bufio.Reader
-	buf     []byte   // a line longer than the bufio buffer, gathered
-	pending [][]byte // lines left over from a chunk that held CR-only line ends
-	done    bool     // the stream has ended
+	buf     []byte       // a line longer than the bufio buffer, gathered
+	data    bytes.Buffer // the event's data lines, reused from event to event
+	stray   bytes.Buffer // the event's stray lines, reused likewise
+	pending [][]byte     // lines left over from a chunk that held CR-only line ends
+	done    bool         // the stream has ended
 }
 
 // NewReader returns a reader of the events in r.
 func NewReader(r io.Reader) *Reader {
-	return &Reader{r: bufio.NewReaderSize(r, 64<<10)}
+	return &Reader{r: bufio.NewReaderSize(r, BufferSize)}
 }
 
 // Next returns the next event. It returns io.EOF once the stream ended
@@ -69,7 +76,9 @@ func NewReader(r io.Reader) *Reader {
 // slices are its own: they stay valid after the next call.
 func (r *Reader) Next() (Event, error) {
 	var ev Event
-	var data, stray bytes.Buffer
+	data, stray := &r.data, &r.stray
+	data.Reset()
+	stray.Reset()
 	hasData, hasAny := false, false
 	for {
 		line, err := r.line()
@@ -78,7 +87,7 @@ func (r *Reader) Next() (Event, error) {
 				// The stream ended without a blank line after the event:
 				// vendors do this, and the event counts.
 				ev.Unterminated = true
-				return finish(ev, &data, &stray, hasData), nil
+				return finish(ev, data, stray, hasData), nil
 			}
 			return Event{}, io.EOF
 		}
@@ -88,7 +97,7 @@ func (r *Reader) Next() (Event, error) {
 		switch {
 		case len(line) == 0:
 			if hasAny {
-				return finish(ev, &data, &stray, hasData), nil
+				return finish(ev, data, stray, hasData), nil
 			}
 			continue
 		case line[0] == ':':
@@ -104,7 +113,7 @@ func (r *Reader) Next() (Event, error) {
 		}
 		switch {
 		case !found:
-			addLine(&stray, line)
+			addLine(stray, line)
 		case string(name) == "data":
 			if hasData {
 				data.WriteByte('\n')
@@ -117,7 +126,7 @@ func (r *Reader) Next() (Event, error) {
 			ev.ID = string(value)
 		case string(name) == "retry":
 		default:
-			addLine(&stray, line)
+			addLine(stray, line)
 		}
 	}
 }
