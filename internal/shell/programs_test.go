@@ -262,3 +262,28 @@ func TestProgramRoles(t *testing.T) {
 		})
 	}
 }
+
+// TestWordSet checks that a word set finds whole words only, and that the
+// sets of git's options are written as it reads them: words separated by
+// spaces, nothing else.
+func TestWordSet(t *testing.T) {
+	s := set("--stat-width --patch -p", "--stat")
+	for w, want := range map[string]bool{
+		"--stat": true, "-p": true, "--patch": true, "--stat-width": true,
+		"--sta": false, "stat": false, "-": false, "": false, "--stat-": false, "--patch -p": false,
+	} {
+		if got := s.has(w); got != want {
+			t.Errorf("has(%q) = %v, want %v", w, got, want)
+		}
+	}
+	for sub, g := range gitReaders {
+		if g == nil {
+			continue
+		}
+		for _, l := range append(append(wordSet{}, g.words...), g.valued...) {
+			if strings.ContainsAny(l, "\t\n\r") {
+				t.Errorf("git %s: a list of options holds white space other than spaces: %q", sub, l)
+			}
+		}
+	}
+}
