@@ -1,8 +1,11 @@
 package sandbox_test
 
 import (
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/rein-agent/rein/internal/sandbox"
@@ -55,6 +58,48 @@ func BenchmarkStartTrue(b *testing.B) {
 				}
 				if out, err := cmd.CombinedOutput(); err != nil {
 					b.Fatalf("%v: %s", err, out)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSocketsUnder measures the look for sockets that a process's
+// first sandboxed command pays for, in a directory crowded as a /tmp on a
+// machine that runs tests is (1,500 entries: files, folders with a file
+// each, rein's sessions' temporary directories, six sockets): at its top
+// level, as at every start, and two levels down, as when the kernel's
+// table names a socket rein cannot place. Run with -benchmem: what it
+// allocates is garbage that brings the first collection nearer.
+func BenchmarkSocketsUnder(b *testing.B) {
+	root := b.TempDir()
+	for i := range 1500 {
+		p := filepath.Join(root, fmt.Sprintf("go-build%010d", i))
+		var err error
+		switch {
+		case i%250 == 0: // 6
+			var l net.Listener
+			if l, err = net.Listen("unix", filepath.Join(root, fmt.Sprintf("server-%d.sock", i))); err == nil {
+				b.Cleanup(func() { l.Close() })
+			}
+		case i%16 == 1: // 94
+			err = os.Mkdir(filepath.Join(root, fmt.Sprintf("%s%d-%d-x", sandbox.SessionTempPrefix, i, i)), 0o700)
+		case i%4 == 2: // 375
+			if err = os.Mkdir(p, 0o700); err == nil {
+				err = os.WriteFile(filepath.Join(p, "out"), nil, 0o600)
+			}
+		default:
+			err = os.WriteFile(p, nil, 0o600)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, depth := range []int{0, 2} {
+		b.Run(fmt.Sprintf("depth %d", depth), func(b *testing.B) {
+			for b.Loop() {
+				if got := sandbox.SocketsUnder([]string{root}, depth, 4096); len(got) != 6 {
+					b.Fatalf("found %q, want 6 sockets", got)
 				}
 			}
 		})

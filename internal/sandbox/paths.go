@@ -286,38 +286,59 @@ const SessionTempPrefix = "rein-tmp-"
 // levels below them, reading at most limit entries in all: servers that
 // would run commands for a client (a tmux started with -S /tmp/x, an
 // editor's server) often listen there, under names no list can know.
-// Sessions' temporary directories (SessionTempPrefix) are not entered.
-// Sockets made after the scan are not found.
+// Sessions' temporary directories (SessionTempPrefix) are neither
+// entered nor counted. Sockets made after the scan are not found.
+//
+// Each directory's sockets, and the directories the next level enters,
+// are in the order of their names; where the limit cuts a directory, the
+// entries read before the cut are those the directory keeps first (its
+// own order, on Linux). On Linux it allocates only for the paths it
+// keeps (see dirReader): it runs at a process's first sandboxed command,
+// and /tmp can hold thousands of entries.
 func socketsUnder(dirs []string, depth, limit int) []string {
 	var out []string
+	r := newDirReader()
 	// Breadth first, so that the limit cuts the deepest levels.
 	level := dirs
 	for d := 0; d <= depth && len(level) > 0 && limit > 0; d++ {
 		var next []string
 		for _, dir := range level {
-			entries, err := os.ReadDir(dir)
-			if err != nil {
-				continue
-			}
-			for _, e := range entries {
-				if strings.HasPrefix(e.Name(), SessionTempPrefix) && e.IsDir() {
-					continue
+			dir = filepath.Clean(dir)
+			found, entered := len(out), len(next)
+			r.each(dir, func(name []byte, typ fs.FileMode) bool {
+				if typ == fs.ModeDir && bytes.HasPrefix(name, []byte(SessionTempPrefix)) {
+					return true
 				}
 				if limit--; limit < 0 {
-					return out
+					return false
 				}
-				p := filepath.Join(dir, e.Name())
 				switch {
-				case e.Type()&fs.ModeSocket != 0:
-					out = append(out, p)
-				case e.IsDir():
-					next = append(next, p)
+				case typ == fs.ModeSocket:
+					out = append(out, entryPath(dir, name))
+				case typ == fs.ModeDir && d < depth:
+					next = append(next, entryPath(dir, name))
 				}
+				return true
+			})
+			slices.Sort(out[found:])
+			slices.Sort(next[entered:])
+			if limit < 0 {
+				return out
 			}
 		}
 		level = next
 	}
 	return out
+}
+
+// entryPath returns the path of the entry name (one element: neither .
+// nor .., without a slash) in the clean directory dir, as filepath.Join
+// would, with one allocation.
+func entryPath(dir string, name []byte) string {
+	if strings.HasSuffix(dir, "/") {
+		return dir + string(name) // dir is the root
+	}
+	return dir + "/" + string(name)
 }
 
 // xdgDir returns name's directory under the XDG base directory env names

@@ -1,10 +1,12 @@
 package sandbox_test
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,5 +131,86 @@ func TestSocketsUnderSkipsSessionsTemporaryDirectories(t *testing.T) {
 	got := sandbox.SocketsUnder([]string{root}, 2, 4096)
 	if d := cmp.Diff([]string{socks[1]}, got); d != "" {
 		t.Errorf("SocketsUnder() mismatch (-want +got):\n%s", d)
+	}
+}
+
+// listen binds a Unix socket at path for the rest of the test, or skips
+// it where that cannot be done.
+func listen(t *testing.T, path string) {
+	t.Helper()
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Skipf("cannot listen on %s: %v", path, err)
+	}
+	t.Cleanup(func() { l.Close() })
+}
+
+// The scan finds the sockets of each level down to the depth asked,
+// level by level and each directory's in the order of their names,
+// among more entries than one read of a directory returns; it does not
+// follow a symbolic link, and a directory it cannot read is passed over.
+func TestSocketsUnderFindsEachLevel(t *testing.T) {
+	root := t.TempDir()
+	deep := filepath.Join(root, "d1", "d2", "d3")
+	if err := os.MkdirAll(deep, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var top []string
+	for i := range 1500 {
+		p := filepath.Join(root, fmt.Sprintf("%04d-%s", i, strings.Repeat("x", 100)))
+		if i%300 == 7 {
+			p = filepath.Join(root, fmt.Sprintf("%04d.sock", i))
+			listen(t, p)
+			top = append(top, p)
+			continue
+		}
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	levels := []string{filepath.Join(root, "d1", "b.sock"), filepath.Join(root, "d1", "d2", "c.sock"), filepath.Join(deep, "d.sock")}
+	for _, p := range levels {
+		listen(t, p)
+	}
+	if err := os.Symlink(top[0], filepath.Join(root, "link.sock")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("d1", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(root, "missing")
+	for depth := range 3 {
+		want := append(slices.Clone(top), levels[:depth]...)
+		if got := sandbox.SocketsUnder([]string{missing, root + "/"}, depth, 4096); !cmp.Equal(want, got) {
+			t.Errorf("SocketsUnder(depth %d) mismatch (-want +got):\n%s", depth, cmp.Diff(want, got))
+		}
+	}
+}
+
+// The limit counts the entries read, breadth first: it cuts the deepest
+// levels first, and the entries of sessions' temporary directories,
+// which are not entered, do not count.
+func TestSocketsUnderLimit(t *testing.T) {
+	root := t.TempDir()
+	for i := range 20 {
+		if err := os.Mkdir(filepath.Join(root, fmt.Sprintf("%s%d-x", sandbox.SessionTempPrefix, i)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sock, sub := filepath.Join(root, "top.sock"), filepath.Join(root, "sub")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	below := filepath.Join(sub, "below.sock")
+	listen(t, sock)
+	listen(t, below)
+	for limit, want := range map[int][]string{2: {sock}, 3: {sock, below}} {
+		if d := cmp.Diff(want, sandbox.SocketsUnder([]string{root}, 1, limit)); d != "" {
+			t.Errorf("SocketsUnder(limit %d) mismatch (-want +got):\n%s", limit, d)
+		}
+	}
+	// One entry read: top.sock or sub, whichever the directory keeps first.
+	if got := sandbox.SocketsUnder([]string{root}, 1, 1); len(got) > 1 || len(got) == 1 && got[0] != sock {
+		t.Errorf("SocketsUnder(limit 1) = %q; want %s or nothing", got, sock)
 	}
 }
