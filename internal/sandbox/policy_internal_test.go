@@ -122,6 +122,41 @@ func TestNormalize(t *testing.T) {
 	}
 }
 
+// BenchmarkNormalize measures what every sandboxed command's Wrap spends
+// making its policy: the default writable roots, protected and hidden
+// paths of a workspace with a repository, resolved through their links,
+// in a temporary home directory holding a few of the credential stores
+// (most of the hidden paths are missing, as on most machines). Run with
+// -benchmem for the allocations.
+func BenchmarkNormalize(b *testing.B) {
+	home := b.TempDir()
+	for _, d := range []string{".ssh", ".gnupg", ".config/gh", ".config/rein", ".local/state/rein/sessions", ".cache", "go/pkg/mod", "project/.git/hooks"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, f := range []string{".ssh/id_ed25519", ".config/gh/hosts.yml", ".netrc", ".bash_history"} {
+		if err := os.WriteFile(filepath.Join(home, f), nil, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Setenv("HOME", home)
+	for _, env := range []string{"XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR", "GH_CONFIG_DIR",
+		"SSH_AUTH_SOCK", "TMUX", "SCREENDIR", "GOCACHE", "GOMODCACHE", "GOPATH"} {
+		b.Setenv(env, "")
+	}
+	ws := filepath.Join(home, "project")
+	p := &Policy{
+		Writable: append([]string{ws}, DefaultWritable()...), ReadOnly: Protected([]string{ws}),
+		DenyRead: DefaultDenyRead(), TempDir: b.TempDir(),
+	}
+	for b.Loop() {
+		if _, err := normalize(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func TestGitConfigValue(t *testing.T) {
 	tests := []struct {
 		name, text, want string
