@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rein-agent/rein/internal/workspace/workspacetest"
 )
 
 func TestEncodePolicyRoundTrips(t *testing.T) {
@@ -119,6 +120,23 @@ func TestNormalize(t *testing.T) {
 	}
 	if _, err := normalize(&Policy{}); err == nil {
 		t.Error("normalize() of a policy without a temporary directory: nil error")
+	}
+}
+
+// existing keeps the paths that exist, where they lead, once each: a
+// path through a linked home directory, a link to a directory (with a
+// trailing slash too), a file; not a dangling link, a missing path, one
+// below a missing directory, nor a file named with a trailing slash
+// (which names a directory).
+func TestExisting(t *testing.T) {
+	home, real := workspacetest.LinkedHome(t)
+	got := existing([]string{home + "/.ssh", home + "/.ssh/", home + "/.gnupg/", home + "/.gnupg", home + "/.aws", home + "/.kube",
+		home + "/.config/gh/hosts.yml", home + "/.netrc/", home + "/.netrc"})
+	if d := cmp.Diff([]string{real + "/.ssh", real + "/gpg", real + "/.netrc"}, got); d != "" {
+		t.Errorf("existing() mismatch (-want +got):\n%s", d)
+	}
+	if got := existing([]string{home + "/.netrc/", real + "/.netrc/"}); len(got) > 0 {
+		t.Errorf("existing() of a file named with a trailing slash = %q, want none", got)
 	}
 }
 
