@@ -159,10 +159,14 @@ func (c *containment) containment() permission.Containment {
 }
 
 // hidden are the paths the sandbox hides from commands, whether or not
-// commands run sandboxed: the credential stores of the deny-read list,
-// the sockets that reach outside, rein's own configuration and sessions.
-func (c *containment) hidden() []string {
-	return append([]string(nil), c.policy.DenyRead...)
+// commands run sandboxed (the credential stores of the deny-read list,
+// the sockets that reach outside, rein's own configuration and sessions),
+// resolved through their links once for all who need them (the policy
+// and the search tools); own are rein's own directories among them,
+// which contain lists last.
+func (c *containment) hidden() (hidden, own []workspace.Place) {
+	hidden = workspace.Places(c.policy.DenyRead)
+	return hidden, hidden[len(hidden)-len(c.own):]
 }
 
 // describe is the sandbox in one line for the person, said at the start.

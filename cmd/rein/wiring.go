@@ -543,8 +543,8 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 	// credential stores, rein's own files), the file tools ask before
 	// reaching, and the search tools do not walk into, but for the
 	// artifacts and the skills.
-	hidden := box.hidden()
-	policy = policy.WithContainment(box.containment()).WithOwn(box.own).
+	hidden, own := box.hidden()
+	policy = policy.WithContainment(box.containment()).WithOwn(own).
 		WithHidden(hidden, append([]string{artifacts}, skillDirs...))
 	reg, err := registry.New(builtin.Tools(ws, &builtin.Options{
 		ArtifactDir: artifacts,

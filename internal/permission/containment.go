@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rein-agent/rein/internal/sandbox"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // Containment says what contains the processes a policy's commands start.
@@ -44,10 +45,12 @@ func (p *Policy) WithContainment(c Containment) *Policy {
 // own directories (the person's configuration, the sessions), always
 // asks, as one under a workspace's .rein does: a workspace that holds
 // them (the home directory) must not let the agent rewrite its rules or
-// its record. p itself is unchanged.
-func (p *Policy) WithOwn(dirs []string) *Policy {
+// its record. dirs come resolved ([workspace.Places]): they are among
+// the paths the sandbox hides (see WithHidden), resolved once for both. p
+// itself is unchanged.
+func (p *Policy) WithOwn(dirs []workspace.Place) *Policy {
 	q := *p
-	q.own = absPaths(dirs)
+	q.own = forms(dirs)
 	return &q
 }
 
@@ -62,27 +65,34 @@ func (p *Policy) WithOwn(dirs []string) *Policy {
 // holds them (the home directory, /): a read tool must not be the way
 // around the sandbox. It is an ask rather than a denial because the
 // person may want the model to read ~/.ssh/config for a task, and may
-// attach such a file themselves. p itself is unchanged.
-func (p *Policy) WithHidden(hidden, except []string) *Policy {
+// attach such a file themselves. hidden come resolved
+// ([workspace.Places]), as the caller resolved them once for all who
+// need them (the search tools too); a relative one is left out. p itself
+// is unchanged.
+func (p *Policy) WithHidden(hidden []workspace.Place, except []string) *Policy {
 	q := *p
-	q.hidden, q.except = absPaths(hidden), absPaths(except)
+	q.hidden, q.except = forms(hidden), absPaths(except)
 	return &q
 }
 
-// absPaths returns the absolute paths of paths, cleaned, each also
-// resolved through its links where that differs: the forms a path the
-// policy checks (as given, or where it leads) may take below one of them.
-// A relative one names no place and is left out.
+// absPaths returns the forms (see forms) of paths, resolved together.
 func absPaths(paths []string) []string {
+	return forms(workspace.Places(paths))
+}
+
+// forms returns the absolute paths of places, cleaned, each followed by
+// where it leads where that differs: the forms a path the policy checks
+// (as given, or where it leads) may take below one of them. A relative
+// one names no place and is left out.
+func forms(places []workspace.Place) []string {
 	var out []string
-	for _, d := range paths {
-		if !filepath.IsAbs(d) {
+	for _, pl := range places {
+		if !filepath.IsAbs(pl.Path) {
 			continue
 		}
-		d = filepath.Clean(d)
-		out = append(out, d)
-		if real, err := filepath.EvalSymlinks(d); err == nil && real != d {
-			out = append(out, real)
+		out = append(out, pl.Path)
+		if pl.Real != "" && pl.Real != pl.Path {
+			out = append(out, pl.Real)
 		}
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/workspace"
 	"github.com/rein-agent/rein/internal/workspace/workspacetest"
 )
 
@@ -325,7 +326,7 @@ func TestWithKeepsWhatThePolicyWasGiven(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p = p.WithContainment(Containment{Sandboxed: true, Writable: []string{t.TempDir()}}).WithOwn([]string{own})
+	p = p.WithContainment(Containment{Sandboxed: true, Writable: []string{t.TempDir()}}).WithOwn(workspace.Places([]string{own}))
 	q, err := p.With(AcceptEdits, Rules{Allow: mustRules(t, "write_file")})
 	if err != nil {
 		t.Fatal(err)

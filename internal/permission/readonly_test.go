@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/workspace"
 	"github.com/rein-agent/rein/internal/workspace/workspacetest"
 )
 
@@ -94,7 +96,7 @@ func TestOwnDirectoriesAreProtected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p = p.WithOwn([]string{own})
+	p = p.WithOwn(workspace.Places([]string{own}))
 	if v := p.Decide(fileReq(t, "write_file", filepath.Join(own, "config.toml"))); v.Decision != contract.Ask || !v.Firm ||
 		!strings.Contains(v.Reason, "rein's own configuration") {
 		t.Errorf("a write to rein's configuration = %+v, want a firm ask", v)
@@ -131,7 +133,7 @@ func TestHiddenPathsAsk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p = p.WithHidden(hidden, except)
+		p = p.WithHidden(workspace.Places(hidden), except)
 		for _, tc := range []struct {
 			tool, path string
 			firm       bool
@@ -168,5 +170,32 @@ func TestHiddenPathsAsk(t *testing.T) {
 		if v := q.Decide(fileReq(t, "read_file", ".ssh/id_ed25519")); v.Decision != contract.Ask || !v.Firm {
 			t.Errorf("%s, after With: %+v", mode, v)
 		}
+	}
+}
+
+// The policy keeps each hidden path and each of its own directories as
+// given, cleaned, and where it leads when that differs: a path through a
+// linked home directory in both forms, a link to a store in both, a
+// dangling link, a missing store and one below a missing directory as
+// given, a relative one not at all.
+func TestHiddenForms(t *testing.T) {
+	home, real := workspacetest.LinkedHome(t)
+	places := workspace.Places([]string{home + "/.ssh", home + "/.ssh/", home + "/x/../.ssh", home + "/.gnupg", home + "/.aws",
+		home + "/.kube", home + "/.config/gh/hosts.yml", real + "/.netrc", "relative"})
+	want := []string{home + "/.ssh", real + "/.ssh", home + "/.ssh", real + "/.ssh", home + "/.ssh", real + "/.ssh",
+		home + "/.gnupg", real + "/gpg", home + "/.aws", home + "/.kube", home + "/.config/gh/hosts.yml", real + "/.netrc"}
+	p, err := New(Default, Rules{}, mustWorkspace(t, real))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = p.WithHidden(places, []string{home + "/.gnupg", home + "/skills"}).WithOwn(places)
+	if d := cmp.Diff(want, p.hidden); d != "" {
+		t.Errorf("hidden mismatch (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(want, p.own); d != "" {
+		t.Errorf("own mismatch (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{home + "/.gnupg", real + "/gpg", home + "/skills"}, p.except); d != "" {
+		t.Errorf("except mismatch (-want +got):\n%s", d)
 	}
 }

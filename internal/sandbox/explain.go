@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // maxExplained bounds the sentences Explain returns: past it, one more
@@ -72,6 +74,9 @@ type explainer struct {
 	readOnlyFiles []string
 	hidden        []string
 	base          string // where relative paths start: the first writable root
+	// res resolves the paths of one explanation, which share their
+	// directories.
+	res workspace.Resolver
 }
 
 func newExplainer(p *Policy) *explainer {
@@ -81,7 +86,7 @@ func newExplainer(p *Policy) *explainer {
 		for _, x := range Expand(paths) {
 			x = strings.TrimSuffix(x, "/")
 			out = append(out, x)
-			if r := resolveExisting(x); r != x {
+			if r := resolveExisting(&e.res, x); r != x {
 				out = append(out, r)
 			}
 		}
@@ -221,7 +226,7 @@ func hiddenSentence(path string) string {
 // under returns the first of roots that holds path, or "".
 func (e *explainer) under(path string, roots []string) string {
 	for _, r := range roots {
-		if within(path, r) || within(resolveExisting(path), r) {
+		if within(path, r) || within(resolveExisting(&e.res, path), r) {
 			return r
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // Mode is how much a sandboxed command may change.
@@ -249,8 +250,11 @@ func normalize(p *Policy) (*Policy, error) {
 			}
 		}
 		n.Writable = existing(w)
+		// The read-only paths mostly share their directories (the
+		// repository's): resolved together.
+		var res workspace.Resolver
 		for _, ro := range Expand(p.ReadOnly) {
-			r := resolveParent(ro)
+			r := resolveParent(&res, ro)
 			if slices.ContainsFunc(n.Writable, func(w string) bool { return within(r, w) }) && !slices.Contains(n.ReadOnly, r) {
 				n.ReadOnly = append(n.ReadOnly, r)
 			}
@@ -295,44 +299,51 @@ func tempEnv(env []string, dir string) []string {
 	return out
 }
 
-// existing returns the paths that exist, resolved through symbolic links,
-// without repeats. A path that does not resolve costs one stat: most of
-// the hidden paths are missing, and a command's start pays for each.
+// existing returns the paths that exist, resolved through symbolic links
+// (filepath.EvalSymlinks: one written with a trailing slash must be a
+// directory), without repeats. They are resolved together
+// ([workspace.Places]): most of the hidden paths are missing, many under
+// the same missing directory, and a command's start pays for each.
 func existing(paths []string) []string {
 	var out []string
-	for _, p := range paths {
-		if _, err := os.Stat(p); err != nil {
-			continue // EvalSymlinks could not resolve it either
+	for i, pl := range workspace.Places(paths) {
+		r := pl.Real
+		if r == "" || slices.Contains(out, r) || strings.HasSuffix(paths[i], "/") && !isDir(r) {
+			continue
 		}
-		if r, err := filepath.EvalSymlinks(p); err == nil && !slices.Contains(out, r) {
-			out = append(out, r)
-		}
+		out = append(out, r)
 	}
 	return out
 }
 
-// resolveParent resolves the directory part of p through symbolic links,
-// leaving its last element as it is (it may be missing, or a link that
-// the helper must see as such); a trailing slash is kept. A parent that
-// does not exist is resolved as far as it does.
-func resolveParent(p string) string {
+// isDir reports whether path is a directory, its links followed.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// resolveParent resolves the directory part of p through symbolic links
+// (with r), leaving its last element as it is (it may be missing, or a
+// link that the helper must see as such); a trailing slash is kept. A
+// parent that does not exist is resolved as far as it does.
+func resolveParent(r *workspace.Resolver, p string) string {
 	slash := strings.HasSuffix(p, "/")
 	p = filepath.Clean(p)
 	dir, base := filepath.Split(p)
-	r := filepath.Join(resolveExisting(filepath.Clean(dir)), base)
+	real := filepath.Join(resolveExisting(r, filepath.Clean(dir)), base)
 	if slash {
-		r += "/"
+		real += "/"
 	}
-	return r
+	return real
 }
 
-// resolveExisting resolves p through symbolic links as far as it exists,
-// and joins the missing rest to that.
-func resolveExisting(p string) string {
+// resolveExisting resolves p through symbolic links (with r) as far as it
+// exists, and joins the missing rest to that.
+func resolveExisting(r *workspace.Resolver, p string) string {
 	rest := ""
 	for {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(r, rest)
+		if real := r.Real(p); real != "" {
+			return filepath.Join(real, rest)
 		}
 		parent := filepath.Dir(p)
 		if parent == p {

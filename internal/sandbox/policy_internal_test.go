@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rein-agent/rein/internal/workspace/workspacetest"
 )
 
 func TestEncodePolicyRoundTrips(t *testing.T) {
@@ -119,6 +120,58 @@ func TestNormalize(t *testing.T) {
 	}
 	if _, err := normalize(&Policy{}); err == nil {
 		t.Error("normalize() of a policy without a temporary directory: nil error")
+	}
+}
+
+// existing keeps the paths that exist, where they lead, once each: a
+// path through a linked home directory, a link to a directory (with a
+// trailing slash too), a file; not a dangling link, a missing path, one
+// below a missing directory, nor a file named with a trailing slash
+// (which names a directory).
+func TestExisting(t *testing.T) {
+	home, real := workspacetest.LinkedHome(t)
+	got := existing([]string{home + "/.ssh", home + "/.ssh/", home + "/.gnupg/", home + "/.gnupg", home + "/.aws", home + "/.kube",
+		home + "/.config/gh/hosts.yml", home + "/.netrc/", home + "/.netrc"})
+	if d := cmp.Diff([]string{real + "/.ssh", real + "/gpg", real + "/.netrc"}, got); d != "" {
+		t.Errorf("existing() mismatch (-want +got):\n%s", d)
+	}
+	if got := existing([]string{home + "/.netrc/", real + "/.netrc/"}); len(got) > 0 {
+		t.Errorf("existing() of a file named with a trailing slash = %q, want none", got)
+	}
+}
+
+// BenchmarkNormalize measures what every sandboxed command's Wrap spends
+// making its policy: the default writable roots, protected and hidden
+// paths of a workspace with a repository, resolved through their links,
+// in a temporary home directory holding a few of the credential stores
+// (most of the hidden paths are missing, as on most machines). Run with
+// -benchmem for the allocations.
+func BenchmarkNormalize(b *testing.B) {
+	home := b.TempDir()
+	for _, d := range []string{".ssh", ".gnupg", ".config/gh", ".config/rein", ".local/state/rein/sessions", ".cache", "go/pkg/mod", "project/.git/hooks"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, f := range []string{".ssh/id_ed25519", ".config/gh/hosts.yml", ".netrc", ".bash_history"} {
+		if err := os.WriteFile(filepath.Join(home, f), nil, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Setenv("HOME", home)
+	for _, env := range []string{"XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR", "GH_CONFIG_DIR",
+		"SSH_AUTH_SOCK", "TMUX", "SCREENDIR", "GOCACHE", "GOMODCACHE", "GOPATH"} {
+		b.Setenv(env, "")
+	}
+	ws := filepath.Join(home, "project")
+	p := &Policy{
+		Writable: append([]string{ws}, DefaultWritable()...), ReadOnly: Protected([]string{ws}),
+		DenyRead: DefaultDenyRead(), TempDir: b.TempDir(),
+	}
+	for b.Loop() {
+		if _, err := normalize(p); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

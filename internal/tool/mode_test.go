@@ -110,7 +110,7 @@ func TestOwnDirectoriesStayProtected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := New(reg, policy.WithContainment(permission.Containment{Sandboxed: true}).WithOwn([]string{own}),
+	rt, err := New(reg, policy.WithContainment(permission.Containment{Sandboxed: true}).WithOwn(workspace.Places([]string{own})),
 		&Options{Answers: config.Answers{File: filepath.Join(t.TempDir(), config.AnswersFile), Project: dir}})
 	if err != nil {
 		t.Fatal(err)

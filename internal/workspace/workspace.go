@@ -4,6 +4,12 @@
 // it, or to the outside ([ErrOutside]). The file tools refuse what
 // [Workspace.Resolve] puts outside; the permission policy asks where
 // [Workspace.Locate] says a path leads.
+//
+// [Places] resolves a list of paths together (a [Resolver], which looks
+// at each directory once), for those who need them resolved: the paths
+// the sandbox hides are resolved once, at a session's start, for both the
+// permission policy and the search tools, and again, as they are then,
+// at each sandboxed command's start.
 package workspace
 
 import (

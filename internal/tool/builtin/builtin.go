@@ -49,11 +49,12 @@ type Options struct {
 	// configuration and sessions (a workspace that is the home directory
 	// holds them). A walk that starts in one (the person was asked about
 	// it, or it is a read root there: the skills, the artifacts) walks
-	// it. Each is resolved through its links once, when the tools are
-	// made. list_dir does not descend, and lists their names; read_file
-	// reads what the permission policy lets it (which asks). Nil means
-	// none.
-	Hidden []string
+	// it. They come resolved through their links ([workspace.Places]),
+	// as the caller resolved them once for all who need them (the
+	// permission policy too); a relative one is left out. list_dir does
+	// not descend, and lists their names; read_file reads what the
+	// permission policy lets it (which asks). Nil means none.
+	Hidden []workspace.Place
 }
 
 // Tools returns the built-in tools of one session working in ws. They

@@ -7,9 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
 	"github.com/rein-agent/rein/internal/workspace"
+	"github.com/rein-agent/rein/internal/workspace/workspacetest"
 )
 
 // With the home directory as the workspace, grep and glob do not walk
@@ -45,10 +47,10 @@ func TestWalkersSkipHiddenPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	skills := filepath.Join(home, ".config", "rein", "skills")
-	tools := Tools(ws, &Options{ReadRoots: []string{skills}, Hidden: []string{
+	tools := Tools(ws, &Options{ReadRoots: []string{skills}, Hidden: workspace.Places([]string{
 		filepath.Join(home, ".ssh"), filepath.Join(home, ".aws"), filepath.Join(home, ".netrc"),
 		filepath.Join(home, ".config", "rein"), filepath.Join(home, ".local", "state", "rein"),
-	}})
+	})})
 	byName := map[string]registry.Tool{}
 	for _, tool := range tools {
 		byName[tool.Name] = tool
@@ -93,4 +95,30 @@ func TestWalkersSkipHiddenPaths(t *testing.T) {
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// The scope keeps each hidden path where it leads; a missing one where
+// its directory leads, with its name; one below a missing directory as
+// given, cleaned; a relative one not at all. Its read roots are where
+// they lead, the artifacts directory first, even before it is made; one
+// below a missing directory is left out.
+func TestScopeForms(t *testing.T) {
+	home, real := workspacetest.LinkedHome(t)
+	workspacetest.Mkdir(t, filepath.Join(real, "state"))
+	ws, err := workspace.New(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newScope(ws, home+"/state/artifacts", home+"/.gnupg", home+"/skills/x", home+"/.ssh/")
+	s.hide(workspace.Places([]string{home + "/.ssh", home + "/.ssh/", home + "/x/../.ssh", home + "/.gnupg", home + "/.aws",
+		home + "/.kube", home + "/.config/gh/hosts.yml", real + "/.netrc", "relative"}))
+	want := []string{real + "/.ssh", real + "/.ssh", real + "/.ssh", real + "/gpg", real + "/.aws", real + "/.kube",
+		home + "/.config/gh/hosts.yml", real + "/.netrc"}
+	if d := cmp.Diff(want, s.hidden); d != "" {
+		t.Errorf("hidden mismatch (-want +got):\n%s", d)
+	}
+	reads := []readRoot{{dir: real + "/state/artifacts", artifacts: true}, {dir: real + "/gpg"}, {dir: real + "/.ssh"}}
+	if d := cmp.Diff(reads, s.reads, cmp.AllowUnexported(readRoot{})); d != "" {
+		t.Errorf("reads mismatch (-want +got):\n%s", d)
+	}
 }

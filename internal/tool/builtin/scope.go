@@ -38,25 +38,26 @@ type scope struct {
 	ws *workspace.Workspace
 	// reads are the read roots, the artifacts directory first when there
 	// is one; each absolute, its links resolved when the scope was made
-	// (see realDir).
+	// (see realDirs).
 	reads []readRoot
 	// hidden are the paths the walkers do not enter (Options.Hidden),
 	// resolved as reads are.
 	hidden []string
 }
 
-// hide adds paths to those the walkers do not enter: each made absolute
-// and resolved (realDir); one that is neither there nor has a parent
-// there is kept as written, cleaned.
-func (s *scope) hide(paths []string) {
-	for _, p := range paths {
-		if !filepath.IsAbs(p) {
+// hide adds places to those the walkers do not enter: where each leads
+// (reach); one that is neither there nor has a parent there is kept as
+// written, cleaned. A relative one names no place and is left out.
+func (s *scope) hide(places []workspace.Place) {
+	for _, pl := range places {
+		if !filepath.IsAbs(pl.Path) {
 			continue
 		}
-		if real := realDir(p); real != "" {
-			p = real
+		p := reach(pl)
+		if p == "" {
+			p = pl.Path
 		}
-		s.hidden = append(s.hidden, filepath.Clean(p))
+		s.hidden = append(s.hidden, p)
 	}
 }
 
@@ -97,35 +98,43 @@ type readRoot struct {
 func newScope(ws *workspace.Workspace, dir string, reads ...string) *scope {
 	s := &scope{ws: ws}
 	if dir != "" {
-		if real := realDir(dir); real != "" {
-			s.reads = append(s.reads, readRoot{dir: real, artifacts: true})
-		}
+		reads = append([]string{dir}, reads...)
 	}
-	for _, d := range reads {
-		if real := realDir(d); real != "" {
-			s.reads = append(s.reads, readRoot{dir: real})
+	for i, real := range realDirs(reads) {
+		if real != "" {
+			s.reads = append(s.reads, readRoot{dir: real, artifacts: dir != "" && i == 0})
 		}
 	}
 	return s
 }
 
-// realDir returns dir, absolute, with its links resolved; when dir does
-// not exist yet (the runtime makes the artifacts directory with the first
-// artifact), its parent's links are resolved and its name appended. It is
-// "" when neither exists. Resolved once, here: a link put in place of the
-// directory later (by a command) cannot move it elsewhere. A path resolved
-// by the workspace has no links left, so when it lies below this one it is
+// realDirs returns each of dirs, absolute, with its links resolved (see
+// reach), or "" where it cannot be: the directories are resolved
+// together. Resolved once, here: a link put in place of a directory later
+// (by a command) cannot move it elsewhere. A path resolved by the
+// workspace has no links left, so when it lies below one of these it is
 // really in the directory there.
-func realDir(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return ""
+func realDirs(dirs []string) []string {
+	abs := make([]string, len(dirs))
+	for i, d := range dirs {
+		abs[i], _ = filepath.Abs(d) // "" when it fails, which resolves to ""
 	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real
+	out := make([]string, len(dirs))
+	for i, pl := range workspace.Places(abs) {
+		out[i] = reach(pl)
 	}
-	if real, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
-		return filepath.Join(real, filepath.Base(abs))
+	return out
+}
+
+// reach returns where pl leads; when it does not exist yet (the runtime
+// makes the artifacts directory with the first artifact), where its
+// parent leads with its name appended. It is "" when neither exists.
+func reach(pl workspace.Place) string {
+	switch {
+	case pl.Real != "":
+		return pl.Real
+	case pl.Dir != "":
+		return filepath.Join(pl.Dir, filepath.Base(pl.Path))
 	}
 	return ""
 }

@@ -37,3 +37,24 @@ func RealTemp(t testing.TB) string {
 	}
 	return d
 }
+
+// LinkedHome makes a home directory reached through a link (home leads to
+// real, as /home/u may lead to /data/u), holding a credential store of
+// each kind a hidden path may name: a directory (.ssh), a link to one
+// (.gnupg, to gpg), a dangling link (.aws), a file (.netrc); .kube and
+// .config are missing.
+func LinkedHome(t testing.TB) (home, real string) {
+	t.Helper()
+	base := RealTemp(t)
+	real = filepath.Join(base, "real")
+	Mkdir(t, filepath.Join(real, ".ssh"))
+	Mkdir(t, filepath.Join(real, "gpg"))
+	Symlink(t, "gpg", filepath.Join(real, ".gnupg"))
+	Symlink(t, filepath.Join(base, "store", "aws"), filepath.Join(real, ".aws"))
+	if err := os.WriteFile(filepath.Join(real, ".netrc"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	home = filepath.Join(base, "home")
+	Symlink(t, real, home)
+	return home, real
+}
