@@ -82,8 +82,11 @@ func absPaths(paths []string) []string {
 
 // forms returns the absolute paths of places, cleaned, each followed by
 // where it leads where that differs: the forms a path the policy checks
-// (as given, or where it leads) may take below one of them. A relative
-// one names no place and is left out.
+// (as given, or where it leads) may take below one of them. For a place
+// that is missing, where it would be is its directory's real path and
+// its name: a ~/.ssh made after the start, in a home reached through a
+// link, is hidden by its real path too. A relative one names no place
+// and is left out.
 func forms(places []workspace.Place) []string {
 	var out []string
 	for _, pl := range places {
@@ -91,8 +94,12 @@ func forms(places []workspace.Place) []string {
 			continue
 		}
 		out = append(out, pl.Path)
-		if pl.Real != "" && pl.Real != pl.Path {
-			out = append(out, pl.Real)
+		real := pl.Real
+		if real == "" && pl.Dir != "" {
+			real = filepath.Join(pl.Dir, filepath.Base(pl.Path))
+		}
+		if real != "" && real != pl.Path {
+			out = append(out, real)
 		}
 	}
 	return out

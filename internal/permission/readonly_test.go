@@ -177,13 +177,15 @@ func TestHiddenPathsAsk(t *testing.T) {
 // given, cleaned, and where it leads when that differs: a path through a
 // linked home directory in both forms, a link to a store in both, a
 // dangling link, a missing store and one below a missing directory as
-// given, a relative one not at all.
+// given and where it would be (its directory's real path and its name), a
+// relative one not at all.
 func TestHiddenForms(t *testing.T) {
 	home, real := workspacetest.LinkedHome(t)
 	places := workspace.Places([]string{home + "/.ssh", home + "/.ssh/", home + "/x/../.ssh", home + "/.gnupg", home + "/.aws",
 		home + "/.kube", home + "/.config/gh/hosts.yml", real + "/.netrc", "relative"})
 	want := []string{home + "/.ssh", real + "/.ssh", home + "/.ssh", real + "/.ssh", home + "/.ssh", real + "/.ssh",
-		home + "/.gnupg", real + "/gpg", home + "/.aws", home + "/.kube", home + "/.config/gh/hosts.yml", real + "/.netrc"}
+		home + "/.gnupg", real + "/gpg", home + "/.aws", real + "/.aws", home + "/.kube", real + "/.kube",
+		home + "/.config/gh/hosts.yml", real + "/.netrc"}
 	p, err := New(Default, Rules{}, mustWorkspace(t, real))
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +197,28 @@ func TestHiddenForms(t *testing.T) {
 	if d := cmp.Diff(want, p.own); d != "" {
 		t.Errorf("own mismatch (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]string{home + "/.gnupg", real + "/gpg", home + "/skills"}, p.except); d != "" {
+	if d := cmp.Diff([]string{home + "/.gnupg", real + "/gpg", home + "/skills", real + "/skills"}, p.except); d != "" {
 		t.Errorf("except mismatch (-want +got):\n%s", d)
+	}
+}
+
+// A credential store that is missing when rein starts, in a home reached
+// through a link, and made afterwards is hidden all the same when a call
+// names it by its real path.
+func TestHiddenMadeLaterThroughALinkedHome(t *testing.T) {
+	home, real := workspacetest.LinkedHome(t)
+	p, err := New(AcceptEdits, Rules{Allow: mustRules(t, "read_file")}, mustWorkspace(t, real))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = p.WithHidden(workspace.Places([]string{home + "/.kube"}), nil)
+	workspacetest.Mkdir(t, real+"/.kube")
+	if err := os.WriteFile(real+"/.kube/credentials", []byte("x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{real + "/.kube/credentials", ".kube/credentials"} {
+		if v := p.Decide(fileReq(t, "read_file", path)); v.Decision != contract.Ask || !v.Firm {
+			t.Errorf("read_file %s = %+v, want a firm ask", path, v)
+		}
 	}
 }
