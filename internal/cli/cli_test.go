@@ -269,6 +269,12 @@ func TestFlagsReachTheWiring(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("spec (-want +got):\n%s", d)
 	}
+	// --fallback= says "no fallback": an empty list, which overrides the
+	// configuration's, where nil would leave it to it.
+	Execute(t.Context(), []string{"exec", "--fallback=", "hi"}, deps)
+	if got.Fallback == nil || len(got.Fallback) != 0 {
+		t.Errorf("--fallback= gave %#v, want an empty list, not nil", got.Fallback)
+	}
 }
 
 func TestRetriesAndFallbacksAreShown(t *testing.T) {

@@ -8,7 +8,9 @@ import (
 )
 
 // listFlag is a string flag that may be given more than once. Given
-// again, it adds to the values; given first, it replaces the default.
+// again, it adds to the values; given first, it replaces the default,
+// with an empty list (not nil) at least: --fallback= says "none", which a
+// nil list would leave to the configuration.
 // With commas, each value is split at commas (CSV quoting kept), as
 // pflag's StringSlice splits them; without, each is kept whole, as its
 // StringArray keeps them.
@@ -22,11 +24,13 @@ type listFlag struct {
 	given  bool
 }
 
-// stringsFlag adds a list flag to f that stores its values in p.
-func stringsFlag(f *pflag.FlagSet, p *[]string, commas bool, name, usage string) {
+// listFlagVar adds a list flag to f that stores its values in p.
+func listFlagVar(f *pflag.FlagSet, p *[]string, commas bool, name, usage string) {
 	f.Var(&listFlag{values: p, commas: commas}, name, usage)
 }
 
+// Set adds the values of v: v itself, or with commas the values it
+// lists ("" lists none).
 func (l *listFlag) Set(v string) error {
 	vals := []string{v}
 	if l.commas {
@@ -39,7 +43,7 @@ func (l *listFlag) Set(v string) error {
 		}
 	}
 	if !l.given {
-		*l.values = nil
+		*l.values = []string{}
 		l.given = true
 	}
 	*l.values = append(*l.values, vals...)
@@ -55,11 +59,12 @@ func (l *listFlag) String() string {
 	return "[" + strings.Join(*l.values, ",") + "]"
 }
 
-// Type names the value in help as pflag does for its own ("strings",
-// "stringArray").
+// Type is the type pflag's own would have: help names a stringSlice
+// "strings", and shell completion offers a flag again when its type says
+// it is a slice or an array.
 func (l *listFlag) Type() string {
 	if l.commas {
-		return "strings"
+		return "stringSlice"
 	}
 	return "stringArray"
 }

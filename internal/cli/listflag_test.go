@@ -21,12 +21,13 @@ func TestListFlag(t *testing.T) {
 		{"not given keeps the default", false, nil, []string{"default"}},
 		{"array keeps each whole", false, []string{"--x", "bash(a, b)", "--x=read_file"}, []string{"bash(a, b)", "read_file"}},
 		{"slice splits at commas", true, []string{"--x", "anthropic,openai:gpt-4.1", "--x", `"a,b",c`}, []string{"anthropic", "openai:gpt-4.1", "a,b", "c"}},
-		{"an empty slice value is none", true, []string{"--x="}, nil},
+		{"an empty slice value is none", true, []string{"--x="}, []string{}},
+		{"an empty array value is one", false, []string{"--x="}, []string{""}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := []string{"default"}
 			f := pflag.NewFlagSet("t", pflag.ContinueOnError)
-			stringsFlag(f, &got, tc.commas, "x", "usage")
+			listFlagVar(f, &got, tc.commas, "x", "usage")
 			if err := f.Parse(tc.args); err != nil {
 				t.Fatal(err)
 			}
@@ -37,15 +38,16 @@ func TestListFlag(t *testing.T) {
 	}
 	var none []string
 	f := pflag.NewFlagSet("t", pflag.ContinueOnError)
-	stringsFlag(f, &none, false, "allow", "a rule")
-	if got, want := f.FlagUsages(), "      --allow stringArray   a rule\n"; got != want {
+	listFlagVar(f, &none, false, "allow", "a rule")
+	listFlagVar(f, &none, true, "fallback", "models")
+	if got, want := f.FlagUsages(), "      --allow stringArray   a rule\n      --fallback strings    models\n"; got != want {
 		t.Errorf("help = %q, want %q (no default shown)", got, want)
 	}
 	if err := f.Parse([]string{"--x"}); err == nil {
 		t.Error("an unknown flag parsed")
 	}
 	bad := pflag.NewFlagSet("t", pflag.ContinueOnError)
-	stringsFlag(bad, &none, true, "x", "usage")
+	listFlagVar(bad, &none, true, "x", "usage")
 	if err := bad.Parse([]string{`--x="a`}); err == nil {
 		t.Error(`--x="a (an unclosed quote) parsed`)
 	}

@@ -75,8 +75,8 @@ func (a *app) extensionCommands() []*cobra.Command {
 	}
 	add.Flags().StringVar(&mf.url, "url", "", "the server's URL (streamable HTTP)")
 	add.Flags().StringVar(&mf.bearerEnv, "bearer-env", "", "the environment variable holding the server's bearer token (its name is saved, never the token)")
-	stringsFlag(add.Flags(), &mf.env, false, "env", "KEY=VALUE for the server's environment, repeatable")
-	stringsFlag(add.Flags(), &mf.headers, false, "header", "'Name: value' sent to an HTTP server, repeatable")
+	listFlagVar(add.Flags(), &mf.env, false, "env", "KEY=VALUE for the server's environment, repeatable")
+	listFlagVar(add.Flags(), &mf.headers, false, "header", "'Name: value' sent to an HTTP server, repeatable")
 	remove := &cobra.Command{
 		Use: "remove NAME", Short: "Remove a server from your own config.toml", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return a.removeServer(args[0]) },

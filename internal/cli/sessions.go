@@ -64,7 +64,7 @@ func (a *app) sessionCommands() []*cobra.Command {
 
 	logCmd := a.oneArgCommand("log ID", "Print a session's events, one per line, optionally only some types",
 		"print the events as JSON lines, exactly as the log holds them", a.log)
-	stringsFlag(logCmd.Flags(), &a.flags.types, false, "type", "only events of these types, repeatable: a family (tool: tool.*; model, context, run, session...), a glob ('tool.*') or a type (run.finished)")
+	listFlagVar(logCmd.Flags(), &a.flags.types, false, "type", "only events of these types, repeatable: a family (tool: tool.*; model, context, run, session...), a glob ('tool.*') or a type (run.finished)")
 
 	whyCmd := a.oneArgCommand("why PATH", "Show every recorded intent that read or changed PATH, and why: the model's words, the decision, the result",
 		"one JSON object per intent per line", a.why)
