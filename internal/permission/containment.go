@@ -83,10 +83,10 @@ func absPaths(paths []string) []string {
 // forms returns the absolute paths of places, cleaned, each followed by
 // where it leads where that differs: the forms a path the policy checks
 // (as given, or where it leads) may take below one of them. For a place
-// that is missing, where it would be is its directory's real path and
-// its name: a ~/.ssh made after the start, in a home reached through a
-// link, is hidden by its real path too. A relative one names no place
-// and is left out.
+// that is missing, it is where it would be ([workspace.Place].Reach): a
+// ~/.ssh or ~/.docker/config.json made after the start, in a home
+// reached through a link, is hidden by its real path too. A relative one
+// names no place and is left out.
 func forms(places []workspace.Place) []string {
 	var out []string
 	for _, pl := range places {
@@ -95,8 +95,8 @@ func forms(places []workspace.Place) []string {
 		}
 		out = append(out, pl.Path)
 		real := pl.Real
-		if real == "" && pl.Dir != "" {
-			real = filepath.Join(pl.Dir, filepath.Base(pl.Path))
+		if real == "" {
+			real = pl.Reach
 		}
 		if real != "" && real != pl.Path {
 			out = append(out, real)

@@ -185,7 +185,7 @@ func TestHiddenForms(t *testing.T) {
 		home + "/.kube", home + "/.config/gh/hosts.yml", real + "/.netrc", "relative"})
 	want := []string{home + "/.ssh", real + "/.ssh", home + "/.ssh", real + "/.ssh", home + "/.ssh", real + "/.ssh",
 		home + "/.gnupg", real + "/gpg", home + "/.aws", real + "/.aws", home + "/.kube", real + "/.kube",
-		home + "/.config/gh/hosts.yml", real + "/.netrc"}
+		home + "/.config/gh/hosts.yml", real + "/.config/gh/hosts.yml", real + "/.netrc"}
 	p, err := New(Default, Rules{}, mustWorkspace(t, real))
 	if err != nil {
 		t.Fatal(err)
@@ -202,21 +202,24 @@ func TestHiddenForms(t *testing.T) {
 	}
 }
 
-// A credential store that is missing when rein starts, in a home reached
-// through a link, and made afterwards is hidden all the same when a call
-// names it by its real path.
+// A credential store that is missing when rein starts (or whose directory
+// is), in a home reached through a link, and made afterwards is hidden all
+// the same when a call names it by its real path.
 func TestHiddenMadeLaterThroughALinkedHome(t *testing.T) {
 	home, real := workspacetest.LinkedHome(t)
 	p, err := New(AcceptEdits, Rules{Allow: mustRules(t, "read_file")}, mustWorkspace(t, real))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p = p.WithHidden(workspace.Places([]string{home + "/.kube"}), nil)
+	p = p.WithHidden(workspace.Places([]string{home + "/.kube", home + "/.docker/config.json"}), nil)
 	workspacetest.Mkdir(t, real+"/.kube")
-	if err := os.WriteFile(real+"/.kube/credentials", []byte("x\n"), 0o600); err != nil {
-		t.Fatal(err)
+	workspacetest.Mkdir(t, real+"/.docker")
+	for _, f := range []string{real + "/.kube/credentials", real + "/.docker/config.json"} {
+		if err := os.WriteFile(f, []byte("x\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
-	for _, path := range []string{real + "/.kube/credentials", ".kube/credentials"} {
+	for _, path := range []string{real + "/.kube/credentials", ".kube/credentials", real + "/.docker/config.json", ".docker/config.json"} {
 		if v := p.Decide(fileReq(t, "read_file", path)); v.Decision != contract.Ask || !v.Firm {
 			t.Errorf("read_file %s = %+v, want a firm ask", path, v)
 		}

@@ -86,7 +86,7 @@ func newExplainer(p *Policy) *explainer {
 		for _, x := range Expand(paths) {
 			x = strings.TrimSuffix(x, "/")
 			out = append(out, x)
-			if r := resolveExisting(&e.res, x); r != x {
+			if r := e.res.Reach(x); r != x {
 				out = append(out, r)
 			}
 		}
@@ -226,7 +226,7 @@ func hiddenSentence(path string) string {
 // under returns the first of roots that holds path, or "".
 func (e *explainer) under(path string, roots []string) string {
 	for _, r := range roots {
-		if within(path, r) || within(resolveExisting(&e.res, path), r) {
+		if within(path, r) || within(e.res.Reach(path), r) {
 			return r
 		}
 	}

@@ -330,28 +330,11 @@ func resolveParent(r *workspace.Resolver, p string) string {
 	slash := strings.HasSuffix(p, "/")
 	p = filepath.Clean(p)
 	dir, base := filepath.Split(p)
-	real := filepath.Join(resolveExisting(r, filepath.Clean(dir)), base)
+	real := filepath.Join(r.Reach(filepath.Clean(dir)), base)
 	if slash {
 		real += "/"
 	}
 	return real
-}
-
-// resolveExisting resolves p through symbolic links (with r) as far as it
-// exists, and joins the missing rest to that.
-func resolveExisting(r *workspace.Resolver, p string) string {
-	rest := ""
-	for {
-		if real := r.Real(p); real != "" {
-			return filepath.Join(real, rest)
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return filepath.Join(p, rest)
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
-	}
 }
 
 // within says whether path is root or lies under it. Both are clean

@@ -69,6 +69,26 @@ func (r *Resolver) Real(path string) string {
 	return real
 }
 
+// Reach returns where path leads, or, where it does not resolve, where it
+// would lead were it made: where its nearest ancestor that resolves
+// leads, with the rest of path joined to that. A hidden or writable path
+// that is missing, or below a missing directory, is named so once made
+// through a linked home.
+func (r *Resolver) Reach(path string) string {
+	rest := ""
+	for {
+		if real := r.Real(path); real != "" {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(path)
+		if parent == path {
+			return filepath.Join(path, rest)
+		}
+		rest = filepath.Join(filepath.Base(path), rest)
+		path = parent
+	}
+}
+
 // Place is a path and where it leads, as [Places] found it.
 type Place struct {
 	// Path is the path as given, cleaned.
@@ -77,14 +97,14 @@ type Place struct {
 	// [Resolver.Real]); "" when it does not resolve, and for a relative
 	// Path, which names no place.
 	Real string
-	// Dir is where Path's directory leads, every link followed; "" when
-	// it does not resolve, and for a relative Path.
-	Dir string
+	// Reach is where Path leads or would lead were it made (see
+	// [Resolver.Reach]); "" for a relative Path.
+	Reach string
 }
 
 // Places resolves paths together (see [Resolver]), and returns a Place
 // for each, in order: each path that is absolute resolved, as it is
-// cleaned, and its directory; a relative one is not resolved.
+// cleaned, and where it would be; a relative one is not resolved.
 func Places(paths []string) []Place {
 	var r Resolver
 	out := make([]Place, len(paths))
@@ -92,8 +112,8 @@ func Places(paths []string) []Place {
 		p = filepath.Clean(p)
 		out[i].Path = p
 		if filepath.IsAbs(p) {
-			out[i].Dir = r.Real(filepath.Dir(p))
 			out[i].Real = r.Real(p)
+			out[i].Reach = r.Reach(p)
 		}
 	}
 	return out

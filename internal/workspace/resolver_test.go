@@ -99,20 +99,24 @@ func TestResolverAnswersAsEvalSymlinks(t *testing.T) {
 	}
 }
 
-// Places gives each path cleaned, where it leads and where its directory
-// leads, in order; a relative one is kept, unresolved.
+// Places gives each path cleaned, where it leads and where it would lead
+// were it made (below a link, however many names are missing), in
+// order; a relative one is kept, unresolved.
 func TestPlaces(t *testing.T) {
 	base, _ := resolverTree(t)
 	got := Places([]string{
 		base + "/ld/sub/", base + "/ld/new", base + "/missing/x", base + "/d/sub/l/../f", "rel/x", base + "/ld/sub/f",
+		base + "/ld/m1/m2", base + "/dangle",
 	})
 	want := []Place{
-		{Path: base + "/ld/sub", Real: base + "/d/sub", Dir: base + "/d"},
-		{Path: base + "/ld/new", Real: "", Dir: base + "/d"},
-		{Path: base + "/missing/x", Real: "", Dir: ""},
-		{Path: base + "/d/sub/f", Real: base + "/d/sub/f", Dir: base + "/d/sub"},
+		{Path: base + "/ld/sub", Real: base + "/d/sub", Reach: base + "/d/sub"},
+		{Path: base + "/ld/new", Real: "", Reach: base + "/d/new"},
+		{Path: base + "/missing/x", Real: "", Reach: base + "/missing/x"},
+		{Path: base + "/d/sub/f", Real: base + "/d/sub/f", Reach: base + "/d/sub/f"},
 		{Path: "rel/x"},
-		{Path: base + "/ld/sub/f", Real: base + "/d/sub/f", Dir: base + "/d/sub"},
+		{Path: base + "/ld/sub/f", Real: base + "/d/sub/f", Reach: base + "/d/sub/f"},
+		{Path: base + "/ld/m1/m2", Real: "", Reach: base + "/d/m1/m2"}, // two levels missing, below a link
+		{Path: base + "/dangle", Real: "", Reach: base + "/dangle"},    // a dangling link: where it stands
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Places() mismatch (-want +got):\n%s", d)

@@ -98,8 +98,8 @@ func quote(s string) string {
 }
 
 // The scope keeps each hidden path where it leads; a missing one where
-// its directory leads, with its name; one below a missing directory as
-// given, cleaned; a relative one not at all. Its read roots are where
+// it would lead were it made, however many of its names are missing; a
+// relative one not at all. Its read roots are where
 // they lead, the artifacts directory first, even before it is made; one
 // below a missing directory is left out.
 func TestScopeForms(t *testing.T) {
@@ -113,7 +113,7 @@ func TestScopeForms(t *testing.T) {
 	s.hide(workspace.Places([]string{home + "/.ssh", home + "/.ssh/", home + "/x/../.ssh", home + "/.gnupg", home + "/.aws",
 		home + "/.kube", home + "/.config/gh/hosts.yml", real + "/.netrc", "relative"}))
 	want := []string{real + "/.ssh", real + "/.ssh", real + "/.ssh", real + "/gpg", real + "/.aws", real + "/.kube",
-		home + "/.config/gh/hosts.yml", real + "/.netrc"}
+		real + "/.config/gh/hosts.yml", real + "/.netrc"}
 	if d := cmp.Diff(want, s.hidden); d != "" {
 		t.Errorf("hidden mismatch (-want +got):\n%s", d)
 	}

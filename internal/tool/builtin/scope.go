@@ -45,19 +45,14 @@ type scope struct {
 	hidden []string
 }
 
-// hide adds places to those the walkers do not enter: where each leads
-// (reach); one that is neither there nor has a parent there is kept as
-// written, cleaned. A relative one names no place and is left out.
+// hide adds places to those the walkers do not enter: where each leads,
+// or would lead were it made ([workspace.Place].Reach). A relative one
+// names no place and is left out.
 func (s *scope) hide(places []workspace.Place) {
 	for _, pl := range places {
-		if !filepath.IsAbs(pl.Path) {
-			continue
+		if filepath.IsAbs(pl.Path) {
+			s.hidden = append(s.hidden, pl.Reach)
 		}
-		p := reach(pl)
-		if p == "" {
-			p = pl.Path
-		}
-		s.hidden = append(s.hidden, p)
 	}
 }
 
@@ -108,8 +103,10 @@ func newScope(ws *workspace.Workspace, dir string, reads ...string) *scope {
 	return s
 }
 
-// realDirs returns each of dirs, absolute, with its links resolved (see
-// reach), or "" where it cannot be: the directories are resolved
+// realDirs returns each of dirs, absolute, with its links resolved; one
+// that does not exist yet (the runtime makes the artifacts directory
+// with the first artifact) as where its parent leads with its name
+// appended; "" where neither exists. The directories are resolved
 // together. Resolved once, here: a link put in place of a directory later
 // (by a command) cannot move it elsewhere. A path resolved by the
 // workspace has no links left, so when it lies below one of these it is
@@ -120,23 +117,19 @@ func realDirs(dirs []string) []string {
 		abs[i], _ = filepath.Abs(d) // "" when it fails, which resolves to ""
 	}
 	out := make([]string, len(dirs))
-	for i, pl := range workspace.Places(abs) {
-		out[i] = reach(pl)
+	var r workspace.Resolver
+	for i, d := range abs {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		d = filepath.Clean(d)
+		if out[i] = r.Real(d); out[i] == "" {
+			if parent := r.Real(filepath.Dir(d)); parent != "" {
+				out[i] = filepath.Join(parent, filepath.Base(d))
+			}
+		}
 	}
 	return out
-}
-
-// reach returns where pl leads; when it does not exist yet (the runtime
-// makes the artifacts directory with the first artifact), where its
-// parent leads with its name appended. It is "" when neither exists.
-func reach(pl workspace.Place) string {
-	switch {
-	case pl.Real != "":
-		return pl.Real
-	case pl.Dir != "":
-		return filepath.Join(pl.Dir, filepath.Base(pl.Path))
-	}
-	return ""
 }
 
 // locate returns where path leads for a tool that makes u of it. A path
