@@ -9,6 +9,7 @@ package id
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"strings"
 	"time"
 )
 
@@ -47,21 +48,41 @@ func encode(dst []byte, raw [16]byte) []byte {
 	return append(dst, out[:]...)
 }
 
-// Word reports whether s is 1 to limit ASCII letters, digits, '_' or '-':
-// the shape rein asks of a name that becomes a file name (a session's id)
-// or a tool's name, which can neither walk out of a directory nor need
-// quoting. It is a loop, not a regular expression: `[A-Za-z0-9_-]{1,128}`
-// compiles to a program of 100 KB.
-func Word(s string, limit int) bool {
+// MaxName is the longest tool name the model APIs accept.
+const MaxName = 64
+
+// NameByte reports whether c may stand in a name: an ASCII letter, a
+// digit, '_' or '-', which can neither walk out of a directory nor need
+// quoting, and which every model API accepts in a tool's name and a
+// call's id.
+func NameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
+}
+
+// ValidName reports whether s is 1 to limit bytes that may stand in a
+// name (NameByte): the shape rein asks of a session's id, a tool's name
+// and a rule's. It is a loop, not a regular expression:
+// `[A-Za-z0-9_-]{1,128}` compiles to a program of 100 KB.
+func ValidName(s string, limit int) bool {
 	if len(s) == 0 || len(s) > limit {
 		return false
 	}
 	for i := range len(s) {
-		switch c := s[i]; {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '-':
-		default:
+		if !NameByte(s[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// SafeName returns s with each character that may not stand in a name
+// (NameByte) made '_', one for each character, however many bytes it
+// takes.
+func SafeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x80 && NameByte(byte(r)) {
+			return r
+		}
+		return '_'
+	}, s)
 }

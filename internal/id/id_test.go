@@ -32,7 +32,7 @@ func TestNoPrefix(t *testing.T) {
 	}
 }
 
-func TestWord(t *testing.T) {
+func TestValidName(t *testing.T) {
 	long := strings.Repeat("a", 64)
 	for _, c := range []struct {
 		s    string
@@ -51,8 +51,25 @@ func TestWord(t *testing.T) {
 		{"a\x00", false},
 		{"a*", false},
 	} {
-		if got := Word(c.s, 64); got != c.want {
-			t.Errorf("Word(%q, 64) = %v, want %v", c.s, got, c.want)
+		if got := ValidName(c.s, 64); got != c.want {
+			t.Errorf("ValidName(%q, 64) = %v, want %v", c.s, got, c.want)
+		}
+	}
+}
+
+func TestSafeName(t *testing.T) {
+	for in, want := range map[string]string{
+		"call_01-AB": "call_01-AB",
+		"a.b/c d":    "a_b_c_d",
+		"é":          "_", // one character, one '_', however many bytes
+		"toolu:01":   "toolu_01",
+		"":           "",
+	} {
+		if got := SafeName(in); got != want {
+			t.Errorf("SafeName(%q) = %q, want %q", in, got, want)
+		}
+		if got := SafeName(in); got != "" && !ValidName(got, len(got)) {
+			t.Errorf("SafeName(%q) = %q, not a valid name", in, got)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/registry"
 )
 
@@ -122,7 +123,7 @@ func (m *Manager) keep(call *registry.Call, i int, kind, mimeType string, data [
 	if err := os.MkdirAll(m.opts.ArtifactDir, 0o700); err != nil {
 		return fmt.Sprintf("[%s: not kept: %v]", what, err)
 	}
-	path := filepath.Join(m.opts.ArtifactDir, safe(call.InvocationID)+"-"+strconv.Itoa(i)+extension(mimeType))
+	path := filepath.Join(m.opts.ArtifactDir, id.SafeName(call.InvocationID)+"-"+strconv.Itoa(i)+extension(mimeType))
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		return fmt.Sprintf("[%s: not kept: %v]", what, err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/tether"
 )
 
@@ -206,7 +207,7 @@ func (m *Manager) logPath(name string) string {
 	if m.opts.LogDir == "" || m.opts.Connect != nil {
 		return ""
 	}
-	return filepath.Join(m.opts.LogDir, "mcp-"+safe(name)+".log")
+	return filepath.Join(m.opts.LogDir, "mcp-"+id.SafeName(name)+".log")
 }
 
 // httpTransport is the streamable HTTP transport to s, sending its

@@ -24,9 +24,9 @@ var builtinTools = []string{bashTool, "read_file", "write_file", "edit_file", "g
 // whose name starts so).
 func validToolName(name string) bool {
 	if prefix, ok := strings.CutSuffix(name, "*"); ok {
-		return prefix == "" || id.Word(prefix, 63)
+		return prefix == "" || id.ValidName(prefix, id.MaxName-1)
 	}
-	return id.Word(name, 64)
+	return id.ValidName(name, id.MaxName)
 }
 
 // Rule names a tool and, optionally, which of its inputs it covers:

@@ -303,7 +303,7 @@ func (r *Registry) index(name string) int {
 
 // check tests a tool definition on its own.
 func check(t Tool) error {
-	if !id.Word(t.Name, 64) {
+	if !id.ValidName(t.Name, id.MaxName) {
 		return fmt.Errorf("registry: tool name %q: want 1 to 64 letters, digits, '_' or '-'", t.Name)
 	}
 	switch t.Risk {

@@ -28,7 +28,7 @@ var (
 
 // validID reports whether s may name a session directory: 1 to 128
 // letters, digits, '_' and '-', so that an id never walks out of the root.
-func validID(s string) bool { return id.Word(s, 128) }
+func validID(s string) bool { return id.ValidName(s, 128) }
 
 // DefaultRoot returns where sessions live when nothing says otherwise:
 // $XDG_STATE_HOME/rein/sessions, or ~/.local/state/rein/sessions.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/provider"
 )
 
@@ -322,17 +323,11 @@ func toolResultsFirst(content []any) {
 // API accepts only [a-zA-Z0-9_-] in ids, so any other character becomes
 // '_'; a call and its result map to the same id.
 func toolUseID(providerCallID, intentID string) string {
-	id := providerCallID
-	if id == "" {
-		id = intentID
+	switch {
+	case providerCallID != "":
+		return id.SafeName(providerCallID)
+	case intentID != "":
+		return id.SafeName(intentID)
 	}
-	if id == "" {
-		id = "call"
-	}
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
-			return r
-		}
-		return '_'
-	}, id)
+	return "call"
 }
