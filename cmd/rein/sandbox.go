@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/rein-agent/rein/internal/cli"
 	"github.com/rein-agent/rein/internal/config"
@@ -162,11 +163,16 @@ func (c *containment) containment() permission.Containment {
 // commands run sandboxed (the credential stores of the deny-read list,
 // the sockets that reach outside, rein's own configuration and sessions),
 // resolved through their links once for all who need them (the policy
-// and the search tools); own are rein's own directories among them,
-// which contain lists last.
+// and the search tools); own are rein's own directories among them, found
+// by their paths wherever the list holds them.
 func (c *containment) hidden() (hidden, own []workspace.Place) {
 	hidden = workspace.Places(c.policy.DenyRead)
-	return hidden, hidden[len(hidden)-len(c.own):]
+	for _, pl := range hidden {
+		if slices.ContainsFunc(c.own, func(o string) bool { return filepath.Clean(o) == pl.Path }) {
+			own = append(own, pl)
+		}
+	}
+	return hidden, own
 }
 
 // describe is the sandbox in one line for the person, said at the start.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/rein-agent/rein/internal/sandbox/sandboxtest"
 
 	"github.com/rein-agent/rein/internal/contract"
@@ -110,5 +112,15 @@ func TestOwnDenyReadKeepsTheSocketsHidden(t *testing.T) {
 		if !slices.Contains(box.policy.DenyRead, p) {
 			t.Errorf("DenyRead %q lacks %s", box.policy.DenyRead, p)
 		}
+	}
+	// rein's own directories are told apart among them: a write there
+	// always asks.
+	_, own := box.hidden()
+	var got []string
+	for _, pl := range own {
+		got = append(got, pl.Path)
+	}
+	if d := cmp.Diff([]string{"/home/u/.config/rein", filepath.Dir(sessionDir)}, got); d != "" {
+		t.Errorf("own (-want +got):\n%s", d)
 	}
 }
