@@ -86,13 +86,13 @@ type batch struct {
 // the line it was reading), and returns it. No goroutine it starts
 // outlives it. The *logLine is only valid during the call to fn.
 //
-// A file smaller than a batch (a session's log, mostly) is read into a
-// buffer its size, not batchSize: opening a new, empty log allocates
-// almost nothing.
+// A regular file smaller than a batch (a session's log, mostly) is read
+// into a buffer its size, not batchSize: opening a new, empty log
+// allocates almost nothing. (A pipe says its size is 0.)
 func decodeLines(r io.Reader, prefix string, fn func(*logLine) error) error {
 	size := batchSize
 	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
-		if fi, err := f.Stat(); err == nil && fi.Size() < batchSize {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() < batchSize {
 			// One byte more than the file, so that the read that finds
 			// its end needs no larger buffer; a file that grew since is
 			// read all the same, its buffer grown.

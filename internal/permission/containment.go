@@ -30,7 +30,9 @@ type Containment struct {
 }
 
 // WithContainment returns a copy of p that knows its commands run in c:
-// writes inside c.Writable count as inside the writable roots, and, in
+// writes inside c.Writable count as inside the writable roots (each as
+// given and where it leads, or would lead were it made: a cache not made
+// yet, in a home reached through a link, as the sandbox mounts it), and, in
 // accept-edits mode, a command whose every effect the analysis sees and
 // judges fine runs without asking when c keeps it in a sandbox without
 // network. p itself is unchanged.

@@ -470,8 +470,16 @@ func TestContainmentWritable(t *testing.T) {
 			t.Errorf("%s: %s, want %s\nreason: %s", tc.name, got, tc.want, v.Reason)
 		}
 	}
+	// A writable root not made yet, in a home reached through a link, is
+	// one where it would be too: a write there by its real path is inside.
+	home, real := workspacetest.LinkedHome(t)
+	later := "cat README.md > " + filepath.Join(real, ".cache", "go-build", "x")
+	p, _ := New(AcceptEdits, rules, ws)
+	if v := p.WithContainment(Containment{Sandboxed: true, Writable: []string{home + "/.cache/go-build"}}).Decide(bashReq(t, later)); v.Decision != contract.Allow {
+		t.Errorf("a write below a writable root not made yet, by its real path: %s %s\nreason: %s", v.Decision, v.By, v.Reason)
+	}
 	// WithContainment copies: the policy it was called on is unchanged.
-	p, _ := New(AcceptEdits, Rules{}, ws)
+	p, _ = New(AcceptEdits, Rules{}, ws)
 	q := p.WithContainment(Containment{Sandboxed: true, Writable: []string{tmp}})
 	if p.Containment().Sandboxed || !q.Containment().Sandboxed || len(q.Containment().Writable) != 1 {
 		t.Errorf("containment: %+v, copy %+v", p.Containment(), q.Containment())

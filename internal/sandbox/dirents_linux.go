@@ -27,16 +27,22 @@ func newDirReader() *dirReader {
 
 // each calls fn with the name and the type of each entry of dir but .
 // and .., in the order the directory keeps them, until fn returns false.
+// Unless follow, dir itself is not followed when it is a symbolic link
+// (it gives no entries).
 // The type is fs.ModeDir, fs.ModeSocket, or 0 for any other (a symbolic
 // link is not followed). name points into the reader's buffer: it is
 // valid only during the call, and fn copies what it keeps. A directory
 // that cannot be opened or read, wholly or from some entry on, gives
 // fewer entries, and no error: a look that cannot see a directory finds
 // no socket there.
-func (r *dirReader) each(dir string, fn func(name []byte, typ fs.FileMode) bool) {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+func (r *dirReader) each(dir string, follow bool, fn func(name []byte, typ fs.FileMode) bool) {
+	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
+	if !follow {
+		flags |= unix.O_NOFOLLOW
+	}
+	fd, err := unix.Open(dir, flags, 0)
 	for errors.Is(err, unix.EINTR) {
-		fd, err = unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		fd, err = unix.Open(dir, flags, 0)
 	}
 	if err != nil {
 		return

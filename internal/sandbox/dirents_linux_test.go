@@ -138,3 +138,30 @@ func TestSocketsUnderAllocatesForWhatItKeeps(t *testing.T) {
 		t.Errorf("socketsUnder() allocated %v times for one socket among 1,500 entries", n)
 	}
 }
+
+// A directory that is a symbolic link is read only when asked to follow
+// it: the look below /tmp's top level never follows a link put in place
+// of a folder it found.
+func TestEachFollowsALinkOnlyWhenAsked(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "d"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "d", "f"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "d"), filepath.Join(root, "l")); err != nil {
+		t.Fatal(err)
+	}
+	r := newDirReader()
+	for _, follow := range []bool{true, false} {
+		var got []string
+		r.each(filepath.Join(root, "l"), follow, func(name []byte, _ fs.FileMode) bool {
+			got = append(got, string(name))
+			return true
+		})
+		if want := follow; (len(got) == 1) != want {
+			t.Errorf("each(link, follow=%v) = %q", follow, got)
+		}
+	}
+}

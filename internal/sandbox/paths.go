@@ -293,7 +293,8 @@ const SessionTempPrefix = "rein-tmp-"
 // are in the order of their names; where the limit cuts a directory, the
 // entries read before the cut are those the directory keeps first (its
 // own order, on Linux). On Linux it allocates only for the paths it
-// keeps (see dirReader): it runs at a process's first sandboxed command,
+// keeps, and for the name of an entry whose type the directory does not
+// say (see dirReader): it runs at a process's first sandboxed command,
 // and /tmp can hold thousands of entries.
 func socketsUnder(dirs []string, depth, limit int) []string {
 	var out []string
@@ -305,7 +306,9 @@ func socketsUnder(dirs []string, depth, limit int) []string {
 		for _, dir := range level {
 			dir = filepath.Clean(dir)
 			found, entered := len(out), len(next)
-			r.each(dir, func(name []byte, typ fs.FileMode) bool {
+			// A folder found by the look was one when read: a link put in
+			// its place since is not followed.
+			r.each(dir, d == 0, func(name []byte, typ fs.FileMode) bool {
 				if typ == fs.ModeDir && bytes.HasPrefix(name, []byte(SessionTempPrefix)) {
 					return true
 				}

@@ -148,7 +148,8 @@ func listen(t *testing.T, path string) {
 // The scan finds the sockets of each level down to the depth asked,
 // level by level and each directory's in the order of their names,
 // among more entries than one read of a directory returns; it does not
-// follow a symbolic link, and a directory it cannot read is passed over.
+// follow a symbolic link, and a directory that is not there is passed
+// over.
 func TestSocketsUnderFindsEachLevel(t *testing.T) {
 	root := t.TempDir()
 	deep := filepath.Join(root, "d1", "d2", "d3")

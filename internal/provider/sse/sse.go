@@ -28,6 +28,10 @@ const MaxLine = 16 << 20
 // Model APIs' events are mostly under 1 KB; 16 KB is four TLS records.
 const BufferSize = 16 << 10
 
+// keepBuffer is the most a Reader keeps of an event's buffers for the
+// next: a larger one, grown for one large event, is let go.
+const keepBuffer = 64 << 10
+
 // ErrLineTooLong is returned for a line longer than MaxLine, and for an
 // event whose lines hold more than MaxLine together (a stream of data
 // lines that never ends its event).
@@ -77,8 +81,12 @@ func NewReader(r io.Reader) *Reader {
 func (r *Reader) Next() (Event, error) {
 	var ev Event
 	data, stray := &r.data, &r.stray
-	data.Reset()
-	stray.Reset()
+	for _, b := range []*bytes.Buffer{data, stray} {
+		if b.Cap() > keepBuffer {
+			*b = bytes.Buffer{} // one large event does not keep its memory for the stream
+		}
+		b.Reset()
+	}
 	hasData, hasAny := false, false
 	for {
 		line, err := r.line()

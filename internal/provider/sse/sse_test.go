@@ -129,3 +129,29 @@ func (r *repeater) Read(p []byte) (int, error) {
 	r.n += n
 	return n, nil
 }
+
+// A reader keeps an event's buffers for the next, but not those one
+// large event grew: they go with the next event.
+func TestReaderLetsGoOfALargeEventsBuffer(t *testing.T) {
+	big := strings.Repeat("x", 1<<20)
+	r := NewReader(strings.NewReader("data: " + big + "\n\ndata: small\n\ndata: again\n\n"))
+	if ev, err := r.Next(); err != nil || len(ev.Data) != len(big) {
+		t.Fatalf("first event: %d bytes, %v", len(ev.Data), err)
+	}
+	if r.data.Cap() < len(big) {
+		t.Fatalf("the large event's buffer has %d bytes, want it kept until the next event", r.data.Cap())
+	}
+	if ev, err := r.Next(); err != nil || string(ev.Data) != "small" {
+		t.Fatalf("second event: %q, %v", ev.Data, err)
+	}
+	if c := r.data.Cap(); c > keepBuffer {
+		t.Errorf("after a small event the buffer holds %d bytes, want at most %d", c, keepBuffer)
+	}
+	kept := r.data.Cap()
+	if ev, err := r.Next(); err != nil || string(ev.Data) != "again" {
+		t.Fatalf("third event: %q, %v", ev.Data, err)
+	}
+	if r.data.Cap() != kept {
+		t.Errorf("a small event's buffer is not reused: %d bytes, then %d", kept, r.data.Cap())
+	}
+}
