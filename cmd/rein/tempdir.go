@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/rein-agent/rein/internal/sandbox"
@@ -61,11 +62,12 @@ func ownerOf(name string) (o owner, ok bool) {
 // makeTempDir creates a session's private temporary directory in
 // os.TempDir, mode 0700, named for this process.
 func makeTempDir() (string, error) {
-	return os.MkdirTemp("", tempPrefix+self.String()+"-")
+	return os.MkdirTemp("", tempPrefix+self().String()+"-")
 }
 
-// self is this process as an owner, read once.
-var self = thisProcess()
+// self is this process as an owner, read once, when first asked: rein
+// version and the sandbox's helpers never ask.
+var self = sync.OnceValue(thisProcess)
 
 // removeStale removes, from dir, the temporary directories of rein
 // processes that no longer exist, and returns how many it removed. It

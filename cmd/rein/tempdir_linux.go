@@ -20,7 +20,7 @@ func thisProcess() owner {
 // at another time (the pid was given again). Anything that cannot be
 // read counts as alive.
 func (o owner) gone() bool {
-	if o.ns == 0 || o.ns != self.ns || o.start == 0 {
+	if o.ns == 0 || o.ns != self().ns || o.start == 0 {
 		return false
 	}
 	start, err := startTime(o.pid)

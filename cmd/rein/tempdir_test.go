@@ -19,7 +19,7 @@ func deadOwner(t testing.TB) owner {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	o := self
+	o := self()
 	o.pid = cmd.Process.Pid
 	return o
 }
@@ -52,13 +52,13 @@ func TestRemoveStaleTempDirs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := filepath.Join(tmp, tempPrefix+self.String()+"-"); !strings.HasPrefix(live, want) || self.start == 0 || self.ns == 0 {
+	if want := filepath.Join(tmp, tempPrefix+self().String()+"-"); !strings.HasPrefix(live, want) || self().start == 0 || self().ns == 0 {
 		t.Fatalf("makeTempDir() = %s, want it to start with %s", live, want)
 	}
 	mkdir(t, live)
 
 	dead := deadOwner(t)
-	reused := self
+	reused := self()
 	reused.start-- // this pid, but a process started at another time
 	otherNS := deadOwner(t)
 	otherNS.ns++
@@ -167,7 +167,7 @@ func BenchmarkRemoveStale(b *testing.B) {
 		dir := b.TempDir()
 		crowd(b, dir)
 		for i := range 1000 {
-			mkdir(b, filepath.Join(dir, fmt.Sprintf("%s%s-%d", tempPrefix, self, i)))
+			mkdir(b, filepath.Join(dir, fmt.Sprintf("%s%s-%d", tempPrefix, self(), i)))
 		}
 		for b.Loop() {
 			if n := removeStale(dir); n != 0 {
