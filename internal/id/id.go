@@ -51,16 +51,16 @@ func encode(dst []byte, raw [16]byte) []byte {
 // MaxName is the longest tool name the model APIs accept.
 const MaxName = 64
 
-// NameByte reports whether c may stand in a name: an ASCII letter, a
+// nameByte reports whether c may stand in a name: an ASCII letter, a
 // digit, '_' or '-', which can neither walk out of a directory nor need
 // quoting, and which every model API accepts in a tool's name and a
 // call's id.
-func NameByte(c byte) bool {
+func nameByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
 }
 
 // ValidName reports whether s is 1 to limit bytes that may stand in a
-// name (NameByte): the shape rein asks of a session's id, a tool's name
+// name (nameByte): the shape rein asks of a session's id, a tool's name
 // and a rule's. It is a loop, not a regular expression:
 // `[A-Za-z0-9_-]{1,128}` compiles to a program of 100 KB.
 func ValidName(s string, limit int) bool {
@@ -68,7 +68,7 @@ func ValidName(s string, limit int) bool {
 		return false
 	}
 	for i := range len(s) {
-		if !NameByte(s[i]) {
+		if !nameByte(s[i]) {
 			return false
 		}
 	}
@@ -76,11 +76,11 @@ func ValidName(s string, limit int) bool {
 }
 
 // SafeName returns s with each character that may not stand in a name
-// (NameByte) made '_', one for each character, however many bytes it
+// (nameByte) made '_', one for each character, however many bytes it
 // takes.
 func SafeName(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r < 0x80 && NameByte(byte(r)) {
+		if r < 0x80 && nameByte(byte(r)) {
 			return r
 		}
 		return '_'

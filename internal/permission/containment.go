@@ -96,12 +96,8 @@ func forms(places []workspace.Place) []string {
 			continue
 		}
 		out = append(out, pl.Path)
-		real := pl.Real
-		if real == "" {
-			real = pl.Reach
-		}
-		if real != "" && real != pl.Path {
-			out = append(out, real)
+		if pl.Reach != "" && pl.Reach != pl.Path { // Reach is Real where Path resolves
+			out = append(out, pl.Reach)
 		}
 	}
 	return out

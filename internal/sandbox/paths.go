@@ -307,7 +307,8 @@ func socketsUnder(dirs []string, depth, limit int) []string {
 			dir = filepath.Clean(dir)
 			found, entered := len(out), len(next)
 			// A folder found by the look was one when read: a link put in
-			// its place since is not followed.
+			// its place since is not followed (a link put in place of a
+			// folder above it, two levels down, would be).
 			r.each(dir, d == 0, func(name []byte, typ fs.FileMode) bool {
 				if typ == fs.ModeDir && bytes.HasPrefix(name, []byte(SessionTempPrefix)) {
 					return true

@@ -73,8 +73,12 @@ func (r *Resolver) Real(path string) string {
 // would lead were it made: where its nearest ancestor that resolves
 // leads, with the rest of path joined to that. A hidden or writable path
 // that is missing, or below a missing directory, is named so once made
-// through a linked home.
+// through a linked home. path is cleaned first; a relative one is taken
+// from the current directory, as EvalSymlinks takes it, and its answer
+// is relative where no ancestor resolves. A dangling link is a name like
+// any other: where it stands, not where it points.
 func (r *Resolver) Reach(path string) string {
+	path = filepath.Clean(path)
 	rest := ""
 	for {
 		if real := r.Real(path); real != "" {

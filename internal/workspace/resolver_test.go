@@ -159,3 +159,20 @@ func BenchmarkPlaces(b *testing.B) {
 		}
 	})
 }
+
+// Reach cleans what it is given: a trailing slash on a missing name does
+// not repeat the name.
+func TestReachCleans(t *testing.T) {
+	base, _ := resolverTree(t)
+	var r Resolver
+	for in, want := range map[string]string{
+		base + "/m/":        base + "/m",
+		base + "/ld/m1/m2/": base + "/d/m1/m2",
+		base + "/ld/./x/..": base + "/d",
+		"/":                 "/",
+	} {
+		if got := r.Reach(in); got != want {
+			t.Errorf("Reach(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

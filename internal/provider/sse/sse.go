@@ -87,6 +87,9 @@ func (r *Reader) Next() (Event, error) {
 		}
 		b.Reset()
 	}
+	if cap(r.buf) > keepBuffer {
+		r.buf = nil // nor does one long line (pending lines keep what they point into)
+	}
 	hasData, hasAny := false, false
 	for {
 		line, err := r.line()

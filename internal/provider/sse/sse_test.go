@@ -131,7 +131,8 @@ func (r *repeater) Read(p []byte) (int, error) {
 }
 
 // A reader keeps an event's buffers for the next, but not those one
-// large event grew: they go with the next event.
+// large event (a line longer than the reader's buffer) grew: they go with
+// the next event.
 func TestReaderLetsGoOfALargeEventsBuffer(t *testing.T) {
 	big := strings.Repeat("x", 1<<20)
 	r := NewReader(strings.NewReader("data: " + big + "\n\ndata: small\n\ndata: again\n\n"))
@@ -146,6 +147,9 @@ func TestReaderLetsGoOfALargeEventsBuffer(t *testing.T) {
 	}
 	if c := r.data.Cap(); c > keepBuffer {
 		t.Errorf("after a small event the buffer holds %d bytes, want at most %d", c, keepBuffer)
+	}
+	if c := cap(r.buf); c > keepBuffer {
+		t.Errorf("after a small event the line buffer holds %d bytes, want at most %d", c, keepBuffer)
 	}
 	kept := r.data.Cap()
 	if ev, err := r.Next(); err != nil || string(ev.Data) != "again" {
