@@ -45,3 +45,45 @@ func TestDocsLinkOnlyInsideTheRepository(t *testing.T) {
 		}
 	}
 }
+
+// packageRow matches a row of ARCHITECTURE.md's table of packages and
+// captures the package names it stands for, in backquotes.
+var packageRow = regexp.MustCompile("^\\| ((?:`[^`]+`(?:, )?)+) \\|")
+
+// ARCHITECTURE.md says that its table of packages lists them so that
+// imports point down the table: each package listed imports none listed
+// above it. A row may name several packages; a package the table does
+// not name is not checked.
+func TestArchitectureListsPackagesInImportOrder(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rowOf := map[string]int{} // package -> its row
+	for n, line := range strings.Split(string(b), "\n") {
+		m := packageRow.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		for _, name := range strings.Split(m[1], ", ") {
+			name = strings.Trim(name, "`")
+			if strings.HasPrefix(name, "internal/") || strings.HasPrefix(name, "cmd/") {
+				rowOf[module+"/"+name] = n
+			}
+		}
+	}
+	if len(rowOf) < 20 {
+		t.Fatalf("found %d packages in ARCHITECTURE.md's table, want its whole list", len(rowOf))
+	}
+	for path, p := range packages(t) {
+		row, listed := rowOf[path]
+		if !listed {
+			continue
+		}
+		for _, dep := range p.Imports {
+			if up, ok := rowOf[dep]; ok && up < row {
+				t.Errorf("ARCHITECTURE.md lists %s above %s, which imports it: arrows must point down the list", dep, path)
+			}
+		}
+	}
+}
