@@ -203,9 +203,10 @@ func TestUIApprovalWithDiffAndAlways(t *testing.T) {
 		}
 	}
 	s.answer("y")
-	// The second approval's subject, not "(saved in": the first dialog
-	// says that too, and may still be on the screen.
-	v = s.waitVisible("touch checked")
+	// The second dialog's head, not "(saved in": the first dialog says
+	// that too, and may still be on the screen; nor the command, which
+	// its card shows before the dialog opens.
+	v = s.waitVisible("rein wants to run a command:")
 	if !strings.Contains(v, "(saved in") || !strings.Contains(v, "projects.toml") {
 		t.Errorf("the approval does not say where always saves:\n%s", v)
 	}
