@@ -339,74 +339,47 @@ func TestSessionDir(t *testing.T) {
 	}
 }
 
-// max_artifact_bytes is the user's to set: a project's file may not raise
-// (or set) how much of the user's disk a session's artifacts take.
-func TestMaxArtifactBytes(t *testing.T) {
+// max_artifact_bytes and mcp_max_message_bytes are the user's to set: a
+// project's file may not raise (or set) how much of the user's disk a
+// session's artifacts take, nor what a server's message may take; it is
+// told so in a warning.
+func TestUserOnlyByteLimits(t *testing.T) {
 	dir := t.TempDir()
-	for _, tc := range []struct {
-		name, user, project string
-		want                int64
-		err                 string
-	}{
-		{name: "unset", want: 0},
-		{name: "user", user: "max_artifact_bytes = 200_000_000\n", want: 200_000_000},
-		{name: "negative", user: "model = \"m\"\nmax_artifact_bytes = -1\n", err: "config.toml:2: max_artifact_bytes is -1; it must be 1 or more"},
-		{name: "project may not", user: "max_artifact_bytes = 1000\n", project: "max_artifact_bytes = 1_000_000_000_000\n", want: 1000},
+	for key, got := range map[string]func(*Config) int64{
+		"max_artifact_bytes":    func(c *Config) int64 { return c.MaxArtifactBytes },
+		"mcp_max_message_bytes": func(c *Config) int64 { return c.MCPMaxMessageBytes },
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			user := write(t, filepath.Join(dir, tc.name, "user", "config.toml"), tc.user)
-			project := write(t, filepath.Join(dir, tc.name, "repo", ".rein", "config.toml"), tc.project)
-			c, err := Load(Paths{User: user, Project: project})
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("Load() error = %v, want one containing %q", err, tc.err)
+		for _, tc := range []struct {
+			name, user, project string
+			want                int64
+			err                 string
+		}{
+			{name: "unset", want: 0},
+			{name: "user", user: key + " = 200_000_000\n", want: 200_000_000},
+			{name: "negative", user: "model = \"m\"\n" + key + " = -1\n", err: "config.toml:2: " + key + " is -1; it must be 1 or more"},
+			{name: "project may not", user: key + " = 1000\n", project: key + " = 1_000_000_000_000\n", want: 1000},
+		} {
+			t.Run(key+"/"+tc.name, func(t *testing.T) {
+				user := write(t, filepath.Join(dir, key, tc.name, "user", "config.toml"), tc.user)
+				project := write(t, filepath.Join(dir, key, tc.name, "repo", ".rein", "config.toml"), tc.project)
+				c, err := Load(Paths{User: user, Project: project})
+				if tc.err != "" {
+					if err == nil || !strings.Contains(err.Error(), tc.err) {
+						t.Fatalf("Load() error = %v, want one containing %q", err, tc.err)
+					}
+					return
 				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c.MaxArtifactBytes != tc.want {
-				t.Errorf("MaxArtifactBytes = %d, want %d", c.MaxArtifactBytes, tc.want)
-			}
-		})
-	}
-}
-
-// mcp_max_message_bytes is the user's to set, like max_artifact_bytes: a
-// project's file may not raise what a server's message may take.
-func TestMCPMaxMessageBytes(t *testing.T) {
-	dir := t.TempDir()
-	for _, tc := range []struct {
-		name, user, project string
-		want                int64
-		err                 string
-	}{
-		{name: "unset", want: 0},
-		{name: "user", user: "mcp_max_message_bytes = 64_000_000\n", want: 64_000_000},
-		{name: "negative", user: "model = \"m\"\nmcp_max_message_bytes = -1\n", err: "config.toml:2: mcp_max_message_bytes is -1; it must be 1 or more"},
-		{name: "project may not", user: "mcp_max_message_bytes = 1000\n", project: "mcp_max_message_bytes = 1_000_000_000_000\n", want: 1000},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			user := write(t, filepath.Join(dir, tc.name, "user", "config.toml"), tc.user)
-			project := write(t, filepath.Join(dir, tc.name, "repo", ".rein", "config.toml"), tc.project)
-			c, err := Load(Paths{User: user, Project: project})
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("Load() error = %v, want one containing %q", err, tc.err)
+				if err != nil {
+					t.Fatal(err)
 				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c.MCPMaxMessageBytes != tc.want {
-				t.Errorf("MCPMaxMessageBytes = %d, want %d", c.MCPMaxMessageBytes, tc.want)
-			}
-			if tc.project != "" && !slices.ContainsFunc(c.Warnings, func(w string) bool { return strings.Contains(w, "mcp_max_message_bytes") }) {
-				t.Errorf("no warning about the project's mcp_max_message_bytes: %q", c.Warnings)
-			}
-		})
+				if g := got(c); g != tc.want {
+					t.Errorf("%s = %d, want %d", key, g, tc.want)
+				}
+				if tc.project != "" && !slices.ContainsFunc(c.Warnings, func(w string) bool { return strings.Contains(w, key) }) {
+					t.Errorf("no warning about the project's %s: %q", key, c.Warnings)
+				}
+			})
+		}
 	}
 }
 
