@@ -14,17 +14,7 @@ import (
 // in this process: rein's side of the round trip (the SDK's JSON-RPC, the
 // result's rendering), without a process or a pipe.
 func BenchmarkCallInMemory(b *testing.B) {
-	ch := make(changes, 4)
-	m := New(&Options{Servers: []Server{{Name: "b"}}, Connect: inMemory(testServer), OnChange: ch.on})
-	m.Start(context.Background())
-	defer m.Close()
-	c := <-ch
-	var echo registry.Tool
-	for _, t := range c.Tools {
-		if t.Name == "mcp__b__echo" {
-			echo = t
-		}
-	}
+	echo := benchTool(b, &Options{Servers: []Server{{Name: "b"}}, Connect: inMemory(testServer)}, "mcp__b__echo")
 	call := &registry.Call{InvocationID: "inv", Input: json.RawMessage(`{"text":"hello"}`), Output: io.Discard}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -51,17 +41,7 @@ func BenchmarkCallInMemory(b *testing.B) {
 // 143 MiB before the transport limit, 112 after; 50 MiB, 436 MiB before,
 // 55 after (refused).
 func BenchmarkStdioLargeResult(b *testing.B) {
-	ch := make(changes, 4)
-	m := New(&Options{Servers: []Server{stdio("b", nil)}, Environ: os.Environ(), OnChange: ch.on})
-	m.Start(context.Background())
-	defer m.Close()
-	c := <-ch
-	var big registry.Tool
-	for _, t := range c.Tools {
-		if t.Name == "mcp__b__big" {
-			big = t
-		}
-	}
+	big := benchTool(b, &Options{Servers: []Server{stdio("b", nil)}, Environ: os.Environ()}, "mcp__b__big")
 	call := &registry.Call{InvocationID: "inv", Input: json.RawMessage(`{"mb":15}`), Output: io.Discard}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -69,4 +49,22 @@ func BenchmarkStdioLargeResult(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchTool starts a Manager with opts (closed when b ends) and returns
+// its tool called name, once the server has listed its tools.
+func benchTool(b *testing.B, opts *Options, name string) registry.Tool {
+	b.Helper()
+	ch := make(changes, 4)
+	opts.OnChange = ch.on
+	m := New(opts)
+	m.Start(context.Background())
+	b.Cleanup(func() { _ = m.Close() }) // a benchmark's server: its close error says nothing of what was measured
+	for _, t := range (<-ch).Tools {
+		if t.Name == name {
+			return t
+		}
+	}
+	b.Fatalf("the server has no tool %s", name)
+	return registry.Tool{}
 }
