@@ -25,7 +25,8 @@ func samples() []Event {
 		&SessionStarted{Cwd: "/w", Version: "v", Profile: "default", Provider: "openai", Model: "gpt", BaseURL: "http://127.0.0.1:11434/v1",
 			Sandbox: &SandboxStatus{Available: true, Backend: "landlock+userns", Reason: "why not"}, System: "You are rein.",
 			ModelInfo: &ModelInfo{ContextWindow: 200000, MaxOutput: 64000, Source: InfoCatalog,
-				Prices: &Prices{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}}},
+				Prices: &Prices{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}},
+			Parent: &ParentRef{Session: "ses_0", Seq: 9, IntentID: "int_0", Agent: "explore", Description: "find it", Depth: 1}},
 		&UserMessage{Text: "帮我看看这个项目为什么测试失败，并把它修好。\n<120 pasted lines>", Display: "帮我看看这个项目为什么测试失败，并把它修好。\n[pasted 120 lines]"},
 		&RunStarted{Goal: "fix"},
 		&RunFinished{Outcome: OutcomeCompleted, Reason: "done", Usage: &Totals{InputTokens: 1, OutputTokens: 2, CacheReadTokens: 3,
@@ -74,6 +75,14 @@ func samples() []Event {
 		&ToolsChanged{Server: "github", Added: []string{"mcp__github__get_issue"}, Removed: []string{"mcp__github__old"}, Reason: "the server started"},
 		&HookRan{Event: HookPreToolUse, Matcher: "Bash", Command: "./guard.sh", Source: "/w/.claude/settings.json", IntentID: "int_1", ToolName: "bash",
 			Exit: ExitError, ExitCode: 2, DurationMS: 12, Decision: HookDeny, Reason: "no rm", Context: "note"},
+		&TaskStarted{IntentID: "int_1", Agent: "explore", Description: "find the auth code", Child: "ses_2", Resumed: true},
+		&TaskEvent{IntentID: "int_1", Child: "ses_2", Event: Envelope{Seq: 3, ID: "evt_9", Time: time.Date(2026, 11, 30, 5, 1, 2, 0, time.UTC),
+			Session: "ses_2", Run: "run_2", Turn: 1, Cause: "evt_8", Data: &ModelText{Text: "found it"}}},
+		&TaskFinished{IntentID: "int_1", Agent: "explore", Child: "ses_2", Outcome: TaskCompleted, Reason: "answered",
+			Usage: &Totals{InputTokens: 10, OutputTokens: 2, CacheReadTokens: 1, CacheWriteTokens: 1, ReasoningTokens: 1, Calls: 1, CostUSD: 0.01, Unpriced: 1},
+			Turns: 2, ToolCalls: 3, FilesRead: []string{"/w/a.go"}, FilesChanged: []string{"/w/b.go"}},
+		&JobStarted{JobID: "job_1", IntentID: "int_1", Command: "npm run dev", Artifact: "job_1.txt"},
+		&JobFinished{JobID: "job_1", Outcome: JobExited, ExitCode: 1, Bytes: 120},
 	}
 }
 

@@ -41,6 +41,11 @@ const (
 	TypeToolOutputDelta     = "tool.output_delta"
 	TypeToolsChanged        = "tools.changed"
 	TypeHookRan             = "hook.ran"
+	TypeTaskStarted         = "task.started"
+	TypeTaskEvent           = "task.event"
+	TypeTaskFinished        = "task.finished"
+	TypeJobStarted          = "job.started"
+	TypeJobFinished         = "job.finished"
 )
 
 // Event is one fact of a session. It is a sealed sum type: the variants are
@@ -62,7 +67,7 @@ type ModelEvent interface {
 // IsDelta reports whether events of type t travel on the bus only and are
 // never stored.
 func IsDelta(t string) bool {
-	return t == TypeTextDelta || t == TypeReasoningDelta || t == TypeIntentDelta || t == TypeToolOutputDelta
+	return t == TypeTextDelta || t == TypeReasoningDelta || t == TypeIntentDelta || t == TypeToolOutputDelta || t == TypeTaskEvent
 }
 
 // SessionStarted opens a session.
@@ -84,6 +89,23 @@ type SessionStarted struct {
 	// ModelInfo is what rein knows of the model's limits and prices, and
 	// where it learned them; nil when nothing is known.
 	ModelInfo *ModelInfo `json:"model_info,omitempty"`
+	// Parent names the session and the task call this session is the
+	// child of; nil for a session a person started.
+	Parent *ParentRef `json:"parent,omitempty"`
+}
+
+// ParentRef names what a child session works for: the parent session,
+// the seq of the parent's tool.invocation.started of the task call, the
+// call's intent, and the brief's agent and description.
+type ParentRef struct {
+	Session     string `json:"session"`
+	Seq         uint64 `json:"seq"`
+	IntentID    string `json:"intent_id"`
+	Agent       string `json:"agent"`
+	Description string `json:"description,omitempty"`
+	// Depth is 1 for a child of a person's session, 2 for a child's
+	// child.
+	Depth int `json:"depth"`
 }
 
 // ModelInfo is what rein knows of one model: its context window, the
@@ -475,6 +497,7 @@ const (
 	HookUserPromptSubmit = "UserPromptSubmit"
 	HookSessionStart     = "SessionStart"
 	HookStop             = "Stop"
+	HookSubagentStop     = "SubagentStop"
 )
 
 // The decisions a hook.ran records: what the hook asked for. Empty means
@@ -685,6 +708,11 @@ func (e *ModelSwitched) EventType() string       { return TypeModelSwitched }
 func (e *ToolOutputDelta) EventType() string     { return TypeToolOutputDelta }
 func (e *ToolsChanged) EventType() string        { return TypeToolsChanged }
 func (e *HookRan) EventType() string             { return TypeHookRan }
+func (e *TaskStarted) EventType() string         { return TypeTaskStarted }
+func (e *TaskEvent) EventType() string           { return TypeTaskEvent }
+func (e *TaskFinished) EventType() string        { return TypeTaskFinished }
+func (e *JobStarted) EventType() string          { return TypeJobStarted }
+func (e *JobFinished) EventType() string         { return TypeJobFinished }
 
 // EventType returns the type name the event was read with.
 func (u *Unknown) EventType() string { return u.Type }
@@ -721,6 +749,11 @@ func (*ModelSwitched) isEvent()       {}
 func (*ToolOutputDelta) isEvent()     {}
 func (*ToolsChanged) isEvent()        {}
 func (*HookRan) isEvent()             {}
+func (*TaskStarted) isEvent()         {}
+func (*TaskEvent) isEvent()           {}
+func (*TaskFinished) isEvent()        {}
+func (*JobStarted) isEvent()          {}
+func (*JobFinished) isEvent()         {}
 func (*Unknown) isEvent()             {}
 
 func (*ModelStarted) isModelEvent()   {}
@@ -732,7 +765,9 @@ func (*ModelUsage) isModelEvent()     {}
 func (*ModelFinished) isModelEvent()  {}
 
 // newEvent returns a fresh zero value of the variant named t, or nil when
-// this version does not know t.
+// this version does not know t. It is long because it is one case per
+// event type: a switch costs no table built at start-up, as a map of
+// constructors would.
 func newEvent(t string) Event {
 	switch t {
 	case TypeSessionStarted:
@@ -801,6 +836,16 @@ func newEvent(t string) Event {
 		return new(ToolsChanged)
 	case TypeHookRan:
 		return new(HookRan)
+	case TypeTaskStarted:
+		return new(TaskStarted)
+	case TypeTaskEvent:
+		return new(TaskEvent)
+	case TypeTaskFinished:
+		return new(TaskFinished)
+	case TypeJobStarted:
+		return new(JobStarted)
+	case TypeJobFinished:
+		return new(JobFinished)
 	}
 	return nil
 }
@@ -816,4 +861,84 @@ var EventTypes = []string{
 	TypeToolObservation, TypeContextProjected, TypeContextCompacted, TypeCompactionFailed,
 	TypeSessionResumed, TypeSessionForked, TypeModeChanged, TypeModelSwitched,
 	TypeToolOutputDelta, TypeToolsChanged, TypeHookRan,
+	TypeTaskStarted, TypeTaskEvent, TypeTaskFinished, TypeJobStarted, TypeJobFinished,
+}
+
+// TaskStarted records, in the parent's log, that a task call started a
+// child session: the agent it runs, the brief's description, and the
+// child's session id, whose directory is tasks/CHILD under the parent's.
+type TaskStarted struct {
+	IntentID    string `json:"intent_id"`
+	Agent       string `json:"agent"`
+	Description string `json:"description"`
+	Child       string `json:"child"`
+	// Resumed says the child was begun before a crash and is being
+	// finished now, by rein resume.
+	Resumed bool `json:"resumed,omitempty"`
+}
+
+// TaskEvent carries one durable event of a running child, on the
+// parent's bus only (never stored in the parent's log: the child's own
+// log holds it), for the views that show a child live.
+type TaskEvent struct {
+	IntentID string   `json:"intent_id"`
+	Child    string   `json:"child"`
+	Event    Envelope `json:"event"`
+}
+
+// The outcomes of a task.
+const (
+	TaskCompleted = "completed"
+	TaskFailed    = "failed"
+	TaskCancelled = "cancelled"
+	TaskTimeout   = "timeout"
+	TaskMaxTurns  = "max_turns"
+	TaskNoAnswer  = "no_answer"
+	TaskBudget    = "budget"
+)
+
+// TaskFinished records, in the parent's log, how a child ended: its
+// outcome (TaskCompleted...) and why, what it did, and what it cost.
+// The state adds Usage to the parent's, so the cost of a run is its
+// tree's.
+type TaskFinished struct {
+	IntentID  string  `json:"intent_id"`
+	Agent     string  `json:"agent"`
+	Child     string  `json:"child"`
+	Outcome   string  `json:"outcome"`
+	Reason    string  `json:"reason,omitempty"`
+	Usage     *Totals `json:"usage,omitempty"`
+	Turns     int     `json:"turns"`
+	ToolCalls int     `json:"tool_calls"`
+	// FilesRead and FilesChanged are the files the child's tools read
+	// and wrote, by resolved path.
+	FilesRead    []string `json:"files_read,omitempty"`
+	FilesChanged []string `json:"files_changed,omitempty"`
+}
+
+// JobStarted records that a command started in the background (bash with
+// run_in_background): its job id, the intent that started it, the
+// command, and the artifact its output goes to.
+type JobStarted struct {
+	JobID    string `json:"job_id"`
+	IntentID string `json:"intent_id"`
+	Command  string `json:"command"`
+	Artifact string `json:"artifact"`
+}
+
+// The ways a background job ends.
+const (
+	JobExited     = "exited"      // the command ended by itself
+	JobKilled     = "killed"      // job_kill ended it
+	JobSessionEnd = "session_end" // the session (or a headless run) ended
+	JobRestart    = "restart"     // rein died; resume found it running
+)
+
+// JobFinished records how a background job ended: Outcome (JobExited...),
+// its exit code (-1 when killed), and the bytes it printed.
+type JobFinished struct {
+	JobID    string `json:"job_id"`
+	Outcome  string `json:"outcome"`
+	ExitCode int    `json:"exit_code"`
+	Bytes    int64  `json:"bytes"`
 }

@@ -89,6 +89,15 @@ type Call struct {
 	// this one run outside it; tool.invocation.started records it as
 	// sandbox mode "off". A tool with no Sandbox hook ignores it.
 	Unsandboxed bool
+	// Report records an event of the tool's own in the session's log
+	// (task.started, job.started), caused by the invocation's start, or,
+	// for a delta (contract.IsDelta: task.event), shows it to whoever
+	// watches the run live and stores nothing. It returns once the
+	// runtime has done so, from the goroutine that records events, with
+	// the log's error. It may be called from any goroutine until Execute
+	// returns, never after; nil (a call not made by the runtime) means
+	// nothing is recorded.
+	Report func(e contract.Event) error
 }
 
 // Result is how an invocation ended, apart from its output. The zero

@@ -68,12 +68,15 @@ func (rt *Runtime) runBatch(ctx context.Context, batch []job, ledger state.Ledge
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	results := make(chan done, len(batch))
+	reports := make(chan report)
 	lives := make([]*liveOutput, len(batch))
 	for i, j := range batch {
 		lives[i] = liveFor(sink, j, invocations[i])
-		go func() { results <- rt.invoke(ctx, i, j, invocations[i], ledger, lives[i]) }()
+		go func() {
+			results <- rt.invoke(ctx, i, j, invocations[i], ledger, lives[i], reportTo(reports, starts[i]))
+		}()
 	}
-	receive := watch(lives, sink)
+	receive := watch(lives, reports, sink)
 	defer receive(nil)
 	ended := make([]*done, len(batch))
 	next := 0
@@ -83,10 +86,11 @@ func (rt *Runtime) runBatch(ctx context.Context, batch []job, ledger state.Ledge
 		for ; next < len(batch) && ended[next] != nil; next++ {
 			lives[next].pass(sink, true)
 			if err := rt.end(ctx, batch[next], ended[next], starts[next], ledger, sink); err != nil {
-				// The log failed: stop the others and wait for them.
+				// The log failed: stop the others and wait for them,
+				// refusing what they still report.
 				cancel()
 				for range len(batch) - countEnded(ended) {
-					<-results
+					drain(results, reports, err)
 				}
 				return ledger, err
 			}
@@ -158,30 +162,79 @@ func (rt *Runtime) postToolUse(ctx context.Context, j job, d *done, cause string
 	return nil
 }
 
-// watch returns the function that receives the next end of an
-// invocation from results and, until it comes, passes what lives hold to
-// sink every liveEvery; a call with nil results stops its clock. Without a
-// live output it only receives.
-func watch(lives []*liveOutput, sink Sink) func(results <-chan done) done {
-	if !slices.ContainsFunc(lives, func(l *liveOutput) bool { return l != nil }) {
-		return func(results <-chan done) done {
-			if results == nil {
-				return done{}
-			}
-			return <-results
+// report is an event a running tool hands the runtime to record or show
+// (registry.Call.Report), with the id of the event it follows from (the
+// invocation's start) and where the answer goes.
+type report struct {
+	event contract.Event
+	cause string
+	reply chan error
+}
+
+// reportTo returns the registry.Call.Report of an invocation whose
+// tool.invocation.started is cause: it hands each event to the goroutine
+// that emits, over reports, and waits for its answer.
+func reportTo(reports chan<- report, cause string) func(contract.Event) error {
+	return func(e contract.Event) error {
+		r := report{event: e, cause: cause, reply: make(chan error, 1)}
+		reports <- r
+		return <-r.reply
+	}
+}
+
+// serve records or shows what a tool reported, from the goroutine that
+// emits: a delta goes to sink when it is [Live] (and nowhere otherwise),
+// any other event is appended, caused by the invocation's start.
+func (r report) serve(sink Sink) {
+	if contract.IsDelta(r.event.EventType()) {
+		if live, ok := sink.(Live); ok {
+			live.Delta(r.event)
+		}
+		r.reply <- nil
+		return
+	}
+	_, err := sink.Emit(r.event, r.cause)
+	r.reply <- err
+}
+
+// drain waits for the next end from results, answering what the tools
+// report meanwhile with err.
+func drain(results <-chan done, reports <-chan report, err error) {
+	for {
+		select {
+		case <-results:
+			return
+		case r := <-reports:
+			r.reply <- err
 		}
 	}
-	t := time.NewTicker(liveEvery)
+}
+
+// watch returns the function that receives the next end of an
+// invocation from results and, until it comes, serves what the tools
+// report and passes what lives hold to sink every liveEvery; a call with
+// nil results stops its clock.
+func watch(lives []*liveOutput, reports <-chan report, sink Sink) func(results <-chan done) done {
+	var tick <-chan time.Time
+	var t *time.Ticker
+	if slices.ContainsFunc(lives, func(l *liveOutput) bool { return l != nil }) {
+		t = time.NewTicker(liveEvery)
+		tick = t.C
+	}
 	return func(results <-chan done) done {
 		if results == nil {
-			t.Stop()
+			if t != nil {
+				t.Stop()
+			}
 			return done{}
 		}
 		for {
 			select {
 			case d := <-results:
 				return d
-			case <-t.C:
+			case r := <-reports:
+				r.serve(sink)
+			case <-tick:
 				for _, l := range lives {
 					l.pass(sink, false)
 				}
@@ -203,7 +256,9 @@ func countEnded(ended []*done) int {
 // invoke runs one job with ledger and returns how it ended. It never
 // panics: a tool's panic is its failure.
 // What it records goes to live too (nil: nowhere).
-func (rt *Runtime) invoke(ctx context.Context, i int, j job, invocation string, ledger state.Ledger, live *liveOutput) (d done) {
+// Report is the invocation's registry.Call.Report.
+func (rt *Runtime) invoke(ctx context.Context, i int, j job, invocation string, ledger state.Ledger, live *liveOutput,
+	report func(contract.Event) error) (d done) {
 	start := rt.opts.Now()
 	capt := newCapture(rt.opts.Limits, rt.opts.ArtifactDir, invocation+".txt", rt.opts.Secrets, rt.artifacts)
 	capt.live = live
@@ -217,7 +272,7 @@ func (rt *Runtime) invoke(ctx context.Context, i int, j job, invocation string, 
 			}
 		}()
 		return j.tool.Execute(tctx, &registry.Call{IntentID: j.Intent.ID, InvocationID: invocation, Input: j.Intent.Input, Output: capt,
-			Timeout: j.timeout, Ledger: ledger, Unsandboxed: j.unsandboxed})
+			Timeout: j.timeout, Ledger: ledger, Unsandboxed: j.unsandboxed, Report: report})
 	}()
 	exit := contract.ExitOK
 	var code contract.Code

@@ -89,22 +89,21 @@ func (rt *Runtime) outside(ctx context.Context, j job, d *done, cause string, le
 	}
 	refused := d.denied
 	live := liveFor(sink, again, invocation)
-	*d = rt.invokeWatched(ctx, d.i, again, invocation, ledger, live, sink)
+	*d = rt.invokeWatched(ctx, d.i, again, invocation, sid, ledger, live, sink)
 	live.pass(sink, true)
 	d.obs.Text = withLine(d.obs.Text, ranOutside+strings.ReplaceAll(refused, "\n", "; "))
 	return sink.Emit(&d.completed, sid)
 }
 
 // invokeWatched runs job j as [Runtime.invoke] does, from this goroutine's
-// point of view: it returns when the job ends, passing what live receives
-// to sink meanwhile (see [watch]).
-func (rt *Runtime) invokeWatched(ctx context.Context, i int, j job, invocation string, ledger state.Ledger, live *liveOutput, sink Sink) done {
-	if live == nil {
-		return rt.invoke(ctx, i, j, invocation, ledger, nil)
-	}
+// point of view: it returns when the job ends, serving what it reports
+// (its start being start) and passing what live receives to sink
+// meanwhile (see [watch]).
+func (rt *Runtime) invokeWatched(ctx context.Context, i int, j job, invocation, start string, ledger state.Ledger, live *liveOutput, sink Sink) done {
 	results := make(chan done, 1)
-	go func() { results <- rt.invoke(ctx, i, j, invocation, ledger, live) }()
-	receive := watch([]*liveOutput{live}, sink)
+	reports := make(chan report)
+	go func() { results <- rt.invoke(ctx, i, j, invocation, ledger, live, reportTo(reports, start)) }()
+	receive := watch([]*liveOutput{live}, reports, sink)
 	defer receive(nil)
 	return receive(results)
 }
