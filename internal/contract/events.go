@@ -228,6 +228,18 @@ func (t *Totals) Add(u *ModelUsage) {
 	t.CostUSD += *u.CostUSD
 }
 
+// Merge adds the totals of other calls, a child session's, to t.
+func (t *Totals) Merge(o *Totals) {
+	t.InputTokens += o.InputTokens
+	t.OutputTokens += o.OutputTokens
+	t.CacheReadTokens += o.CacheReadTokens
+	t.CacheWriteTokens += o.CacheWriteTokens
+	t.ReasoningTokens += o.ReasoningTokens
+	t.Calls += o.Calls
+	t.CostUSD += o.CostUSD
+	t.Unpriced += o.Unpriced
+}
+
 // CostKnown reports whether every call's cost is known.
 func (t *Totals) CostKnown() bool { return t.Unpriced == 0 }
 

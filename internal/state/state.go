@@ -123,6 +123,9 @@ type State struct {
 	// side calls included; RunUsage those of the current (or last) run.
 	Usage    contract.Totals `json:"usage"`
 	RunUsage contract.Totals `json:"run_usage"`
+	// Parent names the session and task call a child session works for;
+	// nil for a person's session.
+	Parent *contract.ParentRef `json:"parent,omitempty"`
 	// Calib is the estimator's calibration for the current model.
 	Calib     Calib                   `json:"calib"`
 	LastError *contract.ProviderError `json:"last_error,omitempty"`
@@ -222,7 +225,7 @@ func (s *State) applySession(env contract.Envelope) {
 	case *contract.SessionStarted:
 		s.Session = env.Session
 		s.Cwd, s.Provider, s.Model, s.BaseURL = e.Cwd, e.Provider, e.Model, e.BaseURL
-		s.System, s.ModelInfo = e.System, e.ModelInfo
+		s.System, s.ModelInfo, s.Parent = e.System, e.ModelInfo, e.Parent
 		s.Status = Idle
 	case *contract.SessionResumed:
 		s.Calling = false // a call the log left open ended with its process
@@ -295,6 +298,12 @@ func (s *State) applyModel(env contract.Envelope) {
 		s.Usage.Add(e)
 		s.RunUsage.Add(e)
 		s.Calib = s.Calib.usage(e)
+	case *contract.TaskFinished:
+		// A child's calls are the parent's cost: a budget bounds the tree.
+		if e.Usage != nil {
+			s.Usage.Merge(e.Usage)
+			s.RunUsage.Merge(e.Usage)
+		}
 	case *contract.ProviderError:
 		s.Calling = false
 		s.LastError = e

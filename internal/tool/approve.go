@@ -45,6 +45,10 @@ type Question struct {
 	// preview or it could not be made (the call then fails as usual if it
 	// runs), and always for [AskOutsideSandbox].
 	Preview string
+	// Agent and Task say which child asks, when a task's child session
+	// asks through its parent's approver: the agent's name and the
+	// brief's description; empty for the session's own calls.
+	Agent, Task string
 }
 
 // QuestionKind is what a [Question] asks. The zero QuestionKind is
