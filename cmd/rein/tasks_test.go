@@ -517,3 +517,37 @@ func TestTaskResumesAfterKill(t *testing.T) {
 		t.Errorf("the resumed run did not complete: %+v", runs)
 	}
 }
+
+// Red team: a child that calls task anyway (its model was never offered
+// it) starts no grandchild: the call is refused as a tool it does not
+// have, and only the one child session exists.
+func TestTaskChildCannotDelegate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := newBriefServer(t, map[string][]step{
+		"spawn": {{calls: []call{taskArgs("general", "try nesting", "nest brief")}}, {text: "done"}},
+		"nest brief": {
+			{calls: []call{taskArgs("general", "grandchild", "grandchild brief")}},
+			{text: "I could not delegate."},
+		},
+		"grandchild brief": {{text: "a grandchild ran"}},
+	})
+	env := chatEnv(t, "")
+	r, _ := runTasks(t, dir, env, srv, "spawn", "--permission-mode", "yolo")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	if n := len(srv.byBrief("grandchild brief")); n != 0 {
+		t.Errorf("a grandchild asked the model %d times", n)
+	}
+	logs := childLogs(t, env)
+	if len(logs) != 1 {
+		t.Fatalf("%d child sessions, want 1", len(logs))
+	}
+	for _, log := range logs {
+		vals := ofType[*contract.ToolValidation](log)
+		if len(vals) != 1 || vals[0].OK || vals[0].Code != contract.CodeUnknownTool {
+			t.Errorf("the child's task call was not refused as an unknown tool: %+v", vals)
+		}
+	}
+}

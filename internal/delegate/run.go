@@ -152,12 +152,18 @@ func (t *tasker) run(ctx context.Context, call *registry.Call, a *Agent, in inpu
 		}
 	}
 	switch {
+	case finished != nil && finished.Outcome == contract.OutcomeCompleted:
+		return fromRun(finished.Outcome, finished.Reason)
+	case ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
+		// However the run recorded its end (cancelled, or a model call
+		// that failed as the clock ran out), its time was up.
+		return contract.TaskTimeout, fmt.Sprintf("it ran for %s, its time limit", t.opts.Timeout)
+	case ctx.Err() != nil:
+		return contract.TaskCancelled, "the parent's run was cancelled"
 	case finished == nil && resumed:
 		return fromRun(k.State().Outcome, "")
 	case finished == nil:
 		return contract.TaskFailed, "its run ended without finishing"
-	case finished.Outcome == contract.OutcomeCancelled && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return contract.TaskTimeout, fmt.Sprintf("it ran for %s, its time limit", t.opts.Timeout)
 	}
 	return fromRun(finished.Outcome, finished.Reason)
 }
