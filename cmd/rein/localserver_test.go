@@ -30,7 +30,7 @@ type localServer struct {
 	asked []string // the model of each chat request, in order
 }
 
-func newLocalServer(t *testing.T, models []string, chat func(w http.ResponseWriter, r *http.Request, model string)) *localServer {
+func newLocalServer(t testing.TB, models []string, chat func(w http.ResponseWriter, r *http.Request, model string)) *localServer {
 	t.Helper()
 	s := &localServer{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -99,7 +99,7 @@ func answering(have ...string) func(w http.ResponseWriter, r *http.Request, mode
 
 // chatEnv is the environment of a run against a local server: no key of
 // any provider (cleanEnv), a private state and configuration.
-func chatEnv(t *testing.T, config string) []string {
+func chatEnv(t testing.TB, config string) []string {
 	t.Helper()
 	state, cfg := t.TempDir(), t.TempDir()
 	if config != "" {

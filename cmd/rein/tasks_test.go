@@ -111,7 +111,7 @@ func (r *chatRequest) tools() []string {
 	return names
 }
 
-func newBriefServer(t *testing.T, scripts map[string][]step, gated ...string) *briefServer {
+func newBriefServer(t testing.TB, scripts map[string][]step, gated ...string) *briefServer {
 	t.Helper()
 	s := &briefServer{scripts: scripts, gated: gated, arrived: map[string]bool{}, released: make(chan struct{})}
 	s.localServer = newLocalServer(t, []string{"m"}, s.chat)
@@ -550,4 +550,45 @@ func TestTaskChildCannotDelegate(t *testing.T) {
 			t.Errorf("the child's task call was not refused as an unknown tool: %+v", vals)
 		}
 	}
+}
+
+// BenchmarkEightChildren runs a session whose one turn starts 8 explore
+// children at once (max_parallel_agents = 8), each reading a file and
+// answering, and reports rein's peak memory (maxrss-KB) beside a session
+// with no child (maxrss-KB-alone).
+func BenchmarkEightChildren(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	scripts := map[string][]step{"alone": {{text: "nothing to delegate"}}}
+	var calls []call
+	for i := range 8 {
+		brief := fmt.Sprintf("brief %d", i)
+		calls = append(calls, taskArgs("explore", "look", brief))
+		scripts[brief] = []step{{calls: []call{{name: "read_file", args: map[string]string{"path": "a.go"}}}}, {text: "a.go is a package"}}
+	}
+	scripts["fan out"] = []step{{calls: calls}, {text: "all done"}}
+	srv := newBriefServer(b, scripts)
+	peak := func(prompt string) int64 {
+		env := chatEnv(b, "max_parallel_agents = 8\n")
+		cmd := exec.Command(rein, "exec", "--provider", "openai", "--base-url", srv.URL+"/v1", "--model", "m", prompt)
+		cmd.Dir = dir
+		cmd.Env = append(append(cleanEnv(), "NO_COLOR=1"), env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			b.Fatalf("%v\n%s", err, out)
+		}
+		if want := map[string]string{"alone": "nothing to delegate", "fan out": "all done"}[prompt]; !strings.Contains(string(out), want) {
+			b.Fatalf("%s: %s", prompt, out)
+		}
+		return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	}
+	var with, alone int64
+	for b.Loop() {
+		with += peak("fan out")
+		alone += peak("alone")
+	}
+	b.ReportMetric(float64(with)/float64(b.N), "maxrss-KB")
+	b.ReportMetric(float64(alone)/float64(b.N), "maxrss-KB-alone")
 }
