@@ -592,3 +592,61 @@ func BenchmarkEightChildren(b *testing.B) {
 	b.ReportMetric(float64(with)/float64(b.N), "maxrss-KB")
 	b.ReportMetric(float64(alone)/float64(b.N), "maxrss-KB-alone")
 }
+
+// Ctrl-C while two children run stops both: each child's run is recorded
+// cancelled in its own log, each task ends cancelled in the parent's, and
+// the parent's run is cancelled.
+func TestTasksStopWithTheRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := newBriefServer(t, map[string][]step{
+		"two": {{calls: []call{taskArgs("explore", "first", "first brief"), taskArgs("explore", "second", "second brief")}}, {text: "done"}},
+		"first brief":  {{calls: []call{{name: "list_dir", args: map[string]string{"path": "."}}}}, {text: "first done"}},
+		"second brief": {{text: "second done"}},
+	}, "first brief", "second brief")
+	srv.holdKey, srv.holdAt, srv.held = "first brief", 1, make(chan struct{})
+	env := chatEnv(t, "")
+	cmd := exec.Command(rein, "exec", "--json", "--provider", "openai", "--base-url", srv.URL+"/v1", "--model", "m", "two")
+	cmd.Dir = dir
+	cmd.Env = append(append(cleanEnv(), "NO_COLOR=1"), env...)
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-srv.held:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the first child never asked the model a second time")
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	events := decode(t, out.String())
+	fins := ofType[*contract.TaskFinished](events)
+	var outcomes []string
+	for _, f := range fins {
+		outcomes = append(outcomes, f.Agent+":"+f.Outcome)
+	}
+	slices.Sort(outcomes)
+	// The second child had answered before the first was stopped.
+	if !slices.Equal(outcomes, []string{"explore:cancelled", "explore:completed"}) {
+		t.Errorf("tasks ended %v, want one cancelled and the one that had answered completed", outcomes)
+	}
+	runs := ofType[*contract.RunFinished](events)
+	if len(runs) != 1 || runs[0].Outcome != contract.OutcomeCancelled {
+		t.Errorf("the parent's run ended %+v, want cancelled", runs)
+	}
+	cancelled := 0
+	for _, log := range childLogs(t, env) {
+		for _, f := range ofType[*contract.RunFinished](log) {
+			if f.Outcome == contract.OutcomeCancelled {
+				cancelled++
+			}
+		}
+	}
+	if cancelled != 1 {
+		t.Errorf("%d child runs recorded cancelled, want 1", cancelled)
+	}
+}
