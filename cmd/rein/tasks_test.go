@@ -600,7 +600,7 @@ func TestTasksStopWithTheRun(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	srv := newBriefServer(t, map[string][]step{
-		"two": {{calls: []call{taskArgs("explore", "first", "first brief"), taskArgs("explore", "second", "second brief")}}, {text: "done"}},
+		"two":          {{calls: []call{taskArgs("explore", "first", "first brief"), taskArgs("explore", "second", "second brief")}}, {text: "done"}},
 		"first brief":  {{calls: []call{{name: "list_dir", args: map[string]string{"path": "."}}}}, {text: "first done"}},
 		"second brief": {{text: "second done"}},
 	}, "first brief", "second brief")
