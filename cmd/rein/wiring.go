@@ -320,7 +320,8 @@ type setup struct {
 	// notify is the config's notify: how the terminal UI tells of a
 	// long run's end and of an approval waiting.
 	notify string
-	// ext are the session's hooks and skills; nil means none (the demo).
+	// ext are the session's hooks, skills and agents; nil means none
+	// (the demo), whose agents are the built-ins (ext.agentList).
 	ext *extensions
 	// answers is the person's answers file, where "always" and "never"
 	// keep their rules for the workspace; "" keeps them for the session
@@ -448,6 +449,11 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	if !set.fixedPrompt {
 		env = environment(ctx, ws.Root(), time.Now())
 		env.Skills = skills
+	}
+	// The agents are told of where the task tool is offered; the demo's
+	// are the built-ins, the same on every machine.
+	if _, ok := reg.Lookup("task"); ok {
+		env.Agents = set.ext.systemAgents()
 	}
 	if sess.State.System == "" { // a new session: its prompt is the one built here
 		for _, f := range env.Instructions {

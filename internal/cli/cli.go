@@ -167,9 +167,10 @@ type Session struct {
 	// offered the tools it was configured with. An interactive session
 	// never waits: a server's tools join when it is up.
 	Ready func(ctx context.Context)
-	// Extensions, when set, gives the lines /mcp, /hooks and /skills show
-	// (kind "mcp", "hooks", "skills"): what is loaded, from which file,
-	// what failed (a problem's Key starts with "!"); it must not block.
+	// Extensions, when set, gives the lines /mcp, /hooks, /skills and
+	// /agents show (kind "mcp", "hooks", "skills", "agents"): what is
+	// loaded, from which file, what failed (a problem's Key starts with
+	// "!"); it must not block.
 	Extensions func(kind string) []Fact
 	// Notify is how the terminal UI tells the person that a long run ended
 	// or an approval waits: "bell", "osc9" or "off"; empty means "bell".
