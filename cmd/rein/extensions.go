@@ -39,7 +39,7 @@ var (
 
 // maxShownDescription bounds an agent's description in rein agents and
 // /agents: enough for a line or two, not a paragraph with examples.
-const maxShownDescription = 160
+const maxShownDescription = 240
 
 // maxProjectFile bounds a project's settings and .mcp.json files.
 const maxProjectFile = 1 << 20
@@ -121,8 +121,8 @@ func (x *extensions) loadAgents(ctx context.Context, spec cli.Spec, cfg *config.
 	x.agents = agents
 	for _, p := range problems {
 		what := p.Message
-		if p.Warning {
-			what = "warning: " + what
+		if !p.Warning {
+			what += "; the agent is not loaded"
 		}
 		x.problem("agents", p.Where(), what)
 	}

@@ -107,7 +107,7 @@ func Builtins() []Definition {
 	return []Definition{
 		{
 			Name: "explore", Scope: ScopeBuiltin, Source: ScopeBuiltin, ReadOnly: true,
-			Description: "Searches the codebase: finds files, code and facts, and reports them with file:line evidence. " +
+			Description: "Searches the codebase without changing it and reports what it found with file:line evidence. " +
 				"Use it to answer a question about the code or to survey before a change, keeping the search out of your context.",
 			Tools:  []string{"read_file", "list_dir", "glob", "grep", "bash"},
 			Prompt: strings.TrimSpace(explorePrompt),

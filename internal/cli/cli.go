@@ -586,7 +586,7 @@ func (a *app) sessionFlags(cmd *cobra.Command) {
 	f.BoolVar(&a.flags.network, "network", false, "let sandboxed commands reach the network")
 	f.StringVar(&a.flags.maxCost, "max-cost", "", "end a run, as budget, after the model call that takes its cost past this many US dollars, e.g. 0.50 (config key max_cost)")
 	f.StringVar(&a.flags.reasoningEffort, "reasoning-effort", "", "the reasoning level asked of a model that reasons, one of its levels (low, medium, high...; config key reasoning_effort)")
-	f.BoolVar(&a.flags.trustProject, "trust-project", false, "trust the project's .mcp.json and .claude/settings.json (its MCP servers and hooks) for this run without asking; headless runs start them only with it")
+	f.BoolVar(&a.flags.trustProject, "trust-project", false, "trust the project's .mcp.json, .claude/settings.json and agent files (its MCP servers, hooks and agents) for this run without asking; headless runs use them only with it")
 }
 
 // open builds the session the flags ask for.
