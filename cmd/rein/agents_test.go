@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rein-agent/rein/internal/contract"
 )
 
 // reviewerDoc is Claude Code's documented code-reviewer agent, unchanged.
@@ -83,7 +85,7 @@ func TestReinAgents(t *testing.T) {
 func TestLineModeAgents(t *testing.T) {
 	w := newRepoWorld(t)
 	script := writeScript(t, `{"turns":[{"steps":[{"text":"unused"},{"finish":"stop"}]}]}`)
-	r := reinFed(t, w.repo, w.env, "/agents\n/exit\n", "--provider", "scripted", "--script", script)
+	r := reinFed(t, w.repo, w.env, "/agents\nhello\n/exit\n", "--provider", "scripted", "--script", script)
 	if r.code != 0 {
 		t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -91,6 +93,15 @@ func TestLineModeAgents(t *testing.T) {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("/agents lacks %q:\n%s", want, r.stderr)
 		}
+	}
+	system := ""
+	for _, e := range events(t, w.state) {
+		if d, ok := e.Data.(*contract.SessionStarted); ok {
+			system = d.System
+		}
+	}
+	if !strings.Contains(system, "# How to work") || strings.Contains(system, "# Agents") {
+		t.Errorf("the system prompt of a session without the task tool (want no agents in it):\n%s", system)
 	}
 }
 
