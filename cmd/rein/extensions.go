@@ -2,10 +2,12 @@ package main
 
 // The session's extensions: the person's hooks (their config.toml, and a
 // project's .claude/settings.json once they trust it, in Claude Code's
-// format) and the skills found in the workspace and the person's
-// directories.
+// format), the skills found in the workspace and the person's
+// directories, and the agents the task tool may start (the built-ins,
+// the person's agent files, and a project's once they trust them).
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,9 +17,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rein-agent/rein/internal/agent"
 	"github.com/rein-agent/rein/internal/cli"
 	"github.com/rein-agent/rein/internal/config"
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/hook"
 	"github.com/rein-agent/rein/internal/mcp"
 	"github.com/rein-agent/rein/internal/printable"
@@ -33,6 +37,10 @@ var (
 	projectServers  = ".mcp.json"
 )
 
+// maxShownDescription bounds an agent's description in rein agents and
+// /agents: enough for a line or two, not a paragraph with examples.
+const maxShownDescription = 240
+
 // maxProjectFile bounds a project's settings and .mcp.json files.
 const maxProjectFile = 1 << 20
 
@@ -41,12 +49,17 @@ type extensions struct {
 	hooks   []hook.Hook
 	skills  []skill.Skill
 	servers []mcp.Server
+	// agents are the agents a child may run as: the built-ins and those of
+	// the agent files found (a project's only when trusted). The task
+	// tool is built from agentList, which has the built-ins for a session
+	// without extensions too.
+	agents  []agent.Definition
 	maxStop int
 	// hookFiles are the files the hooks came from, trusted or the
 	// person's own.
 	hookFiles []string
 	// problems are what could not be loaded or was left out, by kind
-	// ("mcp", "hooks", "skills"): a fact whose Key is "!" and the file,
+	// ("mcp", "hooks", "skills", "agents"): a fact whose Key is "!" and the file,
 	// its Value what is wrong.
 	problems map[string][]cli.Fact
 	// manager runs the servers once a session is built; nil before, and
@@ -78,12 +91,68 @@ func loadExtensions(ctx context.Context, spec cli.Spec, cfg *config.Config, root
 	if err := x.projectServers(ctx, spec, cfg, filepath.Join(root, projectServers), userFile); err != nil {
 		return nil, err
 	}
-	skills, problems := skill.Discover(skill.UserRoots(root))
+	roots := skill.UserRoots(root)
+	skills, problems := skill.Discover(roots)
 	x.skills = skills
 	for _, p := range problems {
 		x.problem("skills", p.Where(), p.Message)
 	}
+	if err := x.loadAgents(ctx, spec, cfg, agent.Roots{Project: roots.Project, User: roots.User, Home: roots.Home}, userFile); err != nil {
+		return nil, err
+	}
 	return x, nil
+}
+
+// loadAgents finds the agents of roots, asking spec.Trust about each of
+// the project's agent directories not trusted yet: one question for all
+// the files of a directory, trusted by their names and content together.
+func (x *extensions) loadAgents(ctx context.Context, spec cli.Spec, cfg *config.Config, roots agent.Roots, userFile string) error {
+	agents, problems, err := agent.Load(roots, func(d *agent.Dir) (bool, error) {
+		what := make([]string, len(d.Agents))
+		for i, a := range d.Agents {
+			what[i] = "agent " + a.Name + " (" + agentRights(a) + "), whose instructions a child follows: " + printable.Line(a.Source)
+		}
+		return x.trust(ctx, spec, cfg, trustee{path: d.Path, data: d.Content, what: what, kind: "agents",
+			held: fmt.Sprintf("its %d agents are not offered", len(d.Agents))}, userFile)
+	})
+	if err != nil {
+		return err
+	}
+	x.agents = agents
+	for _, p := range problems {
+		what := p.Message
+		if !p.Warning {
+			what += "; the agent is not loaded"
+		}
+		x.problem("agents", p.Where(), what)
+	}
+	return nil
+}
+
+// agentRights says what an agent asks for: its tools, model and
+// permission mode ("inherit" where it takes its parent's).
+func agentRights(a agent.Definition) string {
+	var b strings.Builder
+	if a.ReadOnly {
+		b.WriteString("read-only, ")
+	}
+	switch {
+	case a.Tools == nil:
+		b.WriteString("all tools")
+	case len(a.Tools) == 0:
+		b.WriteString("no tools")
+	default:
+		b.WriteString("tools " + strings.Join(a.Tools, ", "))
+	}
+	if len(a.DisallowedTools) > 0 {
+		b.WriteString(" but " + strings.Join(a.DisallowedTools, ", "))
+	}
+	b.WriteString("; model " + cmp.Or(a.Model, "inherit"))
+	if a.Effort != "" {
+		b.WriteString(", effort " + a.Effort)
+	}
+	b.WriteString("; mode " + cmp.Or(a.PermissionMode, "inherit"))
+	return printable.Line(b.String())
 }
 
 // configServers are the enabled servers of the person's config.toml.
@@ -264,12 +333,33 @@ func (x *extensions) systemSkills() (text string, dirs []string) {
 	return text, skill.Dirs(x.skills)
 }
 
-// facts are the lines /hooks and /skills and rein hooks and rein skills
-// show of kind.
+// agentList is the session's agents: those loaded, or the built-ins
+// alone for a session without extensions (the demo).
+func (x *extensions) agentList() []agent.Definition {
+	if x == nil {
+		return agent.Builtins()
+	}
+	return x.agents
+}
+
+// systemAgents is the list of agents for the system prompt.
+func (x *extensions) systemAgents() string {
+	text, _ := agent.Prompt(x.agentList(), agent.DefaultBudget)
+	return text
+}
+
+// facts are the lines /hooks, /skills and /agents and rein hooks, rein
+// skills and rein agents show of kind.
 func (x *extensions) facts(kind string) []cli.Fact {
 	var out []cli.Fact
+	if kind == "agents" {
+		for _, a := range x.agentList() {
+			out = append(out, cli.Fact{Key: a.Name, Value: printable.Line(excerpt.Text(a.Description, maxShownDescription)) +
+				"  (" + agentRights(a) + "; " + printable.Line(a.Source) + ")"})
+		}
+	}
 	if x == nil {
-		return nil
+		return out
 	}
 	switch kind {
 	case "hooks":
@@ -286,6 +376,7 @@ func (x *extensions) facts(kind string) []cli.Fact {
 		for _, s := range x.skills {
 			out = append(out, cli.Fact{Key: s.Name, Value: printable.Line(s.Description) + "  (" + s.Path + ", " + s.Scope + ")"})
 		}
+	case "agents":
 	default:
 		if name, ok := strings.CutPrefix(kind, "mcp:"); ok {
 			return x.serverFacts1(name)

@@ -41,7 +41,7 @@ func demoRequests(t *testing.T) []*contract.ModelRequest {
 		t.Fatal(err)
 	}
 	// The task tool, as the session has it (only its definition counts).
-	if err := reg.Register(delegate.Tool(&delegate.Options{Agents: (&setup{}).agents()})); err != nil {
+	if err := reg.Register(delegate.Tool(&delegate.Options{Agents: agentsOf((*extensions)(nil).agentList())})); err != nil {
 		t.Fatal(err)
 	}
 	var st state.State

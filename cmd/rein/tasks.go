@@ -4,12 +4,15 @@ package main
 // built from its parent's (internal/delegate runs the rest).
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 
+	"github.com/rein-agent/rein/internal/agent"
 	"github.com/rein-agent/rein/internal/delegate"
 	"github.com/rein-agent/rein/internal/kernel"
+	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/tool"
 )
@@ -25,7 +28,7 @@ var claudeFamilies = []string{"sonnet", "opus", "haiku"}
 func addTasks(k *kernel.Kernel, reg *registry.Registry, tools *tool.Runtime, topts tool.Options, base *kernel.Options,
 	m kernel.Model, env kernel.Environment, set setup) error {
 	return reg.Register(delegate.Tool(&delegate.Options{
-		Agents:   set.agents(),
+		Agents:   agentsOf(set.ext.agentList()),
 		Registry: reg, Policy: tools.Policy, Tools: topts,
 		Kernel:  childKernel(k, base, m, env, set.context.ReasoningEffort),
 		Dir:     base.SessionDir,
@@ -74,7 +77,7 @@ func childKernel(parent *kernel.Kernel, base *kernel.Options, primary kernel.Mod
 			System: kernel.ChildPrompt(c.Agent.Prompt, env), Cwd: base.Cwd, Version: base.Version, Session: c.Session.ID,
 			State: &c.Session.State, Logger: base.Logger, Secrets: base.Secrets, Sandbox: base.Sandbox, Info: m.Info,
 			SessionDir: c.Session.Dir, Hooks: base.Hooks, Parent: c.Parent,
-			Context: kernel.ContextOptions{CompactAt: base.Context.CompactAt, MaxCost: c.MaxCost, ReasoningEffort: effortFor(&m, effort)},
+			Context: kernel.ContextOptions{CompactAt: base.Context.CompactAt, MaxCost: c.MaxCost, ReasoningEffort: effortFor(&m, cmp.Or(c.Agent.Effort, effort))},
 		}
 		return kernel.New(m.Provider, c.Session.Log, opts)
 	}
@@ -97,16 +100,13 @@ func inUse(cur kernel.Current, primary kernel.Model, base *kernel.Options) (kern
 	return m, nil, err
 }
 
-// agents are the agents a task may name: the built-in ones.
-func (set *setup) agents() []delegate.Agent {
-	return []delegate.Agent{
-		{Name: "explore", Description: "Explores the codebase read-only and reports findings with file and line evidence.",
-			Tools: []string{"read_file", "list_dir", "glob", "grep", "bash"}, ReadOnly: true, Source: "built-in",
-			Prompt: "Explore the workspace to answer the brief. You may only read: read files, search, and run commands that only read. " +
-				"Report your findings with their evidence (file:line), what you checked, and what you did not find."},
-		{Name: "general", Description: "A general-purpose agent for a self-contained piece of work, with the session's tools.",
-			Source: "built-in",
-			Prompt: "Do the task of the brief with the tools you have, then answer with a concise report: what you did, " +
-				"which files you changed, how you checked it, and what is left."},
+// agentsOf are the agents a task may name, as the delegate runs them.
+func agentsOf(defs []agent.Definition) []delegate.Agent {
+	out := make([]delegate.Agent, len(defs))
+	for i, d := range defs {
+		out[i] = delegate.Agent{Name: d.Name, Description: d.Description, Tools: d.Tools, Disallowed: d.DisallowedTools,
+			Model: d.Model, Effort: d.Effort, Mode: permission.Mode(d.PermissionMode), ReadOnly: d.ReadOnly, MaxTurns: d.MaxTurns,
+			Prompt: d.Prompt, Source: d.Source}
 	}
+	return out
 }

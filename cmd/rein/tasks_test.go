@@ -43,6 +43,9 @@ type briefServer struct {
 	holdAt   int
 	held     chan struct{}
 	heldOnce sync.Once
+	// failing is how many of the next requests of a brief fail with a
+	// 503, by brief.
+	failing map[string]int
 }
 
 // step is one answer: text, then tool calls.
@@ -143,6 +146,17 @@ func (s *briefServer) chat(w http.ResponseWriter, r *http.Request, _ string) {
 	}
 	if n == 0 && slices.Contains(s.gated, key) {
 		s.wait(key)
+	}
+	s.mu.Lock()
+	fail := s.failing[key] > 0
+	if fail {
+		s.failing[key]--
+	}
+	s.mu.Unlock()
+	if fail {
+		w.Header().Set("Retry-After", "0")
+		http.Error(w, `{"error":{"message":"overloaded","type":"server_error"}}`, http.StatusServiceUnavailable)
+		return
 	}
 	if s.held != nil && key == s.holdKey && n == s.holdAt {
 		holding := false
@@ -648,5 +662,30 @@ func TestTasksStopWithTheRun(t *testing.T) {
 	}
 	if cancelled != 1 {
 		t.Errorf("%d child runs recorded cancelled, want 1", cancelled)
+	}
+}
+
+// A provider failure in a child is retried as the parent's would be: the
+// child's log records the error and the retry, and the task completes.
+func TestTaskRetriesLikeItsParent(t *testing.T) {
+	t.Parallel()
+	srv := newBriefServer(t, map[string][]step{
+		"ask":         {{calls: []call{taskArgs("explore", "flaky", "flaky brief")}}, {text: "done"}},
+		"flaky brief": {{text: "answered after a retry"}},
+	})
+	srv.failing = map[string]int{"flaky brief": 1}
+	env := chatEnv(t, "")
+	r, events := runTasks(t, t.TempDir(), env, srv, "ask")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	fins := ofType[*contract.TaskFinished](events)
+	if len(fins) != 1 || fins[0].Outcome != contract.TaskCompleted {
+		t.Fatalf("task.finished %+v", fins)
+	}
+	for _, log := range childLogs(t, env) {
+		if len(ofType[*contract.ProviderError](log)) != 1 || len(ofType[*contract.RetryScheduled](log)) != 1 {
+			t.Errorf("the child's log does not hold one provider error and one retry")
+		}
 	}
 }

@@ -320,7 +320,8 @@ type setup struct {
 	// notify is the config's notify: how the terminal UI tells of a
 	// long run's end and of an approval waiting.
 	notify string
-	// ext are the session's hooks and skills; nil means none (the demo).
+	// ext are the session's hooks, skills and agents; nil means none
+	// (the demo), whose agents are the built-ins (ext.agentList).
 	ext *extensions
 	// maxParallelAgents and maxDepth bound the session's tasks (0: the
 	// defaults).
@@ -453,6 +454,9 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 		env = environment(ctx, ws.Root(), time.Now())
 		env.Skills = skills
 	}
+	// The model is told of the agents its task tool may start; the demo's
+	// are the built-ins, the same on every machine.
+	env.Agents = set.ext.systemAgents()
 	if sess.State.System == "" { // a new session: its prompt is the one built here
 		for _, f := range env.Instructions {
 			if f.Cut > 0 {

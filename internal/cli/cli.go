@@ -167,9 +167,10 @@ type Session struct {
 	// offered the tools it was configured with. An interactive session
 	// never waits: a server's tools join when it is up.
 	Ready func(ctx context.Context)
-	// Extensions, when set, gives the lines /mcp, /hooks and /skills show
-	// (kind "mcp", "hooks", "skills"): what is loaded, from which file,
-	// what failed (a problem's Key starts with "!"); it must not block.
+	// Extensions, when set, gives the lines /mcp, /hooks, /skills and
+	// /agents show (kind "mcp", "hooks", "skills", "agents"): what is
+	// loaded, from which file, what failed (a problem's Key starts with
+	// "!"); it must not block.
 	Extensions func(kind string) []Fact
 	// Notify is how the terminal UI tells the person that a long run ended
 	// or an approval waits: "bell", "osc9" or "off"; empty means "bell".
@@ -585,7 +586,7 @@ func (a *app) sessionFlags(cmd *cobra.Command) {
 	f.BoolVar(&a.flags.network, "network", false, "let sandboxed commands reach the network")
 	f.StringVar(&a.flags.maxCost, "max-cost", "", "end a run, as budget, after the model call that takes its cost past this many US dollars, e.g. 0.50 (config key max_cost)")
 	f.StringVar(&a.flags.reasoningEffort, "reasoning-effort", "", "the reasoning level asked of a model that reasons, one of its levels (low, medium, high...; config key reasoning_effort)")
-	f.BoolVar(&a.flags.trustProject, "trust-project", false, "trust the project's .mcp.json and .claude/settings.json (its MCP servers and hooks) for this run without asking; headless runs start them only with it")
+	f.BoolVar(&a.flags.trustProject, "trust-project", false, "trust the project's .mcp.json, .claude/settings.json and agent files (its MCP servers, hooks and agents) for this run without asking; headless runs use them only with it")
 }
 
 // open builds the session the flags ask for.

@@ -73,6 +73,7 @@ func lineCommands() []lineCommand {
 		{"mcp", "", "the MCP servers: state, tools, the file each comes from, what failed", (*lineMode).mcp},
 		{"hooks", "", "the hooks that run around prompts and tool calls, and the file each comes from", (*lineMode).hooks},
 		{"skills", "", "the skills the model is told of, and where each was found", (*lineMode).skills},
+		{"agents", "", "the agents the task tool may start, and where each was found", (*lineMode).agents},
 		{"init", "", "ask the model to write an AGENTS.md for this repository", (*lineMode).init},
 		{"exit", "", "leave rein (Ctrl-D does too)", (*lineMode).exit},
 	}
@@ -474,8 +475,12 @@ func (l *lineMode) skills(context.Context, string) (bool, error) {
 	return false, l.extensions("skills")
 }
 
+func (l *lineMode) agents(context.Context, string) (bool, error) {
+	return false, l.extensions("agents")
+}
+
 // extensions says what the session's extensions of kind are, as rein mcp
-// list, rein hooks and rein skills do.
+// list, rein hooks, rein skills and rein agents do.
 func (l *lineMode) extensions(kind string) error {
 	var facts []Fact
 	if l.s.Extensions != nil {

@@ -25,11 +25,11 @@ type MCPServer struct {
 }
 
 // Extensions is what cmd/rein answers for the commands about a
-// workspace's extensions: rein mcp, rein hooks, rein skills.
+// workspace's extensions: rein mcp, rein hooks, rein skills, rein agents.
 type Extensions struct {
 	// List returns the lines of kind for the workspace of spec: "mcp"
 	// (the servers, started to show their state and tools), "mcp:NAME"
-	// (one server, its tools one a line), "hooks", "skills". A line whose
+	// (one server, its tools one a line), "hooks", "skills", "agents". A line whose
 	// Key starts with "!" is a problem.
 	List func(ctx context.Context, spec Spec, kind string) ([]Fact, error)
 	// Add adds a server to the person's config.toml and says where;
@@ -44,7 +44,7 @@ type mcpFlags struct {
 	env, headers   []string
 }
 
-// extensionCommands are rein mcp, rein hooks and rein skills.
+// extensionCommands are rein mcp, rein hooks, rein skills and rein agents.
 func (a *app) extensionCommands() []*cobra.Command {
 	mcp := &cobra.Command{
 		Use:   "mcp",
@@ -90,10 +90,19 @@ func (a *app) extensionCommands() []*cobra.Command {
 		Use: "skills", Short: "The skills the model is told of, and where each was found", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.listExtensions(cmd.Context(), "skills") },
 	}
-	for _, c := range []*cobra.Command{list, get, hooks, skills} {
-		c.Flags().BoolVar(&a.flags.trustProject, "trust-project", false, "count the project's .mcp.json and .claude/settings.json as trusted for this command")
+	agents := &cobra.Command{
+		Use: "agents", Short: "The agents the task tool may start, where each was found, and what failed", Args: cobra.NoArgs,
+		Long: "The agents the model may hand work to with the task tool: the built-ins (explore, general), then\n" +
+			"the agent files of the project's .rein/agents/, .claude/agents/ and .codex/agents/ once you trust them,\n" +
+			"and of your ~/.config/rein/agents/, ~/.claude/agents/ and ~/.codex/agents/: *.md in Claude Code's format,\n" +
+			"*.toml in Codex's. The first agent of a name wins; a file that failed is named with its line.",
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.listExtensions(cmd.Context(), "agents") },
 	}
-	return []*cobra.Command{mcp, hooks, skills}
+	for _, c := range []*cobra.Command{list, get, hooks, skills, agents} {
+		c.Flags().BoolVar(&a.flags.trustProject, "trust-project", false,
+			"count the project's .mcp.json, .claude/settings.json and agent files as trusted for this command")
+	}
+	return []*cobra.Command{mcp, hooks, skills, agents}
 }
 
 // errNoExtensions is returned when this build cannot answer the
@@ -146,6 +155,8 @@ func noneOf(kind string) string {
 		return "no MCP server is called " + strings.TrimPrefix(kind, "mcp:") + " (rein mcp list)"
 	case kind == "hooks":
 		return "no hooks: [[hooks.PreToolUse]] in your config.toml, or a trusted project's .claude/settings.json"
+	case kind == "agents":
+		return "no agents: a *.md file in Claude Code's format under .claude/agents/ or ~/.config/rein/agents/"
 	}
 	return "no skills: a directory with a SKILL.md under .rein/skills/ or ~/.config/rein/skills/"
 }

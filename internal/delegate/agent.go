@@ -1,7 +1,9 @@
 package delegate
 
 import (
+	"path"
 	"slices"
+	"strings"
 
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
@@ -16,12 +18,16 @@ type Agent struct {
 	// Name is what the task call's "agent" names; Description says when
 	// to use it.
 	Name, Description string
-	// Tools are the tools it may use, by rein's names; nil means every
-	// tool the parent sees. Disallowed are taken away from them.
+	// Tools are the tools it may use, by rein's names, an entry ending in
+	// "__*" (mcp__github__*) standing for the MCP tools it matches as a
+	// path.Match pattern; nil means every tool the parent sees, empty
+	// means none. Disallowed, in the same form, are taken away.
 	Tools, Disallowed []string
 	// Model is the model it runs: "" or "inherit" for the parent's
 	// current one, else what the wiring resolves (an alias, a model id).
 	Model string
+	// Effort is the reasoning effort it asks for; "" means the parent's.
+	Effort string
 	// Mode is the permission mode it asks for; "" means the parent's.
 	// The child gets the stricter of this and the parent's.
 	Mode permission.Mode
@@ -83,8 +89,8 @@ func ceilingOf(a *Agent, parent *registry.Registry, policy *permission.Policy, n
 	for _, t := range parent.All() {
 		switch {
 		case t.Name == Name && !nested,
-			a.Tools != nil && !slices.Contains(a.Tools, t.Name),
-			slices.Contains(a.Disallowed, t.Name),
+			a.Tools != nil && !names(a.Tools, t.Name),
+			names(a.Disallowed, t.Name),
 			policy.Hidden(t), // the parent cannot see it
 			p.Hidden(t):      // the child's ceiling hides it
 			continue
@@ -92,6 +98,22 @@ func ceilingOf(a *Agent, parent *registry.Registry, policy *permission.Policy, n
 		c.tools = append(c.tools, t)
 	}
 	return c, nil
+}
+
+// names reports whether list names the tool name: by its name, or by a
+// pattern ending in "__*" that matches it.
+func names(list []string, name string) bool {
+	for _, n := range list {
+		if n == name {
+			return true
+		}
+		if strings.HasSuffix(n, "__*") {
+			if ok, _ := path.Match(n, name); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // writes reports whether a child under c may change anything: a tool of

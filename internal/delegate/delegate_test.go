@@ -69,7 +69,7 @@ func policy(t testing.TB, dir string, mode permission.Mode, deny ...string) *per
 	return p
 }
 
-func names(ts []registry.Tool) []string {
+func toolNames(ts []registry.Tool) []string {
 	var out []string
 	for _, t := range ts {
 		out = append(out, t.Name)
@@ -106,6 +106,12 @@ func TestCeiling(t *testing.T) {
 			[]string{"read_file", "mcp__gh__issue"}, permission.Plan, false, false},
 		{"disallowed", Agent{Name: "x", Disallowed: []string{"bash"}}, policy(t, dir, permission.AcceptEdits), false,
 			[]string{"read_file", "write_file", "mcp__gh__issue"}, permission.AcceptEdits, true, false},
+		{"an MCP pattern", Agent{Name: "x", Tools: []string{"read_file", "mcp__gh__*"}}, policy(t, dir, permission.Default), false,
+			[]string{"read_file", "mcp__gh__issue"}, permission.Default, false, false},
+		{"no tools", Agent{Name: "x", Tools: []string{}}, policy(t, dir, permission.Default), false,
+			nil, permission.Default, false, false},
+		{"every MCP tool disallowed", Agent{Name: "x", Disallowed: []string{"mcp__*", "bash", "write_file"}}, policy(t, dir, permission.Default), false,
+			[]string{"read_file"}, permission.Default, false, false},
 		{"denied to the parent", Agent{Name: "x", Tools: []string{"read_file", "write_file"}}, policy(t, dir, permission.Default, "write_file"), false,
 			[]string{"read_file"}, permission.Default, false, false},
 	} {
@@ -113,7 +119,7 @@ func TestCeiling(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := names(c.tools); !slices.Equal(got, tc.want) {
+		if got := toolNames(c.tools); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: tools %v, want %v", tc.name, got, tc.want)
 		}
 		if c.policy.Mode() != tc.mode || c.writes() != tc.writes || c.policy.IsReadOnly() != tc.readsOn {

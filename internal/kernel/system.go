@@ -6,16 +6,18 @@ import (
 	"strings"
 )
 
-// The system prompt's text, in three files beside this one: the prompt
+// The system prompt's text, in four files beside this one: the prompt
 // itself, with {{workspace}}, {{os}}, {{date}} and {{git}} where the
-// environment goes, and the sections on skills and on instructions, which
-// follow it when there are any. A plain replacement rather than
+// environment goes, and the sections on agents, skills and instructions,
+// which follow it when there are any. A plain replacement rather than
 // text/template: a template's method calls go through reflect's
 // MethodByName, which makes the linker keep every exported method of every
 // type in the binary.
 var (
 	//go:embed system.md
 	systemText string
+	//go:embed system_agents.md
+	systemAgents string
 	//go:embed system_skills.md
 	systemSkills string
 	//go:embed system_instructions.md
@@ -43,6 +45,10 @@ type Environment struct {
 	// skill.Prompt makes them (name, path of its SKILL.md, description);
 	// empty means none, and the prompt has no section on skills.
 	Skills string
+	// Agents lists the agents the model may hand work to with the task
+	// tool, one a line, as agent.Prompt makes them (name, description);
+	// empty means none, and the prompt has no section on agents.
+	Agents string
 }
 
 // InstructionFile is one file of instructions as the system prompt holds
@@ -95,7 +101,8 @@ func (f InstructionFile) Section() string {
 }
 
 // SystemPrompt returns rein's system prompt for env. The text lives in
-// system.md, system_skills.md and system_instructions.md beside this file.
+// system.md, system_agents.md, system_skills.md and
+// system_instructions.md beside this file.
 func SystemPrompt(env Environment) string {
 	git := "The workspace is not a git repository (or git is not available)."
 	if env.Git != "" {
@@ -106,6 +113,9 @@ func SystemPrompt(env Environment) string {
 	// placeholders again.
 	strings.NewReplacer("{{workspace}}", env.Workspace, "{{os}}", env.OS, "{{date}}", env.Date, "{{git}}", git).
 		WriteString(&b, strings.TrimSuffix(systemText, "\n"))
+	if env.Agents != "" {
+		b.WriteString("\n\n" + systemAgents + env.Agents)
+	}
 	if env.Skills != "" {
 		b.WriteString("\n\n" + systemSkills + "\n" + env.Skills)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rein-agent/rein/internal/agent"
 	"github.com/rein-agent/rein/internal/skill"
 )
 
@@ -15,9 +16,11 @@ import (
 // go test ./internal/kernel -run SystemPromptGolden -update.
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// The whole system prompt of a session with skills and instructions, as
-// the model reads it.
+// The whole system prompt of a session with agents, skills and
+// instructions, as the model reads it.
 func TestSystemPromptGolden(t *testing.T) {
+	agents, _ := agent.Prompt(append(agent.Builtins(), agent.Definition{Name: "code-reviewer",
+		Description: "Expert code review specialist. Use immediately after writing or modifying code."}), 0)
 	skills, _ := skill.Prompt([]skill.Skill{
 		{Name: "pdf", Description: "Fill PDF forms and extract their text. Use when the user names a PDF.", Path: "/src/stats/.claude/skills/pdf/SKILL.md"},
 		{Name: "release-notes", Description: "Write the release notes from the git log since the last tag.", Path: "/home/ada/.config/rein/skills/release-notes/SKILL.md"},
@@ -27,7 +30,7 @@ func TestSystemPromptGolden(t *testing.T) {
 			{Path: "/home/ada/.config/rein/AGENTS.md", Text: "Answer in British English.", Own: true},
 			{Path: "/src/stats/AGENTS.md", Text: "Run make check before finishing."},
 			{Path: "/src/stats/cmd/CLAUDE.md", Text: "Commands print to stderr.", Cut: 1200, Readable: true},
-		}, Skills: skills}
+		}, Skills: skills, Agents: agents}
 	got := SystemPrompt(env)
 	golden := filepath.Join("testdata", "system_skills.golden")
 	if *update {
@@ -78,10 +81,13 @@ func TestInstructionFileCut(t *testing.T) {
 	}
 }
 
-// Without skills the prompt says nothing of them.
+// Without skills or agents the prompt says nothing of them.
 func TestSystemPromptWithoutSkills(t *testing.T) {
 	p := SystemPrompt(Environment{Workspace: "/src/stats", Instructions: []InstructionFile{{Path: "AGENTS.md", Text: "x"}}})
 	if strings.Contains(p, "# Skills") || strings.Contains(p, "SKILL.md") {
 		t.Errorf("prompt without skills mentions them:\n%s", p)
+	}
+	if strings.Contains(p, "# Agents") || strings.Contains(p, "task tool") {
+		t.Errorf("prompt without agents mentions them:\n%s", p)
 	}
 }

@@ -73,7 +73,7 @@ func parse(data []byte) (Skill, []Problem) {
 func frontFields(front []byte) (Skill, []Problem) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(front, &doc); err != nil {
-		line, msg := yamlError(err)
+		line, msg := YAMLError(err)
 		return Skill{}, []Problem{{Line: line + 1, Message: "front matter: " + msg}}
 	}
 	var fields map[string]*yaml.Node
@@ -137,14 +137,15 @@ func isFence(line []byte) bool {
 	return string(bytes.TrimRight(line, " \t\r")) == "---"
 }
 
-// yamlError returns the line of the front matter (from 1) a YAML error
-// names, or 0 when it names none (the caller adds the fence's line), and its message without the "yaml:"
-// and "line N:" prefixes.
+// YAMLError returns the line of the front matter (from 1) a YAML error
+// names, or 0 when it names none (the caller adds the fence's line), and
+// its message without the "yaml:" and "line N:" prefixes. Package agent
+// reads its files' front matter with it too.
 //
 // yaml counts the line of a scanner's error from 1 but a parser's from 0
 // (its fail adds the one only for the scanner), so the line of a parser's
 // message is one more than it says.
-func yamlError(err error) (int, string) {
+func YAMLError(err error) (int, string) {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	rest, ok := strings.CutPrefix(msg, "line ")
 	if !ok {

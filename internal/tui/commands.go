@@ -44,6 +44,7 @@ func builtinTable() []builtin {
 		{"mcp", "", "the MCP servers: state, tools, the file each comes from, what failed", false, (*model).mcp},
 		{"hooks", "", "the hooks that run around prompts and tool calls, and the file each comes from", false, (*model).hooks},
 		{"skills", "", "the skills the model is told of, and where each was found", false, (*model).skills},
+		{"agents", "", "the agents the task tool may start, and where each was found", false, (*model).agents},
 		{"init", "", "ask the model to write an AGENTS.md for this repository", true, (*model).init},
 		{"exit", "", "leave rein (Ctrl-D on an empty composer does too)", false, (*model).exit},
 	}

@@ -25,6 +25,11 @@ func (m *model) skills(string) tea.Cmd {
 		".rein/skills/, .claude/skills/ and .codex/skills/, then your ~/.config/rein/skills/, ~/.claude/skills/ and ~/.codex/skills/")
 }
 
+func (m *model) agents(string) tea.Cmd {
+	return m.extensions("agents", "Agents", "no agents: rein reads the *.md (Claude Code's format) and *.toml (Codex's) files under the project's "+
+		".rein/agents/, .claude/agents/ and .codex/agents/, then your ~/.config/rein/agents/, ~/.claude/agents/ and ~/.codex/agents/")
+}
+
 // extensions prints the lines of kind under title, or none when there
 // are none. A line whose key starts with "!" is a problem, shown as a
 // warning.

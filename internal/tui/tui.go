@@ -66,8 +66,8 @@ type Session struct {
 	// the model's read_file; an error is why not. It is called outside the
 	// program's loop and must be safe for that.
 	Readable func(abs string) error
-	// Extensions, when set, says what /mcp, /hooks and /skills show: the
-	// lines of kind "mcp", "hooks" or "skills", what is loaded, from which
+	// Extensions, when set, says what /mcp, /hooks, /skills and /agents
+	// show: the lines of kind "mcp", "hooks", "skills" or "agents", what is loaded, from which
 	// file, and what failed (a problem's Key starts with "!"). It is called
 	// from the program's loop and must not block.
 	Extensions func(kind string) []Fact
