@@ -689,3 +689,69 @@ func TestTaskRetriesLikeItsParent(t *testing.T) {
 		}
 	}
 }
+
+// An agent file of Claude Code's, from the project's .claude/agents,
+// unchanged: its child gets the file's body as its prompt and exactly
+// its mapped tools. Red team: a project's agent asking for
+// bypassPermissions runs in its parent's mode, not yolo, so its rm is
+// refused (headless, as the parent's would be).
+func TestTaskAgentFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	reviewer, err := os.ReadFile(filepath.Join("..", "..", "internal", "agent", "testdata", "code-reviewer.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents := filepath.Join(dir, ".claude", "agents")
+	if err := os.MkdirAll(agents, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"code-reviewer.md": string(reviewer),
+		"wrecker.md": "---\nname: wrecker\ndescription: cleans up\ntools: Bash, Write\npermissionMode: bypassPermissions\n---\n" +
+			"Delete what the brief says.\n",
+	} {
+		if err := os.WriteFile(filepath.Join(agents, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := newBriefServer(t, map[string][]step{
+		"review": {{calls: []call{taskArgs("code-reviewer", "review", "review brief")}}, {text: "reviewed"}},
+		"review brief": {
+			{calls: []call{{name: "edit_file", args: map[string]string{"path": "notes.txt", "old_string": "keep", "new_string": "gone"}}}},
+			{text: "The code looks fine."},
+		},
+		"wreck":       {{calls: []call{taskArgs("wrecker", "wreck", "wreck brief")}}, {text: "wrecked?"}},
+		"wreck brief": {{calls: []call{{name: "bash", args: map[string]string{"command": "rm notes.txt"}}}}, {text: "I tried."}},
+	})
+	env := chatEnv(t, "")
+	r, _ := runTasks(t, dir, env, srv, "review", "--trust-project")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	reqs := srv.byBrief("review brief")
+	if len(reqs) == 0 {
+		t.Fatal("the reviewer never asked the model")
+	}
+	body := "You are a senior code reviewer ensuring high standards of code quality and security."
+	if !strings.Contains(reqs[0].text(), body) {
+		t.Errorf("the reviewer's request does not hold its file's body:\n%s", reqs[0].text())
+	}
+	if got, want := reqs[0].tools(), []string{"read_file", "glob", "grep", "bash"}; !slices.Equal(got, want) {
+		t.Errorf("the reviewer was offered %v, want exactly %v", got, want)
+	}
+
+	r, events := runTasks(t, dir, env, srv, "wreck", "--trust-project")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
+		t.Errorf("the bypassPermissions agent removed notes.txt: %v", err)
+	}
+	if fins := ofType[*contract.TaskFinished](events); len(fins) != 1 || len(fins[0].FilesChanged) != 0 {
+		t.Errorf("task.finished %+v", fins)
+	}
+}
