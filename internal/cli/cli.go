@@ -349,6 +349,9 @@ func Execute(ctx context.Context, args []string, deps Deps) int {
 	case errors.Is(err, session.ErrNotFound):
 		printf(deps.Stderr, "rein: %s\n", text(strings.TrimPrefix(err.Error(), "session: not found: ")))
 		return ExitUsage
+	case errors.Is(err, session.ErrChild):
+		printf(deps.Stderr, "rein: %s\n", text(strings.TrimPrefix(err.Error(), session.ErrChild.Error()+": ")))
+		return ExitUsage
 	case errors.Is(err, ErrUsage):
 		printf(deps.Stderr, "rein: %s\n", text(strings.TrimPrefix(err.Error(), "usage: ")))
 		return ExitUsage

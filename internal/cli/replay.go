@@ -16,10 +16,11 @@ import (
 // replay runs rein replay: the transcript and the trace of a session from
 // its log alone. It asks no model, runs no tool and writes no file.
 func (a *app) replay(ref string) error {
-	s, id, err := a.find(ref)
+	p, err := a.find(ref)
 	if err != nil {
 		return err
 	}
+	s, id := p.Store, p.ID
 	var r renderer = &jsonLines{w: a.deps.Stdout}
 	if !a.flags.json {
 		rp := newReplayer(a.deps.Stdout)

@@ -98,14 +98,25 @@ func (a *app) store() (*session.Store, string, error) {
 	return s, cwd, err
 }
 
-// find opens the store and resolves ref to a session id.
-func (a *app) find(ref string) (*session.Store, string, error) {
+// find opens the store and locates the session ref names: a person's
+// session or a child, at any depth.
+func (a *app) find(ref string) (session.Place, error) {
 	s, _, err := a.store()
 	if err != nil {
-		return nil, "", err
+		return session.Place{}, err
 	}
-	id, err := s.Find(ref)
-	return s, id, err
+	return s.Locate(ref)
+}
+
+// own locates the session ref names for command what, which writes it
+// (resume, compact, fork): a person's session, never a child, which goes
+// on only with the session it belongs to.
+func (a *app) own(ref, what string) (*session.Store, string, error) {
+	p, err := a.find(ref)
+	if err == nil {
+		err = p.ChildOf(what)
+	}
+	return p.Store, p.ID, err
 }
 
 // sessions runs rein sessions.
@@ -324,7 +335,7 @@ func (a *app) openFor(ctx context.Context, ref string, approver kernel.Approver)
 		return nil, err
 	}
 	if ref != "" {
-		if _, spec.Session, err = a.find(ref); err != nil {
+		if _, spec.Session, err = a.own(ref, "resume"); err != nil {
 			return nil, err
 		}
 	} else {
@@ -355,9 +366,11 @@ func describe(st *state.State) string {
 	return "never started"
 }
 
-// fork runs rein fork.
+// fork runs rein fork. The fork holds the session's log, not its
+// children: their logs stay with the session that ran them, where its
+// replay finds them.
 func (a *app) fork(ref string) error {
-	s, id, err := a.find(ref)
+	s, id, err := a.own(ref, "fork")
 	if err != nil {
 		return err
 	}
@@ -387,10 +400,11 @@ func (a *app) log(ref string) error {
 				g, strings.Join(families(), ", "))
 		}
 	}
-	s, id, err := a.find(ref)
+	p, err := a.find(ref)
 	if err != nil {
 		return err
 	}
+	s, id := p.Store, p.ID
 	out := a.renderer()
 	info, err := s.Read(id, func(env contract.Envelope) error {
 		if !matchType(a.flags.types, env.Type()) {
