@@ -298,6 +298,8 @@ type flags struct {
 	trustProject bool
 	at           uint64
 	types        []string
+	// children (rein log --children) adds the children's events.
+	children bool
 }
 
 // Execute runs rein with args (without the program name) and returns the
