@@ -306,3 +306,49 @@ func TestAChildIsNotResumedAlone(t *testing.T) {
 		t.Errorf("sessions after the refusals: %d, %v; want the parent alone (no fork)", len(list), err)
 	}
 }
+
+// A child killed with its parent (no task.finished) counts in the
+// tree's cost by what its own log says, in replay and in sessions.
+func TestAKilledChildCountsInTheTree(t *testing.T) {
+	s := newStage(t, scenario{name: "killed"})
+	parent, child := id.At("ses", epoch), id.At("ses", epoch.Add(time.Second))
+	p := create(t, s.store, parent, epoch)
+	p.add(&contract.SessionStarted{Cwd: s.ws, Version: testVersion, Provider: "scripted", Model: "m"},
+		&contract.UserMessage{Text: "look around"}, &contract.RunStarted{Goal: "look around"},
+		&contract.ModelRequested{Provider: "scripted", Model: "m", MessageCount: 1}, costs(1000, 40, 0.01))
+	p.add(call(s.ws, "int_task", "task", `{"description":"look","prompt":"Look around."}`, "")[:5]...)
+	p.add(&contract.TaskStarted{IntentID: "int_task", Agent: "explore", Description: "look", Child: child})
+	c := create(t, s.store.Tasks(parent), child, p.now)
+	c.add(&contract.SessionStarted{Cwd: s.ws, Version: testVersion, Provider: "scripted", Model: "m",
+		Parent: &contract.ParentRef{Session: parent, Seq: 10, IntentID: "int_task", Agent: "explore", Description: "look", Depth: 1}},
+		&contract.UserMessage{Text: "Look around."}, &contract.RunStarted{Goal: "Look around."},
+		&contract.ModelRequested{Provider: "scripted", Model: "m", MessageCount: 1}, costs(300, 5, 0.004))
+	c.close() // kill -9: neither finished
+	p.close()
+
+	out := s.rein("replay", parent)
+	if !strings.Contains(out, "its 1 child session(s): 1 run(s) · 1 model call(s)") || !strings.Contains(out, "the whole tree: tokens 1,300 in, 45 out · $0.0140") {
+		t.Errorf("the replay's totals leave out the killed child:\n%s", out)
+	}
+	if out := s.rein("sessions", "--all"); !strings.Contains(out, "$0.0140") || !strings.Contains(out, "└ <ses-") || !strings.Contains(out, "unfinished") {
+		t.Errorf("rein sessions leaves out the killed child or its cost:\n%s", out)
+	}
+}
+
+// A fork of a parent holds its log, not its children; its replay still
+// shows them, from where the parent keeps them.
+func TestAForksReplayShowsTheParentsChildren(t *testing.T) {
+	s, tr := treeStage(t)
+	s.rein("fork", tr.parent)
+	list, _, err := s.store.List(func(sum *session.Summary) bool { return sum.ID != tr.parent })
+	if err != nil || len(list) != 1 {
+		t.Fatalf("sessions %v, %v; want the fork", list, err)
+	}
+	if _, err := os.Stat(s.store.Tasks(list[0].ID).Root()); !os.IsNotExist(err) {
+		t.Errorf("the fork has a tasks directory (%v): children are not copied", err)
+	}
+	out := s.rein("replay", list[0].ID)
+	if !strings.Contains(out, childIndent+"[+3.1s] ● edit_file main.go") || !strings.Contains(out, childIndent+childIndent+"[+400ms] ● grep func Sum") {
+		t.Errorf("the fork's replay does not show the children its copied tasks ran:\n%s", out)
+	}
+}
