@@ -252,3 +252,26 @@ func TestForkLeavesTheChildrenWithTheParent(t *testing.T) {
 		t.Errorf("the fork's summary = %+v, %v; want no children and none of the parent's cost", sum, err)
 	}
 }
+
+// A session whose session.started names a parent is a child wherever it
+// lies: resume --last never picks it, even as the latest at the top.
+func TestLastNeverPicksAChild(t *testing.T) {
+	s := NewStore(t.TempDir(), nil)
+	cwd := t.TempDir()
+	record(t, s, "ses_A", events(cwd)[:3])
+	x, err := s.Create("ses_B", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range childEvents(cwd, "ses_A", "stray", 1, 0.001, true) {
+		if _, err := x.Log.Append(contract.Envelope{ID: fmt.Sprint("e", i), Time: t0.Add(time.Hour), Session: "ses_B", Data: e}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if last, err := s.Last(cwd); err != nil || last != "ses_A" {
+		t.Errorf("Last() = %q, %v; want ses_A, the person's session", last, err)
+	}
+}
