@@ -299,6 +299,8 @@ type flags struct {
 	trustProject bool
 	at           uint64
 	types        []string
+	// children (rein log --children) adds the children's events.
+	children bool
 }
 
 // Execute runs rein with args (without the program name) and returns the
@@ -349,6 +351,9 @@ func Execute(ctx context.Context, args []string, deps Deps) int {
 		return ex.code
 	case errors.Is(err, session.ErrNotFound):
 		printf(deps.Stderr, "rein: %s\n", text(strings.TrimPrefix(err.Error(), "session: not found: ")))
+		return ExitUsage
+	case errors.Is(err, session.ErrChild):
+		printf(deps.Stderr, "rein: %s\n", text(strings.TrimPrefix(err.Error(), session.ErrChild.Error()+": ")))
 		return ExitUsage
 	case errors.Is(err, ErrUsage):
 		printf(deps.Stderr, "rein: %s\n", text(strings.TrimPrefix(err.Error(), "usage: ")))

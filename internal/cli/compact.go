@@ -40,7 +40,7 @@ func (a *app) compact(ctx context.Context, ref string) error {
 	if err != nil {
 		return err
 	}
-	if _, spec.Session, err = a.find(ref); err != nil {
+	if _, spec.Session, err = a.own(ref, "compact"); err != nil {
 		return err
 	}
 	s, err := a.deps.Resume(ctx, spec)

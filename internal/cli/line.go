@@ -365,7 +365,7 @@ func (l *lineMode) resume(ctx context.Context, ref string) (bool, error) {
 		w.say("/resume ID goes on in one\n")
 		return false, nil
 	}
-	_, id, err := l.a.find(ref)
+	_, id, err := l.a.own(ref, "resume")
 	if err == nil && id == l.s.Runtime.Session() {
 		err = errors.New("this is the session you are in")
 	}

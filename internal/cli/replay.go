@@ -14,12 +14,20 @@ import (
 )
 
 // replay runs rein replay: the transcript and the trace of a session from
-// its log alone. It asks no model, runs no tool and writes no file.
+// its log alone, each child's (read from its own log) nested under its
+// task, and the totals of the tree. It asks no model, runs no tool and
+// writes no file. With --json it prints the session's own log, line for
+// line (rein log --children --json adds the children's).
 func (a *app) replay(ref string) error {
-	s, id, err := a.find(ref)
+	top, _, err := a.store()
 	if err != nil {
 		return err
 	}
+	p, err := top.Locate(ref)
+	if err != nil {
+		return err
+	}
+	s, id := p.Store, p.ID
 	var r renderer = &jsonLines{w: a.deps.Stdout}
 	if !a.flags.json {
 		rp := newReplayer(a.deps.Stdout)
@@ -27,6 +35,7 @@ func (a *app) replay(ref string) error {
 		// header says so before them. (A log this cannot read is said by
 		// the reading itself.)
 		rp.fork, _ = s.Forked(id)
+		rp.logs = &childLogs{tasks: s.Tasks(id), root: top, damage: a.damage}
 		r = rp
 	}
 	info, err := s.Read(id, r.event)
@@ -57,15 +66,25 @@ type replayer struct {
 	// is one (read ahead, for the header); nil when not known.
 	fork    *contract.Envelope
 	unknown map[string]int
+	// logs finds the logs of the session's children, shown nested under
+	// their tasks; nil shows none. kids sums the children's trees, as
+	// own sums the session's events (copiedKids those before a fork's
+	// start); replayed holds the children whose logs were read.
+	logs             *childLogs
+	kids, copiedKids replayTotals
+	replayed         map[string]bool
+	// nested says the session is shown inside its parent's replay.
+	nested bool
 }
 
 // replayTotals sums a stretch of a session's events: their runs, model
 // calls, tool calls, failed or refused calls, compactions and usage, and
-// the times of the first and the last.
+// the times of the first and the last; sessions counts the child
+// sessions summed in, in a sum of children.
 type replayTotals struct {
-	start, last                                    time.Time
-	runs, calls, tools, failed, compactions, count int
-	usage                                          contract.Totals
+	start, last                                              time.Time
+	runs, calls, tools, failed, compactions, count, sessions int
+	usage                                                    contract.Totals
 }
 
 // add adds the events of o, which came after those of t.
@@ -77,19 +96,12 @@ func (t *replayTotals) add(o replayTotals) {
 		t.last = o.last
 	}
 	t.runs, t.calls, t.tools, t.failed = t.runs+o.runs, t.calls+o.calls, t.tools+o.tools, t.failed+o.failed
-	t.compactions, t.count = t.compactions+o.compactions, t.count+o.count
-	t.usage.InputTokens += o.usage.InputTokens
-	t.usage.OutputTokens += o.usage.OutputTokens
-	t.usage.CacheReadTokens += o.usage.CacheReadTokens
-	t.usage.CacheWriteTokens += o.usage.CacheWriteTokens
-	t.usage.ReasoningTokens += o.usage.ReasoningTokens
-	t.usage.CostUSD += o.usage.CostUSD
-	t.usage.Calls += o.usage.Calls
-	t.usage.Unpriced += o.usage.Unpriced
+	t.compactions, t.count, t.sessions = t.compactions+o.compactions, t.count+o.count, t.sessions+o.sessions
+	t.usage.Merge(&o.usage)
 }
 
 func newReplayer(w io.Writer) *replayer {
-	return &replayer{t: newTerminal(w, w), w: w, proposed: map[string]json.RawMessage{}, unknown: map[string]int{}}
+	return &replayer{t: newTerminal(w, w), w: w, proposed: map[string]json.RawMessage{}, unknown: map[string]int{}, replayed: map[string]bool{}}
 }
 
 // at is the time of env since the session started, or, past a fork's
@@ -105,14 +117,15 @@ func (r *replayer) event(env contract.Envelope) error {
 		// What came before is the parent's; the fork's own time starts
 		// here.
 		r.copied.add(r.own)
-		r.own = replayTotals{start: env.Time}
+		r.copiedKids.add(r.kids)
+		r.own, r.kids = replayTotals{start: env.Time}, replayTotals{}
 	}
 	if r.own.start.IsZero() {
 		r.own.start = env.Time
 	}
 	r.own.last = env.Time
 	r.own.count++
-	for _, show := range []func(contract.Envelope) (bool, error){r.session, r.model, r.toolEvent, r.context} {
+	for _, show := range []func(contract.Envelope) (bool, error){r.session, r.model, r.toolEvent, r.context, r.task} {
 		if done, err := show(env); done || err != nil {
 			return err
 		}
@@ -135,6 +148,9 @@ func (r *replayer) session(env contract.Envelope) (bool, error) {
 		}
 		r.line(sayf("session %s · %s · rein %s · %s %s · started %s", env.Session, e.Cwd, e.Version,
 			e.Provider, e.Model, env.Time.Local().Format("2006-01-02 15:04:05 MST")))
+		if p := e.Parent; p != nil {
+			r.line(r.childOf(p))
+		}
 		if sb := e.Sandbox; sb != nil && !sb.Available {
 			r.line(sayf("  no sandbox on that machine (%s): its commands ran unsandboxed", field(sb.Reason)))
 		}
@@ -307,9 +323,12 @@ func (r *replayer) end() {
 	}
 	if r.copied.count == 0 {
 		r.line("\n— " + r.own.line())
+		r.treeLines("", &r.own, &r.kids)
 	} else {
 		r.line("\n— this fork, since it was made: " + r.own.line())
+		r.treeLines("", &r.own, &r.kids)
 		r.line("  copied from its parent: " + r.copied.line())
+		r.treeLines("copied: ", &r.copied, &r.copiedKids)
 	}
 	if len(r.unknown) > 0 {
 		r.line(sayf("  %d event type(s) unknown to this rein: %s", len(r.unknown), strings.Join(slices.Sorted(maps.Keys(r.unknown)), ", ")))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"os"
 	"path"
@@ -31,12 +32,12 @@ import (
 func (a *app) sessionCommands() []*cobra.Command {
 	sessions := &cobra.Command{
 		Use:   "sessions",
-		Short: "List the sessions of this repository, from any of its directories (all with --all), most recently active first",
+		Short: "List the sessions of this repository, from any of its directories (all with --all), most recently active first, each with the children its tasks ran under it",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return a.sessions() },
 	}
 	sessions.Flags().BoolVar(&a.flags.all, "all", false, "list the sessions of every directory, not only this repository's (this directory's outside one)")
-	sessions.Flags().BoolVar(&a.flags.json, "json", false, "one JSON object per session per line")
+	sessions.Flags().BoolVar(&a.flags.json, "json", false, "one JSON object per session per line, its children in its \"children\"")
 	sessions.Flags().BoolVar(&a.flags.reindex, "reindex", false, "rebuild the index of sessions from their logs first")
 
 	resume := &cobra.Command{
@@ -65,6 +66,7 @@ func (a *app) sessionCommands() []*cobra.Command {
 	logCmd := a.oneArgCommand("log ID", "Print a session's events, one per line, optionally only some types",
 		"print the events as JSON lines, exactly as the log holds them", a.log)
 	listFlagVar(logCmd.Flags(), &a.flags.types, false, "type", "only events of these types, repeatable: a family (tool: tool.*; model, context, run, session...), a glob ('tool.*') or a type (run.finished)")
+	logCmd.Flags().BoolVar(&a.flags.children, "children", false, "add the events of the sessions its tasks ran, each child's after its task.started, indented (with --json, each line as the child's log holds it), recursively")
 
 	whyCmd := a.oneArgCommand("why PATH", "Show every recorded intent that read or changed PATH, and why: the model's words, the decision, the result",
 		"one JSON object per intent per line", a.why)
@@ -98,14 +100,25 @@ func (a *app) store() (*session.Store, string, error) {
 	return s, cwd, err
 }
 
-// find opens the store and resolves ref to a session id.
-func (a *app) find(ref string) (*session.Store, string, error) {
+// find opens the store and locates the session ref names: a person's
+// session or a child, at any depth.
+func (a *app) find(ref string) (session.Place, error) {
 	s, _, err := a.store()
 	if err != nil {
-		return nil, "", err
+		return session.Place{}, err
 	}
-	id, err := s.Find(ref)
-	return s, id, err
+	return s.Locate(ref)
+}
+
+// own locates the session ref names for command what, which writes it
+// (resume, compact, fork): a person's session, never a child, which goes
+// on only with the session it belongs to.
+func (a *app) own(ref, what string) (*session.Store, string, error) {
+	p, err := a.find(ref)
+	if err == nil {
+		err = p.ChildOf(what)
+	}
+	return p.Store, p.ID, err
 }
 
 // sessions runs rein sessions.
@@ -153,12 +166,34 @@ func (a *app) sessions() error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	say(tw, "ID\tDIRECTORY\tSTARTED\tLAST ACTIVITY\tOUTCOME\tCOST\tFIRST PROMPT\n")
 	for _, sum := range list {
-		// Each field is made printable for its column: a tab in one
-		// would break the table.
-		printf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", sum.ID, directoryOf(sum.Cwd, cwd, where), stamp(sum.Started), stamp(sum.LastActivity), sum.Outcome,
-			sessionCost(sum.Usage), excerpt.Text(oneLine(sum.FirstPrompt), 60))
+		sessionRow(tw, &sum, 0, directoryOf(sum.Cwd, cwd, where))
 	}
 	return tw.Flush()
+}
+
+// sessionRow writes the row of a session of rein sessions, at depth (0
+// for a person's session), then its children's under it, indented: a
+// child's outcome is its task's (what its parent recorded) when there is
+// one, and its agent and task's description stand for its first prompt;
+// its cost, as a person's session's, is its tree's.
+func sessionRow(tw io.Writer, sum *session.Summary, depth int, dir string) {
+	ref, outcome, what := sum.ID, sum.Outcome, sum.FirstPrompt
+	if depth > 0 {
+		ref = strings.Repeat("  ", depth-1) + "└ " + sum.ID
+		if sum.Task != "" {
+			outcome = sum.Task
+		}
+		if p := sum.Parent; p != nil {
+			what = p.Agent + ": " + p.Description
+		}
+	}
+	// Each field is made printable for its column: a tab in one would
+	// break the table.
+	printf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ref, dir, stamp(sum.Started), stamp(sum.LastActivity), outcome,
+		sessionCost(sum.Usage), excerpt.Text(oneLine(what), 60))
+	for i := range sum.Children {
+		sessionRow(tw, &sum.Children[i], depth+1, "")
+	}
 }
 
 // directoryOf shows a session's directory as seen from cwd: "." for cwd
@@ -324,7 +359,7 @@ func (a *app) openFor(ctx context.Context, ref string, approver kernel.Approver)
 		return nil, err
 	}
 	if ref != "" {
-		if _, spec.Session, err = a.find(ref); err != nil {
+		if _, spec.Session, err = a.own(ref, "resume"); err != nil {
 			return nil, err
 		}
 	} else {
@@ -355,9 +390,11 @@ func describe(st *state.State) string {
 	return "never started"
 }
 
-// fork runs rein fork.
+// fork runs rein fork. The fork holds the session's log, not its
+// children: their logs stay with the session that ran them, where its
+// replay finds them.
 func (a *app) fork(ref string) error {
-	s, id, err := a.find(ref)
+	s, id, err := a.own(ref, "fork")
 	if err != nil {
 		return err
 	}
@@ -387,22 +424,19 @@ func (a *app) log(ref string) error {
 				g, strings.Join(families(), ", "))
 		}
 	}
-	s, id, err := a.find(ref)
+	top, _, err := a.store()
 	if err != nil {
 		return err
 	}
-	out := a.renderer()
-	info, err := s.Read(id, func(env contract.Envelope) error {
-		if !matchType(a.flags.types, env.Type()) {
-			return nil
-		}
-		if a.flags.json {
-			return out.event(env)
-		}
-		return say(a.deps.Stdout, logLine(env)+"\n")
-	})
-	a.damage(s.LogPath(id), info)
-	return err
+	p, err := top.Locate(ref)
+	if err != nil {
+		return err
+	}
+	var logs *childLogs
+	if a.flags.children {
+		logs = &childLogs{tasks: p.Store.Tasks(p.ID), root: top, damage: a.damage}
+	}
+	return a.logTree(p, logs, 0, a.renderer(), map[string]bool{})
 }
 
 // matchType reports whether event type t matches one of globs (all match
@@ -490,9 +524,7 @@ func (a *app) why(p string) error {
 	}
 	f := why.New(target)
 	for i := len(list) - 1; i >= 0; i-- { // oldest first
-		info, err := s.Read(list[i].ID, func(env contract.Envelope) error { f.Add(env); return nil })
-		a.damage(s.LogPath(list[i].ID), info)
-		if err != nil {
+		if err := a.whyTree(f, s, &list[i]); err != nil {
 			return err
 		}
 	}
@@ -505,6 +537,23 @@ func (a *app) why(p string) error {
 		shown = rel
 	}
 	return writeWhy(a.deps.Stdout, shown, touches, isTerminal(a.deps.Stdout) && os.Getenv("NO_COLOR") == "")
+}
+
+// whyTree gives f the events of session sum of st, then its children's,
+// recursively: what a child changed is found as its parent's is, and
+// named by the child's session and task.
+func (a *app) whyTree(f *why.Finder, st *session.Store, sum *session.Summary) error {
+	info, err := st.Read(sum.ID, func(env contract.Envelope) error { f.Add(env); return nil })
+	a.damage(st.LogPath(sum.ID), info)
+	if err != nil {
+		return err
+	}
+	for i := range sum.Children {
+		if err := a.whyTree(f, st.Tasks(sum.ID), &sum.Children[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // firstOfEachIntent drops the touches of intents already shown: a fork

@@ -12,11 +12,12 @@ import (
 // writers are the functions and methods through which bytes leave for a
 // writer, and the only functions of the package allowed to call them: say
 // (shown text), the JSON lines renderer (JSON for programs, as the log
-// holds it), rein's stdout wrapper, and Execute, which picks the process's
-// stdout and stderr.
+// holds it), rein's stdout wrapper, the writer that indents a child's
+// transcript (it is given shown text, and adds its prefix), and Execute,
+// which picks the process's stdout and stderr.
 var writers = map[string][]string{
 	"fmt.Fprint": nil, "fmt.Fprintf": nil, "fmt.Fprintln": nil, "fmt.Print": nil, "fmt.Printf": nil, "fmt.Println": nil,
-	"io.WriteString": {"say"}, "io.Copy": nil, ".Write": {"jsonLines.event", "output.Write"},
+	"io.WriteString": {"say"}, "io.Copy": nil, ".Write": {"jsonLines.event", "output.Write", "indented.Write"},
 	"os.Stdout": {"Execute"}, "os.Stderr": {"Execute"},
 }
 

@@ -70,6 +70,9 @@ func writeWhyTouch(b *strings.Builder, t why.Touch, style func(code string, s sh
 		head += sayf("  run %s", t.Run)
 	}
 	put(head + sayf("  turn %d  (seq %d)", t.Turn, t.Seq))
+	if p := t.Parent; p != nil {
+		put(style("2", sayf("  in a child session: the task %q (agent %s) of session %s", p.Description, p.Agent, p.Session)))
+	}
 
 	if said := strings.TrimSpace(t.Said); said != "" {
 		said := shown(strings.ReplaceAll(string(text(excerpt.Text(said, whySaidMax))), "\n", "\n    "))
@@ -178,16 +181,18 @@ func sameJSON(a, b json.RawMessage) bool {
 
 // whyLine is the JSON shape of one touch in rein why --json.
 type whyLine struct {
-	Session  string          `json:"session"`
-	Seq      uint64          `json:"seq"`
-	Time     time.Time       `json:"time"`
-	Run      string          `json:"run,omitempty"`
-	Turn     int             `json:"turn"`
-	IntentID string          `json:"intent_id"`
-	ToolName string          `json:"tool_name"`
-	Input    json.RawMessage `json:"input"`
-	Access   why.Access      `json:"access"`
-	Said     string          `json:"said,omitempty"`
+	Session string `json:"session"`
+	// Parent names the session and task a child session worked for.
+	Parent   *contract.ParentRef `json:"parent,omitempty"`
+	Seq      uint64              `json:"seq"`
+	Time     time.Time           `json:"time"`
+	Run      string              `json:"run,omitempty"`
+	Turn     int                 `json:"turn"`
+	IntentID string              `json:"intent_id"`
+	ToolName string              `json:"tool_name"`
+	Input    json.RawMessage     `json:"input"`
+	Access   why.Access          `json:"access"`
+	Said     string              `json:"said,omitempty"`
 
 	Validation *whyValidation `json:"validation,omitempty"`
 	Permission *whyPermission `json:"permission,omitempty"`
@@ -239,7 +244,7 @@ func writeWhyJSON(w io.Writer, touches []why.Touch) error {
 
 func whyLineOf(t why.Touch) whyLine {
 	l := whyLine{
-		Session: t.Session, Seq: t.Seq, Time: t.Time, Run: t.Run, Turn: t.Turn,
+		Session: t.Session, Parent: t.Parent, Seq: t.Seq, Time: t.Time, Run: t.Run, Turn: t.Turn,
 		IntentID: t.Intent.ID, ToolName: t.Intent.ToolName, Input: t.Intent.Input,
 		Access: t.Access, Said: t.Said, Cwd: t.Cwd,
 	}

@@ -73,3 +73,28 @@ func BenchmarkOpen(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLocateChild finds a child by a prefix of its id among 1,000
+// sessions, one of which ran it, as `rein replay CHILD` does (every
+// session's tasks directory looked at; the index does not help).
+func BenchmarkLocateChild(b *testing.B) {
+	root := b.TempDir()
+	s := NewStore(root, nil)
+	cwd := b.TempDir()
+	for i := range 1000 {
+		id := fmt.Sprintf("ses_%04d", i)
+		if i != 500 {
+			record(b, s, id, events(cwd))
+			continue
+		}
+		record(b, s, id, taskEvents(cwd, []string{"ses_X500C"}, nil))
+		record(b, s.Tasks(id), "ses_X500C", childEvents(cwd, id, "look", 1, 0.001, true))
+		s.remember(id)
+	}
+	for b.Loop() {
+		p, err := s.Locate("ses_X5")
+		if err != nil || p.ID != "ses_X500C" {
+			b.Fatalf("Locate() = %+v, %v", p, err)
+		}
+	}
+}

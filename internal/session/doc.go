@@ -5,7 +5,14 @@
 //	<root>/<id>/events.jsonl   the log: the truth, and enough on its own
 //	<root>/<id>/artifacts/     full tool outputs the log refers to
 //	<root>/<id>/lock           held (flock) by the one process writing the log
+//	<root>/<id>/tasks/<child>/ a session a task call of <id> ran: a session of
+//	                           its own (log, artifacts, lock, its own tasks/)
 //	<root>/index.json          summaries for `rein sessions`: an optimisation
+//
+// A child is reached through its parent's [Store.Tasks], and found by its
+// id anywhere below the root by [Store.Locate]. It is never one of the
+// root's sessions ([Store.List], [Store.Last]): a summary lists it among
+// its parent's Children, and the parent's cost is its tree's.
 //
 // A writer ([Store.Create], [Store.Open]) holds the session's lock for as
 // long as it appends, so two processes never write one log; it folds the

@@ -48,10 +48,22 @@ type Summary struct {
 	FirstPrompt string `json:"first_prompt"`
 	// Events is the last seq: how many events the log holds.
 	Events uint64 `json:"events"`
-	// Usage sums the tokens and cost of the session's own model calls
-	// (a fork's start from its parent's log is the parent's); nil in an
-	// index written before it was kept.
+	// Usage sums the tokens and cost of the session's tree: its own
+	// model calls and its children's (task.finished's usage, or, for a
+	// child that has none, being run or killed, what its own log says).
+	// A fork's start, copied from its parent's log, is the parent's. nil
+	// in an index written before it was kept.
 	Usage *contract.Totals `json:"usage,omitempty"`
+	// Parent is what session.started says the session is the child of;
+	// nil for a person's session.
+	Parent *contract.ParentRef `json:"parent,omitempty"`
+	// Task is how the parent's log says the child ended (task.finished's
+	// outcome: completed, failed, timeout...); "" for a person's session,
+	// and for a child whose task has not finished (see Outcome).
+	Task string `json:"task,omitempty"`
+	// Children are the summaries of the sessions its task calls started,
+	// in the order they started, each with its own children.
+	Children []Summary `json:"children,omitempty"`
 	// Size and ModTime are the log's, when the summary was made; the
 	// index uses them to tell a stale entry.
 	Size    int64 `json:"size"`
@@ -65,10 +77,14 @@ const (
 	tailBytes = 256 << 10
 )
 
-// live makes an unfinished run that a process is writing running.
+// live makes an unfinished run that a process is writing running, the
+// children's too (dir is the session's directory).
 func (sum *Summary) live(dir string) {
 	if sum.Outcome == OutcomeUnfinished && locked(dir) {
 		sum.Outcome = OutcomeRunning
+	}
+	for i := range sum.Children {
+		sum.Children[i].live(filepath.Join(dir, tasksName, sum.Children[i].ID))
 	}
 }
 
@@ -121,9 +137,14 @@ func (s *Store) summarize(id string) (Summary, error) {
 	if int64(len(head)) == fi.Size() {
 		whole = bytes.NewReader(head)
 	}
-	if sum.Usage, err = spent(whole); err != nil {
+	sp, err := spent(whole)
+	if err != nil {
 		return Summary{}, fmt.Errorf("session: summarize %s: %w", id, err)
 	}
+	if sp.delegated {
+		sum.Children = s.children(id)
+	}
+	sum.Usage = sp.tree(sum.Children)
 	switch {
 	case fi.Size() == 0:
 		return Summary{}, fmt.Errorf("%w: %s is empty: rein stopped before it recorded anything", ErrNotFound, filepath.Join(dir, logName))
@@ -143,7 +164,7 @@ func (sum *Summary) beginning(lines [][]byte) {
 		}
 		switch e := env.Data.(type) {
 		case *contract.SessionStarted:
-			sum.Cwd, sum.Started = e.Cwd, env.Time
+			sum.Cwd, sum.Started, sum.Parent = e.Cwd, env.Time, e.Parent
 		case *contract.UserMessage:
 			sum.FirstPrompt = e.Text
 		}
@@ -186,31 +207,85 @@ func (sum *Summary) ending(lines [][]byte) bool {
 // undecoded. Inside a string of JSON (a tool's output quoting a log) the
 // quotes are escaped, so only an envelope's own type matches.
 var (
-	usageType  = []byte(`"type":"` + contract.TypeModelUsage + `"`)
-	forkedType = []byte(`"type":"` + contract.TypeSessionForked + `"`)
+	usageType    = []byte(`"type":"` + contract.TypeModelUsage + `"`)
+	forkedType   = []byte(`"type":"` + contract.TypeSessionForked + `"`)
+	startedType  = []byte(`"type":"` + contract.TypeTaskStarted + `"`)
+	finishedType = []byte(`"type":"` + contract.TypeTaskFinished + `"`)
 )
 
-// spent sums the model.usage events of a log, read whole but decoding
-// only those lines; the usage before session.forked (the parent's log,
-// copied) is left out. A usage line is short: a line longer than the
-// reader's buffer is skipped unread.
-func spent(r io.Reader) (*contract.Totals, error) {
-	t := &contract.Totals{}
+// spending is what a log says was spent: its own model calls, and the
+// tasks that finished, by child session; delegated says a task started
+// (so the session may have children).
+type spending struct {
+	own       contract.Totals
+	tasks     map[string]*contract.TaskFinished
+	delegated bool
+}
+
+// spent sums the model.usage events of a log and keeps its task.finished
+// events, read whole but decoding only those lines; what comes before
+// session.forked (the parent's log, copied) is left out. These lines are
+// short: a longer one than the reader's buffer is skipped unread (a
+// task.finished listing many files: its child's own log then says what
+// it cost).
+func spent(r io.Reader) (*spending, error) {
+	sp := &spending{}
 	for line, err := range shortLines(r) {
 		switch {
 		case err != nil:
 			return nil, err
 		case bytes.Contains(line, forkedType):
-			*t = contract.Totals{}
+			*sp = spending{}
 		case bytes.Contains(line, usageType):
 			if env, ok := decode(line); ok {
 				if u, ok := env.Data.(*contract.ModelUsage); ok {
-					t.Add(u)
+					sp.own.Add(u)
+				}
+			}
+		case bytes.Contains(line, startedType):
+			sp.delegated = true
+		case bytes.Contains(line, finishedType):
+			if env, ok := decode(line); ok {
+				if f, ok := env.Data.(*contract.TaskFinished); ok && f.Child != "" {
+					if sp.tasks == nil {
+						sp.tasks = map[string]*contract.TaskFinished{}
+					}
+					sp.tasks[f.Child] = f
 				}
 			}
 		}
 	}
-	return t, nil
+	return sp, nil
+}
+
+// tree returns the usage of the session and its children, as the
+// state's fold counts it (task.finished's usage) and beyond: a child
+// whose task did not finish (running, or killed with its parent) counts
+// what its own log says. It marks each child with its task's outcome.
+func (sp *spending) tree(children []Summary) *contract.Totals {
+	t := sp.own
+	counted := map[string]bool{}
+	for i := range children {
+		c := &children[i]
+		if f, ok := sp.tasks[c.ID]; ok {
+			c.Task = f.Outcome
+			if f.Usage != nil {
+				counted[c.ID] = true
+				t.Merge(f.Usage)
+				continue
+			}
+		}
+		if c.Usage != nil {
+			t.Merge(c.Usage)
+		}
+		counted[c.ID] = true
+	}
+	for _, child := range slices.Sorted(maps.Keys(sp.tasks)) {
+		if f := sp.tasks[child]; !counted[child] && f.Usage != nil {
+			t.Merge(f.Usage) // a child whose directory is gone
+		}
+	}
+	return &t
 }
 
 // shortLines yields the complete lines of r, without their newlines, that
@@ -285,8 +360,8 @@ func (s *Store) List(keep func(*Summary) bool) (list []Summary, problems []error
 	idx := s.readIndex()
 	for _, id := range ids {
 		sum, ok := idx[id]
-		if fi, err := os.Stat(filepath.Join(s.Dir(id), logName)); err != nil || !ok || sum.Usage == nil ||
-			fi.Size() != sum.Size || fi.ModTime().UnixNano() != sum.ModTime {
+		if !ok || !sum.fresh(s.Dir(id)) {
+			var err error
 			sum, err = s.summarize(id)
 			if err != nil {
 				problems = append(problems, err)
@@ -319,9 +394,11 @@ func Here(cwd string) (keep func(*Summary) bool, where string) {
 // Last returns the id of the most recently active session of cwd's
 // repository, or of cwd outside one (see [Here]), that no process is
 // writing, or an error wrapping ErrNotFound that says where none was.
+// It is a person's session, never a child (which lives in its parent's
+// directory, and is never one of List's sessions anyway).
 func (s *Store) Last(cwd string) (string, error) {
 	here, where := Here(cwd)
-	list, _, err := s.List(func(sum *Summary) bool { return here(sum) && sum.Outcome != OutcomeRunning })
+	list, _, err := s.List(func(sum *Summary) bool { return here(sum) && sum.Outcome != OutcomeRunning && sum.Parent == nil })
 	if err != nil {
 		return "", err
 	}

@@ -126,7 +126,7 @@ func TestOneWriterAtATime(t *testing.T) {
 	y.Close()
 }
 
-func TestFind(t *testing.T) {
+func TestLocate(t *testing.T) {
 	s := NewStore(t.TempDir(), nil)
 	for _, id := range []string{"ses_01AA", "ses_01AB", "ses_02CC"} {
 		record(t, s, id, events(t.TempDir()))
@@ -139,15 +139,15 @@ func TestFind(t *testing.T) {
 		{ref: "../etc", err: "is not a session id"},
 		{ref: "", err: "is not a session id"},
 	} {
-		got, err := s.Find(tc.ref)
+		got, err := s.Locate(tc.ref)
 		if tc.err != "" {
 			if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("Find(%q) = %q, %v; want ErrNotFound containing %q", tc.ref, got, err, tc.err)
+				t.Errorf("Locate(%q) = %q, %v; want ErrNotFound containing %q", tc.ref, got.ID, err, tc.err)
 			}
 			continue
 		}
-		if err != nil || got != tc.want {
-			t.Errorf("Find(%q) = %q, %v; want %q", tc.ref, got, err, tc.want)
+		if err != nil || got.ID != tc.want || got.Store != s || len(got.Parents) != 0 {
+			t.Errorf("Locate(%q) = %+v, %v; want %q in the root", tc.ref, got, err, tc.want)
 		}
 	}
 }

@@ -24,6 +24,9 @@ var (
 	// ErrGate: the session cannot continue as it is (its workspace or an
 	// artifact is gone).
 	ErrGate = errors.New("session: resume gate")
+	// ErrChild: the session is a child, which resume and fork work on
+	// only through the person's session it belongs to.
+	ErrChild = errors.New("session: a child session")
 )
 
 // validID reports whether s may name a session directory: 1 to 128
@@ -76,39 +79,6 @@ func (s *Store) Dir(id string) string { return filepath.Join(s.root, id) }
 
 // LogPath returns the path of session id's log.
 func (s *Store) LogPath(id string) string { return filepath.Join(s.root, id, logName) }
-
-// Find returns the id of the session ref names: its full id, or a prefix
-// of exactly one session's id. It fails with an error wrapping ErrNotFound
-// when none matches, and names the candidates when several do. Find
-// writes nothing.
-func (s *Store) Find(ref string) (string, error) {
-	if !validID(ref) || strings.HasPrefix(ref, tmpPrefix) {
-		return "", fmt.Errorf("%w: %q is not a session id (ids look like ses_01K...; `rein sessions` lists them)", ErrNotFound, ref)
-	}
-	if fi, err := os.Stat(filepath.Join(s.Dir(ref), logName)); err == nil && fi.Mode().IsRegular() {
-		return ref, nil
-	}
-	ids, err := s.ids()
-	if err != nil {
-		return "", err
-	}
-	var match []string
-	for _, id := range ids {
-		if strings.HasPrefix(id, ref) {
-			match = append(match, id)
-		}
-	}
-	switch len(match) {
-	case 0:
-		return "", fmt.Errorf("%w: no session %s in %s (`rein sessions --all` lists them)", ErrNotFound, ref, s.root)
-	case 1:
-		return match[0], nil
-	}
-	if len(match) > 5 {
-		match = append(match[:5], "...")
-	}
-	return "", fmt.Errorf("%w: %q names %d sessions (%s); give more of the id", ErrNotFound, ref, len(match), strings.Join(match, ", "))
-}
 
 // logName is the log's file name in a session directory.
 const logName = "events.jsonl"

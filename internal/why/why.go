@@ -68,6 +68,9 @@ type Touch struct {
 	// session.started), "" when the log has no session.started.
 	Session string
 	Cwd     string
+	// Parent names the session and the task a child session worked for
+	// (session.started's parent); nil for a person's session.
+	Parent *contract.ParentRef
 	// Seq, Time, Run and Turn are those of the tool_intent.proposed event.
 	Seq  uint64
 	Time time.Time
@@ -100,7 +103,8 @@ type Finder struct {
 
 // session is what a Finder keeps of one session while reading it.
 type session struct {
-	cwd string
+	cwd    string
+	parent *contract.ParentRef
 	// said holds the model.text blocks of the current model call.
 	said []string
 	// index maps the id of an intent found to touch the target to its
@@ -123,7 +127,7 @@ func New(target string) *Finder {
 // ignored.
 func (f *Finder) Add(env contract.Envelope) {
 	if st, ok := env.Data.(*contract.SessionStarted); ok {
-		f.sessions[env.Session] = &session{cwd: st.Cwd}
+		f.sessions[env.Session] = &session{cwd: st.Cwd, parent: st.Parent}
 		return
 	}
 	s := f.sessions[env.Session]
@@ -191,7 +195,7 @@ func (f *Finder) proposed(env contract.Envelope, s *session, e *contract.IntentP
 
 func (f *Finder) touch(env contract.Envelope, s *session, e *contract.IntentProposed, a Access) Touch {
 	return Touch{
-		Session: env.Session, Cwd: s.cwd, Seq: env.Seq, Time: env.Time, Run: env.Run, Turn: env.Turn,
+		Session: env.Session, Cwd: s.cwd, Parent: s.parent, Seq: env.Seq, Time: env.Time, Run: env.Run, Turn: env.Turn,
 		Intent: e.ToolIntent, Access: a, Said: strings.Join(s.said, "\n\n"),
 	}
 }

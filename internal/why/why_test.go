@@ -187,3 +187,27 @@ func TestNoSessionStarted(t *testing.T) {
 		t.Errorf("Touches() mismatch (-want +got):\n%s", d)
 	}
 }
+
+// A child session's touch is found as its parent's is, in its own log,
+// and names the task it worked for.
+func TestChildSessionsTouch(t *testing.T) {
+	parent := newRecorder("ses_p", ws, t0)
+	parent.call("I'll hand the fix to a helper.")
+	task, _ := parent.propose("int_task", "task", `{"description":"fix the parser","prompt":"Fix src/parser.ts."}`)
+	parent.runs(task, ws)
+
+	ref := &contract.ParentRef{Session: "ses_p", Seq: 8, IntentID: "int_task", Agent: "general", Description: "fix the parser", Depth: 1}
+	child := &recorder{session: "ses_c", clock: t0.Add(5 * time.Second)}
+	child.add(&contract.SessionStarted{Cwd: ws, Version: "test", Provider: "scripted", Parent: ref})
+	child.run = "run_ses_c"
+	child.add(&contract.RunStarted{Goal: "Fix src/parser.ts."})
+	child.call("Fixing the bound.")
+	edit, env := child.propose("int_edit", "edit_file", `{"path":"src/parser.ts","old_string":"<","new_string":"<="}`)
+	out := child.runs(edit, ws)
+
+	want := child.touch(edit, env, ws, Write, "Fixing the bound.", out)
+	want.Parent = ref
+	if d := cmp.Diff([]Touch{want}, find(target, parent, child)); d != "" {
+		t.Errorf("Touches() mismatch (-want +got):\n%s", d)
+	}
+}
