@@ -755,3 +755,56 @@ func TestTaskAgentFile(t *testing.T) {
 		t.Errorf("task.finished %+v", fins)
 	}
 }
+
+// What a child did is found where a person looks: rein replay shows its
+// command under its task, rein why finds its edit and names the task,
+// and rein sessions lists it under its parent, not at the top.
+func TestTaskReadBack(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("old line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := newBriefServer(t, map[string][]step{
+		"fix": {{calls: []call{taskArgs("general", "fix the notes", "fix brief")}}, {text: "fixed"}},
+		"fix brief": {
+			{calls: []call{{name: "bash", args: map[string]string{"command": "wc -l notes.txt"}}, {name: "read_file", args: map[string]string{"path": "notes.txt"}}}},
+			{calls: []call{{name: "edit_file", args: map[string]string{"path": "notes.txt", "old_string": "old line", "new_string": "new line"}}}},
+			{text: "I changed notes.txt."},
+		},
+	})
+	env := chatEnv(t, "")
+	r, events := runTasks(t, dir, env, srv, "fix", "--permission-mode", "accept-edits")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "new line\n" {
+		t.Fatalf("notes.txt holds %q", b)
+	}
+	parent := events[0].Session
+	var child string
+	for _, s := range ofType[*contract.TaskStarted](events) {
+		child = s.Child
+	}
+	replay := reinIn(t, dir, env, "replay", parent)
+	for _, want := range []string{"task general", "wc -l notes.txt", "I changed notes.txt."} {
+		if replay.code != 0 || !strings.Contains(replay.stdout, want) {
+			t.Errorf("rein replay lacks %q (exit %d):\n%s%s", want, replay.code, replay.stdout, replay.stderr)
+		}
+	}
+	why := reinIn(t, dir, env, "why", "notes.txt")
+	if why.code != 0 || !strings.Contains(why.stdout, "edit_file") || !strings.Contains(why.stdout, `the task "fix the notes" (agent general)`) {
+		t.Errorf("rein why does not find the child's edit (exit %d):\n%s%s", why.code, why.stdout, why.stderr)
+	}
+	list := reinIn(t, dir, env, "sessions")
+	rows := strings.Split(strings.TrimSpace(list.stdout), "\n")
+	top := 0
+	for _, row := range rows {
+		if strings.HasPrefix(row, "ses_") {
+			top++
+		}
+	}
+	if list.code != 0 || top != 1 || !strings.Contains(list.stdout, child) {
+		t.Errorf("rein sessions does not list the child under its parent:\n%s%s", list.stdout, list.stderr)
+	}
+}
