@@ -148,9 +148,8 @@ func taskInputSubject(input json.RawMessage) string {
 
 // taskLive renders the live line of a running task: what the child does
 // now (the tool it runs, as that tool's card would name it, or waits
-// for), then its counts and how long it has run. When what it does would
-// be cut short to leave the counts room, the counts go on a line of
-// their own.
+// for), then its counts and how long it has run; the counts go on a line
+// of their own when both do not fit on one.
 func (c *card) taskLive(v view, now time.Time) []string {
 	k := c.task
 	th := v.th
@@ -181,8 +180,8 @@ func (c *card) taskLive(v view, now time.Time) []string {
 		counts = append(counts, seconds(max(now.Sub(start).Milliseconds(), 0)))
 	}
 	tail := strings.Join(counts, " · ")
-	if room := v.width - 4 - 3 - ansi.StringWidth(tail); ansi.StringWidth(doing) <= room || room >= 40 {
-		return []string{"  " + paint(th, th.Dim, "⎿") + " " + paint(th, st, ansi.Truncate(doing, max(room, 1), "…")) + paint(th, th.Dim, " · "+tail)}
+	if ansi.StringWidth(doing) <= v.width-4-3-ansi.StringWidth(tail) {
+		return []string{"  " + paint(th, th.Dim, "⎿") + " " + paint(th, st, doing) + paint(th, th.Dim, " · "+tail)}
 	}
 	return []string{branch(v, st, doing), indentLine(v, th.Dim, tail)}
 }
