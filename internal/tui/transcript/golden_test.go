@@ -280,6 +280,9 @@ var scenarios = map[string]func(s *script){
 		// time; its tool as that tool's card names it; a question it
 		// waits on.
 		s.apply(taskRuns("t1", "explore", "find the auth code")...).live()
+		resumed := taskRuns("t2", "explore", "map the packages")
+		resumed[3].(*contract.TaskStarted).Resumed = true
+		s.apply(resumed...).live().apply(taskEnds("t2", contract.TaskCompleted, "", 4, 9, nil, 100, "a, b")...)
 		grep := `{"pattern":"func Login"}`
 		s.at(1500 * time.Millisecond).apply(child("t1",
 			&contract.SessionStarted{Cwd: "/work/proj"},

@@ -154,7 +154,11 @@ func (c *card) taskLive(v view, now time.Time) []string {
 	k := c.task
 	th := v.th
 	doing, st := k.doing, th.Dim
-	if doing == "" {
+	switch {
+	case doing != "":
+	case k.resumed:
+		doing = "going on where rein stopped"
+	default:
 		doing = "starting"
 	}
 	if n := len(k.order); n > 0 {
