@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -49,6 +50,7 @@ func newLocalServer(t *testing.T, models []string, chat func(w http.ResponseWrit
 			}
 			body, _ := io.ReadAll(r.Body)
 			_ = json.Unmarshal(body, &req) // a request rein built: the model is there
+			r.Body = io.NopCloser(bytes.NewReader(body))
 			s.mu.Lock()
 			s.asked = append(s.asked, req.Model)
 			s.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/delegate"
 	"github.com/rein-agent/rein/internal/projection"
 	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/registry"
@@ -37,6 +38,10 @@ func demoRequests(t *testing.T) []*contract.ModelRequest {
 	}
 	reg, err := registry.New(builtin.Tools(ws, &builtin.Options{ArtifactDir: filepath.Join(t.TempDir(), "artifacts")})...)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// The task tool, as the session has it (only its definition counts).
+	if err := reg.Register(delegate.Tool(&delegate.Options{Agents: (&setup{}).agents()})); err != nil {
 		t.Fatal(err)
 	}
 	var st state.State

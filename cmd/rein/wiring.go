@@ -322,6 +322,9 @@ type setup struct {
 	notify string
 	// ext are the session's hooks and skills; nil means none (the demo).
 	ext *extensions
+	// maxParallelAgents and maxDepth bound the session's tasks (0: the
+	// defaults).
+	maxParallelAgents, maxDepth int
 	// answers is the person's answers file, where "always" and "never"
 	// keep their rules for the workspace; "" keeps them for the session
 	// only (the demo).
@@ -331,7 +334,8 @@ type setup struct {
 // setupFrom layers the flags over the configuration.
 func setupFrom(spec cli.Spec, cfg *config.Config) (setup, error) {
 	set := setup{cwd: spec.Cwd, addDirs: spec.AddDirs, passthrough: cfg.EnvPassthrough, approver: spec.Approver, maxTurns: spec.MaxTurns,
-		artifactLimit: cfg.MaxArtifactBytes, mcpMaxMessage: cfg.MCPMaxMessageBytes, notify: cfg.Notify}
+		artifactLimit: cfg.MaxArtifactBytes, mcpMaxMessage: cfg.MCPMaxMessageBytes, notify: cfg.Notify,
+		maxParallelAgents: cfg.MaxParallelAgents, maxDepth: cfg.MaxDepth}
 	if set.maxTurns == 0 {
 		set.maxTurns = cfg.MaxTurns
 	}
@@ -435,7 +439,7 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	hooks := set.ext.hookRunner(hook.Options{Dir: ws.Root(), Environ: os.Environ(), Passthrough: set.passthrough, Secrets: secrets,
 		Strip: builtin.ToolEnv, Session: sess.ID, Transcript: filepath.Join(sess.Dir, "events.jsonl"), Logger: warnings(),
 		Mode: func() string { return string(rt.Policy().Mode()) }})
-	tools, reg, err := toolRuntime(sess, ws, box, set, secrets, skillDirs, hooks)
+	tools, reg, topts, err := toolRuntime(sess, ws, box, set, secrets, skillDirs, hooks)
 	rt = tools
 	if err != nil {
 		return nil, errors.Join(err, box.close())
@@ -472,6 +476,9 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	}
 	k, err = kernel.New(m.Provider, sess.Log, opts)
 	if err != nil {
+		return nil, errors.Join(err, box.close())
+	}
+	if err := addTasks(k, reg, tools, topts, opts, m, env, set); err != nil {
 		return nil, errors.Join(err, box.close())
 	}
 	// The servers start once the kernel can take their tools, and stop
@@ -518,8 +525,11 @@ func readable(tools *tool.Runtime, reg *registry.Registry) func(abs string) erro
 // session's sandbox) and the tool runtime of a session.
 // The skills' directories (skillDirs) are read roots of the read tools;
 // hooks join the permission stage.
+//
+// It returns the runtime's options too, which a task's child's runtime
+// starts from.
 func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containment, set setup, secrets, skillDirs []string,
-	hooks *hook.Runner) (*tool.Runtime, *registry.Registry, error) {
+	hooks *hook.Runner) (*tool.Runtime, *registry.Registry, tool.Options, error) {
 	// The person's answers for this workspace are rules of theirs, in
 	// force from the start.
 	answers := config.Answers{File: set.answers, Project: ws.Root()}
@@ -533,7 +543,7 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 	}
 	policy, err := permission.New(set.mode, set.rules.Merge(saved), ws)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", cli.ErrUsage, err)
+		return nil, nil, tool.Options{}, fmt.Errorf("%w: %v", cli.ErrUsage, err)
 	}
 	// The artifacts keep whole outputs; the read tools may read them
 	// there, which is where an elided observation's stub points.
@@ -553,7 +563,7 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 		Bash:        &builtin.BashOptions{Passthrough: set.passthrough, Secrets: secrets, Sandbox: box.policy},
 	})...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, tool.Options{}, err
 	}
 	var approver tool.Approver
 	if set.approver != nil {
@@ -563,11 +573,12 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 	if wide != "" {
 		warn(wide + " rein asks before the session's first write there, whatever the mode; start it in a project's directory to work on that project")
 	}
-	tools, err := tool.New(reg, policy, &tool.Options{
+	topts := tool.Options{
 		Approver: approver, ArtifactDir: artifacts, ArtifactLimit: set.artifactLimit,
 		Secrets: secrets, Logger: warnings(), Hooks: hooks, Answers: answers, WideWorkspace: wide,
-	})
-	return tools, reg, err
+	}
+	tools, err := tool.New(reg, policy, &topts)
+	return tools, reg, topts, err
 }
 
 // wideWorkspace says, of a workspace rooted at root, why it is wider than

@@ -4,7 +4,7 @@
 // directory above it that has one), the project's keys over the user's, and
 // remembers where each value came from. Flags override both; that layering
 // is the caller's. Some keys are the user's alone (base_url, env_passthrough,
-// session_dir, max_artifact_bytes, mcp_max_message_bytes, yolo and bare
+// session_dir, max_artifact_bytes, mcp_max_message_bytes, max_depth, yolo and bare
 // bash among the rest): a
 // project's file that sets one has it ignored, with a warning naming the
 // key, the file and the line, and saying why.
@@ -89,6 +89,14 @@ type File struct {
 	// 0 means rein's default (16 MiB). Only the user's file may set it:
 	// what rein holds in memory is yours to size.
 	MCPMaxMessageBytes int64 `toml:"mcp_max_message_bytes"`
+	// MaxParallelAgents bounds the tasks (subagents) of one turn that run
+	// together; 0 means rein's default (4), and at most 16 are.
+	MaxParallelAgents int `toml:"max_parallel_agents"`
+	// MaxDepth is how deep tasks may nest: 1 (the default) lets a
+	// session's children call no task, 2 lets them have children of their
+	// own. Only the user's file may set it: a cloned repository must not
+	// let agents multiply.
+	MaxDepth int `toml:"max_depth"`
 	// Permissions holds the [permissions] table's allow, ask and deny
 	// rules (rule syntax of package permission). The lists of the user's
 	// and the project's files add up; deny wins whichever file says it.
@@ -594,6 +602,8 @@ func (c *Config) apply(d *decoded) error {
 		{"env_passthrough", len(d.EnvPassthrough) > 0, func() { c.EnvPassthrough = d.EnvPassthrough }},
 		{"max_artifact_bytes", d.MaxArtifactBytes > 0, func() { c.MaxArtifactBytes = d.MaxArtifactBytes }},
 		{"mcp_max_message_bytes", d.MCPMaxMessageBytes > 0, func() { c.MCPMaxMessageBytes = d.MCPMaxMessageBytes }},
+		{"max_parallel_agents", d.MaxParallelAgents > 0, func() { c.MaxParallelAgents = d.MaxParallelAgents }},
+		{"max_depth", d.MaxDepth > 0, func() { c.MaxDepth = d.MaxDepth }},
 	} {
 		if v.ok {
 			v.set()

@@ -62,6 +62,16 @@ func (d *decoded) problems() []problem {
 			fmt.Sprintf("max_turns is ignored: it is %d, and it must be 1 or more (0 means the default)", d.MaxTurns),
 			func() { d.MaxTurns = 0 })
 	}
+	if d.MaxParallelAgents < 0 || d.MaxParallelAgents > 16 {
+		add(d.at("max_parallel_agents"), fmt.Sprintf("max_parallel_agents is %d; it must be 1 to 16 (0 means the default, 4)", d.MaxParallelAgents),
+			fmt.Sprintf("max_parallel_agents is ignored: it is %d, and it must be 1 to 16 (0 means the default, 4)", d.MaxParallelAgents),
+			func() { d.MaxParallelAgents = 0 })
+	}
+	if d.MaxDepth < 0 || d.MaxDepth > 4 {
+		add(d.at("max_depth"), fmt.Sprintf("max_depth is %d; it must be 1 to 4 (0 means the default, 1: children call no task)", d.MaxDepth),
+			fmt.Sprintf("max_depth is ignored: it is %d, and it must be 1 to 4 (0 means the default, 1)", d.MaxDepth),
+			func() { d.MaxDepth = 0 })
+	}
 	if d.MaxArtifactBytes < 0 {
 		add(d.at("max_artifact_bytes"), fmt.Sprintf("max_artifact_bytes is %d; it must be 1 or more (0 means the default, 1 GiB)", d.MaxArtifactBytes),
 			fmt.Sprintf("max_artifact_bytes is ignored: it is %d, and it must be 1 or more (0 means the default, 1 GiB)", d.MaxArtifactBytes),

@@ -45,6 +45,11 @@ func (c *Config) ignoreUnsafe(d *decoded) []string {
 			"must not choose how much of your disk its outputs take; "+own)
 		f.MaxArtifactBytes = 0
 	}
+	if f.MaxDepth != 0 {
+		ignore(d.at("max_depth"), "max_depth", "a project's file may not set it, since a cloned repository "+
+			"must not let agents start agents; "+own)
+		f.MaxDepth = 0
+	}
 	if f.MCPMaxMessageBytes != 0 {
 		ignore(d.at("mcp_max_message_bytes"), "mcp_max_message_bytes", "a project's file may not set it, since a cloned repository "+
 			"must not choose how much of your memory an MCP server's message may take; "+own)

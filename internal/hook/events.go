@@ -75,11 +75,22 @@ func (r *Runner) SessionStart(ctx context.Context, source string) Outcome {
 // lastMessage is the model's last text. Decision HookBlock asks the model
 // to go on, with Reason: the caller counts, up to StopLimit.
 func (r *Runner) Stop(ctx context.Context, active bool, lastMessage string) Outcome {
-	if !r.Has(contract.HookStop) {
+	return r.stop(ctx, contract.HookStop, active, lastMessage)
+}
+
+// SubagentStop runs the SubagentStop hooks when a child session (a
+// task's subagent) would end, as Stop does for a session a person runs:
+// a block makes the child go on.
+func (r *Runner) SubagentStop(ctx context.Context, active bool, lastMessage string) Outcome {
+	return r.stop(ctx, contract.HookSubagentStop, active, lastMessage)
+}
+
+func (r *Runner) stop(ctx context.Context, event string, active bool, lastMessage string) Outcome {
+	if !r.Has(event) {
 		return Outcome{}
 	}
-	in := stopInput{common: r.common(contract.HookStop), StopHookActive: active, LastAssistantMessage: lastMessage}
-	o := r.fire(ctx, contract.HookStop, ToolCall{}, "", in)
+	in := stopInput{common: r.common(event), StopHookActive: active, LastAssistantMessage: lastMessage}
+	o := r.fire(ctx, event, ToolCall{}, "", in)
 	o.decide(contract.HookBlock)
 	return o
 }

@@ -26,7 +26,7 @@ const (
 // Events are the hook events rein runs, in Claude Code's names.
 var Events = []string{
 	contract.HookPreToolUse, contract.HookPostToolUse, contract.HookUserPromptSubmit,
-	contract.HookSessionStart, contract.HookStop,
+	contract.HookSessionStart, contract.HookStop, contract.HookSubagentStop,
 }
 
 // Hook is one hook command: run at Event when Matcher matches (the tool

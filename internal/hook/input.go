@@ -9,7 +9,7 @@ import (
 // and the scripts written for Claude Code.
 var claudeNames = map[string]string{
 	"bash": "Bash", "edit_file": "Edit", "write_file": "Write", "read_file": "Read",
-	"glob": "Glob", "grep": "Grep", "list_dir": "LS",
+	"glob": "Glob", "grep": "Grep", "list_dir": "LS", "task": "Task",
 }
 
 // ClaudeName returns Claude Code's name of rein's tool, or tool itself
@@ -83,6 +83,11 @@ func claudeInput(tool string, in json.RawMessage, dir string) json.RawMessage {
 				p = filepath.Join(dir, p)
 			}
 			m["file_path"] = filepath.Clean(p)
+		}
+	case "task":
+		// Claude Code's Task names the agent subagent_type.
+		if v, ok := m["agent"]; ok {
+			m["subagent_type"] = v
 		}
 	case "grep":
 		if v, ok := m["ignore_case"]; ok {

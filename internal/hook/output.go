@@ -90,7 +90,7 @@ func (r *Runner) blocked(e *contract.HookRan, stderr string) {
 	switch e.Event {
 	case contract.HookPreToolUse:
 		e.Decision, e.Reason = contract.HookDeny, reason
-	case contract.HookUserPromptSubmit, contract.HookStop:
+	case contract.HookUserPromptSubmit, contract.HookStop, contract.HookSubagentStop:
 		e.Decision, e.Reason = contract.HookBlock, reason
 	case contract.HookPostToolUse:
 		// The call ran: Claude Code shows the model the hook's stderr.
@@ -136,7 +136,7 @@ func (r *Runner) answer(e *contract.HookRan, out *output) string {
 		if stop {
 			e.Decision, e.Reason = contract.HookBlock, r.text(out.StopReason)
 		}
-	case contract.HookStop:
+	case contract.HookStop, contract.HookSubagentStop:
 		if out.Decision == "block" && !stop {
 			e.Decision, e.Reason = contract.HookBlock, reason
 		}

@@ -196,7 +196,7 @@ func (k *Kernel) started() *contract.SessionStarted {
 	return &contract.SessionStarted{
 		Cwd: k.opts.Cwd, Version: k.opts.Version, Profile: k.opts.Profile,
 		Provider: k.opts.ProviderName, Model: k.opts.Model, BaseURL: k.opts.BaseURL, Sandbox: k.opts.Sandbox,
-		System: k.opts.System, ModelInfo: k.models[0].Info,
+		System: k.opts.System, ModelInfo: k.models[0].Info, Parent: k.opts.Parent,
 	}
 }
 

@@ -27,7 +27,9 @@ func (r *run) hookRuns(o hook.Outcome, cause string) error {
 // saying why ("startup" or "resume"). Its error is the run's failure.
 func (r *run) sessionStart(ctx context.Context, source string) error {
 	k := r.k
-	if k.hooked || !k.opts.Hooks.Has(contract.HookSessionStart) {
+	if k.hooked || k.opts.Parent != nil || !k.opts.Hooks.Has(contract.HookSessionStart) {
+		// A child is no session a person started (Claude Code runs no
+		// SessionStart hook for a subagent either).
 		return nil
 	}
 	k.hooked = true
@@ -39,7 +41,8 @@ func (r *run) sessionStart(ctx context.Context, source string) error {
 // holds of it, synced, and no run starts.
 func (r *run) promptSubmit(ctx context.Context, text string) (blocked bool, err error) {
 	k := r.k
-	if !k.opts.Hooks.Has(contract.HookUserPromptSubmit) {
+	if k.opts.Parent != nil || !k.opts.Hooks.Has(contract.HookUserPromptSubmit) {
+		// A child's brief is the parent model's, not a person's prompt.
 		return false, nil
 	}
 	o := k.opts.Hooks.UserPromptSubmit(ctx, text)
@@ -56,17 +59,22 @@ func (r *run) promptSubmit(ctx context.Context, text string) (blocked bool, err 
 	return true, nil
 }
 
-// stopHooks runs the Stop hooks of a run that would complete after turns
-// model turns, cause its last event, and reports whether the run goes on:
-// a hook blocked, the run has turns left, and it has gone on fewer times
-// than the runner allows. A block past that is recorded with no decision.
+// stopHooks runs the Stop hooks (a child's SubagentStop hooks) of a run
+// that would complete after turns model turns, cause its last event, and
+// reports whether the run goes on: a hook blocked, the run has turns
+// left, and it has gone on fewer times than the runner allows. A block
+// past that is recorded with no decision.
 func (r *run) stopHooks(ctx context.Context, cause string, turns int) bool {
 	k := r.k
-	if !k.opts.Hooks.Has(contract.HookStop) {
+	event, fire := contract.HookStop, k.opts.Hooks.Stop
+	if k.opts.Parent != nil {
+		event, fire = contract.HookSubagentStop, k.opts.Hooks.SubagentStop
+	}
+	if !k.opts.Hooks.Has(event) {
 		return false
 	}
 	active := r.continues > 0
-	o := k.opts.Hooks.Stop(ctx, active, r.lastAssistant())
+	o := fire(ctx, active, r.lastAssistant())
 	if o.Decision == contract.HookBlock {
 		switch {
 		case r.continues >= k.opts.Hooks.StopLimit():

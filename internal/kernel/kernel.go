@@ -161,6 +161,9 @@ type Options struct {
 	// Known are the model names a person may switch to, for completion;
 	// nil means none are known.
 	Known []string
+	// Parent names the session and task call a child session works for,
+	// recorded in its session.started; nil for a person's session.
+	Parent *contract.ParentRef
 	// Logger receives diagnostics; nil means discard.
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.

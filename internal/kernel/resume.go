@@ -64,6 +64,7 @@ func (k *Kernel) Resume(ctx context.Context, res Resume) iter.Seq2[contract.Enve
 
 func (r *run) resume(ctx context.Context, res Resume) {
 	k := r.k
+	r.resuming = true
 	st := r.state()
 	if st.Session == "" {
 		r.err = fmt.Errorf("kernel: resume: the log holds no session")
@@ -94,6 +95,9 @@ func (r *run) resume(ctx context.Context, res Resume) {
 		return
 	}
 	if r.sessionStart(ctx, "resume") != nil {
+		return
+	}
+	if r.rerun(ctx) != nil {
 		return
 	}
 	st = r.state()
@@ -139,6 +143,38 @@ func answeredRun(st *state.State) bool {
 	return m.Role == contract.RoleAssistant && len(m.ToolCalls) == 0
 }
 
+// resumable reports whether in is a call the resume runs again rather
+// than recording it interrupted: its tool says it picks up where it
+// stopped (registry.Tool.Resumable, a task), it started, and there is a
+// runtime to run it. Only a resume (r.resuming) runs such calls.
+func (r *run) resumable(in contract.ToolIntent) bool {
+	k := r.k
+	if !r.resuming || k.opts.Tools == nil || k.opts.Registry == nil {
+		return false
+	}
+	t, ok := k.opts.Registry.Lookup(in.ToolName)
+	return ok && t.Resumable
+}
+
+// rerun runs again the calls settle left pending because they resume
+// (see resumable): the tool runtime validates, decides and runs them as
+// it would have. Its error is the run's runtime failure.
+func (r *run) rerun(ctx context.Context) error {
+	if len(r.state().Pending) == 0 || !r.resuming {
+		return nil
+	}
+	r.proposed = map[string]string{}
+	for _, in := range r.state().Pending {
+		r.proposed[in.ID] = r.lastID
+	}
+	r.tally = map[string]int{}
+	r.runTools(ctx, r.lastID)
+	if r.err == nil {
+		r.Sync()
+	}
+	return r.err
+}
+
 // settle records the end of what a stopped session left open: a partial
 // model call, invocations that never completed, intents that never ran. Its
 // error is the run's runtime failure: the run cannot go on.
@@ -166,6 +202,10 @@ func (r *run) settle() error {
 		return list[i], true
 	}
 	for _, in := range st.Pending {
+		if r.resumable(in) {
+			// Run again by rerun, which records its end.
+			continue
+		}
 		obs := contract.Observation{IntentID: in.ID, ToolName: in.ToolName, Phase: contract.PhaseKernel, Code: contract.CodeNotExecuted, Text: notExecuted}
 		if _, ok := ran(st.InFlight, in.ID); ok {
 			obs.Phase, obs.Code, obs.Text = contract.PhaseExecution, contract.CodeInterrupted, interrupted

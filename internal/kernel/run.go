@@ -62,6 +62,9 @@ type run struct {
 	// once set, is why the run stops for its context.
 	brk  breaker
 	halt *halt
+	// resuming is set in a resume: settle leaves the calls that resume
+	// to rerun.
+	resuming bool
 }
 
 // emit appends e and yields its envelope. Its error is the run's runtime
@@ -94,15 +97,22 @@ func (r *run) emit(e contract.Event, cause string) (contract.Envelope, error) {
 
 // Emit appends e for the tool runtime (tool.Sink).
 func (r *run) Emit(e contract.Event, cause string) (string, error) {
+	env, err := r.Record(e, cause)
+	return env.ID, err
+}
+
+// Record appends e for the tool runtime, as Emit does, and returns its
+// envelope (tool.Recorder).
+func (r *run) Record(e contract.Event, cause string) (contract.Envelope, error) {
 	if c, ok := e.(*contract.InvocationCompleted); ok {
 		// What the output's stream held back comes before the end.
 		if err := r.endOutput(c.InvocationID); err != nil {
-			return "", err
+			return contract.Envelope{}, err
 		}
 	}
 	env, err := r.emit(e, cause)
 	if err != nil {
-		return "", err
+		return contract.Envelope{}, err
 	}
 	if s, ok := e.(*contract.InvocationStarted); ok {
 		if r.outputs == nil {
@@ -116,7 +126,7 @@ func (r *run) Emit(e contract.Event, cause string) (string, error) {
 			r.failed++
 		}
 	}
-	return env.ID, nil
+	return env, nil
 }
 
 // Sync makes the log durable for the tool runtime (tool.Sink).
@@ -145,6 +155,11 @@ type outputView struct {
 // stores none. A failure to publish is the run's runtime failure, which
 // the next Emit returns.
 func (r *run) Delta(e contract.Event) {
+	if t, ok := e.(*contract.TaskEvent); ok && r.err == nil {
+		// A child's event, already cut as its own log stored it.
+		_, _ = r.emit(t, r.lastID)
+		return
+	}
 	d, ok := e.(*contract.ToolOutputDelta)
 	if !ok || r.err != nil {
 		return

@@ -49,6 +49,15 @@ func (p *Policy) decideBash(req Request, in input) Verdict {
 	if p.mode == Plan && !isRead(req.Risk, req.ReadOnly) {
 		return byMode(contract.Deny, "Plan mode is read-only: bash cannot run.")
 	}
+	// The read-only ceiling: only the commands that read.
+	if p.readsOnly {
+		if ok, why := p.readOnly(a, acc); !ok {
+			if why == "" {
+				why = "rein cannot see that it only reads"
+			}
+			return byMode(contract.Deny, "This agent may only read: "+quoted+" is not a command that only reads ("+why+"), so it cannot run.")
+		}
+	}
 	// 3. What cannot be read cannot be checked against deny or ask rules.
 	if v, ok := p.unverifiable(a, acc, quoted); ok {
 		return v

@@ -76,6 +76,11 @@ func (p *Policy) decideExternal(req Request, in input) Verdict {
 	if p.mode == Plan && !isRead(req.Risk, req.ReadOnly) {
 		return byMode(contract.Deny, fmt.Sprintf("Plan mode is read-only: %s may change things, so it cannot run.", req.Tool))
 	}
+	if p.readsOnly {
+		// What a tool from elsewhere says of itself is a claim: an agent
+		// that may only read runs none.
+		return byMode(contract.Deny, fmt.Sprintf("This agent may only read: %s is a tool of %s, which may change things, so it cannot run.", req.Tool, serverOf(req.Tool)))
+	}
 	for _, r := range external(p.rules.Ask, req.Tool) {
 		if r.matchesPath(pi, true) {
 			return askBy(r, fmt.Sprintf("Ask rule %s requires approval for %s.", r, what))

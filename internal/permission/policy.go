@@ -97,6 +97,9 @@ type Policy struct {
 	// hidden are the paths the sandbox hides from commands, where a file
 	// tool always asks, but under except (see WithHidden).
 	hidden, except []string
+	// readsOnly is the ceiling of an agent that may only read (see
+	// [Policy.ReadOnly]).
+	readsOnly bool
 }
 
 // New returns the policy of mode (the zero Mode is Default) with rules,
@@ -159,6 +162,21 @@ func index(list string, rules []Rule) (map[string][]Rule, error) {
 	return m, nil
 }
 
+// ReadOnly returns a copy of p under the ceiling of an agent that may
+// only read, whatever its mode: every tool that is not a read is denied
+// and kept out of the model's sight, as in plan mode, but bash, which
+// runs only the commands that read (those default mode runs as reads,
+// see the package documentation); any other command is denied. The mode
+// still decides what it allows, and asks, of what is left.
+func (p *Policy) ReadOnly() *Policy {
+	q := *p
+	q.readsOnly = true
+	return &q
+}
+
+// IsReadOnly reports whether p is under the read-only ceiling.
+func (p *Policy) IsReadOnly() bool { return p.readsOnly }
+
 // Mode returns the policy's mode.
 func (p *Policy) Mode() Mode { return p.mode }
 
@@ -169,10 +187,13 @@ func (p *Policy) Rules() Rules { return p.rules.Merge(Rules{}) }
 func (p *Policy) Workspace() *workspace.Workspace { return p.ws }
 
 // Hidden reports whether the model should not see t at all: in plan mode
-// every tool that is not a read, in any mode a tool denied by a rule
-// without a pattern.
+// every tool that is not a read, under the read-only ceiling every one
+// but bash, in any mode a tool denied by a rule without a pattern.
 func (p *Policy) Hidden(t registry.Tool) bool {
 	if p.mode.Hidden(t) {
+		return true
+	}
+	if p.readsOnly && !isRead(t.Risk, t.ReadOnly) && t.Name != bashTool {
 		return true
 	}
 	deny := p.deny[t.Name]
@@ -309,6 +330,9 @@ func (p *Policy) decideTool(req Request, in input) Verdict {
 	read := isRead(req.Risk, req.ReadOnly)
 	if p.mode == Plan && !read {
 		return byMode(contract.Deny, fmt.Sprintf("Plan mode is read-only: %s may change things, so it cannot run.", req.Tool))
+	}
+	if p.readsOnly && !read {
+		return byMode(contract.Deny, fmt.Sprintf("This agent may only read: %s may change things, so it cannot run.", req.Tool))
 	}
 	if p.isHidden(pi) {
 		v := byMode(contract.Ask, fmt.Sprintf("%s reaches where the sandbox hides your credentials and rein's own files from commands "+

@@ -94,10 +94,11 @@ type Call struct {
 	// for a delta (contract.IsDelta: task.event), shows it to whoever
 	// watches the run live and stores nothing. It returns once the
 	// runtime has done so, from the goroutine that records events, with
-	// the log's error. It may be called from any goroutine until Execute
-	// returns, never after; nil (a call not made by the runtime) means
-	// nothing is recorded.
-	Report func(e contract.Event) error
+	// the seq the event was stored at (0 for a delta, or a sink that does
+	// not say) or the log's error. It may be called from any goroutine
+	// until Execute returns, never after; nil (a call not made by the
+	// runtime) means nothing is recorded.
+	Report func(e contract.Event) (seq uint64, err error)
 }
 
 // Result is how an invocation ended, apart from its output. The zero
@@ -156,6 +157,14 @@ type Tool struct {
 	Risk        Risk
 	ReadOnly    bool
 	Concurrency Concurrency
+	// ConcurrencyOf, when set, says the concurrency of an invocation with
+	// input in place of Concurrency (a task whose agent may write runs
+	// alone, one whose agent only reads beside others). It is called on
+	// input that passed validation.
+	ConcurrencyOf func(input json.RawMessage) Concurrency
+	// MaxParallel bounds how many invocations of this tool run together
+	// in one batch; 0 means only the runtime's bound.
+	MaxParallel int
 	// Visible says whether the model may see the tool in a given state;
 	// nil means always.
 	Visible func(s *state.State) bool
@@ -198,12 +207,27 @@ type Tool struct {
 	// sink that shows it (see tool.Live). false means it is seen only once
 	// the tool ends.
 	Streams bool
+	// Resumable says a call of the tool that was running when rein died
+	// is run again when the session resumes, rather than recorded as
+	// interrupted: the tool itself picks up where it stopped and runs
+	// nothing twice (a task resumes its child's session). false for every
+	// tool whose effects a second run would repeat.
+	Resumable bool
 	// Source says where the tool comes from: "" for rein's own tools,
 	// "mcp:NAME" for a tool of the MCP server NAME. What a tool from
 	// elsewhere says of itself (read-only, its risk) is its author's
 	// claim: the permission policy asks before running one unless a rule
 	// allows it.
 	Source string
+}
+
+// ConcurrencyFor returns the concurrency of an invocation of t with input
+// (see ConcurrencyOf).
+func (t *Tool) ConcurrencyFor(input json.RawMessage) Concurrency {
+	if t.ConcurrencyOf != nil {
+		return t.ConcurrencyOf(input)
+	}
+	return t.Concurrency
 }
 
 // External reports whether the tool is not rein's own (see Tool.Source).

@@ -168,17 +168,33 @@ func (rt *Runtime) postToolUse(ctx context.Context, j job, d *done, cause string
 type report struct {
 	event contract.Event
 	cause string
-	reply chan error
+	reply chan reported
+}
+
+// reported is the answer to a report: the seq the event was stored at
+// (0 for a delta, or when the sink does not say), or the log's error.
+type reported struct {
+	seq uint64
+	err error
+}
+
+// Recorder is a [Sink] that says where it stored an event: the envelope
+// it appended. The kernel's is one; a tool's report is then answered with
+// its seq (see registry.Call.Report).
+type Recorder interface {
+	Sink
+	Record(e contract.Event, cause string) (contract.Envelope, error)
 }
 
 // reportTo returns the registry.Call.Report of an invocation whose
 // tool.invocation.started is cause: it hands each event to the goroutine
 // that emits, over reports, and waits for its answer.
-func reportTo(reports chan<- report, cause string) func(contract.Event) error {
-	return func(e contract.Event) error {
-		r := report{event: e, cause: cause, reply: make(chan error, 1)}
+func reportTo(reports chan<- report, cause string) func(contract.Event) (uint64, error) {
+	return func(e contract.Event) (uint64, error) {
+		r := report{event: e, cause: cause, reply: make(chan reported, 1)}
 		reports <- r
-		return <-r.reply
+		got := <-r.reply
+		return got.seq, got.err
 	}
 }
 
@@ -190,11 +206,16 @@ func (r report) serve(sink Sink) {
 		if live, ok := sink.(Live); ok {
 			live.Delta(r.event)
 		}
-		r.reply <- nil
+		r.reply <- reported{}
+		return
+	}
+	if rec, ok := sink.(Recorder); ok {
+		env, err := rec.Record(r.event, r.cause)
+		r.reply <- reported{seq: env.Seq, err: err}
 		return
 	}
 	_, err := sink.Emit(r.event, r.cause)
-	r.reply <- err
+	r.reply <- reported{err: err}
 }
 
 // drain waits for the next end from results, answering what the tools
@@ -205,7 +226,7 @@ func drain(results <-chan done, reports <-chan report, err error) {
 		case <-results:
 			return
 		case r := <-reports:
-			r.reply <- err
+			r.reply <- reported{err: err}
 		}
 	}
 }
@@ -258,7 +279,7 @@ func countEnded(ended []*done) int {
 // What it records goes to live too (nil: nowhere).
 // Report is the invocation's registry.Call.Report.
 func (rt *Runtime) invoke(ctx context.Context, i int, j job, invocation string, ledger state.Ledger, live *liveOutput,
-	report func(contract.Event) error) (d done) {
+	report func(contract.Event) (uint64, error)) (d done) {
 	start := rt.opts.Now()
 	capt := newCapture(rt.opts.Limits, rt.opts.ArtifactDir, invocation+".txt", rt.opts.Secrets, rt.artifacts)
 	capt.live = live

@@ -271,12 +271,7 @@ func (rt *Runtime) Run(ctx context.Context, st *state.State, turn []Proposal, si
 		}
 	}
 	for first := true; len(jobs) > 0; first = false {
-		n := 1
-		if jobs[0].tool.Concurrency == registry.Safe {
-			for n < len(jobs) && n < rt.opts.Parallel && jobs[n].tool.Concurrency == registry.Safe {
-				n++
-			}
-		}
+		n := rt.batchOf(jobs)
 		batch := jobs[:n]
 		jobs = jobs[n:]
 		if ctx.Err() != nil {
@@ -302,6 +297,27 @@ func (rt *Runtime) Run(ctx context.Context, st *state.State, turn []Proposal, si
 		}
 	}
 	return nil
+}
+
+// batchOf returns how many of jobs, from the first, run together: one
+// when the first must run alone, else the concurrency-safe ones that
+// follow it, at most Parallel, and at most each tool's MaxParallel of one
+// tool.
+func (rt *Runtime) batchOf(jobs []job) int {
+	safe := func(j job) bool { return j.tool.ConcurrencyFor(j.Intent.Input) == registry.Safe }
+	if !safe(jobs[0]) {
+		return 1
+	}
+	count := map[string]int{jobs[0].tool.Name: 1}
+	n := 1
+	for ; n < len(jobs) && n < rt.opts.Parallel && safe(jobs[n]); n++ {
+		t := jobs[n].tool
+		if t.MaxParallel > 0 && count[t.Name] >= t.MaxParallel {
+			break
+		}
+		count[t.Name]++
+	}
+	return n
 }
 
 // recheck decides again, without asking anyone, the jobs that the policy

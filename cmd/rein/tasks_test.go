@@ -1,0 +1,519 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rein-agent/rein/internal/contract"
+)
+
+// A briefServer is an OpenAI-compatible Chat server on 127.0.0.1 that
+// answers each conversation by its brief: the first user message names
+// the script (the first script whose key it starts with), and the number
+// of the model's messages so far is the step. So a parent and its
+// children, which share the server, each get their own script.
+type briefServer struct {
+	*localServer
+	scripts map[string][]step
+	mu      sync.Mutex
+	// requests are the bodies of the chat requests, in order.
+	requests []chatRequest
+	// gate, when set, holds the first request of each brief in gated
+	// until all of them have come (or 20 s passed): it shows they run
+	// at once, with no clock in the test.
+	gated    []string
+	arrived  map[string]bool
+	released chan struct{}
+	together bool
+	// holdKey and holdAt, when set, hold the request of that brief at
+	// that step until the client goes away (is killed), once; held is
+	// closed when it came.
+	holdKey  string
+	holdAt   int
+	held     chan struct{}
+	heldOnce sync.Once
+}
+
+// step is one answer: text, then tool calls.
+type step struct {
+	text  string
+	calls []call
+}
+
+type call struct {
+	name string
+	args any
+}
+
+// chatRequest is what the test reads of a request.
+type chatRequest struct {
+	Messages []struct {
+		Role      string `json:"role"`
+		Content   any    `json:"content"`
+		ToolCalls []struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tool_calls"`
+	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+}
+
+// brief is the first user message of r.
+func (r *chatRequest) brief() string {
+	for _, m := range r.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		switch c := m.Content.(type) {
+		case string:
+			return c
+		case []any: // content parts
+			for _, p := range c {
+				if part, ok := p.(map[string]any); ok {
+					if s, ok := part["text"].(string); ok {
+						return s
+					}
+				}
+			}
+		}
+		return ""
+	}
+	return ""
+}
+
+// text is everything r holds, as one string.
+func (r *chatRequest) text() string {
+	b, _ := json.Marshal(r.Messages)
+	return string(b)
+}
+
+func (r *chatRequest) tools() []string {
+	var names []string
+	for _, t := range r.Tools {
+		names = append(names, t.Function.Name)
+	}
+	return names
+}
+
+func newBriefServer(t *testing.T, scripts map[string][]step, gated ...string) *briefServer {
+	t.Helper()
+	s := &briefServer{scripts: scripts, gated: gated, arrived: map[string]bool{}, released: make(chan struct{})}
+	s.localServer = newLocalServer(t, []string{"m"}, s.chat)
+	return s
+}
+
+func (s *briefServer) chat(w http.ResponseWriter, r *http.Request, _ string) {
+	body, _ := io.ReadAll(r.Body)
+	var req chatRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		panic(fmt.Sprintf("%v: %s", err, body))
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+	brief := req.brief()
+	key := ""
+	for k := range s.scripts {
+		if strings.HasPrefix(brief, k) && len(k) > len(key) {
+			key = k
+		}
+	}
+	script := s.scripts[key]
+	n := 0
+	for _, m := range req.Messages {
+		if m.Role == "assistant" {
+			n++
+		}
+	}
+	if n == 0 && slices.Contains(s.gated, key) {
+		s.wait(key)
+	}
+	if s.held != nil && key == s.holdKey && n == s.holdAt {
+		holding := false
+		s.heldOnce.Do(func() { holding = true })
+		if holding {
+			close(s.held)
+			<-r.Context().Done()
+			return
+		}
+	}
+	st := step{text: "I have nothing more to do."}
+	if n < len(script) {
+		st = script[n]
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	chunk := func(delta map[string]any, finish any) {
+		b, _ := json.Marshal(map[string]any{"id": "c", "object": "chat.completion.chunk", "model": "m",
+			"choices": []map[string]any{{"index": 0, "delta": delta, "finish_reason": finish}}})
+		fmt.Fprintf(w, "data: %s\n\n", b)
+	}
+	if st.text != "" {
+		chunk(map[string]any{"role": "assistant", "content": st.text}, nil)
+	}
+	for i, c := range st.calls {
+		args, _ := json.Marshal(c.args)
+		chunk(map[string]any{"tool_calls": []map[string]any{{"index": i, "id": fmt.Sprintf("call_%d_%d", n, i), "type": "function",
+			"function": map[string]any{"name": c.name, "arguments": string(args)}}}}, nil)
+	}
+	finish := "stop"
+	if len(st.calls) > 0 {
+		finish = "tool_calls"
+	}
+	chunk(map[string]any{}, finish)
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// wait holds the first request of a gated brief until every gated brief
+// has sent its own.
+func (s *briefServer) wait(key string) {
+	s.mu.Lock()
+	s.arrived[key] = true
+	if len(s.arrived) == len(s.gated) && !s.together {
+		s.together = true
+		close(s.released)
+	}
+	s.mu.Unlock()
+	select {
+	case <-s.released:
+	case <-time.After(20 * time.Second):
+	}
+}
+
+// all returns the requests so far.
+func (s *briefServer) all() []chatRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests)
+}
+
+// byBrief returns the requests of the conversation whose brief starts
+// with key.
+func (s *briefServer) byBrief(key string) []chatRequest {
+	var out []chatRequest
+	for _, r := range s.all() {
+		if strings.HasPrefix(r.brief(), key) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// taskArgs is a task call's input.
+func taskArgs(agent, description, prompt string) call {
+	return call{name: "task", args: map[string]string{"agent": agent, "description": description, "prompt": prompt}}
+}
+
+// runTasks runs rein exec --json against srv in dir, with more flags.
+func runTasks(t *testing.T, dir string, env []string, srv *briefServer, prompt string, flags ...string) (result, []contract.Envelope) {
+	t.Helper()
+	args := append([]string{"exec", "--json", "--provider", "openai", "--base-url", srv.URL + "/v1", "--model", "m"}, flags...)
+	r := reinIn(t, dir, env, append(args, prompt)...)
+	return r, decode(t, r.stdout)
+}
+
+// childLogs returns the logs of the children of the one session under
+// state's sessions directory, by child id.
+func childLogs(t *testing.T, env []string) map[string][]contract.Envelope {
+	t.Helper()
+	var state string
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, "XDG_STATE_HOME="); ok {
+			state = v
+		}
+	}
+	logs, err := filepath.Glob(filepath.Join(state, "rein", "sessions", "*", "tasks", "*", "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]contract.Envelope{}
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(filepath.Dir(l))] = decodeLog(t, b)
+	}
+	return out
+}
+
+// Three explore children of one turn run at once (the server holds each
+// one's first request until all three have come), each in a session of
+// its own that names its parent; the parent's next request holds their
+// answers and none of their tool outputs; a child is offered no task
+// tool, nor any tool that writes.
+func TestTasksRunInParallel(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "auth.go"), []byte("package auth\n\nfunc Login() {} // SECRET-OUTPUT-MARK\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	child := func(answer string) []step {
+		return []step{{calls: []call{{name: "read_file", args: map[string]string{"path": "auth.go"}}}}, {text: answer}}
+	}
+	srv := newBriefServer(t, map[string][]step{
+		"survey": {
+			{text: "I will ask three explorers.", calls: []call{
+				taskArgs("explore", "find login", "brief A: find Login"),
+				taskArgs("explore", "find logout", "brief B: find Logout"),
+				taskArgs("explore", "find session", "brief C: find Session"),
+			}},
+			{text: "All three reported."},
+		},
+		"brief A": child("Login is at auth.go:3."),
+		"brief B": child("There is no Logout."),
+		"brief C": child("There is no Session type."),
+	}, "brief A", "brief B", "brief C")
+	env := chatEnv(t, "")
+	r, events := runTasks(t, dir, env, srv, "survey the auth code")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	if testing.Verbose() {
+		t.Log(r.stdout, r.stderr)
+	}
+	if !srv.together {
+		t.Error("the three children did not run at once: their first requests never were all in flight")
+	}
+	var finished []*contract.TaskFinished
+	var starts []*contract.TaskStarted
+	for _, e := range events {
+		switch d := e.Data.(type) {
+		case *contract.TaskFinished:
+			finished = append(finished, d)
+		case *contract.TaskStarted:
+			starts = append(starts, d)
+		}
+	}
+	if len(starts) != 3 || len(finished) != 3 {
+		t.Fatalf("%d task.started and %d task.finished, want 3 each", len(starts), len(finished))
+	}
+	for _, f := range finished {
+		if f.Outcome != contract.TaskCompleted || f.Turns != 2 || f.ToolCalls != 1 || len(f.FilesRead) != 1 || f.Usage == nil {
+			t.Errorf("task.finished %+v, want completed in 2 turns with 1 call reading 1 file", f)
+		}
+	}
+	logs := childLogs(t, env)
+	if len(logs) != 3 {
+		t.Fatalf("%d child logs, want 3", len(logs))
+	}
+	for id, log := range logs {
+		s, ok := log[0].Data.(*contract.SessionStarted)
+		if !ok || s.Parent == nil || s.Parent.Agent != "explore" || s.Parent.Depth != 1 || s.Parent.Seq == 0 || s.Parent.IntentID == "" {
+			t.Errorf("child %s starts with %+v, want a session.started naming its parent", id, log[0].Data)
+		}
+	}
+	for _, brief := range []string{"brief A", "brief B", "brief C"} {
+		for _, req := range srv.byBrief(brief) {
+			tools := req.tools()
+			if slices.Contains(tools, "task") || slices.Contains(tools, "write_file") || slices.Contains(tools, "edit_file") {
+				t.Errorf("%s's child was offered %v", brief, tools)
+			}
+			if strings.Contains(req.text(), "survey the auth code") {
+				t.Errorf("%s's child saw the parent's conversation", brief)
+			}
+		}
+	}
+	parent := srv.byBrief("survey")
+	if len(parent) != 2 {
+		t.Fatalf("the parent made %d requests, want 2", len(parent))
+	}
+	last := parent[1].text()
+	for _, answer := range []string{"Login is at auth.go:3.", "There is no Logout.", "There is no Session type."} {
+		if !strings.Contains(last, answer) {
+			t.Errorf("the parent's next request does not hold the answer %q:\n%s", answer, last)
+		}
+	}
+	if strings.Contains(last, "SECRET-OUTPUT-MARK") {
+		t.Errorf("the parent's next request holds a child's tool output:\n%s", last)
+	}
+}
+
+// events returns the envelopes of the given types from envs.
+func ofType[T any](envs []contract.Envelope) []T {
+	var out []T
+	for _, e := range envs {
+		if d, ok := e.Data.(T); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// A child runs under its ceiling: an explore child's edit, command that
+// writes and write_file are refused and change nothing; a plan-mode
+// parent's general child cannot write either; a child that goes on past
+// its turns stops at its agent's limit, and its parent's observation
+// says so, as a failed call.
+func TestTaskCeiling(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	target := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(target, []byte("original\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := newBriefServer(t, map[string][]step{
+		"look": {{calls: []call{taskArgs("explore", "try to write", "explore brief: change notes")}}, {text: "done"}},
+		"explore brief": {
+			{calls: []call{{name: "read_file", args: map[string]string{"path": "notes.txt"}}}},
+			{calls: []call{
+				{name: "write_file", args: map[string]string{"path": "notes.txt", "content": "changed"}},
+				{name: "bash", args: map[string]string{"command": "echo changed > notes.txt"}},
+				{name: "bash", args: map[string]string{"command": "rm notes.txt"}},
+			}},
+			{text: "I could not change it."},
+		},
+		"plan": {{calls: []call{taskArgs("general", "write in plan", "general brief: change notes")}}, {text: "done"}},
+		"general brief": {
+			{calls: []call{{name: "read_file", args: map[string]string{"path": "notes.txt"}}}},
+			{calls: []call{{name: "edit_file", args: map[string]string{"path": "notes.txt", "old_string": "original", "new_string": "changed"}}}},
+			{text: "I could not change it."},
+		},
+	})
+	for _, tc := range []struct{ prompt, mode string }{{"look", "yolo"}, {"plan", "plan"}} {
+		env := chatEnv(t, "")
+		r, events := runTasks(t, dir, env, srv, tc.prompt, "--permission-mode", tc.mode)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d:\n%s", tc.prompt, r.code, r.stderr)
+		}
+		if b, _ := os.ReadFile(target); string(b) != "original\n" {
+			t.Fatalf("%s: a child changed notes.txt to %q", tc.prompt, b)
+		}
+		fins := ofType[*contract.TaskFinished](events)
+		if len(fins) != 1 || fins[0].Outcome != contract.TaskCompleted || len(fins[0].FilesChanged) != 0 {
+			t.Errorf("%s: task.finished %+v", tc.prompt, fins)
+		}
+		for _, log := range childLogs(t, env) {
+			for _, p := range ofType[*contract.ToolPermission](log) {
+				if p.Decision == contract.Allow && p.By != "mode" {
+					t.Errorf("%s: a child's call was allowed by %s", tc.prompt, p.By)
+				}
+			}
+			for _, o := range ofType[*contract.ToolObservation](log) {
+				if o.ToolName != "read_file" && o.OK {
+					t.Errorf("%s: the child's %s succeeded: %s", tc.prompt, o.ToolName, o.Text)
+				}
+			}
+		}
+	}
+}
+
+// A child that never stops calling tools stops at its agent's turn
+// limit (25), and the parent is told it did not complete, what it did,
+// and as a failed call.
+func TestTaskMaxTurns(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	forever := make([]step, 40)
+	for i := range forever {
+		forever[i] = step{text: fmt.Sprintf("still looking %d", i), calls: []call{{name: "list_dir", args: map[string]string{"path": "."}}}}
+	}
+	srv := newBriefServer(t, map[string][]step{
+		"go":         {{calls: []call{taskArgs("explore", "loop", "loop brief")}}, {text: "it stopped"}},
+		"loop brief": forever,
+	})
+	env := chatEnv(t, "")
+	r, events := runTasks(t, dir, env, srv, "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	fins := ofType[*contract.TaskFinished](events)
+	if len(fins) != 1 || fins[0].Outcome != contract.TaskMaxTurns || fins[0].Turns != 25 {
+		t.Fatalf("task.finished %+v, want max_turns after 25 turns", fins)
+	}
+	if n := len(srv.byBrief("loop brief")); n != 25 {
+		t.Errorf("the child asked the model %d times, want 25", n)
+	}
+	var obs *contract.ToolObservation
+	for _, o := range ofType[*contract.ToolObservation](events) {
+		if o.ToolName == "task" {
+			obs = o
+		}
+	}
+	if obs == nil || obs.OK || !strings.Contains(obs.Text, "max_turns") || !strings.Contains(obs.Text, "25 turns") || !strings.Contains(obs.Text, "still looking 24") {
+		t.Errorf("the task's observation does not say it stopped at its limit, and what it did: %+v", obs)
+	}
+}
+
+// kill -9 while a child runs, then rein resume: the child's run goes on
+// where it stopped (its command, which ran, does not run again), the
+// parent gets its answer, and a child that had finished is not run again.
+func TestTaskResumesAfterKill(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := newBriefServer(t, map[string][]step{
+		"work": {{calls: []call{
+			taskArgs("explore", "quick look", "done brief: look"),
+			taskArgs("general", "count", "count brief: append a line"),
+		}}, {text: "both reported"}},
+		"done brief":  {{text: "nothing to see"}},
+		"count brief": {{calls: []call{{name: "bash", args: map[string]string{"command": "echo ran >> counter.txt"}}}}, {text: "appended once"}},
+	})
+	srv.holdKey, srv.holdAt, srv.held = "count brief", 1, make(chan struct{})
+	env := chatEnv(t, "")
+	args := []string{"exec", "--json", "--provider", "openai", "--base-url", srv.URL + "/v1", "--model", "m", "--permission-mode", "accept-edits"}
+	cmd := exec.Command(rein, append(args, "work")...)
+	cmd.Dir = dir
+	cmd.Env = append(append(cleanEnv(), "NO_COLOR=1"), env...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-srv.held:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the child never asked the model a second time")
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if b, _ := os.ReadFile(filepath.Join(dir, "counter.txt")); string(b) != "ran\n" {
+		for id, log := range childLogs(t, env) {
+			for _, o := range ofType[*contract.ToolObservation](log) {
+				t.Logf("%s: %s %s", id, o.ToolName, o.Text)
+			}
+		}
+		t.Fatalf("before the resume counter.txt holds %q", b)
+	}
+	before := len(srv.byBrief("done brief"))
+
+	r := reinIn(t, dir, env, "resume", "--last", "--json", "--provider", "openai", "--base-url", srv.URL+"/v1", "--model", "m", "--permission-mode", "accept-edits")
+	if r.code != 0 {
+		t.Fatalf("resume: exit %d:\n%s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "counter.txt")); string(b) != "ran\n" {
+		t.Errorf("after the resume counter.txt holds %q: the child's command ran again", b)
+	}
+	if n := len(srv.byBrief("done brief")); n != before {
+		t.Errorf("the finished child asked the model again (%d requests, %d before)", n, before)
+	}
+	events := decode(t, r.stdout)
+	fins := ofType[*contract.TaskFinished](events)
+	if len(fins) != 1 || fins[0].Outcome != contract.TaskCompleted || fins[0].Agent != "general" {
+		t.Fatalf("after resume task.finished %+v, want the general child completed", fins)
+	}
+	parent := srv.byBrief("work")
+	last := parent[len(parent)-1].text()
+	if !strings.Contains(last, "appended once") || !strings.Contains(last, "nothing to see") {
+		t.Errorf("the parent's request after the resume does not hold both answers:\n%s", last)
+	}
+	runs := ofType[*contract.RunFinished](events)
+	if len(runs) == 0 || runs[len(runs)-1].Outcome != contract.OutcomeCompleted {
+		t.Errorf("the resumed run did not complete: %+v", runs)
+	}
+}

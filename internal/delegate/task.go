@@ -1,0 +1,259 @@
+package delegate
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/excerpt"
+	"github.com/rein-agent/rein/internal/kernel"
+	"github.com/rein-agent/rein/internal/permission"
+	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/session"
+	"github.com/rein-agent/rein/internal/state"
+	"github.com/rein-agent/rein/internal/tool"
+)
+
+//go:embed task.md
+var description string
+
+// The defaults of Options.
+const (
+	DefaultMaxParallel = 4
+	DefaultTimeout     = 15 * time.Minute
+	// DefaultAgent is the agent of a task call that names none.
+	DefaultAgent = "general"
+	// TasksDir is the directory under a session's that holds its
+	// children's sessions.
+	TasksDir = "tasks"
+)
+
+// Child is a child session about to run, for Options.Kernel to build its
+// kernel over.
+type Child struct {
+	Agent  *Agent
+	Parent *contract.ParentRef
+	// Session is the child's session, opened for writing; Resumed says
+	// it was begun before rein died and is resumed, not started.
+	Session *session.Session
+	Resumed bool
+	// Registry and Tools are the child's tools and its tool runtime,
+	// under its ceiling.
+	Registry *registry.Registry
+	Tools    *tool.Runtime
+	// MaxTurns and MaxCost are its budgets (MaxCost 0: none).
+	MaxTurns int
+	MaxCost  float64
+}
+
+// Options are what a session's task tool needs of its session.
+type Options struct {
+	// Agents are the agents a task may name.
+	Agents []Agent
+	// Registry is the parent's registry, and Policy its policy as it is
+	// now (a person may change the mode during a run).
+	Registry *registry.Registry
+	Policy   func() *permission.Policy
+	// Tools are the options of a child's tool runtime: the parent's
+	// (approver, secrets, hooks, limits, answers). Its ArtifactDir is the
+	// child's own, and its Approver says which child asks.
+	Tools tool.Options
+	// Kernel builds a child's kernel over its session's log: its model
+	// (c.Agent.Model), its system prompt (c.Agent.Prompt with the
+	// environment, kernel.ChildPrompt), c's registry, runtime and budgets,
+	// and Parent recorded.
+	Kernel func(ctx context.Context, c *Child) (*kernel.Kernel, error)
+	// Dir is the parent session's directory; Session returns its id once
+	// the session has started.
+	Dir     string
+	Session func() string
+	// Secrets are cut out of the children's logs, as out of the parent's.
+	Secrets []string
+	// MaxParallel bounds the tasks of one turn that run together; 0
+	// means DefaultMaxParallel.
+	MaxParallel int
+	// Depth is the parent's depth (0 for a person's session), MaxDepth
+	// how deep children may go; 0 means 1: a child calls no task.
+	Depth, MaxDepth int
+	// Timeout bounds a child's wall-clock time; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// Budget returns what is left of the parent run's budget in US
+	// dollars, 0 for no budget; nil means none.
+	Budget func() float64
+	// Version is rein's version, for the resume gate of a child begun
+	// before rein died.
+	Version string
+	// Logger receives diagnostics; nil means discard.
+	Logger *slog.Logger
+}
+
+// input is a task call's input.
+type input struct {
+	Description string `json:"description"`
+	Prompt      string `json:"prompt"`
+	Agent       string `json:"agent"`
+}
+
+func parse(raw json.RawMessage) (input, error) {
+	var in input
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return in, err
+	}
+	if in.Agent == "" {
+		in.Agent = DefaultAgent
+	}
+	return in, nil
+}
+
+// tasker runs the task calls of one session.
+type tasker struct {
+	opts Options
+	// ask orders the questions of children running side by side: one
+	// dialog at a time.
+	ask sync.Mutex
+}
+
+// Tool returns the task tool of a session.
+func Tool(opts *Options) registry.Tool {
+	t := &tasker{opts: *opts}
+	if t.opts.MaxParallel <= 0 {
+		t.opts.MaxParallel = DefaultMaxParallel
+	}
+	if t.opts.MaxDepth <= 0 {
+		t.opts.MaxDepth = 1
+	}
+	if t.opts.Timeout <= 0 {
+		t.opts.Timeout = DefaultTimeout
+	}
+	if t.opts.Logger == nil {
+		t.opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return registry.Tool{
+		Name:        Name,
+		Description: t.description(),
+		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+			`"description":{"type":"string","description":"What the task is, in 3 to 5 words."},` +
+			`"prompt":{"type":"string","description":"The whole brief: the task, what is known, what to report."},` +
+			`"agent":{"type":"string","description":"The agent to run it (default general)."}},` +
+			`"required":["description","prompt"],"additionalProperties":false}`),
+		// A task asks nothing itself: what its child does is what
+		// permission decides.
+		Risk: registry.RiskRead, ReadOnly: true,
+		Concurrency: registry.Exclusive, ConcurrencyOf: t.concurrency, MaxParallel: t.opts.MaxParallel,
+		Check: func(raw json.RawMessage, _ state.Ledger) error { return t.check(raw) },
+		// The child keeps its own clock; this bound is only a backstop.
+		Timeout:   func(json.RawMessage) time.Duration { return t.opts.Timeout + time.Minute },
+		Execute:   t.execute,
+		Resumable: true,
+	}
+}
+
+func (t *tasker) agent(name string) (*Agent, bool) {
+	i := slices.IndexFunc(t.opts.Agents, func(a Agent) bool { return a.Name == name })
+	if i < 0 {
+		return nil, false
+	}
+	return &t.opts.Agents[i], true
+}
+
+// names lists the agents a task may name.
+func (t *tasker) names() string {
+	names := make([]string, len(t.opts.Agents))
+	for i, a := range t.opts.Agents {
+		names[i] = a.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// description is the tool's description: how to brief a child, and the
+// agents there are (the system prompt lists them with what each is for).
+func (t *tasker) description() string {
+	return strings.TrimSpace(description) + "\nThe agents: " + t.names() + "."
+}
+
+// nested says a child may call task itself.
+func (t *tasker) nested() bool { return t.opts.Depth+1 < t.opts.MaxDepth }
+
+func (t *tasker) check(raw json.RawMessage) error {
+	in, err := parse(raw)
+	if err != nil {
+		return &registry.CheckError{Code: contract.CodePreconditionFailed, Message: "the input is not a task: " + err.Error()}
+	}
+	if strings.TrimSpace(in.Prompt) == "" {
+		return &registry.CheckError{Code: contract.CodePreconditionFailed, Message: "the prompt is empty: give the agent the whole brief"}
+	}
+	if _, ok := t.agent(in.Agent); !ok {
+		return &registry.CheckError{Code: contract.CodePreconditionFailed,
+			Message: fmt.Sprintf("there is no agent %q; the agents are: %s", excerpt.Prefix(in.Agent, 64), t.names())}
+	}
+	return nil
+}
+
+// concurrency says a task whose child could write runs alone, as a
+// write does; one whose child only reads runs beside others.
+func (t *tasker) concurrency(raw json.RawMessage) registry.Concurrency {
+	in, err := parse(raw)
+	if err != nil {
+		return registry.Exclusive
+	}
+	a, ok := t.agent(in.Agent)
+	if !ok {
+		return registry.Exclusive
+	}
+	c, err := ceilingOf(a, t.opts.Registry, t.opts.Policy(), t.nested())
+	if err != nil || c.writes() {
+		return registry.Exclusive
+	}
+	return registry.Safe
+}
+
+// asker is a child's approver: the parent's, asked one question at a
+// time, each saying which child asks.
+type asker struct {
+	t           *tasker
+	approver    tool.Approver
+	agent, task string
+}
+
+func (a asker) Approve(ctx context.Context, q tool.Question) (tool.Reply, error) {
+	q.Agent, q.Task = a.agent, a.task
+	a.t.ask.Lock()
+	defer a.t.ask.Unlock()
+	return a.approver.Approve(ctx, q)
+}
+
+// errFound stops a read of a log once its first event is seen.
+var errFound = errors.New("found")
+
+// find returns the id of the child session of store that works for
+// intent, "" when there is none.
+func find(store *session.Store, intent string) string {
+	entries, err := readDir(store.Root())
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		mine := false
+		_, _ = store.Read(e.Name(), func(env contract.Envelope) error {
+			if s, ok := env.Data.(*contract.SessionStarted); ok && s.Parent != nil && s.Parent.IntentID == intent {
+				mine = true
+			}
+			return errFound
+		})
+		if mine {
+			return e.Name()
+		}
+	}
+	return ""
+}
