@@ -64,8 +64,12 @@ func taskTurn(ws string) []contract.Event {
 		&contract.TaskStarted{IntentID: "t2", Agent: "general", Description: "list the test helpers", Child: "ses_child_t2"})
 	add(child("t1", &contract.SessionStarted{Cwd: ws}, &contract.UserMessage{Text: "Find where users log in; give files and lines."},
 		&contract.RunStarted{}, &contract.ModelRequested{}, &contract.ModelReasoning{Text: "Search for the login function first."})...)
-	add(child("t1", call("c1", "grep", grep)...)...)
-	add(child("t2", &contract.SessionStarted{Cwd: ws}, &contract.RunStarted{}, &contract.ModelRequested{})...)
+	// The other child's line comes between a call's title and its
+	// decision: the two stay together.
+	add(child("t1", call("c1", "grep", grep)[0], &contract.ModelFinished{Reason: contract.FinishToolUse})...)
+	add(child("t2", &contract.SessionStarted{Cwd: ws}, &contract.RunStarted{}, &contract.ModelRequested{},
+		&contract.ModelReasoning{Text: "A risky command first."})...)
+	add(child("t1", call("c1", "grep", grep)[1:]...)...)
 	add(child("t2", call("c1", "bash", rm)[:2]...)...)
 	add(child("t2", &contract.ToolPermission{IntentID: "c1", Decision: contract.Deny, By: "headless", Reason: "no one is there to ask"},
 		&contract.ToolObservation{Observation: contract.Observation{IntentID: "c1", ToolName: "bash", Phase: contract.PhasePermission, Code: contract.CodeDenied, Text: "denied: no one is there to ask"}})...)
@@ -82,14 +86,14 @@ func taskTurn(ws string) []contract.Event {
 		Usage: &contract.Totals{InputTokens: 9800, OutputTokens: 210, Calls: 3, CostUSD: 0.0314}, FilesRead: []string{ws + "/auth/login.go"}},
 		&contract.InvocationCompleted{IntentID: "t1", InvocationID: "inv_t1", Exit: contract.ExitOK, DurationMS: 5200, OutputBytes: 180},
 		&contract.ToolObservation{Observation: contract.Observation{IntentID: "t1", ToolName: "task", OK: true, Phase: contract.PhaseExecution,
-			Text: answer + "\n\n[explore: completed · 3 turns · 2 tool calls · 1 file read · 10,010 tokens · $0.0314]"}})
+			Text: answer + "\n\n[task explore, completed: 3 turns, 2 tool calls, 1 file read, 0 changed, 10,010 tokens, $0.0314; session ses_child_t1]\n"}})
 	add(child("t2", &contract.ModelRequested{}, &contract.ProviderError{Kind: contract.KindOverloaded, Retryable: true, Message: "overloaded"},
 		&contract.RetryScheduled{Attempt: 2, DelayMS: 2000, Kind: contract.KindOverloaded})...)
 	add(&contract.TaskFinished{IntentID: "t2", Agent: "general", Child: "ses_child_t2", Outcome: contract.TaskTimeout, Reason: "it ran past its 15 min timeout", Turns: 2, ToolCalls: 1,
 		Usage: &contract.Totals{InputTokens: 2000, OutputTokens: 20, Calls: 2, Unpriced: 2}},
 		&contract.InvocationCompleted{IntentID: "t2", InvocationID: "inv_t2", Exit: contract.ExitError, DurationMS: 900_000, OutputBytes: 120},
 		&contract.ToolObservation{Observation: contract.Observation{IntentID: "t2", ToolName: "task", Phase: contract.PhaseExecution, Code: contract.CodeToolError,
-			Text: "The child timed out after 15 min. It had made 1 tool call (denied: no one is there to ask).\n\n[general: timeout · 2 turns · 1 tool call · 2,020 tokens · cost unknown]"}})
+			Text: "[task general, timeout: 2 turns, 1 tool call, 0 files read, 0 changed, 2,020 tokens, cost unknown; session ses_child_t2]\n"}})
 	add(&contract.ModelRequested{Provider: "scripted", Model: "m"},
 		&contract.TextDelta{Text: "Users log in through auth/login.go:12."},
 		&contract.ModelText{Text: "Users log in through auth/login.go:12."},
@@ -109,6 +113,9 @@ func TestGoldenTasks(t *testing.T) {
 	term := newTerminal(&out, &errw)
 	s.play(term)
 	checkGolden(t, "render/tasks.piped.golden", s.scrub("--- stdout\n"+out.String()+"--- stderr\n"+errw.String()))
+	if !strings.Contains(errw.String(), "    ● grep func Login\n      allowed by mode") {
+		t.Errorf("a child's call is parted from its decision:\n%s", errw.String())
+	}
 	// No child line is written flush with its parent's, and none of the
 	// brief (the task's line says what it is).
 	for _, l := range strings.Split(errw.String(), "\n") {

@@ -449,10 +449,10 @@ func (t *terminal) tool(data contract.Event) {
 	case *contract.ToolObservation:
 		c := t.tasks[e.IntentID]
 		delete(t.tasks, e.IntentID)
-		if c != nil && c.answered && e.Phase == contract.PhaseExecution {
-			// The child's answer is shown above, as it said it: the
-			// model's observation adds the footer.
-			t.line(t.style("2", preview(lastLine(e.Text), 1)))
+		if f := footer(e.Text); c != nil && c.answered && f != "" && e.Phase == contract.PhaseExecution {
+			// The child's answer (or last words) is shown above, as it
+			// said it: the model's observation adds the footer.
+			t.line(t.style("2", preview(f, 1)))
 			break
 		}
 		if e.Phase == contract.PhaseExecution {

@@ -39,6 +39,7 @@ func (t *terminal) taskEvent(data contract.Event) bool {
 	case *contract.TaskFinished:
 		c := t.child(e.IntentID)
 		c.finished = true
+		c.t.errw.(*nested).flush()
 		if c.name == "" {
 			c.name = taskName(e.Agent, "")
 		}
@@ -83,9 +84,27 @@ func (t *terminal) childEvent(e *contract.TaskEvent) {
 			c.t.line(c.t.style("2", "thinking: "+text(s)))
 		}
 	default:
+		// A call's title waits for its decision, its end for its
+		// observation, which come soon after them in the child's log (a
+		// question aside): each pair is written together, not parted by
+		// another child's lines. What shows nothing leaves it held.
+		w := c.t.errw.(*nested)
+		switch d := d.(type) {
+		case *contract.IntentProposed, *contract.InvocationCompleted:
+			w.hold = true
+		case *contract.ToolValidation:
+			w.hold = w.hold && d.OK
+		case *contract.ModelFinished, *contract.ModelUsage, *contract.ModelStarted, *contract.ContextProjected,
+			*contract.InvocationStarted, *contract.SessionStarted:
+		default:
+			w.hold = false
+		}
 		// Never an error: the child's writer is the parent's stderr,
 		// whose failures the parent's own lines meet.
 		_ = c.t.event(e.Event)
+		if !w.hold {
+			w.flush()
+		}
 	}
 }
 
@@ -96,7 +115,7 @@ func (t *terminal) taskEnd(name shown, e *contract.TaskFinished) shown {
 	if n := len(e.FilesChanged); n > 0 {
 		parts = append(parts, plural(n, "file")+" changed")
 	}
-	if u := e.Usage; u != nil {
+	if u := e.Usage; u != nil && u.InputTokens+u.OutputTokens > 0 {
 		parts = append(parts, thousands(u.InputTokens)+" tokens in, "+thousands(u.OutputTokens)+" out")
 		if u.Unpriced > 0 {
 			parts = append(parts, "cost unknown")
@@ -161,6 +180,9 @@ type nested struct {
 	intent string
 	// start says the next byte begins a line.
 	start bool
+	// hold says what is written waits in held for the next flush.
+	hold bool
+	held strings.Builder
 }
 
 // childIndent is how far a child's lines are indented: past its task's
@@ -168,9 +190,33 @@ type nested struct {
 const childIndent = "    "
 
 // Write writes p, which the child's terminal made of shown text only
-// (its say and style), indented; it never fails but as the parent's
-// stderr does.
+// (its say and style), indented, or holds it while hold is set; it never
+// fails but as the parent's stderr does.
 func (n *nested) Write(p []byte) (int, error) {
+	if n.hold {
+		n.held.WriteString(string(p)) // kept in memory, written by flush
+		return len(p), nil
+	}
+	if err := n.flush(); err != nil {
+		return 0, err
+	}
+	return n.write(p)
+}
+
+// flush writes what was held.
+func (n *nested) flush() error {
+	if n.held.Len() == 0 {
+		return nil
+	}
+	p := []byte(n.held.String())
+	n.held.Reset()
+	_, err := n.write(p)
+	return err
+}
+
+// write writes p indented, after the child's name when another's lines
+// came since its last.
+func (n *nested) write(p []byte) (int, error) {
 	t := n.parent
 	if t.shownChild != n.intent {
 		t.end()
@@ -194,8 +240,16 @@ func (n *nested) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// lastLine is the last line of s that is not blank.
-func lastLine(s string) string {
-	s = strings.TrimRight(s, "\n \t")
-	return s[strings.LastIndexByte(s, '\n')+1:]
+// footer is the footer line the task tool writes in its observation
+// ("[task explore, completed: 3 turns, ...]"), after a completed child's
+// answer or before the last words of one that did not complete; "" when
+// it has none.
+func footer(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); strings.HasPrefix(l, "[task ") && strings.HasSuffix(l, "]") {
+			return l
+		}
+	}
+	return ""
 }

@@ -70,7 +70,7 @@ func (s *taskScreen) end(id, outcome, reason string, turns, calls int, ms int64,
 			Usage: &contract.Totals{InputTokens: 20_000, OutputTokens: 1_400, Calls: turns, CostUSD: 0.0712}},
 		&contract.InvocationCompleted{IntentID: id, InvocationID: "inv_" + id, Exit: exit, DurationMS: ms, OutputBytes: int64(len(answer))},
 		&contract.ToolObservation{Observation: contract.Observation{IntentID: id, ToolName: "task", OK: outcome == contract.TaskCompleted, Phase: contract.PhaseExecution,
-			Text: answer + "\n\n[task " + outcome + "]"}},
+			Text: taskText(id, outcome, answer)}},
 	)
 }
 
@@ -125,17 +125,20 @@ func TestScreenTaskApproval(t *testing.T) {
 	s := newTaskScreen(t)
 	s.start("t1", "general", "fix the build")
 	s.child("t1", &contract.ModelRequested{})
-	s.child("t1",
-		&contract.IntentProposed{ToolIntent: contract.ToolIntent{ID: "c1", ToolName: "bash", Input: rawInput(map[string]string{"command": "rm -rf build && make"})}},
-		&contract.ToolPermission{IntentID: "c1", Decision: contract.Ask, By: "mode"})
+	// The child's permission is recorded once answered: the question
+	// names its intent.
+	s.child("t1", &contract.IntentProposed{ToolIntent: contract.ToolIntent{ID: "c1", ToolName: "bash", Input: rawInput(map[string]string{"command": "rm -rf build && make"})}})
 	reply := make(chan kernel.Reply, 1)
-	s.send(askMsg{&question{q: kernel.Question{Tool: "bash", Subject: "rm -rf build && make", Reason: "`rm -rf build` is not covered by any rule",
+	s.send(askMsg{&question{q: kernel.Question{IntentID: "c1", Tool: "bash", Subject: "rm -rf build && make", Reason: "`rm -rf build` is not covered by any rule",
 		Rules: []string{"bash(rm -rf build)"}, SaveTo: "~/.config/rein/projects.toml", Agent: "general", Task: "fix the build"}, reply: reply}})
 	s.golden("approval-task")
 	s.later(time.Second)
 	s.key("y")
 	if got := <-reply; got.Answer != kernel.Yes {
 		t.Errorf("answer %v, want yes", got)
+	}
+	if v := s.screenText(); strings.Contains(v, "waiting for your approval") || !strings.Contains(v, "⎿ bash rm -rf build && make") {
+		t.Errorf("after the answer the card still waits, or lost the call:\n%s", v)
 	}
 }
 
@@ -164,4 +167,15 @@ func TestEscStopsEveryTask(t *testing.T) {
 	if s.m.running || s.m.tr.Live(s.m.now()) != "" || strings.Contains(screen, "turn 1 · ") {
 		t.Errorf("something still runs after the interrupt:\n%s", screen)
 	}
+}
+
+// taskText is a task's observation as the task tool writes it: the answer
+// and the footer, or the footer and the last words of a child that did
+// not complete.
+func taskText(id, outcome, answer string) string {
+	footer := "[task explore, " + outcome + ": 2 turns, 3 tool calls, 1 file read, 0 changed, 21,400 tokens, $0.0712; session ses_" + id + "]"
+	if outcome == contract.TaskCompleted {
+		return answer + "\n\n" + footer + "\n"
+	}
+	return footer + "\nIts last words: " + answer + "\n"
 }

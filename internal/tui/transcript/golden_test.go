@@ -138,7 +138,14 @@ func taskEnds(id, outcome, reason string, turns, calls int, usage *contract.Tota
 		exit = contract.ExitCancelled
 	}
 	ok := outcome == contract.TaskCompleted
-	o := observed(id, "task", ok, answer+"\n\n[task "+outcome+": "+fmt.Sprint(turns)+" turns, "+fmt.Sprint(calls)+" tool calls]")
+	// The footer as the task tool writes it: after the answer, or before
+	// the last words of a child that did not complete.
+	footer := fmt.Sprintf("[task explore, %s: %d turns, %d tool calls, 0 files read, 0 changed, no usage reported; session ses_child_%s]", outcome, turns, calls, id)
+	text := answer + "\n\n" + footer + "\n"
+	if !ok {
+		text = footer + "\nIts last words: " + answer + "\n"
+	}
+	o := observed(id, "task", ok, text)
 	return []contract.Event{
 		&contract.TaskFinished{IntentID: id, Agent: "explore", Child: "ses_child_" + id, Outcome: outcome, Reason: reason, Usage: usage, Turns: turns, ToolCalls: calls},
 		completed(id, exit, 0, ms, int64(len(answer))), o,

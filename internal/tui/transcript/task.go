@@ -68,6 +68,23 @@ func (t *Transcript) taskEvent(env contract.Envelope) {
 	}
 }
 
+// Asking marks the call of intent id of a task's child as waiting, or no
+// longer waiting, for the person's approval: a question names the
+// child's intent, whose permission is recorded only once answered, and
+// the dialog shown over the card says who asks, not which card. An id no
+// task's card shows is ignored.
+func (t *Transcript) Asking(id string, asking bool) {
+	for _, c := range t.cards {
+		if c.task == nil {
+			continue
+		}
+		if ct, ok := c.task.tools[id]; ok {
+			ct.asking = asking
+			return
+		}
+	}
+}
+
 // child folds one durable event of the child's session.
 func (k *task) child(env contract.Envelope, workspace string) {
 	switch e := env.Data.(type) {
@@ -316,15 +333,19 @@ func (c *card) taskCounts() []string {
 	return parts
 }
 
-// withoutFooter drops the footer line the task tool ends its observation
-// with (the counts, tokens and cost, which the card's status line says):
-// the last line that is not blank.
+// withoutFooter drops the footer line the task tool writes in its
+// observation ("[task explore, completed: 3 turns, ...]"), whose counts
+// the card's status line says: after a completed child's answer, before
+// the last words of one that did not complete.
 func withoutFooter(s string) string {
-	s = strings.TrimRight(s, "\n ")
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return strings.TrimRight(s[:i], "\n ")
+	lines := strings.Split(strings.TrimRight(s, "\n "), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); strings.HasPrefix(l, "[task ") && strings.HasSuffix(l, "]") {
+			lines = append(lines[:i], lines[i+1:]...)
+			break
+		}
 	}
-	return ""
+	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
 
 // tokensShort is a token count in k or M: "950", "12.3k", "1.2M".
