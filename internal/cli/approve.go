@@ -136,7 +136,7 @@ func (p *prompter) Approve(ctx context.Context, q kernel.Question) (kernel.Reply
 	if q.Tool == "bash" {
 		verb = "run"
 	}
-	printf(p.w, "\n? rein wants to %s: %s\n", verb, subjectOf(q))
+	printf(p.w, "\n? %s wants to %s: %s\n", asker(q), verb, subjectOf(q))
 	if q.Reason != "" {
 		printf(p.w, "  (%s)\n", q.Reason)
 	}
@@ -165,7 +165,11 @@ func (p *prompter) Approve(ctx context.Context, q kernel.Question) (kernel.Reply
 // again with no sandbox. Only y and n are offered: no rule is ever saved
 // for it, so every such run is a person's decision of the moment.
 func (p *prompter) outside(ctx context.Context, q kernel.Question) (kernel.Reply, error) {
-	printf(p.w, "\n? the sandbox stopped part of this command: %s\n", subjectOf(q))
+	whose := shown("this command")
+	if q.Agent != "" {
+		whose = asker(q) + "'s command"
+	}
+	printf(p.w, "\n? the sandbox stopped part of %s: %s\n", whose, subjectOf(q))
 	// The reason's lines are what the sandbox refused (paths taken from
 	// the command's output) and the question.
 	for l := range strings.Lines(q.Reason) {
@@ -236,6 +240,15 @@ func (p *prompter) unanswered(ctx context.Context) (kernel.Reply, error) {
 		return kernel.Reply{Answer: kernel.No}, err
 	}
 	return kernel.Reply{Answer: kernel.No}, io.EOF
+}
+
+// asker is who asks: rein, or the child of a task call asking through
+// its parent ("explore · find the auth code").
+func asker(q kernel.Question) shown {
+	if q.Agent == "" {
+		return "rein"
+	}
+	return taskName(q.Agent, q.Task)
 }
 
 // subjectOf is what a question is about, printable: its command or path

@@ -201,3 +201,27 @@ func TestPrompterOutsideTheSandbox(t *testing.T) {
 		})
 	}
 }
+
+// A child's question, asked through its parent's prompt, says which
+// child asks: its agent and its task's description, printable.
+func TestPrompterSaysWhichChildAsks(t *testing.T) {
+	for _, c := range []struct {
+		q    kernel.Question
+		want string
+	}{
+		{kernel.Question{Tool: "bash", Subject: "make", Agent: "general", Task: "fix the\nbuild \x1b[2J"}, "\n? general · fix the build \\x1b[2J wants to run: make\n"},
+		{kernel.Question{Tool: "edit_file", Subject: "a.go", Agent: "explore"}, "\n? explore wants to use edit_file on: a.go\n"},
+		{kernel.Question{Tool: "bash", Subject: "make"}, "\n? rein wants to run: make\n"},
+		{kernel.Question{Kind: kernel.AskOutsideSandbox, Tool: "bash", Subject: "touch /x", Agent: "general", Task: "fix the build"},
+			"\n? the sandbox stopped part of general · fix the build's command: touch /x\n"},
+	} {
+		var w bytes.Buffer
+		p := &prompter{lines: readLines(strings.NewReader("y\n")), w: &w}
+		if _, err := p.Approve(t.Context(), c.q); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(w.String(), c.want) {
+			t.Errorf("prompt lacks %q:\n%s", c.want, w.String())
+		}
+	}
+}

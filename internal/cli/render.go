@@ -104,6 +104,12 @@ type terminal struct {
 	// shown relative to: session.started's, or set by the caller of a
 	// session that started before (a resumed one).
 	workspace string
+	// tasks are the task calls whose children started, by intent id,
+	// until their observation; shownChild is the intent of the child
+	// whose line was written last, "" when a line of this trace's own
+	// came after it.
+	tasks      map[string]*childTrace
+	shownChild string
 }
 
 func newTerminal(out, errw io.Writer) *terminal {
@@ -173,6 +179,7 @@ func (t *terminal) style(code string, s shown) shown {
 // line ends any streamed line, then prints s on its own line of errw.
 func (t *terminal) line(s shown) {
 	t.end()
+	t.shownChild = ""
 	say(t.errw, s+"\n")
 }
 
@@ -247,7 +254,7 @@ func (t *terminal) event(env contract.Envelope) error {
 	case *contract.SessionStarted:
 		t.workspace = e.Cwd
 	default:
-		if !t.context(env.Data) && !t.extension(env.Data) {
+		if !t.context(env.Data) && !t.extension(env.Data) && !t.taskEvent(env.Data) {
 			t.tool(env.Data)
 		}
 	}
@@ -427,6 +434,9 @@ func (t *terminal) tool(data contract.Event) {
 	case *contract.ToolPermission:
 		t.line(t.permission(e))
 	case *contract.InvocationCompleted:
+		if c := t.tasks[e.IntentID]; c != nil && c.finished && e.Exit != contract.ExitInterrupted {
+			break // its child's end said how it ended
+		}
 		if e.Exit == contract.ExitInterrupted {
 			t.line(t.style("33", "  interrupted: rein stopped while this tool ran; it is not run again"))
 			break
@@ -437,6 +447,14 @@ func (t *terminal) tool(data contract.Event) {
 		}
 		t.line(t.style("2", sayf("  %s · %s · %s", status, duration(e.DurationMS), size(e.OutputBytes))))
 	case *contract.ToolObservation:
+		c := t.tasks[e.IntentID]
+		delete(t.tasks, e.IntentID)
+		if f := footer(e.Text); c != nil && c.answered && f != "" && e.Phase == contract.PhaseExecution {
+			// The child's answer (or last words) is shown above, as it
+			// said it: the model's observation adds the footer.
+			t.line(t.style("2", preview(f, 1)))
+			break
+		}
 		if e.Phase == contract.PhaseExecution {
 			lines := 10
 			if e.ToolName == "edit_file" || e.ToolName == "write_file" {

@@ -1,228 +1,255 @@
 package cli
 
 import (
-	"bytes"
-	"io"
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
-	"github.com/rein-agent/rein/internal/session"
+	"github.com/rein-agent/rein/internal/excerpt"
 )
 
-// childLogs finds the logs of a session's children for the read-only
-// commands that show them (replay, log --children, why), and says what
-// they skipped in them.
-type childLogs struct {
-	// tasks is the session's Tasks store, where its children are; root
-	// is the sessions directory, where a child the session's log names
-	// but its tasks directory does not hold is looked for (a fork's
-	// copied tasks: their children stay with the session that ran them).
-	tasks, root *session.Store
-	damage      func(path string, info session.ReadInfo)
+// childTrace is a task call's child as the trace shows it: its lines
+// (its tool calls and their results, its text) indented under its
+// task's, by a terminal of its own that writes through the parent's.
+type childTrace struct {
+	name shown
+	t    *terminal
+	// answered says the child's text was shown: its answer, which the
+	// task's observation repeats, is then not shown twice.
+	answered bool
+	// finished says task.finished said how it ended, which the
+	// invocation's own end line would only repeat.
+	finished bool
 }
 
-// place returns where child's log is.
-func (c *childLogs) place(child string) (session.Place, error) {
-	if p, err := c.tasks.Locate(child); err == nil && p.ID == child {
-		return p, nil
-	}
-	p, err := c.root.Locate(child)
-	if err == nil && p.ID != child {
-		err = session.ErrNotFound // a longer id: not this child
-	}
-	return p, err
-}
-
-// of returns the childLogs of the session at p, below the same root.
-func (c *childLogs) of(p session.Place) *childLogs {
-	return &childLogs{tasks: p.Store.Tasks(p.ID), root: c.root, damage: c.damage}
-}
-
-// childIndent starts each line of a child's transcript, nested in its
-// parent's.
-const childIndent = "  ┆ "
-
-// task shows the start and the end of a task call's child, with the
-// child's own transcript between them, read from its log; it reports
-// whether env was one of those.
-func (r *replayer) task(env contract.Envelope) (bool, error) {
-	switch e := env.Data.(type) {
+// taskEvent shows the start, the events and the end of a task call's
+// child; it reports whether data was one of those.
+func (t *terminal) taskEvent(data contract.Event) bool {
+	switch e := data.(type) {
 	case *contract.TaskStarted:
-		line := sayf("%s ┌ task %s: %q → child session %s", r.at(env), e.Agent, e.Description, e.Child)
+		c := t.child(e.IntentID)
+		c.name = taskName(e.Agent, e.Description)
+		line := "  ↳ " + c.name + t.style("2", sayf(" · session %s", e.Child))
 		if e.Resumed {
-			line += " (begun before rein stopped; finished by rein resume)"
+			line += t.style("2", " · resumed: rein stopped while it ran")
 		}
-		r.line(line)
-		r.nest(e.Child)
+		t.line(line)
+		t.shownChild = e.IntentID
+	case *contract.TaskEvent:
+		t.childEvent(e)
 	case *contract.TaskFinished:
-		r.line(r.taskEnd(env, e))
-		if e.Reason != "" && e.Outcome != contract.TaskCompleted {
-			r.line("  " + field(e.Reason))
+		c := t.child(e.IntentID)
+		c.finished = true
+		c.t.errw.(*nested).flush()
+		if c.name == "" {
+			c.name = taskName(e.Agent, "")
 		}
-		if !r.replayed[e.Child] && e.Usage != nil {
-			// Its log was not read: what the parent recorded is all
-			// there is of its cost.
-			r.kids.usage.Merge(e.Usage)
-			r.kids.sessions++
-			r.replayed[e.Child] = true
+		t.line(t.taskEnd(c.name, e))
+	default:
+		return false
+	}
+	return true
+}
+
+// child returns the trace of the child of task call id, made when new.
+func (t *terminal) child(id string) *childTrace {
+	if t.tasks == nil {
+		t.tasks = map[string]*childTrace{}
+	}
+	c, ok := t.tasks[id]
+	if !ok {
+		c = &childTrace{}
+		w := &nested{parent: t, intent: id, start: true}
+		c.t = &terminal{out: w, errw: w, color: t.color, workspace: t.workspace}
+		t.tasks[id] = c
+	}
+	return c
+}
+
+// childEvent shows one durable event of a running child, indented under
+// its task: its tool calls as the parent's are shown, its text and its
+// reasoning whole (they are not streamed: a child's deltas stay in the
+// child). Its brief is its task's line, and its run's end is said by
+// task.finished.
+func (t *terminal) childEvent(e *contract.TaskEvent) {
+	c := t.child(e.IntentID)
+	switch d := e.Event.Data.(type) {
+	case *contract.UserMessage, *contract.RunStarted, *contract.RunFinished:
+	case *contract.ModelText:
+		if s := strings.TrimRight(d.Text, "\n"); strings.TrimSpace(s) != "" {
+			c.answered = true
+			c.t.line(text(s))
+		}
+	case *contract.ModelReasoning:
+		if s := strings.TrimRight(d.Text, "\n"); strings.TrimSpace(s) != "" {
+			c.t.line(c.t.style("2", "thinking: "+text(s)))
 		}
 	default:
-		return false, nil
-	}
-	return true, nil
-}
-
-// taskEnd is the line that closes a child: how its task ended, and what
-// it did and cost.
-func (r *replayer) taskEnd(env contract.Envelope, e *contract.TaskFinished) shown {
-	line := sayf("%s └ task %s · %d turn(s) · %d tool call(s) · %d file(s) read, %d changed", r.at(env), e.Outcome,
-		e.Turns, e.ToolCalls, len(e.FilesRead), len(e.FilesChanged))
-	if e.Usage != nil {
-		line += " · " + shown(totals(e.Usage))
-	}
-	return line
-}
-
-// nest shows child's transcript, read from its log, indented under its
-// task; a child already shown (a task resumed) or whose log cannot be
-// found is said in a line. The child's tree counts in the session's.
-func (r *replayer) nest(child string) {
-	if r.logs == nil {
-		return
-	}
-	if r.replayed[child] {
-		r.line(r.t.style("2", childIndent+"(its transcript is shown above)"))
-		return
-	}
-	p, err := r.logs.place(child)
-	if err != nil {
-		r.line(r.t.style("33", childIndent+"its log cannot be shown: "+problem(err)))
-		return
-	}
-	r.t.end()
-	w := &indented{w: r.w, prefix: childIndent}
-	c := newReplayer(w)
-	c.t.color, c.t.workspace, c.nested, c.logs = r.t.color, r.t.workspace, true, r.logs.of(p)
-	info, err := p.Store.Read(p.ID, c.event)
-	c.end()
-	w.finish()
-	r.logs.damage(p.Store.LogPath(p.ID), info)
-	if err != nil {
-		r.line(r.t.style("33", childIndent+"its log could not be read whole: "+problem(err)))
-	}
-	r.replayed[child] = true
-	r.kids.add(c.tree())
-}
-
-// tree sums a session's events and its children's, as one child of its
-// parent's.
-func (r *replayer) tree() replayTotals {
-	t := r.own
-	t.add(r.kids)
-	t.sessions++
-	return t
-}
-
-// childOf is the line under a child's header that says whose child it
-// is; a child shown alone says where its parent shows it.
-func (r *replayer) childOf(p *contract.ParentRef) shown {
-	if r.nested {
-		return r.t.style("2", sayf("  a task of session %s: %s, %q", p.Session, p.Agent, p.Description))
-	}
-	return sayf("  a child session: the task %q (agent %s) of session %s, called at its seq %d; `rein replay %s` shows it in its place",
-		p.Description, p.Agent, p.Session, p.Seq, p.Session)
-}
-
-// treeLines say, under a stretch's totals, those of the children its
-// tasks ran and the whole tree's; nothing when it ran none. label
-// starts them.
-func (r *replayer) treeLines(label string, own, kids *replayTotals) {
-	if kids.sessions == 0 {
-		return
-	}
-	r.line(sayf("  %sits %d child session(s): %d run(s) · %d model call(s) · %d tool call(s), %d failed or refused · %s",
-		label, kids.sessions, kids.runs, kids.calls, kids.tools, kids.failed, totals(&kids.usage)))
-	tree := own.usage
-	tree.Merge(&kids.usage)
-	r.line(sayf("  %sthe whole tree: %s", label, totals(&tree)))
-}
-
-// indented writes to w with prefix at the start of every line: a child's
-// transcript within its parent's.
-type indented struct {
-	w      io.Writer
-	prefix string
-	// mid says the last write ended inside a line.
-	mid bool
-}
-
-func (i *indented) Write(p []byte) (int, error) {
-	var b bytes.Buffer
-	for rest := p; len(rest) > 0; {
-		if !i.mid {
-			b.WriteString(i.prefix)
+		// A call's title waits for its decision, its end for its
+		// observation, which come soon after them in the child's log (a
+		// question aside): each pair is written together, not parted by
+		// another child's lines. What shows nothing leaves it held.
+		w := c.t.errw.(*nested)
+		switch d := d.(type) {
+		case *contract.IntentProposed, *contract.InvocationCompleted:
+			w.hold = true
+		case *contract.ToolValidation:
+			w.hold = w.hold && d.OK
+		case *contract.ModelFinished, *contract.ModelUsage, *contract.ModelStarted, *contract.ContextProjected,
+			*contract.InvocationStarted, *contract.SessionStarted:
+		default:
+			w.hold = false
 		}
-		line, more, found := bytes.Cut(rest, []byte("\n"))
-		b.Write(line)
-		if found {
-			b.WriteByte('\n')
+		// Never an error: the child's writer is the parent's stderr,
+		// whose failures the parent's own lines meet.
+		_ = c.t.event(e.Event)
+		if !w.hold {
+			w.flush()
 		}
-		i.mid, rest = !found, more
 	}
-	if _, err := i.w.Write(b.Bytes()); err != nil {
+}
+
+// taskEnd is the line of a child's end: how it ended and what it did.
+func (t *terminal) taskEnd(name shown, e *contract.TaskFinished) shown {
+	var parts []string
+	parts = append(parts, plural(e.Turns, "turn"), plural(e.ToolCalls, "tool call"))
+	if n := len(e.FilesChanged); n > 0 {
+		parts = append(parts, plural(n, "file")+" changed")
+	}
+	if u := e.Usage; u != nil && u.InputTokens+u.OutputTokens > 0 {
+		parts = append(parts, thousands(u.InputTokens)+" tokens in, "+thousands(u.OutputTokens)+" out")
+		if u.Unpriced > 0 {
+			parts = append(parts, "cost unknown")
+		} else {
+			parts = append(parts, dollars(u.CostUSD))
+		}
+	}
+	counts := sayf("%s", strings.Join(parts, " · "))
+	if e.Outcome == contract.TaskCompleted {
+		return t.style("2", "  ↳ "+name+" · done · "+counts)
+	}
+	why := shown("")
+	if e.Reason != "" {
+		why = ": " + field(excerpt.Text(e.Reason, 300))
+	}
+	code := "33"
+	if e.Outcome == contract.TaskFailed {
+		code = "31"
+	}
+	return t.style(code, "  ✗ "+name+sayf(" · %s", taskOutcome(e.Outcome))+why) + t.style("2", " · "+counts)
+}
+
+// taskOutcome says how a task that did not complete ended.
+func taskOutcome(outcome string) string {
+	switch outcome {
+	case contract.TaskFailed:
+		return "failed"
+	case contract.TaskCancelled:
+		return "cancelled"
+	case contract.TaskTimeout:
+		return "timed out"
+	case contract.TaskMaxTurns:
+		return "reached its turn limit"
+	case contract.TaskNoAnswer:
+		return "ended without an answer"
+	case contract.TaskBudget:
+		return "stopped at the budget"
+	}
+	return outcome
+}
+
+// taskName names a task's child as its lines are headed:
+// "explore · find the auth code".
+func taskName(agent, description string) shown {
+	description = strings.Join(strings.Fields(description), " ")
+	switch {
+	case description == "":
+		return field(agent)
+	case agent == "":
+		return field(description)
+	}
+	return field(agent) + " · " + field(excerpt.Text(description, 80))
+}
+
+// nested is the writer of a child's trace: each line it is given goes to
+// the parent's stderr indented under the task, and when another child's
+// lines, or the parent's, came since this child's last, a line naming
+// the child comes first, so that children running side by side read
+// apart.
+type nested struct {
+	parent *terminal
+	intent string
+	// start says the next byte begins a line.
+	start bool
+	// hold says what is written waits in held for the next flush.
+	hold bool
+	held strings.Builder
+}
+
+// traceIndent is how far a child's lines are indented: past its task's
+// own lines ("  allowed by ...").
+const traceIndent = "    "
+
+// Write writes p, which the child's terminal made of shown text only
+// (its say and style), indented, or holds it while hold is set; it never
+// fails but as the parent's stderr does.
+func (n *nested) Write(p []byte) (int, error) {
+	if n.hold {
+		n.held.WriteString(string(p)) // kept in memory, written by flush
+		return len(p), nil
+	}
+	if err := n.flush(); err != nil {
+		return 0, err
+	}
+	return n.write(p)
+}
+
+// flush writes what was held.
+func (n *nested) flush() error {
+	if n.held.Len() == 0 {
+		return nil
+	}
+	p := []byte(n.held.String())
+	n.held.Reset()
+	_, err := n.write(p)
+	return err
+}
+
+// write writes p indented, after the child's name when another's lines
+// came since its last.
+func (n *nested) write(p []byte) (int, error) {
+	t := n.parent
+	if t.shownChild != n.intent {
+		t.end()
+		if c := t.tasks[n.intent]; c != nil && c.name != "" {
+			say(t.errw, t.style("2", "  ↳ "+c.name)+"\n")
+		}
+		t.shownChild = n.intent
+		n.start = true
+	}
+	var b strings.Builder
+	for _, c := range p {
+		if n.start && c != '\n' {
+			b.WriteString(traceIndent)
+		}
+		n.start = c == '\n'
+		b.WriteByte(c)
+	}
+	if err := say(t.errw, shown(b.String())); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
-// finish ends a line left open.
-func (i *indented) finish() {
-	if i.mid {
-		say(i.w, "\n")
-		i.mid = false
+// footer is the footer line the task tool writes in its observation
+// ("[task explore, completed: 3 turns, ...]"), after a completed child's
+// answer or before the last words of one that did not complete; "" when
+// it has none.
+func footer(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); strings.HasPrefix(l, "[task ") && strings.HasSuffix(l, "]") {
+			return l
+		}
 	}
-}
-
-// indentOf is the indentation of a child at depth (1 for a child of the
-// session shown).
-func indentOf(depth int) string { return strings.Repeat(childIndent, depth) }
-
-// logTree prints the events of the session at p for rein log, at depth
-// (0 for the session asked for), and, when logs is not nil, each child's
-// after its task.started, recursively: indented under a line naming the
-// child, or with --json each line as the child's log holds it. A child
-// is printed once (a task resumed starts it again); seen holds those
-// printed.
-func (a *app) logTree(p session.Place, logs *childLogs, depth int, out renderer, seen map[string]bool) error {
-	info, err := p.Store.Read(p.ID, func(env contract.Envelope) error {
-		if matchType(a.flags.types, env.Type()) {
-			var err error
-			if a.flags.json {
-				err = out.event(env)
-			} else {
-				err = say(a.deps.Stdout, shown(indentOf(depth))+logLine(env)+"\n")
-			}
-			if err != nil {
-				return err
-			}
-		}
-		t, ok := env.Data.(*contract.TaskStarted)
-		if !ok || logs == nil || seen[t.Child] {
-			return nil
-		}
-		seen[t.Child] = true
-		cp, err := logs.place(t.Child)
-		if err != nil {
-			printf(a.deps.Stderr, "rein: warning: the log of child session %s (the task at seq %d of %s) cannot be read: %s\n", t.Child, env.Seq, p.ID, problem(err))
-			return nil
-		}
-		if !a.flags.json {
-			if err := say(a.deps.Stdout, shown(indentOf(depth+1))+sayf("── child session %s: %s, %q ──\n", t.Child, t.Agent, t.Description)); err != nil {
-				return err
-			}
-		}
-		return a.logTree(cp, logs.of(cp), depth+1, out, seen)
-	})
-	a.damage(p.Store.LogPath(p.ID), info)
-	return err
+	return ""
 }

@@ -172,6 +172,9 @@ func (m *model) dialogParts(q *question, w int) (head, reason []string, keys, co
 	th := m.theme
 	if q.q.Kind == kernel.AskOutsideSandbox {
 		head = []string{th.Warn.Render("The sandbox stopped part of this command:")}
+		if q.q.Agent != "" {
+			head = []string{th.Warn.Render(truncate("The sandbox stopped part of "+asker(q.q)+"'s command:", w))}
+		}
 		for l := range strings.Lines(q.q.Reason) {
 			reason = append(reason, strings.Split(wrapIndent(printable.Line(strings.TrimSuffix(l, "\n")), w, "  "), "\n")...)
 		}
@@ -183,7 +186,7 @@ func (m *model) dialogParts(q *question, w int) (head, reason []string, keys, co
 		if q.q.Tool == "bash" {
 			verb = "run a command"
 		}
-		head = []string{th.Accent.Render(fmt.Sprintf("rein wants to %s:", verb))}
+		head = []string{th.Accent.Render(truncate(fmt.Sprintf("%s wants to %s:", asker(q.q), verb), w))}
 		if q.q.Reason != "" {
 			reason = strings.Split(th.Dim.Render(wrapIndent(printable.Text(q.q.Reason), w, "  ")), "\n")
 		}
@@ -242,6 +245,19 @@ func cut(th style.Theme, lines []string, n int, how string) []string {
 	return append(lines[:n:n], th.Warn.Render(more))
 }
 
+// asker is who asks: "rein", or the child session of a task call that
+// asks through its parent ("explore · find the auth code").
+func asker(q kernel.Question) string {
+	if q.Agent == "" {
+		return "rein"
+	}
+	who := printable.Line(q.Agent)
+	if q.Task != "" {
+		who += " · " + printable.Line(strings.Join(strings.Fields(q.Task), " "))
+	}
+	return who
+}
+
 // subjectOf is what a question is about: its command or path, else its
 // input.
 func subjectOf(q kernel.Question) string {
@@ -255,7 +271,7 @@ func subjectOf(q kernel.Question) string {
 // too long for the dialog) into the scrollback, for the person to read
 // before answering.
 func (m *model) showSubject() tea.Cmd {
-	text := m.theme.Accent.Render("The whole command rein asks about:") + "\n" + wrapIndent(printable.Text(subjectOf(m.ask.q)), m.width-2, "  ")
+	text := m.theme.Accent.Render("The whole command "+asker(m.ask.q)+" asks about:") + "\n" + wrapIndent(printable.Text(subjectOf(m.ask.q)), m.width-2, "  ")
 	if rules := m.ask.q.Rules; len(rules) > 1 && m.ask.q.Kind != kernel.AskOutsideSandbox {
 		text += "\n" + m.theme.Accent.Render("The rules always (allow) or never (deny) would save:")
 		for _, r := range rules {

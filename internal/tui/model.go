@@ -601,6 +601,7 @@ func (m *model) asked(q *question) tea.Cmd {
 		return nil
 	}
 	m.ask, m.askAt, m.askSeen = q, m.now(), true
+	m.tr.Asking(q.q.IntentID, true)
 	m.setActivity("waiting for your answer")
 	return m.notify("rein: approval needed")
 }
@@ -608,9 +609,11 @@ func (m *model) asked(q *question) tea.Cmd {
 // answered sends the person's reply and shows the next question.
 func (m *model) answered(r kernel.Reply) {
 	m.ask.answer(r)
+	m.tr.Asking(m.ask.q.IntentID, false)
 	m.ask, m.tell = nil, nil
 	if len(m.asks) > 0 {
 		m.ask, m.asks, m.askAt, m.askSeen = m.asks[0], m.asks[1:], m.now(), true
+		m.tr.Asking(m.ask.q.IntentID, true)
 		return
 	}
 	m.setActivity("working")

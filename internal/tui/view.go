@@ -237,6 +237,10 @@ func wrapIndent(s string, w int, indent string) string {
 // toolSubject is what a tool acts on, for the activity line: the command,
 // the path, the pattern.
 func toolSubject(tool string, input json.RawMessage) string {
+	if tool == "task" {
+		// Its card says what the child does; the line, which child.
+		return printable.Line(tool) + " " + firstLine(transcript.Subject(tool, input, ""))
+	}
 	var in struct {
 		Command, Path, Pattern string
 	}

@@ -30,6 +30,9 @@ type card struct {
 	clean     printable.Stream
 	cr        bool // the output so far ends with a carriage return
 	completed *contract.InvocationCompleted
+	// task is the child session of a task call, from its task.started
+	// on; nil for any other call.
+	task *task
 }
 
 // view is what rendering a card needs of the transcript's options.
@@ -75,6 +78,8 @@ func (t *Transcript) tool(env contract.Envelope) []string {
 	case *contract.InvocationCompleted:
 		c := t.card(e.IntentID)
 		c.completed, c.running = e, false
+	case *contract.TaskStarted, *contract.TaskEvent, *contract.TaskFinished:
+		t.taskEvent(env)
 	case *contract.ToolObservation:
 		c := t.card(e.IntentID)
 		if c.tool == "" {
@@ -205,6 +210,11 @@ func answerNote(e *contract.ToolPermission) string {
 func (c *card) header(v view) string {
 	th := v.th
 	subject := subjectOf(c.tool, c.input, v.workspace)
+	if c.task != nil && c.task.agent != "" {
+		// The agent that runs, which the input may have left to the
+		// tool's default.
+		subject = taskSubject(c.task.agent, c.task.description)
+	}
 	var line string
 	if c.user {
 		line = paint(th, th.Prompt, "!") + " " + subject
@@ -229,6 +239,9 @@ var commonKeys = []string{"command", "path", "pattern", "query", "url", "name"}
 // subjectOf is what a call works on, one printable line: the command,
 // the path (relative to the workspace), the pattern.
 func subjectOf(tool string, input json.RawMessage, workspace string) string {
+	if tool == "task" {
+		return taskInputSubject(input)
+	}
 	var in map[string]any
 	if json.Unmarshal(input, &in) != nil {
 		return ""
@@ -275,6 +288,8 @@ func (c *card) live(v view, now time.Time) string {
 		out = append(out, c.refusalLine(v))
 	case c.asking:
 		out = append(out, branch(v, th.Dim, "waiting for approval"))
+	case c.task != nil && c.completed == nil:
+		out = append(out, c.taskLive(v, now)...)
 	case c.completed != nil:
 		out = append(out, c.resultLine(v, nil)...)
 	case c.running:

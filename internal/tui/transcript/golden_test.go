@@ -101,6 +101,57 @@ func allow(id string) *contract.ToolPermission {
 	return &contract.ToolPermission{IntentID: id, Decision: contract.Allow, By: "mode"}
 }
 
+// taskCall is a task call's intent: agent may be empty (the default).
+func taskCall(id, agent, description string) *contract.IntentProposed {
+	in, _ := json.Marshal(map[string]string{"description": description, "prompt": "Find where " + description + "; report files and lines.", "agent": agent})
+	if agent == "" {
+		in, _ = json.Marshal(map[string]string{"description": description, "prompt": "Do it."})
+	}
+	return intent(id, "task", string(in))
+}
+
+// taskRuns is a task call from its proposal to its child's start.
+func taskRuns(id, agent, description string) []contract.Event {
+	p := taskCall(id, agent, description)
+	if agent == "" {
+		agent = "general"
+	}
+	return []contract.Event{p, allow(id), started(id, "task", string(p.Input)),
+		&contract.TaskStarted{IntentID: id, Agent: agent, Description: description, Child: "ses_child_" + id}}
+}
+
+// child wraps events of the child of task call id as its parent's bus
+// carries them.
+func child(id string, events ...contract.Event) []contract.Event {
+	var out []contract.Event
+	for _, e := range events {
+		out = append(out, &contract.TaskEvent{IntentID: id, Child: "ses_child_" + id, Event: contract.Envelope{Session: "ses_child_" + id, Data: e}})
+	}
+	return out
+}
+
+// taskEnds is a task call's end: task.finished, the invocation's end
+// and the observation (the answer and the tool's footer).
+func taskEnds(id, outcome, reason string, turns, calls int, usage *contract.Totals, ms int64, answer string) []contract.Event {
+	exit := contract.ExitOK
+	if outcome == contract.TaskCancelled {
+		exit = contract.ExitCancelled
+	}
+	ok := outcome == contract.TaskCompleted
+	// The footer as the task tool writes it: after the answer, or before
+	// the last words of a child that did not complete.
+	footer := fmt.Sprintf("[task explore, %s: %d turns, %d tool calls, 0 files read, 0 changed, no usage reported; session ses_child_%s]", outcome, turns, calls, id)
+	text := answer + "\n\n" + footer + "\n"
+	if !ok {
+		text = footer + "\nIts last words: " + answer + "\n"
+	}
+	o := observed(id, "task", ok, text)
+	return []contract.Event{
+		&contract.TaskFinished{IntentID: id, Agent: "explore", Child: "ses_child_" + id, Outcome: outcome, Reason: reason, Usage: usage, Turns: turns, ToolCalls: calls},
+		completed(id, exit, 0, ms, int64(len(answer))), o,
+	}
+}
+
 const answer = "Here is the plan:\n\n1. read `main.go`\n2. fix the **off-by-one** in the loop\n\n```go\nfor i := 0; i < n; i++ {\n\tsum += xs[i] // was i <= n\n}\n```\n\nThat should do it; see [the issue](https://example.com/issue/12) for the report.\n"
 
 const editDiff = "edited main.go: 1 replacement\n--- a/main.go\n+++ b/main.go\n@@ -3,5 +3,5 @@\n func sum(xs []int) int {\n \tsum := 0\n-\tfor i := 0; i <= len(xs); i++ {\n+\tfor i := 0; i < len(xs); i++ {\n \t\tsum += xs[i]\n \t}\n"
@@ -230,6 +281,92 @@ var scenarios = map[string]func(s *script){
 		s.apply(intent("i2", "edit_file", in), started("i2", "edit_file", in), completed("i2", contract.ExitOK, 0, 1, 0),
 			observed("i2", "edit_file", true, "edited x: 1 replacement\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-\x1b[1mold\n+new\u200b\n"),
 			&contract.ProviderError{Message: "bad \x1b]8;;http://evil\x07link"})
+	},
+	"task_running": func(s *script) {
+		// A task card's live line: what the child does, its counts, its
+		// time; its tool as that tool's card names it; a question it
+		// waits on.
+		s.apply(taskRuns("t1", "explore", "find the auth code")...).live()
+		resumed := taskRuns("t2", "explore", "map the packages")
+		resumed[3].(*contract.TaskStarted).Resumed = true
+		s.apply(resumed...).live().apply(taskEnds("t2", contract.TaskCompleted, "", 4, 9, nil, 100, "a, b")...)
+		grep := `{"pattern":"func Login"}`
+		s.at(1500 * time.Millisecond).apply(child("t1",
+			&contract.SessionStarted{Cwd: "/work/proj"},
+			&contract.UserMessage{Text: "Find where the auth code is"},
+			&contract.ModelRequested{},
+			&contract.ModelUsage{InputTokens: 3100, OutputTokens: 120},
+			intent("c1", "grep", grep), allow("c1"), started("c1", "grep", grep))...).live()
+		in := `{"command":"go test ./auth/... -run TestLogin -count=1 -v -timeout 30s"}`
+		s.at(4200 * time.Millisecond).apply(child("t1",
+			completed("c1", contract.ExitOK, 0, 3, 40), observed("c1", "grep", true, "1 match\nauth/login.go:12: func Login"),
+			&contract.ModelRequested{}, &contract.ModelUsage{InputTokens: 3400, OutputTokens: 90},
+			intent("c2", "bash", in),
+			&contract.ToolPermission{IntentID: "c2", Decision: contract.Ask, By: "mode"})...).live()
+		s.at(9 * time.Second).apply(child("t1",
+			&contract.ToolPermission{IntentID: "c2", Decision: contract.Allow, By: "user"}, started("c2", "bash", in))...).live()
+	},
+	"task_completed": func(s *script) {
+		// Done: the counts task.finished says, the answer's first lines
+		// (a long line wrapped), how many more; never the tool's footer.
+		s.apply(taskRuns("t1", "explore", "find the auth code")...)
+		s.apply(child("t1", &contract.ModelRequested{}, &contract.ModelText{Text: "Found it."})...)
+		ans := "The login code is in auth/login.go:12 (Login), which checks the password with bcrypt and then calls auth/session.go:40 (NewSession).\n\n- auth/login.go:12 Login\n- auth/session.go:40 NewSession\n- auth/token.go:8 Sign\n- auth/token.go:30 Verify"
+		s.at(12 * time.Second).apply(taskEnds("t1", contract.TaskCompleted, "", 3, 7, &contract.Totals{InputTokens: 11_800, OutputTokens: 640, Calls: 3, CostUSD: 0.0412}, 12_300, ans)...)
+		// A short answer shows whole; an agent the input left to the
+		// default is the one task.started names.
+		s.apply(taskRuns("t2", "", "list the commands")...)
+		s.apply(taskEnds("t2", contract.TaskCompleted, "", 1, 0, &contract.Totals{InputTokens: 900, OutputTokens: 30, Calls: 1}, 800, "build, test, lint")...)
+	},
+	"task_failed": func(s *script) {
+		// Not completed: which way it ended, in the warning's style (the
+		// error's for failed), why, and what it had done.
+		s.apply(taskRuns("t1", "explore", "find the flaky test")...)
+		s.apply(child("t1", &contract.ModelRequested{}, &contract.ModelRequested{})...)
+		s.at(15 * time.Minute).apply(taskEnds("t1", contract.TaskTimeout, "it ran past its 15 min timeout", 2, 5, nil, 900_000, "The child timed out. It had read 4 files.")...)
+		s.apply(taskRuns("t2", "general", "fix the build")...)
+		s.apply(taskEnds("t2", contract.TaskFailed, "anthropic: authentication failed (HTTP 401)", 1, 0, nil, 300, "The child failed: authentication failed.")...)
+		s.apply(taskRuns("t3", "explore", "map the packages")...)
+		s.apply(taskEnds("t3", contract.TaskMaxTurns, "25 turns", 25, 61, &contract.Totals{InputTokens: 1_250_000, OutputTokens: 9000, Calls: 25, CostUSD: 3.5}, 200_000, "It had listed 12 of the packages.")...)
+	},
+	"task_parallel": func(s *script) {
+		// Two children side by side, their events interleaved: each card
+		// follows its own; the one that ends first is printed first.
+		a, b := `{"path":"/work/proj/auth/login.go"}`, `{"command":"go list ./..."}`
+		s.apply(taskCall("t1", "explore", "find the auth code"), taskCall("t2", "explore", "list the packages"))
+		s.apply(taskRuns("t1", "explore", "find the auth code")[1:]...).apply(taskRuns("t2", "explore", "list the packages")[1:]...)
+		s.at(2 * time.Second).apply(child("t1", &contract.ModelRequested{}, intent("c1", "read_file", a), started("c1", "read_file", a))...).
+			apply(child("t2", &contract.ModelRequested{}, intent("c1", "bash", b), started("c1", "bash", b))...).live()
+		s.at(5 * time.Second).apply(child("t2", completed("c1", contract.ExitOK, 0, 400, 90), observed("c1", "bash", true, "a\nb\nexit code: 0"),
+			&contract.ModelRequested{}, &contract.ModelText{Text: "Two packages."})...).
+			apply(taskEnds("t2", contract.TaskCompleted, "", 2, 1, &contract.Totals{InputTokens: 4000, OutputTokens: 80, Calls: 2}, 3000, "Two packages: a and b.")...).live()
+		s.at(8 * time.Second).apply(taskEnds("t1", contract.TaskCompleted, "", 2, 1, nil, 6000, "auth/login.go:12")...)
+	},
+	"task_cancelled": func(s *script) {
+		// Esc: the kernel cancels the children, which end cancelled;
+		// a card whose end the run did not record ends with the run.
+		s.apply(taskRuns("t1", "explore", "find the auth code")...).apply(taskRuns("t2", "explore", "list the packages")...)
+		s.apply(child("t1", &contract.ModelRequested{}, intent("c1", "bash", `{"command":"sleep 60"}`), started("c1", "bash", `{"command":"sleep 60"}`))...)
+		s.at(3 * time.Second).apply(taskEnds("t1", contract.TaskCancelled, "the parent's run was cancelled", 1, 1, nil, 3000, "The child was cancelled. It had run 1 command.")...).
+			apply(&contract.RunFinished{Outcome: contract.OutcomeCancelled}).live()
+	},
+	"task_replay": func(s *script) {
+		// Read back from the log, which holds no task.event: the card
+		// ends as the live one did.
+		events := append(taskRuns("t1", "explore", "find the auth code"),
+			taskEnds("t1", contract.TaskCompleted, "", 3, 7, &contract.Totals{InputTokens: 11_800, OutputTokens: 640, Calls: 3, CostUSD: 0.0412}, 12_300, "auth/login.go:12")...)
+		for i, e := range events {
+			env := contract.Envelope{Seq: uint64(i + 1), ID: "e", Time: t0, Session: "s1", Data: e}
+			b, err := json.Marshal(env)
+			if err != nil {
+				panic(err)
+			}
+			var back contract.Envelope
+			if err := json.Unmarshal(b, &back); err != nil {
+				panic(err)
+			}
+			s.print(s.tr.Apply(back))
+		}
 	},
 	"replay": func(s *script) {
 		// A whole session read back from its log: durable events only,

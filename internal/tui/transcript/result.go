@@ -38,6 +38,8 @@ func (c *card) finished(v view, obs *contract.Observation) string {
 	switch {
 	case c.refusal != "":
 		out = append(out, c.refusalLine(v))
+	case c.task != nil:
+		out = append(out, c.taskFinished(v, obs)...)
 	case obs == nil && c.completed != nil:
 		out = append(out, c.resultLine(v, nil)...)
 	case obs == nil:
@@ -247,7 +249,8 @@ func firstLines(v view, text string, n int) []string {
 		if more == 1 {
 			noun = "line"
 		}
-		out = append(out, "    "+paint(v.th, v.th.Dim, fmt.Sprintf("+%s %s (ctrl+o shows the whole output)", thousands(more), noun)))
+		hint := fmt.Sprintf("+%s %s (ctrl+o shows the whole output)", thousands(more), noun)
+		out = append(out, "    "+paint(v.th, v.th.Dim, ansi.Truncate(hint, max(v.width-4, 1), "…")))
 	}
 	return out
 }

@@ -146,7 +146,7 @@ func (t *Transcript) Apply(env contract.Envelope) []string {
 		return nonEmpty(t.note(env))
 	case *contract.IntentProposed, *contract.ToolValidation, *contract.ToolPermission,
 		*contract.InvocationStarted, *contract.ToolOutputDelta, *contract.InvocationCompleted,
-		*contract.ToolObservation:
+		*contract.ToolObservation, *contract.TaskStarted, *contract.TaskEvent, *contract.TaskFinished:
 		return t.tool(env)
 	case *contract.RunFinished:
 		return t.runFinished(e)

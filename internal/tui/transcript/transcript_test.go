@@ -294,3 +294,20 @@ func TestFirstLinesCountWhatWasLeftOut(t *testing.T) {
 		t.Errorf("firstLines =\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A child's event that comes after its task's card was printed (or for
+// a call never seen) draws nothing: no card is made for it, so nothing
+// is left running in the live region.
+func TestTaskEventAfterTheCardEnds(t *testing.T) {
+	s := newScript(80, style.Theme{})
+	s.apply(taskRuns("t1", "explore", "find the auth code")...)
+	s.apply(taskEnds("t1", contract.TaskCompleted, "", 1, 0, nil, 100, "done")...)
+	s.apply(child("t1", &contract.ModelRequested{})...).apply(child("t9", &contract.ModelRequested{})...)
+	s.apply(&contract.TaskFinished{IntentID: "t8", Outcome: contract.TaskCompleted})
+	if live := s.tr.Live(s.now); live != "" {
+		t.Errorf("the live region shows %q, want nothing", live)
+	}
+	if got := Subject("task", json.RawMessage(`{"description":"find  the\nauth code","agent":"explore"}`), ""); got != "explore · find the auth code" {
+		t.Errorf("Subject(task) = %q", got)
+	}
+}
