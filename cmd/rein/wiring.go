@@ -435,7 +435,10 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	hooks := set.ext.hookRunner(hook.Options{Dir: ws.Root(), Environ: os.Environ(), Passthrough: set.passthrough, Secrets: secrets,
 		Strip: builtin.ToolEnv, Session: sess.ID, Transcript: filepath.Join(sess.Dir, "events.jsonl"), Logger: warnings(),
 		Mode: func() string { return string(rt.Policy().Mode()) }})
-	tools, reg, err := toolRuntime(sess, ws, box, set, secrets, skillDirs, hooks)
+	// The session's background jobs (bash's run_in_background): their
+	// output is an artifact like a tool's, under the same limit.
+	jobs := builtin.NewJobs(&builtin.JobsOptions{ArtifactDir: filepath.Join(sess.Dir, "artifacts"), ArtifactLimit: set.artifactLimit, Secrets: secrets})
+	tools, reg, err := toolRuntime(sess, ws, box, set, secrets, skillDirs, hooks, jobs)
 	rt = tools
 	if err != nil {
 		return nil, errors.Join(err, box.close())
@@ -461,7 +464,7 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 		ProviderName: m.Name, Model: m.Model, BaseURL: m.BaseURL, Capabilities: m.Capabilities, KeyHint: m.KeyHint, Secret: m.Secret,
 		Explain: m.Explain, Fallback: fallbacks, Registry: reg, Tools: tools, MaxTurns: set.maxTurns, System: kernel.SystemPrompt(env),
 		Cwd: set.cwd, Version: version, Session: sess.ID, State: &sess.State, Logger: warnings(), Secrets: secrets,
-		Sandbox: box.record(), Info: m.Info, SessionDir: sess.Dir, Hooks: hooks,
+		Sandbox: box.record(), Info: m.Info, SessionDir: sess.Dir, Hooks: hooks, Jobs: jobs,
 		Context: kernel.ContextOptions{CompactAt: set.context.CompactAt, MaxCost: set.context.MaxCost,
 			ReasoningEffort: effortFor(&m, set.context.ReasoningEffort)},
 	}
@@ -483,7 +486,9 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 				warn(fmt.Sprintf("MCP server %s: %v", c.Server, err))
 			}
 		})
-	closeAll := func() error { return errors.Join(set.ext.stopServers(), sess.Close(), box.close()) }
+	// The jobs end with the session (a headless run's too), and their
+	// ends are recorded before the log closes.
+	closeAll := func() error { return errors.Join(k.EndJobs(), set.ext.stopServers(), sess.Close(), box.close()) }
 	system := cmp.Or(sess.State.System, opts.System) // a resumed session keeps the prompt its log recorded
 	models := offeredModels(m, opts.Known)
 	return &cli.Session{Runtime: k, Dir: sess.Dir, Close: closeAll, Sandbox: box.describe(), Notify: set.notify, Models: models,
@@ -515,11 +520,12 @@ func readable(tools *tool.Runtime, reg *registry.Registry) func(abs string) erro
 }
 
 // toolRuntime builds the policy, the built-in tools (bash under the
-// session's sandbox) and the tool runtime of a session.
+// session's sandbox, starting its background jobs as jobs, with
+// job_output and job_kill) and the tool runtime of a session.
 // The skills' directories (skillDirs) are read roots of the read tools;
 // hooks join the permission stage.
 func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containment, set setup, secrets, skillDirs []string,
-	hooks *hook.Runner) (*tool.Runtime, *registry.Registry, error) {
+	hooks *hook.Runner, jobs *builtin.Jobs) (*tool.Runtime, *registry.Registry, error) {
 	// The person's answers for this workspace are rules of theirs, in
 	// force from the start.
 	answers := config.Answers{File: set.answers, Project: ws.Root()}
@@ -550,7 +556,7 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 		ArtifactDir: artifacts,
 		ReadRoots:   skillDirs,
 		Hidden:      hidden,
-		Bash:        &builtin.BashOptions{Passthrough: set.passthrough, Secrets: secrets, Sandbox: box.policy},
+		Bash:        &builtin.BashOptions{Passthrough: set.passthrough, Secrets: secrets, Sandbox: box.policy, Jobs: jobs},
 	})...)
 	if err != nil {
 		return nil, nil, err

@@ -161,6 +161,9 @@ type Options struct {
 	// Known are the model names a person may switch to, for completion;
 	// nil means none are known.
 	Known []string
+	// Jobs are the session's background jobs, whose ends the kernel
+	// records (see Jobs, EndJobs); nil means the session runs none.
+	Jobs Jobs
 	// Logger receives diagnostics; nil means discard.
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
