@@ -27,6 +27,12 @@ import (
 //go:embed bash.md
 var bashDescription string
 
+// bashBackgroundDescription ends bash's description in a session that
+// runs background jobs.
+//
+//go:embed bash_background.md
+var bashBackgroundDescription string
+
 const (
 	// bashDefaultTimeout and bashMaxTimeout bound a command's run time:
 	// the default when the input sets none, and the most it may ask for.
@@ -151,6 +157,9 @@ func Bash(ws *workspace.Workspace, opts *BashOptions) registry.Tool {
 	}
 	if b.jobs != nil {
 		t.InputSchema = json.RawMessage(bashJobsSchema)
+		// What the description says of `server &` gives way to the jobs.
+		t.Description = strings.Replace(bashDescription, "Do not start servers or watchers to use in a later call.",
+			"To keep a server or a watcher running, start it as a background job (below).", 1) + bashBackgroundDescription
 	}
 	if b.sandbox != nil {
 		t.Sandbox = func(json.RawMessage) *contract.SandboxSpec { return b.sandbox.Record() }

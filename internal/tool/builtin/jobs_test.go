@@ -402,6 +402,10 @@ func TestJobDefinitions(t *testing.T) {
 	if err := json.Unmarshal(w.bash.InputSchema, &schema); err != nil {
 		t.Fatal(err)
 	}
+	if strings.Contains(w.bash.Description, "Do not start servers") || !strings.Contains(w.bash.Description, "start it as a background job") ||
+		!strings.Contains(w.bash.Description, "job_output") {
+		t.Errorf("bash's description with jobs:\n%s", w.bash.Description)
+	}
 	if _, ok := schema.Properties["run_in_background"]; !ok || len(schema.Properties) != 4 {
 		t.Errorf("bash's schema with jobs: %s", w.bash.InputSchema)
 	}
