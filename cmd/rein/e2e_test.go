@@ -26,6 +26,12 @@ type chatTurn struct {
 	text   string
 	tool   string
 	args   string
+	// argsOf, when set, makes the call's arguments of the request's last
+	// tool result (an id a tool returned), in place of args.
+	argsOf func(last string) string
+	// before, when set, runs before the turn is answered (to wait for
+	// what a background job prints).
+	before func()
 }
 
 // chatServer is an OpenAI Chat Completions server that plays turns: the
@@ -87,6 +93,12 @@ func (s *chatServer) serve(w http.ResponseWriter, r *http.Request) {
 		if !strings.Contains(last, e) {
 			s.problems = append(s.problems, fmt.Sprintf("turn %d: the last tool result lacks %q:\n%s", n+1, e, last))
 		}
+	}
+	if t.before != nil {
+		t.before()
+	}
+	if t.argsOf != nil {
+		t.args = t.argsOf(last)
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	chunk := func(delta string, finish string) {

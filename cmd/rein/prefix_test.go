@@ -36,7 +36,9 @@ func demoRequests(t *testing.T) []*contract.ModelRequest {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := registry.New(builtin.Tools(ws, &builtin.Options{ArtifactDir: filepath.Join(t.TempDir(), "artifacts")})...)
+	// The session's tools, as the wiring makes them: bash runs jobs.
+	reg, err := registry.New(builtin.Tools(ws, &builtin.Options{ArtifactDir: filepath.Join(t.TempDir(), "artifacts"),
+		Bash: &builtin.BashOptions{Jobs: builtin.NewJobs(nil)}})...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
-	"github.com/rein-agent/rein/internal/tool"
 )
 
 // claudeFamilies are Claude Code's model aliases of an agent file
@@ -22,14 +21,23 @@ import (
 // runs on the session's model.
 var claudeFamilies = []string{"sonnet", "opus", "haiku"}
 
-// addTasks registers the task tool of the session k runs, over its
-// registry reg and tool runtime tools; base are the session kernel's
-// options and env its environment, which a child's prompt holds too.
-func addTasks(k *kernel.Kernel, reg *registry.Registry, tools *tool.Runtime, topts tool.Options, base *kernel.Options,
-	m kernel.Model, env kernel.Environment, set setup) error {
-	return reg.Register(delegate.Tool(&delegate.Options{
+// addTasks registers the task tool of the session k runs, among its
+// tools st; base are the session kernel's options, m its model and env
+// its environment, which a child's prompt holds too. A child gets the
+// session's tools but its background jobs: its bash has none.
+func addTasks(k *kernel.Kernel, st sessionTools, base *kernel.Options, m kernel.Model, env kernel.Environment, set setup) error {
+	return st.registry.Register(delegate.Tool(&delegate.Options{
 		Agents:   agentsOf(set.ext.agentList()),
-		Registry: reg, Policy: tools.Policy, Tools: topts,
+		Registry: st.registry, Policy: st.runtime.Policy, Tools: st.options,
+		ChildTool: func(t registry.Tool) (registry.Tool, bool) {
+			switch t.Name {
+			case "bash":
+				return st.childBash, true
+			case "job_output", "job_kill":
+				return registry.Tool{}, false
+			}
+			return t, true
+		},
 		Kernel:  childKernel(k, base, m, env, set.context.ReasoningEffort),
 		Dir:     base.SessionDir,
 		Session: k.Session,

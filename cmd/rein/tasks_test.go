@@ -75,6 +75,8 @@ type chatRequest struct {
 			Name string `json:"name"`
 		} `json:"function"`
 	} `json:"tools"`
+	// raw is the whole body.
+	raw string
 }
 
 // brief is the first user message of r.
@@ -127,6 +129,7 @@ func (s *briefServer) chat(w http.ResponseWriter, r *http.Request, _ string) {
 	if err := json.Unmarshal(body, &req); err != nil {
 		panic(fmt.Sprintf("%v: %s", err, body))
 	}
+	req.raw = string(body)
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	s.mu.Unlock()
@@ -780,6 +783,15 @@ func TestTaskReadBack(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "new line\n" {
 		t.Fatalf("notes.txt holds %q", b)
+	}
+	// A background job belongs to the session that starts it: a child is
+	// offered none of the job tools its parent has.
+	if tools := srv.byBrief("fix brief")[0].tools(); slices.Contains(tools, "job_output") || slices.Contains(tools, "job_kill") ||
+		!slices.Contains(srv.byBrief("fix")[0].tools(), "job_output") {
+		t.Errorf("the child was offered %v", tools)
+	}
+	if strings.Contains(srv.byBrief("fix brief")[0].raw, "run_in_background") {
+		t.Error("the child's bash takes run_in_background")
 	}
 	parent := events[0].Session
 	var child string

@@ -440,36 +440,25 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	hooks := set.ext.hookRunner(hook.Options{Dir: ws.Root(), Environ: os.Environ(), Passthrough: set.passthrough, Secrets: secrets,
 		Strip: builtin.ToolEnv, Session: sess.ID, Transcript: filepath.Join(sess.Dir, "events.jsonl"), Logger: warnings(),
 		Mode: func() string { return string(rt.Policy().Mode()) }})
-	tools, reg, topts, err := toolRuntime(sess, ws, box, set, secrets, skillDirs, hooks)
-	rt = tools
+	// The session's background jobs (bash's run_in_background): their
+	// output is an artifact like a tool's, under the same limit.
+	jobs := builtin.NewJobs(&builtin.JobsOptions{ArtifactDir: filepath.Join(sess.Dir, "artifacts"), ArtifactLimit: set.artifactLimit, Secrets: secrets})
+	st, err := toolRuntime(sess, ws, box, set, secrets, skillDirs, hooks, jobs)
+	rt = st.runtime
 	if err != nil {
 		return nil, errors.Join(err, box.close())
 	}
+	tools, reg := st.runtime, st.registry
 	if set.context.MaxCost > 0 && (m.Info == nil || m.Info.Prices == nil) {
 		warn(fmt.Sprintf("max_cost is $%g, but the prices of %s are unknown: its calls count as costing nothing towards it; "+
 			"give them in [models.%q] input_price and output_price", set.context.MaxCost, m.Model, m.Model))
 	}
-	env := kernel.Environment{Workspace: ws.Root()}
-	if !set.fixedPrompt {
-		env = environment(ctx, ws.Root(), time.Now())
-		env.Skills = skills
-	}
-	// The model is told of the agents its task tool may start; the demo's
-	// are the built-ins, the same on every machine.
-	env.Agents = set.ext.systemAgents()
-	if sess.State.System == "" { // a new session: its prompt is the one built here
-		for _, f := range env.Instructions {
-			if f.Cut > 0 {
-				warn(fmt.Sprintf("cut: %d bytes of %s not included in the system prompt: the instructions may take %d bytes in all; "+
-					"shorten the file to have it read whole", f.Cut, f.Path, maxInstructions))
-			}
-		}
-	}
+	env := promptEnvironment(ctx, ws, set, skills, sess.State.System == "")
 	opts := &kernel.Options{
 		ProviderName: m.Name, Model: m.Model, BaseURL: m.BaseURL, Capabilities: m.Capabilities, KeyHint: m.KeyHint, Secret: m.Secret,
 		Explain: m.Explain, Fallback: fallbacks, Registry: reg, Tools: tools, MaxTurns: set.maxTurns, System: kernel.SystemPrompt(env),
 		Cwd: set.cwd, Version: version, Session: sess.ID, State: &sess.State, Logger: warnings(), Secrets: secrets,
-		Sandbox: box.record(), Info: m.Info, SessionDir: sess.Dir, Hooks: hooks,
+		Sandbox: box.record(), Info: m.Info, SessionDir: sess.Dir, Hooks: hooks, Jobs: jobs,
 		Context: kernel.ContextOptions{CompactAt: set.context.CompactAt, MaxCost: set.context.MaxCost,
 			ReasoningEffort: effortFor(&m, set.context.ReasoningEffort)},
 	}
@@ -482,7 +471,7 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 	if err != nil {
 		return nil, errors.Join(err, box.close())
 	}
-	if err := addTasks(k, reg, tools, topts, opts, m, env, set); err != nil {
+	if err := addTasks(k, st, opts, m, env, set); err != nil {
 		return nil, errors.Join(err, box.close())
 	}
 	// The servers start once the kernel can take their tools, and stop
@@ -494,7 +483,9 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 				warn(fmt.Sprintf("MCP server %s: %v", c.Server, err))
 			}
 		})
-	closeAll := func() error { return errors.Join(set.ext.stopServers(), sess.Close(), box.close()) }
+	// The jobs end with the session (a headless run's too), and their
+	// ends are recorded before the log closes.
+	closeAll := func() error { return errors.Join(k.EndJobs(), set.ext.stopServers(), sess.Close(), box.close()) }
 	system := cmp.Or(sess.State.System, opts.System) // a resumed session keeps the prompt its log recorded
 	models := offeredModels(m, opts.Known)
 	return &cli.Session{Runtime: k, Dir: sess.Dir, Close: closeAll, Sandbox: box.describe(), Notify: set.notify, Models: models,
@@ -502,6 +493,30 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 			return about(m, config.DefaultPaths(set.cwd), set.answers, box.describe(), env, system)
 		}, Readable: readable(tools, reg),
 		Extensions: set.ext.facts, Ready: set.ext.ready}, nil
+}
+
+// promptEnvironment is what the system prompt tells the model of where it
+// works: the workspace, the date, git, the instructions and skills, and
+// the agents its task tool may start; the demo's (set.fixedPrompt) only
+// the workspace and the built-in agents, the same on every machine. fresh
+// says the session is new, its prompt the one built here: the
+// instructions cut short are then said.
+func promptEnvironment(ctx context.Context, ws *workspace.Workspace, set setup, skills string, fresh bool) kernel.Environment {
+	env := kernel.Environment{Workspace: ws.Root()}
+	if !set.fixedPrompt {
+		env = environment(ctx, ws.Root(), time.Now())
+		env.Skills = skills
+	}
+	env.Agents = set.ext.systemAgents()
+	if fresh {
+		for _, f := range env.Instructions {
+			if f.Cut > 0 {
+				warn(fmt.Sprintf("cut: %d bytes of %s not included in the system prompt: the instructions may take %d bytes in all; "+
+					"shorten the file to have it read whole", f.Cut, f.Path, maxInstructions))
+			}
+		}
+	}
+	return env
 }
 
 // readable says whether the person may attach the file at abs to a
@@ -526,14 +541,16 @@ func readable(tools *tool.Runtime, reg *registry.Registry) func(abs string) erro
 }
 
 // toolRuntime builds the policy, the built-in tools (bash under the
-// session's sandbox) and the tool runtime of a session.
+// session's sandbox, starting its background jobs as jobs, with
+// job_output and job_kill) and the tool runtime of a session.
 // The skills' directories (skillDirs) are read roots of the read tools;
 // hooks join the permission stage.
 //
-// It returns the runtime's options too, which a task's child's runtime
-// starts from.
+// The session's runtime, registry and the runtime's options are what a
+// task's child's runtime starts from; jobs, the session's background
+// jobs.
 func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containment, set setup, secrets, skillDirs []string,
-	hooks *hook.Runner) (*tool.Runtime, *registry.Registry, tool.Options, error) {
+	hooks *hook.Runner, jobs *builtin.Jobs) (sessionTools, error) {
 	// The person's answers for this workspace are rules of theirs, in
 	// force from the start.
 	answers := config.Answers{File: set.answers, Project: ws.Root()}
@@ -547,7 +564,7 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 	}
 	policy, err := permission.New(set.mode, set.rules.Merge(saved), ws)
 	if err != nil {
-		return nil, nil, tool.Options{}, fmt.Errorf("%w: %v", cli.ErrUsage, err)
+		return sessionTools{}, fmt.Errorf("%w: %v", cli.ErrUsage, err)
 	}
 	// The artifacts keep whole outputs; the read tools may read them
 	// there, which is where an elided observation's stub points.
@@ -560,14 +577,17 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 	hidden, own := box.hidden()
 	policy = policy.WithContainment(box.containment()).WithOwn(own).
 		WithHidden(hidden, append([]string{artifacts}, skillDirs...))
-	reg, err := registry.New(builtin.Tools(ws, &builtin.Options{
+	bash := builtin.BashOptions{Passthrough: set.passthrough, Secrets: secrets, Sandbox: box.policy}
+	st := sessionTools{childBash: builtin.Bash(ws, &bash)}
+	bash.Jobs = jobs
+	st.registry, err = registry.New(builtin.Tools(ws, &builtin.Options{
 		ArtifactDir: artifacts,
 		ReadRoots:   skillDirs,
 		Hidden:      hidden,
-		Bash:        &builtin.BashOptions{Passthrough: set.passthrough, Secrets: secrets, Sandbox: box.policy},
+		Bash:        &bash,
 	})...)
 	if err != nil {
-		return nil, nil, tool.Options{}, err
+		return sessionTools{}, err
 	}
 	var approver tool.Approver
 	if set.approver != nil {
@@ -577,12 +597,23 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 	if wide != "" {
 		warn(wide + " rein asks before the session's first write there, whatever the mode; start it in a project's directory to work on that project")
 	}
-	topts := tool.Options{
+	st.options = tool.Options{
 		Approver: approver, ArtifactDir: artifacts, ArtifactLimit: set.artifactLimit,
 		Secrets: secrets, Logger: warnings(), Hooks: hooks, Answers: answers, WideWorkspace: wide,
 	}
-	tools, err := tool.New(reg, policy, &topts)
-	return tools, reg, topts, err
+	st.runtime, err = tool.New(st.registry, policy, &st.options)
+	return st, err
+}
+
+// sessionTools are a session's tools: its tool runtime, its registry and
+// the runtime's options, and the bash a task's child runs instead of the
+// session's, which has no background jobs (a job belongs to the session
+// that started it, and a child's ends with its task).
+type sessionTools struct {
+	runtime   *tool.Runtime
+	registry  *registry.Registry
+	options   tool.Options
+	childBash registry.Tool
 }
 
 // wideWorkspace says, of a workspace rooted at root, why it is wider than

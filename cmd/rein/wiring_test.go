@@ -52,7 +52,7 @@ func BenchmarkToolRuntime(b *testing.B) {
 	})
 	set := setup{mode: permission.Default}
 	for b.Loop() {
-		if _, _, _, err := toolRuntime(sess, ws, box, set, nil, nil, nil); err != nil {
+		if _, err := toolRuntime(sess, ws, box, set, nil, nil, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -67,6 +67,7 @@ func lineCommands() []lineCommand {
 		{"resume", "[id]", "list this repository's other sessions, or go on in one", (*lineMode).resume},
 		{"fork", "", "copy this session into a new one and go on in the copy", (*lineMode).fork},
 		{"cost", "", "the tokens and cost of this session", (*lineMode).cost},
+		{"jobs", "", "the background jobs: running or how each ended, what it printed, its command", (*lineMode).jobs},
 		{"diff", "", "what this session's edits changed in the workspace, from the log", (*lineMode).diff},
 		{"status", "", "provider, endpoint, model and window, configuration, sandbox, instructions", (*lineMode).status},
 		{"permissions", "", "the permission rules in force, and the file each came from", (*lineMode).permissions},
@@ -419,6 +420,18 @@ func (l *lineMode) cost(context.Context, string) (bool, error) {
 		// No call reported usage: none was made, or the provider (a
 		// script, some servers) reports none.
 		l.w().say("session: no usage reported yet\n")
+	}
+	return false, nil
+}
+
+func (l *lineMode) jobs(context.Context, string) (bool, error) {
+	st := l.s.Runtime.State()
+	lines := tui.JobLines(st.Jobs)
+	if len(lines) == 0 {
+		l.w().say(tui.NoJobs + "\n")
+	}
+	for _, line := range lines {
+		l.w().say(text(line + "\n"))
 	}
 	return false, nil
 }

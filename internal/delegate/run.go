@@ -53,7 +53,7 @@ func (t *tasker) execute(ctx context.Context, call *registry.Call) (registry.Res
 	if resumed && sess.State.Parent != nil {
 		parent = sess.State.Parent
 	}
-	outcome, reason := t.run(ctx, call, a, in, sess, parent, resumed)
+	outcome, reason := t.run(ctx, call, report, a, in, sess, parent, resumed)
 	sum := summarize(sess)
 	if err := sess.Close(); err != nil && outcome == contract.TaskCompleted {
 		outcome, reason = contract.TaskFailed, "its log could not be closed: "+err.Error()
@@ -88,37 +88,20 @@ func (t *tasker) open(store *session.Store, intent string) (sess *session.Sessio
 	return sess, false, nil
 }
 
-// run runs the child of sess to its end and says how it ended.
-func (t *tasker) run(ctx context.Context, call *registry.Call, a *Agent, in input, sess *session.Session,
+// run runs the child of sess to its end, reporting its events, and says
+// how it ended.
+func (t *tasker) run(ctx context.Context, call *registry.Call, report reporter, a *Agent, in input, sess *session.Session,
 	parent *contract.ParentRef, resumed bool) (outcome, reason string) {
 	if resumed && sess.State.Run != "" && !sess.State.Unfinished() {
 		// It had finished before rein died: nothing of it runs again.
 		return fromRun(sess.State.Outcome, "it had finished before rein stopped")
 	}
-	c, err := ceilingOf(a, t.opts.Registry, t.opts.Policy(), t.nested())
+	child, err := t.child(a, in, sess, parent, resumed)
 	if err != nil {
 		return contract.TaskFailed, err.Error()
 	}
-	reg, err := registry.New(c.tools...)
-	if err != nil {
-		return contract.TaskFailed, err.Error()
-	}
-	topts := t.opts.Tools
-	topts.ArtifactDir = filepath.Join(sess.Dir, "artifacts")
-	if topts.Approver != nil {
-		topts.Approver = asker{t: t, approver: topts.Approver, agent: a.Name, task: in.Description}
-	}
-	rt, err := tool.New(reg, c.policy, &topts)
-	if err != nil {
-		return contract.TaskFailed, err.Error()
-	}
-	child := &Child{Agent: a, Parent: parent, Session: sess, Resumed: resumed, Registry: reg, Tools: rt,
-		MaxTurns: cmpOr(a.MaxTurns, DefaultMaxTurns)}
-	if t.opts.Budget != nil {
-		child.MaxCost = t.opts.Budget()
-		if child.MaxCost < 0 {
-			return contract.TaskBudget, "the run's budget was spent before it started"
-		}
+	if child.MaxCost < 0 {
+		return contract.TaskBudget, "the run's budget was spent before it started"
 	}
 	k, err := t.opts.Kernel(ctx, child)
 	if err != nil {
@@ -147,13 +130,12 @@ func (t *tasker) run(ctx context.Context, call *registry.Call, a *Agent, in inpu
 		if f, ok := env.Data.(*contract.RunFinished); ok {
 			finished = f
 		}
-		if _, err := call.Report(&contract.TaskEvent{IntentID: call.IntentID, Child: sess.ID, Event: env}); err != nil {
+		if _, err := report(&contract.TaskEvent{IntentID: call.IntentID, Child: sess.ID, Event: env}); err != nil {
 			return contract.TaskFailed, "the parent's log failed: " + err.Error()
 		}
 	}
 	switch {
 	case finished != nil && finished.Outcome == contract.OutcomeCompleted:
-		return fromRun(finished.Outcome, finished.Reason)
 	case ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
 		// However the run recorded its end (cancelled, or a model call
 		// that failed as the clock ran out), its time was up.
@@ -166,6 +148,48 @@ func (t *tasker) run(ctx context.Context, call *registry.Call, a *Agent, in inpu
 		return contract.TaskFailed, "its run ended without finishing"
 	}
 	return fromRun(finished.Outcome, finished.Reason)
+}
+
+// reporter is a registry.Call's Report.
+type reporter = func(contract.Event) (uint64, error)
+
+// child makes what the child of sess runs with: its tools under its
+// ceiling (as ChildTool gives them), its tool runtime, whose questions
+// say which child asks, and its budgets (a MaxCost below 0: the parent's
+// was spent).
+func (t *tasker) child(a *Agent, in input, sess *session.Session, parent *contract.ParentRef, resumed bool) (*Child, error) {
+	c, err := ceilingOf(a, t.opts.Registry, t.opts.Policy(), t.nested())
+	if err != nil {
+		return nil, err
+	}
+	tools := c.tools
+	if t.opts.ChildTool != nil {
+		tools = nil
+		for _, tl := range c.tools {
+			if own, ok := t.opts.ChildTool(tl); ok {
+				tools = append(tools, own)
+			}
+		}
+	}
+	reg, err := registry.New(tools...)
+	if err != nil {
+		return nil, err
+	}
+	topts := t.opts.Tools
+	topts.ArtifactDir = filepath.Join(sess.Dir, "artifacts")
+	if topts.Approver != nil {
+		topts.Approver = asker{t: t, approver: topts.Approver, agent: a.Name, task: in.Description}
+	}
+	rt, err := tool.New(reg, c.policy, &topts)
+	if err != nil {
+		return nil, err
+	}
+	child := &Child{Agent: a, Parent: parent, Session: sess, Resumed: resumed, Registry: reg, Tools: rt,
+		MaxTurns: cmpOr(a.MaxTurns, DefaultMaxTurns)}
+	if t.opts.Budget != nil {
+		child.MaxCost = t.opts.Budget()
+	}
+	return child, nil
 }
 
 // fromRun maps a child run's outcome to its task's.

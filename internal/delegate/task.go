@@ -62,6 +62,10 @@ type Options struct {
 	// now (a person may change the mode during a run).
 	Registry *registry.Registry
 	Policy   func() *permission.Policy
+	// ChildTool says what a child gets of a tool of its parent's: the
+	// tool, another version of it, or nothing (false); nil means the
+	// tool itself.
+	ChildTool func(registry.Tool) (registry.Tool, bool)
 	// Tools are the options of a child's tool runtime: the parent's
 	// (approver, secrets, hooks, limits, answers). Its ArtifactDir is the
 	// child's own, and its Approver says which child asks.

@@ -164,6 +164,9 @@ type Options struct {
 	// Parent names the session and task call a child session works for,
 	// recorded in its session.started; nil for a person's session.
 	Parent *contract.ParentRef
+	// Jobs are the session's background jobs, whose ends the kernel
+	// records (see Jobs, EndJobs); nil means the session runs none.
+	Jobs Jobs
 	// Logger receives diagnostics; nil means discard.
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.

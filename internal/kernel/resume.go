@@ -176,7 +176,8 @@ func (r *run) rerun(ctx context.Context) error {
 }
 
 // settle records the end of what a stopped session left open: a partial
-// model call, invocations that never completed, intents that never ran. Its
+// model call, invocations that never completed, intents that never ran,
+// background jobs that ended with the process that ran them. Its
 // error is the run's runtime failure: the run cannot go on.
 func (r *run) settle() error {
 	st := r.state()
@@ -221,5 +222,5 @@ func (r *run) settle() error {
 			return err
 		}
 	}
-	return nil
+	return r.restartJobs()
 }

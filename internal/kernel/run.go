@@ -265,6 +265,7 @@ func (r *run) loop(ctx context.Context, cause string) {
 	for turns := 1; ; turns++ {
 		r.turn++
 		r.proposed = map[string]string{}
+		cause = r.endedJobs(cause) // the request tells the model of a job that ended
 		cause, outcome, reason = r.modelCall(ctx, cause)
 		if r.err != nil {
 			return

@@ -137,6 +137,10 @@ type State struct {
 	// methods, and left out of State's JSON form.
 	Ledger Ledger `json:"-"`
 
+	// Jobs are the session's background jobs, in the order started (see
+	// Job).
+	Jobs []Job `json:"jobs,omitempty"`
+
 	// Notes are what rein has to tell the model that waits for a place
 	// in the conversation (see Note); PromptNotes the context a
 	// UserPromptSubmit hook gave for the prompt not yet recorded, which
@@ -214,6 +218,7 @@ func (s *State) Apply(env contract.Envelope) {
 	s.applyModel(env)
 	s.applyTool(env)
 	s.applyContext(env)
+	s.applyJobs(env)
 	s.applyNotes(env)
 }
 

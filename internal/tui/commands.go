@@ -38,6 +38,7 @@ func builtinTable() []builtin {
 		{"resume", "", "pick one of this workspace's sessions and go on in it", true, (*model).resume},
 		{"fork", "", "copy this session into a new one and go on in the copy", true, (*model).fork},
 		{"cost", "", "the tokens and cost of this session", false, (*model).cost},
+		{"jobs", "", "the background jobs: running or how each ended, what it printed, its command", false, (*model).jobs},
 		{"diff", "", "what this session's edits changed in the workspace, from the log", false, (*model).diff},
 		{"status", "", "provider, endpoint, model and window, configuration, sandbox, instructions", false, (*model).status},
 		{"permissions", "", "the permission rules in force, and the file each came from", false, (*model).permissions},

@@ -37,6 +37,7 @@ type fakeRuntime struct {
 	past    []contract.Envelope
 	cur     kernel.Current
 	rules   []kernel.Rule
+	jobs    []state.Job
 }
 
 func (f *fakeRuntime) play(ctx context.Context, text string) iter.Seq2[contract.Envelope, error] {
@@ -99,8 +100,10 @@ func (f *fakeRuntime) SwitchModel(ctx context.Context, spec string) error {
 func (f *fakeRuntime) Current() kernel.Current { return f.cur }
 func (f *fakeRuntime) Known() []string         { return []string{"gpt-5", "claude-sonnet-4-5"} }
 func (f *fakeRuntime) Rules() []kernel.Rule    { return f.rules }
-func (f *fakeRuntime) State() state.State      { return state.State{Session: "ses_test", Usage: f.usage} }
-func (f *fakeRuntime) Session() string         { return "ses_test" }
+func (f *fakeRuntime) State() state.State {
+	return state.State{Session: "ses_test", Usage: f.usage, Jobs: f.jobs}
+}
+func (f *fakeRuntime) Session() string { return "ses_test" }
 
 // harness runs the model without a terminal: messages in, screen out.
 // Commands it returns are run at once, as the program would, except

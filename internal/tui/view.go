@@ -143,8 +143,8 @@ func (m *model) workingText(took float64) string {
 	return truncate(line, m.width) + hint
 }
 
-// statusLine is the model, the permission mode, the sandbox, the context
-// used, and the session's tokens and cost, shortened to the width by
+// statusLine is the model, the permission mode, the sandbox, the running
+// background jobs, the context used, and the session's tokens and cost, shortened to the width by
 // dropping the least needed words and parts first.
 func (m *model) statusLine() string {
 	cur := m.rt.Current()
@@ -160,17 +160,19 @@ func (m *model) statusLine() string {
 	u := st.Usage
 	sandbox := printable.Line(orDash(sandboxWord(m.sess.Sandbox)))
 	name, mode, tok, cost := printable.Line(modelName(cur)), m.rt.Mode(), tokensShort(u.InputTokens+u.OutputTokens)+" tok", costShort(u.CostUSD, u.Calls, u.Unpriced)
-	key := strings.Join([]string{fmt.Sprint(m.width), name, mode, sandbox, ctxPart, tok, cost}, "\x00")
+	jobs := jobsPart(&st)
+	key := strings.Join([]string{fmt.Sprint(m.width), name, mode, sandbox, ctxPart, tok, cost, jobs}, "\x00")
 	if key == m.statusKey {
 		return m.statusDrawn // drawn sixty times a second, changed a few
 	}
 	m.statusKey = key
 	var line string
 	for _, parts := range [][]string{
-		{name, mode, "sandbox " + sandbox, ctxPart, tok, cost},
-		{name, mode, sandbox, ctxPart, tok, cost},
-		{name, mode, sandbox, ctxPart, cost},
-		{name, mode, ctxPart, cost},
+		{name, mode, "sandbox " + sandbox, jobs, ctxPart, tok, cost},
+		{name, mode, sandbox, jobs, ctxPart, tok, cost},
+		{name, mode, sandbox, jobs, ctxPart, cost},
+		{name, mode, jobs, ctxPart, cost},
+		{name, mode, jobs, ctxPart},
 		{name, mode, ctxPart},
 	} {
 		parts = slices.DeleteFunc(parts, func(p string) bool { return p == "" })

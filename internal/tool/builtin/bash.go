@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -26,6 +27,12 @@ import (
 //go:embed bash.md
 var bashDescription string
 
+// bashBackgroundDescription ends bash's description in a session that
+// runs background jobs.
+//
+//go:embed bash_background.md
+var bashBackgroundDescription string
+
 const (
 	// bashDefaultTimeout and bashMaxTimeout bound a command's run time:
 	// the default when the input sets none, and the most it may ask for.
@@ -46,11 +53,18 @@ const (
 	bashPipeGrace = 500 * time.Millisecond
 )
 
-const bashSchema = `{"type":"object","properties":{` +
-	`"command":{"type":"string","minLength":1,"description":"The command line, run with bash -c in the workspace root."},` +
-	`"timeout_ms":{"type":"integer","minimum":1,"maximum":600000,"description":"How long the command may run, in milliseconds (default 120000, at most 600000)."},` +
-	`"description":{"type":"string","description":"What the command does, in a few words, shown to the user (for example \"Run the unit tests\")."}},` +
-	`"required":["command"],"additionalProperties":false}`
+// bashProperties are the properties of bash's input every session has;
+// bashSchema is its schema, and bashJobsSchema its schema in a session
+// that runs background jobs.
+const (
+	bashProperties = `"command":{"type":"string","minLength":1,"description":"The command line, run with bash -c in the workspace root."},` +
+		`"timeout_ms":{"type":"integer","minimum":1,"maximum":600000,"description":"How long the command may run, in milliseconds (default 120000, at most 600000)."},` +
+		`"description":{"type":"string","description":"What the command does, in a few words, shown to the user (for example \"Run the unit tests\")."}`
+	bashSchema     = `{"type":"object","properties":{` + bashProperties + `},"required":["command"],"additionalProperties":false}`
+	bashJobsSchema = `{"type":"object","properties":{` + bashProperties +
+		`,"run_in_background":{"type":"boolean","description":"Start the command as a background job and return at once with its id; read its output with job_output, end it with job_kill."}` +
+		`},"required":["command"],"additionalProperties":false}`
+)
 
 // BashOptions configure the bash tool. A nil *BashOptions, like the zero
 // value, means the process's environment with credentials removed.
@@ -73,6 +87,10 @@ type BashOptions struct {
 	// registry.Call.Unsandboxed set runs with no sandbox: the runtime
 	// sets it only once a person allowed it.
 	Sandbox *sandbox.Policy
+	// Jobs are the session's background jobs, which a call with
+	// run_in_background starts; nil means such a call fails, saying to
+	// run the command in the foreground.
+	Jobs *Jobs
 }
 
 // bashInput is the bash tool's input.
@@ -81,6 +99,9 @@ type bashInput struct {
 	TimeoutMS int64  `json:"timeout_ms"`
 	// Description is for the user; execution ignores it.
 	Description string `json:"description"`
+	// RunInBackground starts the command as a job of the session (see
+	// Jobs) and returns at once.
+	RunInBackground bool `json:"run_in_background"`
 }
 
 // timeout is how long the command may run: timeout_ms, or the default
@@ -122,7 +143,7 @@ func Bash(ws *workspace.Workspace, opts *BashOptions) registry.Tool {
 	if environ == nil {
 		environ = os.Environ()
 	}
-	b := &bashTool{ws: ws, env: ToolEnv(environ, opts.Passthrough, opts.Secrets), sandbox: opts.Sandbox}
+	b := &bashTool{ws: ws, env: ToolEnv(environ, opts.Passthrough, opts.Secrets), sandbox: opts.Sandbox, jobs: opts.Jobs}
 	t := registry.Tool{
 		Name:        "bash",
 		Description: bashDescription,
@@ -133,6 +154,12 @@ func Bash(ws *workspace.Workspace, opts *BashOptions) registry.Tool {
 		Check:       checkBash,
 		Execute:     b.execute,
 		Streams:     true,
+	}
+	if b.jobs != nil {
+		t.InputSchema = json.RawMessage(bashJobsSchema)
+		// What the description says of `server &` gives way to the jobs.
+		t.Description = strings.Replace(bashDescription, "Do not start servers or watchers to use in a later call.",
+			"To keep a server or a watcher running, start it as a background job (below).", 1) + bashBackgroundDescription
 	}
 	if b.sandbox != nil {
 		t.Sandbox = func(json.RawMessage) *contract.SandboxSpec { return b.sandbox.Record() }
@@ -180,6 +207,8 @@ type bashTool struct {
 	env []string
 	// sandbox is the policy commands run under; nil means none.
 	sandbox *sandbox.Policy
+	// jobs are the session's background jobs; nil means none start.
+	jobs *Jobs
 }
 
 // execute runs the command of call's input, streaming its output to
@@ -192,6 +221,14 @@ func (b *bashTool) execute(ctx context.Context, call *registry.Call) (registry.R
 	if err := in.check(); err != nil {
 		return registry.Result{}, fmt.Errorf("bash: %w", err)
 	}
+	policy := b.sandbox
+	if call.Unsandboxed {
+		// A person allowed this one run outside the sandbox.
+		policy = nil
+	}
+	if in.RunInBackground {
+		return b.background(call, &in, policy)
+	}
 	timeout := in.timeout()
 	if call.Timeout > 0 {
 		timeout = min(timeout, call.Timeout)
@@ -201,11 +238,6 @@ func (b *bashTool) execute(ctx context.Context, call *registry.Call) (registry.R
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	policy := b.sandbox
-	if call.Unsandboxed {
-		// A person allowed this one run outside the sandbox.
-		policy = nil
-	}
 	p, err := b.start(ctx, in.Command, policy)
 	if err != nil {
 		return registry.Result{}, err
@@ -396,44 +428,69 @@ const (
 // outputSample keeps the head and the tail of what is written to it, in
 // bounded memory. It is not safe for concurrent use.
 type outputSample struct {
+	// headSize and tailSize bound the head and the tail; 0 means
+	// sampleHead and sampleTail.
+	headSize, tailSize int
+
 	head []byte
-	tail []byte // a ring of sampleTail bytes once full
+	tail []byte // a ring of tailSize bytes once full
 	next int    // where the ring is written next
 	full bool   // the ring has wrapped: its oldest byte is at next
+	n    int64  // the bytes written
+}
+
+func (o *outputSample) sizes() (head, tail int) {
+	return cmp.Or(o.headSize, sampleHead), cmp.Or(o.tailSize, sampleTail)
 }
 
 func (o *outputSample) Write(p []byte) (int, error) {
 	n := len(p)
-	if room := sampleHead - len(o.head); room > 0 {
+	o.n += int64(n)
+	headSize, tailSize := o.sizes()
+	if room := headSize - len(o.head); room > 0 {
 		k := min(room, len(p))
 		o.head = append(o.head, p[:k]...)
 		p = p[k:]
 	}
-	if len(p) >= sampleTail {
-		o.tail = append(o.tail[:0], p[len(p)-sampleTail:]...)
+	if len(p) >= tailSize {
+		o.tail = append(o.tail[:0], p[len(p)-tailSize:]...)
 		o.next, o.full = 0, true
 		return n, nil
 	}
 	for len(p) > 0 {
-		if !o.full && len(o.tail) < sampleTail {
-			k := min(sampleTail-len(o.tail), len(p))
+		if !o.full && len(o.tail) < tailSize {
+			k := min(tailSize-len(o.tail), len(p))
 			o.tail = append(o.tail, p[:k]...)
 			p = p[k:]
-			o.full = len(o.tail) == sampleTail
+			o.full = len(o.tail) == tailSize
 			continue
 		}
 		k := copy(o.tail[o.next:], p)
 		p = p[k:]
-		o.next = (o.next + k) % sampleTail
+		o.next = (o.next + k) % tailSize
 	}
 	return n, nil
 }
 
-// String returns the head, then a newline, then the tail in order.
-func (o *outputSample) String() string {
-	tail := o.tail
+// parts returns copies of the head and of the tail, in order, and how many
+// bytes written between them were not kept.
+func (o *outputSample) parts() (head, tail []byte, omitted int64) {
+	tail = slices.Clone(o.tail)
 	if o.full {
 		tail = append(slices.Clone(o.tail[o.next:]), o.tail[:o.next]...)
 	}
-	return string(o.head) + "\n" + string(tail)
+	head = slices.Clone(o.head)
+	return head, tail, o.n - int64(len(head)) - int64(len(tail))
+}
+
+// reset forgets what was written, keeping the memory for what comes next.
+func (o *outputSample) reset() {
+	o.head, o.tail = o.head[:0], o.tail[:0]
+	o.next, o.full, o.n = 0, false, 0
+}
+
+// String returns the head, then a newline, then the tail in order.
+func (o *outputSample) String() string {
+	head, tail, _ := o.parts()
+	return string(head) + "\n" + string(tail)
 }

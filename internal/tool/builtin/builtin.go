@@ -1,5 +1,6 @@
 // Package builtin holds rein's built-in tools: read_file, write_file,
-// edit_file, list_dir, glob, grep and bash. Each is a registry.Tool with its
+// edit_file, list_dir, glob, grep and bash, and with a session's [Jobs]
+// (bash's run_in_background) job_output and job_kill. Each is a registry.Tool with its
 // schema, its preconditions (Check) and its executor; the description the
 // model reads lives in a .md file beside the code.
 //
@@ -57,10 +58,12 @@ type Options struct {
 	Hidden []workspace.Place
 }
 
-// Tools returns the built-in tools of one session working in ws. They
-// keep no state between calls: a file read by read_file may then be
+// Tools returns the built-in tools of one session working in ws, with
+// job_output and job_kill when opts.Bash has the session's Jobs. The file
+// tools keep no state between calls: a file read by read_file may then be
 // edited because the read is recorded in the log and folded into the
-// state's read ledger (see fileToolsIn).
+// state's read ledger (see fileToolsIn); the jobs are the one state kept,
+// the processes the session runs in the background.
 func Tools(ws *workspace.Workspace, opts *Options) []registry.Tool {
 	var o Options
 	if opts != nil {
@@ -70,5 +73,9 @@ func Tools(ws *workspace.Workspace, opts *Options) []registry.Tool {
 	sc.hide(o.Hidden)
 	tools := fileToolsIn(sc)
 	tools = append(tools, searchToolsIn(sc)...)
-	return append(tools, Bash(ws, o.Bash))
+	tools = append(tools, Bash(ws, o.Bash))
+	if o.Bash != nil && o.Bash.Jobs != nil {
+		tools = append(tools, JobTools(o.Bash.Jobs)...)
+	}
+	return tools
 }
