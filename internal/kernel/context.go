@@ -226,8 +226,13 @@ func (r *run) compactOnce(ctx context.Context, m *Model, by, focus, cause string
 	plan, popts, nothing := r.plan(&st, m, by, halve)
 	if plan == nil {
 		// It cost nothing, and counts against no breaker: it is recorded,
-		// with why (attempt 0: none was made), and the request goes as it
-		// is when it fits.
+		// with why (attempt 0: none was made), once a run when the
+		// context policy asked (each retry of a call would find the
+		// same), and the request goes as it is when it fits.
+		if by == contract.CompactAuto && r.nothing {
+			return cause, false, false
+		}
+		r.nothing = r.nothing || by == contract.CompactAuto
 		env, err := r.emit(&contract.CompactionFailed{Turn: r.turn, By: by, Reason: nothing.Error()}, cause)
 		if err != nil {
 			return cause, false, false

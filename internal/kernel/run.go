@@ -65,6 +65,9 @@ type run struct {
 	// resuming is set in a resume: settle leaves the calls that resume
 	// to rerun.
 	resuming bool
+	// nothing says the context policy found nothing to compact in this
+	// run already: it is recorded once.
+	nothing bool
 }
 
 // emit appends e and yields its envelope. Its error is the run's runtime
