@@ -14,6 +14,7 @@ import (
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
+	"github.com/rein-agent/rein/internal/state"
 )
 
 // claudeFamilies are Claude Code's model aliases of an agent file
@@ -41,6 +42,10 @@ func addTasks(k *kernel.Kernel, st sessionTools, base *kernel.Options, m kernel.
 		Kernel:  childKernel(k, base, m, env, set.context.ReasoningEffort),
 		Dir:     base.SessionDir,
 		Session: k.Session,
+		Recorded: func(intent string) (state.Task, bool) {
+			st := k.State()
+			return st.TaskOf(intent)
+		},
 		Secrets: base.Secrets, MaxParallel: set.maxParallelAgents, MaxDepth: set.maxDepth,
 		Budget: func() float64 {
 			if base.Context.MaxCost <= 0 {
@@ -85,7 +90,7 @@ func childKernel(parent *kernel.Kernel, base *kernel.Options, primary kernel.Mod
 			System: kernel.ChildPrompt(c.Agent.Prompt, env), Cwd: base.Cwd, Version: base.Version, Session: c.Session.ID,
 			State: &c.Session.State, Logger: base.Logger, Secrets: base.Secrets, Sandbox: base.Sandbox, Info: m.Info,
 			SessionDir: c.Session.Dir, Hooks: base.Hooks, Parent: c.Parent,
-			Context: kernel.ContextOptions{CompactAt: base.Context.CompactAt, MaxCost: c.MaxCost, ReasoningEffort: effortFor(&m, cmp.Or(c.Agent.Effort, effort))},
+			Context: kernel.ContextOptions{CompactAt: base.Context.CompactAt, MaxCost: c.MaxCost, Spent: c.Spent, ReasoningEffort: effortFor(&m, cmp.Or(c.Agent.Effort, effort))},
 		}
 		return kernel.New(m.Provider, c.Session.Log, opts)
 	}

@@ -820,3 +820,115 @@ func TestTaskReadBack(t *testing.T) {
 		t.Errorf("rein sessions does not list the child under its parent:\n%s%s", list.stdout, list.stderr)
 	}
 }
+
+// A fork of a session killed while its child ran holds the task call but
+// not the child: resuming the fork does not begin the child again (its
+// command ran once and stays so), the task fails saying why, and the
+// session it was forked from still resumes its own child.
+func TestTaskForkDoesNotRerunTheChild(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := newBriefServer(t, map[string][]step{
+		"work":        {{calls: []call{taskArgs("general", "count", "count brief: append a line")}}, {text: "reported"}},
+		"count brief": {{calls: []call{{name: "bash", args: map[string]string{"command": "echo ran >> counter.txt"}}}}, {text: "appended once"}},
+	})
+	srv.holdKey, srv.holdAt, srv.held = "count brief", 1, make(chan struct{})
+	env := chatEnv(t, "")
+	flags := []string{"--provider", "openai", "--base-url", srv.URL + "/v1", "--model", "m", "--permission-mode", "accept-edits"}
+	cmd := exec.Command(rein, append(append([]string{"exec", "--json"}, flags...), "work")...)
+	cmd.Dir = dir
+	cmd.Env = append(append(cleanEnv(), "NO_COLOR=1"), env...)
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-srv.held:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the child never asked the model a second time")
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	parent := decode(t, out.String())[0].Session
+	f := reinIn(t, dir, env, "fork", parent, "--json")
+	var forked struct {
+		Session string `json:"session"`
+	}
+	_ = json.Unmarshal([]byte(f.stdout), &forked) // checked below
+	fork := forked.Session
+	if f.code != 0 || fork == "" || fork == parent {
+		t.Fatalf("fork: exit %d, %q:\n%s", f.code, f.stdout, f.stderr)
+	}
+	r := reinIn(t, dir, env, append([]string{"resume", fork, "--json"}, flags...)...)
+	if b, _ := os.ReadFile(filepath.Join(dir, "counter.txt")); string(b) != "ran\n" {
+		t.Fatalf("after resuming the fork counter.txt holds %q: the child was begun again", b)
+	}
+	var obs *contract.ToolObservation
+	for _, o := range ofType[*contract.ToolObservation](decode(t, r.stdout)) {
+		if o.ToolName == "task" {
+			obs = o
+		}
+	}
+	if obs == nil || obs.OK || !strings.Contains(obs.Text, "does not begin it again") {
+		t.Errorf("the fork's task: %+v\n%s", obs, r.stderr)
+	}
+	r = reinIn(t, dir, env, append([]string{"resume", parent, "--json"}, flags...)...)
+	fins := ofType[*contract.TaskFinished](decode(t, r.stdout))
+	if b, _ := os.ReadFile(filepath.Join(dir, "counter.txt")); string(b) != "ran\n" || len(fins) != 1 || fins[0].Outcome != contract.TaskCompleted {
+		t.Errorf("resuming the original: counter.txt %q, task.finished %+v\n%s", b, fins, r.stderr)
+	}
+}
+
+// kill -9 while a command of a turn runs, before the task proposed after
+// it started: the resume does not start the task (the model decides
+// again, as for any call that never ran).
+func TestTaskNotStartedIsNotRunOnResume(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := newBriefServer(t, map[string][]step{
+		"work": {{calls: []call{
+			{name: "bash", args: map[string]string{"command": "touch started.txt; sleep 30; touch switched.txt"}},
+			taskArgs("general", "after switch", "after brief: work on the switched tree"),
+		}}, {text: "done"}},
+		"after brief": {{text: "worked on it"}},
+	})
+	env := chatEnv(t, "")
+	flags := []string{"--provider", "openai", "--base-url", srv.URL + "/v1", "--model", "m", "--permission-mode", "yolo"}
+	cmd := exec.Command(rein, append(append([]string{"exec", "--json"}, flags...), "work")...)
+	cmd.Dir = dir
+	cmd.Env = append(append(cleanEnv(), "NO_COLOR=1"), env...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "started.txt")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	r := reinIn(t, dir, env, append([]string{"resume", "--last", "--json"}, flags...)...)
+	if r.code != 0 {
+		t.Fatalf("resume: exit %d:\n%s", r.code, r.stderr)
+	}
+	if n := len(srv.byBrief("after brief")); n != 0 {
+		t.Errorf("the resume started the task the run never reached (%d requests)", n)
+	}
+	var codes []contract.Code
+	for _, o := range ofType[*contract.ToolObservation](decode(t, r.stdout)) {
+		codes = append(codes, o.Code)
+	}
+	if !slices.Contains(codes, contract.CodeNotExecuted) || !slices.Contains(codes, contract.CodeInterrupted) {
+		t.Errorf("the resume's observations have codes %v, want the command interrupted and the task not executed", codes)
+	}
+}

@@ -45,25 +45,13 @@ type Agent struct {
 // DefaultMaxTurns bounds a child's model calls when its agent does not.
 const DefaultMaxTurns = 25
 
-// strictness orders the modes from the most allowing to the least.
-var strictness = []permission.Mode{permission.Yolo, permission.AcceptEdits, permission.Default, permission.Plan}
-
 // stricter returns the stricter of an agent's mode a and its parent's
 // b; an agent without a mode has its parent's.
 func stricter(a, b permission.Mode) permission.Mode {
 	if a == "" {
 		a = b
 	}
-	if a == "" {
-		a = permission.Default
-	}
-	if b == "" {
-		b = permission.Default
-	}
-	if slices.Index(strictness, a) > slices.Index(strictness, b) {
-		return a
-	}
-	return b
+	return permission.Stricter(a, b)
 }
 
 // ceiling is what a child may use: its tools, by name in the parent's

@@ -5,14 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/kernel"
 	"github.com/rein-agent/rein/internal/permission"
+	"github.com/rein-agent/rein/internal/provider"
 	"github.com/rein-agent/rein/internal/provider/providertest"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/state"
@@ -230,3 +234,229 @@ func BenchmarkChildStart(b *testing.B) {
 }
 
 var _ tool.Approver = asker{}
+
+// byBrief is a provider that answers each conversation by its first user
+// message: the function returns the events of the given step.
+func byBrief(answer func(brief string, step int, req *contract.ModelRequest) []contract.ModelEvent) providertest.Func {
+	return func(ctx context.Context, req *contract.ModelRequest) iter.Seq2[contract.ModelEvent, error] {
+		return func(yield func(contract.ModelEvent, error) bool) {
+			brief, step := "", 0
+			for _, m := range req.Messages {
+				if m.Role == contract.RoleUser && brief == "" {
+					brief = m.Text
+				}
+				if m.Role == contract.RoleAssistant {
+					step++
+				}
+			}
+			for _, e := range answer(brief, step, req) {
+				if !yield(e, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func intent(id, tool, input string) contract.ModelEvent {
+	return &contract.IntentProposed{ToolIntent: contract.ToolIntent{ID: id, ProviderCallID: "c_" + id, ToolName: tool, Input: json.RawMessage(input)}}
+}
+
+func text(s string) []contract.ModelEvent {
+	return []contract.ModelEvent{&contract.TextDelta{Text: s}, &contract.ModelFinished{Reason: "stop"}}
+}
+
+// newTree returns a task tool whose children ask prov, with depth
+// allowed, the parent's policy as pol returns it, over reg.
+func newTree(t testing.TB, prov providertest.Func, reg *registry.Registry, pol func() *permission.Policy, depth int) (registry.Tool, string) {
+	t.Helper()
+	dir, parent := t.TempDir(), t.TempDir()
+	return Tool(&Options{
+		Agents:   []Agent{{Name: "general", Prompt: "do it"}},
+		Registry: reg, Policy: pol, MaxDepth: depth,
+		Kernel: func(_ context.Context, c *Child) (*kernel.Kernel, error) {
+			return kernel.New(prov, c.Session.Log, &kernel.Options{ProviderName: "fake", Registry: c.Registry, Tools: c.Tools,
+				MaxTurns: c.MaxTurns, Session: c.Session.ID, State: &c.Session.State, Parent: c.Parent,
+				Capabilities: provider.Capabilities{Streaming: true, Tools: true},
+				System:       kernel.ChildPrompt(c.Agent.Prompt, kernel.Environment{Workspace: dir})})
+		},
+		Dir: parent, Session: func() string { return "ses_parent" }, Timeout: time.Minute,
+	}), parent
+}
+
+// With max_depth 2 a child has a task tool of its own, whose children
+// live under its own tasks/ and name it their parent at depth 2, and are
+// offered no task tool.
+func TestMaxDepth(t *testing.T) {
+	var mu sync.Mutex
+	offered := map[string][]string{}
+	prov := byBrief(func(brief string, step int, req *contract.ModelRequest) []contract.ModelEvent {
+		mu.Lock()
+		for _, s := range req.Tools {
+			offered[brief] = append(offered[brief], s.Name)
+		}
+		mu.Unlock()
+		switch {
+		case brief == "child" && step == 0:
+			return []contract.ModelEvent{intent("i_g", Name, `{"description":"deeper","prompt":"grandchild"}`), &contract.ModelFinished{Reason: "tool_use"}}
+		case brief == "grandchild" && step == 0:
+			return []contract.ModelEvent{intent("i_x", Name, `{"description":"deepest","prompt":"great"}`), &contract.ModelFinished{Reason: "tool_use"}}
+		}
+		return text("done " + brief)
+	})
+	pol := policy(t, t.TempDir(), permission.Default)
+	task, parent := newTree(t, prov, tools(t), func() *permission.Policy { return pol }, 2)
+	var out bytes.Buffer
+	var reported []contract.Event
+	if _, err := task.Execute(context.Background(), call(`{"description":"d","prompt":"child"}`, &out, &reported)); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if !slices.Contains(offered["child"], Name) || slices.Contains(offered["grandchild"], Name) {
+		t.Errorf("offered %v", offered)
+	}
+	if _, ok := offered["great"]; ok {
+		t.Error("a great-grandchild ran")
+	}
+	logs, _ := filepath.Glob(filepath.Join(parent, "tasks", "*", "tasks", "*", "events.jsonl"))
+	if len(logs) != 1 {
+		t.Fatalf("grandchildren under the child: %v", logs)
+	}
+	b, _ := os.ReadFile(logs[0])
+	var first contract.Envelope
+	if err := first.UnmarshalJSON(bytes.SplitN(b, []byte("\n"), 2)[0]); err != nil {
+		t.Fatal(err)
+	}
+	ref := first.Data.(*contract.SessionStarted).Parent
+	child := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(logs[0]))))
+	if ref == nil || ref.Depth != 2 || ref.Session != child || ref.IntentID == "" || ref.Description != "deeper" {
+		t.Errorf("the grandchild's parent is %+v, want the child %s at depth 2", ref, child)
+	}
+}
+
+// A person who switches the parent to plan mode while a child runs
+// stops the child's writes from then on.
+func TestModeChangeReachesTheChild(t *testing.T) {
+	obj := json.RawMessage(`{"type":"object"}`)
+	wrote := false
+	reg, err := registry.New(registry.Tool{Name: "write_file", InputSchema: obj, Risk: registry.RiskWrite, Concurrency: registry.Exclusive,
+		Execute: func(context.Context, *registry.Call) (registry.Result, error) {
+			wrote = true
+			return registry.Result{}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var mu sync.Mutex
+	pol := policy(t, dir, permission.AcceptEdits)
+	asked, release := make(chan struct{}), make(chan struct{})
+	prov := byBrief(func(_ string, step int, _ *contract.ModelRequest) []contract.ModelEvent {
+		if step == 0 {
+			close(asked)
+			<-release
+			return []contract.ModelEvent{intent("i_w", "write_file", `{"path":"x.txt","content":"hi"}`), &contract.ModelFinished{Reason: "tool_use"}}
+		}
+		return text("done")
+	})
+	task, _ := newTree(t, prov, reg, func() *permission.Policy { mu.Lock(); defer mu.Unlock(); return pol }, 1)
+	var out bytes.Buffer
+	var reported []contract.Event
+	var rmu sync.Mutex
+	c := call(`{"description":"d","prompt":"write"}`, &out, &reported)
+	inner := c.Report
+	c.Report = func(e contract.Event) (uint64, error) { rmu.Lock(); defer rmu.Unlock(); return inner(e) }
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = task.Execute(context.Background(), c) // its end is checked below
+	}()
+	<-asked
+	mu.Lock()
+	pol = policy(t, dir, permission.Plan) // Shift+Tab, while the child waits on its model
+	mu.Unlock()
+	close(release)
+	<-done
+	if wrote {
+		t.Error("the child wrote after its parent went to plan mode")
+	}
+	denied := false
+	for _, e := range reported {
+		if te, ok := e.(*contract.TaskEvent); ok {
+			if v, ok := te.Event.Data.(*contract.ToolValidation); ok && !v.OK {
+				denied = true // out of sight in plan mode: not a tool it has now
+			}
+			if p, ok := te.Event.Data.(*contract.ToolPermission); ok && p.Decision == contract.Deny {
+				denied = true
+			}
+		}
+	}
+	if !denied {
+		t.Error("the child's write was not refused")
+	}
+}
+
+type waiting struct{ entered chan struct{} }
+
+func (w waiting) Approve(ctx context.Context, _ tool.Question) (tool.Reply, error) {
+	close(w.entered)
+	<-ctx.Done()
+	return tool.Reply{}, ctx.Err()
+}
+
+// A child waiting for another child's question to close gives up when
+// its context ends, as a person's Esc.
+func TestAskEndsWithItsContext(t *testing.T) {
+	tk := &tasker{tree: &tree{ask: make(chan struct{}, 1), live: map[string]float64{}}}
+	w := waiting{entered: make(chan struct{})}
+	actx, acancel := context.WithCancel(context.Background())
+	defer acancel()
+	go func() { _, _ = asker{t: tk, approver: w, agent: "explore", task: "A"}.Approve(actx, tool.Question{}) }()
+	<-w.entered
+	bctx, bcancel := context.WithCancel(context.Background())
+	bcancel()
+	if _, err := (asker{t: tk, approver: w, agent: "explore", task: "B"}).Approve(bctx, tool.Question{}); err == nil {
+		t.Error("B's question did not end with its context")
+	}
+}
+
+// A task call run again after its task.finished was recorded reads its
+// child's end again, and reports no second task.finished (its cost would
+// count twice) and runs nothing.
+func TestRerunOfAFinishedTask(t *testing.T) {
+	calls := 0
+	prov := byBrief(func(string, int, *contract.ModelRequest) []contract.ModelEvent { calls++; return text("the answer") })
+	pol := policy(t, t.TempDir(), permission.Default)
+	var rec state.Task
+	known := false
+	dir, parent := t.TempDir(), t.TempDir()
+	task := Tool(&Options{
+		Agents: []Agent{{Name: "general"}}, Registry: tools(t), Policy: func() *permission.Policy { return pol },
+		Recorded: func(string) (state.Task, bool) { return rec, known },
+		Kernel: func(_ context.Context, c *Child) (*kernel.Kernel, error) {
+			return kernel.New(prov, c.Session.Log, &kernel.Options{ProviderName: "fake", Registry: c.Registry, Tools: c.Tools,
+				Session: c.Session.ID, State: &c.Session.State, Parent: c.Parent, System: kernel.ChildPrompt("", kernel.Environment{Workspace: dir})})
+		},
+		Dir: parent, Session: func() string { return "ses_parent" },
+	})
+	var out bytes.Buffer
+	var reported []contract.Event
+	if _, err := task.Execute(context.Background(), call(`{"description":"d","prompt":"p"}`, &out, &reported)); err != nil {
+		t.Fatal(err)
+	}
+	rec, known = state.Task{IntentID: "int_1", Child: reported[0].(*contract.TaskStarted).Child, Finished: true}, true
+	out.Reset()
+	var again []contract.Event
+	if _, err := task.Execute(context.Background(), call(`{"description":"d","prompt":"p"}`, &out, &again)); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 || len(again) != 0 || !strings.HasPrefix(out.String(), "the answer") {
+		t.Errorf("the rerun asked the model %d times in all, reported %v, said %q", calls, again, out.String())
+	}
+
+	// A child the log names that is not there (a fork's) is not begun again.
+	rec = state.Task{IntentID: "int_1", Child: "ses_gone"}
+	if _, err := task.Execute(context.Background(), call(`{"description":"d","prompt":"p"}`, &out, &again)); err == nil ||
+		!strings.Contains(err.Error(), "does not begin it again") || calls != 1 {
+		t.Errorf("a missing child: %v, %d model calls", err, calls)
+	}
+}

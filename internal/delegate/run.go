@@ -5,27 +5,25 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/id"
 	"github.com/rein-agent/rein/internal/kernel"
+	"github.com/rein-agent/rein/internal/permission"
 	"github.com/rein-agent/rein/internal/registry"
 	"github.com/rein-agent/rein/internal/session"
 	"github.com/rein-agent/rein/internal/state"
 	"github.com/rein-agent/rein/internal/tool"
 )
 
-func readDir(dir string) ([]os.DirEntry, error) { return os.ReadDir(dir) }
-
-// execute runs one task call: it opens the child's session (found again
-// when the call is run again on resume), reports task.started, runs the
-// child under its ceiling, reports each of its events as a task.event and
-// its end as task.finished, and writes what the parent model reads.
+// execute runs one task call: it opens the child's session (the one the
+// parent's log names, when the call is run again on resume), reports
+// task.started, runs the child under its ceiling, reports each of its
+// events as a task.event and its end as task.finished, and writes what
+// the parent model reads.
 func (t *tasker) execute(ctx context.Context, call *registry.Call) (registry.Result, error) {
 	in, err := parse(call.Input)
 	if err != nil {
@@ -39,53 +37,85 @@ func (t *tasker) execute(ctx context.Context, call *registry.Call) (registry.Res
 	if report == nil {
 		report = func(contract.Event) (uint64, error) { return 0, nil }
 	}
-	store := session.NewStore(filepath.Join(t.opts.Dir, TasksDir), nil)
-	sess, resumed, err := t.open(store, call.IntentID)
+	var rec state.Task
+	known := false
+	if t.opts.Recorded != nil {
+		rec, known = t.opts.Recorded(call.IntentID)
+	}
+	sess, err := t.open(rec, known)
 	if err != nil {
 		return registry.Result{}, err
 	}
-	seq, err := report(&contract.TaskStarted{IntentID: call.IntentID, Agent: a.Name, Description: in.Description, Child: sess.ID, Resumed: resumed})
-	if err != nil {
-		return registry.Result{}, errors.Join(err, sess.Close())
-	}
-	parent := &contract.ParentRef{Session: t.opts.Session(), Seq: seq, IntentID: call.IntentID, Agent: a.Name,
+	parent := &contract.ParentRef{Session: t.opts.Session(), IntentID: call.IntentID, Agent: a.Name,
 		Description: in.Description, Depth: t.opts.Depth + 1}
-	if resumed && sess.State.Parent != nil {
+	if !rec.Finished {
+		// Recorded (and synced) before the child does anything, so that a
+		// resume finds it by the parent's log.
+		seq, err := report(&contract.TaskStarted{IntentID: call.IntentID, Agent: a.Name, Description: in.Description, Child: sess.ID, Resumed: known})
+		if err != nil {
+			return registry.Result{}, errors.Join(err, sess.Close())
+		}
+		parent.Seq = seq
+	}
+	if known && sess.State.Parent != nil {
 		parent = sess.State.Parent
 	}
-	outcome, reason := t.run(ctx, call, report, a, in, sess, parent, resumed)
-	sum := summarize(sess)
-	if err := sess.Close(); err != nil && outcome == contract.TaskCompleted {
-		outcome, reason = contract.TaskFailed, "its log could not be closed: "+err.Error()
+	outcome, reason := t.run(ctx, call, report, a, in, sess, parent, known)
+	sum, serr := summarize(sess)
+	if err := errors.Join(serr, sess.Close()); err != nil && outcome == contract.TaskCompleted {
+		outcome, reason = contract.TaskFailed, "its log could not be read or closed: "+err.Error()
 	}
 	if outcome == contract.TaskCompleted && sum.answer == "" {
 		outcome, reason = contract.TaskNoAnswer, "it ended without an answer"
 	}
 	usage := sum.usage
 	fin := &contract.TaskFinished{IntentID: call.IntentID, Agent: a.Name, Child: sess.ID, Outcome: outcome, Reason: reason,
-		Usage: &usage, Turns: sum.turns, ToolCalls: sum.calls, FilesRead: sum.read, FilesChanged: sum.changed}
-	if _, err := report(fin); err != nil {
-		return registry.Result{}, err
+		Usage: &usage, Turns: sum.turns, ToolCalls: sum.calls, FilesRead: capped(sum.read), FilesChanged: capped(sum.changed)}
+	if !rec.Finished {
+		// A call whose end the parent's log holds already is not told
+		// twice: its cost would count twice.
+		_, err := report(fin)
+		t.tree.forget(sess.ID) // its cost is its parent's run's now
+		if err != nil {
+			return registry.Result{}, err
+		}
 	}
+	t.tree.forget(sess.ID)
 	return t.observe(call, a, fin, sum)
 }
 
-// open returns the child session of the task call intent: the one begun
-// before rein died, found by the intent it works for, or a new one.
-func (t *tasker) open(store *session.Store, intent string) (sess *session.Session, resumed bool, err error) {
+// maxFiles bounds each list of files task.finished names.
+const maxFiles = 200
+
+// capped returns the first maxFiles of files.
+func capped(files []string) []string {
+	if len(files) > maxFiles {
+		return files[:maxFiles]
+	}
+	return files
+}
+
+// open returns the child session of a task call: the one the parent's
+// log names (rec, when known: the call is run again on resume), which
+// must be there, or a new one. A child the log names that is not in this
+// session's tasks (a fork does not take its children along, or it was
+// removed) is never begun again: its commands may have run.
+func (t *tasker) open(rec state.Task, known bool) (*session.Session, error) {
+	store := session.NewStore(filepath.Join(t.opts.Dir, TasksDir), nil)
 	opts := &session.WriteOptions{Secrets: t.opts.Secrets}
-	if found := find(store, intent); found != "" {
-		sess, err := store.Open(found, opts)
+	if known {
+		sess, err := store.Open(rec.Child, opts)
 		if err != nil {
-			return nil, false, fmt.Errorf("the child session %s of this task could not be opened: %w", found, err)
+			return nil, fmt.Errorf("this task's child session %s cannot be opened, so rein does not go on with it, and does not begin it "+
+				"again, since what it did may not be undone (a fork does not take its parent's children along): %w", rec.Child, err)
 		}
-		return sess, true, nil
+		return sess, nil
 	}
-	sess, err = store.Create(id.New("ses"), opts)
+	sess, err := store.Create(id.New("ses"), opts)
 	if err != nil {
-		return nil, false, fmt.Errorf("the child session could not be made: %w", err)
+		return nil, fmt.Errorf("the child session could not be made: %w", err)
 	}
-	return sess, false, nil
+	return sess, nil
 }
 
 // run runs the child of sess to its end, reporting its events, and says
@@ -96,7 +126,7 @@ func (t *tasker) run(ctx context.Context, call *registry.Call, report reporter, 
 		// It had finished before rein died: nothing of it runs again.
 		return fromRun(sess.State.Outcome, "it had finished before rein stopped")
 	}
-	child, err := t.child(a, in, sess, parent, resumed)
+	child, built, err := t.child(a, in, sess, parent, resumed)
 	if err != nil {
 		return contract.TaskFailed, err.Error()
 	}
@@ -107,6 +137,7 @@ func (t *tasker) run(ctx context.Context, call *registry.Call, report reporter, 
 	if err != nil {
 		return contract.TaskFailed, err.Error()
 	}
+	built(k)
 	cctx, cancel := context.WithTimeout(ctx, t.opts.Timeout)
 	defer cancel()
 	var events iter.Seq2[contract.Envelope, error]
@@ -127,8 +158,13 @@ func (t *tasker) run(ctx context.Context, call *registry.Call, report reporter, 
 		if !env.Durable() {
 			continue
 		}
-		if f, ok := env.Data.(*contract.RunFinished); ok {
-			finished = f
+		switch e := env.Data.(type) {
+		case *contract.RunFinished:
+			finished = e
+		case *contract.ModelUsage:
+			if e.CostUSD != nil {
+				t.tree.spend(sess.ID, *e.CostUSD)
+			}
 		}
 		if _, err := report(&contract.TaskEvent{IntentID: call.IntentID, Child: sess.ID, Event: env}); err != nil {
 			return contract.TaskFailed, "the parent's log failed: " + err.Error()
@@ -154,42 +190,81 @@ func (t *tasker) run(ctx context.Context, call *registry.Call, report reporter, 
 type reporter = func(contract.Event) (uint64, error)
 
 // child makes what the child of sess runs with: its tools under its
-// ceiling (as ChildTool gives them), its tool runtime, whose questions
-// say which child asks, and its budgets (a MaxCost below 0: the parent's
-// was spent).
-func (t *tasker) child(a *Agent, in input, sess *session.Session, parent *contract.ParentRef, resumed bool) (*Child, error) {
+// ceiling (as ChildTool gives them; its own task tool, one level deeper,
+// when it may have children), its tool runtime, whose questions say which
+// child asks, and its budgets (a MaxCost below 0: the parent's was
+// spent). The returned function takes the child's kernel once it is
+// built, which the child's own task tool reads.
+func (t *tasker) child(a *Agent, in input, sess *session.Session, parent *contract.ParentRef, resumed bool) (*Child, func(*kernel.Kernel), error) {
 	c, err := ceilingOf(a, t.opts.Registry, t.opts.Policy(), t.nested())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	tools := c.tools
-	if t.opts.ChildTool != nil {
-		tools = nil
-		for _, tl := range c.tools {
-			if own, ok := t.opts.ChildTool(tl); ok {
-				tools = append(tools, own)
-			}
+	var tools []registry.Tool
+	nested := false
+	for _, tl := range c.tools {
+		own, ok := tl, true
+		if t.opts.ChildTool != nil {
+			own, ok = t.opts.ChildTool(tl)
+		}
+		if tl.Name == Name {
+			nested, ok = true, false // the child's own, below
+		}
+		if ok {
+			tools = append(tools, own)
 		}
 	}
 	reg, err := registry.New(tools...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	topts := t.opts.Tools
 	topts.ArtifactDir = filepath.Join(sess.Dir, "artifacts")
 	if topts.Approver != nil {
 		topts.Approver = asker{t: t, approver: topts.Approver, agent: a.Name, task: in.Description}
 	}
+	// A person who changes the parent's mode while the child runs
+	// changes the child's ceiling too (to plan: it writes no more).
+	parentPolicy := t.opts.Policy
+	topts.Ceiling = func() permission.Mode { return parentPolicy().Mode() }
 	rt, err := tool.New(reg, c.policy, &topts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	child := &Child{Agent: a, Parent: parent, Session: sess, Resumed: resumed, Registry: reg, Tools: rt,
 		MaxTurns: cmpOr(a.MaxTurns, DefaultMaxTurns)}
 	if t.opts.Budget != nil {
-		child.MaxCost = t.opts.Budget()
+		// What is left of the parent's budget now; what its other
+		// children spend from here on, and what is added to its run
+		// (a sibling's end), counts against it too.
+		left := t.opts.Budget()
+		child.MaxCost = left
+		child.Spent = func() float64 { return max(0, left-t.opts.Budget()) + t.tree.others(sess.ID) }
 	}
-	return child, nil
+	var k *kernel.Kernel
+	if nested {
+		opts := t.opts
+		opts.Registry, opts.Policy, opts.Dir, opts.Depth = reg, rt.Policy, sess.Dir, t.opts.Depth+1
+		opts.Session = func() string { return sess.ID }
+		opts.Recorded = func(intent string) (state.Task, bool) {
+			st := k.State()
+			return st.TaskOf(intent)
+		}
+		opts.Budget = nil
+		if child.MaxCost > 0 {
+			opts.Budget = func() float64 {
+				st := k.State()
+				if left := child.MaxCost - st.RunUsage.CostUSD - child.Spent(); left > 0 {
+					return left
+				}
+				return -1
+			}
+		}
+		if err := reg.Register(newTool(&opts, t.tree)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return child, func(built *kernel.Kernel) { k = built }, nil
 }
 
 // fromRun maps a child run's outcome to its task's.
@@ -228,33 +303,35 @@ type summary struct {
 }
 
 // summarize reads what the child of sess did from its log, and its
-// state (its usage, its grandchildren's included; its last words).
-func summarize(sess *session.Session) summary {
+// state (its usage, its grandchildren's included; its last words). Its
+// error is the log's that could not be read whole.
+func summarize(sess *session.Session) (summary, error) {
 	var s summary
-	counted := func(env contract.Envelope, err error) bool {
-		if err != nil {
-			return false
+	read, changed := map[string]bool{}, map[string]bool{}
+	add := func(seen map[string]bool, list *[]string, path string) {
+		if !seen[path] {
+			seen[path] = true
+			*list = append(*list, path)
 		}
-		switch e := env.Data.(type) {
-		case *contract.ModelRequested:
-			if e.Purpose == "" {
-				s.turns++
-			}
-		case *contract.ToolObservation:
-			s.calls++
-			for _, f := range e.Files {
-				if f.Op == contract.FileWrite {
-					s.changed = appendNew(s.changed, f.Path)
-				} else {
-					s.read = appendNew(s.read, f.Path)
+	}
+	st, err := state.Reduce(func(yield func(contract.Envelope, error) bool) {
+		for env, err := range sess.Log.Events(1) {
+			switch e := env.Data.(type) {
+			case *contract.ModelRequested:
+				if e.Purpose == "" {
+					s.turns++
+				}
+			case *contract.ToolObservation:
+				s.calls++
+				for _, f := range e.Files {
+					if f.Op == contract.FileWrite {
+						add(changed, &s.changed, f.Path)
+					} else {
+						add(read, &s.read, f.Path)
+					}
 				}
 			}
-		}
-		return true
-	}
-	st, _ := state.Reduce(func(yield func(contract.Envelope, error) bool) {
-		for env, err := range sess.Log.Events(1) {
-			if !counted(env, err) || !yield(env, err) {
+			if !yield(env, err) || err != nil {
 				return
 			}
 		}
@@ -265,22 +342,13 @@ func summarize(sess *session.Session) summary {
 		if m.Role != contract.RoleAssistant || m.Text == "" {
 			continue
 		}
-		if s.last == "" {
-			s.last = m.Text
-			if i == len(st.Messages)-1 && len(m.ToolCalls) == 0 {
-				s.answer = m.Text
-			}
+		s.last = m.Text
+		if i == len(st.Messages)-1 && len(m.ToolCalls) == 0 {
+			s.answer = m.Text
 		}
 		break
 	}
-	return s
-}
-
-func appendNew(list []string, s string) []string {
-	if slices.Contains(list, s) {
-		return list
-	}
-	return append(list, s)
+	return s, err
 }
 
 // observe writes what the parent model reads of a child's end: its

@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -49,9 +48,13 @@ type Child struct {
 	// under its ceiling.
 	Registry *registry.Registry
 	Tools    *tool.Runtime
-	// MaxTurns and MaxCost are its budgets (MaxCost 0: none).
+	// MaxTurns and MaxCost are its budgets (MaxCost 0: none); Spent, when
+	// not nil, is what else counts against MaxCost besides the child's
+	// own run: what its siblings spent since it started
+	// (kernel.ContextOptions.Spent).
 	MaxTurns int
 	MaxCost  float64
+	Spent    func() float64
 }
 
 // Options are what a session's task tool needs of its session.
@@ -62,6 +65,11 @@ type Options struct {
 	// now (a person may change the mode during a run).
 	Registry *registry.Registry
 	Policy   func() *permission.Policy
+	// Recorded returns what the parent's log says of the task call
+	// intent (its child, and whether its end was recorded), when the
+	// call started one and has no observation yet: a call run again on
+	// resume; nil means nothing is ever recorded.
+	Recorded func(intent string) (state.Task, bool)
 	// ChildTool says what a child gets of a tool of its parent's: the
 	// tool, another version of it, or nothing (false); nil means the
 	// tool itself.
@@ -120,14 +128,58 @@ func parse(raw json.RawMessage) (input, error) {
 // tasker runs the task calls of one session.
 type tasker struct {
 	opts Options
+	// tree is what the tasks of one person's session share, its
+	// children's and theirs.
+	tree *tree
+}
+
+// tree is what the task tools of one tree of sessions share.
+type tree struct {
 	// ask orders the questions of children running side by side: one
-	// dialog at a time.
-	ask sync.Mutex
+	// dialog at a time (a channel, so that a wait for it ends with its
+	// context).
+	ask chan struct{}
+	mu  sync.Mutex
+	// live is what each running child has spent so far, by its session,
+	// before its task.finished adds it to its parent's run.
+	live map[string]float64
+}
+
+// spend adds cost to what the running child spent.
+func (tr *tree) spend(child string, cost float64) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.live[child] += cost
+}
+
+// forget drops a child that ended: its parent's run holds its cost.
+func (tr *tree) forget(child string) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	delete(tr.live, child)
+}
+
+// others is what the running children but child have spent.
+func (tr *tree) others(child string) float64 {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	sum := 0.0
+	for c, cost := range tr.live {
+		if c != child {
+			sum += cost
+		}
+	}
+	return sum
 }
 
 // Tool returns the task tool of a session.
 func Tool(opts *Options) registry.Tool {
-	t := &tasker{opts: *opts}
+	return newTool(opts, &tree{ask: make(chan struct{}, 1), live: map[string]float64{}})
+}
+
+// newTool returns the task tool of a session of tr.
+func newTool(opts *Options, tr *tree) registry.Tool {
+	t := &tasker{opts: *opts, tree: tr}
 	if t.opts.MaxParallel <= 0 {
 		t.opts.MaxParallel = DefaultMaxParallel
 	}
@@ -227,37 +279,15 @@ type asker struct {
 	agent, task string
 }
 
+// Approve asks the person once no other child's question is open; a
+// context that ends first is a No, as a person's Esc.
 func (a asker) Approve(ctx context.Context, q tool.Question) (tool.Reply, error) {
 	q.Agent, q.Task = a.agent, a.task
-	a.t.ask.Lock()
-	defer a.t.ask.Unlock()
+	select {
+	case a.t.tree.ask <- struct{}{}:
+	case <-ctx.Done():
+		return tool.Reply{}, ctx.Err()
+	}
+	defer func() { <-a.t.tree.ask }()
 	return a.approver.Approve(ctx, q)
-}
-
-// errFound stops a read of a log once its first event is seen.
-var errFound = errors.New("found")
-
-// find returns the id of the child session of store that works for
-// intent, "" when there is none.
-func find(store *session.Store, intent string) string {
-	entries, err := readDir(store.Root())
-	if err != nil {
-		return ""
-	}
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		mine := false
-		_, _ = store.Read(e.Name(), func(env contract.Envelope) error {
-			if s, ok := env.Data.(*contract.SessionStarted); ok && s.Parent != nil && s.Parent.IntentID == intent {
-				mine = true
-			}
-			return errFound
-		})
-		if mine {
-			return e.Name()
-		}
-	}
-	return ""
 }

@@ -182,6 +182,9 @@ type ContextOptions struct {
 	// MaxCost ends a run, as budget, after the model call that takes the
 	// run's cost past it, in US dollars; 0 means no budget.
 	MaxCost float64
+	// Spent, when not nil, is what else counts against MaxCost besides
+	// the run's own cost: a child's, what its siblings spend meanwhile.
+	Spent func() float64
 	// ReasoningEffort is the reasoning level asked of models that reason;
 	// empty means each model's default.
 	ReasoningEffort string

@@ -143,10 +143,12 @@ func answeredRun(st *state.State) bool {
 	return m.Role == contract.RoleAssistant && len(m.ToolCalls) == 0
 }
 
-// resumable reports whether in is a call the resume runs again rather
-// than recording it interrupted: its tool says it picks up where it
-// stopped (registry.Tool.Resumable, a task), it started, and there is a
-// runtime to run it. Only a resume (r.resuming) runs such calls.
+// resumable reports whether in, a call that was running when rein
+// stopped, is one the resume runs again rather than recording it
+// interrupted: its tool says it picks up where it stopped
+// (registry.Tool.Resumable, a task), and there is a runtime to run it.
+// Only a resume (r.resuming) runs such calls; one that never started is
+// not executed, as any other.
 func (r *run) resumable(in contract.ToolIntent) bool {
 	k := r.k
 	if !r.resuming || k.opts.Tools == nil || k.opts.Registry == nil {
@@ -203,7 +205,11 @@ func (r *run) settle() error {
 		return list[i], true
 	}
 	for _, in := range st.Pending {
-		if r.resumable(in) {
+		_, running := ran(st.InFlight, in.ID)
+		if inv, ok := ran(st.Ended, in.ID); ok && inv.Exit == contract.ExitInterrupted {
+			running = true // an earlier resume recorded it interrupted
+		}
+		if running && r.resumable(in) {
 			// Run again by rerun, which records its end.
 			continue
 		}

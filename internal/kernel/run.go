@@ -105,7 +105,9 @@ func (r *run) Emit(e contract.Event, cause string) (string, error) {
 }
 
 // Record appends e for the tool runtime, as Emit does, and returns its
-// envelope (tool.Recorder).
+// envelope (tool.Recorder); a delta a tool reports (a task's child's
+// task.event, already cut as the child's own log stored it) is only
+// published.
 func (r *run) Record(e contract.Event, cause string) (contract.Envelope, error) {
 	if c, ok := e.(*contract.InvocationCompleted); ok {
 		// What the output's stream held back comes before the end.
@@ -158,11 +160,6 @@ type outputView struct {
 // stores none. A failure to publish is the run's runtime failure, which
 // the next Emit returns.
 func (r *run) Delta(e contract.Event) {
-	if t, ok := e.(*contract.TaskEvent); ok && r.err == nil {
-		// A child's event, already cut as its own log stored it.
-		_, _ = r.emit(t, r.lastID)
-		return
-	}
 	d, ok := e.(*contract.ToolOutputDelta)
 	if !ok || r.err != nil {
 		return
@@ -308,6 +305,11 @@ func (r *run) loop(ctx context.Context, cause string) {
 			outcome, reason = contract.OutcomeCancelled, "cancelled while tools ran"
 			break
 		}
+		if over, why := r.overBudget(); over {
+			// The tools spent it (a task's child): no model call after.
+			outcome, reason = contract.OutcomeBudget, why
+			break
+		}
 		if turns >= k.opts.MaxTurns {
 			outcome, reason = contract.OutcomeMaxTurns, r.summary(turns)
 			break
@@ -412,11 +414,19 @@ func (r *run) overBudget() (bool, string) {
 		return false, ""
 	}
 	u := r.state().RunUsage
-	if u.CostUSD < budget {
+	spent, others := u.CostUSD, ""
+	if r.k.opts.Context.Spent != nil {
+		more := r.k.opts.Context.Spent()
+		spent += more
+		if more > 0 {
+			others = fmt.Sprintf(" (with $%.4f its parent's other tasks spent)", more)
+		}
+	}
+	if spent < budget {
 		return false, ""
 	}
-	return true, fmt.Sprintf("the run cost $%.4f, which reached its budget of $%.4f (max_cost, --max-cost); "+
-		"raise it to go on (rein resume)", u.CostUSD, budget)
+	return true, fmt.Sprintf("the run cost $%.4f%s, which reached its budget of $%.4f (max_cost, --max-cost); "+
+		"raise it to go on (rein resume)", spent, others, budget)
 }
 
 // unrun records, for each intent still pending, that it was not run and

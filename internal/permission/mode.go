@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"slices"
 	"fmt"
 	"strings"
 
@@ -54,6 +55,20 @@ func modeList() string {
 		b.WriteString(string(m))
 	}
 	return b.String()
+}
+
+// strictness orders the modes from the most allowing to the least.
+var strictness = []Mode{Yolo, AcceptEdits, Default, Plan}
+
+// Stricter returns the stricter of a and b: the one that allows less
+// (plan, then default, accept-edits, yolo). The zero Mode counts as
+// default.
+func Stricter(a, b Mode) Mode {
+	a, b = a.orDefault(), b.orDefault()
+	if slices.Index(strictness, a) > slices.Index(strictness, b) {
+		return a
+	}
+	return b
 }
 
 func (m Mode) orDefault() Mode {

@@ -140,6 +140,9 @@ type State struct {
 	// Jobs are the session's background jobs, in the order started (see
 	// Job).
 	Jobs []Job `json:"jobs,omitempty"`
+	// Tasks are the task calls that started a child and have no
+	// observation yet (see Task).
+	Tasks []Task `json:"tasks,omitempty"`
 
 	// Notes are what rein has to tell the model that waits for a place
 	// in the conversation (see Note); PromptNotes the context a
@@ -219,6 +222,7 @@ func (s *State) Apply(env contract.Envelope) {
 	s.applyTool(env)
 	s.applyContext(env)
 	s.applyJobs(env)
+	s.applyTasks(env)
 	s.applyNotes(env)
 }
 
@@ -303,12 +307,7 @@ func (s *State) applyModel(env contract.Envelope) {
 		s.Usage.Add(e)
 		s.RunUsage.Add(e)
 		s.Calib = s.Calib.usage(e)
-	case *contract.TaskFinished:
-		// A child's calls are the parent's cost: a budget bounds the tree.
-		if e.Usage != nil {
-			s.Usage.Merge(e.Usage)
-			s.RunUsage.Merge(e.Usage)
-		}
+
 	case *contract.ProviderError:
 		s.Calling = false
 		s.LastError = e

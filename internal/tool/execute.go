@@ -199,23 +199,35 @@ func reportTo(reports chan<- report, cause string) func(contract.Event) (uint64,
 }
 
 // serve records or shows what a tool reported, from the goroutine that
-// emits: a delta goes to sink when it is [Live] (and nowhere otherwise),
-// any other event is appended, caused by the invocation's start.
+// emits: a delta goes to the sink's bus (through Record when the sink is
+// a [Recorder], which says when it could not publish it; to Delta when it
+// is only [Live]; nowhere otherwise), any other event is appended, caused
+// by the invocation's start, and synced: what a tool reports is on disk
+// before it goes on (a task's child starts only once its task.started
+// is, so that a resume finds it).
 func (r report) serve(sink Sink) {
+	rec, recorder := sink.(Recorder)
 	if contract.IsDelta(r.event.EventType()) {
-		if live, ok := sink.(Live); ok {
+		var err error
+		if recorder {
+			_, err = rec.Record(r.event, r.cause)
+		} else if live, ok := sink.(Live); ok {
 			live.Delta(r.event)
 		}
-		r.reply <- reported{}
+		r.reply <- reported{err: err}
 		return
 	}
-	if rec, ok := sink.(Recorder); ok {
+	var got reported
+	if recorder {
 		env, err := rec.Record(r.event, r.cause)
-		r.reply <- reported{seq: env.Seq, err: err}
-		return
+		got = reported{seq: env.Seq, err: err}
+	} else {
+		_, got.err = sink.Emit(r.event, r.cause)
 	}
-	_, err := sink.Emit(r.event, r.cause)
-	r.reply <- reported{err: err}
+	if got.err == nil {
+		got.err = sink.Sync()
+	}
+	r.reply <- got
 }
 
 // drain waits for the next end from results, answering what the tools

@@ -74,6 +74,10 @@ type Options struct {
 	// runs), PostToolUse sees each observation before it is recorded.
 	// nil runs none, at no cost.
 	Hooks *hook.Runner
+	// Ceiling, when not nil, is a mode no decision is looser than: each
+	// is made in the stricter of the runtime's own mode and it (a task's
+	// child follows its parent's mode as a person changes it).
+	Ceiling func() permission.Mode
 	// Logger receives diagnostics; nil means discard.
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
@@ -199,11 +203,21 @@ func (rt *Runtime) ArtifactPath(ref string) string {
 }
 
 // Policy returns the permission policy in force, which includes the rules
-// saved by Always and Never answers.
+// saved by Always and Never answers: under Options.Ceiling's mode when
+// that is stricter than its own.
 func (rt *Runtime) Policy() *permission.Policy {
 	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return rt.policy
+	p := rt.policy
+	rt.mu.Unlock()
+	if rt.opts.Ceiling == nil {
+		return p
+	}
+	if m := permission.Stricter(p.Mode(), rt.opts.Ceiling()); m != p.Mode() {
+		if q, err := p.With(m, permission.Rules{}); err == nil {
+			return q
+		}
+	}
+	return p
 }
 
 // SetMode makes the policy in force decide in mode m from its next
