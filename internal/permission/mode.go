@@ -1,8 +1,8 @@
 package permission
 
 import (
-	"slices"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rein-agent/rein/internal/registry"
