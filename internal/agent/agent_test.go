@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -416,5 +417,41 @@ func TestPromptKeepsWithinItsBudget(t *testing.T) {
 	}
 	if text, listed := Prompt(nil, 0); text != "" || listed != 0 {
 		t.Errorf("Prompt(nil) = %q, %d", text, listed)
+	}
+}
+
+// A repository's agents directories are read before the person is asked
+// to trust them: what is read of each is bounded in bytes and files,
+// and what is left out is said.
+func TestHugeAgentDirsAreBounded(t *testing.T) {
+	proj := t.TempDir()
+	body := "---\nname: a%d\ndescription: x\n---\n" + strings.Repeat("x", MaxFileSize-64) + "\n"
+	for _, d := range []string{".rein/agents", ".claude/agents", ".codex/agents"} {
+		p := filepath.Join(proj, d)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 20 {
+			if err := os.WriteFile(filepath.Join(p, fmt.Sprintf("f%03d.md", i)), []byte(fmt.Sprintf(body, i)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var read int
+	_, probs, err := Load(Roots{Project: proj}, func(d *Dir) (bool, error) { read += len(d.Content); return false, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read > 3*(maxBytes+MaxFileSize+4096) {
+		t.Errorf("%d bytes read of three directories, want at most about %d each", read, maxBytes)
+	}
+	said := 0
+	for _, p := range probs {
+		if strings.Contains(p.Message, "MiB of agent files; the rest are not read") {
+			said++
+		}
+	}
+	if said != 3 {
+		t.Errorf("%d directories said they were cut, want 3: %v", said, probs)
 	}
 }

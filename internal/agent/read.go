@@ -22,8 +22,12 @@ const MaxFileSize = 256 << 10
 // how deep below it: an agents directory is a handful of files, and a
 // repository must not make rein walk a tree.
 const (
-	maxFiles = 512
+	maxFiles = 128
 	maxDepth = 4
+	// maxBytes bounds what is read of one directory's files in all: a
+	// repository's files are read (to ask whether to trust them) before
+	// the person has said anything.
+	maxBytes = 2 << 20
 )
 
 // outsideProject is the problem of a project's agent directory or file
@@ -39,6 +43,7 @@ func (d *Dir) read(real, limit string) []Problem {
 		problems []Problem
 		content  bytes.Buffer
 		files    int
+		total    int
 	)
 	err := filepath.WalkDir(real, func(walked string, e fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(real, walked)
@@ -62,6 +67,10 @@ func (d *Dir) read(real, limit string) []Problem {
 			return filepath.SkipAll
 		}
 		data, p := readFile(path, e, limit)
+		if total += len(data); total > maxBytes {
+			problems = append(problems, Problem{Path: d.Path, Message: fmt.Sprintf("holds more than %d MiB of agent files; the rest are not read", maxBytes>>20)})
+			return filepath.SkipAll
+		}
 		// Trust covers every file, read or not: its name and bytes.
 		fmt.Fprintf(&content, "%s\x00%d\x00", rel, len(data))
 		content.Write(data)

@@ -90,7 +90,7 @@ type File struct {
 	// what rein holds in memory is yours to size.
 	MCPMaxMessageBytes int64 `toml:"mcp_max_message_bytes"`
 	// MaxParallelAgents bounds the tasks (subagents) of one turn that run
-	// together; 0 means rein's default (4), and at most 16 are.
+	// together; 0 means rein's default (4); at most 8, as many tools as rein runs at once.
 	MaxParallelAgents int `toml:"max_parallel_agents"`
 	// MaxDepth is how deep tasks may nest: 1 (the default) lets a
 	// session's children call no task, 2 lets them have children of their

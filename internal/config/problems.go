@@ -62,9 +62,9 @@ func (d *decoded) problems() []problem {
 			fmt.Sprintf("max_turns is ignored: it is %d, and it must be 1 or more (0 means the default)", d.MaxTurns),
 			func() { d.MaxTurns = 0 })
 	}
-	if d.MaxParallelAgents < 0 || d.MaxParallelAgents > 16 {
-		add(d.at("max_parallel_agents"), fmt.Sprintf("max_parallel_agents is %d; it must be 1 to 16 (0 means the default, 4)", d.MaxParallelAgents),
-			fmt.Sprintf("max_parallel_agents is ignored: it is %d, and it must be 1 to 16 (0 means the default, 4)", d.MaxParallelAgents),
+	if d.MaxParallelAgents < 0 || d.MaxParallelAgents > 8 {
+		add(d.at("max_parallel_agents"), fmt.Sprintf("max_parallel_agents is %d; it must be 1 to 8 (0 means the default, 4)", d.MaxParallelAgents),
+			fmt.Sprintf("max_parallel_agents is ignored: it is %d, and it must be 1 to 8 (0 means the default, 4)", d.MaxParallelAgents),
 			func() { d.MaxParallelAgents = 0 })
 	}
 	if d.MaxDepth < 0 || d.MaxDepth > 4 {

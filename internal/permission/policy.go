@@ -193,7 +193,9 @@ func (p *Policy) Hidden(t registry.Tool) bool {
 	if p.mode.Hidden(t) {
 		return true
 	}
-	if p.readsOnly && !isRead(t.Risk, t.ReadOnly) && t.Name != bashTool {
+	if p.readsOnly && (t.External() || !isRead(t.Risk, t.ReadOnly) && t.Name != bashTool) {
+		// An MCP tool's claim to read only is not trusted: it would be
+		// denied, so it is not offered.
 		return true
 	}
 	deny := p.deny[t.Name]

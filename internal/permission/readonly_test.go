@@ -56,6 +56,9 @@ func TestReadOnlyCeiling(t *testing.T) {
 	if !p.Hidden(registry.Tool{Name: "edit_file", Risk: registry.RiskWrite}) {
 		t.Error("edit_file is visible to an agent that may only read")
 	}
+	if !p.Hidden(registry.Tool{Name: "mcp__gh__get_issue", Risk: registry.RiskRead, ReadOnly: true, Source: "mcp:gh"}) {
+		t.Error("an MCP tool is visible to an agent that may only read, which would deny it")
+	}
 	if p.Hidden(registry.Tool{Name: "bash", Risk: registry.RiskExecute}) {
 		t.Error("bash is hidden from an agent that may only read commands")
 	}
