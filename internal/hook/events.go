@@ -147,7 +147,8 @@ func (r *Runner) matching(event, tool string) []compiled {
 		if h.Event != event || seen[h.Command] {
 			continue
 		}
-		if tool != "" && h.re != nil && !h.re.MatchString(tool) && !h.re.MatchString(ClaudeName(tool)) {
+		if tool != "" && h.re != nil && !h.re.MatchString(tool) && !h.re.MatchString(ClaudeName(tool)) &&
+			!(tool == "task" && h.re.MatchString("Agent")) { // Claude Code's newer name of its Task
 			continue
 		}
 		seen[h.Command] = true

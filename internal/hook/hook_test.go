@@ -386,3 +386,39 @@ func TestNilRunner(t *testing.T) {
 		t.Error("New with only a broken hook is not nil")
 	}
 }
+
+// SubagentStop hooks run when a child would end, with Stop's input under
+// their own event's name, and a Stop hook does not run for a child; a
+// Task or Agent matcher, Claude Code's names, matches the task tool, and
+// the task's agent reaches the hook as subagent_type.
+func TestSubagentStopAndTask(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "stdin.json")
+	cmd := script(t, dir, "sub.sh", `cat > `+out+`; echo '{"decision":"block","reason":"check again"}'`)
+	r := New(&Options{Hooks: []Hook{{Event: contract.HookSubagentStop, Command: cmd}}, Dir: dir})
+	if o := r.Stop(t.Context(), false, "x"); len(o.Ran) != 0 {
+		t.Errorf("a Stop ran SubagentStop hooks: %+v", o)
+	}
+	o := r.SubagentStop(t.Context(), false, "found it")
+	if o.Decision != contract.HookBlock || o.Reason != "check again" {
+		t.Fatalf("Outcome = %+v; want a block", o)
+	}
+	var in stopInput
+	data, _ := os.ReadFile(out)
+	if err := json.Unmarshal(data, &in); err != nil || in.HookEventName != "SubagentStop" || in.LastAssistantMessage != "found it" {
+		t.Errorf("stdin = %s (%v)", data, err)
+	}
+	call := ToolCall{IntentID: "int_1", Tool: "task", Input: json.RawMessage(`{"description":"d","prompt":"p","agent":"explore"}`)}
+	for _, matcher := range []string{"Task", "Agent", "task"} {
+		seen := filepath.Join(dir, matcher+".json")
+		h := Hook{Event: contract.HookPreToolUse, Matcher: matcher, Command: script(t, dir, matcher+".sh", `cat > `+seen)}
+		if o := New(&Options{Hooks: []Hook{h}, Dir: dir}).PreToolUse(t.Context(), call); len(o.Ran) != 1 {
+			t.Errorf("matcher %s did not match task", matcher)
+			continue
+		}
+		data, _ := os.ReadFile(seen)
+		if !strings.Contains(string(data), `"tool_name":"Task"`) || !strings.Contains(string(data), `"subagent_type":"explore"`) {
+			t.Errorf("matcher %s: stdin %s", matcher, data)
+		}
+	}
+}

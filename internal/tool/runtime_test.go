@@ -32,11 +32,19 @@ type sink struct {
 	syncs  int
 	synced int // how many events the last Sync covered
 	fail   error
+	// failOn, when set, makes the sink fail (errBroken) from the first
+	// event it matches on.
+	failOn func(contract.Event) bool
 }
+
+var errBroken = errors.New("the log is broken")
 
 func (s *sink) Emit(e contract.Event, cause string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.failOn != nil && s.failOn(e) {
+		s.fail = errBroken
+	}
 	if s.fail != nil {
 		return "", s.fail
 	}
