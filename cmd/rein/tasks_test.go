@@ -46,6 +46,9 @@ type briefServer struct {
 	// failing is how many of the next requests of a brief fail with a
 	// 503, by brief.
 	failing map[string]int
+	// usage, when set, ends every answer with the usage of 1,000 input
+	// tokens.
+	usage bool
 }
 
 // step is one answer: text, then tool calls.
@@ -193,6 +196,9 @@ func (s *briefServer) chat(w http.ResponseWriter, r *http.Request, _ string) {
 		finish = "tool_calls"
 	}
 	chunk(map[string]any{}, finish)
+	if s.usage {
+		fmt.Fprint(w, `data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":1000,"completion_tokens":0,"total_tokens":1000}}`+"\n\n")
+	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
 }
 
@@ -930,5 +936,44 @@ func TestTaskNotStartedIsNotRunOnResume(t *testing.T) {
 	}
 	if !slices.Contains(codes, contract.CodeNotExecuted) || !slices.Contains(codes, contract.CodeInterrupted) {
 		t.Errorf("the resume's observations have codes %v, want the command interrupted and the task not executed", codes)
+	}
+}
+
+// --max-cost bounds the tree: children running side by side stop once
+// what they spent together reaches what their parent had left, and the
+// parent asks the model nothing after its tools spent its budget.
+func TestTasksShareTheBudget(t *testing.T) {
+	t.Parallel()
+	looping := make([]step, 6)
+	for i := range looping {
+		looping[i] = step{calls: []call{{name: "list_dir", args: map[string]string{"path": "."}}}}
+	}
+	srv := newBriefServer(t, map[string][]step{
+		"spend": {{calls: []call{taskArgs("explore", "a", "loop a"), taskArgs("explore", "b", "loop b"), taskArgs("explore", "c", "loop c")}},
+			{text: "after the children"}},
+		"loop a": looping, "loop b": looping, "loop c": looping,
+	})
+	srv.usage = true
+	// Each call costs $1: 1,000 input tokens at $1,000 a million.
+	env := chatEnv(t, "[models.\"m\"]\ncontext_window = 100000\ninput_price = 1000\noutput_price = 1000\n")
+	r, events := runTasks(t, t.TempDir(), env, srv, "spend", "--max-cost", "2.5")
+	runs := ofType[*contract.RunFinished](events)
+	if len(runs) != 1 || runs[0].Outcome != contract.OutcomeBudget {
+		t.Fatalf("the run ended %+v, want budget:\n%s", runs, r.stderr)
+	}
+	if n := len(srv.byBrief("spend")); n != 1 {
+		t.Errorf("the parent asked the model %d times, want once: its children spent its budget", n)
+	}
+	// The parent's call ($1) left $1.50; three children may each be in
+	// a call when the others' spending passes it: at most $1 + $1.50 +
+	// $3. Each on its own budget of $1.50 they would spend $6.
+	t.Logf("the tree spent $%.2f", runs[0].Usage.CostUSD)
+	if cost := runs[0].Usage.CostUSD; cost > 5.5 {
+		t.Errorf("the tree spent $%.2f, over what its budget allows", cost)
+	}
+	for _, f := range ofType[*contract.TaskFinished](events) {
+		if f.Outcome != contract.TaskBudget {
+			t.Errorf("task %s ended %s, want budget", f.Child, f.Outcome)
+		}
 	}
 }
