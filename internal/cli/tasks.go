@@ -5,6 +5,7 @@ import (
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/excerpt"
+	"github.com/rein-agent/rein/internal/tui/transcript"
 )
 
 // childTrace is a task call's child as the trace shows it: its lines
@@ -135,26 +136,7 @@ func (t *terminal) taskEnd(name shown, e *contract.TaskFinished) shown {
 	if e.Outcome == contract.TaskFailed {
 		code = "31"
 	}
-	return t.style(code, "  ✗ "+name+sayf(" · %s", taskOutcome(e.Outcome))+why) + t.style("2", " · "+counts)
-}
-
-// taskOutcome says how a task that did not complete ended.
-func taskOutcome(outcome string) string {
-	switch outcome {
-	case contract.TaskFailed:
-		return "failed"
-	case contract.TaskCancelled:
-		return "cancelled"
-	case contract.TaskTimeout:
-		return "timed out"
-	case contract.TaskMaxTurns:
-		return "reached its turn limit"
-	case contract.TaskNoAnswer:
-		return "ended without an answer"
-	case contract.TaskBudget:
-		return "stopped at the budget"
-	}
-	return outcome
+	return t.style(code, "  ✗ "+name+sayf(" · %s", transcript.TaskOutcome(e.Outcome))+why) + t.style("2", " · "+counts)
 }
 
 // taskName names a task's child as its lines are headed:

@@ -13,19 +13,9 @@ var childText string
 // then the instructions env holds, as a session's prompt holds them. The
 // parent's conversation is not in it: a child starts from its brief.
 func ChildPrompt(agent string, env Environment) string {
-	git := "The workspace is not a git repository (or git is not available)."
-	if env.Git != "" {
-		git = "Git: " + env.Git
-	}
 	var b strings.Builder
-	strings.NewReplacer("{{workspace}}", env.Workspace, "{{os}}", env.OS, "{{date}}", env.Date, "{{git}}", git).
-		WriteString(&b, childText)
+	env.fill(&b, childText)
 	b.WriteString(strings.TrimSpace(agent))
-	if len(env.Instructions) > 0 {
-		b.WriteString("\n\n" + systemInstructions)
-		for _, f := range env.Instructions {
-			b.WriteString("\n" + f.Section())
-		}
-	}
+	env.instructions(&b)
 	return b.String()
 }

@@ -104,26 +104,36 @@ func (f InstructionFile) Section() string {
 // system.md, system_agents.md, system_skills.md and
 // system_instructions.md beside this file.
 func SystemPrompt(env Environment) string {
-	git := "The workspace is not a git repository (or git is not available)."
-	if env.Git != "" {
-		git = "Git: " + env.Git
-	}
 	var b strings.Builder
-	// One pass over the text: what the environment holds is not read for
-	// placeholders again.
-	strings.NewReplacer("{{workspace}}", env.Workspace, "{{os}}", env.OS, "{{date}}", env.Date, "{{git}}", git).
-		WriteString(&b, strings.TrimSuffix(systemText, "\n"))
+	env.fill(&b, strings.TrimSuffix(systemText, "\n"))
 	if env.Agents != "" {
 		b.WriteString("\n\n" + systemAgents + env.Agents)
 	}
 	if env.Skills != "" {
 		b.WriteString("\n\n" + systemSkills + "\n" + env.Skills)
 	}
+	env.instructions(&b)
+	return b.String()
+}
+
+// fill writes text with the environment where its placeholders are
+// ({{workspace}}, {{os}}, {{date}}, {{git}}), in one pass over the text:
+// what the environment holds is not read for placeholders again.
+func (env *Environment) fill(b *strings.Builder, text string) {
+	git := "The workspace is not a git repository (or git is not available)."
+	if env.Git != "" {
+		git = "Git: " + env.Git
+	}
+	strings.NewReplacer("{{workspace}}", env.Workspace, "{{os}}", env.OS, "{{date}}", env.Date, "{{git}}", git).WriteString(b, text)
+}
+
+// instructions writes the section of the instructions, if there are
+// any.
+func (env *Environment) instructions(b *strings.Builder) {
 	if len(env.Instructions) > 0 {
 		b.WriteString("\n\n" + systemInstructions)
 		for _, f := range env.Instructions {
 			b.WriteString("\n" + f.Section())
 		}
 	}
-	return b.String()
 }

@@ -227,7 +227,7 @@ func (c *card) taskFinished(v view, obs *contract.Observation) []string {
 		// stopped with it.
 		reason = "the run ended while it worked"
 	}
-	word := taskOutcome(outcome)
+	word := TaskOutcome(outcome)
 	if f == nil && c.completed != nil && c.completed.Exit == contract.ExitInterrupted {
 		word = "interrupted" // rein died while it ran; resume settled it
 	}
@@ -275,8 +275,9 @@ func (c *card) taskFinished(v view, obs *contract.Observation) []string {
 	return append(out, firstLines(v, strings.Join(rows, "\n"), taskLines)...)
 }
 
-// taskOutcome is how a card says a task's outcome.
-func taskOutcome(outcome string) string {
+// TaskOutcome is how a person is told a task's outcome ("done", "timed
+// out"...), on a card and in a trace.
+func TaskOutcome(outcome string) string {
 	switch outcome {
 	case contract.TaskCompleted:
 		return "done"
