@@ -7,10 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-)
 
-// DefaultMaxTurns is the turns a child runs when its agent gives none.
-const DefaultMaxTurns = 25
+	"github.com/rein-agent/rein/internal/skill"
+)
 
 // The scopes of a definition: where it came from.
 const (
@@ -56,7 +55,8 @@ type Definition struct {
 	// ReadOnly says it may use only the read tools and the commands that
 	// only read, whatever its Tools say.
 	ReadOnly bool
-	// MaxTurns is the most turns it may run; 0 means [DefaultMaxTurns].
+	// MaxTurns is the most turns it may run; 0 means the task tool's
+	// default (delegate.DefaultMaxTurns, 25).
 	MaxTurns int
 	// Prompt is its system prompt: the Markdown body of a Claude Code
 	// file, a Codex file's developer_instructions, a built-in's own text.
@@ -191,9 +191,9 @@ func Load(r Roots, trust Trust) ([]Definition, []Problem, error) {
 		seen     = map[string]bool{}
 		byName   = map[string]Definition{}
 	)
-	project := resolved(r.Project)
+	project := skill.Resolved(r.Project)
 	for _, d := range r.dirs() {
-		real := resolved(d.Path)
+		real := skill.Resolved(d.Path)
 		if real == "" || seen[real] {
 			continue // missing, or the same directory reached twice
 		}
@@ -201,7 +201,7 @@ func Load(r Roots, trust Trust) ([]Definition, []Problem, error) {
 		limit := ""
 		if d.Scope == ScopeProject {
 			limit = project
-			if !inside(limit, real) {
+			if !skill.Inside(limit, real) {
 				problems = append(problems, Problem{Path: d.Path, Message: outsideProject})
 				continue
 			}

@@ -2,8 +2,9 @@ package agent
 
 import (
 	"fmt"
-	"strings"
 	"unicode/utf8"
+
+	"github.com/rein-agent/rein/internal/skill"
 )
 
 // DefaultBudget is the tokens [Prompt] may use when it is given none: 750
@@ -38,31 +39,11 @@ func Prompt(defs []Definition, budgetTokens int) (text string, listed int) {
 	if budgetTokens <= 0 {
 		budgetTokens = DefaultBudget
 	}
-	limit := budgetTokens * bytesPerToken
 	lines := make([]string, len(defs))
-	total := 0
 	for i, d := range defs {
 		lines[i] = line(d)
-		total += len(lines[i]) + 1
 	}
-	if total-1 <= limit {
-		return strings.Join(lines, "\n"), len(defs)
-	}
-	var b strings.Builder
-	for listed < len(defs) {
-		more := moreLine(len(defs) - listed - 1)
-		if listed == len(defs)-1 {
-			more = ""
-		}
-		if b.Len()+len(lines[listed])+1+len(more) > limit {
-			break
-		}
-		b.WriteString(lines[listed])
-		b.WriteByte('\n')
-		listed++
-	}
-	b.WriteString(moreLine(len(defs) - listed))
-	return b.String(), listed
+	return skill.Fit(lines, budgetTokens*bytesPerToken, moreLine)
 }
 
 // line is the prompt's line for d.

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/rein-agent/rein/internal/skill"
 )
 
 // MaxFileSize is the largest agent file read: a larger one is a
@@ -129,7 +131,7 @@ func readFile(path string, e fs.DirEntry, limit string) ([]byte, *Problem) {
 	} else if !e.Type().IsRegular() {
 		return nil, &Problem{Path: path, Message: "is not a regular file; rein does not read it"}
 	}
-	if limit != "" && !inside(limit, resolved(path)) {
+	if limit != "" && !skill.Inside(limit, skill.Resolved(path)) {
 		return nil, &Problem{Path: path, Message: outsideProject}
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -166,33 +168,6 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-// resolved is path made absolute with its links followed; "" when it
-// cannot be (it does not exist).
-func resolved(path string) string {
-	if path == "" {
-		return ""
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return ""
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return ""
-	}
-	return real
-}
-
-// inside reports whether path is dir or below it; an empty one of them is
-// never inside.
-func inside(dir, path string) bool {
-	if dir == "" || path == "" {
-		return false
-	}
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // lineOf returns the line of data (from 1) that holds the byte at off.

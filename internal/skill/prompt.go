@@ -34,30 +34,38 @@ func Prompt(skills []Skill, budgetTokens int) (text string, listed int) {
 	if budgetTokens <= 0 {
 		budgetTokens = DefaultBudget
 	}
-	limit := budgetTokens * bytesPerToken
 	lines := make([]string, len(skills))
-	total := 0
 	for i, s := range skills {
 		lines[i] = line(s)
-		total += len(lines[i]) + 1
+	}
+	return Fit(lines, budgetTokens*bytesPerToken, moreLine)
+}
+
+// Fit joins lines, one a line, as many as fit limit bytes, in their
+// order: all of them when they fit, else the first that fit with more(n),
+// the line that says n more were left out, and how many it listed.
+func Fit(lines []string, limit int, more func(n int) string) (text string, listed int) {
+	total := 0
+	for _, l := range lines {
+		total += len(l) + 1
 	}
 	if total-1 <= limit {
-		return strings.Join(lines, "\n"), len(skills)
+		return strings.Join(lines, "\n"), len(lines)
 	}
 	var b strings.Builder
-	for listed < len(skills) {
-		more := moreLine(len(skills) - listed - 1)
-		if listed == len(skills)-1 {
-			more = ""
+	for listed < len(lines) {
+		last := more(len(lines) - listed - 1)
+		if listed == len(lines)-1 {
+			last = ""
 		}
-		if b.Len()+len(lines[listed])+1+len(more) > limit {
+		if b.Len()+len(lines[listed])+1+len(last) > limit {
 			break
 		}
 		b.WriteString(lines[listed])
 		b.WriteByte('\n')
 		listed++
 	}
-	b.WriteString(moreLine(len(skills) - listed))
+	b.WriteString(more(len(lines) - listed))
 	return b.String(), listed
 }
 

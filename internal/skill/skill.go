@@ -160,7 +160,7 @@ func Discover(r Roots) ([]Skill, []Problem) {
 		seen     = map[string]bool{}
 		byName   = map[string]Skill{}
 	)
-	project := resolved(r.Project)
+	project := Resolved(r.Project)
 	for _, rt := range r.dirs() {
 		abs, err := filepath.Abs(rt.dir)
 		if err != nil {
@@ -183,7 +183,7 @@ func Discover(r Roots) ([]Skill, []Problem) {
 		limit := ""
 		if rt.scope == ScopeProject {
 			limit = project
-			if !inside(limit, real) {
+			if !Inside(limit, real) {
 				problems = append(problems, Problem{Path: abs, Message: outsideProject})
 				continue
 			}
@@ -234,7 +234,7 @@ func scan(dir, scope, limit string) ([]Skill, []Problem) {
 		if info, err := os.Stat(sub); err != nil || !info.IsDir() {
 			continue
 		}
-		if limit != "" && !inside(limit, resolved(sub)) {
+		if limit != "" && !Inside(limit, Resolved(sub)) {
 			problems = append(problems, Problem{Path: sub, Message: outsideProject})
 			continue
 		}
@@ -265,9 +265,9 @@ func scan(dir, scope, limit string) ([]Skill, []Problem) {
 	return skills, problems
 }
 
-// resolved is path made absolute with its links followed; "" when it
-// cannot be.
-func resolved(path string) string {
+// Resolved is path made absolute with its links followed; "" when it
+// cannot be (it does not exist).
+func Resolved(path string) string {
 	if path == "" {
 		return ""
 	}
@@ -282,9 +282,9 @@ func resolved(path string) string {
 	return real
 }
 
-// inside reports whether path is dir or below it; an empty one of them is
+// Inside reports whether path is dir or below it; an empty one of them is
 // never inside.
-func inside(dir, path string) bool {
+func Inside(dir, path string) bool {
 	if dir == "" || path == "" {
 		return false
 	}
