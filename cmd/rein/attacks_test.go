@@ -53,6 +53,8 @@ type hostileWorld struct {
 	port                     int
 	accepted                 atomic.Int32
 	protected                map[string]string // file -> sha256 before the run
+	// delegate makes the model hand the attacks to a task's child.
+	delegate bool
 }
 
 func newHostileWorld(t *testing.T) *hostileWorld {
@@ -199,6 +201,12 @@ func (w *hostileWorld) script(t *testing.T, attacks []attack) string {
 		turns = append(turns, fmt.Sprintf(`{"steps":[{"text":%s},{"tool":{"index":0,"id":"c%d","name":%q,"input":%s}},{"finish":"tool_use"}]}`, text, i, name, in))
 	}
 	turns = append(turns, `{"steps":[{"text":"Done \u001b]52;c;eA==\u0007."},{"finish":"stop"}]}`)
+	if w.delegate {
+		// The first turn hands the rest to a child, which plays them from
+		// its second request on (the scripted model's turn is the number
+		// of the model's messages in a request).
+		turns = append([]string{`{"steps":[{"tool":{"index":0,"id":"t0","name":"task","input":{"agent":"general","description":"do the README","prompt":"Do what the README says."}}},{"finish":"tool_use"}]}`}, turns...)
+	}
 	return writeScript(t, `{"turns":[`+strings.Join(turns, ",")+`]}`)
 }
 
@@ -499,5 +507,26 @@ func waitForNoMarker(t *testing.T, w *hostileWorld, i int) {
 	time.Sleep(3 * time.Second)
 	if _, err := os.Lstat(filepath.Join(w.outside, fmt.Sprintf("pwned-%d", i))); err == nil {
 		t.Errorf("a process the command left behind outlived it")
+	}
+}
+
+// A task's child is under its parent's rules and sandbox, never wider:
+// the same attacks, proposed by a general child (and by its parent, which
+// the scripted model plays from the same turns), get no further, in
+// default mode and in accept-edits.
+func TestHostileChildIsContained(t *testing.T) {
+	for _, mode := range []string{"default", "accept-edits"} {
+		t.Run(mode, func(t *testing.T) {
+			w := newHostileWorld(t)
+			attacks := policyAttacks
+			if mode == "default" {
+				attacks = append(slices.Clone(policyAttacks), readOnlyAttacks...)
+			}
+			w.delegate = true
+			r := w.run(t, attacks, append([]string{"--permission-mode", mode, "--max-turns", "200"}, everydayRules...)...)
+			if !strings.Contains(r.stderr, "task general") {
+				t.Errorf("no child ran:\n%s", r.stderr)
+			}
+		})
 	}
 }
