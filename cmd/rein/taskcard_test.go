@@ -76,7 +76,7 @@ func TestExecTraceIndentsChildren(t *testing.T) {
 func TestUITaskCardsAndEsc(t *testing.T) {
 	scripts := surveyScripts()
 	srv := newBriefServer(t, scripts)
-	srv.holdKey, srv.holdAt, srv.held = "brief B", 1, make(chan struct{})
+	srv.hold("brief B", 1) // the second child waits on its model until the run ends
 	s := newScreen(t, 100, 40, map[string]string{"auth.go": "package auth\n\nfunc Login() {}\n"},
 		"--provider", "openai", "--base-url", srv.URL+"/v1", "--model", "m")
 	s.ready()

@@ -158,17 +158,19 @@ func (s *briefServer) chat(w http.ResponseWriter, r *http.Request, _ string) {
 	if fail {
 		s.failing[key]--
 	}
+	hold := s.held != nil && key == s.holdKey && n == s.holdAt
+	held, usage := s.held, s.usage
 	s.mu.Unlock()
 	if fail {
 		w.Header().Set("Retry-After", "0")
 		http.Error(w, `{"error":{"message":"overloaded","type":"server_error"}}`, http.StatusServiceUnavailable)
 		return
 	}
-	if s.held != nil && key == s.holdKey && n == s.holdAt {
+	if hold {
 		holding := false
 		s.heldOnce.Do(func() { holding = true })
 		if holding {
-			close(s.held)
+			close(held)
 			<-r.Context().Done()
 			return
 		}
@@ -196,10 +198,36 @@ func (s *briefServer) chat(w http.ResponseWriter, r *http.Request, _ string) {
 		finish = "tool_calls"
 	}
 	chunk(map[string]any{}, finish)
-	if s.usage {
+	if usage {
 		fmt.Fprint(w, `data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":1000,"completion_tokens":0,"total_tokens":1000}}`+"\n\n")
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// hold makes the server hold the request of brief key at step at until
+// its client goes away, once; the channel is closed when it came.
+func (s *briefServer) hold(key string, at int) chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.holdKey, s.holdAt, s.held = key, at, make(chan struct{})
+	return s.held
+}
+
+// fail makes the next n requests of brief key fail with a 503.
+func (s *briefServer) fail(key string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failing == nil {
+		s.failing = map[string]int{}
+	}
+	s.failing[key] = n
+}
+
+// withUsage makes every answer end with its usage.
+func (s *briefServer) withUsage() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.usage = true
 }
 
 // wait holds the first request of a gated brief until every gated brief
@@ -310,7 +338,10 @@ func TestTasksRunInParallel(t *testing.T) {
 	if testing.Verbose() {
 		t.Log(r.stdout, r.stderr)
 	}
-	if !srv.together {
+	srv.mu.Lock()
+	together := srv.together
+	srv.mu.Unlock()
+	if !together {
 		t.Error("the three children did not run at once: their first requests never were all in flight")
 	}
 	var finished []*contract.TaskFinished
@@ -487,7 +518,7 @@ func TestTaskResumesAfterKill(t *testing.T) {
 		"done brief":  {{text: "nothing to see"}},
 		"count brief": {{calls: []call{{name: "bash", args: map[string]string{"command": "echo ran >> counter.txt"}}}}, {text: "appended once"}},
 	})
-	srv.holdKey, srv.holdAt, srv.held = "count brief", 1, make(chan struct{})
+	held := srv.hold("count brief", 1)
 	env := chatEnv(t, "")
 	args := []string{"exec", "--json", "--provider", "openai", "--base-url", srv.URL + "/v1", "--model", "m", "--permission-mode", "accept-edits"}
 	cmd := exec.Command(rein, append(args, "work")...)
@@ -497,7 +528,7 @@ func TestTaskResumesAfterKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-srv.held:
+	case <-held:
 	case <-time.After(60 * time.Second):
 		t.Fatal("the child never asked the model a second time")
 	}
@@ -627,7 +658,7 @@ func TestTasksStopWithTheRun(t *testing.T) {
 		"first brief":  {{calls: []call{{name: "list_dir", args: map[string]string{"path": "."}}}}, {text: "first done"}},
 		"second brief": {{text: "second done"}},
 	}, "first brief", "second brief")
-	srv.holdKey, srv.holdAt, srv.held = "first brief", 1, make(chan struct{})
+	held := srv.hold("first brief", 1)
 	env := chatEnv(t, "")
 	cmd := exec.Command(rein, "exec", "--json", "--provider", "openai", "--base-url", srv.URL+"/v1", "--model", "m", "two")
 	cmd.Dir = dir
@@ -638,7 +669,7 @@ func TestTasksStopWithTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-srv.held:
+	case <-held:
 	case <-time.After(60 * time.Second):
 		t.Fatal("the first child never asked the model a second time")
 	}
@@ -682,7 +713,7 @@ func TestTaskRetriesLikeItsParent(t *testing.T) {
 		"ask":         {{calls: []call{taskArgs("explore", "flaky", "flaky brief")}}, {text: "done"}},
 		"flaky brief": {{text: "answered after a retry"}},
 	})
-	srv.failing = map[string]int{"flaky brief": 1}
+	srv.fail("flaky brief", 1)
 	env := chatEnv(t, "")
 	r, events := runTasks(t, t.TempDir(), env, srv, "ask")
 	if r.code != 0 {
@@ -838,7 +869,7 @@ func TestTaskForkDoesNotRerunTheChild(t *testing.T) {
 		"work":        {{calls: []call{taskArgs("general", "count", "count brief: append a line")}}, {text: "reported"}},
 		"count brief": {{calls: []call{{name: "bash", args: map[string]string{"command": "echo ran >> counter.txt"}}}}, {text: "appended once"}},
 	})
-	srv.holdKey, srv.holdAt, srv.held = "count brief", 1, make(chan struct{})
+	held := srv.hold("count brief", 1)
 	env := chatEnv(t, "")
 	flags := []string{"--provider", "openai", "--base-url", srv.URL + "/v1", "--model", "m", "--permission-mode", "accept-edits"}
 	cmd := exec.Command(rein, append(append([]string{"exec", "--json"}, flags...), "work")...)
@@ -850,7 +881,7 @@ func TestTaskForkDoesNotRerunTheChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-srv.held:
+	case <-held:
 	case <-time.After(60 * time.Second):
 		t.Fatal("the child never asked the model a second time")
 	}
@@ -953,7 +984,7 @@ func TestTasksShareTheBudget(t *testing.T) {
 			{text: "after the children"}},
 		"loop a": looping, "loop b": looping, "loop c": looping,
 	})
-	srv.usage = true
+	srv.withUsage()
 	// Each call costs $1: 1,000 input tokens at $1,000 a million.
 	env := chatEnv(t, "[models.\"m\"]\ncontext_window = 100000\ninput_price = 1000\noutput_price = 1000\n")
 	r, events := runTasks(t, t.TempDir(), env, srv, "spend", "--max-cost", "2.5")
