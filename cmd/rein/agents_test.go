@@ -39,7 +39,7 @@ func TestReinAgents(t *testing.T) {
 	mine := filepath.Join(cfgHome, "rein", "agents")
 	for _, want := range []string{
 		"explore                Searches the codebase without changing it", "read-only, tools read_file, list_dir, glob, grep, bash; model inherit; mode inherit; built-in",
-		"general                General-purpose agent", "all tools but task; model inherit; mode inherit; built-in",
+		"general                General-purpose agent", "all tools; model inherit; mode inherit; built-in",
 		"scout                  Scouts the tree.  (tools read_file; model haiku; mode plan; " + filepath.Join(mine, "scout.md") + ")",
 		"code-reviewer          Mine.  (all tools; model inherit; mode inherit; " + filepath.Join(mine, "code-reviewer.md") + ")",
 	} {
@@ -89,7 +89,7 @@ func TestLineModeAgents(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	for _, want := range []string{"explore ", "read-only, tools read_file, list_dir, glob, grep, bash", "general ", "all tools but task"} {
+	for _, want := range []string{"explore ", "read-only, tools read_file, list_dir, glob, grep, bash", "general ", "all tools; model inherit"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("/agents lacks %q:\n%s", want, r.stderr)
 		}

@@ -1008,3 +1008,39 @@ func TestTasksShareTheBudget(t *testing.T) {
 		}
 	}
 }
+
+// With max_depth = 2 in the person's configuration, the built-in general
+// agent's child may start children of its own, which live under its
+// session and are offered no task tool.
+func TestTaskMaxDepth(t *testing.T) {
+	t.Parallel()
+	srv := newBriefServer(t, map[string][]step{
+		"deep":        {{calls: []call{taskArgs("general", "outer", "outer brief")}}, {text: "done"}},
+		"outer brief": {{calls: []call{taskArgs("general", "inner", "inner brief")}}, {text: "outer done"}},
+		"inner brief": {{calls: []call{taskArgs("general", "innermost", "innermost brief")}}, {text: "inner done"}},
+	})
+	env := chatEnv(t, "max_depth = 2\n")
+	r, events := runTasks(t, t.TempDir(), env, srv, "deep")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	if tools := srv.byBrief("outer brief")[0].tools(); !slices.Contains(tools, "task") {
+		t.Errorf("the child was offered %v, want task among them", tools)
+	}
+	if reqs := srv.byBrief("inner brief"); len(reqs) == 0 || slices.Contains(reqs[0].tools(), "task") {
+		t.Errorf("the grandchild ran %d times, offered task", len(reqs))
+	}
+	if n := len(srv.byBrief("innermost brief")); n != 0 {
+		t.Errorf("a great-grandchild ran")
+	}
+	var state string
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, "XDG_STATE_HOME="); ok {
+			state = v
+		}
+	}
+	logs, _ := filepath.Glob(filepath.Join(state, "rein", "sessions", events[0].Session, "tasks", "*", "tasks", "*", "events.jsonl"))
+	if len(logs) != 1 {
+		t.Errorf("grandchildren under the child: %v", logs)
+	}
+}

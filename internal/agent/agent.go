@@ -114,10 +114,11 @@ func Builtins() []Definition {
 		},
 		{
 			Name: "general", Scope: ScopeBuiltin, Source: ScopeBuiltin,
-			Description: "General-purpose agent for a multi-step task: researches, changes files and runs commands with your tools " +
-				"(but task), and reports what it did and found.",
-			DisallowedTools: []string{"task"},
-			Prompt:          strings.TrimSpace(generalPrompt),
+			Description: "General-purpose agent for a multi-step task: researches, changes files and runs commands with your tools, " +
+				"and reports what it did and found.",
+			// task too: the runtime gives a child task only when the
+			// person allowed a depth beyond it (max_depth).
+			Prompt: strings.TrimSpace(generalPrompt),
 		},
 	}
 }
