@@ -406,7 +406,7 @@ func (w waiting) Approve(ctx context.Context, _ tool.Question) (tool.Reply, erro
 // A child waiting for another child's question to close gives up when
 // its context ends, as a person's Esc.
 func TestAskEndsWithItsContext(t *testing.T) {
-	tk := &tasker{tree: &tree{ask: make(chan struct{}, 1), live: map[string]float64{}}}
+	tk := &tasker{tree: &tree{ask: make(chan struct{}, 1), live: map[string]*spent{}}}
 	w := waiting{entered: make(chan struct{})}
 	actx, acancel := context.WithCancel(context.Background())
 	defer acancel()
@@ -443,7 +443,7 @@ func TestRerunOfAFinishedTask(t *testing.T) {
 	if _, err := task.Execute(context.Background(), call(`{"description":"d","prompt":"p"}`, &out, &reported)); err != nil {
 		t.Fatal(err)
 	}
-	rec, known = state.Task{IntentID: "int_1", Child: reported[0].(*contract.TaskStarted).Child, Finished: true}, true
+	rec, known = state.Task{IntentID: "int_1", Child: reported[0].(*contract.TaskStarted).Child, Finished: true, Outcome: contract.TaskCompleted}, true
 	out.Reset()
 	var again []contract.Event
 	if _, err := task.Execute(context.Background(), call(`{"description":"d","prompt":"p"}`, &out, &again)); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
@@ -60,7 +61,10 @@ func (t *tasker) execute(ctx context.Context, call *registry.Call) (registry.Res
 	if known && sess.State.Parent != nil {
 		parent = sess.State.Parent
 	}
-	outcome, reason := t.run(ctx, call, report, a, in, sess, parent, known)
+	outcome, reason := rec.Outcome, rec.Reason
+	if !rec.Finished {
+		outcome, reason = t.run(ctx, call, report, a, in, sess, parent, known)
+	}
 	sum, serr := summarize(sess)
 	if err := errors.Join(serr, sess.Close()); err != nil && outcome == contract.TaskCompleted {
 		outcome, reason = contract.TaskFailed, "its log could not be read or closed: "+err.Error()
@@ -80,7 +84,6 @@ func (t *tasker) execute(ctx context.Context, call *registry.Call) (registry.Res
 			return registry.Result{}, err
 		}
 	}
-	t.tree.forget(sess.ID)
 	return t.observe(call, a, fin, sum)
 }
 
@@ -163,7 +166,7 @@ func (t *tasker) run(ctx context.Context, call *registry.Call, report reporter, 
 			finished = e
 		case *contract.ModelUsage:
 			if e.CostUSD != nil {
-				t.tree.spend(sess.ID, *e.CostUSD)
+				t.tree.spend(sess.ID, t.above, *e.CostUSD)
 			}
 		}
 		if _, err := report(&contract.TaskEvent{IntentID: call.IntentID, Child: sess.ID, Event: env}); err != nil {
@@ -239,7 +242,7 @@ func (t *tasker) child(a *Agent, in input, sess *session.Session, parent *contra
 		// (a sibling's end), counts against it too.
 		left := t.opts.Budget()
 		child.MaxCost = left
-		child.Spent = func() float64 { return max(0, left-t.opts.Budget()) + t.tree.others(sess.ID) }
+		child.Spent = func() float64 { return max(0, left-t.opts.Budget()) + t.tree.others(sess.ID, t.above) }
 	}
 	var k *kernel.Kernel
 	if nested {
@@ -260,7 +263,7 @@ func (t *tasker) child(a *Agent, in input, sess *session.Session, parent *contra
 				return -1
 			}
 		}
-		if err := reg.Register(newTool(&opts, t.tree)); err != nil {
+		if err := reg.Register(newTool(&opts, t.tree, append(slices.Clip(t.above), sess.ID))); err != nil {
 			return nil, nil, err
 		}
 	}

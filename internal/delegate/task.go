@@ -129,8 +129,10 @@ func parse(raw json.RawMessage) (input, error) {
 type tasker struct {
 	opts Options
 	// tree is what the tasks of one person's session share, its
-	// children's and theirs.
-	tree *tree
+	// children's and theirs; above are the sessions between it and its
+	// session (none for the person's session's own tasks).
+	tree  *tree
+	above []string
 }
 
 // tree is what the task tools of one tree of sessions share.
@@ -142,14 +144,23 @@ type tree struct {
 	mu  sync.Mutex
 	// live is what each running child has spent so far, by its session,
 	// before its task.finished adds it to its parent's run.
-	live map[string]float64
+	live map[string]*spent
 }
 
-// spend adds cost to what the running child spent.
-func (tr *tree) spend(child string, cost float64) {
+// spent is what a running child spent, and the sessions above it.
+type spent struct {
+	cost  float64
+	above []string
+}
+
+// spend adds cost to what the running child, below above, spent.
+func (tr *tree) spend(child string, above []string, cost float64) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	tr.live[child] += cost
+	if tr.live[child] == nil {
+		tr.live[child] = &spent{above: above}
+	}
+	tr.live[child].cost += cost
 }
 
 // forget drops a child that ended: its parent's run holds its cost.
@@ -159,14 +170,17 @@ func (tr *tree) forget(child string) {
 	delete(tr.live, child)
 }
 
-// others is what the running children but child have spent.
-func (tr *tree) others(child string) float64 {
+// others is what the running children have spent but child, the
+// sessions above it (their runs count it already) and those below it
+// (child's run counts them once they end, and its own check, theirs
+// meanwhile).
+func (tr *tree) others(child string, above []string) float64 {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	sum := 0.0
-	for c, cost := range tr.live {
-		if c != child {
-			sum += cost
+	for c, s := range tr.live {
+		if c != child && !slices.Contains(above, c) && !slices.Contains(s.above, child) {
+			sum += s.cost
 		}
 	}
 	return sum
@@ -174,12 +188,13 @@ func (tr *tree) others(child string) float64 {
 
 // Tool returns the task tool of a session.
 func Tool(opts *Options) registry.Tool {
-	return newTool(opts, &tree{ask: make(chan struct{}, 1), live: map[string]float64{}})
+	return newTool(opts, &tree{ask: make(chan struct{}, 1), live: map[string]*spent{}}, nil)
 }
 
-// newTool returns the task tool of a session of tr.
-func newTool(opts *Options, tr *tree) registry.Tool {
-	t := &tasker{opts: *opts, tree: tr}
+// newTool returns the task tool of a session of tr, below the sessions
+// above.
+func newTool(opts *Options, tr *tree, above []string) registry.Tool {
+	t := &tasker{opts: *opts, tree: tr, above: above}
 	if t.opts.MaxParallel <= 0 {
 		t.opts.MaxParallel = DefaultMaxParallel
 	}

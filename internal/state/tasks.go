@@ -15,6 +15,9 @@ type Task struct {
 	IntentID string `json:"intent_id"`
 	Child    string `json:"child"`
 	Finished bool   `json:"finished,omitempty"`
+	// Outcome and Reason are task.finished's, once it came.
+	Outcome string `json:"outcome,omitempty"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 // TaskOf returns the task of the call intent, if it started one and has
@@ -46,7 +49,8 @@ func (s *State) applyTasks(env contract.Envelope) {
 		}
 		if i >= 0 {
 			s.Tasks = slices.Clone(s.Tasks)
-			s.Tasks[i].Finished = true
+			t := &s.Tasks[i]
+			t.Finished, t.Outcome, t.Reason = true, e.Outcome, e.Reason
 		}
 		if e.Usage != nil {
 			s.Usage.Merge(e.Usage)
