@@ -61,7 +61,28 @@ func (s *State) applyJobs(env contract.Envelope) {
 		if text := jobNote(j); text != "" {
 			s.note(text, env.Seq)
 		}
+	case *contract.ContextCompacted:
+		// The summary may not have kept their ids: the model is told again
+		// which jobs run.
+		if text := runningNote(s.Jobs); text != "" {
+			s.note(text, env.Seq)
+		}
 	}
+}
+
+// runningNote tells the model which jobs still run, "" for none.
+func runningNote(jobs []Job) string {
+	var b strings.Builder
+	for _, j := range jobs {
+		if j.Running {
+			line, _, _ := strings.Cut(j.Command, "\n")
+			fmt.Fprintf(&b, "\n- %s: `%s`", j.ID, line)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "[rein] Background jobs still running (job_output reads them, job_kill ends them):" + b.String()
 }
 
 // jobNote is what the model is told of the end of job j; "" for one it

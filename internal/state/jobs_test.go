@@ -56,3 +56,25 @@ func TestJobsFold(t *testing.T) {
 		t.Errorf("the model is told:\n%s", strings.Join(notes, "\n"))
 	}
 }
+
+// After a compaction the model is told again which jobs run: the summary
+// may have lost their ids.
+func TestRunningJobsAreToldAfterACompaction(t *testing.T) {
+	var s State
+	for _, e := range envs(
+		&contract.SessionStarted{Cwd: "/w"},
+		&contract.JobStarted{JobID: "job_1", IntentID: "i1", Command: "npm run dev\nmore"},
+		&contract.JobStarted{JobID: "job_2", IntentID: "i2", Command: "make"},
+		&contract.JobFinished{JobID: "job_2", Outcome: contract.JobKilled, ExitCode: -1},
+		&contract.ContextCompacted{Summary: "earlier"},
+	) {
+		s.Apply(e)
+	}
+	last := ""
+	if len(s.Messages) > 0 {
+		last = s.Messages[len(s.Messages)-1].Text
+	}
+	if !strings.Contains(last, "job_1: `npm run dev`") || strings.Contains(last, "job_2") {
+		t.Errorf("the note after the compaction: %q", last)
+	}
+}

@@ -102,6 +102,9 @@ type Proposal struct {
 // Runtime runs tool intents. It is safe for use by one Run at a time;
 // Hidden, Policy and SetMode may be called from any goroutine.
 type Runtime struct {
+	// ceiling is the policy in force under Options.Ceiling, made from
+	// of, guarded by mu.
+	ceiling struct{ of, policy *permission.Policy }
 	reg     *registry.Registry
 	opts    Options
 	schemas *schemas
@@ -207,17 +210,25 @@ func (rt *Runtime) ArtifactPath(ref string) string {
 // that is stricter than its own.
 func (rt *Runtime) Policy() *permission.Policy {
 	rt.mu.Lock()
+	defer rt.mu.Unlock()
 	p := rt.policy
-	rt.mu.Unlock()
 	if rt.opts.Ceiling == nil {
 		return p
 	}
-	if m := permission.Stricter(p.Mode(), rt.opts.Ceiling()); m != p.Mode() {
-		if q, err := p.With(m, permission.Rules{}); err == nil {
-			return q
-		}
+	m := permission.Stricter(p.Mode(), rt.opts.Ceiling())
+	if m == p.Mode() {
+		return p
 	}
-	return p
+	// Made once for this policy and mode: a policy's indexes are not
+	// free to build.
+	if rt.ceiling.of != p || rt.ceiling.policy.Mode() != m {
+		q, err := p.With(m, permission.Rules{})
+		if err != nil {
+			return p
+		}
+		rt.ceiling.of, rt.ceiling.policy = p, q
+	}
+	return rt.ceiling.policy
 }
 
 // SetMode makes the policy in force decide in mode m from its next

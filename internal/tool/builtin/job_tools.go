@@ -189,7 +189,7 @@ func (js *Jobs) killCall(_ context.Context, call *registry.Call) (registry.Resul
 			return registry.Result{}, fmt.Errorf("job_kill: record the job's end: %w", err)
 		}
 	}
-	msg := fmt.Sprintf("Killed job %s (%s) and every process it started; it printed %d bytes. job_output still returns what it printed since the last read.\n",
+	msg := fmt.Sprintf("Killed job %s (%s) and its process group; it printed %d bytes. job_output still returns what it printed since the last read.\n",
 		j.id, quoteCommand(j.command), fin.Bytes)
 	return registry.Result{}, writeText(call.Output, msg)
 }

@@ -132,15 +132,35 @@ func (js *Jobs) Has(id string) bool {
 // errJobsClosed is start's error once the session's jobs ended.
 var errJobsClosed = errors.New("the session is ending: no background job starts any more")
 
+// maxRunningJobs bounds the jobs a session runs at once: each holds a
+// process (a sandbox's helper among them) and its output's buffers.
+const maxRunningJobs = 16
+
+// running returns the jobs that have not ended, the caller holding mu.
+func (js *Jobs) running() []*job {
+	var out []*job
+	for _, j := range js.jobs {
+		select {
+		case <-j.done:
+		default:
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
 // start starts a job of command: it makes the job's id and artifact, and
 // has run start the command's process with the job's context (done when
 // the job is to end), whose output it then keeps until the process ends.
 func (js *Jobs) start(command string, run func(ctx context.Context) (*bashProcess, error)) (*job, error) {
 	js.mu.Lock()
-	closed := js.closed
+	closed, running := js.closed, len(js.running())
 	js.mu.Unlock()
 	if closed {
 		return nil, errJobsClosed
+	}
+	if running >= maxRunningJobs {
+		return nil, fmt.Errorf("%d background jobs run already, the most a session runs at once: end one with job_kill first", running)
 	}
 	// The command is shown in job_output's answers: without the secrets,
 	// as the log holds it.
@@ -184,6 +204,15 @@ func (js *Jobs) output(j *job) (*jobOutput, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bash: measure the artifacts in %s: %w", dir, err)
 	}
+	// What the running jobs may still write counts as used: jobs started
+	// together do not each get the whole room.
+	js.mu.Lock()
+	for _, r := range js.running() {
+		if r.out != nil && r.out.room > 0 {
+			used += r.out.room
+		}
+	}
+	js.mu.Unlock()
 	room := min(js.opts.ArtifactBytes, js.opts.ArtifactLimit-used)
 	if room <= 0 {
 		out.room = -1 // no room: said when the output is read

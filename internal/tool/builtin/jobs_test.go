@@ -418,3 +418,29 @@ func TestJobDefinitions(t *testing.T) {
 		t.Errorf("job_output's timeout with a wait past the cap: %s", got)
 	}
 }
+
+// A session runs at most 16 jobs at once, and jobs started together share
+// the artifacts' room rather than each taking all of it.
+func TestJobsAreBounded(t *testing.T) {
+	w := newJobWorld(t, &JobsOptions{ArtifactLimit: 1 << 20, ArtifactBytes: 800 << 10})
+	for i := range maxRunningJobs {
+		if _, err := w.call(t, t.Context(), w.bash, map[string]any{"command": "sleep 30", "run_in_background": true}); err != nil {
+			t.Fatalf("job %d: %v", i, err)
+		}
+	}
+	if _, err := w.call(t, t.Context(), w.bash, map[string]any{"command": "sleep 30", "run_in_background": true}); err == nil ||
+		!strings.Contains(err.Error(), "job_kill") {
+		t.Errorf("a 17th job: %v, want refused", err)
+	}
+	var rooms int64
+	w.jobs.mu.Lock()
+	for _, j := range w.jobs.jobs {
+		if j.out.room > 0 {
+			rooms += j.out.room
+		}
+	}
+	w.jobs.mu.Unlock()
+	if rooms > 1<<20 {
+		t.Errorf("the jobs may write %d bytes in all, over the limit of %d", rooms, 1<<20)
+	}
+}
