@@ -377,8 +377,12 @@ func (t *terminal) context(data contract.Event) bool {
 			break // rein compact's closing line says why
 		}
 		if e.Attempt == 0 {
-			// None was tried: the reason says why there was nothing to do.
-			t.line(t.style("2", sayf("rein: %s", e.Reason)))
+			// None was tried: the reason says why there was nothing to do,
+			// which the person who asked is told; the context policy's own
+			// look finding nothing is no news (the request goes as it is).
+			if e.By != contract.CompactAuto {
+				t.line(t.style("2", sayf("rein: %s", e.Reason)))
+			}
 			break
 		}
 		t.line(t.style("33", sayf("rein: context compaction failed (%s, attempt %d): %s; the conversation is unchanged", e.By, e.Attempt, e.Reason)))

@@ -35,6 +35,9 @@ func (t *Transcript) note(env contract.Envelope) string {
 	case *contract.ContextCompacted:
 		return Note("info", fmt.Sprintf("context compacted: %s → %s tokens", thousands(e.TokensBefore), thousands(e.TokensAfter)), w, th)
 	case *contract.CompactionFailed:
+		if e.Attempt == 0 && e.By == contract.CompactAuto {
+			return "" // the context policy found nothing to compact: no news
+		}
 		return Note("warn", "context compaction failed: "+e.Reason, w, th)
 	case *contract.ToolsChanged:
 		return toolsChanged(e, w, th)
