@@ -425,6 +425,11 @@ func (l *lineMode) cost(context.Context, string) (bool, error) {
 }
 
 func (l *lineMode) jobs(context.Context, string) (bool, error) {
+	if s, ok := l.s.Runtime.(interface{ SettleJobs() error }); ok {
+		if err := s.SettleJobs(); err != nil {
+			return false, err
+		}
+	}
 	st := l.s.Runtime.State()
 	lines := tui.JobLines(st.Jobs)
 	if len(lines) == 0 {

@@ -123,3 +123,35 @@ func (k *Kernel) EndJobs() error {
 	}
 	return errors.Join(errs...)
 }
+
+// SettleJobs records the end of each background job that ended by itself
+// since the last look, when no run is in progress (a run records them
+// before its next request), so that what a person asks of the jobs
+// (/jobs) is so. A run in progress, or no jobs, records nothing.
+func (k *Kernel) SettleJobs() error {
+	if k.opts.Jobs == nil || !k.busy.CompareAndSwap(false, true) {
+		return nil
+	}
+	defer k.busy.Store(false)
+	st := k.State()
+	if st.Session == "" {
+		return nil
+	}
+	ends := k.opts.Jobs.Ended()
+	if len(ends) == 0 {
+		return nil
+	}
+	for _, fin := range ends {
+		cause := ""
+		for _, j := range st.Jobs {
+			if j.ID == fin.JobID {
+				cause = j.Started
+			}
+		}
+		if _, err := k.append(contract.Envelope{ID: id.New("evt"), Time: k.opts.Now().UTC(), Session: k.session, Run: st.Run, Turn: st.Turn,
+			Cause: cause, Data: &fin}); err != nil {
+			return fmt.Errorf("kernel: append %s: %w", fin.EventType(), err)
+		}
+	}
+	return k.log.Sync()
+}

@@ -149,3 +149,30 @@ func TestJobsEndWithTheProcessAndTheSession(t *testing.T) {
 		t.Errorf("a second EndJobs recorded more: %v", again)
 	}
 }
+
+// While no run is in progress, SettleJobs records the jobs that ended by
+// themselves (as /jobs asks), so that the state says what is so.
+func TestSettleJobsWhileIdle(t *testing.T) {
+	jobs := &fakeJobs{ours: map[string]bool{"job_1": true, "job_2": true},
+		ended: []contract.JobFinished{{JobID: "job_2", Outcome: contract.JobExited, ExitCode: 0, Bytes: 3}}}
+	k, log := jobsKernel(t, jobs, nil)
+	if st := k.State(); st.RunningJobs() != 2 {
+		t.Fatalf("RunningJobs() = %d before, want 2", st.RunningJobs())
+	}
+	if err := k.SettleJobs(); err != nil {
+		t.Fatal(err)
+	}
+	ends, causes := jobEnds(t, log)
+	if len(ends) != 1 || ends[0].JobID != "job_2" || causes[0] == "" {
+		t.Errorf("recorded %+v caused by %q", ends, causes)
+	}
+	if st := k.State(); st.RunningJobs() != 1 {
+		t.Errorf("RunningJobs() = %d after, want 1", st.RunningJobs())
+	}
+	if err := k.SettleJobs(); err != nil {
+		t.Fatal(err)
+	}
+	if ends, _ := jobEnds(t, log); len(ends) != 1 {
+		t.Errorf("a second look recorded again: %+v", ends)
+	}
+}

@@ -18,8 +18,8 @@ const NoJobs = "no background jobs: the model starts one with bash's run_in_back
 // JobLines are the lines /jobs shows, in the UI and the line mode, one a
 // job of the session, in the order started: its id, whether it runs or
 // how it ended (exit code, bytes printed), and its command's first line,
-// printable. A job whose end rein has not recorded yet shows as running:
-// rein looks before each model request and at the session's end.
+// printable. rein records a job's end before each model request, when
+// /jobs asks, and at the session's end.
 func JobLines(jobs []state.Job) []string {
 	lines := make([]string, 0, len(jobs))
 	for _, j := range jobs {
@@ -69,7 +69,14 @@ func jobsPart(st *state.State) string {
 	}
 }
 
+// settler is a runtime that records the ends of jobs when asked
+// (kernel.Kernel.SettleJobs).
+type settler interface{ SettleJobs() error }
+
 func (m *model) jobs(string) tea.Cmd {
+	if s, ok := m.rt.(settler); ok {
+		_ = s.SettleJobs() // a log that fails says so at the next append
+	}
 	st := m.rt.State()
 	lines := JobLines(st.Jobs)
 	if len(lines) == 0 {
