@@ -104,7 +104,7 @@ func capped(files []string) []string {
 // session's tasks (a fork does not take its children along, or it was
 // removed) is never begun again: its commands may have run.
 func (t *tasker) open(rec state.Task, known bool) (*session.Session, error) {
-	store := session.NewStore(filepath.Join(t.opts.Dir, TasksDir), nil)
+	store := session.NewStore(filepath.Join(t.opts.Dir, TasksDir), &session.Options{NoIndex: true})
 	opts := &session.WriteOptions{Secrets: t.opts.Secrets}
 	if known {
 		sess, err := store.Open(rec.Child, opts)

@@ -272,7 +272,7 @@ func (x *Session) Close() error {
 	if err == nil && empty {
 		err = os.RemoveAll(x.Dir)
 	}
-	if err == nil && last > x.State.LastSeq {
+	if err == nil && last > x.State.LastSeq && !x.store.noIndex {
 		x.store.remember(x.ID)
 	}
 	if uerr := x.unlock(); uerr != nil && err == nil && !empty {

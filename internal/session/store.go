@@ -51,14 +51,19 @@ type Options struct {
 	// Logger receives warnings (a torn tail cut or skipped, a damaged
 	// line skipped, a stray directory); nil means discard.
 	Logger *slog.Logger
+	// NoIndex keeps Close from updating the store's index: a writer of
+	// many short sessions side by side (a session's children, which its
+	// summary lists from their logs) would rewrite it at each.
+	NoIndex bool
 }
 
 // Store is the directory that holds sessions. It is safe for concurrent
 // use; the processes that share a root coordinate through each session's
 // lock.
 type Store struct {
-	root   string
-	logger *slog.Logger
+	root    string
+	logger  *slog.Logger
+	noIndex bool
 }
 
 // NewStore returns the store rooted at root, which need not exist yet
@@ -67,6 +72,9 @@ func NewStore(root string, opts *Options) *Store {
 	s := &Store{root: filepath.Clean(root), logger: slog.New(slog.DiscardHandler)}
 	if opts != nil && opts.Logger != nil {
 		s.logger = opts.Logger
+	}
+	if opts != nil {
+		s.noIndex = opts.NoIndex
 	}
 	return s
 }
