@@ -398,6 +398,32 @@ func TestTasksRunInParallel(t *testing.T) {
 	}
 }
 
+// signalled runs rein exec --json with args in dir against srv until held
+// is closed (the request the test waits for came), then sends it sig and
+// returns what it printed.
+func signalled(t *testing.T, dir string, env []string, held chan struct{}, sig syscall.Signal, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(rein, append([]string{"exec", "--json"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(append(cleanEnv(), "NO_COLOR=1"), env...)
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-held:
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("the request the test waits for never came")
+	}
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	return out.String()
+}
+
 // events returns the envelopes of the given types from envs.
 func ofType[T any](envs []contract.Envelope) []T {
 	var out []T
@@ -520,22 +546,7 @@ func TestTaskResumesAfterKill(t *testing.T) {
 	})
 	held := srv.hold("count brief", 1)
 	env := chatEnv(t, "")
-	args := []string{"exec", "--json", "--provider", "openai", "--base-url", srv.URL + "/v1", "--model", "m", "--permission-mode", "accept-edits"}
-	cmd := exec.Command(rein, append(args, "work")...)
-	cmd.Dir = dir
-	cmd.Env = append(append(cleanEnv(), "NO_COLOR=1"), env...)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-held:
-	case <-time.After(60 * time.Second):
-		t.Fatal("the child never asked the model a second time")
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
+	signalled(t, dir, env, held, syscall.SIGKILL, "--provider", "openai", "--base-url", srv.URL+"/v1", "--model", "m", "--permission-mode", "accept-edits", "work")
 	if b, _ := os.ReadFile(filepath.Join(dir, "counter.txt")); string(b) != "ran\n" {
 		for id, log := range childLogs(t, env) {
 			for _, o := range ofType[*contract.ToolObservation](log) {
@@ -660,24 +671,8 @@ func TestTasksStopWithTheRun(t *testing.T) {
 	}, "first brief", "second brief")
 	held := srv.hold("first brief", 1)
 	env := chatEnv(t, "")
-	cmd := exec.Command(rein, "exec", "--json", "--provider", "openai", "--base-url", srv.URL+"/v1", "--model", "m", "two")
-	cmd.Dir = dir
-	cmd.Env = append(append(cleanEnv(), "NO_COLOR=1"), env...)
-	var out strings.Builder
-	cmd.Stdout = &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-held:
-	case <-time.After(60 * time.Second):
-		t.Fatal("the first child never asked the model a second time")
-	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	events := decode(t, out.String())
+	out := signalled(t, dir, env, held, syscall.SIGINT, "--provider", "openai", "--base-url", srv.URL+"/v1", "--model", "m", "two")
+	events := decode(t, out)
 	fins := ofType[*contract.TaskFinished](events)
 	var outcomes []string
 	for _, f := range fins {
@@ -872,24 +867,8 @@ func TestTaskForkDoesNotRerunTheChild(t *testing.T) {
 	held := srv.hold("count brief", 1)
 	env := chatEnv(t, "")
 	flags := []string{"--provider", "openai", "--base-url", srv.URL + "/v1", "--model", "m", "--permission-mode", "accept-edits"}
-	cmd := exec.Command(rein, append(append([]string{"exec", "--json"}, flags...), "work")...)
-	cmd.Dir = dir
-	cmd.Env = append(append(cleanEnv(), "NO_COLOR=1"), env...)
-	var out strings.Builder
-	cmd.Stdout = &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-held:
-	case <-time.After(60 * time.Second):
-		t.Fatal("the child never asked the model a second time")
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	parent := decode(t, out.String())[0].Session
+	out := signalled(t, dir, env, held, syscall.SIGKILL, append(flags, "work")...)
+	parent := decode(t, out)[0].Session
 	f := reinIn(t, dir, env, "fork", parent, "--json")
 	var forked struct {
 		Session string `json:"session"`
