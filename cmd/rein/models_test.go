@@ -64,6 +64,9 @@ type recorder struct {
 func (r *recorder) warn(s string) { r.mu.Lock(); r.said = append(r.said, s); r.mu.Unlock() }
 
 func TestDescribe(t *testing.T) {
+	// What the machine's state directory remembers of a server (windows.json)
+	// must not answer for this one: a port is used again.
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	var probed atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		probed.Add(1)
