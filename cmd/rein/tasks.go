@@ -29,7 +29,7 @@ var claudeFamilies = []string{"sonnet", "opus", "haiku"}
 func addTasks(k *kernel.Kernel, st sessionTools, base *kernel.Options, m kernel.Model, env kernel.Environment, set setup) error {
 	return st.registry.Register(delegate.Tool(&delegate.Options{
 		Agents:   agentsOf(set.ext.agentList()),
-		Registry: st.registry, Policy: st.runtime.Policy, Tools: st.options,
+		Registry: st.registry, Policy: st.runtime.Policy, Tools: st.options, AddRules: st.runtime.AddRules,
 		ChildTool: func(t registry.Tool) (registry.Tool, bool) {
 			switch t.Name {
 			case "bash":

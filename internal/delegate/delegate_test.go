@@ -460,3 +460,48 @@ func TestRerunOfAFinishedTask(t *testing.T) {
 		t.Errorf("a missing child: %v, %d model calls", err, calls)
 	}
 }
+
+type always struct{}
+
+func (always) Approve(context.Context, tool.Question) (tool.Reply, error) {
+	return tool.Reply{Answer: tool.Always}, nil
+}
+
+// A person's "always" to a child's question holds for its parent too:
+// the rule it saved is added to the parent's policy.
+func TestChildsAnswerHoldsForItsParent(t *testing.T) {
+	obj := json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)
+	reg, err := registry.New(registry.Tool{Name: "write_file", InputSchema: obj, Risk: registry.RiskWrite, Concurrency: registry.Exclusive,
+		Execute: func(context.Context, *registry.Call) (registry.Result, error) { return registry.Result{}, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pol := policy(t, dir, permission.Default)
+	var added []permission.Rules
+	prov := byBrief(func(_ string, step int, _ *contract.ModelRequest) []contract.ModelEvent {
+		if step == 0 {
+			return []contract.ModelEvent{intent("i_w", "write_file", `{"path":"x.txt"}`), &contract.ModelFinished{Reason: "tool_use"}}
+		}
+		return text("done")
+	})
+	task := Tool(&Options{
+		Agents: []Agent{{Name: "general"}}, Registry: reg, Policy: func() *permission.Policy { return pol },
+		Tools:    tool.Options{Approver: always{}},
+		AddRules: func(r permission.Rules) error { added = append(added, r); return nil },
+		Kernel: func(_ context.Context, c *Child) (*kernel.Kernel, error) {
+			return kernel.New(prov, c.Session.Log, &kernel.Options{ProviderName: "fake", Registry: c.Registry, Tools: c.Tools,
+				Capabilities: provider.Capabilities{Streaming: true, Tools: true},
+				Session:      c.Session.ID, State: &c.Session.State, Parent: c.Parent, System: kernel.ChildPrompt("", kernel.Environment{Workspace: dir})})
+		},
+		Dir: t.TempDir(), Session: func() string { return "ses_parent" },
+	})
+	var out bytes.Buffer
+	var reported []contract.Event
+	if _, err := task.Execute(context.Background(), call(`{"description":"d","prompt":"write"}`, &out, &reported)); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if len(added) != 1 || len(added[0].Allow) != 1 || added[0].Allow[0].String() != "write_file(x.txt)" {
+		t.Errorf("the parent was given %+v, want the allow rule write_file(x.txt)", added)
+	}
+}

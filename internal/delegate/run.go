@@ -230,6 +230,7 @@ func (t *tasker) child(a *Agent, in input, sess *session.Session, parent *contra
 	// changes the child's ceiling too (to plan: it writes no more).
 	parentPolicy := t.opts.Policy
 	topts.Ceiling = func() permission.Mode { return parentPolicy().Mode() }
+	topts.OnRules = t.opts.AddRules
 	rt, err := tool.New(reg, c.policy, &topts)
 	if err != nil {
 		return nil, nil, err
@@ -248,6 +249,7 @@ func (t *tasker) child(a *Agent, in input, sess *session.Session, parent *contra
 	if nested {
 		opts := t.opts
 		opts.Registry, opts.Policy, opts.Dir, opts.Depth = reg, rt.Policy, sess.Dir, t.opts.Depth+1
+		opts.AddRules = rt.AddRules
 		opts.Session = func() string { return sess.ID }
 		opts.Recorded = func(intent string) (state.Task, bool) {
 			st := k.State()

@@ -70,6 +70,10 @@ type Options struct {
 	// call started one and has no observation yet: a call run again on
 	// resume; nil means nothing is ever recorded.
 	Recorded func(intent string) (state.Task, bool)
+	// AddRules adds to the parent's policy the rules a person's answer to
+	// a child's question added to the child's (an "always" holds for the
+	// session); nil means they hold for that child only.
+	AddRules func(permission.Rules) error
 	// ChildTool says what a child gets of a tool of its parent's: the
 	// tool, another version of it, or nothing (false); nil means the
 	// tool itself.

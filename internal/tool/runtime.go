@@ -74,6 +74,10 @@ type Options struct {
 	// runs), PostToolUse sees each observation before it is recorded.
 	// nil runs none, at no cost.
 	Hooks *hook.Runner
+	// OnRules, when not nil, is given the rules an answer (Always, Never)
+	// added to this runtime's policy: a task's child's runtime hands them
+	// to its parent's (Runtime.AddRules).
+	OnRules func(permission.Rules) error
 	// Ceiling, when not nil, is a mode no decision is looser than: each
 	// is made in the stricter of the runtime's own mode and it (a task's
 	// child follows its parent's mode as a person changes it).
@@ -721,20 +725,31 @@ func (rt *Runtime) save(d contract.Decision, rules []permission.Rule) (saved, se
 		kept = append(kept, r.WithOrigin(origin))
 		saved = append(saved, r.String())
 	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
 	extra := permission.Rules{Allow: kept}
 	if d == contract.Deny {
 		extra = permission.Rules{Deny: kept}
 	}
-	// The sandbox still contains what runs, and rein's own directories
-	// stay protected: With keeps all of it.
-	p, err := rt.policy.With(rt.policy.Mode(), extra)
-	if err != nil {
+	if err := rt.AddRules(extra); err != nil {
 		return saved, nil, err
 	}
-	rt.policy = p
 	return saved, session, serr
+}
+
+// AddRules adds rules to the policy in force, keeping everything else
+// (the sandbox still contains what runs, and rein's own directories stay
+// protected: With keeps all of it), and hands them to Options.OnRules: an
+// answer a task's child was given holds for its parent too.
+func (rt *Runtime) AddRules(extra permission.Rules) error {
+	rt.mu.Lock()
+	p, err := rt.policy.With(rt.policy.Mode(), extra)
+	if err == nil {
+		rt.policy = p
+	}
+	rt.mu.Unlock()
+	if err == nil && rt.opts.OnRules != nil {
+		return rt.opts.OnRules(extra)
+	}
+	return err
 }
 
 // subject is the command or path an input acts on.
