@@ -1023,3 +1023,24 @@ func TestTaskMaxDepth(t *testing.T) {
 		t.Errorf("grandchildren under the child: %v", logs)
 	}
 }
+
+// In the line mode, /jobs lists a background job, and /clear, which ends
+// the session's jobs with it, says so; nothing of the job is left.
+func TestLineModeJobsEndWithClear(t *testing.T) {
+	w := newRepoWorld(t)
+	marker := "rein-line-job-" + filepath.Base(t.TempDir())
+	script := writeScript(t, `{"turns":[{"steps":[{"tool":{"index":0,"id":"c0","name":"bash","input":{"command":"sleep 300 # `+marker+`","run_in_background":true}}},{"finish":"tool_use"}]},`+
+		`{"steps":[{"text":"started"},{"finish":"stop"}]}]}`)
+	r := reinFed(t, w.repo, w.env, "start it\n/jobs\n/clear\n/exit\n", "--provider", "scripted", "--script", script, "--permission-mode", "yolo")
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"running", "sleep 300", "rein: ended the background jobs of the session left (1)"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if out, _ := exec.Command("pgrep", "-f", marker).Output(); len(out) > 0 {
+		t.Errorf("the job is still running: %s", out)
+	}
+}

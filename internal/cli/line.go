@@ -321,7 +321,13 @@ func (l *lineMode) compact(ctx context.Context, focus string) (bool, error) {
 // its log left unfinished is finished first.
 func (l *lineMode) switchTo(ctx context.Context, next *Session, what string) error {
 	l.a.sessionLine(l.s)
+	st := l.s.Runtime.State()
+	jobs := st.RunningJobs()
 	closeSession(l.s, l.a.deps.Stderr)
+	if jobs > 0 {
+		// Its jobs ended with it: said, not left to be found.
+		l.w().printf("rein: ended the background jobs of the session left (%d)\n", jobs)
+	}
 	l.s, l.r = next, l.a.rendererOf(next)
 	l.w().printf("rein: %s session %s\n", what, next.Runtime.Session())
 	l.a.saySandbox(next)

@@ -27,12 +27,21 @@ func (m *model) opened(msg sessionMsg) tea.Cmd {
 		m.print(transcript.Note("error", msg.err.Error(), m.width, m.theme))
 		return m.flushPrint()
 	}
-	old := m.sess
+	old, jobs := m.sess, 0
+	if m.rt != nil {
+		st := m.rt.State()
+		jobs = st.RunningJobs()
+	}
 	m.switchTo(msg.s)
 	if old != nil && old.Close != nil {
 		if err := old.Close(); err != nil {
 			m.print(transcript.Note("warn", "closing the session: "+err.Error(), m.width, m.theme))
 		}
+	}
+	if jobs > 0 {
+		// Its jobs ended with it (they belong to the session that
+		// started them): said, not left to be found.
+		m.print(transcript.Note("info", fmt.Sprintf("ended the background jobs of the session left (%d)", jobs), m.width, m.theme))
 	}
 	if msg.past {
 		m.showPast() // its log says it was resumed
