@@ -57,7 +57,7 @@ func addTasks(k *kernel.Kernel, st sessionTools, base *kernel.Options, m kernel.
 			}
 			return left
 		},
-		Version: version, Logger: warnings(),
+		Version: version,
 	}))
 }
 

@@ -1,6 +1,7 @@
 package delegate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -129,7 +130,7 @@ func (t *tasker) run(ctx context.Context, call *registry.Call, report reporter, 
 		// It had finished before rein died: nothing of it runs again.
 		return fromRun(sess.State.Outcome, "it had finished before rein stopped")
 	}
-	child, built, err := t.child(a, in, sess, parent, resumed)
+	child, built, err := t.child(a, in, sess, parent)
 	if err != nil {
 		return contract.TaskFailed, err.Error()
 	}
@@ -198,7 +199,7 @@ type reporter = func(contract.Event) (uint64, error)
 // child asks, and its budgets (a MaxCost below 0: the parent's was
 // spent). The returned function takes the child's kernel once it is
 // built, which the child's own task tool reads.
-func (t *tasker) child(a *Agent, in input, sess *session.Session, parent *contract.ParentRef, resumed bool) (*Child, func(*kernel.Kernel), error) {
+func (t *tasker) child(a *Agent, in input, sess *session.Session, parent *contract.ParentRef) (*Child, func(*kernel.Kernel), error) {
 	c, err := ceilingOf(a, t.opts.Registry, t.opts.Policy(), t.nested())
 	if err != nil {
 		return nil, nil, err
@@ -235,8 +236,8 @@ func (t *tasker) child(a *Agent, in input, sess *session.Session, parent *contra
 	if err != nil {
 		return nil, nil, err
 	}
-	child := &Child{Agent: a, Parent: parent, Session: sess, Resumed: resumed, Registry: reg, Tools: rt,
-		MaxTurns: cmpOr(a.MaxTurns, DefaultMaxTurns)}
+	child := &Child{Agent: a, Parent: parent, Session: sess, Registry: reg, Tools: rt,
+		MaxTurns: cmp.Or(a.MaxTurns, DefaultMaxTurns)}
 	if t.opts.Budget != nil {
 		// What is left of the parent's budget now; what its other
 		// children spend from here on, and what is added to its run
@@ -287,13 +288,6 @@ func fromRun(o contract.Outcome, reason string) (string, string) {
 		return contract.TaskFailed, "its run never finished"
 	}
 	return contract.TaskFailed, reason
-}
-
-func cmpOr(a, b int) int {
-	if a > 0 {
-		return a
-	}
-	return b
 }
 
 // summary is what a child did, read from its log: the parent's footer and

@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -40,10 +39,9 @@ const (
 type Child struct {
 	Agent  *Agent
 	Parent *contract.ParentRef
-	// Session is the child's session, opened for writing; Resumed says
-	// it was begun before rein died and is resumed, not started.
+	// Session is the child's session, opened for writing (its log holds
+	// what it did before rein died, when it is resumed).
 	Session *session.Session
-	Resumed bool
 	// Registry and Tools are the child's tools and its tool runtime,
 	// under its ceiling.
 	Registry *registry.Registry
@@ -107,8 +105,6 @@ type Options struct {
 	// Version is rein's version, for the resume gate of a child begun
 	// before rein died.
 	Version string
-	// Logger receives diagnostics; nil means discard.
-	Logger *slog.Logger
 }
 
 // input is a task call's input.
@@ -207,9 +203,6 @@ func newTool(opts *Options, tr *tree, above []string) registry.Tool {
 	}
 	if t.opts.Timeout <= 0 {
 		t.opts.Timeout = DefaultTimeout
-	}
-	if t.opts.Logger == nil {
-		t.opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	return registry.Tool{
 		Name:        Name,
