@@ -83,6 +83,11 @@ func samples() []Event {
 			Turns: 2, ToolCalls: 3, FilesRead: []string{"/w/a.go"}, FilesChanged: []string{"/w/b.go"}},
 		&JobStarted{JobID: "job_1", IntentID: "int_1", Command: "npm run dev", Artifact: "job_1.txt"},
 		&JobFinished{JobID: "job_1", Outcome: JobExited, ExitCode: 1, Bytes: 120},
+		&CheckpointRecorded{ID: "ab12", IntentID: "int_1", When: CheckpointBefore, Files: 120, Bytes: 40960, New: 3, NewBytes: 900,
+			Left: []LeftOut{{Path: "node_modules", Reason: "ignored dependency directory"}}, LeftCount: 1, LeftBytes: 1 << 20, DurationMS: 4, Error: "disk full"},
+		&SessionRewound{To: 12, Scope: RewindBoth, Checkpoint: "ab12", Forced: []string{"/w/notes.md"},
+			Files: []FileStamp{{Path: "/w/back.go", Size: 3, SHA256: "9f86", Op: FileCreated,
+				ModTime: time.Date(2026, 11, 30, 5, 1, 2, 0, time.UTC)}, {Path: "/w/gone.go", Op: FileDeleted}}},
 	}
 }
 

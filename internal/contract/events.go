@@ -46,6 +46,8 @@ const (
 	TypeTaskFinished        = "task.finished"
 	TypeJobStarted          = "job.started"
 	TypeJobFinished         = "job.finished"
+	TypeCheckpointRecorded  = "checkpoint.recorded"
+	TypeSessionRewound      = "session.rewound"
 )
 
 // Event is one fact of a session. It is a sealed sum type: the variants are
@@ -725,6 +727,8 @@ func (e *TaskEvent) EventType() string           { return TypeTaskEvent }
 func (e *TaskFinished) EventType() string        { return TypeTaskFinished }
 func (e *JobStarted) EventType() string          { return TypeJobStarted }
 func (e *JobFinished) EventType() string         { return TypeJobFinished }
+func (e *CheckpointRecorded) EventType() string  { return TypeCheckpointRecorded }
+func (e *SessionRewound) EventType() string      { return TypeSessionRewound }
 
 // EventType returns the type name the event was read with.
 func (u *Unknown) EventType() string { return u.Type }
@@ -766,6 +770,8 @@ func (*TaskEvent) isEvent()           {}
 func (*TaskFinished) isEvent()        {}
 func (*JobStarted) isEvent()          {}
 func (*JobFinished) isEvent()         {}
+func (*CheckpointRecorded) isEvent()  {}
+func (*SessionRewound) isEvent()      {}
 func (*Unknown) isEvent()             {}
 
 func (*ModelStarted) isModelEvent()   {}
@@ -858,6 +864,10 @@ func newEvent(t string) Event {
 		return new(JobStarted)
 	case TypeJobFinished:
 		return new(JobFinished)
+	case TypeCheckpointRecorded:
+		return new(CheckpointRecorded)
+	case TypeSessionRewound:
+		return new(SessionRewound)
 	}
 	return nil
 }
@@ -874,6 +884,7 @@ var EventTypes = []string{
 	TypeSessionResumed, TypeSessionForked, TypeModeChanged, TypeModelSwitched,
 	TypeToolOutputDelta, TypeToolsChanged, TypeHookRan,
 	TypeTaskStarted, TypeTaskEvent, TypeTaskFinished, TypeJobStarted, TypeJobFinished,
+	TypeCheckpointRecorded, TypeSessionRewound,
 }
 
 // TaskStarted records, in the parent's log, that a task call started a

@@ -107,15 +107,30 @@ type FileStamp struct {
 // FileOp is how a tool came to know the content of a file.
 type FileOp string
 
-// The ops of a FileStamp. Both count as seen: what rein wrote is what the
-// model knows the file holds.
+// The ops of a FileStamp. FileRead and FileWrite count as seen: what rein
+// wrote is what the model knows the file holds. FileCreated, FileChanged
+// and FileDeleted are what a call changed that the model did not see (a
+// command's work, found by comparing the checkpoints around it; a
+// rewind's): facts for rein why, /diff and rewind, which the read ledger
+// leaves alone, so a file a command changed must be read again before
+// an edit.
 const (
 	// FileRead: the tool read the whole content (read_file hashes a whole
 	// file even when it shows only a range of its lines).
 	FileRead FileOp = "read"
 	// FileWrite: the tool wrote the content (write_file, edit_file).
 	FileWrite FileOp = "write"
+	// FileCreated: the file did not exist before the call.
+	FileCreated FileOp = "created"
+	// FileChanged: its content or mode changed.
+	FileChanged FileOp = "changed"
+	// FileDeleted: the file is gone (its stamp has no content).
+	FileDeleted FileOp = "deleted"
 )
+
+// Seen reports whether the model knows the content the stamp is of: a
+// read or a write of its own, which the read ledger records.
+func (o FileOp) Seen() bool { return o == FileRead || o == FileWrite }
 
 // The phases of an observation: the stage of the pipeline that produced it.
 const (

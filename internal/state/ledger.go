@@ -66,11 +66,12 @@ func (l Ledger) Lookup(path string) (contract.FileStamp, bool) {
 }
 
 // With returns the ledger with stamps recorded, in order: each replaces
-// the stamp of its path. A stamp without a path is ignored. l itself is
-// left as it was.
+// the stamp of its path. A stamp without a path is ignored, and so is one
+// of what the model did not see (a command's changes: see
+// contract.FileOp.Seen). l itself is left as it was.
 func (l Ledger) With(stamps ...contract.FileStamp) Ledger {
 	for _, s := range stamps {
-		if s.Path == "" {
+		if s.Path == "" || !s.Op.Seen() {
 			continue
 		}
 		var added bool

@@ -155,6 +155,15 @@ type State struct {
 	// provider.error.
 	Calling bool `json:"calling,omitempty"`
 
+	// Points are the places the session can be rewound to, one per
+	// user.message of the log, in seq order, rewound ones included;
+	// Timeline the seqs of those the conversation holds now (see Point).
+	// Checkpoints are the snapshots of the workspace the log recorded, in
+	// seq order.
+	Points      []Point      `json:"points,omitempty"`
+	Timeline    []uint64     `json:"timeline,omitempty"`
+	Checkpoints []Checkpoint `json:"checkpoints,omitempty"`
+
 	// LastSeq is the seq of the last durable event applied.
 	LastSeq uint64 `json:"last_seq"`
 }
@@ -224,6 +233,7 @@ func (s *State) Apply(env contract.Envelope) {
 	s.applyJobs(env)
 	s.applyTasks(env)
 	s.applyNotes(env)
+	s.applyRewind(env)
 }
 
 // applySession applies the events of a session and its runs: its start
@@ -246,6 +256,7 @@ func (s *State) applySession(env contract.Envelope) {
 			s.ModelInfo = e.ModelInfo
 		}
 	case *contract.UserMessage:
+		s.point(env, e.Text)
 		s.addMessage(contract.ModelMessage{Role: contract.RoleUser, Text: e.Text}, env.Seq)
 		s.LastUser = e.Text
 	case *contract.RunStarted:

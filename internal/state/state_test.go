@@ -3,6 +3,7 @@ package state
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -228,6 +229,7 @@ func invariants(events []contract.Envelope, s *State) error {
 	proposed := map[string]bool{}
 	var lastRun *contract.RunFinished
 	seen := map[string]contract.FileStamp{} // the ledger, the naive way
+	seenAt := map[uint64]map[string]contract.FileStamp{}
 	for _, env := range events {
 		if env.Durable() {
 			durable++
@@ -235,7 +237,15 @@ func invariants(events []contract.Envelope, s *State) error {
 		switch e := env.Data.(type) {
 		case *contract.ToolObservation:
 			for _, f := range e.Files {
-				seen[f.Path] = f
+				if f.Op.Seen() {
+					seen[f.Path] = f
+				}
+			}
+		case *contract.UserMessage:
+			seenAt[env.Seq] = maps.Clone(seen)
+		case *contract.SessionRewound:
+			if at, ok := seenAt[e.To]; ok && e.Scope != contract.RewindCode {
+				seen = maps.Clone(at)
 			}
 		case *contract.ModelUsage:
 			usageCalls++
@@ -306,7 +316,7 @@ func randomSession(r *rand.Rand) []contract.Envelope {
 	}
 	add(&contract.SessionStarted{Cwd: "/w", Version: "test", Provider: "p", Model: "m"})
 	var pending []string
-	for range 1 + r.IntN(4) {
+	for range 1 + r.IntN(6) {
 		n++
 		run = fmt.Sprintf("run_%d", n)
 		// Intents left over from an earlier run are answered first.
@@ -314,6 +324,15 @@ func randomSession(r *rand.Rand) []contract.Envelope {
 			add(&contract.ToolObservation{Observation: contract.Observation{IntentID: id, Phase: "kernel", Code: "not_executed", Text: "not run"}})
 		}
 		pending = nil
+		if r.IntN(3) == 0 {
+			add(&contract.CheckpointRecorded{ID: fmt.Sprintf("cp%d", len(out)), When: contract.CheckpointAfter})
+		}
+		if points := reduceSlice(out).Points; len(points) > 0 && r.IntN(3) == 0 {
+			// A rewind to any point, a rewound one included.
+			scopes := []string{contract.RewindBoth, contract.RewindConversation, contract.RewindCode}
+			add(&contract.CheckpointRecorded{ID: fmt.Sprintf("cp%d", len(out)), When: contract.CheckpointRewind})
+			add(&contract.SessionRewound{To: points[r.IntN(len(points))].Seq, Scope: scopes[r.IntN(3)]})
+		}
 		add(&contract.UserMessage{Text: fmt.Sprintf("message %d", n)})
 		add(&contract.RunStarted{Goal: "goal"})
 		outcome := contract.OutcomeCompleted
