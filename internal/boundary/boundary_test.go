@@ -198,8 +198,30 @@ func TestContractIsStandardLibraryOnly(t *testing.T) {
 // the permission policy, the configuration, the session store and the log
 // all build on them, so they import only the standard library (and no
 // os/exec: resolving a path or writing a file runs nothing).
+// The ignore rules and the checkpoint store read and write files and run
+// nothing either (no git: a hostile repository's configuration runs
+// programs); they may also use doublestar and, the store, these leaves.
 func TestLeavesAreStandardLibraryOnly(t *testing.T) {
 	pkgs := packages(t)
+	for leaf, allowed := range map[string][]string{
+		module + "/internal/gitignore":  {"github.com/bmatcuk/doublestar/v4"},
+		module + "/internal/checkpoint": {"github.com/bmatcuk/doublestar/v4", module + "/internal/gitignore", module + "/internal/atomicfile", module + "/internal/workspace"},
+	} {
+		p, ok := pkgs[leaf]
+		if !ok {
+			t.Errorf("no package %s", leaf)
+			continue
+		}
+		for _, dep := range p.Deps {
+			if (strings.Contains(strings.SplitN(dep, "/", 2)[0], ".") && !underAny(dep, allowed)) || dep == "os/exec" {
+				t.Errorf("%s depends on %s; it imports only the standard library and %v, and not os/exec", leaf, dep, allowed)
+			}
+		}
+	}
+	leavesStandardOnly(t, pkgs)
+}
+
+func leavesStandardOnly(t *testing.T, pkgs map[string]pkg) {
 	for _, leaf := range []string{module + "/internal/workspace", module + "/internal/atomicfile"} {
 		p, ok := pkgs[leaf]
 		if !ok {

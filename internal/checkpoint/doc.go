@@ -1,0 +1,40 @@
+// Package checkpoint is a content-addressed, incremental store of
+// snapshots of a workspace directory, a small git of its own: a
+// [Store.Take] records what is needed to bring the workspace back to that
+// moment byte for byte (content, permission bits, symbolic links as
+// links), and [Store.Plan] and [Store.Restore] bring it back. It is a pure
+// library: it records nothing in any event log, and it never runs git (a
+// hostile repository's configuration can run programs); it reads
+// .git/index and the ignore files itself.
+//
+// # What a snapshot holds
+//
+// Every file git would see (tracked and untracked, not ignored; a tracked
+// file an ignore pattern matches is seen all the same, by the index), and
+// ignored files up to a budget ([Options.IgnoredBudget], in walk order; an
+// ignored file over [Options.IgnoredMaxFile] is left out, and so are the
+// ignored dependency and build directories such as node_modules, target,
+// .venv). Outside a git repository only .gitignore files ignore anything,
+// and the dependency directories are left out always. .git is never
+// recorded, nor are special files (fifos, sockets, devices). What was left
+// out is said in the [Snapshot].
+//
+// # On disk
+//
+// Dir/objects/ab/cdef… holds each object under the sha256 of its bytes:
+// a file's content, a symbolic link's target, or a tree. A tree is one
+// directory, its entries sorted by name, each with its name, kind, mode,
+// size, modification time, inode and the hash of its content (or subtree);
+// so the trees are the stat cache, as git's index is: a later Take lstats
+// each file and reads again only those whose size, time, inode or mode
+// differ from the base's entry, and those modified within a second before
+// the base was taken ("racily clean": a change in the same tick of the
+// clock leaves the time as it was). A directory whose entries are all as
+// they were keeps its tree object, so a changed file writes its content
+// and the trees on its path. A snapshot's id is its root tree's hash.
+// Dir/snapshots/<id> holds when it was last taken, for the racy check
+// after [Store.Base]. Objects are written to a temporary file and renamed,
+// never rewritten once there, and not fsynced (a crash may lose the last
+// checkpoints' objects: reading one that is missing or whose bytes do not
+// match its name is an error naming it).
+package checkpoint

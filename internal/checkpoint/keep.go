@@ -1,0 +1,198 @@
+package checkpoint
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Keep removes every object that the snapshots ids (and the Store's base,
+// which the next Take builds on) do not reach, and the records of the
+// snapshots it does not keep; it returns how many objects it removed. An
+// id the store does not hold, or a snapshot of them that cannot be read
+// whole, is an error, and then nothing is removed. Temporary files over
+// an hour old are removed too (a Take that died left them).
+func (s *Store) Keep(ids []string) (removed int, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	live := map[string]bool{}
+	snaps := map[string]bool{}
+	roots := append([]string(nil), ids...)
+	if s.base != nil {
+		roots = append(roots, s.base.hash)
+	}
+	for _, id := range roots {
+		t, err := s.snapshot(id)
+		if err != nil {
+			return 0, err
+		}
+		snaps[id] = true
+		if err := s.mark(t, live); err != nil {
+			return 0, fmt.Errorf("checkpoint: keep %s: %w", short(id), err)
+		}
+	}
+	fans, err := os.ReadDir(s.obj.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("checkpoint: %w", err)
+	}
+	for _, fan := range fans {
+		dir := filepath.Join(s.obj.dir, fan.Name())
+		names, err := readNames(dir)
+		if err != nil {
+			continue
+		}
+		for _, name := range names {
+			if live[fan.Name()+name] {
+				continue
+			}
+			if err := os.Remove(filepath.Join(dir, name)); err == nil {
+				removed++
+			}
+		}
+	}
+	s.sweep(filepath.Join(s.dir, "snapshots"), func(name string, _ fs.FileInfo) bool { return !snaps[name] })
+	hourAgo := time.Now().Add(-time.Hour)
+	s.sweep(s.obj.tmp, func(_ string, fi fs.FileInfo) bool { return fi.ModTime().Before(hourAgo) })
+	s.cacheMu.Lock()
+	for h := range s.cache {
+		if !live[h] {
+			delete(s.cache, h)
+		}
+	}
+	s.cacheMu.Unlock()
+	return removed, nil
+}
+
+// mark adds the tree t and every object it reaches to live; a subtree
+// already there is not walked again.
+func (s *Store) mark(t *tree, live map[string]bool) error {
+	live[t.hash] = true
+	for i := range t.entries {
+		e := &t.entries[i]
+		if live[e.hash] {
+			continue
+		}
+		if e.kind != kindDir {
+			live[e.hash] = true
+			continue
+		}
+		sub, err := s.subtree(e)
+		if err != nil {
+			return err
+		}
+		if err := s.mark(sub, live); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sweep removes the files of dir that drop says to; what cannot be
+// removed stays.
+func (s *Store) sweep(dir string, drop func(string, fs.FileInfo) bool) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		fi, err := e.Info()
+		if err == nil && drop(e.Name(), fi) {
+			// Litter that stays is removed by a later Keep.
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// Link makes toDir a store holding every snapshot of the store in fromDir
+// (a fork's): each object hard-linked (objects are never written in
+// place, so sharing them is safe), or copied where linking fails (another
+// file system); toDir and its directories are made as needed, and what
+// toDir holds already is kept.
+func Link(fromDir, toDir string) error {
+	for _, sub := range []string{"objects", "tmp", "snapshots"} {
+		if err := os.MkdirAll(filepath.Join(toDir, sub), 0o700); err != nil {
+			return fmt.Errorf("checkpoint: link: %w", err)
+		}
+	}
+	fans, err := os.ReadDir(filepath.Join(fromDir, "objects"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoint: link: %w", err)
+	}
+	tmp := filepath.Join(toDir, "tmp")
+	for _, fan := range fans {
+		if !fan.IsDir() {
+			continue
+		}
+		src := filepath.Join(fromDir, "objects", fan.Name())
+		dst := filepath.Join(toDir, "objects", fan.Name())
+		if err := os.MkdirAll(dst, 0o700); err != nil {
+			return fmt.Errorf("checkpoint: link: %w", err)
+		}
+		if err := linkFiles(src, dst, tmp, true); err != nil {
+			return err
+		}
+	}
+	// The records of when each snapshot was taken: copied, as a later
+	// Take rewrites them.
+	return linkFiles(filepath.Join(fromDir, "snapshots"), filepath.Join(toDir, "snapshots"), tmp, false)
+}
+
+// linkFiles puts each file of src into dst that dst lacks: a hard link
+// when hard is set and the file system allows it, a copy (through tmp)
+// otherwise.
+func linkFiles(src, dst, tmp string, hard bool) error {
+	names, err := readNames(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoint: link: %w", err)
+	}
+	for _, name := range names {
+		from, to := filepath.Join(src, name), filepath.Join(dst, name)
+		if _, err := os.Lstat(to); err == nil {
+			continue
+		}
+		if hard && os.Link(from, to) == nil {
+			continue
+		}
+		if err := copyFile(from, to, tmp); err != nil {
+			return fmt.Errorf("checkpoint: link: %w", err)
+		}
+	}
+	return nil
+}
+
+func copyFile(from, to, tmp string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close() // read-only: a close error loses nothing
+	out, err := os.CreateTemp(tmp, "copy-")
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(out.Name(), to)
+	}
+	if err != nil {
+		// Ours and useless; litter at worst, which Keep clears.
+		_ = os.Remove(out.Name())
+	}
+	return err
+}
