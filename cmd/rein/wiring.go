@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rein-agent/rein/internal/checkpoint"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -260,13 +261,18 @@ func resumeRuntime(ctx context.Context, sess *session.Session, spec cli.Spec) (*
 			spec.BaseURL = st.BaseURL
 		}
 	}
-	if spec.Provider == "scripted" && spec.Script == "" {
+	if spec.Provider == "scripted" && spec.Script == "" && !spec.Offline {
 		return nil, fmt.Errorf("%w: session %s used the scripted provider; pass --script FILE to resume it with one, or choose another --provider",
 			cli.ErrUsage, sess.ID)
 	}
 	// /model builds from the provider, model and endpoint the session goes
 	// on with.
 	set.switching = &switching{spec: spec, cfg: cfg}
+	if spec.Offline {
+		// rein rewind: no model is asked, no server or hook started.
+		set.switching = nil
+		return build(ctx, sess, offlineModel(st), nil, set, builtin.Credentials(os.Environ()))
+	}
 	if set.ext, err = loadExtensions(ctx, spec, cfg, spec.Cwd, config.DefaultPaths(spec.Cwd).User); err != nil {
 		return nil, err
 	}
@@ -326,6 +332,11 @@ type setup struct {
 	// maxParallelAgents and maxDepth bound the session's tasks (0: the
 	// defaults).
 	maxParallelAgents, maxDepth int
+	// rewindPoints is how many points a rewind may go to, and
+	// checkpointIgnored the budget of ignored files a checkpoint keeps
+	// (0: the defaults).
+	rewindPoints      int
+	checkpointIgnored int64
 	// answers is the person's answers file, where "always" and "never"
 	// keep their rules for the workspace; "" keeps them for the session
 	// only (the demo).
@@ -336,7 +347,8 @@ type setup struct {
 func setupFrom(spec cli.Spec, cfg *config.Config) (setup, error) {
 	set := setup{cwd: spec.Cwd, addDirs: spec.AddDirs, passthrough: cfg.EnvPassthrough, approver: spec.Approver, maxTurns: spec.MaxTurns,
 		artifactLimit: cfg.MaxArtifactBytes, mcpMaxMessage: cfg.MCPMaxMessageBytes, notify: cfg.Notify,
-		maxParallelAgents: cfg.MaxParallelAgents, maxDepth: cfg.MaxDepth}
+		maxParallelAgents: cfg.MaxParallelAgents, maxDepth: cfg.MaxDepth,
+		rewindPoints: cfg.RewindPoints, checkpointIgnored: cfg.CheckpointIgnoredBytes}
 	if set.maxTurns == 0 {
 		set.maxTurns = cfg.MaxTurns
 	}
@@ -459,6 +471,7 @@ func buildRuntime(ctx context.Context, sess *session.Session, m kernel.Model, fa
 		Explain: m.Explain, Fallback: fallbacks, Registry: reg, Tools: tools, MaxTurns: set.maxTurns, System: kernel.SystemPrompt(env),
 		Cwd: set.cwd, Version: version, Session: sess.ID, State: &sess.State, Logger: warnings(), Secrets: secrets,
 		Sandbox: box.record(), Info: m.Info, SessionDir: sess.Dir, Hooks: hooks, Jobs: jobs,
+		Checkpoints: st.checkpoints, KeepPoints: set.rewindPoints,
 		Context: kernel.ContextOptions{CompactAt: set.context.CompactAt, MaxCost: set.context.MaxCost,
 			ReasoningEffort: effortFor(&m, set.context.ReasoningEffort)},
 	}
@@ -601,6 +614,11 @@ func toolRuntime(sess *session.Session, ws *workspace.Workspace, box *containmen
 		Approver: approver, ArtifactDir: artifacts, ArtifactLimit: set.artifactLimit,
 		Secrets: secrets, Logger: warnings(), Hooks: hooks, Answers: answers, WideWorkspace: wide,
 	}
+	// A task's child takes its snapshots in its parent's store, with the
+	// parent's tool options.
+	if st.checkpoints = checkpoints(sess, ws, set, wide, secrets); st.checkpoints != nil {
+		st.options.Checkpoints = st.checkpoints
+	}
 	st.runtime, err = tool.New(st.registry, policy, &st.options)
 	return st, err
 }
@@ -614,6 +632,9 @@ type sessionTools struct {
 	registry  *registry.Registry
 	options   tool.Options
 	childBash registry.Tool
+	// checkpoints is the session's store of snapshots; nil when it keeps
+	// none.
+	checkpoints *checkpoint.Store
 }
 
 // wideWorkspace says, of a workspace rooted at root, why it is wider than

@@ -25,6 +25,8 @@ const smallFile = 1 << 20
 type objects struct {
 	dir string // Dir/objects
 	tmp string // Dir/tmp
+	// secrets are the values no object may hold (Options.Secrets).
+	secrets [][]byte
 
 	mu   sync.Mutex
 	made [256]bool // fan-out directories known to exist
@@ -131,8 +133,12 @@ func (o *objects) putFile(abs string, buf []byte) (h string, size int64, created
 		return "", 0, false, errNotRegular
 	}
 	n, err := io.ReadFull(f, buf)
+	scan := newScanner(o.secrets)
 	switch {
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		if scan.Write(buf[:n]); scan.found {
+			return "", 0, false, errSecret
+		}
 		h, created, err := o.put(buf[:n])
 		return h, int64(n), created, err
 	case err != nil:
@@ -145,10 +151,14 @@ func (o *objects) putFile(abs string, buf []byte) (h string, size int64, created
 	}
 	hasher := sha256.New()
 	hasher.Write(buf[:n]) // a hash.Hash never fails
+	scan.Write(buf[:n])
 	if _, err := t.Write(buf[:n]); err != nil {
 		return "", 0, false, o.discard(t, err)
 	}
-	m, err := io.CopyBuffer(io.MultiWriter(t, hasher), onlyReader{f}, buf)
+	m, err := io.CopyBuffer(io.MultiWriter(t, hasher, scan), onlyReader{f}, buf)
+	if err == nil && scan.found {
+		err = errSecret
+	}
 	if err != nil {
 		return "", 0, false, o.discard(t, err)
 	}

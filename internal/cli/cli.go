@@ -43,6 +43,9 @@ type Runtime interface {
 	Send(ctx context.Context, in kernel.Input) iter.Seq2[contract.Envelope, error]
 	Compact(ctx context.Context, focus string) iter.Seq2[contract.Envelope, error]
 	Resume(ctx context.Context, res kernel.Resume) iter.Seq2[contract.Envelope, error]
+	RewindPoints() []kernel.RewindPoint
+	PlanRewind(seq uint64, scope string) (kernel.RewindPlan, error)
+	Rewind(ctx context.Context, seq uint64, scope string, force bool) (kernel.RewindPlan, error)
 	State() state.State
 	Session() string
 }
@@ -62,6 +65,9 @@ type Spec struct {
 	Fallback []string
 	// Script is the --script flag: the script file of the scripted provider.
 	Script string
+	// Offline opens a session with no model, no MCP server and no hook:
+	// what rein rewind needs, which calls no model and runs nothing.
+	Offline bool
 	// Cwd is the workspace.
 	Cwd string
 	// PermissionMode is the --permission-mode flag (default, accept-edits,
@@ -284,6 +290,10 @@ type flags struct {
 	sessionDir                       string
 	// compact
 	focus string
+	// rewind
+	rewindTo                           uint64
+	rewindCode, rewindConv, rewindBoth bool
+	rewindList, rewindForce            bool
 	// sessions, resume, fork, log, why
 	all, reindex, last, interactive bool
 	// plain asks for the line mode instead of the terminal UI.

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"iter"
 	"strings"
 	"testing"
@@ -94,6 +95,17 @@ func (p *playback) Send(ctx context.Context, in kernel.Input) iter.Seq2[contract
 
 func (p *playback) Resume(ctx context.Context, res kernel.Resume) iter.Seq2[contract.Envelope, error] {
 	return p.play([]contract.Event{&contract.SessionResumed{FromSeq: p.st.LastSeq, Gates: res.Gates, Version: testVersion}})
+}
+
+// A playback keeps no checkpoints and is never rewound.
+func (p *playback) RewindPoints() []kernel.RewindPoint { return nil }
+
+func (p *playback) PlanRewind(uint64, string) (kernel.RewindPlan, error) {
+	return kernel.RewindPlan{}, errors.New("a playback is not rewound")
+}
+
+func (p *playback) Rewind(context.Context, uint64, string, bool) (kernel.RewindPlan, error) {
+	return kernel.RewindPlan{}, errors.New("a playback is not rewound")
 }
 
 func (p *playback) Compact(ctx context.Context, focus string) iter.Seq2[contract.Envelope, error] {

@@ -70,7 +70,7 @@ func (a *app) sessionCommands() []*cobra.Command {
 
 	whyCmd := a.oneArgCommand("why PATH", "Show every recorded intent that read or changed PATH, and why: the model's words, the decision, the result",
 		"one JSON object per intent per line", a.why)
-	return []*cobra.Command{sessions, resume, a.compactCommand(), fork, replay, logCmd, whyCmd}
+	return []*cobra.Command{sessions, resume, a.compactCommand(), a.rewindCommand(), fork, replay, logCmd, whyCmd}
 }
 
 // oneArgCommand is a command over one recorded thing (a session, a path)

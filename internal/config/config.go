@@ -97,6 +97,15 @@ type File struct {
 	// own. Only the user's file may set it: a cloned repository must not
 	// let agents multiply.
 	MaxDepth int `toml:"max_depth"`
+	// RewindPoints is how many of a session's latest messages a rewind
+	// may go back to (the checkpoints only older ones need are let go);
+	// 0 means rein's default (100). Only the user's file may set it:
+	// checkpoints take room in your session directory.
+	RewindPoints int `toml:"rewind_points"`
+	// CheckpointIgnoredBytes bounds the ignored files (build outputs,
+	// local settings) a checkpoint keeps besides every file git sees; 0
+	// means rein's default (50 MB). Only the user's file may set it.
+	CheckpointIgnoredBytes int64 `toml:"checkpoint_ignored_bytes"`
 	// Permissions holds the [permissions] table's allow, ask and deny
 	// rules (rule syntax of package permission). The lists of the user's
 	// and the project's files add up; deny wins whichever file says it.
@@ -604,6 +613,8 @@ func (c *Config) apply(d *decoded) error {
 		{"mcp_max_message_bytes", d.MCPMaxMessageBytes > 0, func() { c.MCPMaxMessageBytes = d.MCPMaxMessageBytes }},
 		{"max_parallel_agents", d.MaxParallelAgents > 0, func() { c.MaxParallelAgents = d.MaxParallelAgents }},
 		{"max_depth", d.MaxDepth > 0, func() { c.MaxDepth = d.MaxDepth }},
+		{"rewind_points", d.RewindPoints > 0, func() { c.RewindPoints = d.RewindPoints }},
+		{"checkpoint_ignored_bytes", d.CheckpointIgnoredBytes > 0, func() { c.CheckpointIgnoredBytes = d.CheckpointIgnoredBytes }},
 	} {
 		if v.ok {
 			v.set()

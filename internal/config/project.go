@@ -50,6 +50,16 @@ func (c *Config) ignoreUnsafe(d *decoded) []string {
 			"must not let agents start agents; "+own)
 		f.MaxDepth = 0
 	}
+	if f.RewindPoints != 0 {
+		ignore(d.at("rewind_points"), "rewind_points", "a project's file may not set it, since a cloned repository "+
+			"must not choose how much of your disk its checkpoints take; "+own)
+		f.RewindPoints = 0
+	}
+	if f.CheckpointIgnoredBytes != 0 {
+		ignore(d.at("checkpoint_ignored_bytes"), "checkpoint_ignored_bytes", "a project's file may not set it, since a cloned repository "+
+			"must not choose how much of your disk its checkpoints take; "+own)
+		f.CheckpointIgnoredBytes = 0
+	}
 	if f.MCPMaxMessageBytes != 0 {
 		ignore(d.at("mcp_max_message_bytes"), "mcp_max_message_bytes", "a project's file may not set it, since a cloned repository "+
 			"must not choose how much of your memory an MCP server's message may take; "+own)

@@ -216,7 +216,8 @@ func newTool(opts *Options, tr *tree, above []string) registry.Tool {
 		// permission decides.
 		Risk: registry.RiskRead, ReadOnly: true,
 		Concurrency: registry.Exclusive, ConcurrencyOf: t.concurrency, MaxParallel: t.opts.MaxParallel,
-		Check: func(raw json.RawMessage, _ state.Ledger) error { return t.check(raw) },
+		Writes: func(raw json.RawMessage) bool { return t.concurrency(raw) == registry.Exclusive },
+		Check:  func(raw json.RawMessage, _ state.Ledger) error { return t.check(raw) },
 		// The child keeps its own clock; this bound is only a backstop.
 		Timeout:   func(json.RawMessage) time.Duration { return t.opts.Timeout + time.Minute },
 		Execute:   t.execute,

@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rein-agent/rein/internal/checkpoint"
 	"iter"
 	"log/slog"
 	"sync"
@@ -167,6 +168,15 @@ type Options struct {
 	// Jobs are the session's background jobs, whose ends the kernel
 	// records (see Jobs, EndJobs); nil means the session runs none.
 	Jobs Jobs
+	// Checkpoints is the session's store of snapshots of the workspace
+	// (shared with its tool runtime and its tasks' children), from which
+	// Rewind restores files; nil means the session keeps none, and only
+	// its conversation can be rewound.
+	Checkpoints *checkpoint.Store
+	// KeepPoints is how many of the latest points (messages) a rewind may
+	// go to; what only older ones need is let go. 0 means
+	// DefaultKeepPoints.
+	KeepPoints int
 	// Logger receives diagnostics; nil means discard.
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.

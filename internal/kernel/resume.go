@@ -224,6 +224,15 @@ func (r *run) settle() error {
 			obs.Phase, obs.Code = contract.PhaseExecution, contract.CodeOutputLost
 			obs.Text = fmt.Sprintf(lost, fmt.Sprintf("exit %s, exit code %d", inv.Exit, inv.ExitCode))
 		}
+		if obs.Phase == contract.PhaseExecution {
+			// It ran, so it may have changed files: what rein's snapshot
+			// before it and the workspace now say it did.
+			files, err := r.changedSince(in.ID)
+			if err != nil {
+				return err
+			}
+			obs.Files = files
+		}
 		if _, err := r.emit(&contract.ToolObservation{Observation: obs}, r.lastID); err != nil {
 			return err
 		}

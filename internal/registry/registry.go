@@ -165,6 +165,13 @@ type Tool struct {
 	// MaxParallel bounds how many invocations of this tool run together
 	// in one batch; 0 means only the runtime's bound.
 	MaxParallel int
+	// Writes, when set, says whether an invocation with input may change
+	// the workspace, in place of !ReadOnly (a task whose agent may write
+	// does; one whose agent only reads does not): the tool runtime takes
+	// a checkpoint before and after each one that may. It is called on
+	// input that passed validation. bash is judged by the policy's reading
+	// of its command.
+	Writes func(input json.RawMessage) bool
 	// Visible says whether the model may see the tool in a given state;
 	// nil means always.
 	Visible func(s *state.State) bool

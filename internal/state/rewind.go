@@ -42,6 +42,8 @@ type Checkpoint struct {
 	Seq  uint64 `json:"seq"`
 	ID   string `json:"id"`
 	When string `json:"when"`
+	// Intent is the call it was taken for; empty for a rewind's.
+	Intent string `json:"intent,omitempty"`
 }
 
 // Live reports whether the point is part of the conversation as it
@@ -98,7 +100,7 @@ func (s *State) point(env contract.Envelope, text string) {
 func (s *State) applyRewind(env contract.Envelope) {
 	switch e := env.Data.(type) {
 	case *contract.CheckpointRecorded:
-		s.Checkpoints = append(s.Checkpoints, Checkpoint{Seq: env.Seq, ID: e.ID, When: e.When})
+		s.Checkpoints = append(s.Checkpoints, Checkpoint{Seq: env.Seq, ID: e.ID, When: e.When, Intent: e.IntentID})
 	case *contract.SessionRewound:
 		if e.Scope == contract.RewindCode {
 			return

@@ -44,6 +44,15 @@ type done struct {
 func (rt *Runtime) runBatch(ctx context.Context, batch []job, ledger state.Ledger, sink Sink) (state.Ledger, error) {
 	invocations := make([]string, len(batch))
 	starts := make([]string, len(batch))
+	// The workspace as it is before any call of the batch that may change
+	// it: prev is the snapshot each one's changes are found against.
+	var prev string
+	if i := slices.IndexFunc(batch, rt.changes); i >= 0 {
+		var err error
+		if prev, batch[i].cause, err = rt.checkpoint(ctx, batch[i].Intent.ID, contract.CheckpointBefore, batch[i].cause, sink); err != nil {
+			return ledger, err
+		}
+	}
 	for i, j := range batch {
 		invocations[i] = rt.ids("inv")
 		timeout := rt.opts.DefaultTimeout
@@ -85,7 +94,7 @@ func (rt *Runtime) runBatch(ctx context.Context, batch []job, ledger state.Ledge
 		ended[d.i] = &d
 		for ; next < len(batch) && ended[next] != nil; next++ {
 			lives[next].pass(sink, true)
-			if err := rt.end(ctx, batch[next], ended[next], starts[next], ledger, sink); err != nil {
+			if err := rt.end(ctx, batch[next], ended[next], starts[next], ledger, &prev, sink); err != nil {
 				// The log failed: stop the others and wait for them,
 				// refusing what they still report.
 				cancel()
@@ -125,7 +134,11 @@ func (rt *Runtime) started(j job, invocation string) *contract.InvocationStarted
 // tool.observation. When the sandbox refused the invocation something,
 // what comes between is [Runtime.outside]'s: d may then be the end of a
 // run outside the sandbox, whose observation is the intent's only one.
-func (rt *Runtime) end(ctx context.Context, j job, d *done, start string, ledger state.Ledger, sink Sink) error {
+//
+// For a call that may change the workspace, a checkpoint comes before the
+// observation, which names the files that changed since *prev, the
+// snapshot before it; *prev becomes this one.
+func (rt *Runtime) end(ctx context.Context, j job, d *done, start string, ledger state.Ledger, prev *string, sink Sink) error {
 	// A copy: a run outside the sandbox replaces d, and the sink may
 	// keep what it was handed.
 	completed := d.completed
@@ -137,6 +150,16 @@ func (rt *Runtime) end(ctx context.Context, j job, d *done, start string, ledger
 		if cause, err = rt.outside(ctx, j, d, cause, ledger, sink); err != nil {
 			return err
 		}
+	}
+	if rt.changes(j) {
+		// Not ctx: the call may have been cancelled, and what it did is
+		// recorded all the same.
+		var after string
+		if after, cause, err = rt.checkpoint(context.WithoutCancel(ctx), j.Intent.ID, contract.CheckpointAfter, cause, sink); err != nil {
+			return err
+		}
+		d.obs.Files = append(d.obs.Files, rt.changedFiles(*prev, after, d.obs.Files)...)
+		*prev = after
 	}
 	if err := rt.postToolUse(ctx, j, d, cause, sink); err != nil {
 		return err

@@ -82,6 +82,11 @@ type Options struct {
 	// is made in the stricter of the runtime's own mode and it (a task's
 	// child follows its parent's mode as a person changes it).
 	Ceiling func() permission.Mode
+	// Checkpoints, when not nil, takes a snapshot of the workspace before
+	// and after each call that may change it (see Runtime.changes),
+	// recorded as checkpoint.recorded; the observation of a call names
+	// the files that changed between the two.
+	Checkpoints Checkpointer
 	// Logger receives diagnostics; nil means discard.
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.

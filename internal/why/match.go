@@ -25,6 +25,17 @@ func fileAccess(target, root, tool string, input json.RawMessage) Access {
 	return ""
 }
 
+// builtinFileTool reports whether tool is one of the file tools, which
+// touch only the path they name (matched by fileAccess), so that their
+// calls need not wait for an observation that names others.
+func builtinFileTool(tool string) bool {
+	switch tool {
+	case "read_file", "grep", "list_dir", "glob", "write_file", "edit_file", "todo_write", "job_output":
+		return true
+	}
+	return false
+}
+
 // bashTouch says how the bash intent of t touches target: the command as
 // proposed and, when it differs, the command that really ran, read in the
 // cwd it ran in (the session's workspace root when it never started).

@@ -30,7 +30,9 @@ const (
 	Read Access = "read"
 	// Write: write_file or edit_file of the path; a bash redirection (>,
 	// >>, >|, &>, &>>, <>) to it, or a bash command whose arguments write
-	// it (rm, tee, cp's target, sed -i).
+	// it (rm, tee, cp's target, sed -i); any call whose observation says
+	// it created, changed or deleted the path, which rein finds by
+	// comparing the checkpoints around it (a script that never names it).
 	Write Access = "write"
 	// Command: a bash command naming the path, or a directory holding it,
 	// as a word.
@@ -113,6 +115,10 @@ type session struct {
 	// pending holds the bash intents whose match waits for the cwd of
 	// their tool.invocation.started, by intent id.
 	pending map[string]*Touch
+	// unmatched holds the intents that may change files without naming
+	// them (a command that did not name the target, an MCP tool, a task),
+	// until their observation says which files changed, by intent id.
+	unmatched map[string]*Touch
 }
 
 // New returns a Finder of the touches of target, an absolute, cleaned path.
@@ -165,10 +171,44 @@ func (f *Finder) Add(env contract.Envelope) {
 			t.Completed = e
 		}
 	case *contract.ToolObservation:
-		if t := f.found(s, e.IntentID); t != nil {
+		t := f.found(s, e.IntentID)
+		if changed(e.Files, f.target) {
+			if t == nil {
+				t = f.keepUnmatched(s, e.IntentID)
+			}
+			if t != nil {
+				t.Access = stronger(t.Access, Write)
+			}
+		}
+		delete(s.unmatched, e.IntentID)
+		if t != nil {
 			t.Observation = e
 		}
 	}
+}
+
+// changed reports whether files, an observation's, say the call created,
+// changed or deleted target: what rein found by comparing the
+// checkpoints around it, whatever the call named.
+func changed(files []contract.FileStamp, target string) bool {
+	for _, f := range files {
+		if f.Path == target && !f.Op.Seen() {
+			return true
+		}
+	}
+	return false
+}
+
+// keepUnmatched keeps the unmatched intent id, which its observation
+// shows changed the target, and returns its Touch; nil when the session
+// holds no such intent.
+func (f *Finder) keepUnmatched(s *session, id string) *Touch {
+	t, ok := s.unmatched[id]
+	if !ok {
+		return nil
+	}
+	f.keep(s, *t)
+	return &f.touches[s.index[id]]
 }
 
 // proposed starts a Touch for an intent, kept when it touches the target.
@@ -177,10 +217,12 @@ func (f *Finder) Add(env contract.Envelope) {
 func (f *Finder) proposed(env contract.Envelope, s *session, e *contract.IntentProposed) {
 	if e.ToolName != "bash" {
 		a := fileAccess(f.target, s.cwd, e.ToolName, e.Input)
-		if a == "" {
-			return
+		switch {
+		case a != "":
+			f.keep(s, f.touch(env, s, e, a))
+		case !builtinFileTool(e.ToolName):
+			f.unmatch(s, f.touch(env, s, e, ""))
 		}
-		f.keep(s, f.touch(env, s, e, a))
 		return
 	}
 	if _, ok := inputOf(e.Input); !ok {
@@ -209,11 +251,21 @@ func (f *Finder) keep(s *session, t Touch) {
 }
 
 // settle decides whether a pending bash intent touched the target, and
-// keeps it if so.
+// keeps it if so; else its observation may still show it changed it.
 func (f *Finder) settle(s *session, t *Touch) {
 	if t.Access = bashTouch(f.target, s.cwd, t); t.Access != "" {
 		f.keep(s, *t)
+		return
 	}
+	f.unmatch(s, *t)
+}
+
+// unmatch holds t, an intent that names no target, until its observation.
+func (f *Finder) unmatch(s *session, t Touch) {
+	if s.unmatched == nil {
+		s.unmatched = make(map[string]*Touch)
+	}
+	s.unmatched[t.Intent.ID] = &t
 }
 
 // find returns the Touch, kept or pending, of intent id in s, or nil.
