@@ -83,6 +83,7 @@ func samples() []Event {
 			Turns: 2, ToolCalls: 3, FilesRead: []string{"/w/a.go"}, FilesChanged: []string{"/w/b.go"}},
 		&JobStarted{JobID: "job_1", IntentID: "int_1", Command: "npm run dev", Artifact: "job_1.txt"},
 		&JobFinished{JobID: "job_1", Outcome: JobExited, ExitCode: 1, Bytes: 120},
+		&TodoUpdated{IntentID: "int_1", Todos: []Todo{{Content: "Run the tests", Status: TodoInProgress, ActiveForm: "Running the tests"}}},
 	}
 }
 

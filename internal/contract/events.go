@@ -46,6 +46,7 @@ const (
 	TypeTaskFinished        = "task.finished"
 	TypeJobStarted          = "job.started"
 	TypeJobFinished         = "job.finished"
+	TypeTodoUpdated         = "todo.updated"
 )
 
 // Event is one fact of a session. It is a sealed sum type: the variants are
@@ -725,6 +726,7 @@ func (e *TaskEvent) EventType() string           { return TypeTaskEvent }
 func (e *TaskFinished) EventType() string        { return TypeTaskFinished }
 func (e *JobStarted) EventType() string          { return TypeJobStarted }
 func (e *JobFinished) EventType() string         { return TypeJobFinished }
+func (e *TodoUpdated) EventType() string         { return TypeTodoUpdated }
 
 // EventType returns the type name the event was read with.
 func (u *Unknown) EventType() string { return u.Type }
@@ -766,6 +768,7 @@ func (*TaskEvent) isEvent()           {}
 func (*TaskFinished) isEvent()        {}
 func (*JobStarted) isEvent()          {}
 func (*JobFinished) isEvent()         {}
+func (*TodoUpdated) isEvent()         {}
 func (*Unknown) isEvent()             {}
 
 func (*ModelStarted) isModelEvent()   {}
@@ -858,6 +861,8 @@ func newEvent(t string) Event {
 		return new(JobStarted)
 	case TypeJobFinished:
 		return new(JobFinished)
+	case TypeTodoUpdated:
+		return new(TodoUpdated)
 	}
 	return nil
 }
@@ -874,6 +879,7 @@ var EventTypes = []string{
 	TypeSessionResumed, TypeSessionForked, TypeModeChanged, TypeModelSwitched,
 	TypeToolOutputDelta, TypeToolsChanged, TypeHookRan,
 	TypeTaskStarted, TypeTaskEvent, TypeTaskFinished, TypeJobStarted, TypeJobFinished,
+	TypeTodoUpdated,
 }
 
 // TaskStarted records, in the parent's log, that a task call started a
@@ -953,4 +959,29 @@ type JobFinished struct {
 	Outcome  string `json:"outcome"`
 	ExitCode int    `json:"exit_code"`
 	Bytes    int64  `json:"bytes"`
+}
+
+// The statuses of an item of the task list.
+const (
+	TodoPending    = "pending"
+	TodoInProgress = "in_progress"
+	TodoCompleted  = "completed"
+)
+
+// Todo is one item of the model's task list: what is to be done
+// (Content), where it stands (Status: TodoPending...), and, optionally,
+// how it reads while under way ("Running the tests" for "Run the
+// tests"), as Claude Code's TodoWrite takes it.
+type Todo struct {
+	Content    string `json:"content"`
+	Status     string `json:"status"`
+	ActiveForm string `json:"active_form,omitempty"`
+}
+
+// TodoUpdated records the model's task list as a todo_write call (its
+// intent) wrote it: the whole list, which replaces the one before. An
+// empty list clears it.
+type TodoUpdated struct {
+	IntentID string `json:"intent_id"`
+	Todos    []Todo `json:"todos"`
 }
