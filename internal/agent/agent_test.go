@@ -120,8 +120,8 @@ func TestToolNames(t *testing.T) {
 		disallowed string
 		wantDeny   []string
 	}{
-		{name: "list", tools: "[Read, LS, MultiEdit, Edit, Write]", want: []string{"read_file", "list_dir", "edit_file", "write_file"}},
-		{name: "rein's own", tools: "read_file, bash, job_output", want: []string{"read_file", "bash", "job_output"}},
+		{name: "list", tools: "[Read, LS, MultiEdit, Edit, Write, TodoWrite]", want: []string{"read_file", "list_dir", "edit_file", "write_file", "todo_write"}},
+		{name: "rein's own", tools: "read_file, bash, job_output, todo_write", want: []string{"read_file", "bash", "job_output", "todo_write"}},
 		{name: "mcp", tools: "mcp__github__create_issue, mcp__slack, mcp__fs__*",
 			want: []string{"mcp__github__create_issue", "mcp__slack__*", "mcp__fs__*"}},
 		{name: "not rein's", tools: "Read, WebFetch, NotebookEdit", want: []string{"read_file"}, warnings: 2},

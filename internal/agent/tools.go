@@ -11,21 +11,23 @@ import (
 // claudeTools are Claude Code's tool names that rein has a tool for.
 // Task was renamed Agent; both are delegation, rein's task (which the
 // runtime gives a child only when the person allows grandchildren).
-// BashOutput and KillShell (KillBash before) are its background jobs'.
+// BashOutput and KillShell (KillBash before) are its background jobs';
+// TodoWrite its task list.
 var claudeTools = map[string]string{
 	"Read": "read_file", "Edit": "edit_file", "MultiEdit": "edit_file", "Write": "write_file",
 	"Bash": "bash", "Grep": "grep", "Glob": "glob", "LS": "list_dir",
 	"Task": "task", "Agent": "task",
 	"BashOutput": "job_output", "KillShell": "job_kill", "KillBash": "job_kill",
+	"TodoWrite": "todo_write",
 }
 
 // claudeOnly are Claude Code's tools that rein has no tool for: denying
 // one is no mistake.
-var claudeOnly = []string{"WebFetch", "WebSearch", "NotebookEdit", "NotebookRead", "TodoWrite", "TodoRead", "ExitPlanMode",
+var claudeOnly = []string{"WebFetch", "WebSearch", "NotebookEdit", "NotebookRead", "TodoRead", "ExitPlanMode",
 	"EnterPlanMode", "AskUserQuestion", "Skill", "SlashCommand", "ListMcpResourcesTool", "ReadMcpResourceTool", "PowerShell", "LSP"}
 
 // reinTools are the names of rein's own tools, which pass as they are.
-var reinTools = []string{"read_file", "write_file", "edit_file", "list_dir", "glob", "grep", "bash", "task", "job_output", "job_kill"}
+var reinTools = []string{"read_file", "write_file", "edit_file", "list_dir", "glob", "grep", "bash", "task", "job_output", "job_kill", "todo_write"}
 
 // mcpPrefix begins the name of every MCP tool: mcp__server__tool.
 const mcpPrefix = "mcp__"

@@ -114,6 +114,30 @@ const resumeScript = `{"turns":[
   {"text":"The migration was interrupted and is not run again; check marks.txt before you rerun it."},
   {"finish":"stop"}]}]}`
 
+// todoScript keeps a task list while it runs a test: the list is shown
+// when it changes, and not again when the model writes it unchanged.
+const todoScript = `{"turns":[
+ {"steps":[
+  {"text":"Two steps; I'll keep a list."},
+  {"tool":{"index":0,"id":"call_1","name":"todo_write","input":{"todos":[{"content":"Run the test","status":"in_progress","activeForm":"Running the test"},{"content":"Report the result","status":"pending"}]}}},
+  {"finish":"tool_use"}]},
+ {"expect":[{"tool":"todo_write","ok":true,"contains":["0 of 2 done; in progress: Run the test"]}],
+  "steps":[
+  {"tool":{"index":0,"id":"call_2","name":"bash","input":{"command":"sh test.sh"}}},
+  {"finish":"tool_use"}]},
+ {"expect":[{"tool":"bash","ok":true,"contains":["ok"]}],
+  "steps":[
+  {"tool":{"index":0,"id":"call_3","name":"todo_write","input":{"todos":[{"content":"Run the test","status":"completed"},{"content":"Report the result","status":"in_progress"}]}}},
+  {"tool":{"index":1,"id":"call_4","name":"todo_write","input":{"todos":[{"content":"Run the test","status":"completed"},{"content":"Report the result","status":"in_progress"}]}}},
+  {"finish":"tool_use"}]},
+ {"expect":[{"tool":"todo_write","ok":true,"contains":["1 of 2 done"]},{"tool":"todo_write","ok":true,"contains":["1 of 2 done"]}],
+  "steps":[
+  {"tool":{"index":0,"id":"call_5","name":"todo_write","input":{"todos":[{"content":"Run the test","status":"completed"},{"content":"Report the result","status":"completed"}]}}},
+  {"finish":"tool_use"}]},
+ {"steps":[
+  {"text":"The test passes."},
+  {"finish":"stop"}]}]}`
+
 var scenarios = []scenario{
 	{
 		name: "fix", files: greetFiles, prompt: "fix the failing test",
@@ -130,6 +154,11 @@ var scenarios = []scenario{
 		prompt: "why does the build fail?", attempts: 3,
 		models: []goldenModel{{"scripted", "primary", flakyScript}, {"backup", "backup-large", backupScript}},
 		mode:   permission.Default,
+	},
+	{
+		name: "todos", files: map[string]string{"test.sh": "echo ok\n"}, prompt: "run the test and tell me",
+		models: []goldenModel{{"scripted", "scripted-todos", todoScript}},
+		mode:   permission.Default, allow: []string{"bash(sh test.sh)"},
 	},
 	{
 		name: "long-output", prompt: "print the numbers to 30000",

@@ -110,6 +110,10 @@ type terminal struct {
 	// came after it.
 	tasks      map[string]*childTrace
 	shownChild string
+	// todos is the task list shown last (todosShown: one was), so that a
+	// list is shown only when it changes.
+	todos      []contract.Todo
+	todosShown bool
 }
 
 func newTerminal(out, errw io.Writer) *terminal {
@@ -254,7 +258,7 @@ func (t *terminal) event(env contract.Envelope) error {
 	case *contract.SessionStarted:
 		t.workspace = e.Cwd
 	default:
-		if !t.context(env.Data) && !t.extension(env.Data) && !t.taskEvent(env.Data) {
+		if !t.context(env.Data) && !t.extension(env.Data) && !t.taskEvent(env.Data) && !t.todoList(env.Data) {
 			t.tool(env.Data)
 		}
 	}

@@ -88,6 +88,7 @@ func samples() []Event {
 		&SessionRewound{To: 12, Scope: RewindBoth, Checkpoint: "ab12", Forced: []string{"/w/notes.md"},
 			Files: []FileStamp{{Path: "/w/back.go", Size: 3, SHA256: "9f86", Op: FileCreated,
 				ModTime: time.Date(2026, 11, 30, 5, 1, 2, 0, time.UTC)}, {Path: "/w/gone.go", Op: FileDeleted}}},
+		&TodoUpdated{IntentID: "int_1", Todos: []Todo{{Content: "Run the tests", Status: TodoInProgress, ActiveForm: "Running the tests"}}},
 	}
 }
 

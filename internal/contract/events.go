@@ -48,6 +48,7 @@ const (
 	TypeJobFinished         = "job.finished"
 	TypeCheckpointRecorded  = "checkpoint.recorded"
 	TypeSessionRewound      = "session.rewound"
+	TypeTodoUpdated         = "todo.updated"
 )
 
 // Event is one fact of a session. It is a sealed sum type: the variants are
@@ -729,6 +730,7 @@ func (e *JobStarted) EventType() string          { return TypeJobStarted }
 func (e *JobFinished) EventType() string         { return TypeJobFinished }
 func (e *CheckpointRecorded) EventType() string  { return TypeCheckpointRecorded }
 func (e *SessionRewound) EventType() string      { return TypeSessionRewound }
+func (e *TodoUpdated) EventType() string         { return TypeTodoUpdated }
 
 // EventType returns the type name the event was read with.
 func (u *Unknown) EventType() string { return u.Type }
@@ -772,6 +774,7 @@ func (*JobStarted) isEvent()          {}
 func (*JobFinished) isEvent()         {}
 func (*CheckpointRecorded) isEvent()  {}
 func (*SessionRewound) isEvent()      {}
+func (*TodoUpdated) isEvent()         {}
 func (*Unknown) isEvent()             {}
 
 func (*ModelStarted) isModelEvent()   {}
@@ -868,6 +871,8 @@ func newEvent(t string) Event {
 		return new(CheckpointRecorded)
 	case TypeSessionRewound:
 		return new(SessionRewound)
+	case TypeTodoUpdated:
+		return new(TodoUpdated)
 	}
 	return nil
 }
@@ -885,6 +890,7 @@ var EventTypes = []string{
 	TypeToolOutputDelta, TypeToolsChanged, TypeHookRan,
 	TypeTaskStarted, TypeTaskEvent, TypeTaskFinished, TypeJobStarted, TypeJobFinished,
 	TypeCheckpointRecorded, TypeSessionRewound,
+	TypeTodoUpdated,
 }
 
 // TaskStarted records, in the parent's log, that a task call started a
@@ -964,4 +970,29 @@ type JobFinished struct {
 	Outcome  string `json:"outcome"`
 	ExitCode int    `json:"exit_code"`
 	Bytes    int64  `json:"bytes"`
+}
+
+// The statuses of an item of the task list.
+const (
+	TodoPending    = "pending"
+	TodoInProgress = "in_progress"
+	TodoCompleted  = "completed"
+)
+
+// Todo is one item of the model's task list: what is to be done
+// (Content), where it stands (Status: TodoPending...), and, optionally,
+// how it reads while under way ("Running the tests" for "Run the
+// tests"), as Claude Code's TodoWrite takes it.
+type Todo struct {
+	Content    string `json:"content"`
+	Status     string `json:"status"`
+	ActiveForm string `json:"active_form,omitempty"`
+}
+
+// TodoUpdated records the model's task list as a todo_write call (its
+// intent) wrote it: the whole list, which replaces the one before. An
+// empty list clears it.
+type TodoUpdated struct {
+	IntentID string `json:"intent_id"`
+	Todos    []Todo `json:"todos"`
 }

@@ -199,6 +199,11 @@ func TestClaudeNames(t *testing.T) {
 			Input: json.RawMessage(`{"path":"a/b.go","old_string":"x","new_string":"y"}`)}, true, map[string]any{
 			"tool_name": "Edit", "rein_tool_name": "edit_file", "tool_use_id": "int_2",
 			"tool_input": map[string]any{"path": "a/b.go", "file_path": filepath.Join(dir, "a/b.go"), "old_string": "x", "new_string": "y"}}},
+		{"TodoWrite on todo_write", "TodoWrite", ToolCall{IntentID: "int_3", Tool: "todo_write",
+			Input: json.RawMessage(`{"todos":[{"content":"Run the tests","status":"pending"}]}`)}, true, map[string]any{
+			"tool_name": "TodoWrite", "rein_tool_name": "todo_write", "tool_use_id": "int_3",
+			"tool_input": map[string]any{"todos": []any{map[string]any{"content": "Run the tests", "status": "pending"}}}}},
+		{"TodoWrite on another tool", "TodoWrite", bashCall("ls"), false, nil},
 		{"rein's own name", "read_file", ToolCall{Tool: "read_file", Input: json.RawMessage(`{"path":"x"}`)}, true, nil},
 		{"a name is matched whole", "Bas", bashCall("ls"), false, nil},
 		{"another tool", "Edit", bashCall("ls"), false, nil},

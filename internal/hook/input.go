@@ -9,7 +9,7 @@ import (
 // and the scripts written for Claude Code.
 var claudeNames = map[string]string{
 	"bash": "Bash", "edit_file": "Edit", "write_file": "Write", "read_file": "Read",
-	"glob": "Glob", "grep": "Grep", "list_dir": "LS", "task": "Task",
+	"glob": "Glob", "grep": "Grep", "list_dir": "LS", "task": "Task", "todo_write": "TodoWrite",
 }
 
 // ClaudeName returns Claude Code's name of rein's tool, or tool itself

@@ -28,7 +28,9 @@ func (s *State) applyContext(env contract.Envelope) {
 // e.Replaced messages from now on, and the rest is kept, in fresh slices
 // (the old ones stay as earlier states show them). Elided intents whose
 // results were replaced are dropped. When the latest user message was
-// replaced, it is kept apart as SummaryUser.
+// replaced, it is kept apart as SummaryUser; the task list and the ledger
+// are kept as they stand, for the plot the requests carry until the next
+// compaction.
 func (s *State) compact(e *contract.ContextCompacted, seq uint64) {
 	n := min(max(e.Replaced, 0), len(s.Messages))
 	for i := range n {
@@ -60,6 +62,7 @@ func (s *State) compact(e *contract.ContextCompacted, seq uint64) {
 	if !slices.ContainsFunc(s.Messages, func(m contract.ModelMessage) bool { return m.Role == contract.RoleUser && m.Text == s.LastUser }) {
 		s.SummaryUser = s.LastUser
 	}
+	s.SummaryTodos, s.SummaryLedger = s.Todos, s.Ledger
 	s.Compactions++
 	s.Calib.Last = Exact{}
 	s.Side = ""

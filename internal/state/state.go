@@ -1,8 +1,8 @@
 // Package state folds a session's events into the state the runtime decides
 // on: status, turn, the conversation as the projection needs it (with its
 // compaction summary and elided observations), pending intents, usage and
-// cost totals, the estimator's calibration, the last error, and the read
-// ledger of the files the session has seen.
+// cost totals, the estimator's calibration, the last error, the read
+// ledger of the files the session has seen, and the model's task list.
 //
 // State is never edited directly: the only way to change it is to append an
 // event and Apply it. Apply does no I/O and is deterministic, so folding the
@@ -93,6 +93,14 @@ type State struct {
 	// request holds verbatim after the summary, until the next
 	// compaction. Empty when the kept messages hold a user message.
 	SummaryUser string `json:"summary_user,omitempty"`
+	// SummaryTodos and SummaryLedger are the task list and the ledger as
+	// they stood at the last compaction: what the request tells the model,
+	// with the summary, of where the work stood then (the plot). They stay
+	// as they are until the next compaction, so that the requests between
+	// two compactions keep the same prefix; a later change of the list
+	// reaches the model as the todo_write call that made it.
+	SummaryTodos  []contract.Todo `json:"summary_todos,omitempty"`
+	SummaryLedger Ledger          `json:"-"`
 	// Compactions counts the context.compacted events of the session;
 	// Summarised the model turns (assistant messages) they replaced.
 	Compactions int `json:"compactions,omitempty"`
@@ -143,6 +151,11 @@ type State struct {
 	// Tasks are the task calls that started a child and have no
 	// observation yet (see Task).
 	Tasks []Task `json:"tasks,omitempty"`
+
+	// Todos is the model's task list, as the last todo.updated wrote it
+	// (the whole list; nil before any). It is replaced, never changed in
+	// place: an earlier state keeps the list it showed.
+	Todos []contract.Todo `json:"todos,omitempty"`
 
 	// Notes are what rein has to tell the model that waits for a place
 	// in the conversation (see Note); PromptNotes the context a
@@ -234,6 +247,9 @@ func (s *State) Apply(env contract.Envelope) {
 	s.applyTasks(env)
 	s.applyNotes(env)
 	s.applyRewind(env)
+	if e, ok := env.Data.(*contract.TodoUpdated); ok {
+		s.Todos = e.Todos
+	}
 }
 
 // applySession applies the events of a session and its runs: its start

@@ -390,6 +390,9 @@ func randomSession(r *rand.Rand) []contract.Envelope {
 				for len(pending) > 0 {
 					id := pending[0]
 					pending = pending[1:]
+					if r.IntN(4) == 0 { // a todo_write reports its list as it runs
+						add(&contract.TodoUpdated{IntentID: id, Todos: randomTodos(r)})
+					}
 					add(&contract.ToolObservation{Observation: contract.Observation{IntentID: id, OK: r.IntN(2) == 0, Phase: "execution", Text: "ok", Files: randomFiles(r, t0.Add(time.Duration(len(out))*time.Second))}})
 				}
 				continue
@@ -460,6 +463,16 @@ func randomFiles(r *rand.Rand, at time.Time) []contract.FileStamp {
 			Path: fmt.Sprintf("/w/f%d.go", r.IntN(5)), Size: size, ModTime: at.Add(time.Duration(r.IntN(1000)) * time.Nanosecond),
 			SHA256: fmt.Sprintf("%064x", size*7+int64(r.IntN(3))), Op: op,
 		})
+	}
+	return out
+}
+
+// randomTodos returns a task list of zero to three items.
+func randomTodos(r *rand.Rand) []contract.Todo {
+	statuses := []string{contract.TodoPending, contract.TodoInProgress, contract.TodoCompleted}
+	out := []contract.Todo{}
+	for i := range r.IntN(4) {
+		out = append(out, contract.Todo{Content: fmt.Sprint("step ", i), Status: statuses[r.IntN(3)]})
 	}
 	return out
 }

@@ -133,6 +133,9 @@ type model struct {
 	// activityAt is when the activity last changed.
 	activityAt time.Time
 
+	// todos is the model's task list, drawn above the composer.
+	todos checklist
+
 	// runDone is closed when the last run's iterator has returned.
 	runDone chan struct{}
 
@@ -212,6 +215,7 @@ func (m *model) switchTo(s *Session) {
 	})
 	st := m.rt.State()
 	m.goal = firstLine(st.LastUser)
+	m.todos.set(st.Todos)
 	m.contextUsed, m.window = 0, 0
 	if st.ModelInfo != nil {
 		m.window = st.ModelInfo.ContextWindow
@@ -463,6 +467,8 @@ func (m *model) see(env contract.Envelope) {
 		if m.goal == "" {
 			m.goal = firstLine(d.Text)
 		}
+	case *contract.TodoUpdated:
+		m.todos.set(d.Todos)
 	}
 }
 

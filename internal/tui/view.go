@@ -23,6 +23,9 @@ func (m *model) View() tea.View {
 		return tea.NewView("")
 	}
 	var parts []string
+	if list := m.checklistView(m.running); list != "" {
+		parts = append(parts, list)
+	}
 	for _, q := range m.queue {
 		parts = append(parts, m.theme.Dim.Render(truncate("queued: "+printable.Line(firstLine(q.Display)), m.width)))
 	}

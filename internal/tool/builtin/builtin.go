@@ -1,6 +1,7 @@
 // Package builtin holds rein's built-in tools: read_file, write_file,
-// edit_file, list_dir, glob, grep and bash, and with a session's [Jobs]
-// (bash's run_in_background) job_output and job_kill. Each is a registry.Tool with its
+// edit_file, list_dir, glob, grep, bash and todo_write (the model's task
+// list), and with a session's [Jobs] (bash's run_in_background)
+// job_output and job_kill. Each is a registry.Tool with its
 // schema, its preconditions (Check) and its executor; the description the
 // model reads lives in a .md file beside the code.
 //
@@ -58,7 +59,8 @@ type Options struct {
 	Hidden []workspace.Place
 }
 
-// Tools returns the built-in tools of one session working in ws, with
+// Tools returns the built-in tools of one session working in ws (the file
+// and search tools, bash and todo_write), with
 // job_output and job_kill when opts.Bash has the session's Jobs. The file
 // tools keep no state between calls: a file read by read_file may then be
 // edited because the read is recorded in the log and folded into the
@@ -73,7 +75,7 @@ func Tools(ws *workspace.Workspace, opts *Options) []registry.Tool {
 	sc.hide(o.Hidden)
 	tools := fileToolsIn(sc)
 	tools = append(tools, searchToolsIn(sc)...)
-	tools = append(tools, Bash(ws, o.Bash))
+	tools = append(tools, Bash(ws, o.Bash), TodoWrite())
 	if o.Bash != nil && o.Bash.Jobs != nil {
 		tools = append(tools, JobTools(o.Bash.Jobs)...)
 	}

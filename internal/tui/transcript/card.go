@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
@@ -239,8 +240,11 @@ var commonKeys = []string{"command", "path", "pattern", "query", "url", "name"}
 // subjectOf is what a call works on, one printable line: the command,
 // the path (relative to the workspace), the pattern.
 func subjectOf(tool string, input json.RawMessage, workspace string) string {
-	if tool == "task" {
+	switch tool {
+	case "task":
 		return taskInputSubject(input)
+	case "todo_write":
+		return todoSubject(input)
 	}
 	var in map[string]any
 	if json.Unmarshal(input, &in) != nil {
@@ -344,4 +348,27 @@ func lastLines(s string, n int) []string {
 	}
 	lines := strings.Split(s, "\n")
 	return lines[max(len(lines)-n, 0):]
+}
+
+// todoSubject says how far the task list a todo_write call writes is:
+// "3 of 5 done"; "" for an input that holds no list.
+func todoSubject(input json.RawMessage) string {
+	var in struct {
+		Todos []struct {
+			Status string `json:"status"`
+		} `json:"todos"`
+	}
+	if json.Unmarshal(input, &in) != nil || in.Todos == nil {
+		return ""
+	}
+	if len(in.Todos) == 0 {
+		return "cleared"
+	}
+	done := 0
+	for _, td := range in.Todos {
+		if td.Status == "completed" {
+			done++
+		}
+	}
+	return fmt.Sprintf("%d of %d done", done, len(in.Todos))
 }
