@@ -91,25 +91,9 @@ func (p *Policy) decideScript(req Request, in input) (Verdict, *shell.Script, []
 	}
 	// 6. Allow rules: a bare bash allows all the rest; prefix rules every
 	// command, and what it reads and writes must be fine too.
-	for _, r := range p.allow[bashTool] {
-		if r.any() {
-			return Verdict{Decision: contract.Allow, By: ByRule, Rule: r.String(), Reason: fmt.Sprintf("Allow rule %s allows every command.", r)}, a, acc
-		}
-	}
-	used, g := p.coverage(a, acc)
-	if g.text == "" && len(used) > 0 {
-		reason := fmt.Sprintf("Allow rule%s %s allow%s every command of %s.", plural(len(used)), strings.Join(used, ", "), singular(len(used)), quoted)
-		switch {
-		case p.mode == AcceptEdits && writesInside(acc):
-			reason += " Accept-edits mode allows its writes inside the workspace."
-		case p.mode == Default && writesInside(acc):
-			reason += " The rules allow what it writes inside the workspace too."
-		}
-		return Verdict{Decision: contract.Allow, By: ByRule, Rule: strings.Join(used, ", "), Reason: reason}, a, acc
-	}
-	if g.write && len(used) > 0 {
-		return byMode(contract.Ask, fmt.Sprintf("Allow rule%s %s allow%s every command of %s, but %s mode asks before writes: %s; accept-edits mode allows writes inside the workspace.",
-			plural(len(used)), strings.Join(used, ", "), singular(len(used)), quoted, p.mode, g.text)), a, acc
+	v, g, ok := p.bashAllow(a, acc, quoted)
+	if ok {
+		return v, a, acc
 	}
 	if g.text == "" {
 		g.text = "it runs no command a rule could allow"
@@ -121,6 +105,32 @@ func (p *Policy) decideScript(req Request, in input) (Verdict, *shell.Script, []
 	}
 	// 7. The mode.
 	return p.bashMode(quoted, g), a, acc
+}
+
+// bashAllow is the step of the allow rules: their verdict when they
+// decide, else what keeps them from allowing a.
+func (p *Policy) bashAllow(a *shell.Script, acc []access, quoted string) (Verdict, gap, bool) {
+	for _, r := range p.allow[bashTool] {
+		if r.any() {
+			return Verdict{Decision: contract.Allow, By: ByRule, Rule: r.String(), Reason: fmt.Sprintf("Allow rule %s allows every command.", r)}, gap{}, true
+		}
+	}
+	used, g := p.coverage(a, acc)
+	if g.text == "" && len(used) > 0 {
+		reason := fmt.Sprintf("Allow rule%s %s allow%s every command of %s.", plural(len(used)), strings.Join(used, ", "), singular(len(used)), quoted)
+		switch {
+		case p.mode == AcceptEdits && writesInside(acc):
+			reason += " Accept-edits mode allows its writes inside the workspace."
+		case p.mode == Default && writesInside(acc):
+			reason += " The rules allow what it writes inside the workspace too."
+		}
+		return Verdict{Decision: contract.Allow, By: ByRule, Rule: strings.Join(used, ", "), Reason: reason}, g, true
+	}
+	if g.write && len(used) > 0 {
+		return byMode(contract.Ask, fmt.Sprintf("Allow rule%s %s allow%s every command of %s, but %s mode asks before writes: %s; accept-edits mode allows writes inside the workspace.",
+			plural(len(used)), strings.Join(used, ", "), singular(len(used)), quoted, p.mode, g.text)), g, true
+	}
+	return Verdict{}, g, false
 }
 
 // gap is what keeps rules from allowing a command.

@@ -236,20 +236,33 @@ func gitSweep(cw []Word) *Sweep {
 		return true
 	})
 	s := &Sweep{Op: "git " + name, Git: true, Dir: dir, Unsure: unsure}
+	if !s.of(name, flags, ops, dashes) {
+		return nil
+	}
+	if !s.Worktree && !s.Here && len(s.Paths) == 0 {
+		return nil
+	}
+	return s
+}
+
+// of fills s for git's subcommand name, given its options (flags), its
+// operands and the index among them of the first after "--" (-1 for
+// none); false when it sweeps nothing away.
+func (s *Sweep) of(name string, flags map[string]bool, ops []Word, dashes int) bool {
 	switch name {
 	case "clean":
 		if !(flags["f"] || flags["force"]) || !(flags["d"] || flags["x"] || flags["X"]) || flags["n"] || flags["dry-run"] || flags["i"] || flags["interactive"] {
-			return nil
+			return false
 		}
 		s.Paths, s.Here = ops, len(ops) == 0
 	case "reset":
 		if !flags["hard"] {
-			return nil
+			return false
 		}
 		s.Op, s.Worktree = "git reset --hard", true
 	case "checkout":
 		if flags["p"] || flags["patch"] {
-			return nil
+			return false
 		}
 		if dashes >= 0 {
 			s.Paths = ops[dashes:]
@@ -259,22 +272,19 @@ func gitSweep(cw []Word) *Sweep {
 		s.Worktree = (flags["f"] || flags["force"]) && dashes < 0
 	case "restore":
 		if flags["p"] || flags["patch"] || (flags["S"] || flags["staged"]) && !(flags["W"] || flags["worktree"]) {
-			return nil
+			return false
 		}
 		s.Paths = ops
 	case "rm":
 		if !flags["r"] || flags["cached"] || flags["n"] || flags["dry-run"] {
-			return nil
+			return false
 		}
 		s.Op, s.Paths = "git rm -r", ops
 	case "switch":
 		if !(flags["f"] || flags["force"] || flags["discard-changes"]) {
-			return nil
+			return false
 		}
 		s.Worktree = true
 	}
-	if !s.Worktree && !s.Here && len(s.Paths) == 0 {
-		return nil
-	}
-	return s
+	return true
 }
