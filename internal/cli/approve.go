@@ -140,6 +140,9 @@ func (p *prompter) Approve(ctx context.Context, q kernel.Question) (kernel.Reply
 	if q.Reason != "" {
 		printf(p.w, "  (%s)\n", q.Reason)
 	}
+	if q.Undoable {
+		printf(p.w, "  (%s)\n", kernel.UndoNote)
+	}
 	// The change an edit or a write would make, as a diff.
 	for l := range strings.Lines(q.Preview) {
 		printf(p.w, "  | %s\n", text(strings.TrimSuffix(l, "\n")))

@@ -386,7 +386,7 @@ const (
 )
 
 // ToolPermission records a permission decision and who made it (mode,
-// rule, user, hook, headless).
+// rule, user, hook, headless, or policy for what nothing may allow).
 type ToolPermission struct {
 	IntentID string   `json:"intent_id"`
 	Decision Decision `json:"decision"`

@@ -58,6 +58,9 @@ type (
 // MaxReplyText bounds what a person's Reply says that is kept.
 const MaxReplyText = tool.MaxReplyText
 
+// UndoNote is what a question for an undoable call tells the person.
+const UndoNote = tool.UndoNote
+
 // The answers to a Question.
 const (
 	No     = tool.No

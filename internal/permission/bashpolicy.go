@@ -25,8 +25,19 @@ func toolsFor(write bool) []string {
 }
 
 // decideBash decides a bash intent, in the order of the package
-// documentation.
+// documentation; an Ask says whether rein can undo what the command
+// changes.
 func (p *Policy) decideBash(req Request, in input) Verdict {
+	v, a, acc := p.decideScript(req, in)
+	if v.Decision == contract.Ask && a != nil {
+		v.Undoable = p.undoable(a, acc)
+	}
+	return v
+}
+
+// decideScript is decideBash but for Undoable, with the script it read
+// and what it reads and writes (nil when it did not get that far).
+func (p *Policy) decideScript(req Request, in input) (Verdict, *shell.Script, []access) {
 	var a *shell.Script
 	script := ""
 	if in.Command == nil {
@@ -39,15 +50,20 @@ func (p *Policy) decideBash(req Request, in input) Verdict {
 	if in.Command == nil {
 		quoted = "this bash intent"
 	}
+	// 0. What no one may allow: the workspace, its repository, the home
+	// directory or / swept away.
+	if v, ok := p.refusal(a, quoted); ok {
+		return v, nil, nil
+	}
 	acc := p.accesses(a)
 
 	// 1. Deny rules, on every command and on every file it reads or writes.
 	if v, ok := p.bashRule(contract.Deny, a, acc, quoted); ok {
-		return v
+		return v, a, acc
 	}
 	// 2. Plan mode's ceiling.
 	if p.mode == Plan && !isRead(req.Risk, req.ReadOnly) {
-		return byMode(contract.Deny, "Plan mode is read-only: bash cannot run.")
+		return byMode(contract.Deny, "Plan mode is read-only: bash cannot run."), a, acc
 	}
 	// The read-only ceiling: only the commands that read.
 	if p.readsOnly {
@@ -55,29 +71,48 @@ func (p *Policy) decideBash(req Request, in input) Verdict {
 			if why == "" {
 				why = "rein cannot see that it only reads"
 			}
-			return byMode(contract.Deny, "This agent may only read: "+quoted+" is not a command that only reads ("+why+"), so it cannot run.")
+			return byMode(contract.Deny, "This agent may only read: "+quoted+" is not a command that only reads ("+why+"), so it cannot run."), a, acc
 		}
 	}
 	// 3. What cannot be read cannot be checked against deny or ask rules.
 	if v, ok := p.unverifiable(a, acc, quoted); ok {
-		return v
+		return v, a, acc
 	}
 	// 4. Ask rules.
 	if v, ok := p.bashRule(contract.Ask, a, acc, quoted); ok {
-		return v
+		return v, a, acc
 	}
 	// 5. What no rule allows: a network device, a protected file, a write
 	// outside the writable roots.
 	if ac := never(acc); ac != nil {
 		v := p.bashMode(quoted, gap{text: ac.what() + ", which no rule can allow"})
 		v.Firm = v.Decision == contract.Ask
-		return v
+		return v, a, acc
 	}
 	// 6. Allow rules: a bare bash allows all the rest; prefix rules every
 	// command, and what it reads and writes must be fine too.
+	v, g, ok := p.bashAllow(a, acc, quoted)
+	if ok {
+		return v, a, acc
+	}
+	if g.text == "" {
+		g.text = "it runs no command a rule could allow"
+	}
+	g.single = len(a.Commands) == 1
+	g.fine, g.unknown = fine(a, acc)
+	if g.fine {
+		g.readOnly, g.notReadOnly = p.readOnly(a, acc)
+	}
+	// 7. The mode.
+	return p.bashMode(quoted, g), a, acc
+}
+
+// bashAllow is the step of the allow rules: their verdict when they
+// decide, else what keeps them from allowing a.
+func (p *Policy) bashAllow(a *shell.Script, acc []access, quoted string) (Verdict, gap, bool) {
 	for _, r := range p.allow[bashTool] {
 		if r.any() {
-			return Verdict{Decision: contract.Allow, By: ByRule, Rule: r.String(), Reason: fmt.Sprintf("Allow rule %s allows every command.", r)}
+			return Verdict{Decision: contract.Allow, By: ByRule, Rule: r.String(), Reason: fmt.Sprintf("Allow rule %s allows every command.", r)}, gap{}, true
 		}
 	}
 	used, g := p.coverage(a, acc)
@@ -89,22 +124,13 @@ func (p *Policy) decideBash(req Request, in input) Verdict {
 		case p.mode == Default && writesInside(acc):
 			reason += " The rules allow what it writes inside the workspace too."
 		}
-		return Verdict{Decision: contract.Allow, By: ByRule, Rule: strings.Join(used, ", "), Reason: reason}
+		return Verdict{Decision: contract.Allow, By: ByRule, Rule: strings.Join(used, ", "), Reason: reason}, g, true
 	}
 	if g.write && len(used) > 0 {
 		return byMode(contract.Ask, fmt.Sprintf("Allow rule%s %s allow%s every command of %s, but %s mode asks before writes: %s; accept-edits mode allows writes inside the workspace.",
-			plural(len(used)), strings.Join(used, ", "), singular(len(used)), quoted, p.mode, g.text))
+			plural(len(used)), strings.Join(used, ", "), singular(len(used)), quoted, p.mode, g.text)), g, true
 	}
-	if g.text == "" {
-		g.text = "it runs no command a rule could allow"
-	}
-	g.single = len(a.Commands) == 1
-	g.fine, g.unknown = fine(a, acc)
-	if g.fine {
-		g.readOnly, g.notReadOnly = p.readOnly(a, acc)
-	}
-	// 7. The mode.
-	return p.bashMode(quoted, g)
+	return Verdict{}, g, false
 }
 
 // gap is what keeps rules from allowing a command.

@@ -8,6 +8,11 @@
 // [Policy.Decide] looks at a request in this order, and the first step that
 // answers decides:
 //
+//  0. What nothing may allow: a bash command that sweeps away the
+//     workspace, its repository, the home directory or / (see Sweeps
+//     below) is denied by [ByPolicy], in every mode, yolo included,
+//     whatever the rules. Its verdict is a Deny, so no hook is asked and
+//     no person either, and a headless run keeps it as it is.
 //  1. Deny rules. Deny wins over everything: over allow and ask rules and
 //     over every mode, yolo included. One denied simple command denies the
 //     whole bash command.
@@ -94,6 +99,31 @@
 // is allowed, unless there are deny or ask rules with patterns (for bash
 // or the file tools): then it asks, because "deny wins" must not be undone
 // by writing $(echo rm) instead of rm.
+//
+// # Sweeps
+//
+// A command that [shell.Command.Sweep] reads as sweeping something away
+// (rm -r, find -delete or -exec rm with no test that picks files, rsync
+// --delete, mv of its sources, git clean -f with -d, -x or -X, git reset
+// --hard, git checkout, git restore, git rm -r, git switch -f), anywhere
+// in the script (after wrappers, in sh -c and eval, in find -exec), is
+// refused when it is aimed at the workspace root (., ./, $PWD, ${PWD},
+// $(pwd), its absolute path, src/.., a * or .* there), at a directory
+// that holds it (.., /), at the workspace's repository (.git, or the one
+// a .git file names), or at the home directory (~, $HOME, its absolute
+// path) or one that holds it. The script's cd commands are followed while
+// they name where they go (cd src && rm -rf .. is refused); after one
+// that does not, a relative path is not known, and the command is
+// decided as before. git reset --hard, git checkout -f and git switch -f
+// throw away what changed in the whole working tree, and git checkout
+// -- . and git restore . everything below where they run, so they are
+// refused whenever they run inside the workspace's repository. Links are
+// followed when comparing. The reason names what was aimed at and says
+// that it cannot be undone and is never allowed.
+//
+// Other commands that change files are undoable by rein's checkpoints
+// when everything they change is inside the workspace root: an Ask for
+// such a command has [Verdict.Undoable] set, and the question says so.
 //
 // # What a command reads and writes
 //

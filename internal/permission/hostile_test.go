@@ -47,6 +47,7 @@ const (
 	askM   = "ask mode"
 	askR   = "ask rule"
 	denyR  = "deny rule"
+	denyP  = "deny policy"
 )
 
 // hostile is one command of the suite, with the decision it must get in
@@ -107,7 +108,8 @@ var hostileCommands = []hostile{
 	{"read inside", "git status && ls -la src && cat README.md secret/key", allowR, allowR, allowR, allowM, allowR},
 	{"read a glob inside", "cat src/*.go", allowR, allowR, allowR, allowM, allowR},
 	// Programs that run programs, which a deny rule must stop.
-	{"find -exec rm", "find . -exec rm {} +", askM, askM, askM, denyR, askM},
+	{"find -exec rm", "find . -exec rm {} +", denyP, denyP, denyP, denyP, denyP},
+	{"find -exec rm of some", "find . -name '*.o' -exec rm {} +", askM, askM, askM, denyR, askM},
 	{"find -delete", "find . -name x -delete", askM, askM, askM, denyR, askM},
 	{"find -ok rm", `find . -ok rm {} \;`, askM, askM, askM, denyR, askM},
 	{"find -exec cat", `find src -name '*.go' -exec cat {} \;`, askM, askM, allowM, allowM, askM},
@@ -300,7 +302,8 @@ var hostileCommands = []hostile{
 	// Writes the analysis sees.
 	{"write inside", "cat README.md > notes.txt", askM, allowR, allowR, allowM, askM},
 	{"tee inside", "cat README.md | tee notes.txt", askM, askM, allowM, allowM, askM},
-	{"rm the tree", "rm -rf .", askM, askM, askM, denyR, askM},
+	{"rm the tree", "rm -rf .", denyP, denyP, denyP, denyP, denyP},
+	{"rm a tree in it", "rm -rf build", askM, askM, allowM, denyR, askM},
 	{"link out", "ln -s {out} link", askM, askM, askM, allowM, askM},
 	{"hard link to config", "ln .git/config x", askM, askM, askM, allowM, askM},
 	{"copy into .rein", "cp -r src .rein", askM, askM, askM, allowM, askM},
@@ -410,7 +413,7 @@ func TestHostileReasons(t *testing.T) {
 		t.Fatal(err)
 	}
 	for command, want := range map[string][]string{
-		"find . -delete":                      {"Deny rule bash(rm:*) forbids `find -delete`, part of `find . -delete`."},
+		"find build -delete":                  {"Deny rule bash(rm:*) forbids `find -delete`, part of `find build -delete`."},
 		"go test -exec 'sh -c x' ./...":       {"no allow rule covers", "`sh -c x` is not allowed by any rule"},
 		"go test -o .git/hooks/pre-commit":    {"`go test -o .git/hooks/pre-commit` writes .git/hooks/pre-commit, under .git/", "no rule can allow"},
 		"cat " + outside + "/secret":          {"reads " + outside + "/secret, outside the workspace"},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -49,8 +50,8 @@ func RequestFor(t registry.Tool, input json.RawMessage) Request {
 // decision and is never returned.
 type Verdict struct {
 	Decision contract.Decision
-	// By is who decided: [ByMode], [ByRule] or, after [Policy.ForHeadless],
-	// [ByHeadless]. The caller records [ByUser] when a person answers an
+	// By is who decided: [ByMode], [ByRule], [ByPolicy] or, after
+	// [Policy.ForHeadless], [ByHeadless]. The caller records [ByUser] when a person answers an
 	// Ask.
 	By string
 	// Rule is the text of the rule that decided, when By is ByRule. When
@@ -64,6 +65,12 @@ type Verdict struct {
 	// .claude), a command's access outside what the sandbox permits. A
 	// person may still answer it.
 	Firm bool
+	// Undoable marks an Ask for a command whose every change the
+	// analysis sees lands on files inside the workspace root (an rm, a
+	// redirection, git checkout -- file.go): rein's checkpoints can put
+	// them back, so the question may say so. False for what also writes
+	// outside it, or what the analysis cannot see through.
+	Undoable bool
 }
 
 // Event returns the verdict as the tool.permission event of intentID.
@@ -97,6 +104,9 @@ type Policy struct {
 	// hidden are the paths the sandbox hides from commands, where a file
 	// tool always asks, but under except (see WithHidden).
 	hidden, except []string
+	// home is the person's home directory, "" when it is not known:
+	// what ~ and $HOME name, which no command may sweep away.
+	home string
 	// readsOnly is the ceiling of an agent that may only read (see
 	// [Policy.ReadOnly]).
 	readsOnly bool
@@ -118,6 +128,9 @@ func New(mode Mode, rules Rules, ws *workspace.Workspace) (*Policy, error) {
 		return nil, errors.New("permission: a policy needs a workspace")
 	}
 	p := &Policy{mode: mode, rules: rules.Merge(Rules{}), ws: ws, hooks: hooksDirs(ws.Root()), indexes: &indexCache{}}
+	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+		p.home = filepath.Clean(home)
+	}
 	var err error
 	if p.allow, err = index("allow", rules.Allow); err != nil {
 		return nil, err

@@ -63,7 +63,7 @@ func (r *reader) commandWith(c Command, pos []span, parent, at int, n nested) {
 		// A command of a script another command runs.
 		parent, at, c.Script = r.parent, r.at, true
 	}
-	c.Depth, c.Parent, c.At = r.depth, parent, at
+	c.Depth, c.Parent, c.At, c.Moved = r.depth, parent, at, n.moved
 	c.Roles = make([]Role, len(c.Words))
 	for i := range c.NAssign {
 		c.Roles[i] = RoleAssign

@@ -82,6 +82,14 @@
 // What it reads is in its Files; which repository git reads, and what its
 // configuration makes git run, is the caller's to judge.
 //
+// [Command.Sweep] reports what a command removes or throws away as a
+// whole (rm -r's operands, find -delete's starting points, git reset
+// --hard's working tree, git clean's directory...), for a caller that
+// must refuse some of it whatever the rules. A word that starts with
+// $HOME, ${HOME}, $PWD, ${PWD}, $(pwd) or `pwd` and is literal after it
+// keeps that start ([Word.Anchor]), so that a caller who knows what they
+// hold can place it.
+//
 // [Known] reports the programs the analyser knows: those above, and the
 // harmless ones that name no file and run nothing (echo, printf, test,
 // pwd, basename...); what any other program does with its arguments is

@@ -151,7 +151,7 @@ func (o *options) scan(cw []Word, from int, strict bool, f func(a arg) bool) {
 				continue
 			}
 		}
-		if w.Kind == Dynamic && w.Splits {
+		if w.Kind == Dynamic && w.Splits && w.Anchor == "" {
 			// Even after "--", its words may be any number of operands.
 			f(arg{i: i, unsure: true})
 			return
@@ -172,6 +172,9 @@ func (o *options) option(cw []Word, i int, strict bool) ([]arg, bool) {
 	switch w.Kind {
 	case Dynamic:
 		switch {
+		case w.Anchor != "":
+			// $HOME/x, $PWD: an absolute path, never an option.
+			return nil, false
 		case w.Splits || w.Prefix == "" || w.Prefix == "-" || w.Prefix == "--":
 			return unsure, true
 		case !strings.HasPrefix(w.Prefix, "-"):

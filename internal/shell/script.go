@@ -129,6 +129,10 @@ type Command struct {
 	// (a deny rule) looks at every word after the command's name, as for
 	// a wrapper ([IsWrapper]).
 	Unplaced bool
+	// Moved reports that the command runs in another directory than the
+	// script around it, one a command that runs it moves to first (env
+	// -C, sudo -D): its relative paths do not start where the script is.
+	Moved bool
 }
 
 // Args returns the command's name and arguments, its assignments left out.

@@ -47,6 +47,12 @@ type Word struct {
 	// words of it, or none, so that even its position among the
 	// arguments is not known.
 	Splits bool
+	// Anchor is, for a Dynamic word that starts with the home directory
+	// ($HOME, ${HOME}) or the directory the shell is in ($PWD, ${PWD},
+	// $(pwd), `pwd`), quoted or not, "HOME" or "PWD", when all that
+	// follows is literal: Rest, quotes removed. A caller that knows what
+	// they hold knows the word ("$PWD"/ is the directory). "" otherwise.
+	Anchor, Rest string
 }
 
 // Static reports whether w is known before the script runs: a literal
@@ -291,16 +297,75 @@ func decodeParts(w *syntax.Word) Word {
 			for _, q := range p.Parts {
 				lit, ok := q.(*syntax.Lit)
 				if !ok {
-					return dynamic(&b, w.Parts[i:])
+					return anchored(dynamic(&b, w.Parts[i:]), w.Parts[i:])
 				}
 				unescapeDouble(&b, lit.Value)
 			}
 		default:
-			return dynamic(&b, w.Parts[i:])
+			return anchored(dynamic(&b, w.Parts[i:]), w.Parts[i:])
 		}
 	}
 	out.Text = b.String()
 	return out
+}
+
+// anchored returns the Dynamic word d with its Anchor and Rest set when
+// the word's parts are an anchor (see [Word.Anchor]), quoted or not,
+// then literal text only.
+func anchored(d Word, parts []syntax.WordPart) Word {
+	if d.Prefix != "" || len(parts) == 0 {
+		return d
+	}
+	rest := parts[1:]
+	first := parts[0]
+	if dq, ok := first.(*syntax.DblQuoted); ok && !dq.Dollar && len(dq.Parts) > 0 {
+		// "$PWD/x" y: the quoted rest comes first.
+		first = dq.Parts[0]
+		rest = append([]syntax.WordPart{&syntax.DblQuoted{Parts: dq.Parts[1:]}}, rest...)
+	}
+	name := anchorOf(first)
+	if name == "" {
+		return d
+	}
+	tail := decodeParts(&syntax.Word{Parts: rest})
+	if tail.Kind == Dynamic || tail.Tilde {
+		return d
+	}
+	d.Anchor, d.Rest = name, tail.Text
+	return d
+}
+
+// anchorOf returns "HOME" or "PWD" for a part that expands to the home
+// directory or the shell's directory, "" for any other.
+func anchorOf(part syntax.WordPart) string {
+	switch p := part.(type) {
+	case *syntax.ParamExp:
+		if p.Param == nil || p.Excl || p.Length || p.Width || p.Index != nil || p.Slice != nil || p.Repl != nil || p.Exp != nil || p.Names != 0 {
+			return ""
+		}
+		if p.Param.Value == "HOME" || p.Param.Value == "PWD" {
+			return p.Param.Value
+		}
+	case *syntax.CmdSubst:
+		if len(p.Stmts) != 1 {
+			return ""
+		}
+		st := p.Stmts[0]
+		call, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok || st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 || len(call.Assigns) > 0 || len(call.Args) == 0 {
+			return ""
+		}
+		if call.Args[0].Lit() != "pwd" {
+			return ""
+		}
+		for _, a := range call.Args[1:] {
+			if l := a.Lit(); l != "-L" && l != "-P" {
+				return ""
+			}
+		}
+		return "PWD"
+	}
+	return ""
 }
 
 // dynamic is the Dynamic word whose literal start is in b and whose

@@ -45,11 +45,20 @@ type Question struct {
 	// preview or it could not be made (the call then fails as usual if it
 	// runs), and always for [AskOutsideSandbox].
 	Preview string
+	// Undoable says that rein can undo what the call changes: every file
+	// it writes or removes is inside the workspace root, which the
+	// checkpoints cover (see permission.Verdict.Undoable). The question
+	// then says so, in [UndoNote]'s words.
+	Undoable bool
 	// Agent and Task say which child asks, when a task's child session
 	// asks through its parent's approver: the agent's name and the
 	// brief's description; empty for the session's own calls.
 	Agent, Task string
 }
+
+// UndoNote is what a question for an undoable call ([Question.Undoable])
+// tells the person.
+const UndoNote = "rein can undo this: /rewind (or rein rewind) puts the workspace's files back as they were before it."
 
 // QuestionKind is what a [Question] asks. The zero QuestionKind is
 // [AskPermission].

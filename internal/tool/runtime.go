@@ -567,7 +567,7 @@ func (rt *Runtime) decide(ctx context.Context, t registry.Tool, in contract.Tool
 		return policy.ForHeadless(v, req), "", false, nil
 	}
 	q := Question{IntentID: in.ID, Tool: t.Name, Subject: subject(in.Input), Input: in.Input, Reason: v.Reason,
-		Preview: rt.preview(t, in.Input)}
+		Preview: rt.preview(t, in.Input), Undoable: v.Undoable}
 	allow := policy.SuggestRules(req)
 	var deny []permission.Rule
 	if len(allow) > 0 {

@@ -190,6 +190,9 @@ func (m *model) dialogParts(q *question, w int) (head, reason []string, keys, co
 		if q.q.Reason != "" {
 			reason = strings.Split(th.Dim.Render(wrapIndent(printable.Text(q.q.Reason), w, "  ")), "\n")
 		}
+		if q.q.Undoable {
+			reason = append(reason, strings.Split(th.Dim.Render(wrapIndent(kernel.UndoNote, w, "  ")), "\n")...)
+		}
 		opts, short := []string{"y", "yes", "n", "no"}, []string{"y", "yes", "n", "no"}
 		if len(q.q.Rules) > 0 {
 			rules := rulesText(q.q.Rules, w)

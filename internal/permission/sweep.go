@@ -1,0 +1,371 @@
+package permission
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/rein-agent/rein/internal/contract"
+	"github.com/rein-agent/rein/internal/shell"
+)
+
+// ByPolicy is the policy's own refusal of what no mode, rule, hook or
+// answer may allow: a command aimed at the whole workspace, its
+// repository, the home directory or / (see [Policy.Decide]).
+const ByPolicy = "policy"
+
+// places are what a command must never sweep away, resolved for one
+// decision: the workspace root, the repository it is in, the home
+// directory, and the root of the file system, which holds them all.
+type places struct {
+	// roots are the workspace root as given and where its links lead.
+	roots []string
+	// homes are the home directory as given and where its links lead;
+	// empty when it is not known.
+	homes []string
+	// top is the working tree of the repository git finds from the
+	// workspace root, gitdirs its repository directories (its .git, and
+	// the directory a .git file names); "" and none when there is none.
+	top     string
+	gitdirs []string
+}
+
+func (p *Policy) places() *places {
+	pl := &places{roots: withReal(p.ws.Root())}
+	if p.home != "" {
+		pl.homes = withReal(p.home)
+	}
+	for d := p.ws.Root(); ; {
+		dotgit := filepath.Join(d, ".git")
+		fi, err := os.Lstat(dotgit)
+		if err == nil {
+			pl.top, pl.gitdirs = d, withReal(dotgit)
+			if !fi.IsDir() {
+				if gitdir, err := readGitfile(dotgit); err == nil {
+					pl.gitdirs = append(pl.gitdirs, withReal(gitdir)...)
+				}
+			}
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d || err != nil && !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		d = parent
+	}
+	if pl.top == "" {
+		// A workspace that is no repository yet: .git is still where one
+		// would be.
+		pl.gitdirs = []string{filepath.Join(p.ws.Root(), ".git")}
+	}
+	return pl
+}
+
+// withReal returns p and, when it differs, where its links lead.
+func withReal(p string) []string {
+	p = filepath.Clean(p)
+	if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+		return []string{p, real}
+	}
+	return []string{p}
+}
+
+// aimed says what a path a command sweeps away is, when it is one of the
+// places (or holds one): "the workspace (/w)"; "" when it is none.
+func (pl *places) aimed(target string) string {
+	for _, t := range withReal(target) {
+		switch {
+		case t == string(filepath.Separator):
+			return "the root of the file system (/)"
+		case slices.Contains(pl.gitdirs, t):
+			return fmt.Sprintf("the workspace's git repository (%s)", t)
+		case slices.Contains(pl.roots, t):
+			return fmt.Sprintf("the workspace (%s)", t)
+		case slices.Contains(pl.homes, t):
+			return fmt.Sprintf("your home directory (%s)", t)
+		case holdsAny(t, pl.roots):
+			return fmt.Sprintf("%s, which holds the workspace", t)
+		case holdsAny(t, pl.homes):
+			return fmt.Sprintf("%s, which holds your home directory", t)
+		}
+	}
+	return ""
+}
+
+// holdsAny reports whether the directory t holds one of dirs.
+func holdsAny(t string, dirs []string) bool {
+	for _, d := range dirs {
+		if within(t, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// refusal returns the verdict that refuses a outright when one of its
+// commands sweeps away one of the places (see [shell.Command.Sweep]),
+// and false when none does. cwd is followed through the script's cd
+// commands while they name where they go; after one that does not, a
+// relative path is not known, and not refused.
+func (p *Policy) refusal(a *shell.Script, quoted string) (Verdict, bool) {
+	var pl *places
+	cwd := p.ws.Root()
+	for i := range a.Commands {
+		c := &a.Commands[i]
+		args := c.Args()
+		if len(args) > 0 && args[0].Kind == shell.Literal {
+			switch args[0].Text {
+			case "cd", "pushd", "popd":
+				cwd = p.changeDir(args, cwd)
+				continue
+			}
+		}
+		s := c.Sweep()
+		if s == nil {
+			continue
+		}
+		if pl == nil {
+			pl = p.places()
+		}
+		base := cwd
+		if c.Moved {
+			base = ""
+		}
+		if s.Dir != nil {
+			base = p.place(*s.Dir, base)
+		}
+		what, verb := p.swept(s, base, pl)
+		if what == "" {
+			continue
+		}
+		reason := fmt.Sprintf("rein refuses %s: `%s` %s %s. That cannot be undone, so it is never allowed: not in any mode (yolo included), "+
+			"not by a rule, a hook or an answer. Do not try another way to do it; remove or reset only what you mean, by name "+
+			"(a build directory, a file), or ask the user to do it themselves.", quoted, c.Text, verb, what)
+		return Verdict{Decision: contract.Deny, By: ByPolicy, Reason: reason}, true
+	}
+	return Verdict{}, false
+}
+
+// changeDir returns where cd, pushd or popd with args leaves the shell
+// that was in cwd; "" when that is not known.
+func (p *Policy) changeDir(args []shell.Word, cwd string) string {
+	if args[0].Text == "popd" {
+		return ""
+	}
+	var ops []shell.Word
+	for _, w := range args[1:] {
+		if w.Kind == shell.Literal && !w.Tilde && strings.HasPrefix(w.Text, "-") && w.Text != "-" {
+			if w.Text == "--" {
+				continue
+			}
+			if args[0].Text == "cd" && strings.Trim(w.Text, "-LPe@") == "" {
+				continue
+			}
+			return ""
+		}
+		ops = append(ops, w)
+	}
+	switch {
+	case len(ops) == 0 && args[0].Text == "cd":
+		return p.home
+	case len(ops) != 1 || ops[0].Kind == shell.Literal && ops[0].Text == "-":
+		return ""
+	}
+	return p.place(ops[0], cwd)
+}
+
+// place returns the absolute, cleaned path w names when the shell is in
+// cwd ("" for not known), or "" when it cannot be told: a computed word
+// but $HOME, $PWD and $(pwd) with a literal rest; ~user.
+func (p *Policy) place(w shell.Word, cwd string) string {
+	text := w.Text
+	switch {
+	case w.Kind == shell.Dynamic && w.Anchor == "HOME" && p.home != "":
+		text = p.home + "/" + w.Rest
+	case w.Kind == shell.Dynamic && w.Anchor == "PWD" && cwd != "":
+		text = cwd + "/" + w.Rest
+	case w.Kind == shell.Dynamic:
+		return ""
+	case w.Tilde:
+		rest, ok := strings.CutPrefix(text, "~")
+		if !ok || rest != "" && !strings.HasPrefix(rest, "/") || p.home == "" {
+			return ""
+		}
+		text = p.home + rest
+	}
+	if text == "" {
+		return ""
+	}
+	if !filepath.IsAbs(text) {
+		if cwd == "" {
+			return ""
+		}
+		text = filepath.Join(cwd, text)
+	}
+	return filepath.Clean(text)
+}
+
+// swept returns what the sweep s, run in base ("" when that is not
+// known), is aimed at among the places, and the verb that says what it
+// does to it; "" when it is aimed at none.
+func (p *Policy) swept(s *shell.Sweep, base string, pl *places) (what, verb string) {
+	verb = "deletes"
+	switch s.Op {
+	case "rsync --delete":
+		verb = "deletes, to mirror its source, everything else in"
+	case "mv":
+		verb = "moves away"
+	case "git clean":
+		verb = "deletes the untracked files of"
+	case "git rm -r":
+		verb = "deletes the files of"
+	case "git checkout", "git restore":
+		verb = "overwrites every uncommitted change in"
+	case "git reset --hard", "git switch":
+		verb = "discards every uncommitted change in"
+	}
+	inRepo := pl.top != "" && base != "" && within(pl.top, base)
+	if s.Worktree {
+		if inRepo {
+			return fmt.Sprintf("the working tree of the workspace's repository (%s)", pl.top), verb
+		}
+		return "", ""
+	}
+	if s.Here && base != "" {
+		return pl.aimed(base), verb
+	}
+	for _, w := range s.Paths {
+		if what := p.sweptPath(s, w, base, pl, inRepo); what != "" {
+			return what, verb
+		}
+	}
+	return "", ""
+}
+
+// sweptPath is swept for one path w of s.
+func (p *Policy) sweptPath(s *shell.Sweep, w shell.Word, base string, pl *places, inRepo bool) string {
+	if s.Git && w.Kind != shell.Dynamic {
+		text := w.Text
+		switch {
+		case strings.HasPrefix(text, ":!") || strings.HasPrefix(text, ":^") || strings.HasPrefix(text, ":(exclude"):
+			return ""
+		case strings.HasPrefix(text, ":/") || strings.HasPrefix(text, ":(top)"):
+			if pl.top == "" || !inRepo {
+				return ""
+			}
+			rest := strings.TrimPrefix(strings.TrimPrefix(text, ":(top)"), ":/")
+			if rest == "" || everything(rest) {
+				return pl.aimed(pl.top)
+			}
+			return ""
+		case (s.Op == "git checkout" || s.Op == "git restore") && inRepo && (strings.TrimRight(text, "/") == "." || everything(text)):
+			// Everything below where it runs: the brief's git checkout
+			// -- . anywhere in the repository.
+			return fmt.Sprintf("the working tree of the workspace's repository (%s)", pl.top)
+		}
+	}
+	if w.Kind == shell.Pattern || strings.ContainsAny(w.Rest, "*?[") && w.Anchor != "" {
+		return p.sweptGlob(w, base, pl)
+	}
+	t := p.place(w, base)
+	if t == "" {
+		return ""
+	}
+	return pl.aimed(t)
+}
+
+// sweptGlob is swept for a glob: one that matches everything in a
+// directory (*, .*, ./*) sweeps that directory; one that can match .git
+// where the workspace's repository is sweeps it.
+func (p *Policy) sweptGlob(w shell.Word, base string, pl *places) string {
+	text := w.Text
+	if w.Kind == shell.Dynamic {
+		text = w.Rest
+	}
+	dir, glob := ".", text
+	if i := strings.LastIndexByte(text, '/'); i >= 0 {
+		dir, glob = text[:i+1], text[i+1:]
+	}
+	if strings.ContainsAny(dir, "*?[{") {
+		return ""
+	}
+	dw := shell.Word{Text: dir, Tilde: w.Tilde}
+	if w.Kind == shell.Dynamic {
+		dw = shell.Word{Kind: shell.Dynamic, Anchor: w.Anchor, Rest: dir}
+	}
+	d := p.place(dw, base)
+	if d == "" {
+		return ""
+	}
+	if everything(glob) {
+		if what := pl.aimed(d); what != "" {
+			return "everything in " + what
+		}
+	}
+	if ok, _ := path.Match(glob, ".git"); ok && (d == p.ws.Root() || d == pl.top) {
+		return pl.aimed(filepath.Join(d, ".git"))
+	}
+	return ""
+}
+
+// everything reports whether a glob matches every name in a directory,
+// or every hidden one: *, .*, *.*, **.
+func everything(glob string) bool {
+	return strings.Contains(glob, "*") && strings.Trim(glob, "*.") == ""
+}
+
+// undoable reports whether rein can undo what a changes: nothing in it is
+// opaque, it writes or sweeps away something, and every file it writes,
+// every tree it removes and every git command that throws changes away
+// is inside the workspace root, which rein's checkpoints cover (not the
+// other roots, nor .git).
+func (p *Policy) undoable(a *shell.Script, acc []access) bool {
+	if len(a.Opaque) > 0 {
+		return false
+	}
+	changes := false
+	for _, ac := range acc {
+		if !ac.write || ac.class == harmless {
+			continue
+		}
+		if ac.class != writeInside || ac.pi == nil || ac.pi.rel == "" {
+			return false
+		}
+		changes = true
+	}
+	root := p.ws.Root()
+	cwd := root
+	for i := range a.Commands {
+		c := &a.Commands[i]
+		if args := c.Args(); len(args) > 0 && args[0].Kind == shell.Literal && (args[0].Text == "cd" || args[0].Text == "pushd" || args[0].Text == "popd") {
+			cwd = p.changeDir(args, cwd)
+			continue
+		}
+		s := c.Sweep()
+		if s == nil || !s.Git {
+			continue
+		}
+		base := cwd
+		if c.Moved {
+			base = ""
+		}
+		if s.Dir != nil {
+			base = p.place(*s.Dir, base)
+		}
+		if base == "" || !within(root, base) || s.Unsure {
+			return false
+		}
+		for _, w := range s.Paths {
+			if t := p.place(w, base); w.Kind != shell.Pattern && !strings.HasPrefix(w.Text, ":") && (t == "" || !within(root, t)) {
+				return false
+			}
+		}
+		changes = true
+	}
+	return changes
+}
