@@ -14,10 +14,6 @@ import (
 	"github.com/rein-agent/rein/internal/workspace"
 )
 
-// CheckpointsDir is where a session keeps the snapshots of its workspace,
-// under its own directory.
-const CheckpointsDir = "checkpoints"
-
 // checkpoints opens the store of snapshots a session takes of its
 // workspace around the calls that may change it, in the session's
 // directory, with the last one its log recorded as the base of the next
@@ -29,7 +25,7 @@ func checkpoints(sess *session.Session, ws *workspace.Workspace, set setup, wide
 	if wide != "" {
 		return nil
 	}
-	s, err := checkpoint.Open(checkpoint.Options{Root: ws.Root(), Dir: filepath.Join(sess.Dir, CheckpointsDir),
+	s, err := checkpoint.Open(checkpoint.Options{Root: ws.Root(), Dir: filepath.Join(sess.Dir, session.CheckpointsDir),
 		IgnoredBudget: set.checkpointIgnored, Secrets: secrets})
 	if err != nil {
 		warn(fmt.Sprintf("checkpoints are off for this session, so its files cannot be rewound: %v", err))

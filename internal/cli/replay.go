@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -75,6 +76,29 @@ type replayer struct {
 	replayed         map[string]bool
 	// nested says the session is shown inside its parent's replay.
 	nested bool
+	// messages holds the text of each user.message by seq, for a
+	// rewind to name the message it went back to.
+	messages map[uint64]string
+}
+
+// rewound shows a rewind: the message it went back to, what it left out
+// of the conversation (still shown above, as the log keeps it), and the
+// files it restored.
+func (r *replayer) rewound(env contract.Envelope, e *contract.SessionRewound) {
+	first, _, _ := strings.Cut(strings.TrimSpace(r.messages[e.To]), "\n")
+	switch e.Scope {
+	case contract.RewindCode:
+		r.line(sayf("\n%s ⟲ rewound the files to before seq %d (%s); the conversation goes on as it was", r.at(env), e.To, text(excerpt.Text(first, 60))))
+	default:
+		r.line(sayf("\n%s ⟲ rewound to before seq %d (%s): seq %d to %d above are rewound, left out of the conversation from here on",
+			r.at(env), e.To, text(excerpt.Text(first, 60)), e.To, env.Seq-1))
+	}
+	for _, f := range e.Files {
+		r.line(sayf("  %s %s", rewindVerb(string(f.Op)), text(relTo(r.t.workspace, f.Path))))
+	}
+	for _, f := range e.Forced {
+		r.line(r.t.style("33", sayf("  overwritten though changed since: %s", text(relTo(r.t.workspace, f)))))
+	}
 }
 
 // replayTotals sums a stretch of a session's events: their runs, model
@@ -165,6 +189,16 @@ func (r *replayer) session(env contract.Envelope) (bool, error) {
 			r.at(env), e.ParentSession, e.ParentSeq, env.Time.Local().Format("2006-01-02 15:04:05 MST")))
 	case *contract.UserMessage:
 		r.line(sayf("\n%s › %s", r.at(env), text(e.Text)))
+		if r.messages == nil {
+			r.messages = map[uint64]string{}
+		}
+		r.messages[env.Seq] = e.Text
+	case *contract.SessionRewound:
+		r.rewound(env, e)
+	case *contract.CheckpointRecorded:
+		if e.Error != "" {
+			r.line(r.t.style("33", sayf("%s checkpoint failed: %s (a rewind past here cannot restore the files)", r.at(env), field(e.Error))))
+		}
 	case *contract.RunStarted:
 		r.own.runs++
 	case *contract.RunFinished:
@@ -372,4 +406,13 @@ func sandboxed(sb *contract.SandboxSpec) shown {
 		return sayf(", sandbox %s, network on", field(sb.Mode))
 	}
 	return sayf(", sandbox %s, network off", field(sb.Mode))
+}
+
+// relTo is path relative to the workspace when it lies inside, else as it
+// is.
+func relTo(workspace, path string) string {
+	if r, err := filepath.Rel(workspace, path); err == nil && filepath.IsLocal(r) {
+		return filepath.ToSlash(r)
+	}
+	return path
 }

@@ -72,16 +72,7 @@ func (d *decoded) problems() []problem {
 			fmt.Sprintf("max_depth is ignored: it is %d, and it must be 1 to 4 (0 means the default, 1)", d.MaxDepth),
 			func() { d.MaxDepth = 0 })
 	}
-	if d.RewindPoints < 0 || d.RewindPoints > 10000 {
-		add(d.at("rewind_points"), fmt.Sprintf("rewind_points is %d; it must be 1 to 10000 (0 means the default, 100)", d.RewindPoints),
-			fmt.Sprintf("rewind_points is ignored: it is %d, and it must be 1 to 10000 (0 means the default, 100)", d.RewindPoints),
-			func() { d.RewindPoints = 0 })
-	}
-	if d.CheckpointIgnoredBytes < 0 {
-		add(d.at("checkpoint_ignored_bytes"), fmt.Sprintf("checkpoint_ignored_bytes is %d; it must be 1 or more (0 means the default, 50 MB)", d.CheckpointIgnoredBytes),
-			fmt.Sprintf("checkpoint_ignored_bytes is ignored: it is %d, and it must be 1 or more (0 means the default, 50 MB)", d.CheckpointIgnoredBytes),
-			func() { d.CheckpointIgnoredBytes = 0 })
-	}
+	d.checkpointProblems(add)
 	if d.MaxArtifactBytes < 0 {
 		add(d.at("max_artifact_bytes"), fmt.Sprintf("max_artifact_bytes is %d; it must be 1 or more (0 means the default, 1 GiB)", d.MaxArtifactBytes),
 			fmt.Sprintf("max_artifact_bytes is ignored: it is %d, and it must be 1 or more (0 means the default, 1 GiB)", d.MaxArtifactBytes),
@@ -147,4 +138,19 @@ func (d *decoded) ignoreInvalid() []string {
 		p.drop()
 	}
 	return out
+}
+
+// checkpointProblems adds, through add, the problems of the checkpoints'
+// settings.
+func (d *decoded) checkpointProblems(add func(at, err, ignored string, drop func())) {
+	if d.RewindPoints < 0 || d.RewindPoints > 10000 {
+		add(d.at("rewind_points"), fmt.Sprintf("rewind_points is %d; it must be 1 to 10000 (0 means the default, 100)", d.RewindPoints),
+			fmt.Sprintf("rewind_points is ignored: it is %d, and it must be 1 to 10000 (0 means the default, 100)", d.RewindPoints),
+			func() { d.RewindPoints = 0 })
+	}
+	if d.CheckpointIgnoredBytes < 0 {
+		add(d.at("checkpoint_ignored_bytes"), fmt.Sprintf("checkpoint_ignored_bytes is %d; it must be 1 or more (0 means the default, 50 MB)", d.CheckpointIgnoredBytes),
+			fmt.Sprintf("checkpoint_ignored_bytes is ignored: it is %d, and it must be 1 or more (0 means the default, 50 MB)", d.CheckpointIgnoredBytes),
+			func() { d.CheckpointIgnoredBytes = 0 })
+	}
 }

@@ -268,3 +268,29 @@ func (r *run) changedSince(intent string) ([]contract.FileStamp, error) {
 	}
 	return files, nil
 }
+
+// prune lets go of what only the points older than the kept ones need
+// (Options.KeepPoints): the checkpoints' objects that no later one
+// shares. It runs when a message takes a point past the limit; a
+// failure is a diagnostic (the objects stay, and take room, nothing
+// else).
+func (k *Kernel) prune() {
+	st := k.State()
+	keep := cmp.Or(k.opts.KeepPoints, DefaultKeepPoints)
+	if k.opts.Checkpoints == nil || len(st.Points) <= keep {
+		return
+	}
+	oldest := st.Points[len(st.Points)-keep].Seq
+	var ids []string
+	for _, c := range st.Checkpoints {
+		if c.Seq > oldest && c.ID != "" {
+			ids = append(ids, c.ID)
+		}
+	}
+	if last, ok := st.LastCheckpoint(); ok && last.ID != "" {
+		ids = append(ids, last.ID) // the base of the next one
+	}
+	if _, err := k.opts.Checkpoints.Keep(ids); err != nil {
+		k.opts.Logger.Warn("kernel: letting go of old checkpoints", "err", err)
+	}
+}

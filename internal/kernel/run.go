@@ -243,6 +243,7 @@ func (r *run) start(ctx context.Context, in Input) {
 		r.err = fmt.Errorf("kernel: sync: %w", err)
 		return
 	}
+	k.prune()
 	r.loop(ctx, started.ID)
 }
 

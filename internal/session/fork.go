@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/rein-agent/rein/internal/checkpoint"
 	"os"
 	"path"
 	"path/filepath"
@@ -22,7 +23,7 @@ import (
 // times; their session field names the new session. The artifacts they
 // refer to are linked (or copied) into the new session. The new session
 // appears whole or not at all: it is built under a temporary name and
-// renamed into place. The parent is only read. Fork returns the new id and
+// renamed into place. The parent's checkpoints are linked into it too. The parent is only read. Fork returns the new id and
 // the last seq of the parent it kept.
 func (s *Store) Fork(parent string, at uint64, now time.Time) (newID string, kept uint64, err error) {
 	newID = id.At("ses", now)
@@ -37,6 +38,11 @@ func (s *Store) Fork(parent string, at uint64, now time.Time) (newID string, kep
 	kept, err = s.copyPrefix(parent, at, newID, tmp, store, now)
 	if cerr := store.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		// The snapshots the copied checkpoint.recorded events name, for
+		// the fork's rewinds: objects never change, so links are copies.
+		err = checkpoint.Link(filepath.Join(s.Dir(parent), CheckpointsDir), filepath.Join(tmp, CheckpointsDir))
 	}
 	if err == nil {
 		err = os.Rename(tmp, s.Dir(newID))

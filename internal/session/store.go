@@ -91,6 +91,11 @@ func (s *Store) LogPath(id string) string { return filepath.Join(s.root, id, log
 // logName is the log's file name in a session directory.
 const logName = "events.jsonl"
 
+// CheckpointsDir is where a session keeps the snapshots of its workspace
+// (internal/checkpoint), under its directory; a task's child takes its
+// snapshots in its parent's.
+const CheckpointsDir = "checkpoints"
+
 // checkFiles refuses a session whose directory or log is a symbolic link
 // or another kind of file: rein writes and truncates logs, and must never
 // do that to a file elsewhere that a link in its sessions directory points

@@ -2,6 +2,8 @@ package transcript
 
 import (
 	"iter"
+	"path/filepath"
+	"strings"
 
 	"github.com/rein-agent/rein/internal/contract"
 )
@@ -12,8 +14,9 @@ type Changes struct {
 	// Diffs are the diffs of the edits and writes that succeeded, in
 	// order (see Change).
 	Diffs []string
-	// Commands is how many commands ran: they may have changed files
-	// too, which /diff cannot show.
+	// Commands is how many commands ran that no checkpoint followed (a
+	// session from before checkpoints, or one that keeps none): they may
+	// have changed files too, which /diff cannot show.
 	Commands int
 }
 
@@ -23,6 +26,7 @@ type Changes struct {
 func ReadChanges(events iter.Seq2[contract.Envelope, error], workspace string) (Changes, error) {
 	var c Changes
 	intents := map[string]contract.ToolIntent{}
+	checked := map[string]bool{} // the calls a checkpoint followed
 	for env, err := range events {
 		if err != nil {
 			return c, err
@@ -30,10 +34,21 @@ func ReadChanges(events iter.Seq2[contract.Envelope, error], workspace string) (
 		switch e := env.Data.(type) {
 		case *contract.IntentProposed:
 			intents[e.ID] = e.ToolIntent
+		case *contract.CheckpointRecorded:
+			if e.When == contract.CheckpointAfter {
+				checked[e.IntentID] = true
+			}
 		case *contract.ToolObservation:
 			in, ok := intents[e.IntentID]
 			switch {
-			case !ok || !e.OK:
+			case !ok:
+			case checked[e.IntentID] && in.ToolName != "write_file" && in.ToolName != "edit_file":
+				// What the checkpoints around it say it changed, a failed
+				// command's work included.
+				if d := changedBy(in, e.Files, workspace); d != "" {
+					c.Diffs = append(c.Diffs, d)
+				}
+			case !e.OK:
 			case in.ToolName == "bash":
 				c.Commands++
 			default:
@@ -58,4 +73,33 @@ func (c Changes) Summary() string {
 			" ran and may have changed files too (rein why FILE says which)"
 	}
 	return ""
+}
+
+// changedBy is the block /diff shows for a call whose checkpoints say it
+// created, changed or deleted files (files, its observation's): the call,
+// then a line per file, relative to workspace; "" when it changed none.
+func changedBy(in contract.ToolIntent, files []contract.FileStamp, workspace string) string {
+	var b strings.Builder
+	for _, f := range files {
+		var verb string
+		switch f.Op {
+		case contract.FileCreated:
+			verb = "+ created "
+		case contract.FileChanged:
+			verb = "~ changed "
+		case contract.FileDeleted:
+			verb = "- deleted "
+		default:
+			continue
+		}
+		rel := f.Path
+		if r, err := filepath.Rel(workspace, f.Path); err == nil && filepath.IsLocal(r) {
+			rel = filepath.ToSlash(r)
+		}
+		b.WriteString(verb + rel + "\n")
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return in.ToolName + " " + Subject(in.ToolName, in.Input, workspace) + "\n" + b.String()
 }

@@ -57,3 +57,23 @@ func TestReadChanges(t *testing.T) {
 		t.Errorf("Summary() of nothing = %q, want %q", s, w)
 	}
 }
+
+// A command a checkpoint followed shows the files it created, changed
+// and deleted, whether or not it failed; one with no checkpoint is only
+// counted.
+func TestReadChangesOfCommands(t *testing.T) {
+	ran := observed("i1", "bash", false, "exit 1")
+	ran.Files = []contract.FileStamp{{Path: "/w/gen/out.go", Op: contract.FileChanged}, {Path: "/w/old.go", Op: contract.FileDeleted},
+		{Path: "/w/new.txt", Op: contract.FileCreated}, {Path: "/w/read.go", Op: contract.FileRead}}
+	got, err := ReadChanges(events(nil,
+		intent("i1", "bash", `{"command":"./gen.sh"}`), &contract.CheckpointRecorded{ID: "a", IntentID: "i1", When: contract.CheckpointAfter}, ran,
+		intent("i2", "bash", `{"command":"make"}`), observed("i2", "bash", true, "ok"),
+	), "/w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Changes{Diffs: []string{"bash ./gen.sh\n~ changed gen/out.go\n- deleted old.go\n+ created new.txt\n"}, Commands: 1}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ReadChanges() mismatch (-want +got):\n%s", d)
+	}
+}
