@@ -106,6 +106,9 @@ func TestRewindAfterKillAndResume(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "resume") {
 		t.Errorf("rein rewind of a killed session: %v\n%s\nwant a refusal naming resume", err, out)
 	}
+	if strings.Contains(string(out), "rein: rein:") {
+		t.Errorf("rein rewind's refusal says rein twice:\n%s", out)
+	}
 	if after := sessionFiles(t, filepath.Dir(logPath)); !mapsEqual(before, after) {
 		t.Errorf("the refused rewind wrote in the session's directory:\nbefore %v\nafter  %v", before, after)
 	}
