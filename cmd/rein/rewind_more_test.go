@@ -298,3 +298,93 @@ func TestRewindAFork(t *testing.T) {
 		t.Errorf("rein rewind FORK --code does not name tracked.txt:\n%s", out)
 	}
 }
+
+// twoMessageScript is a session of two messages, each answered by a
+// command that rewrites a.txt and then a word.
+const twoMessageScript = `{"turns":[
+ {"steps":[{"tool":{"index":0,"id":"c1","name":"bash","input":{"command":"printf one > a.txt"}}},{"finish":"tool_use"}]},
+ {"steps":[{"text":"one"},{"finish":"stop"}]},
+ {"steps":[{"tool":{"index":0,"id":"c2","name":"bash","input":{"command":"printf two > a.txt"}}},{"finish":"tool_use"}]},
+ {"steps":[{"text":"two"},{"finish":"stop"}]}]}`
+
+// A checkpoint that could not be taken (the store's temporary directory
+// is a file: no permission trick, so it fails for root too) does not stop
+// the command, is recorded as failed, and a rewind of the code past it
+// refuses, saying so, and writes nothing; --list cannot count its files;
+// the conversation can still be rewound, and its rewind records its own
+// checkpoint failed.
+func TestRewindPastAFailedCheckpointRefuses(t *testing.T) {
+	c := &crashRun{t: t, ws: t.TempDir(), state: t.TempDir(), cfg: t.TempDir(), script: writeScript(t, twoMessageScript)}
+	a := filepath.Join(c.ws, "a.txt")
+	if err := os.WriteFile(a, []byte("zero"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := c.command("exec", "write one").CombinedOutput(); err != nil {
+		t.Fatalf("rein exec: %v\n%s", err, out)
+	}
+	logPath := c.logPath()
+	id := filepath.Base(filepath.Dir(logPath))
+	tmp := filepath.Join(filepath.Dir(logPath), "checkpoints", "tmp")
+	if err := os.RemoveAll(tmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tmp, []byte("in the way\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := c.command("resume", id, "write two").CombinedOutput(); err != nil {
+		t.Fatalf("rein resume: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(a); string(b) != "two" {
+		t.Fatalf("a.txt = %q after the second command, want two: a failed checkpoint stopped it", b)
+	}
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed int
+	for _, cp := range ofType[*contract.CheckpointRecorded](decodeLog(t, b)) {
+		if cp.Error != "" {
+			failed++
+			if cp.ID != "" {
+				t.Errorf("a failed checkpoint names a snapshot: %+v", cp)
+			}
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no checkpoint.recorded says it failed")
+	}
+
+	list, err := c.plain("rewind", id, "--list").CombinedOutput()
+	if err != nil {
+		t.Fatalf("rein rewind --list: %v\n%s", err, list)
+	}
+	for _, line := range strings.Split(string(list), "\n") {
+		if strings.Contains(line, "write two") && !strings.Contains(line, "?") {
+			t.Errorf("rein rewind --list counts the files of a point past a failed checkpoint:\n%s", list)
+		}
+	}
+
+	logBefore, _ := os.ReadFile(logPath)
+	out, err := c.plain("rewind", id, "--code").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "failed") {
+		t.Errorf("rein rewind --code past a failed checkpoint: %v\n%s\nwant a refusal saying the checkpoint failed", err, out)
+	}
+	if b, _ := os.ReadFile(a); string(b) != "two" {
+		t.Errorf("the refused rewind changed a.txt to %q", b)
+	}
+	if logAfter, _ := os.ReadFile(logPath); string(logAfter) != string(logBefore) {
+		t.Errorf("the refused rewind wrote to the log:\n%s", logAfter[len(logBefore):])
+	}
+	if out, err := c.plain("rewind", id, "--conversation").CombinedOutput(); err != nil {
+		t.Fatalf("rein rewind --conversation past a failed checkpoint: %v\n%s", err, out)
+	}
+	b, _ = os.ReadFile(logPath)
+	envs := decodeLog(t, b[len(logBefore):])
+	cps := ofType[*contract.CheckpointRecorded](envs)
+	if len(cps) != 1 || cps[0].When != contract.CheckpointRewind || cps[0].Error == "" || cps[0].ID != "" {
+		t.Errorf("the conversation's rewind recorded the checkpoints %+v, want its own, failed", cps)
+	}
+	if r := ofType[*contract.SessionRewound](envs); len(r) != 1 || r[0].Scope != contract.RewindConversation {
+		t.Errorf("the conversation's rewind recorded %+v, want one session.rewound of the conversation", r)
+	}
+}
