@@ -77,7 +77,7 @@ func (a *app) rewind(ctx context.Context, ref string) error {
 	if err != nil {
 		var ce *kernel.ControlError
 		if errors.As(err, &ce) {
-			return exitError{code: ExitFailed, msg: "rein: " + ce.Msg}
+			return exitError{code: ExitFailed, msg: ce.Msg}
 		}
 		return err
 	}

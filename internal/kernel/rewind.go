@@ -201,7 +201,7 @@ func (k *Kernel) Rewind(ctx context.Context, seq uint64, scope string, force boo
 			strings.Join(plan.Conflicts, ", "), pronoun(len(plan.Conflicts))), Err: ErrConflict}
 	}
 	if k.opts.Checkpoints != nil {
-		if err := k.rewindCheckpoint(ctx); err != nil {
+		if err := k.rewindCheckpoint(ctx, plan.Scope != contract.RewindConversation); err != nil {
 			return plan, err
 		}
 	}
@@ -234,10 +234,14 @@ func pronoun(n int) string {
 }
 
 // rewindCheckpoint records a snapshot of the workspace as it is before a
-// rewind writes anything.
-func (k *Kernel) rewindCheckpoint(ctx context.Context) error {
+// rewind writes anything. One that fails stops a rewind of the files
+// (code); a rewind of the conversation alone, which writes no file,
+// records the failure (a later rewind of the files past it refuses,
+// saying so) and goes on, as the refusal of a rewind of the files over a
+// failed checkpoint promises.
+func (k *Kernel) rewindCheckpoint(ctx context.Context, code bool) error {
 	e := tool.TakeCheckpoint(ctx, k.opts.Checkpoints, "", contract.CheckpointRewind)
-	if e.Error != "" {
+	if e.Error != "" && code {
 		return &ControlError{Msg: "the workspace could not be recorded before the rewind, so nothing was rewound: " + e.Error}
 	}
 	return k.record(e)
