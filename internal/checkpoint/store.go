@@ -105,7 +105,7 @@ func Open(o Options) (*Store, error) {
 		root: root, dir: dir,
 		budget:  cmpOr(o.IgnoredBudget, DefaultIgnoredBudget),
 		maxFile: cmpOr(o.IgnoredMaxFile, DefaultIgnoredMaxFile),
-		obj:     &objects{dir: filepath.Join(dir, "objects"), tmp: filepath.Join(dir, "tmp")},
+		obj:     newObjects(dir),
 		cache:   map[string]*tree{},
 	}
 	if s.budget < 0 {
@@ -145,12 +145,18 @@ func (s *Store) Take(ctx context.Context) (Snapshot, error) {
 	if err := s.mkdirs(); err != nil {
 		return Snapshot{}, err
 	}
-	w := s.newWalker(ctx)
-	root, err := w.run()
-	if err != nil {
+	if err := s.obj.begin(); err != nil {
 		return Snapshot{}, err
 	}
-	if err := s.finish(root, &w.snap); err != nil {
+	w := s.newWalker(ctx)
+	root, err := w.run()
+	if err == nil {
+		err = s.finish(root, &w.snap)
+	}
+	if err := s.obj.end(err == nil); err != nil {
+		return Snapshot{}, err
+	}
+	if err != nil {
 		return Snapshot{}, err
 	}
 	w.snap.ID = root.hash
@@ -165,10 +171,10 @@ func (s *Store) mkdirs() error {
 	if s.made {
 		return nil
 	}
-	for _, d := range []string{s.obj.dir, s.obj.tmp, filepath.Join(s.dir, "snapshots")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return fmt.Errorf("checkpoint: %w", err)
-		}
+	// objects/ and tmp/ are made when a first object is too large for a
+	// pack: each directory made costs as much as a file.
+	if err := os.MkdirAll(s.obj.packs, 0o700); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
 	}
 	s.made = true
 	return nil
@@ -230,36 +236,53 @@ func sameEntries(a, b *tree) bool {
 	return true
 }
 
-// writeTaken records when snapshot id was taken, for the racy check of a
-// Store based on it later.
+// takenFile is the name of the file, in Dir, where each Take appends a
+// line "<id> <unix ns>\n": when each snapshot was last taken, for the racy
+// check of a Store based on it later. Appending to it costs less than
+// making a file.
+const takenFile = "taken"
+
+// maxTaken is the most of the taken file read; Keep writes it again with
+// the kept snapshots only.
+const maxTaken = 16 << 20
+
+// writeTaken records that snapshot id was taken at at.
 func (s *Store) writeTaken(id string, at time.Time) error {
-	f, err := os.CreateTemp(s.obj.tmp, "taken-")
+	f, err := os.OpenFile(filepath.Join(s.dir, takenFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	if _, err := f.WriteString(strconv.FormatInt(at.UnixNano(), 10) + "\n"); err != nil {
-		return s.obj.discard(f, err)
+	_, err = f.WriteString(id + " " + strconv.FormatInt(at.UnixNano(), 10) + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
-		return s.obj.discard(f, err)
-	}
-	if err := os.Rename(f.Name(), filepath.Join(s.dir, "snapshots", id)); err != nil {
-		return s.obj.discard(f, err)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
 	}
 	return nil
 }
 
+// takenTimes returns when each snapshot the taken file names was last
+// taken.
+func (s *Store) takenTimes() map[string]time.Time {
+	data, err := readBounded(filepath.Join(s.dir, takenFile), maxTaken)
+	if err != nil {
+		return nil
+	}
+	out := map[string]time.Time{}
+	for _, line := range strings.Split(string(data), "\n") {
+		id, ns, ok := strings.Cut(line, " ")
+		n, err := strconv.ParseInt(ns, 10, 64)
+		if ok && err == nil && validHash(id) {
+			out[id] = time.Unix(0, n)
+		}
+	}
+	return out
+}
+
 // taken returns when snapshot id was last taken; zero when unknown.
 func (s *Store) taken(id string) time.Time {
-	data, err := readBounded(filepath.Join(s.dir, "snapshots", id), 64)
-	if err != nil {
-		return time.Time{}
-	}
-	ns, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
-	if err != nil {
-		return time.Time{}
-	}
-	return time.Unix(0, ns)
+	return s.takenTimes()[id]
 }
 
 // racyFrom returns the time (ns) from which a file's modification time

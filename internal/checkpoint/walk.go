@@ -259,7 +259,7 @@ func readNames(abs string) ([]string, error) {
 // to write the store ends the Take.
 func (w *walker) hasher() {
 	defer w.wg.Done()
-	buf := make([]byte, smallFile)
+	var buf []byte // made with the first file: most Takes read none
 	for job := range w.jobs {
 		if w.ctx.Err() != nil {
 			continue
@@ -280,6 +280,9 @@ func (w *walker) hasher() {
 				h, created, err = w.s.obj.put([]byte(target))
 			}
 		} else {
+			if buf == nil {
+				buf = make([]byte, smallFile)
+			}
 			h, size, created, err = w.s.obj.putFile(job.abs, buf)
 		}
 		w.mu.Lock()
