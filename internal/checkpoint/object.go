@@ -163,7 +163,7 @@ func (o *objects) commit(f *os.File, h string) error {
 func (o *objects) putFile(abs string, buf []byte) (h string, size int64, created bool, err error) {
 	// O_NONBLOCK: a file swapped for a fifo since it was listed must not
 	// block the open; O_NOFOLLOW: nor lead elsewhere through a link.
-	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := openNoPoll(abs, syscall.O_NOFOLLOW|syscall.O_NONBLOCK)
 	if err != nil {
 		return "", 0, false, err
 	}

@@ -153,10 +153,14 @@ func (s *Store) Take(ctx context.Context) (Snapshot, error) {
 	if err == nil {
 		err = s.finish(root, &w.snap)
 	}
-	if err := s.obj.end(err == nil); err != nil {
-		return Snapshot{}, err
+	if endErr := s.obj.end(err == nil); err == nil {
+		err = endErr
 	}
 	if err != nil {
+		// The trees remembered are of a pack that is gone.
+		s.cacheMu.Lock()
+		clear(s.cache)
+		s.cacheMu.Unlock()
 		return Snapshot{}, err
 	}
 	w.snap.ID = root.hash

@@ -139,8 +139,9 @@ func (w *walker) dir(abs, rel string, prev *tree, sets []*gitignore.Set, ignored
 		noIndex = true
 	}
 	sets = gitignore.Enter(sets, abs, hasGit, slices.Contains(names, ".gitignore"))
+	infos := statAll(abs, names)
 	t := &tree{prev: prev, entries: make([]entry, 0, len(names))}
-	for _, name := range names {
+	for i, name := range names {
 		if name == ".git" {
 			continue
 		}
@@ -152,8 +153,8 @@ func (w *walker) dir(abs, rel string, prev *tree, sets []*gitignore.Set, ignored
 		if rel != "" {
 			childRel = rel + "/" + name
 		}
-		fi, err := os.Lstat(childAbs)
-		if err != nil {
+		fi := infos[i]
+		if fi == nil {
 			continue // gone since it was listed
 		}
 		mode := fi.Mode()
@@ -238,9 +239,36 @@ func (w *walker) dir(abs, rel string, prev *tree, sets []*gitignore.Set, ignored
 	return t, nil
 }
 
+// statAll lstats the names of the directory abs, a nil FileInfo for one
+// that is gone: on a few goroutines for a large directory, as lstat is
+// most of what an incremental Take costs.
+func statAll(abs string, names []string) []fs.FileInfo {
+	infos := make([]fs.FileInfo, len(names))
+	stat := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if fi, err := os.Lstat(abs + string(os.PathSeparator) + names[i]); err == nil {
+				infos[i] = fi
+			}
+		}
+	}
+	n := min(runtime.GOMAXPROCS(0), len(names)/16)
+	if n <= 1 {
+		stat(0, len(names))
+		return infos
+	}
+	var wg sync.WaitGroup
+	chunk := (len(names) + n - 1) / n
+	for lo := chunk; lo < len(names); lo += chunk {
+		wg.Go(func() { stat(lo, min(lo+chunk, len(names))) })
+	}
+	stat(0, chunk)
+	wg.Wait()
+	return infos
+}
+
 // readNames returns the names in the directory abs, sorted.
 func readNames(abs string) ([]string, error) {
-	f, err := os.Open(abs)
+	f, err := openNoPoll(abs, syscall.O_DIRECTORY)
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +321,8 @@ func (w *walker) hasher() {
 				w.created++
 				w.wrote += size
 			}
-		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotRegular) || errors.Is(err, syscall.ELOOP):
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotRegular) || errors.Is(err, syscall.ELOOP) ||
+			errors.Is(err, syscall.EINVAL): // a link that is one no more
 			e.kind = 0
 		case errors.Is(err, fs.ErrPermission):
 			e.kind = 0
@@ -304,6 +333,22 @@ func (w *walker) hasher() {
 			}
 		}
 		w.mu.Unlock()
+	}
+}
+
+// openNoPoll opens name for reading with the extra flags, as os.Open does
+// but without trying to register the file with the runtime's poller: on
+// Linux os.Open tries epoll and undoes it for a regular file or a
+// directory, system calls a Take that opens thousands goes without.
+func openNoPoll(name string, flags int) (*os.File, error) {
+	for {
+		fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC|flags, 0)
+		if err == nil {
+			return os.NewFile(uintptr(fd), name), nil
+		}
+		if !errors.Is(err, syscall.EINTR) {
+			return nil, &os.PathError{Op: "open", Path: name, Err: err}
+		}
 	}
 }
 
