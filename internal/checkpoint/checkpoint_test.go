@@ -34,6 +34,9 @@ func TestRestoreUndoesChanges(t *testing.T) {
 			write(t, root, "src", "now a file", 0o644)
 		}},
 		{"directory deleted", func(t *testing.T, root string) { rmAll(t, root, "src") }},
+		{"file added to a directory", func(t *testing.T, root string) {
+			write(t, root, "src/lib/extra.go", "package lib", 0o644)
+		}},
 		{"symlink retargeted", func(t *testing.T, root string) {
 			rm(t, root, "link")
 			symlink(t, root, "link", "src/lib/b.go")
@@ -91,6 +94,18 @@ func TestRestoreUndoesChanges(t *testing.T) {
 			}
 			if err := s.Restore(first.ID, plan.Changes); err != nil {
 				t.Fatalf("Restore: %v", err)
+			}
+			sameTree(t, want, manifest(t, root))
+			// Again, and forward: a Restore done twice is done once.
+			for range 2 {
+				if err := s.Restore(last.ID, plan.Changes); err != nil {
+					t.Fatalf("Restore forward: %v", err)
+				}
+			}
+			for range 2 {
+				if err := s.Restore(first.ID, plan.Changes); err != nil {
+					t.Fatalf("Restore back: %v", err)
+				}
 			}
 			sameTree(t, want, manifest(t, root))
 
