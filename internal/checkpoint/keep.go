@@ -75,9 +75,10 @@ func (s *Store) Keep(ids []string) (removed int, err error) {
 		return ok && !s.obj.isLoaded(base) && fi.ModTime().Before(hourAgo)
 	})
 	s.cacheMu.Lock()
-	for h := range s.cache {
+	for h, t := range s.cache {
 		if !live[h] {
 			delete(s.cache, h)
+			s.cached -= len(t.entries) + 1
 		}
 	}
 	s.cacheMu.Unlock()

@@ -64,6 +64,7 @@ type Store struct {
 
 	cacheMu sync.Mutex
 	cache   map[string]*tree // decoded trees by hash
+	cached  int              // the entries of the trees in cache, and one a tree
 
 	reads atomic.Int64 // files and links read by Takes, for the tests
 }
@@ -73,7 +74,7 @@ type Snapshot struct {
 	ID        string // sha256 hex of the root tree
 	Files     int    // files (and links) recorded
 	Bytes     int64  // their total size
-	New       int    // objects this snapshot wrote (0 when nothing changed)
+	New       int    // objects this snapshot wrote (0 when nothing changed; a file whose time alone changed rewrites the trees on its path)
 	NewBytes  int64  // bytes it wrote to disk (content + trees): the disk use of this checkpoint
 	Left      []Left // what was left out: at most 20, in walk order
 	LeftCount int    // how many files and directories were left out
@@ -160,6 +161,7 @@ func (s *Store) Take(ctx context.Context) (Snapshot, error) {
 		// The trees remembered are of a pack that is gone.
 		s.cacheMu.Lock()
 		clear(s.cache)
+		s.cached = 0
 		s.cacheMu.Unlock()
 		return Snapshot{}, err
 	}
@@ -346,16 +348,20 @@ func (s *Store) loadTree(h string) (*tree, error) {
 	return t, nil
 }
 
-// maxCached is how many decoded trees the cache holds before it starts
-// again empty.
-const maxCached = 16384
+// maxCached is how many entries the decoded trees of the cache may hold
+// (a few hundred bytes each) before it starts again empty.
+const maxCached = 200_000
 
 func (s *Store) remember(t *tree) {
 	s.cacheMu.Lock()
-	if len(s.cache) >= maxCached {
+	if s.cached+len(t.entries) > maxCached {
 		clear(s.cache)
+		s.cached = 0
 	}
-	s.cache[t.hash] = t
+	if _, ok := s.cache[t.hash]; !ok {
+		s.cache[t.hash] = t
+		s.cached += len(t.entries) + 1
+	}
 	s.cacheMu.Unlock()
 }
 
