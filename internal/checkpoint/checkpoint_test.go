@@ -657,3 +657,31 @@ func TestStoreInsideWorkspace(t *testing.T) {
 		t.Errorf("Files = %d, want 1 (the store itself left out)", snap.Files)
 	}
 }
+
+// A file that holds one of Options.Secrets is left out and no object of
+// the store holds its bytes, small or large.
+func TestSecretsLeftOut(t *testing.T) {
+	secret := "sk-live-abcdefgh12345678"
+	root := workspaceDir(t)
+	write(t, root, "a.txt", "plain", 0o644)
+	write(t, root, "env.sh", "export KEY="+secret+"\n", 0o644)
+	write(t, root, "big.log", strings.Repeat("x", 3<<20)+secret, 0o644)
+	s := newStore(t, root, Options{Secrets: []string{secret}})
+	snap := take(t, s)
+	if snap.Files != 1 || snap.LeftCount != 2 || snap.Left[0].Reason != reasonSecret {
+		t.Errorf("snapshot = %+v, want a.txt alone, env.sh and big.log left out", snap)
+	}
+	err := filepath.WalkDir(s.dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err == nil && strings.Contains(string(data), secret) {
+			t.Errorf("%s holds the secret", p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -27,6 +27,8 @@ type objects struct {
 	dir   string // Dir/objects
 	packs string // Dir/packs
 	tmp   string // Dir/tmp
+	// secrets are the values no object may hold (Options.Secrets).
+	secrets [][]byte
 
 	mu     sync.Mutex
 	made   [256]bool        // fan-out directories known to exist
@@ -35,10 +37,11 @@ type objects struct {
 	w      *packWriter      // the pack of the Take running, if any
 }
 
-func newObjects(dir string) *objects {
+func newObjects(dir string, secrets [][]byte) *objects {
 	return &objects{
 		dir: filepath.Join(dir, "objects"), packs: filepath.Join(dir, "packs"), tmp: filepath.Join(dir, "tmp"),
-		index: map[[32]byte]loc{}, loaded: map[string]bool{},
+		secrets: secrets,
+		index:   map[[32]byte]loc{}, loaded: map[string]bool{},
 	}
 }
 
@@ -174,8 +177,12 @@ func (o *objects) putFile(abs string, buf []byte) (h string, size int64, created
 		return "", 0, false, errNotRegular
 	}
 	n, err := io.ReadFull(f, buf)
+	scan := newScanner(o.secrets)
 	switch {
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		if scan.Write(buf[:n]); scan.found {
+			return "", 0, false, errSecret
+		}
 		h, created, err := o.put(buf[:n])
 		return h, int64(n), created, err
 	case err != nil:
@@ -188,10 +195,14 @@ func (o *objects) putFile(abs string, buf []byte) (h string, size int64, created
 	}
 	hasher := sha256.New()
 	hasher.Write(buf[:n]) // a hash.Hash never fails
+	scan.Write(buf[:n])
 	if _, err := t.Write(buf[:n]); err != nil {
 		return "", 0, false, o.discard(t, err)
 	}
-	m, err := io.CopyBuffer(io.MultiWriter(t, hasher), onlyReader{f}, buf)
+	m, err := io.CopyBuffer(io.MultiWriter(t, hasher, scan), onlyReader{f}, buf)
+	if err == nil && scan.found {
+		err = errSecret
+	}
 	if err != nil {
 		return "", 0, false, o.discard(t, err)
 	}

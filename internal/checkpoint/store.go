@@ -37,6 +37,11 @@ type Options struct {
 	// IgnoredMaxFile is the size over which an ignored file is left out; 0
 	// means DefaultIgnoredMaxFile (5 MB).
 	IgnoredMaxFile int64
+	// Secrets are the credentials of rein's environment (the models'
+	// keys...): a file that holds one is left out, never copied into the
+	// store, and a snapshot says so. Values shorter than 8 bytes are
+	// ignored.
+	Secrets []string
 }
 
 // Store is the snapshots of one workspace in one directory. It is safe for
@@ -106,7 +111,7 @@ func Open(o Options) (*Store, error) {
 		root: root, dir: dir,
 		budget:  cmpOr(o.IgnoredBudget, DefaultIgnoredBudget),
 		maxFile: cmpOr(o.IgnoredMaxFile, DefaultIgnoredMaxFile),
-		obj:     newObjects(dir),
+		obj:     newObjects(dir, secretBytes(o.Secrets)),
 		cache:   map[string]*tree{},
 	}
 	if s.budget < 0 {

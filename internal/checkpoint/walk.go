@@ -327,6 +327,9 @@ func (w *walker) hasher() {
 		case errors.Is(err, fs.ErrPermission):
 			e.kind = 0
 			w.late = append(w.late, Left{Path: job.rel, Reason: reasonUnreadable})
+		case errors.Is(err, errSecret):
+			e.kind = 0
+			w.late = append(w.late, Left{Path: job.rel, Reason: reasonSecret})
 		default:
 			if w.err == nil {
 				w.err = err

@@ -1,0 +1,4 @@
+package checkpoint
+
+// Root returns the workspace the store's snapshots are of.
+func (s *Store) Root() string { return s.root }
