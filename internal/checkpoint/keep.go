@@ -150,10 +150,11 @@ func (s *Store) sweep(dir string, drop func(string, fs.FileInfo) bool) {
 }
 
 // Link makes toDir a store holding every snapshot of the store in fromDir
-// (a fork's): each object hard-linked (objects are never written in
-// place, so sharing them is safe), or copied where linking fails (another
-// file system); toDir and its directories are made as needed, and what
-// toDir holds already is kept.
+// (a fork's): each object and pack hard-linked (neither is written in
+// place once complete, so sharing them is safe), or copied where linking
+// fails (another file system); toDir and its directories are made as
+// needed, and what toDir holds already is kept. fromDir is only read, its
+// files' access times left as they were where they are ours.
 func Link(fromDir, toDir string) error {
 	for _, sub := range []string{"objects", "packs", "tmp"} {
 		if err := os.MkdirAll(filepath.Join(toDir, sub), 0o700); err != nil {
@@ -164,7 +165,7 @@ func Link(fromDir, toDir string) error {
 	if err := linkFiles(filepath.Join(fromDir, "packs"), filepath.Join(toDir, "packs"), tmp, true, ".pack"); err != nil {
 		return err
 	}
-	fans, err := os.ReadDir(filepath.Join(fromDir, "objects"))
+	fans, err := readNames(filepath.Join(fromDir, "objects"))
 	if errors.Is(err, fs.ErrNotExist) {
 		fans, err = nil, nil
 	}
@@ -172,11 +173,11 @@ func Link(fromDir, toDir string) error {
 		return fmt.Errorf("checkpoint: link: %w", err)
 	}
 	for _, fan := range fans {
-		if !fan.IsDir() {
+		src := filepath.Join(fromDir, "objects", fan)
+		if fi, err := os.Lstat(src); err != nil || !fi.IsDir() {
 			continue
 		}
-		src := filepath.Join(fromDir, "objects", fan.Name())
-		dst := filepath.Join(toDir, "objects", fan.Name())
+		dst := filepath.Join(toDir, "objects", fan)
 		if err := os.MkdirAll(dst, 0o700); err != nil {
 			return fmt.Errorf("checkpoint: link: %w", err)
 		}
@@ -224,7 +225,7 @@ func linkFiles(src, dst, tmp string, hard bool, suffix string) error {
 }
 
 func copyFile(from, to, tmp string) error {
-	in, err := os.Open(from)
+	in, err := openNoPoll(from, 0)
 	if err != nil {
 		return err
 	}

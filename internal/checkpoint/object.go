@@ -240,7 +240,7 @@ func (o *objects) open(h string) (io.ReadCloser, error) {
 	if r, ok, err := o.openPacked(h); ok || err != nil {
 		return r, err
 	}
-	f, err := os.Open(o.path(h))
+	f, err := openNoPoll(o.path(h), 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("checkpoint: object %s is missing", h)
 	}

@@ -78,7 +78,7 @@ var errIncomplete = errors.New("checkpoint: pack is incomplete")
 
 // readPackIndex returns the objects of the pack at path.
 func readPackIndex(path string) (map[[32]byte]loc, error) {
-	f, err := os.Open(path)
+	f, err := openNoPoll(path, 0)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: pack %s: %w", filepath.Base(path), err)
 	}
@@ -217,7 +217,7 @@ func (o *objects) openPacked(h string) (io.ReadCloser, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
-	f, err := os.Open(l.pack)
+	f, err := openNoPoll(l.pack, 0)
 	if err != nil {
 		return nil, true, fmt.Errorf("checkpoint: object %s: %w", h, err)
 	}

@@ -340,16 +340,22 @@ func (w *walker) hasher() {
 }
 
 // openNoPoll opens name for reading with the extra flags, as os.Open does
-// but without trying to register the file with the runtime's poller: on
+// but without trying to register the file with the runtime's poller (on
 // Linux os.Open tries epoll and undoes it for a regular file or a
-// directory, system calls a Take that opens thousands goes without.
+// directory, system calls a Take that opens thousands goes without), and
+// without updating its access time where the file is ours (noatime).
 func openNoPoll(name string, flags int) (*os.File, error) {
+	extra := noatime
 	for {
-		fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC|flags, 0)
+		fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC|flags|extra, 0)
 		if err == nil {
 			return os.NewFile(uintptr(fd), name), nil
 		}
-		if !errors.Is(err, syscall.EINTR) {
+		switch {
+		case errors.Is(err, syscall.EINTR):
+		case errors.Is(err, syscall.EPERM) && extra != 0:
+			extra = 0 // not the file's owner
+		default:
 			return nil, &os.PathError{Op: "open", Path: name, Err: err}
 		}
 	}
