@@ -153,11 +153,11 @@ func (w *walker) dir(abs, rel string, prev *tree, sets []*gitignore.Set, ignored
 		if rel != "" {
 			childRel = rel + "/" + name
 		}
-		fi := infos[i]
-		if fi == nil {
+		fi := &infos[i]
+		if !fi.ok {
 			continue // gone since it was listed
 		}
-		mode := fi.Mode()
+		mode := fi.mode
 		p := prev.find(name)
 		switch {
 		case mode.IsDir():
@@ -194,7 +194,7 @@ func (w *walker) dir(abs, rel string, prev *tree, sets []*gitignore.Set, ignored
 			if ign && !noIndex && w.tracked.file(childRel) {
 				ign = false
 			}
-			size := fi.Size()
+			size := fi.size
 			if ign {
 				if mode.IsRegular() && size > w.s.maxFile {
 					w.leave(childRel, fmt.Sprintf(reasonIgnoredOverMaxFmt, human(w.s.maxFile)), size)
@@ -206,12 +206,9 @@ func (w *walker) dir(abs, rel string, prev *tree, sets []*gitignore.Set, ignored
 				}
 				w.left -= size
 			}
-			e := entry{name: name, kind: kindFile, mode: mode.Perm(), size: size, mtime: fi.ModTime().UnixNano()}
+			e := entry{name: name, kind: kindFile, mode: mode.Perm(), size: size, mtime: fi.mtime, ino: fi.ino}
 			if mode&fs.ModeSymlink != 0 {
 				e.kind = kindLink
-			}
-			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-				e.ino = st.Ino
 			}
 			if p != nil && p.kind == e.kind && p.mode == e.mode && p.size == e.size && p.mtime == e.mtime &&
 				p.ino == e.ino && p.mtime < w.racyFrom {
@@ -239,16 +236,22 @@ func (w *walker) dir(abs, rel string, prev *tree, sets []*gitignore.Set, ignored
 	return t, nil
 }
 
-// statAll lstats the names of the directory abs, a nil FileInfo for one
-// that is gone: on a few goroutines for a large directory, as lstat is
-// most of what an incremental Take costs.
-func statAll(abs string, names []string) []fs.FileInfo {
-	infos := make([]fs.FileInfo, len(names))
+// stat is what a Take needs of a file's lstat.
+type stat struct {
+	ok    bool        // false: gone since it was listed
+	mode  fs.FileMode // type and permission bits
+	size  int64
+	mtime int64 // ns since the epoch
+	ino   uint64
+}
+
+// statAll lstats the names of the directory abs: on a few goroutines for
+// a large directory, as lstat is most of what an incremental Take costs.
+func statAll(abs string, names []string) []stat {
+	infos := make([]stat, len(names))
 	stat := func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			if fi, err := os.Lstat(abs + string(os.PathSeparator) + names[i]); err == nil {
-				infos[i] = fi
-			}
+			infos[i] = lstat(abs + string(os.PathSeparator) + names[i])
 		}
 	}
 	n := min(runtime.GOMAXPROCS(0), len(names)/16)
