@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"encoding/hex"
 	"errors"
 	"io"
 	"os"
@@ -33,6 +34,9 @@ func TestRestoreUndoesChanges(t *testing.T) {
 			write(t, root, "src", "now a file", 0o644)
 		}},
 		{"directory deleted", func(t *testing.T, root string) { rmAll(t, root, "src") }},
+		{"file added to a directory", func(t *testing.T, root string) {
+			write(t, root, "src/lib/extra.go", "package lib", 0o644)
+		}},
 		{"symlink retargeted", func(t *testing.T, root string) {
 			rm(t, root, "link")
 			symlink(t, root, "link", "src/lib/b.go")
@@ -90,6 +94,18 @@ func TestRestoreUndoesChanges(t *testing.T) {
 			}
 			if err := s.Restore(first.ID, plan.Changes); err != nil {
 				t.Fatalf("Restore: %v", err)
+			}
+			sameTree(t, want, manifest(t, root))
+			// Again, and forward: a Restore done twice is done once.
+			for range 2 {
+				if err := s.Restore(last.ID, plan.Changes); err != nil {
+					t.Fatalf("Restore forward: %v", err)
+				}
+			}
+			for range 2 {
+				if err := s.Restore(first.ID, plan.Changes); err != nil {
+					t.Fatalf("Restore back: %v", err)
+				}
 			}
 			sameTree(t, want, manifest(t, root))
 
@@ -432,11 +448,45 @@ func TestIncrementalReadsOnlyChanged(t *testing.T) {
 
 func treeBytes(t *testing.T, s *Store, h string) int64 {
 	t.Helper()
-	fi, err := os.Stat(s.obj.path(h))
+	data, err := s.obj.read(h, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fi.Size()
+	return int64(len(data))
+}
+
+// packedAt returns the pack and offset of the packed object h.
+func packedAt(t *testing.T, s *Store, h string) (string, int64) {
+	t.Helper()
+	var sum [32]byte
+	copy(sum[:], mustHex(t, h))
+	l, ok := s.obj.index[sum]
+	if !ok {
+		t.Fatalf("object %s is not packed", h)
+	}
+	return l.pack, l.off
+}
+
+func mustHex(t *testing.T, h string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// overwrite writes data at off in the file p.
+func overwrite(t *testing.T, p string, off int64, data []byte) {
+	t.Helper()
+	f, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(data, off); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func dirHash(t *testing.T, s *Store, id, dir string) string {
@@ -512,6 +562,7 @@ func TestKeepAndLink(t *testing.T) {
 	v1 := take(t, s)
 	want := manifest(t, root)
 	write(t, root, "a", "version 2", 0o644)
+	write(t, root, "c", "made by v2, kept by v3", 0o644)
 	v2 := take(t, s)
 	write(t, root, "a", "version 3", 0o644)
 	v3 := take(t, s)
@@ -526,6 +577,12 @@ func TestKeepAndLink(t *testing.T) {
 	}
 	if removed != 2 { // v2's root tree and its "version 2" (v3 is the base)
 		t.Errorf("Keep removed %d objects, want 2", removed)
+	}
+	// v2's pack was written again with c alone, which v3 holds.
+	if r, _, err := s.Open(v3.ID, "c"); err != nil {
+		t.Errorf("Open(v3, c) after Keep: %v", err)
+	} else {
+		r.Close()
 	}
 	if _, err := s.Diff(v2.ID, v3.ID); !errors.Is(err, ErrUnknownSnapshot) {
 		t.Errorf("Diff of a removed snapshot = %v, want ErrUnknownSnapshot", err)
@@ -548,14 +605,18 @@ func TestKeepAndLink(t *testing.T) {
 	}
 }
 
-// A corrupt or missing object is an error that names it.
+// A corrupt or missing object is an error that names it: packed or loose,
+// content or tree.
 func TestCorruptObject(t *testing.T) {
 	root := workspaceDir(t)
+	big := strings.Repeat("B", 2<<20) // over smallFile: a loose object
 	write(t, root, "a", "original", 0o644)
+	write(t, root, "big", big, 0o644)
 	write(t, root, "d/b", "b", 0o644)
 	s := newStore(t, root, Options{})
 	first := take(t, s)
 	write(t, root, "a", "changed", 0o644)
+	write(t, root, "big", "small now", 0o644)
 	rmAll(t, root, "d")
 	last := take(t, s)
 	plan, err := s.Plan(first.ID, last.ID)
@@ -563,23 +624,25 @@ func TestCorruptObject(t *testing.T) {
 		t.Fatal(err)
 	}
 	blob := sha256hex([]byte("original"))
-	if err := os.WriteFile(s.obj.path(blob), []byte("tampered"), 0o600); err != nil {
+	pack, off := packedAt(t, s, blob)
+	overwrite(t, pack, off, []byte("tampered"))
+	loose := sha256hex([]byte(big))
+	if err := os.Remove(s.obj.path(loose)); err != nil {
 		t.Fatal(err)
 	}
 	err = s.Restore(first.ID, plan.Changes)
-	if err == nil || !strings.Contains(err.Error(), blob) || !strings.Contains(err.Error(), "corrupt") {
-		t.Errorf("Restore with a corrupt object = %v, want an error naming %s", err, blob)
+	if err == nil || !strings.Contains(err.Error(), "object "+blob+" is corrupt") || !strings.Contains(err.Error(), "object "+loose+" is missing") {
+		t.Errorf("Restore with a corrupt and a missing object = %v, want an error naming each", err)
 	}
 	if data, _ := os.ReadFile(filepath.Join(root, "a")); string(data) != "changed" {
 		t.Errorf("a corrupt object overwrote a with %q", data)
 	}
 	sub := dirHash(t, s, first.ID, "d")
-	if err := os.Remove(s.obj.path(sub)); err != nil {
-		t.Fatal(err)
-	}
+	pack, off = packedAt(t, s, sub)
+	overwrite(t, pack, off+int64(len(treeHeader)), []byte("X"))
 	s2 := newStore(t, root, Options{Dir: s.dir}) // no cached trees
-	if _, err := s2.Diff(first.ID, last.ID); err == nil || !strings.Contains(err.Error(), sub) || !strings.Contains(err.Error(), "missing") {
-		t.Errorf("Diff with a missing tree = %v, want an error naming %s", err, sub)
+	if _, err := s2.Diff(first.ID, last.ID); err == nil || !strings.Contains(err.Error(), "object "+sub+" is corrupt") {
+		t.Errorf("Diff with a corrupt tree = %v, want an error naming %s", err, sub)
 	}
 }
 
@@ -592,5 +655,33 @@ func TestStoreInsideWorkspace(t *testing.T) {
 	snap := take(t, s)
 	if snap.Files != 1 {
 		t.Errorf("Files = %d, want 1 (the store itself left out)", snap.Files)
+	}
+}
+
+// A file that holds one of Options.Secrets is left out and no object of
+// the store holds its bytes, small or large.
+func TestSecretsLeftOut(t *testing.T) {
+	secret := "sk-live-abcdefgh12345678"
+	root := workspaceDir(t)
+	write(t, root, "a.txt", "plain", 0o644)
+	write(t, root, "env.sh", "export KEY="+secret+"\n", 0o644)
+	write(t, root, "big.log", strings.Repeat("x", 3<<20)+secret, 0o644)
+	s := newStore(t, root, Options{Secrets: []string{secret}})
+	snap := take(t, s)
+	if snap.Files != 1 || snap.LeftCount != 2 || snap.Left[0].Reason != reasonSecret {
+		t.Errorf("snapshot = %+v, want a.txt alone, env.sh and big.log left out", snap)
+	}
+	err := filepath.WalkDir(s.dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err == nil && strings.Contains(string(data), secret) {
+			t.Errorf("%s holds the secret", p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -21,20 +21,28 @@
 //
 // # On disk
 //
-// Dir/objects/ab/cdef… holds each object under the sha256 of its bytes:
-// a file's content, a symbolic link's target, or a tree. A tree is one
-// directory, its entries sorted by name, each with its name, kind, mode,
-// size, modification time, inode and the hash of its content (or subtree);
-// so the trees are the stat cache, as git's index is: a later Take lstats
-// each file and reads again only those whose size, time, inode or mode
-// differ from the base's entry, and those modified within a second before
-// the base was taken ("racily clean": a change in the same tick of the
-// clock leaves the time as it was). A directory whose entries are all as
-// they were keeps its tree object, so a changed file writes its content
-// and the trees on its path. A snapshot's id is its root tree's hash.
-// Dir/snapshots/<id> holds when it was last taken, for the racy check
-// after [Store.Base]. Objects are written to a temporary file and renamed,
-// never rewritten once there, and not fsynced (a crash may lose the last
-// checkpoints' objects: reading one that is missing or whose bytes do not
-// match its name is an error naming it).
+// Every object is named by the sha256 of its bytes: a file's content, a
+// symbolic link's target, or a tree. A tree is one directory, its entries
+// sorted by name, each with its name, kind, mode, size, modification time,
+// inode and the hash of its content (or subtree); so the trees are the
+// stat cache, as git's index is: a later Take lstats each file and reads
+// again only those whose size, time, inode or mode differ from the base's
+// entry, and those modified within a second before the base was taken
+// ("racily clean": a change in the same tick of the clock leaves the time
+// as it was). A directory whose entries are all as they were keeps its
+// tree object, so a changed file writes its content and the trees on its
+// path. A snapshot's id is its root tree's hash.
+//
+// The small objects (up to 1 MiB) a Take writes go into one pack,
+// Dir/packs/NAME.pack, its index and a trailer at its end (see pack.go):
+// making a file costs about as much as writing a megabyte on many disks,
+// and a first snapshot of ten thousand files would make ten thousand.
+// Larger files are loose objects, Dir/objects/ab/cdef…, written to a
+// temporary file in Dir/tmp while they are hashed and renamed. Dir/taken
+// has a line for each Take: when each snapshot was last taken, for the
+// racy check after [Store.Base]. Nothing is rewritten in place, and
+// nothing is fsynced (a crash may lose the last checkpoints' objects:
+// reading one that is missing or whose bytes do not match its name is an
+// error naming it). [Store.Keep] removes what the kept snapshots do not
+// reach, writing again a pack of which only some objects live.
 package checkpoint

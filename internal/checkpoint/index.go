@@ -138,7 +138,7 @@ func hashLen(gitDir string) int {
 }
 
 func readBounded(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(p)
+	f, err := openNoPoll(p, 0)
 	if err != nil {
 		return nil, err
 	}

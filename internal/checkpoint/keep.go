@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -37,7 +39,7 @@ func (s *Store) Keep(ids []string) (removed int, err error) {
 	}
 	fans, err := os.ReadDir(s.obj.dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
+		fans, err = nil, nil
 	}
 	if err != nil {
 		return 0, fmt.Errorf("checkpoint: %w", err)
@@ -49,7 +51,7 @@ func (s *Store) Keep(ids []string) (removed int, err error) {
 			continue
 		}
 		for _, name := range names {
-			if live[fan.Name()+name] {
+			if !fan.IsDir() || live[fan.Name()+name] {
 				continue
 			}
 			if err := os.Remove(filepath.Join(dir, name)); err == nil {
@@ -57,17 +59,54 @@ func (s *Store) Keep(ids []string) (removed int, err error) {
 			}
 		}
 	}
-	s.sweep(filepath.Join(s.dir, "snapshots"), func(name string, _ fs.FileInfo) bool { return !snaps[name] })
+	n, err := s.obj.repack(live)
+	removed += n
+	if err != nil {
+		return removed, err
+	}
+	if err := s.keepTaken(snaps); err != nil {
+		return removed, err
+	}
 	hourAgo := time.Now().Add(-time.Hour)
 	s.sweep(s.obj.tmp, func(_ string, fi fs.FileInfo) bool { return fi.ModTime().Before(hourAgo) })
+	s.sweep(s.obj.packs, func(name string, fi fs.FileInfo) bool {
+		// A pack without its trailer: a Take that died writing it.
+		base, ok := strings.CutSuffix(name, ".pack")
+		return ok && !s.obj.isLoaded(base) && fi.ModTime().Before(hourAgo)
+	})
 	s.cacheMu.Lock()
-	for h := range s.cache {
+	for h, t := range s.cache {
 		if !live[h] {
 			delete(s.cache, h)
+			s.cached -= len(t.entries) + 1
 		}
 	}
 	s.cacheMu.Unlock()
 	return removed, nil
+}
+
+// keepTaken writes the taken file again with the snapshots of keep only.
+func (s *Store) keepTaken(keep map[string]bool) error {
+	var b strings.Builder
+	for id, at := range s.takenTimes() {
+		if keep[id] {
+			b.WriteString(id + " " + strconv.FormatInt(at.UnixNano(), 10) + "\n")
+		}
+	}
+	f, err := s.obj.temp()
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		return s.obj.discard(f, err)
+	}
+	if err := f.Close(); err != nil {
+		return s.obj.discard(f, err)
+	}
+	if err := os.Rename(f.Name(), filepath.Join(s.dir, takenFile)); err != nil {
+		return s.obj.discard(f, err)
+	}
+	return nil
 }
 
 // mark adds the tree t and every object it reaches to live; a subtree
@@ -111,46 +150,55 @@ func (s *Store) sweep(dir string, drop func(string, fs.FileInfo) bool) {
 }
 
 // Link makes toDir a store holding every snapshot of the store in fromDir
-// (a fork's): each object hard-linked (objects are never written in
-// place, so sharing them is safe), or copied where linking fails (another
-// file system); toDir and its directories are made as needed, and what
-// toDir holds already is kept.
+// (a fork's): each object and pack hard-linked (neither is written in
+// place once complete, so sharing them is safe), or copied where linking
+// fails (another file system); toDir and its directories are made as
+// needed, and what toDir holds already is kept. fromDir is only read, its
+// files' access times left as they were where they are ours.
 func Link(fromDir, toDir string) error {
-	for _, sub := range []string{"objects", "tmp", "snapshots"} {
+	for _, sub := range []string{"objects", "packs", "tmp"} {
 		if err := os.MkdirAll(filepath.Join(toDir, sub), 0o700); err != nil {
 			return fmt.Errorf("checkpoint: link: %w", err)
 		}
 	}
-	fans, err := os.ReadDir(filepath.Join(fromDir, "objects"))
+	tmp := filepath.Join(toDir, "tmp")
+	if err := linkFiles(filepath.Join(fromDir, "packs"), filepath.Join(toDir, "packs"), tmp, true, ".pack"); err != nil {
+		return err
+	}
+	fans, err := readNames(filepath.Join(fromDir, "objects"))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		fans, err = nil, nil
 	}
 	if err != nil {
 		return fmt.Errorf("checkpoint: link: %w", err)
 	}
-	tmp := filepath.Join(toDir, "tmp")
 	for _, fan := range fans {
-		if !fan.IsDir() {
+		src := filepath.Join(fromDir, "objects", fan)
+		if fi, err := os.Lstat(src); err != nil || !fi.IsDir() {
 			continue
 		}
-		src := filepath.Join(fromDir, "objects", fan.Name())
-		dst := filepath.Join(toDir, "objects", fan.Name())
+		dst := filepath.Join(toDir, "objects", fan)
 		if err := os.MkdirAll(dst, 0o700); err != nil {
 			return fmt.Errorf("checkpoint: link: %w", err)
 		}
-		if err := linkFiles(src, dst, tmp, true); err != nil {
+		if err := linkFiles(src, dst, tmp, true, ""); err != nil {
 			return err
 		}
 	}
-	// The records of when each snapshot was taken: copied, as a later
-	// Take rewrites them.
-	return linkFiles(filepath.Join(fromDir, "snapshots"), filepath.Join(toDir, "snapshots"), tmp, false)
+	// When each snapshot was taken: copied, as a later Take appends to it.
+	if _, err := os.Lstat(filepath.Join(toDir, takenFile)); err == nil {
+		return nil
+	}
+	if err := copyFile(filepath.Join(fromDir, takenFile), filepath.Join(toDir, takenFile), tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("checkpoint: link: %w", err)
+	}
+	return nil
 }
 
-// linkFiles puts each file of src into dst that dst lacks: a hard link
-// when hard is set and the file system allows it, a copy (through tmp)
-// otherwise.
-func linkFiles(src, dst, tmp string, hard bool) error {
+// linkFiles puts each file of src (whose name ends in suffix) into dst
+// that dst lacks: a hard link when hard is set and the file system allows
+// it, a copy (through tmp) otherwise.
+func linkFiles(src, dst, tmp string, hard bool, suffix string) error {
 	names, err := readNames(src)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -159,6 +207,9 @@ func linkFiles(src, dst, tmp string, hard bool) error {
 		return fmt.Errorf("checkpoint: link: %w", err)
 	}
 	for _, name := range names {
+		if !strings.HasSuffix(name, suffix) {
+			continue
+		}
 		from, to := filepath.Join(src, name), filepath.Join(dst, name)
 		if _, err := os.Lstat(to); err == nil {
 			continue
@@ -174,7 +225,7 @@ func linkFiles(src, dst, tmp string, hard bool) error {
 }
 
 func copyFile(from, to, tmp string) error {
-	in, err := os.Open(from)
+	in, err := openNoPoll(from, 0)
 	if err != nil {
 		return err
 	}

@@ -20,24 +20,54 @@ import (
 // a temporary object. Each hashing goroutine holds one such buffer.
 const smallFile = 1 << 20
 
-// objects is the object directory of a store: content-addressed files
-// under objects/ab/cdef…, made through temporary files in tmp/.
+// objects is the object store of a Store: small objects in packs (see
+// pack.go), larger ones loose, as content-addressed files under
+// objects/ab/cdef…; both made through temporary files in tmp/.
 type objects struct {
-	dir string // Dir/objects
-	tmp string // Dir/tmp
+	dir   string // Dir/objects
+	packs string // Dir/packs
+	tmp   string // Dir/tmp
 	// secrets are the values no object may hold (Options.Secrets).
 	secrets [][]byte
 
-	mu   sync.Mutex
-	made [256]bool // fan-out directories known to exist
+	mu     sync.Mutex
+	made   [256]bool        // fan-out directories known to exist
+	index  map[[32]byte]loc // the packed objects
+	loaded map[string]bool  // the packs whose index is read, by name
+	w      *packWriter      // the pack of the Take running, if any
+}
+
+func newObjects(dir string, secrets [][]byte) *objects {
+	return &objects{
+		dir: filepath.Join(dir, "objects"), packs: filepath.Join(dir, "packs"), tmp: filepath.Join(dir, "tmp"),
+		secrets: secrets,
+		index:   map[[32]byte]loc{}, loaded: map[string]bool{},
+	}
 }
 
 func (o *objects) path(h string) string {
 	return filepath.Join(o.dir, h[:2], h[2:])
 }
 
-// has reports whether the object h is there.
+// has reports whether the object h is there, packed or loose.
 func (o *objects) has(h string) bool {
+	var sum [32]byte
+	if _, err := hex.Decode(sum[:], []byte(h)); err != nil {
+		return false
+	}
+	o.mu.Lock()
+	_, ok := o.index[sum]
+	if !ok && o.w == nil {
+		// Another Store on this directory may have written a pack since
+		// (a Take loaded them as it began).
+		if o.loadPacks() == nil {
+			_, ok = o.index[sum]
+		}
+	}
+	o.mu.Unlock()
+	if ok {
+		return true
+	}
 	_, err := os.Lstat(o.path(h))
 	return err == nil
 }
@@ -63,11 +93,20 @@ func (o *objects) fanout(h string) error {
 	return nil
 }
 
-// put stores data as an object unless there is one of its hash already;
-// it returns the hash and whether it wrote the object.
+// put stores data as an object unless there is one of its hash already:
+// into the Take's pack while one runs, loose otherwise. It returns the
+// hash and whether it wrote the object.
 func (o *objects) put(data []byte) (string, bool, error) {
 	sum := sha256.Sum256(data)
 	h := hex.EncodeToString(sum[:])
+	o.mu.Lock()
+	if o.w != nil {
+		// Small objects are only ever packed: no loose one to look for.
+		created, err := o.append(sum, data, false)
+		o.mu.Unlock()
+		return h, created, err
+	}
+	o.mu.Unlock()
 	if o.has(h) {
 		return h, false, nil
 	}
@@ -86,6 +125,11 @@ func (o *objects) put(data []byte) (string, bool, error) {
 
 func (o *objects) temp() (*os.File, error) {
 	f, err := os.CreateTemp(o.tmp, "obj-")
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = os.MkdirAll(o.tmp, 0o700); err == nil {
+			f, err = os.CreateTemp(o.tmp, "obj-")
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
@@ -122,7 +166,7 @@ func (o *objects) commit(f *os.File, h string) error {
 func (o *objects) putFile(abs string, buf []byte) (h string, size int64, created bool, err error) {
 	// O_NONBLOCK: a file swapped for a fifo since it was listed must not
 	// block the open; O_NOFOLLOW: nor lead elsewhere through a link.
-	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := openNoPoll(abs, syscall.O_NOFOLLOW|syscall.O_NONBLOCK)
 	if err != nil {
 		return "", 0, false, err
 	}
@@ -193,14 +237,17 @@ func (o *objects) open(h string) (io.ReadCloser, error) {
 	if !validHash(h) {
 		return nil, fmt.Errorf("checkpoint: bad object name %q", h)
 	}
-	f, err := os.Open(o.path(h))
+	if r, ok, err := o.openPacked(h); ok || err != nil {
+		return r, err
+	}
+	f, err := openNoPoll(o.path(h), 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("checkpoint: object %s is missing", h)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: object %s: %w", h, err)
 	}
-	return &verifier{f: f, h: h, hash: sha256.New()}, nil
+	return &verifier{r: f, c: f, h: h, hash: sha256.New(), want: -1}, nil
 }
 
 // read returns the bytes of the object h, verified, up to limit bytes.
@@ -220,17 +267,22 @@ func (o *objects) read(h string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// verifier reads an object and checks its hash at the end.
+// verifier reads an object and checks its hash (and, packed, its length)
+// at the end.
 type verifier struct {
-	f    *os.File
+	r    io.Reader
+	c    io.Closer
 	h    string
 	hash hash.Hash
+	want int64 // the length the pack's index gives; -1 for a loose object
+	got  int64
 }
 
 func (v *verifier) Read(p []byte) (int, error) {
-	n, err := v.f.Read(p)
+	n, err := v.r.Read(p)
 	v.hash.Write(p[:n]) // a hash.Hash never fails
-	if errors.Is(err, io.EOF) && hex.EncodeToString(v.hash.Sum(nil)) != v.h {
+	v.got += int64(n)
+	if errors.Is(err, io.EOF) && (hex.EncodeToString(v.hash.Sum(nil)) != v.h || v.want >= 0 && v.got != v.want) {
 		return n, fmt.Errorf("checkpoint: object %s is corrupt: its bytes do not hash to its name", v.h)
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -239,4 +291,4 @@ func (v *verifier) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (v *verifier) Close() error { return v.f.Close() }
+func (v *verifier) Close() error { return v.c.Close() }

@@ -135,12 +135,25 @@ func (r *restorer) parents(p string, mk bool) (bool, error) {
 // target does not have.
 func (r *restorer) remove(p string) {
 	ok, err := r.parents(p, false)
+	if err != nil && !r.targetHasDirs(p) {
+		// A file or link where p's directory was, and target has no
+		// directory there either (one it wrote already): p is gone, and
+		// nothing is removed through a link.
+		return
+	}
 	if err != nil {
 		r.fail(err)
 		return
 	}
 	if !ok {
 		return // a directory of it is gone: so is it
+	}
+	if e, _ := r.s.lookup(r.t, p); e != nil && e.kind == kindDir {
+		// Target has a directory here: what goes is a file or link in its
+		// place, not a directory already there.
+		if fi, err := r.root.Lstat(p); err != nil || fi.IsDir() {
+			return
+		}
 	}
 	if err := r.root.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		r.fail(fmt.Errorf("checkpoint: restore %s: %w", p, err))
@@ -154,6 +167,16 @@ func (r *restorer) remove(p string) {
 			return // not empty (or not there): it stays
 		}
 	}
+}
+
+// targetHasDirs reports whether target has every directory of p.
+func (r *restorer) targetHasDirs(p string) bool {
+	dir := path.Dir(p)
+	if dir == "." {
+		return true
+	}
+	e, err := r.s.lookup(r.t, dir)
+	return err == nil && e != nil && e.kind == kindDir
 }
 
 // write writes target's entry of p over whatever is there.

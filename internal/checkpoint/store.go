@@ -69,6 +69,7 @@ type Store struct {
 
 	cacheMu sync.Mutex
 	cache   map[string]*tree // decoded trees by hash
+	cached  int              // the entries of the trees in cache, and one a tree
 
 	reads atomic.Int64 // files and links read by Takes, for the tests
 }
@@ -78,7 +79,7 @@ type Snapshot struct {
 	ID        string // sha256 hex of the root tree
 	Files     int    // files (and links) recorded
 	Bytes     int64  // their total size
-	New       int    // objects this snapshot wrote (0 when nothing changed)
+	New       int    // objects this snapshot wrote (0 when nothing changed; a file whose time alone changed rewrites the trees on its path)
 	NewBytes  int64  // bytes it wrote to disk (content + trees): the disk use of this checkpoint
 	Left      []Left // what was left out: at most 20, in walk order
 	LeftCount int    // how many files and directories were left out
@@ -110,7 +111,7 @@ func Open(o Options) (*Store, error) {
 		root: root, dir: dir,
 		budget:  cmpOr(o.IgnoredBudget, DefaultIgnoredBudget),
 		maxFile: cmpOr(o.IgnoredMaxFile, DefaultIgnoredMaxFile),
-		obj:     &objects{dir: filepath.Join(dir, "objects"), tmp: filepath.Join(dir, "tmp"), secrets: secretBytes(o.Secrets)},
+		obj:     newObjects(dir, secretBytes(o.Secrets)),
 		cache:   map[string]*tree{},
 	}
 	if s.budget < 0 {
@@ -150,12 +151,23 @@ func (s *Store) Take(ctx context.Context) (Snapshot, error) {
 	if err := s.mkdirs(); err != nil {
 		return Snapshot{}, err
 	}
-	w := s.newWalker(ctx)
-	root, err := w.run()
-	if err != nil {
+	if err := s.obj.begin(); err != nil {
 		return Snapshot{}, err
 	}
-	if err := s.finish(root, &w.snap); err != nil {
+	w := s.newWalker(ctx)
+	root, err := w.run()
+	if err == nil {
+		err = s.finish(root, &w.snap)
+	}
+	if endErr := s.obj.end(err == nil); err == nil {
+		err = endErr
+	}
+	if err != nil {
+		// The trees remembered are of a pack that is gone.
+		s.cacheMu.Lock()
+		clear(s.cache)
+		s.cached = 0
+		s.cacheMu.Unlock()
 		return Snapshot{}, err
 	}
 	w.snap.ID = root.hash
@@ -170,10 +182,10 @@ func (s *Store) mkdirs() error {
 	if s.made {
 		return nil
 	}
-	for _, d := range []string{s.obj.dir, s.obj.tmp, filepath.Join(s.dir, "snapshots")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return fmt.Errorf("checkpoint: %w", err)
-		}
+	// objects/ and tmp/ are made when a first object is too large for a
+	// pack: each directory made costs as much as a file.
+	if err := os.MkdirAll(s.obj.packs, 0o700); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
 	}
 	s.made = true
 	return nil
@@ -235,36 +247,53 @@ func sameEntries(a, b *tree) bool {
 	return true
 }
 
-// writeTaken records when snapshot id was taken, for the racy check of a
-// Store based on it later.
+// takenFile is the name of the file, in Dir, where each Take appends a
+// line "<id> <unix ns>\n": when each snapshot was last taken, for the racy
+// check of a Store based on it later. Appending to it costs less than
+// making a file.
+const takenFile = "taken"
+
+// maxTaken is the most of the taken file read; Keep writes it again with
+// the kept snapshots only.
+const maxTaken = 16 << 20
+
+// writeTaken records that snapshot id was taken at at.
 func (s *Store) writeTaken(id string, at time.Time) error {
-	f, err := os.CreateTemp(s.obj.tmp, "taken-")
+	f, err := os.OpenFile(filepath.Join(s.dir, takenFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	if _, err := f.WriteString(strconv.FormatInt(at.UnixNano(), 10) + "\n"); err != nil {
-		return s.obj.discard(f, err)
+	_, err = f.WriteString(id + " " + strconv.FormatInt(at.UnixNano(), 10) + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
-		return s.obj.discard(f, err)
-	}
-	if err := os.Rename(f.Name(), filepath.Join(s.dir, "snapshots", id)); err != nil {
-		return s.obj.discard(f, err)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
 	}
 	return nil
 }
 
+// takenTimes returns when each snapshot the taken file names was last
+// taken.
+func (s *Store) takenTimes() map[string]time.Time {
+	data, err := readBounded(filepath.Join(s.dir, takenFile), maxTaken)
+	if err != nil {
+		return nil
+	}
+	out := map[string]time.Time{}
+	for _, line := range strings.Split(string(data), "\n") {
+		id, ns, ok := strings.Cut(line, " ")
+		n, err := strconv.ParseInt(ns, 10, 64)
+		if ok && err == nil && validHash(id) {
+			out[id] = time.Unix(0, n)
+		}
+	}
+	return out
+}
+
 // taken returns when snapshot id was last taken; zero when unknown.
 func (s *Store) taken(id string) time.Time {
-	data, err := readBounded(filepath.Join(s.dir, "snapshots", id), 64)
-	if err != nil {
-		return time.Time{}
-	}
-	ns, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
-	if err != nil {
-		return time.Time{}
-	}
-	return time.Unix(0, ns)
+	return s.takenTimes()[id]
 }
 
 // racyFrom returns the time (ns) from which a file's modification time
@@ -324,16 +353,20 @@ func (s *Store) loadTree(h string) (*tree, error) {
 	return t, nil
 }
 
-// maxCached is how many decoded trees the cache holds before it starts
-// again empty.
-const maxCached = 16384
+// maxCached is how many entries the decoded trees of the cache may hold
+// (a few hundred bytes each) before it starts again empty.
+const maxCached = 200_000
 
 func (s *Store) remember(t *tree) {
 	s.cacheMu.Lock()
-	if len(s.cache) >= maxCached {
+	if s.cached+len(t.entries) > maxCached {
 		clear(s.cache)
+		s.cached = 0
 	}
-	s.cache[t.hash] = t
+	if _, ok := s.cache[t.hash]; !ok {
+		s.cache[t.hash] = t
+		s.cached += len(t.entries) + 1
+	}
 	s.cacheMu.Unlock()
 }
 

@@ -139,8 +139,9 @@ func (w *walker) dir(abs, rel string, prev *tree, sets []*gitignore.Set, ignored
 		noIndex = true
 	}
 	sets = gitignore.Enter(sets, abs, hasGit, slices.Contains(names, ".gitignore"))
+	infos := statAll(abs, names)
 	t := &tree{prev: prev, entries: make([]entry, 0, len(names))}
-	for _, name := range names {
+	for i, name := range names {
 		if name == ".git" {
 			continue
 		}
@@ -152,11 +153,11 @@ func (w *walker) dir(abs, rel string, prev *tree, sets []*gitignore.Set, ignored
 		if rel != "" {
 			childRel = rel + "/" + name
 		}
-		fi, err := os.Lstat(childAbs)
-		if err != nil {
+		fi := &infos[i]
+		if !fi.ok {
 			continue // gone since it was listed
 		}
-		mode := fi.Mode()
+		mode := fi.mode
 		p := prev.find(name)
 		switch {
 		case mode.IsDir():
@@ -193,7 +194,7 @@ func (w *walker) dir(abs, rel string, prev *tree, sets []*gitignore.Set, ignored
 			if ign && !noIndex && w.tracked.file(childRel) {
 				ign = false
 			}
-			size := fi.Size()
+			size := fi.size
 			if ign {
 				if mode.IsRegular() && size > w.s.maxFile {
 					w.leave(childRel, fmt.Sprintf(reasonIgnoredOverMaxFmt, human(w.s.maxFile)), size)
@@ -205,12 +206,9 @@ func (w *walker) dir(abs, rel string, prev *tree, sets []*gitignore.Set, ignored
 				}
 				w.left -= size
 			}
-			e := entry{name: name, kind: kindFile, mode: mode.Perm(), size: size, mtime: fi.ModTime().UnixNano()}
+			e := entry{name: name, kind: kindFile, mode: mode.Perm(), size: size, mtime: fi.mtime, ino: fi.ino}
 			if mode&fs.ModeSymlink != 0 {
 				e.kind = kindLink
-			}
-			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-				e.ino = st.Ino
 			}
 			if p != nil && p.kind == e.kind && p.mode == e.mode && p.size == e.size && p.mtime == e.mtime &&
 				p.ino == e.ino && p.mtime < w.racyFrom {
@@ -238,9 +236,42 @@ func (w *walker) dir(abs, rel string, prev *tree, sets []*gitignore.Set, ignored
 	return t, nil
 }
 
+// stat is what a Take needs of a file's lstat.
+type stat struct {
+	ok    bool        // false: gone since it was listed
+	mode  fs.FileMode // type and permission bits
+	size  int64
+	mtime int64 // ns since the epoch
+	ino   uint64
+}
+
+// statAll lstats the names of the directory abs: on a few goroutines for
+// a large directory, as lstat is most of what an incremental Take costs.
+func statAll(abs string, names []string) []stat {
+	infos := make([]stat, len(names))
+	stat := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			infos[i] = lstat(abs + string(os.PathSeparator) + names[i])
+		}
+	}
+	n := min(runtime.GOMAXPROCS(0), len(names)/16)
+	if n <= 1 {
+		stat(0, len(names))
+		return infos
+	}
+	var wg sync.WaitGroup
+	chunk := (len(names) + n - 1) / n
+	for lo := chunk; lo < len(names); lo += chunk {
+		wg.Go(func() { stat(lo, min(lo+chunk, len(names))) })
+	}
+	stat(0, chunk)
+	wg.Wait()
+	return infos
+}
+
 // readNames returns the names in the directory abs, sorted.
 func readNames(abs string) ([]string, error) {
-	f, err := os.Open(abs)
+	f, err := openNoPoll(abs, syscall.O_DIRECTORY)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +290,7 @@ func readNames(abs string) ([]string, error) {
 // to write the store ends the Take.
 func (w *walker) hasher() {
 	defer w.wg.Done()
-	buf := make([]byte, smallFile)
+	var buf []byte // made with the first file: most Takes read none
 	for job := range w.jobs {
 		if w.ctx.Err() != nil {
 			continue
@@ -280,6 +311,9 @@ func (w *walker) hasher() {
 				h, created, err = w.s.obj.put([]byte(target))
 			}
 		} else {
+			if buf == nil {
+				buf = make([]byte, smallFile)
+			}
 			h, size, created, err = w.s.obj.putFile(job.abs, buf)
 		}
 		w.mu.Lock()
@@ -290,7 +324,8 @@ func (w *walker) hasher() {
 				w.created++
 				w.wrote += size
 			}
-		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotRegular) || errors.Is(err, syscall.ELOOP):
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotRegular) || errors.Is(err, syscall.ELOOP) ||
+			errors.Is(err, syscall.EINVAL): // a link that is one no more
 			e.kind = 0
 		case errors.Is(err, fs.ErrPermission):
 			e.kind = 0
@@ -304,6 +339,28 @@ func (w *walker) hasher() {
 			}
 		}
 		w.mu.Unlock()
+	}
+}
+
+// openNoPoll opens name for reading with the extra flags, as os.Open does
+// but without trying to register the file with the runtime's poller (on
+// Linux os.Open tries epoll and undoes it for a regular file or a
+// directory, system calls a Take that opens thousands goes without), and
+// without updating its access time where the file is ours (noatime).
+func openNoPoll(name string, flags int) (*os.File, error) {
+	extra := noatime
+	for {
+		fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC|flags|extra, 0)
+		if err == nil {
+			return os.NewFile(uintptr(fd), name), nil
+		}
+		switch {
+		case errors.Is(err, syscall.EINTR):
+		case errors.Is(err, syscall.EPERM) && extra != 0:
+			extra = 0 // not the file's owner
+		default:
+			return nil, &os.PathError{Op: "open", Path: name, Err: err}
+		}
 	}
 }
 
