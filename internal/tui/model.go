@@ -392,7 +392,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case warnMsg:
 		m.print(transcript.Note("warn", msg.text, m.width, m.theme))
 		return m, m.flushPrint()
-	case modelsMsg, switchedMsg, rewoundMsg, escTimeoutMsg:
+	case modelsMsg, switchedMsg, pointsMsg, rewoundMsg, escTimeoutMsg:
 		return m, m.worked(msg)
 	case tea.ResumeMsg:
 		m.suspended = false
@@ -410,6 +410,8 @@ func (m *model) worked(msg tea.Msg) tea.Cmd {
 		return m.listed(msg)
 	case switchedMsg:
 		return m.switched(msg)
+	case pointsMsg:
+		return m.listedPoints(msg)
 	case rewoundMsg:
 		return m.rewound(msg)
 	case escTimeoutMsg:

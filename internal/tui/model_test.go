@@ -111,7 +111,11 @@ func (f *fakeRuntime) Current() kernel.Current { return f.cur }
 func (f *fakeRuntime) Known() []string         { return []string{"gpt-5", "claude-sonnet-4-5"} }
 func (f *fakeRuntime) Rules() []kernel.Rule    { return f.rules }
 func (f *fakeRuntime) State() state.State {
-	return state.State{Session: "ses_test", Usage: f.usage, Jobs: f.jobs, Todos: f.todos}
+	st := state.State{Session: "ses_test", Usage: f.usage, Jobs: f.jobs, Todos: f.todos}
+	for _, p := range f.points {
+		st.Points = append(st.Points, state.Point{Seq: p.Seq, Time: p.Time, Text: p.Text})
+	}
+	return st
 }
 func (f *fakeRuntime) Session() string { return "ses_test" }
 

@@ -64,6 +64,9 @@ type rewindDialog struct {
 	undo bool
 }
 
+// pointsMsg brings the points /rewind's picker offers.
+type pointsMsg struct{ points []kernel.RewindPoint }
+
 // rewoundMsg says how a rewind went.
 type rewoundMsg struct {
 	plan kernel.RewindPlan
@@ -76,8 +79,12 @@ type escTimeoutMsg struct{ at time.Time }
 
 // esc handles Esc on an empty composer while nothing runs: the first
 // arms, a second within escTwice opens the rewind picker. A terminal
-// that sends two Escs at once reports them as alt+esc (see key).
+// that sends two Escs at once reports them as alt+esc (see key). In a
+// session with no message yet, Esc does nothing.
 func (m *model) esc(now time.Time) tea.Cmd {
+	if st := m.rt.State(); len(st.Points) == 0 {
+		return nil
+	}
 	if !m.escAt.IsZero() && now.Sub(m.escAt) <= escTwice {
 		m.disarmEsc()
 		return m.openRewind()
@@ -106,16 +113,43 @@ func (m *model) after(d time.Duration, msg tea.Msg) tea.Cmd {
 // rewindCommand is /rewind: the picker of the points.
 func (m *model) rewindCommand(string) tea.Cmd { return m.openRewind() }
 
-// openRewind opens the picker of the session's points, the latest
-// selected.
+// openRewind asks the runtime for the session's points outside the
+// program's loop (counting the files changed after each reads the
+// checkpoints); what is sent meanwhile waits.
 func (m *model) openRewind() tea.Cmd {
-	points := m.rt.RewindPoints()
-	if len(points) == 0 {
-		m.print(transcript.Note("info", "nothing to rewind to: the session has no message yet", m.width, m.theme))
-		return m.flushPrint()
+	rt := m.rt
+	m.rewinding = true
+	m.setNote("listing the messages…")
+	return func() tea.Msg { return pointsMsg{points: rt.RewindPoints()} }
+}
+
+// listedPoints opens the picker on the points, the latest selected,
+// unless the person went on meanwhile.
+func (m *model) listedPoints(msg pointsMsg) tea.Cmd {
+	m.rewinding = false
+	if m.note == "listing the messages…" {
+		m.setNote("")
 	}
-	m.rewind = &rewindDialog{points: points, at: len(points) - 1}
-	return nil
+	switch {
+	case len(msg.points) == 0:
+		m.print(transcript.Note("info", "nothing to rewind to: the session has no message yet", m.width, m.theme))
+	case m.running || len(m.queue) > 0 || !m.comp.Empty():
+		m.print(transcript.Note("info", "the messages are listed: /rewind opens the picker once you are ready", m.width, m.theme))
+	default:
+		m.rewind = &rewindDialog{points: msg.points, at: len(msg.points) - 1}
+	}
+	return tea.Batch(m.flushPrint(), m.sendQueued())
+}
+
+// sendQueued sends the first of what waited for a rewind, if nothing
+// else holds it back.
+func (m *model) sendQueued() tea.Cmd {
+	if m.running || m.modelBusy != 0 || m.rewinding || m.rewind != nil || len(m.queue) == 0 {
+		return nil
+	}
+	sub := m.queue[0]
+	m.queue = m.queue[1:]
+	return m.dispatch(sub)
 }
 
 // undo is /undo: the last turn rewound, code and conversation, asking
@@ -259,13 +293,7 @@ func (m *model) rewound(msg rewoundMsg) tea.Cmd {
 		}
 		m.print(transcript.Note("info", line, m.width, m.theme))
 	}
-	var next tea.Cmd
-	if !m.running && m.modelBusy == 0 && len(m.queue) > 0 {
-		sub := m.queue[0]
-		m.queue = m.queue[1:]
-		next = m.dispatch(sub)
-	}
-	return tea.Batch(m.flushPrint(), next)
+	return tea.Batch(m.flushPrint(), m.sendQueued())
 }
 
 // rewoundLine says in a line what a rewind did: to where, which files.

@@ -196,6 +196,13 @@ func TestEscEscOpensRewind(t *testing.T) {
 	if h.m.rewind == nil {
 		t.Fatalf("the terminal's Esc Esc at once (alt+esc) did not open the picker")
 	}
+
+	// A session with no message yet: Esc says nothing of rewinding.
+	h = newHarness(t, 80, &fakeRuntime{})
+	h.key("esc")
+	if strings.Contains(h.screenText(), escNote) || !h.m.escAt.IsZero() {
+		t.Errorf("Esc in an empty session armed the rewind:\n%s", h.screenText())
+	}
 }
 
 // /undo rewinds the last turn at once when it changed no file; when it
