@@ -287,3 +287,21 @@ func TestRewindTaskList(t *testing.T) {
 		t.Errorf("the checklist is not the rewound one:\n%s", s)
 	}
 }
+
+// /help and the / completion list /rewind and /undo, and /help says what
+// Esc Esc does.
+func TestHelpListsRewind(t *testing.T) {
+	h := newHarness(t, 100, &fakeRuntime{})
+	h.typeText("/help")
+	h.key("enter")
+	back := flat(h.back...)
+	for _, want := range []string{"/rewind pick an earlier message", "/undo rewind the last turn", "Esc Esc on an empty composer: rewind"} {
+		if !strings.Contains(back, want) {
+			t.Errorf("/help lacks %q:\n%s", want, back)
+		}
+	}
+	h.typeText("/re")
+	if s := h.screenText(); !strings.Contains(s, "/rewind") {
+		t.Errorf("the completion of /re does not offer /rewind:\n%s", s)
+	}
+}
