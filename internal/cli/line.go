@@ -66,6 +66,8 @@ func lineCommands() []lineCommand {
 		{"clear", "", "start a new session in this workspace", (*lineMode).clear},
 		{"resume", "[id]", "list this repository's other sessions, or go on in one", (*lineMode).resume},
 		{"fork", "", "copy this session into a new one and go on in the copy", (*lineMode).fork},
+		{"rewind", "[N]", "list the messages and rewind to before one: code and conversation, conversation only or code only (asks first)", (*lineMode).rewind},
+		{"undo", "", "rewind the last turn: its files and its message (asks first when files would be restored)", (*lineMode).undo},
 		{"cost", "", "the tokens and cost of this session", (*lineMode).cost},
 		{"jobs", "", "the background jobs: running or how each ended, what it printed, its command", (*lineMode).jobs},
 		{"diff", "", "what this session's edits changed in the workspace, from the log", (*lineMode).diff},

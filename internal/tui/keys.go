@@ -42,6 +42,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.note = ""
 		}
 	}
+	if key != "esc" {
+		m.disarmEsc()
+	}
 	now := m.now()
 	gap := now.Sub(m.lastKey)
 	m.lastKey = now
@@ -68,6 +71,9 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.models != nil {
 		return m.pickModel(k)
 	}
+	if m.rewind != nil {
+		return m.rewindKey(key)
+	}
 	switch key {
 	case "ctrl+c":
 		return m.ctrlC()
@@ -79,6 +85,14 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.interrupt()
 		case m.modelBusy != 0:
 			return m.cancelModels()
+		case m.comp.Empty() && !m.rewinding:
+			return m.esc(now)
+		}
+		return nil
+	case "alt+esc":
+		// Two Escs the terminal sent at once.
+		if !m.running && m.modelBusy == 0 && !m.rewinding && m.comp.Empty() && !m.comp.Completing() {
+			return m.openRewind()
 		}
 		return nil
 	case "ctrl+d":
@@ -203,7 +217,7 @@ func (m *model) submitted(sub *composer.Submission) tea.Cmd {
 			m.print(transcript.Note("warn", "history: "+err.Error(), m.width, m.theme))
 		}
 	}
-	if (m.running || m.modelBusy != 0) && m.needsIdle(*sub) {
+	if (m.running || m.modelBusy != 0 || m.rewinding) && m.needsIdle(*sub) {
 		m.queue = append(m.queue, *sub)
 		return nil
 	}

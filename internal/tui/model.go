@@ -72,6 +72,14 @@ type model struct {
 	modelBusy    int
 	modelGen     int
 	modelListing bool
+	// rewind is the rewind dialog (/rewind, Esc Esc, /undo), when open;
+	// rewinding says the runtime rewinds, and what is sent meanwhile
+	// waits in the queue. escAt is when Esc was pressed on an empty
+	// composer while nothing ran: a second one soon after opens the
+	// dialog.
+	rewind    *rewindDialog
+	rewinding bool
+	escAt     time.Time
 
 	// Printing into scrollback: one tea.Println at a time, in order.
 	toPrint  []string
@@ -143,6 +151,8 @@ type model struct {
 	// scrollback; startRun replaces the pump. Nil in the program.
 	onPrint  func(string)
 	startRun func(ctx context.Context, run int, seq iter.Seq2[contract.Envelope, error])
+	// tick replaces tea.Tick for the timers that withdraw a note.
+	tick func(d time.Duration, msg tea.Msg) tea.Cmd
 }
 
 func newModel(ctx context.Context, opts *Options) *model {
@@ -341,7 +351,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.tell = &ti
 			return m, cmd
 		}
-		if m.picker != nil || m.models != nil {
+		if m.picker != nil || m.models != nil || m.rewind != nil {
 			return m, nil
 		}
 		sub, cmd := m.comp.Update(msg)
@@ -382,16 +392,34 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case warnMsg:
 		m.print(transcript.Note("warn", msg.text, m.width, m.theme))
 		return m, m.flushPrint()
-	case modelsMsg:
-		return m, m.listed(msg)
-	case switchedMsg:
-		return m, m.switched(msg)
+	case modelsMsg, switchedMsg, pointsMsg, rewoundMsg, escTimeoutMsg:
+		return m, m.worked(msg)
 	case tea.ResumeMsg:
 		m.suspended = false
 		return m, nil
 	}
 	sub, cmd := m.comp.Update(msg)
 	return m, tea.Batch(cmd, m.submitted(sub))
+}
+
+// worked handles what the work done outside the loop brings: /model's
+// list and switch, a rewind, the end of Esc's second.
+func (m *model) worked(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case modelsMsg:
+		return m.listed(msg)
+	case switchedMsg:
+		return m.switched(msg)
+	case pointsMsg:
+		return m.listedPoints(msg)
+	case rewoundMsg:
+		return m.rewound(msg)
+	case escTimeoutMsg:
+		if msg.at.Equal(m.escAt) {
+			m.disarmEsc()
+		}
+	}
+	return nil
 }
 
 // resized re-wraps what is not printed yet to the terminal's new size,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"iter"
 	"os"
 	"path/filepath"
@@ -38,6 +39,15 @@ type fakeRuntime struct {
 	cur     kernel.Current
 	rules   []kernel.Rule
 	jobs    []state.Job
+	// points and changes are what RewindPoints and PlanRewind say (the
+	// changes and conflicts of a rewind of the code to each point's seq);
+	// rewinds the rewinds asked ("seq scope force"), rewindErr what
+	// Rewind returns.
+	points    []kernel.RewindPoint
+	changes   map[uint64]kernel.RewindPlan
+	rewinds   []string
+	rewindErr error
+	todos     []contract.Todo
 }
 
 func (f *fakeRuntime) play(ctx context.Context, text string) iter.Seq2[contract.Envelope, error] {
@@ -101,9 +111,54 @@ func (f *fakeRuntime) Current() kernel.Current { return f.cur }
 func (f *fakeRuntime) Known() []string         { return []string{"gpt-5", "claude-sonnet-4-5"} }
 func (f *fakeRuntime) Rules() []kernel.Rule    { return f.rules }
 func (f *fakeRuntime) State() state.State {
-	return state.State{Session: "ses_test", Usage: f.usage, Jobs: f.jobs}
+	st := state.State{Session: "ses_test", Usage: f.usage, Jobs: f.jobs, Todos: f.todos}
+	for _, p := range f.points {
+		st.Points = append(st.Points, state.Point{Seq: p.Seq, Time: p.Time, Text: p.Text})
+	}
+	return st
 }
 func (f *fakeRuntime) Session() string { return "ses_test" }
+
+func (f *fakeRuntime) RewindPoints() []kernel.RewindPoint { return f.points }
+
+func (f *fakeRuntime) PlanRewind(seq uint64, scope string) (kernel.RewindPlan, error) {
+	if seq == 0 {
+		for i := len(f.points) - 1; i >= 0; i-- {
+			if !f.points[i].Rewound {
+				seq = f.points[i].Seq
+				break
+			}
+		}
+	}
+	for _, p := range f.points {
+		if p.Seq == seq {
+			plan := f.changes[seq]
+			plan.Point, plan.Scope = p, scope
+			if scope == contract.RewindConversation {
+				plan.Changes, plan.Conflicts = nil, nil
+			}
+			return plan, nil
+		}
+	}
+	return kernel.RewindPlan{}, &kernel.ControlError{Msg: fmt.Sprintf("there is no message at seq %d to rewind to", seq)}
+}
+
+func (f *fakeRuntime) Rewind(ctx context.Context, seq uint64, scope string, force bool) (kernel.RewindPlan, error) {
+	f.mu.Lock()
+	f.rewinds = append(f.rewinds, fmt.Sprintf("%d %s %v", seq, scope, force))
+	f.mu.Unlock()
+	plan, err := f.PlanRewind(seq, scope)
+	if err != nil {
+		return plan, err
+	}
+	if f.rewindErr != nil {
+		return plan, f.rewindErr
+	}
+	if len(plan.Conflicts) > 0 && !force {
+		return plan, &kernel.ControlError{Msg: "changed since rein last recorded them", Err: kernel.ErrConflict}
+	}
+	return plan, nil
+}
 
 // harness runs the model without a terminal: messages in, screen out.
 // Commands it returns are run at once, as the program would, except
@@ -151,6 +206,7 @@ func newHarnessWith(t testing.TB, width int, rt *fakeRuntime, tune func(*Options
 	h.m.now = func() time.Time { return h.clock }
 	h.m.onPrint = func(s string) { h.back = append(h.back, s) }
 	h.m.startRun = h.startRun
+	h.m.tick = func(time.Duration, tea.Msg) tea.Cmd { return nil } // the clock is the harness's
 	h.do(h.m.Init())
 	h.send(tea.WindowSizeMsg{Width: width, Height: 30})
 	return h

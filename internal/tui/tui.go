@@ -6,8 +6,8 @@
 // It is a client of the kernel's facade like the other renderers: it
 // sends what the person types and renders the events that come back. It
 // never calls a provider, never runs a tool and never edits state; a
-// command the person types (!ls) and a compaction (/compact) are asked of
-// the runtime, which records them.
+// command the person types (!ls), a compaction (/compact) and a rewind
+// (/rewind, Esc Esc, /undo) are asked of the runtime, which records them.
 package tui
 
 import (
@@ -44,6 +44,11 @@ type Runtime interface {
 	Rules() []kernel.Rule
 	State() state.State
 	Session() string
+	// RewindPoints, PlanRewind and Rewind are /rewind's, Esc Esc's and
+	// /undo's.
+	RewindPoints() []kernel.RewindPoint
+	PlanRewind(seq uint64, scope string) (kernel.RewindPlan, error)
+	Rewind(ctx context.Context, seq uint64, scope string, force bool) (kernel.RewindPlan, error)
 }
 
 // Session is one session as the UI shows it.

@@ -51,10 +51,8 @@ func (m *model) View() tea.View {
 				cursor = &cc
 			}
 		}
-	case m.picker != nil:
-		parts = append(parts, m.picker.view(m))
-	case m.models != nil:
-		parts = append(parts, m.models.view(m))
+	case m.picker != nil || m.models != nil || m.rewind != nil:
+		parts = append(parts, m.pickerView(m.height-1-rows(parts)-1))
 	default:
 		if m.compDirty {
 			m.compView, m.compCursor, m.compDirty = m.comp.View(), m.comp.Cursor(), false
@@ -93,6 +91,18 @@ func (m *model) View() tea.View {
 		v.WindowTitle = "rein: " + m.goal
 	}
 	return v
+}
+
+// pickerView is the picker open (/resume's, /model's, /rewind's), in
+// room rows.
+func (m *model) pickerView(room int) string {
+	switch {
+	case m.picker != nil:
+		return m.picker.view(m)
+	case m.models != nil:
+		return m.models.view(m)
+	}
+	return m.rewind.view(m, room)
 }
 
 // live is what is in progress, in the rows the rest of the live region
