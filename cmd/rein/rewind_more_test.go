@@ -266,17 +266,18 @@ func TestRewindAFork(t *testing.T) {
 	}
 	forkDir := filepath.Join(filepath.Dir(parentDir), fork.ID)
 
-	// The fork's objects are the parent's, linked, not copied.
+	// The fork's objects and packs are the parent's, linked, not copied
+	// (the list of when each snapshot was taken is copied: it grows).
 	var objects, linked int
-	root := filepath.Join(forkDir, "checkpoints", "objects")
+	root := filepath.Join(forkDir, "checkpoints")
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil || d.IsDir() || d.Name() == "taken" {
 			return err
 		}
 		objects++
 		rel, _ := filepath.Rel(root, p)
 		mine, err1 := os.Stat(p)
-		theirs, err2 := os.Stat(filepath.Join(parentDir, "checkpoints", "objects", rel))
+		theirs, err2 := os.Stat(filepath.Join(parentDir, "checkpoints", rel))
 		if err1 == nil && err2 == nil && os.SameFile(mine, theirs) {
 			linked++
 		}
@@ -307,7 +308,7 @@ const twoMessageScript = `{"turns":[
  {"steps":[{"tool":{"index":0,"id":"c2","name":"bash","input":{"command":"printf two > a.txt"}}},{"finish":"tool_use"}]},
  {"steps":[{"text":"two"},{"finish":"stop"}]}]}`
 
-// A checkpoint that could not be taken (the store's temporary directory
+// A checkpoint that could not be taken (the directory of its packs
 // is a file: no permission trick, so it fails for root too) does not stop
 // the command, is recorded as failed, and a rewind of the code past it
 // refuses, saying so, and writes nothing; --list cannot count its files;
@@ -324,7 +325,8 @@ func TestRewindPastAFailedCheckpointRefuses(t *testing.T) {
 	}
 	logPath := c.logPath()
 	id := filepath.Base(filepath.Dir(logPath))
-	tmp := filepath.Join(filepath.Dir(logPath), "checkpoints", "tmp")
+	// Where a snapshot's pack is written: a file in the way of it.
+	tmp := filepath.Join(filepath.Dir(logPath), "checkpoints", "packs")
 	if err := os.RemoveAll(tmp); err != nil {
 		t.Fatal(err)
 	}

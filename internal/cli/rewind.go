@@ -77,7 +77,11 @@ func (a *app) rewind(ctx context.Context, ref string) error {
 	if err != nil {
 		var ce *kernel.ControlError
 		if errors.As(err, &ce) {
-			return exitError{code: ExitFailed, msg: ce.Msg}
+			msg := ce.Msg
+			if errors.Is(err, kernel.ErrConflict) {
+				msg += "; nothing was rewound (--force overwrites " + pronounOf(len(plan.Conflicts)) + ")"
+			}
+			return exitError{code: ExitFailed, msg: msg}
 		}
 		return err
 	}
@@ -133,4 +137,12 @@ func rewindVerb(op string) string {
 		return "removed "
 	}
 	return "reverted"
+}
+
+// pronounOf is "it" for one file, "them" for more.
+func pronounOf(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }

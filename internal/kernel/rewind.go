@@ -197,7 +197,7 @@ func (k *Kernel) Rewind(ctx context.Context, seq uint64, scope string, force boo
 		return plan, err
 	}
 	if len(plan.Conflicts) > 0 && !force {
-		return plan, &ControlError{Msg: fmt.Sprintf("%s changed since rein last recorded %s; nothing was rewound (force it to overwrite)",
+		return plan, &ControlError{Msg: fmt.Sprintf("%s changed since rein last recorded %s",
 			strings.Join(plan.Conflicts, ", "), pronoun(len(plan.Conflicts))), Err: ErrConflict}
 	}
 	if k.opts.Checkpoints != nil {

@@ -47,7 +47,10 @@ type fakeRuntime struct {
 	changes   map[uint64]kernel.RewindPlan
 	rewinds   []string
 	rewindErr error
-	todos     []contract.Todo
+	// lateConflicts are files that change after a plan is shown: a
+	// rewind without force meets them.
+	lateConflicts []string
+	todos         []contract.Todo
 }
 
 func (f *fakeRuntime) play(ctx context.Context, text string) iter.Seq2[contract.Envelope, error] {
@@ -153,6 +156,11 @@ func (f *fakeRuntime) Rewind(ctx context.Context, seq uint64, scope string, forc
 	}
 	if f.rewindErr != nil {
 		return plan, f.rewindErr
+	}
+	if len(f.lateConflicts) > 0 && !force {
+		// Changed on disk after the plan was shown.
+		plan.Conflicts = f.lateConflicts
+		return plan, &kernel.ControlError{Msg: "changed since rein last recorded them", Err: kernel.ErrConflict}
 	}
 	if len(plan.Conflicts) > 0 && !force {
 		return plan, &kernel.ControlError{Msg: "changed since rein last recorded them", Err: kernel.ErrConflict}

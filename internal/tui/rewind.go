@@ -60,8 +60,9 @@ type rewindDialog struct {
 	scope string
 	force bool
 	// undo says the dialog is /undo's confirmation: no picker to go back
-	// to.
-	undo bool
+	// to; late that it asks about files the rewind found changed after
+	// the plan was shown, with none either.
+	undo, late bool
 }
 
 // pointsMsg brings the points /rewind's picker offers.
@@ -223,7 +224,7 @@ func (m *model) rewindKey(key string) tea.Cmd {
 			m.rewind = nil
 			return m.doRewind(d.plan.Point.Seq, d.scope, d.force)
 		case "n", "N", "esc", "ctrl+c", "q":
-			if d.undo {
+			if d.undo || d.late {
 				m.rewind = nil
 			} else {
 				d.stage = rewindScope
@@ -271,6 +272,12 @@ func (m *model) rewound(msg rewoundMsg) tea.Cmd {
 	m.rewinding = false
 	if m.note == "rewinding…" {
 		m.setNote("")
+	}
+	if errors.Is(msg.err, kernel.ErrConflict) && len(msg.plan.Conflicts) > 0 {
+		// Files changed between the plan shown and the rewind: asked
+		// about now, as a plan that showed them would have been.
+		m.rewind = &rewindDialog{stage: rewindConfirm, late: true, plan: msg.plan, scope: msg.plan.Scope, force: true}
+		return tea.Batch(m.flushPrint(), m.sendQueued())
 	}
 	if msg.err != nil {
 		m.print(transcript.Note("error", "nothing was rewound: "+controlText(msg.err), m.width, m.theme))
@@ -493,7 +500,7 @@ func (d *rewindDialog) confirmView(m *model, room int) string {
 	w := max(20, m.width-2)
 	first := "“" + firstLine(d.plan.Point.Text) + "”"
 	var head string
-	if d.undo {
+	if d.undo && !d.late {
 		head = "Undo the last turn, " + first + "? Its files come back as they were before it:"
 	} else {
 		head = fmt.Sprintf("%s changed since rein last recorded %s: the rewind overwrites %s. Go on?",

@@ -252,7 +252,7 @@ func TestUndo(t *testing.T) {
 // A rewind that fails says so and why; nothing is put in the composer.
 func TestRewindRefused(t *testing.T) {
 	rt := rewindRuntime(harnessNow)
-	rt.rewindErr = &kernel.ControlError{Msg: "stats.go changed since rein last recorded it; nothing was rewound (force it to overwrite)", Err: kernel.ErrConflict}
+	rt.rewindErr = &kernel.ControlError{Msg: "stats.go changed since rein last recorded it", Err: kernel.ErrConflict}
 	h := newHarness(t, 80, rt)
 	h.typeText("/rewind")
 	h.key("enter")
@@ -303,5 +303,25 @@ func TestHelpListsRewind(t *testing.T) {
 	h.typeText("/re")
 	if s := h.screenText(); !strings.Contains(s, "/rewind") {
 		t.Errorf("the completion of /re does not offer /rewind:\n%s", s)
+	}
+}
+
+// A file changed between the plan shown and the rewind: the rewind asks
+// whether to overwrite it, as a plan that showed it would have, and y
+// rewinds with force.
+func TestRewindConflictAfterThePlan(t *testing.T) {
+	rt := rewindRuntime(harnessNow)
+	rt.lateConflicts = []string{"stats.go"}
+	h := newHarness(t, 80, rt)
+	h.typeText("/rewind")
+	h.key("enter")
+	h.key("enter")
+	h.key("enter")
+	if h.m.rewind == nil || h.m.rewind.stage != rewindConfirm || !h.m.rewind.force {
+		t.Fatalf("after a conflict found by the rewind: dialog %+v, want the confirmation to overwrite", h.m.rewind)
+	}
+	h.key("y")
+	if got := rt.rewinds; len(got) != 2 || !strings.HasSuffix(got[1], " true") {
+		t.Fatalf("rewinds %q, want the first without force, the second with", got)
 	}
 }
