@@ -118,11 +118,21 @@ func TestRewindRestoresWhatACommandChanged(t *testing.T) {
 	}
 	checkFiles(t, c.ws, want)
 
-	// The conversation is as it was: a code rewind leaves it.
+	// The conversation is as it was: a code rewind leaves it. What rein
+	// last recorded is the workspace as restored: no file changed since
+	// the point, and a second rewind has nothing to do (no conflict).
 	list, err := c.plain("rewind", id, "--list").CombinedOutput()
 	if err != nil || !strings.Contains(string(list), "clean up the workspace") || strings.Contains(string(list), "(rewound)") {
 		t.Errorf("rein rewind --list: %v\n%s\nwant the message, not rewound", err, list)
 	}
+	if fields := strings.Fields(strings.Split(strings.TrimSpace(string(list)), "\n")[1]); len(fields) < 4 || fields[3] != "0" {
+		t.Errorf("rein rewind --list after the rewind: %q, want 0 files changed since the point", list)
+	}
+	out, err = c.plain("rewind", id, "--code").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "nothing to restore") {
+		t.Errorf("a second rein rewind --code: %v\n%s\nwant nothing to restore", err, out)
+	}
+	checkFiles(t, c.ws, want)
 }
 
 // A rewind of the conversation, then a resume: the request sent holds

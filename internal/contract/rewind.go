@@ -10,6 +10,9 @@ const (
 	// CheckpointRewind: before a rewind writes anything, so that a later
 	// rewind can come back to the workspace as it was.
 	CheckpointRewind = "rewind"
+	// CheckpointRestored: after a rewind restored files, the workspace as
+	// it left it, which the next rewind compares the disk with.
+	CheckpointRestored = "restored"
 )
 
 // CheckpointRecorded records a snapshot of the workspace: what rein needs

@@ -181,7 +181,9 @@ func (k *Kernel) planCode(st *state.State, p state.Point) (RewindPlan, error) {
 // replay shows as rewound). Files changed since rein last recorded them
 // stop it, with an error wrapping ErrConflict and nothing written, unless
 // force. It records a checkpoint of the workspace as it is first, so that
-// a later rewind can come back to it, then session.rewound. It returns
+// a later rewind can come back to it, then session.rewound, then, when it
+// restored files, a checkpoint of the workspace as restored: what rein
+// last recorded from then on. It returns
 // ErrBusy during a run.
 func (k *Kernel) Rewind(ctx context.Context, seq uint64, scope string, force bool) (RewindPlan, error) {
 	if !k.busy.CompareAndSwap(false, true) {
@@ -222,6 +224,14 @@ func (k *Kernel) Rewind(ctx context.Context, seq uint64, scope string, force boo
 	}
 	if err := k.record(e); err != nil {
 		return plan, err
+	}
+	if len(plan.changes) > 0 {
+		// What rein last recorded is now the workspace as restored: the
+		// next rewind compares the disk with it, not with what was there
+		// before this one.
+		if err := k.record(tool.TakeCheckpoint(ctx, k.opts.Checkpoints, "", contract.CheckpointRestored)); err != nil {
+			return plan, err
+		}
 	}
 	return plan, nil
 }
