@@ -469,6 +469,9 @@ func (t *terminal) tool(data contract.Event) {
 				lines = 40 // the diff is the point
 			}
 			t.line(t.style("2", preview(e.Text, lines)))
+			if changed := t.changed(e.Files); changed != "" {
+				t.line(t.style("2", changed))
+			}
 		} else if e.Phase == contract.PhaseKernel {
 			t.line(t.style("2", "  "+text(e.Text)))
 		}
@@ -611,4 +614,28 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// changed says in a line which files a call's checkpoints say it
+// created, changed or deleted, the first few by name; "" when none.
+func (t *terminal) changed(files []contract.FileStamp) shown {
+	var names []string
+	n := 0
+	for _, f := range files {
+		if f.Op.Seen() {
+			continue
+		}
+		n++
+		if len(names) < 5 {
+			names = append(names, string(f.Op)+" "+relTo(t.workspace, f.Path))
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	more := ""
+	if n > len(names) {
+		more = fmt.Sprintf(" and %d more", n-len(names))
+	}
+	return sayf("  files: %s%s", text(strings.Join(names, ", ")), more)
 }

@@ -109,6 +109,9 @@ func (c *card) resultLine(v view, obs *contract.Observation) []string {
 			meta = append(meta, size(d.OutputBytes))
 		}
 	}
+	if n := changedFiles(obs); n > 0 {
+		meta = append(meta, plural(n, "file")+" changed")
+	}
 	line := "  " + paint(th, th.Dim, "⎿") + " " + paint(th, st, status)
 	if len(meta) > 0 {
 		line += paint(th, th.Dim, " · "+strings.Join(meta, " · "))
@@ -295,4 +298,18 @@ func orCode(s string, code contract.Code) string {
 		return string(code)
 	}
 	return s
+}
+
+// changedFiles counts the files a call's checkpoints say it created,
+// changed or deleted (what /diff and rein rewind know of it).
+func changedFiles(obs *contract.Observation) int {
+	n := 0
+	if obs != nil {
+		for _, f := range obs.Files {
+			if !f.Op.Seen() {
+				n++
+			}
+		}
+	}
+	return n
 }
