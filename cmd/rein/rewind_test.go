@@ -177,3 +177,20 @@ func TestRewindConversationThenResume(t *testing.T) {
 		t.Errorf("rein replay: %v\n%s\nwant the rewound turn, marked", err, replay)
 	}
 }
+
+// /diff shows what a command changed, line by line, from the checkpoints
+// around it: a command's input does not say what it wrote.
+func TestDiffShowsACommandsChanges(t *testing.T) {
+	w := newRepoWorld(t)
+	writeFiles(t, w.repo, uiRewindFiles)
+	r := reinFed(t, w.repo, w.env, "change the notes\n/diff\n/exit\n", "--permission-mode", "yolo", "--provider", "scripted", "--script", writeScript(t, uiRewindScript()))
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	all := r.stdout + r.stderr
+	for _, want := range []string{"--- a/notes.txt", "-old", "+new", "--- a/gone.txt", "-keep me", "+++ b/made.txt", "+made"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("/diff lacks %q:\n%s", want, all)
+		}
+	}
+}

@@ -32,6 +32,7 @@ type controls interface {
 	SwitchModel(ctx context.Context, spec string) error
 	Current() kernel.Current
 	Known() []string
+	ChangesOf(intent string) string
 }
 
 // lineMode is one interactive session in lines; /clear, /resume and
@@ -455,7 +456,7 @@ func (l *lineMode) diff(context.Context, string) (bool, error) {
 		return false, nil
 	}
 	w := l.w()
-	changes, err := transcript.ReadChanges(c.Events(), l.workspace())
+	changes, err := transcript.ReadChanges(c.Events(), l.workspace(), c.ChangesOf)
 	for _, d := range changes.Diffs {
 		w.say(text(strings.TrimRight(d, "\n") + "\n"))
 	}

@@ -1,10 +1,13 @@
 package kernel
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rein-agent/rein/internal/textdiff"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -307,4 +310,69 @@ func (k *Kernel) prune() {
 	if _, err := k.opts.Checkpoints.Keep(ids); err != nil {
 		k.opts.Logger.Warn("kernel: letting go of old checkpoints", "err", err)
 	}
+}
+
+// maxChangeDiff bounds the diff ChangesOf gives of one call, and
+// maxDiffFile the files it shows line by line.
+const (
+	maxChangeDiff = 256 << 10
+	maxDiffFile   = 1 << 20
+)
+
+// ChangesOf returns the unified diff of what the call of intent changed
+// in the workspace, as the checkpoints before and after it hold it (a
+// command's changes, which its input does not tell): each text file
+// created, changed or deleted, a binary or large one named only; ""
+// when the session keeps no checkpoints of it. It reads only the
+// checkpoints (for /diff).
+func (k *Kernel) ChangesOf(intent string) string {
+	st := k.State()
+	i := slices.IndexFunc(st.Checkpoints, func(c state.Checkpoint) bool {
+		return c.Intent == intent && c.When == contract.CheckpointAfter
+	})
+	if k.opts.Checkpoints == nil || i < 1 || st.Checkpoints[i].ID == "" || st.Checkpoints[i-1].ID == "" {
+		return ""
+	}
+	from, to := st.Checkpoints[i-1].ID, st.Checkpoints[i].ID
+	changes, err := k.opts.Checkpoints.Diff(from, to)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range changes {
+		if b.Len() >= maxChangeDiff {
+			fmt.Fprintf(&b, "… the diff is cut at %d KiB\n", maxChangeDiff>>10)
+			break
+		}
+		before, okb := k.snapshotText(from, c.Path, c.Op != checkpoint.Created)
+		after, oka := k.snapshotText(to, c.Path, c.Op != checkpoint.Deleted)
+		if !okb || !oka {
+			fmt.Fprintf(&b, "binary or large file %s %s\n", c.Path, c.Op)
+			continue
+		}
+		b.WriteString(textdiff.Unified(c.Path, before, after))
+	}
+	return b.String()
+}
+
+// snapshotText returns the content of path in snapshot id when it is
+// text of at most maxDiffFile bytes (nil, true when !exists); false when
+// it is not, or cannot be read.
+func (k *Kernel) snapshotText(id, path string, exists bool) ([]byte, bool) {
+	if !exists {
+		return nil, true
+	}
+	r, e, err := k.opts.Checkpoints.Open(id, path)
+	if err != nil {
+		return nil, false
+	}
+	defer r.Close()
+	if e.Size > maxDiffFile || e.Kind != "file" {
+		return nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxDiffFile+1))
+	if err != nil || len(data) > maxDiffFile || bytes.IndexByte(data, 0) >= 0 {
+		return nil, false
+	}
+	return data, true
 }

@@ -124,6 +124,8 @@ func (f *fakeRuntime) Session() string { return "ses_test" }
 
 func (f *fakeRuntime) RewindPoints() []kernel.RewindPoint { return f.points }
 
+func (f *fakeRuntime) ChangesOf(string) string { return "" }
+
 func (f *fakeRuntime) PlanRewind(seq uint64, scope string) (kernel.RewindPlan, error) {
 	if seq == 0 {
 		for i := len(f.points) - 1; i >= 0; i-- {

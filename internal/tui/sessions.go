@@ -165,7 +165,7 @@ func ago(t, now time.Time) string {
 // each edit and write that succeeded, in order, and how many commands ran
 // (they may have changed files too; rein why FILE tells which).
 func (m *model) diff(string) tea.Cmd {
-	c, err := transcript.ReadChanges(m.rt.Events(), m.opts.Workspace)
+	c, err := transcript.ReadChanges(m.rt.Events(), m.opts.Workspace, m.rt.ChangesOf)
 	for _, d := range c.Diffs {
 		m.print(transcript.Diff(d, m.width, 200, m.theme))
 	}

@@ -44,6 +44,9 @@ type Runtime interface {
 	Rules() []kernel.Rule
 	State() state.State
 	Session() string
+	// ChangesOf is the diff of what a call changed, from its
+	// checkpoints (/diff).
+	ChangesOf(intent string) string
 	// RewindPoints, PlanRewind and Rewind are /rewind's, Esc Esc's and
 	// /undo's.
 	RewindPoints() []kernel.RewindPoint

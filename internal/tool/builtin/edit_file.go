@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"github.com/rein-agent/rein/internal/textdiff"
 	"io"
 	"strings"
 
@@ -127,7 +128,7 @@ func (ft *fileTools) editFileAt(_ context.Context, w io.Writer, in editFileInput
 		if err != nil {
 			return nil, fmt.Errorf("edit_file: %s: %w", shown, err)
 		}
-		return files, writeOutput(w, "edit_file", fmt.Sprintf("created %s (%s)\n", shown, count(countLines(data), "line", "lines")))
+		return files, writeOutput(w, "edit_file", fmt.Sprintf("created %s (%s)\n", shown, count(textdiff.CountLines(data), "line", "lines")))
 	}
 	if !old.whole {
 		return nil, fmt.Errorf("edit_file: %w", tooLargeToEdit(shown, old.size))
@@ -142,7 +143,7 @@ func (ft *fileTools) editFileAt(_ context.Context, w io.Writer, in editFileInput
 		return nil, fmt.Errorf("edit_file: %s: %w", shown, err)
 	}
 	return files, writeOutput(w, "edit_file",
-		fmt.Sprintf("edited %s: %s\n%s", shown, count(n, "replacement", "replacements"), unifiedDiff(shown, old.data, data)))
+		fmt.Sprintf("edited %s: %s\n%s", shown, count(n, "replacement", "replacements"), textdiff.Unified(shown, old.data, data)))
 }
 
 // replace replaces oldS with newS in content: the one occurrence there

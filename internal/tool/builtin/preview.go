@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rein-agent/rein/internal/textdiff"
 	"io/fs"
 	"os"
 	"strings"
@@ -36,7 +37,7 @@ func (ft *fileTools) previewEdit(input json.RawMessage) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return unifiedDiff(shown, old, []byte(edited)), nil
+	return textdiff.Unified(shown, old, []byte(edited)), nil
 }
 
 // previewWrite is write_file's registry.Tool.Preview: the diff from the
@@ -54,13 +55,13 @@ func (ft *fileTools) previewWrite(input json.RawMessage) (string, error) {
 	if !exists {
 		return createdDiff(shown, []byte(in.Content)), nil
 	}
-	return unifiedDiff(shown, old, []byte(in.Content)), nil
+	return textdiff.Unified(shown, old, []byte(in.Content)), nil
 }
 
 // createdDiff is the diff that creates the file shown with data: from
 // /dev/null, as diff -N and git show it.
 func createdDiff(shown string, data []byte) string {
-	diff := unifiedDiff(shown, nil, data)
+	diff := textdiff.Unified(shown, nil, data)
 	if first, rest, ok := strings.Cut(diff, "\n"); ok && strings.HasPrefix(first, "--- ") {
 		return "--- /dev/null\n" + rest
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rein-agent/rein/internal/textdiff"
 	"io"
 	"io/fs"
 	"os"
@@ -128,11 +129,11 @@ func (ft *fileTools) writeFileAt(_ context.Context, w io.Writer, in writeFileInp
 func writeReport(shown string, old *loaded, data []byte) string {
 	switch {
 	case old == nil:
-		return fmt.Sprintf("created %s (%s)\n", shown, count(countLines(data), "line", "lines"))
+		return fmt.Sprintf("created %s (%s)\n", shown, count(textdiff.CountLines(data), "line", "lines"))
 	case !old.whole:
 		return fmt.Sprintf("updated %s (%s, was %s: too large to show a diff)\n", shown, humanSize(int64(len(data))), humanSize(old.size))
 	}
-	if diff := unifiedDiff(shown, old.data, data); diff != "" {
+	if diff := textdiff.Unified(shown, old.data, data); diff != "" {
 		return fmt.Sprintf("updated %s\n%s", shown, diff)
 	}
 	return fmt.Sprintf("updated %s (content unchanged)\n", shown)

@@ -23,7 +23,12 @@ type Changes struct {
 // ReadChanges reads a session's events for its Changes, each diff's paths
 // shown relative to workspace. A failure to read the log ends it: the
 // error comes with what was read before it.
-func ReadChanges(events iter.Seq2[contract.Envelope, error], workspace string) (Changes, error) {
+//
+// diffOf, when not nil, gives the diff of what a call changed that its
+// input does not tell (a command's, from its checkpoints: the kernel's
+// ChangesOf); without it, or when it has none, such a call's files are
+// listed.
+func ReadChanges(events iter.Seq2[contract.Envelope, error], workspace string, diffOf func(intent string) string) (Changes, error) {
 	var c Changes
 	intents := map[string]contract.ToolIntent{}
 	checked := map[string]bool{} // the calls a checkpoint followed
@@ -46,6 +51,11 @@ func ReadChanges(events iter.Seq2[contract.Envelope, error], workspace string) (
 				// What the checkpoints around it say it changed, a failed
 				// command's work included.
 				if d := changedBy(in, e.Files, workspace); d != "" {
+					if diffOf != nil {
+						if full := diffOf(in.ID); full != "" {
+							d = strings.SplitN(d, "\n", 2)[0] + "\n" + full
+						}
+					}
 					c.Diffs = append(c.Diffs, d)
 				}
 			case !e.OK:

@@ -3,6 +3,7 @@ package transcript
 import (
 	"errors"
 	"iter"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -33,7 +34,7 @@ func TestReadChanges(t *testing.T) {
 		intent("i4", "write_file", `{"path":"/w/new.txt","content":"hi\n"}`), observed("i4", "write_file", true, "created new.txt"),
 		intent("i5", "read_file", `{"path":"x.go"}`), observed("i5", "read_file", true, "     1\ta"),
 	}
-	got, err := ReadChanges(events(nil, all...), "/w")
+	got, err := ReadChanges(events(nil, all...), "/w", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestReadChanges(t *testing.T) {
 	}
 
 	broken := errors.New("log: torn line")
-	got, err = ReadChanges(events(broken, all[:2]...), "/w")
+	got, err = ReadChanges(events(broken, all[:2]...), "/w", nil)
 	if !errors.Is(err, broken) || len(got.Diffs) != 1 {
 		t.Errorf("ReadChanges() of a log that fails = %+v, %v; want the edit before it and the error", got, err)
 	}
@@ -68,12 +69,34 @@ func TestReadChangesOfCommands(t *testing.T) {
 	got, err := ReadChanges(events(nil,
 		intent("i1", "bash", `{"command":"./gen.sh"}`), &contract.CheckpointRecorded{ID: "a", IntentID: "i1", When: contract.CheckpointAfter}, ran,
 		intent("i2", "bash", `{"command":"make"}`), observed("i2", "bash", true, "ok"),
-	), "/w")
+	), "/w", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Changes{Diffs: []string{"bash ./gen.sh\n~ changed gen/out.go\n- deleted old.go\n+ created new.txt\n"}, Commands: 1}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("ReadChanges() mismatch (-want +got):\n%s", d)
+	}
+}
+
+// With the checkpoints' diff of a command, /diff shows it under the
+// command's line.
+func TestReadChangesWithTheirDiff(t *testing.T) {
+	ran := observed("i1", "bash", true, "ok")
+	ran.Files = []contract.FileStamp{{Path: "/w/a.txt", Op: contract.FileChanged}}
+	const diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+y\n"
+	got, err := ReadChanges(events(nil,
+		intent("i1", "bash", `{"command":"./gen.sh"}`), &contract.CheckpointRecorded{ID: "a", IntentID: "i1", When: contract.CheckpointAfter}, ran,
+	), "/w", func(id string) string {
+		if id == "i1" {
+			return diff
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"bash ./gen.sh\n" + diff}; !slices.Equal(got.Diffs, want) {
+		t.Errorf("Diffs = %q, want %q", got.Diffs, want)
 	}
 }
