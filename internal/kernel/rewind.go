@@ -213,7 +213,13 @@ func (k *Kernel) Rewind(ctx context.Context, seq uint64, scope string, force boo
 	e := &contract.SessionRewound{To: plan.Point.Seq, Scope: plan.Scope, Checkpoint: plan.checkpoint}
 	if len(plan.changes) > 0 {
 		if err := k.opts.Checkpoints.Restore(plan.checkpoint, plan.changes); err != nil {
-			return plan, fmt.Errorf("kernel: rewind: restoring the files: %w", err)
+			// Some files may be restored and others not: what rein
+			// last recorded is the workspace as it now is, so that the
+			// next rewind does not take rein's own writes for someone
+			// else's. The conversation is left as it was.
+			rerr := k.record(tool.TakeCheckpoint(ctx, k.opts.Checkpoints, "", contract.CheckpointRestored))
+			return plan, errors.Join(&ControlError{Msg: "some files could not be restored, so the rewind stopped (the conversation was not rewound; " +
+				"the files it did restore are recorded; once what stopped it is dealt with, a rewind to the same point finishes it): " + err.Error(), Err: err}, rerr)
 		}
 		root := k.opts.Checkpoints.Root()
 		for _, c := range plan.changes {

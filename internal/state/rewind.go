@@ -32,8 +32,9 @@ func (p Point) Equal(o Point) bool {
 		return true
 	}
 	b, c := p.before, o.before
-	return b.LastSeq == c.LastSeq && len(b.Messages) == len(c.Messages) && slices.Equal(b.Seqs, c.Seqs) &&
-		slices.Equal(b.Timeline, c.Timeline) && b.Ledger.Equal(c.Ledger)
+	return b.LastSeq == c.LastSeq && slices.EqualFunc(b.Messages, c.Messages, sameMessage) && slices.Equal(b.Seqs, c.Seqs) &&
+		slices.Equal(b.Timeline, c.Timeline) && b.Ledger.Equal(c.Ledger) && slices.Equal(b.Todos, c.Todos) &&
+		b.Summary == c.Summary && b.LastUser == c.LastUser
 }
 
 // Checkpoint is a snapshot of the workspace the log recorded
@@ -112,8 +113,9 @@ func (s *State) applyRewind(env contract.Envelope) {
 }
 
 // rewindTo puts the conversation back as b, the state before a point,
-// had it: its messages, summary, elisions, task list, read ledger and
-// timeline. What is not the conversation's stays as it is now: the
+// had it: its messages, summary (and the plot it carries: the task list
+// and the ledger as the compaction found them), elisions, task list, read
+// ledger and timeline. What is not the conversation's stays as it is now: the
 // session, its model and mode, what it spent, its jobs, its points and
 // checkpoints. The slices taken from b are clipped, so that what is
 // appended from now on never writes over what b's own history holds (a
@@ -124,6 +126,7 @@ func (s *State) rewindTo(b *State) {
 	s.Elided = slices.Clip(b.Elided)
 	s.Summary, s.SummarySeq, s.SummaryUser = b.Summary, b.SummarySeq, b.SummaryUser
 	s.Compactions, s.Summarised = b.Compactions, b.Summarised
+	s.Todos, s.SummaryTodos, s.SummaryLedger = b.Todos, b.SummaryTodos, b.SummaryLedger
 	s.Draft = contract.ModelMessage{}
 	s.Pending = slices.Clip(b.Pending)
 	s.InFlight, s.Ended = nil, nil
@@ -131,4 +134,18 @@ func (s *State) rewindTo(b *State) {
 	s.Timeline = slices.Clip(b.Timeline)
 	s.PromptNotes = nil
 	s.Calib.Last = Exact{} // the next request starts differently
+}
+
+// sameMessage reports whether two messages say the same: role, text,
+// reasoning, the calls and the result (what a rewind gives back).
+func sameMessage(a, b contract.ModelMessage) bool {
+	if a.Role != b.Role || a.Text != b.Text || a.Reasoning != b.Reasoning || len(a.ToolCalls) != len(b.ToolCalls) || (a.Result == nil) != (b.Result == nil) {
+		return false
+	}
+	for i := range a.ToolCalls {
+		if a.ToolCalls[i].IntentID != b.ToolCalls[i].IntentID {
+			return false
+		}
+	}
+	return a.Result == nil || (a.Result.IntentID == b.Result.IntentID && a.Result.Text == b.Result.Text)
 }

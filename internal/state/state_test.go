@@ -230,6 +230,8 @@ func invariants(events []contract.Envelope, s *State) error {
 	var lastRun *contract.RunFinished
 	seen := map[string]contract.FileStamp{} // the ledger, the naive way
 	seenAt := map[uint64]map[string]contract.FileStamp{}
+	var todos []contract.Todo // the task list, the naive way
+	todosAt := map[uint64][]contract.Todo{}
 	for _, env := range events {
 		if env.Durable() {
 			durable++
@@ -243,9 +245,13 @@ func invariants(events []contract.Envelope, s *State) error {
 			}
 		case *contract.UserMessage:
 			seenAt[env.Seq] = maps.Clone(seen)
+			todosAt[env.Seq] = todos
+		case *contract.TodoUpdated:
+			todos = e.Todos
 		case *contract.SessionRewound:
 			if at, ok := seenAt[e.To]; ok && e.Scope != contract.RewindCode {
 				seen = maps.Clone(at)
+				todos = todosAt[e.To]
 			}
 		case *contract.ModelUsage:
 			usageCalls++
@@ -268,6 +274,9 @@ func invariants(events []contract.Envelope, s *State) error {
 	}
 	if err := sameLedger(s.Ledger, seen); err != nil {
 		return err
+	}
+	if !slices.Equal(s.Todos, todos) {
+		return fmt.Errorf("Todos = %v, want %v", s.Todos, todos)
 	}
 	inConversation := map[string]bool{}
 	answered := map[string]bool{}

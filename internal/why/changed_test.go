@@ -27,8 +27,9 @@ func TestChangedByObservation(t *testing.T) {
 
 	for _, target := range []string{"/w/gen/out.go", "/w/old.go"} {
 		got := find(target, r)
-		if len(got) != 1 || got[0].Intent.ID != "int_1" || got[0].Access != Write || got[0].Observation == nil {
-			t.Errorf("%s: touches %+v, want int_1 as a write with its observation", target, got)
+		if len(got) != 1 || got[0].Intent.ID != "int_1" || got[0].Access != Write || got[0].Observation == nil ||
+			got[0].Started == nil || got[0].Completed == nil {
+			t.Errorf("%s: touches %+v, want int_1 as a write with its start, end and observation", target, got)
 		}
 	}
 	if got := find("/w/untouched.go", r); len(got) != 0 {

@@ -172,15 +172,16 @@ func (f *Finder) Add(env contract.Envelope) {
 		}
 	case *contract.ToolObservation:
 		t := f.found(s, e.IntentID)
-		if changed(e.Files, f.target) {
-			if t == nil {
+		if _, ok := s.unmatched[e.IntentID]; ok {
+			t = nil // held only until now: kept below if it changed the target
+			if changed(e.Files, f.target) {
 				t = f.keepUnmatched(s, e.IntentID)
 			}
-			if t != nil {
-				t.Access = stronger(t.Access, Write)
-			}
+			delete(s.unmatched, e.IntentID)
 		}
-		delete(s.unmatched, e.IntentID)
+		if t != nil && changed(e.Files, f.target) {
+			t.Access = stronger(t.Access, Write)
+		}
 		if t != nil {
 			t.Observation = e
 		}
@@ -268,9 +269,13 @@ func (f *Finder) unmatch(s *session, t Touch) {
 	s.unmatched[t.Intent.ID] = &t
 }
 
-// find returns the Touch, kept or pending, of intent id in s, or nil.
+// find returns the Touch, kept, pending or unmatched, of intent id in s,
+// or nil.
 func (f *Finder) find(s *session, id string) *Touch {
 	if t, ok := s.pending[id]; ok {
+		return t
+	}
+	if t, ok := s.unmatched[id]; ok {
 		return t
 	}
 	if i, ok := s.index[id]; ok {
@@ -288,6 +293,9 @@ func (f *Finder) found(s *session, id string) *Touch {
 	}
 	if i, ok := s.index[id]; ok {
 		return &f.touches[i]
+	}
+	if t, ok := s.unmatched[id]; ok {
+		return t
 	}
 	return nil
 }
