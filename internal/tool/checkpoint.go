@@ -23,7 +23,7 @@ type Checkpointer interface {
 // maxChangedFiles bounds the files a call's observation names as
 // changed (a checkout of another branch may change thousands): the
 // snapshots around it still hold them all.
-const maxChangedFiles = 2000
+const maxChangedFiles = 10000
 
 // changes reports whether job j may change the workspace, so that a
 // checkpoint comes before and after it: a tool that says so for its input
