@@ -38,7 +38,6 @@ func (a *app) rewindCommand() *cobra.Command {
 	f.BoolVar(&a.flags.rewindBoth, "both", false, "restore the files and rewind the conversation (the default)")
 	f.BoolVar(&a.flags.rewindList, "list", false, "list the points a rewind can go to, and change nothing")
 	f.BoolVar(&a.flags.rewindForce, "force", false, "overwrite files that changed since rein last recorded them")
-	c.MarkFlagsMutuallyExclusive("code", "conversation", "both")
 	return c
 }
 
@@ -47,6 +46,9 @@ func (a *app) rewindCommand() *cobra.Command {
 func (a *app) rewind(ctx context.Context, ref string) error {
 	if a.deps.Resume == nil {
 		return errors.New("this build cannot open sessions for writing")
+	}
+	if n := countTrue(a.flags.rewindCode, a.flags.rewindConv, a.flags.rewindBoth); n > 1 {
+		return fmt.Errorf("%w: give one of --code, --conversation and --both (the default), not %d", ErrUsage, n)
 	}
 	spec, err := a.spec(nil)
 	if err != nil {
@@ -145,4 +147,15 @@ func pronounOf(n int) string {
 		return "it"
 	}
 	return "them"
+}
+
+// countTrue counts the flags set.
+func countTrue(flags ...bool) int {
+	n := 0
+	for _, f := range flags {
+		if f {
+			n++
+		}
+	}
+	return n
 }
