@@ -12,6 +12,7 @@ import (
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/shell"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // ByPolicy is the policy's own refusal of what no mode, rule, hook or
@@ -181,7 +182,9 @@ func (p *Policy) changeDir(args []shell.Word, cwd string) string {
 
 // place returns the absolute, cleaned path w names when the shell is in
 // cwd ("" for not known), or "" when it cannot be told: a computed word
-// but $HOME, $PWD and $(pwd) with a literal rest; ~user.
+// but the anchored ones with a literal rest ($HOME, $PWD, $(pwd), $(git
+// rev-parse --show-toplevel): see [shell.Word.Anchor]); ~user, ~- (the
+// previous directory).
 func (p *Policy) place(w shell.Word, cwd string) string {
 	text := w.Text
 	switch {
@@ -189,14 +192,26 @@ func (p *Policy) place(w shell.Word, cwd string) string {
 		text = p.home + "/" + w.Rest
 	case w.Kind == shell.Dynamic && w.Anchor == "PWD" && cwd != "":
 		text = cwd + "/" + w.Rest
+	case w.Kind == shell.Dynamic && w.Anchor == "TOP" && cwd != "":
+		top, ok := workspace.Repository(cwd)
+		if !ok {
+			return ""
+		}
+		text = top + "/" + w.Rest
 	case w.Kind == shell.Dynamic:
 		return ""
 	case w.Tilde:
-		rest, ok := strings.CutPrefix(text, "~")
-		if !ok || rest != "" && !strings.HasPrefix(rest, "/") || p.home == "" {
+		// ~ and ~/x are the home directory, ~+ and ~+/x the directory
+		// the shell is in ($PWD).
+		name, rest, _ := strings.Cut(text[1:], "/")
+		switch {
+		case name == "" && p.home != "":
+			text = p.home + "/" + rest
+		case name == "+" && cwd != "":
+			text = cwd + "/" + rest
+		default:
 			return ""
 		}
-		text = p.home + rest
 	}
 	if text == "" {
 		return ""

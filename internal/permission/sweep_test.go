@@ -59,6 +59,12 @@ var refused = []string{
 	"git switch -f main", "git switch --discard-changes main", "git rm -rf .", "git rm -r -q -- .",
 	"rsync -a --delete build/ ./", "rsync -a --delete-after src/ \"$PWD\"", "rsync -av --del build/ ROOT",
 	"mv . /tmp/gone", "mv .git /tmp/gone", "mv ~ /tmp/gone", `mv "$PWD" ../gone`, "mv -t /tmp .git",
+	// Reported by a hostile review: ~+ and the commands that print the
+	// directory the shell is in or the repository's top.
+	"rm -rf ~+", "rm -rf ~+/", "cd src && rm -rf ~+/..", "find ~+ -delete",
+	"rm -rf $(git rev-parse --show-toplevel)", `rm -rf "$(git rev-parse --show-toplevel)"`, "rm -rf `git rev-parse --show-toplevel`",
+	`rm -rf "$(git rev-parse --show-toplevel)/.git"`, "cd src && rm -rf $(git rev-parse --show-toplevel)", "rm -rf $(realpath .)",
+	`rm -rf "$(realpath -e .)"`, "rm -rf $(readlink -f .)", "rm -rf `readlink -f ./`", "rm -rf $(pwd -P)", "rm -rf $(pwd -L)", "rm -rf `pwd -P`",
 }
 
 // notRefused are ordinary destructive commands (and harmless ones that
@@ -73,6 +79,8 @@ var notRefused = []string{
 	"find . -name '*.pyc' -delete", "find build -delete", "find . -type d -name __pycache__ -exec rm -rf {} +",
 	"rsync -a src/ backup/", "rsync -a --delete src/ backup/", "mv a b", "mv src/a.go src/b.go", "echo rm -rf .",
 	"git -C /elsewhere reset --hard", "cd \"$X\" && git reset --hard",
+	// ~+ and the commands that print a directory, aimed below the root.
+	"rm -rf $(realpath build)", "rm -rf $(git rev-parse --show-toplevel)/build", "rm -rf ~+/build", "rm -rf ~-",
 }
 
 func TestSweepsAreRefusedInEveryMode(t *testing.T) {
@@ -123,8 +131,9 @@ func TestSweepReasonNamesWhatIsAimedAt(t *testing.T) {
 
 func TestOrdinaryDeletesAreDecidedAsBefore(t *testing.T) {
 	for _, mode := range Modes() {
-		p, _ := sweepPolicy(t, mode, Rules{})
+		p, root := sweepPolicy(t, mode, Rules{})
 		for _, cmd := range notRefused {
+			cmd = strings.ReplaceAll(cmd, "ROOT", root)
 			v := p.Decide(bashReq(t, cmd))
 			if v.By == ByPolicy {
 				t.Errorf("%s: %s refused: %s", mode, cmd, v.Reason)
