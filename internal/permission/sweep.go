@@ -244,6 +244,10 @@ func (p *Policy) swept(s *shell.Sweep, base string, pl *places) (what, verb stri
 	case "git reset --hard", "git switch":
 		verb = "discards every uncommitted change in"
 	}
+	if s.Ignored {
+		// git clean -X: what git ignores, the build's output.
+		return "", ""
+	}
 	inRepo := pl.top != "" && base != "" && within(pl.top, base)
 	if s.Worktree {
 		if inRepo {
@@ -279,9 +283,13 @@ func (p *Policy) sweptPath(s *shell.Sweep, w shell.Word, base string, pl *places
 			}
 			return ""
 		case (s.Op == "git checkout" || s.Op == "git restore") && inRepo && (strings.TrimRight(text, "/") == "." || everything(text)):
-			// Everything below where it runs: the brief's git checkout
-			// -- . anywhere in the repository.
-			return fmt.Sprintf("the working tree of the workspace's repository (%s)", pl.top)
+			// Everything below where it runs: refused where that holds
+			// the workspace; below it, what it overwrites is a part of
+			// the workspace, which the checkpoints cover.
+			if holdsAny(base, pl.roots) {
+				return pl.aimed(base)
+			}
+			return ""
 		}
 	}
 	if w.Kind == shell.Pattern || strings.ContainsAny(w.Rest, "*?[") && w.Anchor != "" {

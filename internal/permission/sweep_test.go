@@ -49,13 +49,14 @@ var refused = []string{
 	"(rm -rf .)", "{ rm -rf .; }", "if true; then rm -rf .; fi", "echo $(rm -rf .)",
 	"find . -delete", "find -delete", "find . -mindepth 1 -delete", "find . -type f -delete", "find ROOT -depth -delete",
 	"find . -exec rm -rf {} +", "find . -mindepth 1 -execdir rm -rf {} ';'", "find ~ -delete", "find / -delete",
-	"git clean -fdx", "git clean -fd", "git clean -xfd", "git clean -f -d -x", "git clean --force -d", "git clean -fX -d",
+	"git clean -fdx", "git clean -fd", "git clean -xfd", "git clean -f -d -x", "git clean --force -d", "git clean -fdxX",
 	"git clean -fdx .", "git clean -fdx :/", "git clean -fdx -- .", "cd src && git clean -fdx ..",
 	"git reset --hard", "git reset --hard HEAD~3", "git reset --hard origin/main", "git reset -q --hard", "cd src && git reset --hard",
 	"git -C src reset --hard", "/usr/bin/git reset --hard",
-	"git checkout -- .", "git checkout .", "git checkout HEAD -- .", "git checkout HEAD~2 .", "cd src && git checkout -- .",
+	"git checkout -- .", "git checkout .", "git checkout HEAD -- .", "git checkout HEAD~2 .", "cd src && git checkout -- :/",
 	"git checkout -f", "git checkout -- :/", "git checkout -- '*'",
-	"git restore .", "git restore --staged --worktree .", "git restore -s HEAD~2 :/", "git restore -W -S -- .", "cd src && git restore .",
+	"git restore .", "git restore --staged --worktree .", "git restore -s HEAD~2 :/", "git restore -W -S -- .", "cd src && git restore :/",
+	"cd src && git checkout -- ..", "cd src && cd .. && git restore .",
 	"git switch -f main", "git switch --discard-changes main", "git rm -rf .", "git rm -r -q -- .",
 	"rsync -a --delete build/ ./", "rsync -a --delete-after src/ \"$PWD\"", "rsync -av --del build/ ROOT",
 	"mv . /tmp/gone", "mv .git /tmp/gone", "mv ~ /tmp/gone", `mv "$PWD" ../gone`, "mv -t /tmp .git",
@@ -79,6 +80,9 @@ var notRefused = []string{
 	"find . -name '*.pyc' -delete", "find build -delete", "find . -type d -name __pycache__ -exec rm -rf {} +",
 	"rsync -a src/ backup/", "rsync -a --delete src/ backup/", "mv a b", "mv src/a.go src/b.go", "echo rm -rf .",
 	"git -C /elsewhere reset --hard", "cd \"$X\" && git reset --hard",
+	// git checkout and restore of . below the root; git clean -X.
+	"cd src && git checkout -- .", "cd src && git restore .", "cd src && git checkout -- '*'", "git -C src checkout -- .",
+	"git clean -fdX", "git clean -fX", "git clean -fX -d",
 	// ~+ and the commands that print a directory, aimed below the root.
 	"rm -rf $(realpath build)", "rm -rf $(git rev-parse --show-toplevel)/build", "rm -rf ~+/build", "rm -rf ~-",
 }

@@ -31,6 +31,9 @@ type Sweep struct {
 	// Dir is the directory git -C moves to before it acts; nil when it
 	// does not.
 	Dir *Word
+	// Ignored reports that it removes only what git ignores (git clean
+	// -X without -x): build output, not the project's files.
+	Ignored bool
 	// Unsure reports that an argument could not be read (a computed
 	// word where an option or operand could be): Paths may miss some.
 	Unsure bool
@@ -255,6 +258,7 @@ func (s *Sweep) of(name string, flags map[string]bool, ops []Word, dashes int) b
 			return false
 		}
 		s.Paths, s.Here = ops, len(ops) == 0
+		s.Ignored = flags["X"] && !flags["x"]
 	case "reset":
 		if !flags["hard"] {
 			return false
