@@ -299,7 +299,44 @@ func (p *Policy) sweptPath(s *shell.Sweep, w shell.Word, base string, pl *places
 	if t == "" {
 		return ""
 	}
-	return pl.aimed(t)
+	if what := pl.aimed(t); what != "" || s.Git {
+		return what
+	}
+	return pl.inGit(t)
+}
+
+// inGit says what t is when it is a part of the workspace's repository
+// directory that holds its history: a directory in it (objects, refs,
+// logs...), or anything in objects/ or refs/, or packed-refs; "" for
+// any other path, a lone file such as index.lock or a hook among them.
+func (pl *places) inGit(t string) string {
+	for _, t := range withReal(t) {
+		gd := pl.gitdirOf(t)
+		if gd == "" || t == gd {
+			continue
+		}
+		if fi, err := os.Lstat(t); err == nil && fi.IsDir() || history(gd, t) {
+			return fmt.Sprintf("%s, in the workspace's git repository (%s)", t, gd)
+		}
+	}
+	return ""
+}
+
+// gitdirOf returns the workspace's repository directory that is t or
+// holds it, "" for none.
+func (pl *places) gitdirOf(t string) string {
+	for _, gd := range pl.gitdirs {
+		if within(gd, t) {
+			return gd
+		}
+	}
+	return ""
+}
+
+// history reports whether t, in the repository directory gd, is or is
+// in what holds its history: objects/, refs/, packed-refs.
+func history(gd, t string) bool {
+	return within(filepath.Join(gd, "objects"), t) || within(filepath.Join(gd, "refs"), t) || t == filepath.Join(gd, "packed-refs")
 }
 
 // sweptGlob is swept for a glob: one that matches everything in a
@@ -332,6 +369,25 @@ func (p *Policy) sweptGlob(w shell.Word, base string, pl *places) string {
 	}
 	if ok, _ := path.Match(glob, ".git"); ok && (d == p.ws.Root() || d == pl.top) {
 		return pl.aimed(filepath.Join(d, ".git"))
+	}
+	// In the repository directory, a glob is refused when it is in
+	// objects/ or refs/, or matches a directory there (as it is now).
+	inGit := false
+	for _, real := range withReal(d) {
+		gd := pl.gitdirOf(real)
+		if gd != "" && real != gd && history(gd, real) {
+			return fmt.Sprintf("what %s matches, in the workspace's git repository (%s)", filepath.Join(d, glob), gd)
+		}
+		inGit = inGit || gd != ""
+	}
+	if !inGit {
+		return ""
+	}
+	matches, _ := filepath.Glob(filepath.Join(d, glob)) // a bad pattern matches nothing
+	for _, m := range matches {
+		if what := pl.inGit(m); what != "" {
+			return what
+		}
 	}
 	return ""
 }

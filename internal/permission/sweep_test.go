@@ -66,6 +66,9 @@ var refused = []string{
 	"rm -rf $(git rev-parse --show-toplevel)", `rm -rf "$(git rev-parse --show-toplevel)"`, "rm -rf `git rev-parse --show-toplevel`",
 	`rm -rf "$(git rev-parse --show-toplevel)/.git"`, "cd src && rm -rf $(git rev-parse --show-toplevel)", "rm -rf $(realpath .)",
 	`rm -rf "$(realpath -e .)"`, "rm -rf $(readlink -f .)", "rm -rf `readlink -f ./`", "rm -rf $(pwd -P)", "rm -rf $(pwd -L)", "rm -rf `pwd -P`",
+	// What is inside the repository directory: its objects and refs.
+	"rm -rf .git/objects", "rm -rf .git/refs", "rm -rf ./.git/objects/", "rm -rf .git/objects/*", "rm -rf .git/refs/heads", "rm -r .git/objects",
+	"rm -rf ROOT/.git/objects", "find .git/objects -delete", "mv .git/objects /tmp/gone", "rm -rf .git/*",
 }
 
 // notRefused are ordinary destructive commands (and harmless ones that
@@ -83,6 +86,8 @@ var notRefused = []string{
 	// git checkout and restore of . below the root; git clean -X.
 	"cd src && git checkout -- .", "cd src && git restore .", "cd src && git checkout -- '*'", "git -C src checkout -- .",
 	"git clean -fdX", "git clean -fX", "git clean -fX -d",
+	// A file in .git, not recursively or not a directory.
+	"rm -f .git/index.lock", "rm -rf .git/index.lock", "rm -rf .git/hooks/pre-commit", "rm .git/refs/heads/old",
 	// ~+ and the commands that print a directory, aimed below the root.
 	"rm -rf $(realpath build)", "rm -rf $(git rev-parse --show-toplevel)/build", "rm -rf ~+/build", "rm -rf ~-",
 }
@@ -116,15 +121,17 @@ func TestSweepReasonNamesWhatIsAimedAt(t *testing.T) {
 	p, root := sweepPolicy(t, Yolo, Rules{})
 	home := filepath.Dir(root)
 	for cmd, want := range map[string]string{
-		"rm -rf .":         "the workspace (" + root + ")",
-		"rm -rf .git":      "the workspace's git repository (" + filepath.Join(root, ".git") + ")",
-		"rm -rf ~":         "your home directory (" + home + ")",
-		"rm -rf /":         "the root of the file system (/)",
-		"rm -rf *":         "everything in the workspace",
-		"rm -rf ..":        "your home directory (" + home + ")",
-		"rm -rf ../..":     filepath.Dir(home) + ", which holds the workspace",
-		"git reset --hard": "discards every uncommitted change in the working tree of the workspace's repository (" + root + ")",
-		"git clean -fdx":   "deletes the untracked files of the workspace",
+		"rm -rf .":                   "the workspace (" + root + ")",
+		"rm -rf .git":                "the workspace's git repository (" + filepath.Join(root, ".git") + ")",
+		"rm -rf ~":                   "your home directory (" + home + ")",
+		"rm -rf /":                   "the root of the file system (/)",
+		"rm -rf *":                   "everything in the workspace",
+		"rm -rf ..":                  "your home directory (" + home + ")",
+		"rm -rf ../..":               filepath.Dir(home) + ", which holds the workspace",
+		"git reset --hard":           "discards every uncommitted change in the working tree of the workspace's repository (" + root + ")",
+		"git clean -fdx":             "deletes the untracked files of the workspace",
+		"rm -rf .git/refs":           "deletes " + filepath.Join(root, ".git/refs") + ", in the workspace's git repository",
+		"rm -rf .git/objects/pack/*": "deletes what " + filepath.Join(root, ".git/objects/pack/*") + " matches, in the workspace's git repository",
 	} {
 		v := p.Decide(bashReq(t, cmd))
 		if !strings.Contains(v.Reason, want) {
