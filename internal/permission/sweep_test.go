@@ -69,6 +69,11 @@ var refused = []string{
 	// What is inside the repository directory: its objects and refs.
 	"rm -rf .git/objects", "rm -rf .git/refs", "rm -rf ./.git/objects/", "rm -rf .git/objects/*", "rm -rf .git/refs/heads", "rm -r .git/objects",
 	"rm -rf ROOT/.git/objects", "find .git/objects -delete", "mv .git/objects /tmp/gone", "rm -rf .git/*",
+	// find's tests that pick everything, and a -delete before any test.
+	"find . -name '*' -delete", "find . -path '*' -delete", "find . -delete -name x", "find . -iname '*' -delete", "find . -wholename '*' -delete",
+	"find . -path './*' -delete", "find . -regex '.*' -delete", `find . \( -name '*' \) -delete`, "find . ! -type d -delete", "find . -type d -o -delete",
+	"find . -print -delete", "find . -name '**' -exec rm -rf {} +", "find . -delete , -name x",
+	"find . -path '*/*' -delete", "find src/.. -path 'src/../*' -delete", "find . -false -o -delete", "find . -not -true -o -delete",
 }
 
 // notRefused are ordinary destructive commands (and harmless ones that
@@ -88,6 +93,8 @@ var notRefused = []string{
 	"git clean -fdX", "git clean -fX", "git clean -fX -d",
 	// A file in .git, not recursively or not a directory.
 	"rm -f .git/index.lock", "rm -rf .git/index.lock", "rm -rf .git/hooks/pre-commit", "rm .git/refs/heads/old",
+	// find's tests that pick.
+	"find . -name '.*' -delete", "find . -name x -delete -print", "find . -not -name x -o -delete", "find . -name '*.o' -o -name '*.a' -delete", "find . -empty -delete",
 	// ~+ and the commands that print a directory, aimed below the root.
 	"rm -rf $(realpath build)", "rm -rf $(git rev-parse --show-toplevel)/build", "rm -rf ~+/build", "rm -rf ~-",
 }
