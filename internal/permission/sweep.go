@@ -248,6 +248,9 @@ func (p *Policy) swept(s *shell.Sweep, base string, pl *places) (what, verb stri
 		// git clean -X: what git ignores, the build's output.
 		return "", ""
 	}
+	if s.GitDir != nil || s.GitWorkTree != nil {
+		return p.sweptTold(s, base, pl), verb
+	}
 	inRepo := pl.top != "" && base != "" && within(pl.top, base)
 	if s.Worktree {
 		if inRepo {
@@ -264,6 +267,52 @@ func (p *Policy) swept(s *shell.Sweep, base string, pl *places) (what, verb stri
 		}
 	}
 	return "", ""
+}
+
+// sweptTold is swept for a git command told its repository or working
+// tree (s.GitDir, s.GitWorkTree): when it throws away the whole working
+// tree, or all of it below where it runs (git clean, git checkout -- .),
+// it is refused when what it is told is in the workspace (or holds it),
+// or cannot be read before it runs, git reset --hard with any working
+// tree being the danger. Told only a repository, git works in the
+// directory it runs in.
+func (p *Policy) sweptTold(s *shell.Sweep, base string, pl *places) string {
+	whole := s.Worktree || s.Here
+	for _, w := range s.Paths {
+		text := strings.TrimPrefix(strings.TrimPrefix(w.Text, ":(top)"), ":/")
+		whole = whole || !w.Static() || strings.TrimRight(text, "/") == "." || text == "" || everything(text) ||
+			slices.Contains(strings.Split(text, "/"), "..")
+	}
+	if !whole {
+		return ""
+	}
+	inside := func(t string) bool {
+		return holdsAny(t, pl.roots) || pl.gitdirOf(t) != "" || slices.ContainsFunc(pl.roots, func(r string) bool { return within(r, t) })
+	}
+	told := func(w *shell.Word, what string) string {
+		if w.Kind == shell.Dynamic && w.Anchor == "" || w.Tilde && !strings.HasPrefix(w.Text, "~/") && w.Text != "~" && !strings.HasPrefix(w.Text, "~+") {
+			return fmt.Sprintf("a %s rein cannot tell before it runs", what)
+		}
+		t := p.place(*w, base)
+		if t == "" || !slices.ContainsFunc(withReal(t), inside) {
+			return ""
+		}
+		if a := pl.aimed(t); a != "" {
+			return a
+		}
+		return fmt.Sprintf("the %s %s, in the workspace", what, t)
+	}
+	wt := s.GitWorkTree
+	if wt == nil {
+		wt = &shell.Word{Text: "."}
+	}
+	if what := told(wt, "working tree"); what != "" {
+		return what
+	}
+	if s.GitDir != nil {
+		return told(s.GitDir, "repository")
+	}
+	return ""
 }
 
 // sweptPath is swept for one path w of s.
@@ -436,7 +485,9 @@ func (p *Policy) undoable(a *shell.Script, acc []access) bool {
 		if s.Dir != nil {
 			base = p.place(*s.Dir, base)
 		}
-		if base == "" || !within(root, base) || s.Unsure {
+		if base == "" || !within(root, base) || s.Unsure || s.GitDir != nil || s.GitWorkTree != nil || s.Ignored {
+			// git clean -X removes what git ignores, which the
+			// checkpoints keep only in part (node_modules/ never).
 			return false
 		}
 		for _, w := range s.Paths {

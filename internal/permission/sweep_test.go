@@ -74,6 +74,13 @@ var refused = []string{
 	"find . -path './*' -delete", "find . -regex '.*' -delete", `find . \( -name '*' \) -delete`, "find . ! -type d -delete", "find . -type d -o -delete",
 	"find . -print -delete", "find . -name '**' -exec rm -rf {} +", "find . -delete , -name x",
 	"find . -path '*/*' -delete", "find src/.. -path 'src/../*' -delete", "find . -false -o -delete", "find . -not -true -o -delete",
+	// git told its working tree or repository.
+	"git --work-tree=. reset --hard", "git --git-dir=.git reset --hard", "git --work-tree . reset --hard", "git --work-tree=ROOT checkout -f",
+	"git --git-dir=ROOT/.git --work-tree=/elsewhere reset --hard", "git --work-tree=src reset --hard", "git --git-dir=$G reset --hard",
+	`git --work-tree="$W" --git-dir=/elsewhere/.git reset --hard`, "git --git-dir=/elsewhere/.git reset --hard", "git --work-tree=. clean -fdx",
+	"git --work-tree=. checkout -- .", "git --git-dir=.git --work-tree=. restore :/", "git --work-tree=. switch -f main",
+	"git --git-dir $G reset --hard", "GIT_DIR=.git git reset --hard", "GIT_WORK_TREE=$W git clean -fdx", "env GIT_DIR=.git git reset --hard",
+	"git -C src --work-tree=. reset --hard", "git --work-tree=src/.. checkout -- src/..",
 }
 
 // notRefused are ordinary destructive commands (and harmless ones that
@@ -93,6 +100,10 @@ var notRefused = []string{
 	"git clean -fdX", "git clean -fX", "git clean -fX -d",
 	// A file in .git, not recursively or not a directory.
 	"rm -f .git/index.lock", "rm -rf .git/index.lock", "rm -rf .git/hooks/pre-commit", "rm .git/refs/heads/old",
+	// git told a working tree and repository outside the workspace.
+	"git --git-dir=/elsewhere/.git --work-tree=/elsewhere reset --hard", "git --work-tree=/elsewhere --git-dir=/elsewhere/.git clean -fdx",
+	"git --git-dir=.git checkout -- file.go", "GIT_DIR=/elsewhere/.git GIT_WORK_TREE=/elsewhere git reset --hard",
+	"git --work-tree=/elsewhere checkout HEAD -- .",
 	// find's tests that pick.
 	"find . -name '.*' -delete", "find . -name x -delete -print", "find . -not -name x -o -delete", "find . -name '*.o' -o -name '*.a' -delete", "find . -empty -delete",
 	// ~+ and the commands that print a directory, aimed below the root.
@@ -128,14 +139,16 @@ func TestSweepReasonNamesWhatIsAimedAt(t *testing.T) {
 	p, root := sweepPolicy(t, Yolo, Rules{})
 	home := filepath.Dir(root)
 	for cmd, want := range map[string]string{
-		"rm -rf .":                   "the workspace (" + root + ")",
-		"rm -rf .git":                "the workspace's git repository (" + filepath.Join(root, ".git") + ")",
-		"rm -rf ~":                   "your home directory (" + home + ")",
-		"rm -rf /":                   "the root of the file system (/)",
-		"rm -rf *":                   "everything in the workspace",
-		"rm -rf ..":                  "your home directory (" + home + ")",
-		"rm -rf ../..":               filepath.Dir(home) + ", which holds the workspace",
-		"git reset --hard":           "discards every uncommitted change in the working tree of the workspace's repository (" + root + ")",
+		"rm -rf .":                       "the workspace (" + root + ")",
+		"rm -rf .git":                    "the workspace's git repository (" + filepath.Join(root, ".git") + ")",
+		"rm -rf ~":                       "your home directory (" + home + ")",
+		"rm -rf /":                       "the root of the file system (/)",
+		"rm -rf *":                       "everything in the workspace",
+		"rm -rf ..":                      "your home directory (" + home + ")",
+		"rm -rf ../..":                   filepath.Dir(home) + ", which holds the workspace",
+		"git reset --hard":               "discards every uncommitted change in the working tree of the workspace's repository (" + root + ")",
+		"git --work-tree=. reset --hard": "discards every uncommitted change in the workspace (" + root + ")",
+		`git --work-tree="$W" --git-dir=/elsewhere/.git reset --hard`: "a working tree rein cannot tell before it runs",
 		"git clean -fdx":             "deletes the untracked files of the workspace",
 		"rm -rf .git/refs":           "deletes " + filepath.Join(root, ".git/refs") + ", in the workspace's git repository",
 		"rm -rf .git/objects/pack/*": "deletes what " + filepath.Join(root, ".git/objects/pack/*") + " matches, in the workspace's git repository",
@@ -189,6 +202,9 @@ func TestUndoableAsks(t *testing.T) {
 		"git push":                        false,
 		"make":                            false,
 		"git -C /elsewhere checkout -- x": false,
+		"cd src && git checkout -- .":     true,
+		"git clean -fdX":                  false,
+		"git --git-dir=/elsewhere/.git --work-tree=/elsewhere checkout -- x": false,
 	} {
 		v := p.Decide(bashReq(t, cmd))
 		if v.Decision != contract.Ask {

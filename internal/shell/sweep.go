@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -31,6 +32,12 @@ type Sweep struct {
 	// Dir is the directory git -C moves to before it acts; nil when it
 	// does not.
 	Dir *Word
+	// GitDir and GitWorkTree are the repository directory and the working
+	// tree git is told to use (--git-dir, --work-tree, or GIT_DIR and
+	// GIT_WORK_TREE assigned before it); nil when it is not told. Told a
+	// repository and no working tree, git takes the directory it runs in
+	// for the top of the working tree.
+	GitDir, GitWorkTree *Word
 	// Ignored reports that it removes only what git ignores (git clean
 	// -X without -x): build output, not the project's files.
 	Ignored bool
@@ -64,7 +71,7 @@ func (c *Command) Sweep() *Sweep {
 	case "mv":
 		return mvSweep(cw)
 	case "git":
-		return gitSweep(cw)
+		return gitSweep(cw, c.Words[:c.NAssign])
 	}
 	return nil
 }
@@ -377,8 +384,39 @@ var gitSweeps = map[string]*options{
 	"switch":   opts("cCdfmqt", "create: force-create: detach force discard-changes merge conflict: quiet progress no-progress track:: no-track guess no-guess orphan: ignore-other-worktrees recurse-submodules::"),
 }
 
-func gitSweep(cw []Word) *Sweep {
-	var dir *Word
+// gitSweep is Sweep for git, run with the words cw after the assignments
+// assigns.
+func gitSweep(cw, assigns []Word) *Sweep {
+	var dir, gitDir, workTree *Word
+	for _, w := range assigns {
+		name, val, _ := strings.Cut(w.Text, "=")
+		if w.Kind == Dynamic {
+			name, val = strings.TrimSuffix(w.Prefix, "="), ""
+		}
+		told := Word{Text: val, Tilde: strings.HasPrefix(val, "~")}
+		if w.Kind == Dynamic || strings.Contains(name, "=") {
+			told = Word{Kind: Dynamic}
+		}
+		switch name {
+		case "GIT_DIR":
+			gitDir = &told
+		case "GIT_WORK_TREE":
+			workTree = &told
+		}
+	}
+	// --git-dir=$G, --git-dir $G: its value, however many words it
+	// makes, is the repository; what comes after it is read, so that a
+	// caller can refuse what cannot be told.
+	told := func(opt string) bool {
+		name, _, _ := strings.Cut(strings.TrimPrefix(opt, "--"), "=")
+		return strings.HasPrefix(opt, "--") && name != "" && (strings.HasPrefix("git-dir", name) || strings.HasPrefix("work-tree", name))
+	}
+	cw = slices.Clone(cw)
+	for i, w := range cw {
+		if w.Kind == Dynamic && (strings.Contains(w.Prefix, "=") && told(w.Prefix) || i > 0 && cw[i-1].Static() && told(cw[i-1].Text)) {
+			cw[i].Splits = false
+		}
+	}
 	sub := -1
 	unsure := false
 	gitGlobal.scan(cw, 1, true, func(a arg) bool {
@@ -392,9 +430,15 @@ func gitSweep(cw []Word) *Sweep {
 		case a.opt == "C" && a.has:
 			d := a.val
 			dir = &d
-		case a.opt == "git-dir" || a.opt == "work-tree":
+		case (a.opt == "git-dir" || a.opt == "work-tree") && !a.has:
 			unsure = true
 			return false
+		case a.opt == "git-dir":
+			d := a.val
+			gitDir = &d
+		case a.opt == "work-tree":
+			d := a.val
+			workTree = &d
 		}
 		return true
 	})
@@ -424,7 +468,7 @@ func gitSweep(cw []Word) *Sweep {
 		}
 		return true
 	})
-	s := &Sweep{Op: "git " + name, Git: true, Dir: dir, Unsure: unsure}
+	s := &Sweep{Op: "git " + name, Git: true, Dir: dir, GitDir: gitDir, GitWorkTree: workTree, Unsure: unsure}
 	if !s.of(name, flags, ops, dashes) {
 		return nil
 	}
