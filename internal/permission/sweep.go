@@ -34,6 +34,9 @@ type places struct {
 	// the directory a .git file names); "" and none when there is none.
 	top     string
 	gitdirs []string
+	// dotglob reports that the script may have set bash's dotglob (shopt
+	// -s dotglob, GLOBIGNORE), with which * matches .git too.
+	dotglob bool
 }
 
 func (p *Policy) places() *places {
@@ -116,9 +119,11 @@ func holdsAny(t string, dirs []string) bool {
 func (p *Policy) refusal(a *shell.Script, quoted string) (Verdict, bool) {
 	var pl *places
 	cwd := p.ws.Root()
+	dotglob := false
 	for i := range a.Commands {
 		c := &a.Commands[i]
 		args := c.Args()
+		dotglob = dotglob || setsDotglob(c)
 		if len(args) > 0 && args[0].Kind == shell.Literal {
 			switch args[0].Text {
 			case "cd", "pushd", "popd":
@@ -133,6 +138,7 @@ func (p *Policy) refusal(a *shell.Script, quoted string) (Verdict, bool) {
 		if pl == nil {
 			pl = p.places()
 		}
+		pl.dotglob = dotglob
 		base := cwd
 		if c.Moved {
 			base = ""
@@ -150,6 +156,43 @@ func (p *Policy) refusal(a *shell.Script, quoted string) (Verdict, bool) {
 		return Verdict{Decision: contract.Deny, By: ByPolicy, Reason: reason}, true
 	}
 	return Verdict{}, false
+}
+
+// setsDotglob reports whether c may make bash's globs match names that
+// start with a dot: shopt -s dotglob (or a computed shopt), an
+// assignment of GLOBIGNORE or BASHOPTS, a command computed at run time.
+func setsDotglob(c *shell.Command) bool {
+	for _, w := range c.Words[:c.NAssign] {
+		if strings.HasPrefix(w.Text, "GLOBIGNORE=") || strings.HasPrefix(w.Prefix, "GLOBIGNORE=") ||
+			strings.HasPrefix(w.Text, "BASHOPTS=") || strings.HasPrefix(w.Prefix, "BASHOPTS=") {
+			return true
+		}
+	}
+	args := c.Args()
+	if len(args) == 0 || args[0].Kind != shell.Literal {
+		return len(args) > 0
+	}
+	switch args[0].Text {
+	case "shopt":
+		unset := false
+		for _, w := range args[1:] {
+			switch {
+			case !w.Static() || w.Text == "dotglob":
+				if !unset {
+					return true
+				}
+			case w.Text == "-u":
+				unset = true
+			}
+		}
+	case "export", "declare", "typeset", "local", "readonly":
+		for _, w := range args[1:] {
+			if !w.Static() || strings.HasPrefix(w.Text, "GLOBIGNORE") || strings.HasPrefix(w.Text, "BASHOPTS") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // changeDir returns where cd, pushd or popd with args leaves the shell
@@ -342,7 +385,7 @@ func (p *Policy) sweptPath(s *shell.Sweep, w shell.Word, base string, pl *places
 		}
 	}
 	if w.Kind == shell.Pattern || strings.ContainsAny(w.Rest, "*?[") && w.Anchor != "" {
-		return p.sweptGlob(w, base, pl)
+		return p.sweptGlob(s, w, base, pl)
 	}
 	t := p.place(w, base)
 	if t == "" {
@@ -388,10 +431,12 @@ func history(gd, t string) bool {
 	return within(filepath.Join(gd, "objects"), t) || within(filepath.Join(gd, "refs"), t) || t == filepath.Join(gd, "packed-refs")
 }
 
-// sweptGlob is swept for a glob: one that matches everything in a
-// directory (*, .*, ./*) sweeps that directory; one that can match .git
-// where the workspace's repository is sweeps it.
-func (p *Policy) sweptGlob(w shell.Word, base string, pl *places) string {
+// sweptGlob is swept for a glob w of s: one that matches everything in
+// a directory (*, .*, ./*) sweeps that directory, but mv of everything
+// in the workspace root into a directory in it (mv * src/) only
+// rearranges it, and the checkpoints can undo that; one that can match
+// .git where the workspace's repository is sweeps it.
+func (p *Policy) sweptGlob(s *shell.Sweep, w shell.Word, base string, pl *places) string {
 	text := w.Text
 	if w.Kind == shell.Dynamic {
 		text = w.Rest
@@ -411,12 +456,14 @@ func (p *Policy) sweptGlob(w shell.Word, base string, pl *places) string {
 	if d == "" {
 		return ""
 	}
-	if everything(glob) {
+	if everything(glob) && !p.movedWithin(s, d, base, pl) {
 		if what := pl.aimed(d); what != "" {
 			return "everything in " + what
 		}
 	}
-	if ok, _ := path.Match(glob, ".git"); ok && (d == p.ws.Root() || d == pl.top) {
+	// The shell's globs match a leading dot only when they start with one
+	// (unless dotglob is set).
+	if ok, _ := path.Match(glob, ".git"); ok && (strings.HasPrefix(glob, ".") || pl.dotglob) && (d == p.ws.Root() || d == pl.top) {
 		return pl.aimed(filepath.Join(d, ".git"))
 	}
 	// In the repository directory, a glob is refused when it is in
@@ -439,6 +486,16 @@ func (p *Policy) sweptGlob(w shell.Word, base string, pl *places) string {
 		}
 	}
 	return ""
+}
+
+// movedWithin reports whether s is mv of what is in the workspace root
+// d into a directory below d.
+func (p *Policy) movedWithin(s *shell.Sweep, d, base string, pl *places) bool {
+	if s.Op != "mv" || s.Dest == nil || !slices.Contains(pl.roots, d) {
+		return false
+	}
+	dest := p.place(*s.Dest, base)
+	return dest != "" && dest != d && within(d, dest)
 }
 
 // everything reports whether a glob matches every name in a directory,

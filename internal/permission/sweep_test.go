@@ -81,6 +81,9 @@ var refused = []string{
 	"git --work-tree=. checkout -- .", "git --git-dir=.git --work-tree=. restore :/", "git --work-tree=. switch -f main",
 	"git --git-dir $G reset --hard", "GIT_DIR=.git git reset --hard", "GIT_WORK_TREE=$W git clean -fdx", "env GIT_DIR=.git git reset --hard",
 	"git -C src --work-tree=. reset --hard", "git --work-tree=src/.. checkout -- src/..",
+	// mv of everything out of the workspace, or of .git.
+	"mv * /tmp/gone", "mv .* pkg/", "mv ./* ~/elsewhere", `mv * "$DEST"`, "shopt -s dotglob; mv * pkg/", "GLOBIGNORE=x; mv ./* pkg/",
+	"mv ./.g* * pkg/", "mv ~/* ~/old/", "mv * .", "mv * src/..",
 }
 
 // notRefused are ordinary destructive commands (and harmless ones that
@@ -95,6 +98,10 @@ var notRefused = []string{
 	"find . -name '*.pyc' -delete", "find build -delete", "find . -type d -name __pycache__ -exec rm -rf {} +",
 	"rsync -a src/ backup/", "rsync -a --delete src/ backup/", "mv a b", "mv src/a.go src/b.go", "echo rm -rf .",
 	"git -C /elsewhere reset --hard", "cd \"$X\" && git reset --hard",
+	// Reported by a hostile review as refused wrongly: moving the root's
+	// contents into a directory in it.
+	"mv * src/", "mkdir pkg && mv ./* pkg/", "mv -t pkg ./*", "mv ./* ./pkg", "mv ROOT/* ROOT/pkg/", "cd src && mv * ../pkg/",
+	"mv --target-directory=pkg -- *", "shopt -u dotglob; mv * pkg/", "rm -rf ?git",
 	// git checkout and restore of . below the root; git clean -X.
 	"cd src && git checkout -- .", "cd src && git restore .", "cd src && git checkout -- '*'", "git -C src checkout -- .",
 	"git clean -fdX", "git clean -fX", "git clean -fX -d",

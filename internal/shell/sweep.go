@@ -32,6 +32,9 @@ type Sweep struct {
 	// Dir is the directory git -C moves to before it acts; nil when it
 	// does not.
 	Dir *Word
+	// Dest is, for mv, where it moves its sources to: the directory of
+	// -t or its last operand; nil for any other command.
+	Dest *Word
 	// GitDir and GitWorkTree are the repository directory and the working
 	// tree git is told to use (--git-dir, --work-tree, or GIT_DIR and
 	// GIT_WORK_TREE assigned before it); nil when it is not told. Told a
@@ -361,17 +364,23 @@ func rsyncSweep(cw []Word) *Sweep {
 }
 
 func mvSweep(cw []Word) *Sweep {
-	target := false
+	var dest *Word
 	ops, unsure := scanOperands(filers["mv"].opts, cw, 1, func(a arg) {
-		target = target || has("t target-directory", a)
+		if has("t target-directory", a) && a.has {
+			d := a.val
+			dest = &d
+		}
 	})
-	if !target && len(ops) > 0 {
+	if dest == nil && len(ops) > 0 && !unsure {
+		// Past a word it could not read, where mv moves them is not
+		// known, and all it read were its sources.
+		dest = &ops[len(ops)-1]
 		ops = ops[:len(ops)-1]
 	}
 	if len(ops) == 0 {
 		return nil
 	}
-	return &Sweep{Op: "mv", Paths: ops, Unsure: unsure}
+	return &Sweep{Op: "mv", Paths: ops, Dest: dest, Unsure: unsure}
 }
 
 // gitSweeps are the options of the git subcommands a Sweep knows.
