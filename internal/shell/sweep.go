@@ -51,8 +51,9 @@ type Sweep struct {
 
 // Sweep returns what c removes or throws away as a whole (see [Sweep]),
 // or nil when it is none of the commands that do: rm -r, find with
-// -delete or -exec rm and no test that picks what it finds (-type
-// aside), rsync with a --delete option (its destination), mv (its
+// -delete or -exec rm where its expression removes every file it finds
+// (no test that picks before it, -type aside; -name '*' picks none),
+// rsync with a --delete option (its destination), mv (its
 // sources), git clean with -f and -d, -x or -X, git reset --hard, git
 // checkout (its pathspecs; with -f and none, the worktree), git restore of
 // the worktree, git rm -r without --cached, git switch with -f or
