@@ -103,23 +103,31 @@
 // # Sweeps
 //
 // A command that [shell.Command.Sweep] reads as sweeping something away
-// (rm -r, find -delete or -exec rm with no test that picks files, rsync
-// --delete, mv of its sources, git clean -f with -d, -x or -X, git reset
-// --hard, git checkout, git restore, git rm -r, git switch -f), anywhere
-// in the script (after wrappers, in sh -c and eval, in find -exec), is
-// refused when it is aimed at the workspace root (., ./, $PWD, ${PWD},
-// $(pwd), its absolute path, src/.., a * or .* there), at a directory
-// that holds it (.., /), at the workspace's repository (.git, or the one
-// a .git file names), or at the home directory (~, $HOME, its absolute
-// path) or one that holds it. The script's cd commands are followed while
-// they name where they go (cd src && rm -rf .. is refused); after one
-// that does not, a relative path is not known, and the command is
-// decided as before. git reset --hard, git checkout -f and git switch -f
-// throw away what changed in the whole working tree, and git checkout
-// -- . and git restore . everything below where they run, so they are
-// refused whenever they run inside the workspace's repository. Links are
-// followed when comparing. The reason names what was aimed at and says
-// that it cannot be undone and is never allowed.
+// (rm -r, find -delete or -exec rm where find's expression removes every
+// file it finds, rsync --delete, mv of its sources, git clean -f with -d
+// or -x, git reset --hard, git checkout, git restore, git rm -r, git
+// switch -f), anywhere in the script (after wrappers, in sh -c and eval,
+// in find -exec), is refused when it is aimed at the workspace root (.,
+// ./, $PWD, ${PWD}, ~+, $(pwd), $(realpath .), $(readlink -f .), $(git
+// rev-parse --show-toplevel), its absolute path, src/.., a * or .*
+// there), at a directory that holds it (.., /), at the workspace's
+// repository (.git, or the one a .git file names, and a directory in it
+// or anything in its objects/ or refs/), or at the home directory (~,
+// $HOME, its absolute path) or one that holds it. The script's cd
+// commands are followed while they name where they go (cd src && rm -rf
+// .. is refused); after one that does not, a relative path is not known,
+// and the command is decided as before. git reset --hard, git checkout
+// -f and git switch -f throw away what changed in the whole working tree,
+// so they are refused whenever they run inside the workspace's
+// repository; git checkout -- . and git restore . everything below where
+// they run, so they are refused where that is the workspace root or
+// above it (and with :/ anywhere). git told its repository or working
+// tree (--git-dir, --work-tree, GIT_DIR, GIT_WORK_TREE) is refused when
+// either is in the workspace or is computed. mv of everything in the
+// root into a directory in it (mv * src/) and git clean -X (only what git
+// ignores) are not refused. Links are followed when comparing. The
+// reason names what was aimed at and says that it cannot be undone and
+// is never allowed.
 //
 // Other commands that change files are undoable by rein's checkpoints
 // when everything they change is inside the workspace root: an Ask for

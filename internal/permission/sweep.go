@@ -12,6 +12,7 @@ import (
 
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/shell"
+	"github.com/rein-agent/rein/internal/workspace"
 )
 
 // ByPolicy is the policy's own refusal of what no mode, rule, hook or
@@ -33,6 +34,9 @@ type places struct {
 	// the directory a .git file names); "" and none when there is none.
 	top     string
 	gitdirs []string
+	// dotglob reports that the script may have set bash's dotglob (shopt
+	// -s dotglob, GLOBIGNORE), with which * matches .git too.
+	dotglob bool
 }
 
 func (p *Policy) places() *places {
@@ -115,9 +119,11 @@ func holdsAny(t string, dirs []string) bool {
 func (p *Policy) refusal(a *shell.Script, quoted string) (Verdict, bool) {
 	var pl *places
 	cwd := p.ws.Root()
+	dotglob := false
 	for i := range a.Commands {
 		c := &a.Commands[i]
 		args := c.Args()
+		dotglob = dotglob || setsDotglob(c)
 		if len(args) > 0 && args[0].Kind == shell.Literal {
 			switch args[0].Text {
 			case "cd", "pushd", "popd":
@@ -132,6 +138,7 @@ func (p *Policy) refusal(a *shell.Script, quoted string) (Verdict, bool) {
 		if pl == nil {
 			pl = p.places()
 		}
+		pl.dotglob = dotglob
 		base := cwd
 		if c.Moved {
 			base = ""
@@ -149,6 +156,43 @@ func (p *Policy) refusal(a *shell.Script, quoted string) (Verdict, bool) {
 		return Verdict{Decision: contract.Deny, By: ByPolicy, Reason: reason}, true
 	}
 	return Verdict{}, false
+}
+
+// setsDotglob reports whether c may make bash's globs match names that
+// start with a dot: shopt -s dotglob (or a computed shopt), an
+// assignment of GLOBIGNORE or BASHOPTS, a command computed at run time.
+func setsDotglob(c *shell.Command) bool {
+	for _, w := range c.Words[:c.NAssign] {
+		if strings.HasPrefix(w.Text, "GLOBIGNORE=") || strings.HasPrefix(w.Prefix, "GLOBIGNORE=") ||
+			strings.HasPrefix(w.Text, "BASHOPTS=") || strings.HasPrefix(w.Prefix, "BASHOPTS=") {
+			return true
+		}
+	}
+	args := c.Args()
+	if len(args) == 0 || args[0].Kind != shell.Literal {
+		return len(args) > 0
+	}
+	switch args[0].Text {
+	case "shopt":
+		unset := false
+		for _, w := range args[1:] {
+			switch {
+			case !w.Static() || w.Text == "dotglob":
+				if !unset {
+					return true
+				}
+			case w.Text == "-u":
+				unset = true
+			}
+		}
+	case "export", "declare", "typeset", "local", "readonly":
+		for _, w := range args[1:] {
+			if !w.Static() || strings.HasPrefix(w.Text, "GLOBIGNORE") || strings.HasPrefix(w.Text, "BASHOPTS") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // changeDir returns where cd, pushd or popd with args leaves the shell
@@ -181,7 +225,9 @@ func (p *Policy) changeDir(args []shell.Word, cwd string) string {
 
 // place returns the absolute, cleaned path w names when the shell is in
 // cwd ("" for not known), or "" when it cannot be told: a computed word
-// but $HOME, $PWD and $(pwd) with a literal rest; ~user.
+// but the anchored ones with a literal rest ($HOME, $PWD, $(pwd), $(git
+// rev-parse --show-toplevel): see [shell.Word.Anchor]); ~user, ~- (the
+// previous directory).
 func (p *Policy) place(w shell.Word, cwd string) string {
 	text := w.Text
 	switch {
@@ -189,14 +235,26 @@ func (p *Policy) place(w shell.Word, cwd string) string {
 		text = p.home + "/" + w.Rest
 	case w.Kind == shell.Dynamic && w.Anchor == "PWD" && cwd != "":
 		text = cwd + "/" + w.Rest
+	case w.Kind == shell.Dynamic && w.Anchor == "TOP" && cwd != "":
+		top, ok := workspace.Repository(cwd)
+		if !ok {
+			return ""
+		}
+		text = top + "/" + w.Rest
 	case w.Kind == shell.Dynamic:
 		return ""
 	case w.Tilde:
-		rest, ok := strings.CutPrefix(text, "~")
-		if !ok || rest != "" && !strings.HasPrefix(rest, "/") || p.home == "" {
+		// ~ and ~/x are the home directory, ~+ and ~+/x the directory
+		// the shell is in ($PWD).
+		name, rest, _ := strings.Cut(text[1:], "/")
+		switch {
+		case name == "" && p.home != "":
+			text = p.home + "/" + rest
+		case name == "+" && cwd != "":
+			text = cwd + "/" + rest
+		default:
 			return ""
 		}
-		text = p.home + rest
 	}
 	if text == "" {
 		return ""
@@ -229,6 +287,13 @@ func (p *Policy) swept(s *shell.Sweep, base string, pl *places) (what, verb stri
 	case "git reset --hard", "git switch":
 		verb = "discards every uncommitted change in"
 	}
+	if s.Ignored {
+		// git clean -X: what git ignores, the build's output.
+		return "", ""
+	}
+	if s.GitDir != nil || s.GitWorkTree != nil {
+		return p.sweptTold(s, base, pl), verb
+	}
 	inRepo := pl.top != "" && base != "" && within(pl.top, base)
 	if s.Worktree {
 		if inRepo {
@@ -245,6 +310,52 @@ func (p *Policy) swept(s *shell.Sweep, base string, pl *places) (what, verb stri
 		}
 	}
 	return "", ""
+}
+
+// sweptTold is swept for a git command told its repository or working
+// tree (s.GitDir, s.GitWorkTree): when it throws away the whole working
+// tree, or all of it below where it runs (git clean, git checkout -- .),
+// it is refused when what it is told is in the workspace (or holds it),
+// or cannot be read before it runs, git reset --hard with any working
+// tree being the danger. Told only a repository, git works in the
+// directory it runs in.
+func (p *Policy) sweptTold(s *shell.Sweep, base string, pl *places) string {
+	whole := s.Worktree || s.Here
+	for _, w := range s.Paths {
+		text := strings.TrimPrefix(strings.TrimPrefix(w.Text, ":(top)"), ":/")
+		whole = whole || !w.Static() || strings.TrimRight(text, "/") == "." || text == "" || everything(text) ||
+			slices.Contains(strings.Split(text, "/"), "..")
+	}
+	if !whole {
+		return ""
+	}
+	inside := func(t string) bool {
+		return holdsAny(t, pl.roots) || pl.gitdirOf(t) != "" || slices.ContainsFunc(pl.roots, func(r string) bool { return within(r, t) })
+	}
+	told := func(w *shell.Word, what string) string {
+		if w.Kind == shell.Dynamic && w.Anchor == "" || w.Tilde && !strings.HasPrefix(w.Text, "~/") && w.Text != "~" && !strings.HasPrefix(w.Text, "~+") {
+			return fmt.Sprintf("a %s rein cannot tell before it runs", what)
+		}
+		t := p.place(*w, base)
+		if t == "" || !slices.ContainsFunc(withReal(t), inside) {
+			return ""
+		}
+		if a := pl.aimed(t); a != "" {
+			return a
+		}
+		return fmt.Sprintf("the %s %s, in the workspace", what, t)
+	}
+	wt := s.GitWorkTree
+	if wt == nil {
+		wt = &shell.Word{Text: "."}
+	}
+	if what := told(wt, "working tree"); what != "" {
+		return what
+	}
+	if s.GitDir != nil {
+		return told(s.GitDir, "repository")
+	}
+	return ""
 }
 
 // sweptPath is swept for one path w of s.
@@ -264,25 +375,68 @@ func (p *Policy) sweptPath(s *shell.Sweep, w shell.Word, base string, pl *places
 			}
 			return ""
 		case (s.Op == "git checkout" || s.Op == "git restore") && inRepo && (strings.TrimRight(text, "/") == "." || everything(text)):
-			// Everything below where it runs: the brief's git checkout
-			// -- . anywhere in the repository.
-			return fmt.Sprintf("the working tree of the workspace's repository (%s)", pl.top)
+			// Everything below where it runs: refused where that holds
+			// the workspace; below it, what it overwrites is a part of
+			// the workspace, which the checkpoints cover.
+			if holdsAny(base, pl.roots) {
+				return pl.aimed(base)
+			}
+			return ""
 		}
 	}
 	if w.Kind == shell.Pattern || strings.ContainsAny(w.Rest, "*?[") && w.Anchor != "" {
-		return p.sweptGlob(w, base, pl)
+		return p.sweptGlob(s, w, base, pl)
 	}
 	t := p.place(w, base)
 	if t == "" {
 		return ""
 	}
-	return pl.aimed(t)
+	if what := pl.aimed(t); what != "" || s.Git {
+		return what
+	}
+	return pl.inGit(t)
 }
 
-// sweptGlob is swept for a glob: one that matches everything in a
-// directory (*, .*, ./*) sweeps that directory; one that can match .git
-// where the workspace's repository is sweeps it.
-func (p *Policy) sweptGlob(w shell.Word, base string, pl *places) string {
+// inGit says what t is when it is a part of the workspace's repository
+// directory that holds its history: a directory in it (objects, refs,
+// logs...), or anything in objects/ or refs/, or packed-refs; "" for
+// any other path, a lone file such as index.lock or a hook among them.
+func (pl *places) inGit(t string) string {
+	for _, t := range withReal(t) {
+		gd := pl.gitdirOf(t)
+		if gd == "" || t == gd {
+			continue
+		}
+		if fi, err := os.Lstat(t); err == nil && fi.IsDir() || history(gd, t) {
+			return fmt.Sprintf("%s, in the workspace's git repository (%s)", t, gd)
+		}
+	}
+	return ""
+}
+
+// gitdirOf returns the workspace's repository directory that is t or
+// holds it, "" for none.
+func (pl *places) gitdirOf(t string) string {
+	for _, gd := range pl.gitdirs {
+		if within(gd, t) {
+			return gd
+		}
+	}
+	return ""
+}
+
+// history reports whether t, in the repository directory gd, is or is
+// in what holds its history: objects/, refs/, packed-refs.
+func history(gd, t string) bool {
+	return within(filepath.Join(gd, "objects"), t) || within(filepath.Join(gd, "refs"), t) || t == filepath.Join(gd, "packed-refs")
+}
+
+// sweptGlob is swept for a glob w of s: one that matches everything in
+// a directory (*, .*, ./*) sweeps that directory, but mv of everything
+// in the workspace root into a directory in it (mv * src/) only
+// rearranges it, and the checkpoints can undo that; one that can match
+// .git where the workspace's repository is sweeps it.
+func (p *Policy) sweptGlob(s *shell.Sweep, w shell.Word, base string, pl *places) string {
 	text := w.Text
 	if w.Kind == shell.Dynamic {
 		text = w.Rest
@@ -302,15 +456,46 @@ func (p *Policy) sweptGlob(w shell.Word, base string, pl *places) string {
 	if d == "" {
 		return ""
 	}
-	if everything(glob) {
+	if everything(glob) && !p.movedWithin(s, d, base, pl) {
 		if what := pl.aimed(d); what != "" {
 			return "everything in " + what
 		}
 	}
-	if ok, _ := path.Match(glob, ".git"); ok && (d == p.ws.Root() || d == pl.top) {
+	// The shell's globs match a leading dot only when they start with one
+	// (unless dotglob is set).
+	if ok, _ := path.Match(glob, ".git"); ok && (strings.HasPrefix(glob, ".") || pl.dotglob) && (d == p.ws.Root() || d == pl.top) {
 		return pl.aimed(filepath.Join(d, ".git"))
 	}
+	// In the repository directory, a glob is refused when it is in
+	// objects/ or refs/, or matches a directory there (as it is now).
+	inGit := false
+	for _, real := range withReal(d) {
+		gd := pl.gitdirOf(real)
+		if gd != "" && real != gd && history(gd, real) {
+			return fmt.Sprintf("what %s matches, in the workspace's git repository (%s)", filepath.Join(d, glob), gd)
+		}
+		inGit = inGit || gd != ""
+	}
+	if !inGit {
+		return ""
+	}
+	matches, _ := filepath.Glob(filepath.Join(d, glob)) // a bad pattern matches nothing
+	for _, m := range matches {
+		if what := pl.inGit(m); what != "" {
+			return what
+		}
+	}
 	return ""
+}
+
+// movedWithin reports whether s is mv of what is in the workspace root
+// d into a directory below d.
+func (p *Policy) movedWithin(s *shell.Sweep, d, base string, pl *places) bool {
+	if s.Op != "mv" || s.Dest == nil || !slices.Contains(pl.roots, d) {
+		return false
+	}
+	dest := p.place(*s.Dest, base)
+	return dest != "" && dest != d && within(d, dest)
 }
 
 // everything reports whether a glob matches every name in a directory,
@@ -357,7 +542,9 @@ func (p *Policy) undoable(a *shell.Script, acc []access) bool {
 		if s.Dir != nil {
 			base = p.place(*s.Dir, base)
 		}
-		if base == "" || !within(root, base) || s.Unsure {
+		if base == "" || !within(root, base) || s.Unsure || s.GitDir != nil || s.GitWorkTree != nil || s.Ignored {
+			// git clean -X removes what git ignores, which the
+			// checkpoints keep only in part (node_modules/ never).
 			return false
 		}
 		for _, w := range s.Paths {

@@ -86,9 +86,10 @@
 // whole (rm -r's operands, find -delete's starting points, git reset
 // --hard's working tree, git clean's directory...), for a caller that
 // must refuse some of it whatever the rules. A word that starts with
-// $HOME, ${HOME}, $PWD, ${PWD}, $(pwd) or `pwd` and is literal after it
-// keeps that start ([Word.Anchor]), so that a caller who knows what they
-// hold can place it.
+// $HOME, ${HOME}, $PWD, ${PWD}, $(pwd), `pwd -P`, $(realpath .),
+// $(readlink -f .) or $(git rev-parse --show-toplevel) and is literal
+// after it keeps that start ([Word.Anchor]), so that a caller who knows
+// what they hold can place it.
 //
 // [Known] reports the programs the analyser knows: those above, and the
 // harmless ones that name no file and run nothing (echo, printf, test,

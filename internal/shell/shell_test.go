@@ -291,3 +291,37 @@ func TestBraceSequences(t *testing.T) {
 		}
 	}
 }
+
+// A word that starts with what prints the shell's directory or its
+// repository's top, then is literal, keeps that start as its Anchor.
+func TestAnchors(t *testing.T) {
+	for src, want := range map[string][2]string{
+		`$HOME/x`:                               {"HOME", "/x"},
+		`"$PWD"`:                                {"PWD", ""},
+		"`pwd -P`/":                             {"PWD", "/"},
+		`$(pwd -L -P)`:                          {"PWD", ""},
+		`"$(realpath .)"/.git`:                  {"PWD", "/.git"},
+		`$(realpath -e -s ./)`:                  {"PWD", ""},
+		`$(readlink -f .)`:                      {"PWD", ""},
+		"`readlink -en .`":                      {"PWD", ""},
+		`$(git rev-parse --show-toplevel)`:      {"TOP", ""},
+		`"$(git rev-parse --show-toplevel)"/`:   {"TOP", "/"},
+		`$(readlink .)`:                         {"", ""}, // prints nothing for a directory
+		`$(realpath src)`:                       {"", ""},
+		`$(realpath '.')`:                       {"", ""},
+		`$(realpath --relative-to=/ .)`:         {"", ""},
+		`$(pwd -x)`:                             {"", ""},
+		`$(git rev-parse --git-dir)`:            {"", ""},
+		`$(git -C x rev-parse --show-toplevel)`: {"", ""},
+		`$(pwd)$X`:                              {"", ""},
+	} {
+		c, err := ParseCommand("rm " + src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := c.Words[1]
+		if got := [2]string{w.Anchor, w.Rest}; w.Kind != Dynamic || got != want {
+			t.Errorf("%s: anchor %q rest %q (kind %v), want %q", src, w.Anchor, w.Rest, w.Kind, want)
+		}
+	}
+}

@@ -48,10 +48,12 @@ type Word struct {
 	// arguments is not known.
 	Splits bool
 	// Anchor is, for a Dynamic word that starts with the home directory
-	// ($HOME, ${HOME}) or the directory the shell is in ($PWD, ${PWD},
-	// $(pwd), `pwd`), quoted or not, "HOME" or "PWD", when all that
-	// follows is literal: Rest, quotes removed. A caller that knows what
-	// they hold knows the word ("$PWD"/ is the directory). "" otherwise.
+	// ($HOME, ${HOME}), the directory the shell is in ($PWD, ${PWD},
+	// $(pwd), `pwd -P`, $(realpath .), $(readlink -f .)) or the top of
+	// the git repository it is in ($(git rev-parse --show-toplevel)),
+	// quoted or not, "HOME", "PWD" or "TOP", when all that follows is
+	// literal: Rest, quotes removed. A caller that knows what they hold
+	// knows the word ("$PWD"/ is the directory). "" otherwise.
 	Anchor, Rest string
 }
 
@@ -335,8 +337,9 @@ func anchored(d Word, parts []syntax.WordPart) Word {
 	return d
 }
 
-// anchorOf returns "HOME" or "PWD" for a part that expands to the home
-// directory or the shell's directory, "" for any other.
+// anchorOf returns "HOME", "PWD" or "TOP" for a part that expands to the
+// home directory, the shell's directory or the top of its repository, ""
+// for any other.
 func anchorOf(part syntax.WordPart) string {
 	switch p := part.(type) {
 	case *syntax.ParamExp:
@@ -355,15 +358,59 @@ func anchorOf(part syntax.WordPart) string {
 		if !ok || st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 || len(call.Assigns) > 0 || len(call.Args) == 0 {
 			return ""
 		}
-		if call.Args[0].Lit() != "pwd" {
-			return ""
-		}
-		for _, a := range call.Args[1:] {
-			if l := a.Lit(); l != "-L" && l != "-P" {
+		args := make([]string, len(call.Args))
+		for i, a := range call.Args {
+			if args[i] = a.Lit(); args[i] == "" {
 				return ""
 			}
 		}
-		return "PWD"
+		return printedDir(args)
+	}
+	return ""
+}
+
+// printedDir returns "PWD" for a command that prints the directory it
+// runs in (pwd, pwd -P, realpath ., readlink -f .), "TOP" for one that
+// prints the top of the repository it runs in (git rev-parse
+// --show-toplevel), "" for any other. args are its words, all literal.
+func printedDir(args []string) string {
+	// flags reports whether every word of ws is an option among letters
+	// (a cluster, -eP) or longs, and which letters and names it saw.
+	flags := func(ws []string, letters string, longs ...string) (string, bool) {
+		seen := ""
+		for _, w := range ws {
+			switch {
+			case strings.HasPrefix(w, "--") && slices.Contains(longs, w[2:]):
+				seen += w[2:] + " "
+			case len(w) > 1 && w[0] == '-' && w[1] != '-' && strings.Trim(w[1:], letters) == "":
+				seen += w[1:] + " "
+			default:
+				return "", false
+			}
+		}
+		return seen, true
+	}
+	switch last := args[len(args)-1]; {
+	case args[0] == "pwd":
+		if _, ok := flags(args[1:], "LP"); ok {
+			return "PWD"
+		}
+	case args[0] == "git" && len(args) == 3 && args[1] == "rev-parse" && last == "--show-toplevel":
+		return "TOP"
+	case len(args) < 2 || last != "." && last != "./":
+		return ""
+	case args[0] == "realpath":
+		if _, ok := flags(args[1:len(args)-1], "emsLPq", "canonicalize-existing", "canonicalize-missing", "strip", "no-symlinks",
+			"logical", "physical", "quiet"); ok {
+			return "PWD"
+		}
+	case args[0] == "readlink":
+		// Without -f, -e or -m it prints nothing for a directory.
+		seen, ok := flags(args[1:len(args)-1], "femnqsv", "canonicalize", "canonicalize-existing", "canonicalize-missing",
+			"no-newline", "quiet", "silent", "verbose")
+		if ok && strings.ContainsAny(seen, "fem") {
+			return "PWD"
+		}
 	}
 	return ""
 }
