@@ -142,6 +142,11 @@ func (w *walker) dir(abs, rel string, prev *tree, sets []*gitignore.Set, ignored
 	infos := statAll(abs, names)
 	t := &tree{prev: prev, entries: make([]entry, 0, len(names))}
 	for i, name := range names {
+		// Each entry may be matched against many ignore patterns: a Take
+		// stops between any two when cancelled.
+		if err := w.ctx.Err(); err != nil {
+			return nil, err
+		}
 		if name == ".git" {
 			continue
 		}
