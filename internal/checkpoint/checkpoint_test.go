@@ -353,7 +353,7 @@ func TestConflicts(t *testing.T) {
 		{"parent replaced by a link", func(t *testing.T, root string) {
 			rmAll(t, root, "d")
 			symlink(t, root, "d", t.TempDir())
-		}, []string{"d/f"}},
+		}, []string{"d", "d/f"}}, // the link is in the way of d/f
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -399,14 +399,33 @@ func TestRestoreStaysInside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.Restore(first.ID, plan.Changes)
+	if len(plan.Changes) != 1 || plan.Changes[0].InTheWay != "d" {
+		t.Fatalf("Plan = %+v, want d/f with d in the way", plan)
+	}
+	unlisted := slices.Clone(plan.Changes)
+	unlisted[0].InTheWay = ""
+	err = s.Restore(first.ID, unlisted)
 	if !errors.Is(err, ErrOutside) {
 		t.Errorf("Restore through a link = %v, want ErrOutside", err)
+	}
+	if fi, err := os.Lstat(filepath.Join(root, "d")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link d was touched by a Restore that refused: %v", err)
 	}
 	for _, p := range []string{"../x", "/etc/passwd", ".git/config", "d/../../x", ""} {
 		if err := s.Restore(first.ID, []Change{{Path: p, Op: Changed}}); !errors.Is(err, ErrOutside) {
 			t.Errorf("Restore(%q) = %v, want ErrOutside", p, err)
 		}
+	}
+	if got := manifest(t, outside); len(got) != 0 {
+		t.Errorf("Restore wrote outside the workspace: %v", got)
+	}
+	// Forced, with the plan that found the link in the way: the link goes
+	// (not what it leads to) and d/f is written inside.
+	if err := s.Restore(first.ID, plan.Changes); err != nil {
+		t.Fatalf("Restore of the plan: %v", err)
+	}
+	if data, err := os.ReadFile(filepath.Join(root, "d", "f")); err != nil || string(data) != "original" {
+		t.Errorf("d/f = %q, %v; want original", data, err)
 	}
 	if got := manifest(t, outside); len(got) != 0 {
 		t.Errorf("Restore wrote outside the workspace: %v", got)

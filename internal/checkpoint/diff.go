@@ -29,21 +29,33 @@ type Change struct {
 	Path     string // slash-separated, relative to Root
 	Op       Op     // what happened between from and to
 	From, To Entry  // the entry in each snapshot (zero when absent)
+	// InTheWay is set by Plan only: a path on disk that is in the way of
+	// writing Path and that last did not record (so it is among the
+	// Conflicts): Path itself, a directory holding files last did not
+	// record, or one of Path's directories, a file or link there. Restore
+	// removes it (all of it) only when it is set; "" when nothing is.
+	InTheWay string
 }
 
 // Entry is a file or symbolic link as a snapshot holds it. The zero Entry
 // stands for none.
 type Entry struct {
-	Kind    string      // "file" or "symlink"; "" for none
+	// Kind is "file" or "symlink"; "" for none; "left out" for a path the
+	// snapshot left out (Plan's From only: what it held is unknown).
+	Kind    string
 	Mode    fs.FileMode // permission bits (a link's are 0777 on Linux)
 	Size    int64       // bytes of content (a link's target's length)
 	Hash    string      // sha256 hex of the content (a link's target)
 	ModTime time.Time
+	Reason  string // why a path was left out ("holds a credential..."); "" for a file or link
 }
 
 func (e *entry) public() Entry {
 	if e == nil {
 		return Entry{}
+	}
+	if e.kind == kindLeft {
+		return Entry{Kind: e.kind.String(), Reason: leftReasons[e.hash]}
 	}
 	return Entry{Kind: e.kind.String(), Mode: e.mode, Size: e.size, Hash: e.hash, ModTime: time.Unix(0, e.mtime)}
 }
@@ -70,10 +82,11 @@ func (p pair) change() Change {
 // Diff returns the files and symbolic links that differ between the
 // snapshots from and to ("" for an empty one), sorted by path: created,
 // deleted, or changed (content, kind, or permission bits; a time alone is
-// no change). Directories are implied by their files. Only the trees whose
-// hashes differ are read.
+// no change). Directories are implied by their files. A path either
+// snapshot left out (a tombstone, or below one) is no change: what it
+// held there is unknown. Only the trees whose hashes differ are read.
 func (s *Store) Diff(from, to string) ([]Change, error) {
-	pairs, err := s.diff(from, to)
+	pairs, err := s.diff(from, to, false)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +97,11 @@ func (s *Store) Diff(from, to string) ([]Change, error) {
 	return out, nil
 }
 
-func (s *Store) diff(from, to string) ([]pair, error) {
+// diff returns the pairs that differ between from and to. With restore
+// (from being what rein last recorded, to the snapshot a restore brings
+// back), a path from left out but to recorded is a pair too, from being
+// the tombstone: to's entry can be restored, over content unknown.
+func (s *Store) diff(from, to string, restore bool) ([]pair, error) {
 	var a, b *tree
 	var err error
 	if from != "" {
@@ -98,16 +115,23 @@ func (s *Store) diff(from, to string) ([]pair, error) {
 		}
 	}
 	var out []pair
-	if err := s.diffTrees("", a, b, &out); err != nil {
+	d := differ{s: s, restore: restore}
+	if err := d.trees("", a, b, &out); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(out, func(x, y pair) int { return strings.Compare(x.path, y.path) })
 	return out, nil
 }
 
-// diffTrees appends what differs between the trees a and b (either may be
+// differ compares two snapshots' trees.
+type differ struct {
+	s       *Store
+	restore bool // see Store.diff
+}
+
+// trees appends what differs between the trees a and b (either may be
 // nil) of the directory prefix.
-func (s *Store) diffTrees(prefix string, a, b *tree, out *[]pair) error {
+func (d *differ) trees(prefix string, a, b *tree, out *[]pair) error {
 	var ea, eb []entry
 	if a != nil {
 		ea = a.entries
@@ -133,21 +157,39 @@ func (s *Store) diffTrees(prefix string, a, b *tree, out *[]pair) error {
 		if prefix != "" {
 			path = prefix + "/" + path
 		}
-		if err := s.diffEntries(path, x, y, out); err != nil {
+		if err := d.entries(path, x, y, out); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// diffEntries appends what differs between the entries x and y of path.
-func (s *Store) diffEntries(path string, x, y *entry, out *[]pair) error {
+// entries appends what differs between the entries x and y of path.
+func (d *differ) entries(path string, x, y *entry, out *[]pair) error {
+	xLeft, yLeft := x != nil && x.kind == kindLeft, y != nil && y.kind == kindLeft
+	switch {
+	case yLeft || xLeft && (!d.restore || y == nil):
+		return nil // unknown on one side: no change
+	case xLeft && y.kind == kindDir:
+		var under []pair
+		if err := d.subtrees(path, nil, y, &under); err != nil {
+			return err
+		}
+		for _, p := range under {
+			p.from = x
+			*out = append(*out, p)
+		}
+		return nil
+	case xLeft:
+		*out = append(*out, pair{path: path, from: x, to: y})
+		return nil
+	}
 	xDir, yDir := x != nil && x.kind == kindDir, y != nil && y.kind == kindDir
 	if xDir && yDir {
 		if x.hash == y.hash {
 			return nil
 		}
-		return s.diffSubtrees(path, x, y, out)
+		return d.subtrees(path, x, y, out)
 	}
 	if xDir || yDir {
 		// A directory on one side only: its files on that side, and the
@@ -158,9 +200,9 @@ func (s *Store) diffEntries(path string, x, y *entry, out *[]pair) error {
 		}
 		var err error
 		if yDir {
-			err = s.diffSubtrees(path, nil, dirSide, out)
+			err = d.subtrees(path, nil, dirSide, out)
 		} else {
-			err = s.diffSubtrees(path, dirSide, nil, out)
+			err = d.subtrees(path, dirSide, nil, out)
 		}
 		if err != nil {
 			return err
@@ -181,29 +223,30 @@ func (s *Store) diffEntries(path string, x, y *entry, out *[]pair) error {
 	return nil
 }
 
-func (s *Store) diffSubtrees(path string, x, y *entry, out *[]pair) error {
+func (d *differ) subtrees(path string, x, y *entry, out *[]pair) error {
 	var a, b *tree
 	var err error
 	if x != nil {
-		if a, err = s.subtree(x); err != nil {
+		if a, err = d.s.subtree(x); err != nil {
 			return err
 		}
 	}
 	if y != nil {
-		if b, err = s.subtree(y); err != nil {
+		if b, err = d.s.subtree(y); err != nil {
 			return err
 		}
 	}
-	return s.diffTrees(path, a, b, out)
+	return d.trees(path, a, b, out)
 }
 
 // lookup returns the entry of path (slash-separated, relative to Root) in
-// the tree t; nil when there is none.
+// the tree t; nil when there is none; the tombstone of path or of one of
+// its directories when t left it out.
 func (s *Store) lookup(t *tree, path string) (*entry, error) {
 	parts := strings.Split(path, "/")
 	for i, name := range parts {
 		e := t.find(name)
-		if e == nil || i == len(parts)-1 {
+		if e == nil || i == len(parts)-1 || e.kind == kindLeft {
 			return e, nil
 		}
 		if e.kind != kindDir {
@@ -233,12 +276,19 @@ func (s *Store) Open(id, path string) (io.ReadCloser, Entry, error) {
 	if e == nil || e.kind == kindDir {
 		return nil, Entry{}, fmt.Errorf("checkpoint: snapshot %s has no file %s: %w", short(id), path, fs.ErrNotExist)
 	}
+	if e.kind == kindLeft {
+		return nil, Entry{}, fmt.Errorf("checkpoint: snapshot %s left %s out (%s): %w", short(id), path, leftReasons[e.hash], ErrLeftOut)
+	}
 	r, err := s.obj.open(e.hash)
 	if err != nil {
 		return nil, Entry{}, fmt.Errorf("checkpoint: %s in snapshot %s: %w", path, short(id), err)
 	}
 	return r, e.public(), nil
 }
+
+// ErrLeftOut is wrapped by the error of Open for a path the snapshot left
+// out (see Snapshot.Left).
+var ErrLeftOut = errors.New("checkpoint: left out of the snapshot")
 
 func short(id string) string {
 	if len(id) > 12 {
@@ -249,14 +299,19 @@ func short(id string) string {
 
 // Plan is what restoring a snapshot would do.
 type Plan struct {
-	// Changes are the paths that differ between last and target, with Op
-	// from the point of view of the restore: Created, the path comes back;
-	// Changed, it is rewritten; Deleted, it is removed. From is last's
-	// entry, To target's.
+	// Changes are the paths that differ between last and target and that
+	// are not on disk as target has them already, with Op from the point
+	// of view of the restore: Created, the path comes back; Changed, it is
+	// rewritten; Deleted, it is removed. From is last's entry (Kind "left
+	// out" for a path last left out), To target's. A path target left out
+	// is never among them: it is left alone.
 	Changes []Change
-	// Conflicts are the paths among Changes whose content on disk now
-	// differs from last's: changed since by someone else (a file missing
-	// where last had one, or present where last had none, counts).
+	// Conflicts are the paths whose content on disk a restore would lose
+	// and rein did not record last: among Changes, those that differ from
+	// last's entry (a file missing where last had one, or present where
+	// last had none, counts), and those last left out (their content is
+	// unknown); and what is in the way of one (Change.InTheWay). A rewind
+	// stops on them unless forced.
 	Conflicts []string
 }
 
@@ -264,16 +319,19 @@ type Plan struct {
 // snapshot rein last recorded, and which of those paths someone changed
 // since last. Only the files lstat says may differ are read.
 func (s *Store) Plan(target, last string) (Plan, error) {
-	pairs, err := s.diff(last, target)
+	pairs, err := s.diff(last, target, true)
 	if err != nil {
 		return Plan{}, err
 	}
-	racy := racyFrom(s.taken(last))
-	var lastTree *tree
+	racyLast, racyTarget := racyFrom(s.taken(last)), racyFrom(s.taken(target))
+	var lastTree, targetTree *tree
 	if last != "" {
 		if lastTree, err = s.snapshot(last); err != nil {
 			return Plan{}, err
 		}
+	}
+	if targetTree, err = s.snapshot(target); err != nil {
+		return Plan{}, err
 	}
 	root, err := os.OpenRoot(s.root)
 	if err != nil {
@@ -281,9 +339,30 @@ func (s *Store) Plan(target, last string) (Plan, error) {
 	}
 	defer root.Close() // read-only: a close error loses nothing
 	var plan Plan
+	conflicts := map[string]bool{}
+	removing := map[string]bool{}
 	for _, p := range pairs {
+		// On disk as target has it already (put back by hand): nothing to
+		// write, nothing to lose.
+		same, err := s.onDisk(root, p.path, p.to, racyTarget, true)
+		if err == nil && !same && p.to == nil {
+			same, err = s.dirOnDisk(root, targetTree, p.path)
+		}
+		if err != nil {
+			return Plan{}, err
+		}
+		if same {
+			continue
+		}
 		plan.Changes = append(plan.Changes, p.change())
-		same, err := s.onDisk(root, p.path, p.from, racy)
+		if p.to == nil {
+			removing[p.path] = true
+		}
+		if p.from != nil && p.from.kind == kindLeft {
+			conflicts[p.path] = true // last left it out: what is there is unknown
+			continue
+		}
+		same, err = s.onDisk(root, p.path, p.from, racyLast, false)
 		if err == nil && !same && p.from == nil {
 			// A directory last had where target has a file: its files are
 			// among the changes, each checked on its own.
@@ -293,15 +372,93 @@ func (s *Store) Plan(target, last string) (Plan, error) {
 			return Plan{}, err
 		}
 		if !same {
-			plan.Conflicts = append(plan.Conflicts, p.path)
+			conflicts[p.path] = true
 		}
 	}
+	for i := range plan.Changes {
+		c := &plan.Changes[i]
+		if c.To.Kind != "file" && c.To.Kind != "symlink" {
+			continue
+		}
+		if c.InTheWay = inTheWay(root, c.Path, removing); c.InTheWay != "" {
+			conflicts[c.InTheWay] = true
+		}
+	}
+	for p := range conflicts {
+		plan.Conflicts = append(plan.Conflicts, p)
+	}
+	slices.Sort(plan.Conflicts)
 	return plan, nil
 }
 
-// onDisk reports whether path on disk is as e records it (nil: absent).
-// A path whose parent is not a directory (a link, a file) is not there.
-func (s *Store) onDisk(root *os.Root, path string, e *entry, racy int64) (bool, error) {
+// inTheWay returns what on disk would stop writing a file at p, the paths
+// of removing being removed first: one of p's directories that is a file
+// or link, or p itself a directory that the removals do not empty; ""
+// when nothing is.
+func inTheWay(root *os.Root, p string, removing map[string]bool) string {
+	parts := strings.Split(p, "/")
+	for i := 1; i < len(parts); i++ {
+		dir := strings.Join(parts[:i], "/")
+		fi, err := root.Lstat(dir)
+		switch {
+		case err != nil:
+			return "" // missing: made, as what is below it
+		case fi.IsDir():
+			continue
+		case removing[dir]:
+			return ""
+		default:
+			return dir
+		}
+	}
+	fi, err := root.Lstat(p)
+	if err != nil || !fi.IsDir() {
+		return "" // a file or link is replaced by the rename
+	}
+	budget := maxEmptied
+	if emptied(root, p, removing, &budget) {
+		return ""
+	}
+	return p
+}
+
+// maxEmptied is the most entries emptied looks at: a directory larger is
+// taken for one that is in the way.
+const maxEmptied = 10_000
+
+// emptied reports whether removing the paths of removing (and then the
+// directories that leaves empty) empties the directory dir on disk,
+// looking at no more than *budget entries.
+func emptied(root *os.Root, dir string, removing map[string]bool, budget *int) bool {
+	f, err := root.Open(dir)
+	if err != nil {
+		return false
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close() // read-only: a close error loses nothing
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if *budget--; *budget < 0 {
+			return false
+		}
+		child := dir + "/" + e.Name()
+		if e.IsDir() {
+			if !emptied(root, child, removing, budget) {
+				return false
+			}
+		} else if !removing[child] {
+			return false
+		}
+	}
+	return true
+}
+
+// onDisk reports whether path on disk is as e records it (nil: absent):
+// its content, and with mode a file's permission bits too. A path whose
+// parent is not a directory (a link, a file) is not there.
+func (s *Store) onDisk(root *os.Root, path string, e *entry, racy int64, mode bool) (bool, error) {
 	fi, err := lstatBeneath(root, path)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return e == nil, nil
@@ -312,16 +469,15 @@ func (s *Store) onDisk(root *os.Root, path string, e *entry, racy int64) (bool, 
 	if e == nil {
 		return false, nil
 	}
-	mode := fi.Mode()
 	switch {
-	case e.kind == kindLink && mode&fs.ModeSymlink != 0:
+	case e.kind == kindLink && fi.Mode()&fs.ModeSymlink != 0:
 		target, err := root.Readlink(path)
 		if err != nil {
 			return false, nil
 		}
 		return sha256hex([]byte(target)) == e.hash, nil
-	case e.kind == kindFile && mode.IsRegular():
-		if fi.Size() != e.size {
+	case e.kind == kindFile && fi.Mode().IsRegular():
+		if fi.Size() != e.size || mode && fi.Mode().Perm() != e.mode {
 			return false, nil
 		}
 		var ino uint64

@@ -19,6 +19,29 @@
 // recorded, nor are special files (fifos, sockets, devices). What was left
 // out is said in the [Snapshot].
 //
+// A path left out is a tombstone in its tree: an entry of its own kind
+// with the reason (a directory left out is one tombstone), which means
+// "unknown here", not "absent". [Store.Diff] reports no change where
+// either snapshot has a tombstone at a path or above it, and [Store.Plan]
+// never removes or writes a path the target left out: it cannot be
+// restored, so it is left alone. A path the target recorded and the last
+// snapshot left out can be restored, but what is on disk there is unknown
+// to the store: a conflict. A Take reads a path that the base left out
+// again, as a new one (a file holding a secret is read, and left out,
+// each time).
+//
+// # Restoring
+//
+// [Store.Plan] lists the paths that differ between the last snapshot and
+// the target and are not on disk as the target has them already, and the
+// conflicts: those whose content on disk differs from the last snapshot's,
+// and what is in the way of a write that the last snapshot did not record
+// (a directory holding other files where a file goes, a file or link
+// where a directory goes), which [Change.InTheWay] names. [Store.Restore]
+// checks every write first (what is in the way, the objects it copies)
+// and writes nothing when one fails; it removes what is in the way only
+// when a change names it.
+//
 // # On disk
 //
 // Every object is named by the sha256 of its bytes: a file's content, a

@@ -17,6 +17,17 @@ import (
 // decide.
 const maxIndex = 256 << 20
 
+// maxIndexName is the longest path an index entry may have (PATH_MAX on
+// Linux), and maxIndexNames the most bytes all its paths may add up to, as
+// a multiple of the index file's size and in all: a version 4 index
+// compresses each path against the one before, so a forged one of a few
+// MB could otherwise spell out gigabytes of paths.
+const (
+	maxIndexName      = 4096
+	maxIndexNamesX    = 32
+	maxIndexNamesSize = 256 << 20
+)
+
 // tracked is what a repository's index tracks below the workspace root:
 // the files, and the directories that hold one, as slash-separated paths
 // relative to the root.
@@ -180,6 +191,7 @@ func parseEntries(b []byte, count int, version uint32, hashLen int) ([]string, e
 	fixed := 40 + hashLen + 2 // ctime..size (40), the name, the flags
 	paths := make([]string, 0, count)
 	prev := ""
+	budget := min(int64(len(b))*maxIndexNamesX, maxIndexNamesSize)
 	for i := 0; i < count; i++ {
 		if len(b) < fixed {
 			return nil, errors.New("index: truncated entry")
@@ -208,6 +220,9 @@ func parseEntries(b []byte, count int, version uint32, hashLen int) ([]string, e
 			if end < 0 {
 				return nil, errors.New("index: unterminated path")
 			}
+			if len(prev)-int(strip)+end > maxIndexName {
+				return nil, errors.New("index: a path over 4096 bytes")
+			}
 			name = prev[:len(prev)-int(strip)] + string(rest[:end])
 			b = rest[end+1:]
 		} else {
@@ -225,6 +240,12 @@ func parseEntries(b []byte, count int, version uint32, hashLen int) ([]string, e
 		}
 		if name == "" || strings.HasPrefix(name, "/") {
 			return nil, errors.New("index: bad path")
+		}
+		if len(name) > maxIndexName {
+			return nil, errors.New("index: a path over 4096 bytes")
+		}
+		if budget -= int64(len(name)); budget < 0 {
+			return nil, errors.New("index: its paths add up to more than a real index holds")
 		}
 		prev = name
 		if mode&0o170000 == 0o040000 && !strings.HasSuffix(name, "/") {

@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"encoding/binary"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -57,6 +58,59 @@ func TestParseIndex(t *testing.T) {
 		if _, err := parseIndex(data, 20); err == nil {
 			t.Errorf("%s: parseIndex accepted it", name)
 		}
+	}
+}
+
+// forgedV4 is a version 4 index of n entries: the first spells out a path
+// of first bytes, each of the others strips strip bytes of the path before
+// and adds add.
+func forgedV4(n, first, strip, add int) []byte {
+	b := []byte("DIRC")
+	b = binary.BigEndian.AppendUint32(b, 4)
+	b = binary.BigEndian.AppendUint32(b, uint32(n))
+	for i := range n {
+		b = append(b, make([]byte, 24)...)
+		b = binary.BigEndian.AppendUint32(b, 0o100644)
+		b = append(b, make([]byte, 12+20)...)
+		b = binary.BigEndian.AppendUint16(b, 0xfff)
+		if i == 0 {
+			b = binary.AppendUvarint(b, 0)
+			b = append(b, strings.Repeat("a", first)...)
+		} else {
+			b = binary.AppendUvarint(b, uint64(strip))
+			b = append(b, strings.Repeat(string(rune('a'+i%26)), add)...)
+		}
+		b = append(b, 0)
+	}
+	return append(b, make([]byte, 20)...)
+}
+
+// A forged version 4 index, whose paths each grow the one before or
+// repeat a long one at a byte's cost, is refused before its paths add up
+// to more than a small multiple of its size; a real one with long paths
+// is read.
+func TestParseIndexForged(t *testing.T) {
+	tests := []struct {
+		name                 string
+		n, first, strip, add int
+		ok                   bool
+	}{
+		{"a path growing by a byte an entry", 10_000, 1, 0, 1, false},
+		{"a 4000-byte path repeated", 20_000, 4000, 1, 1, false},
+		{"a path over 4096 bytes at once", 2, 4097, 0, 1, false},
+		{"long paths in one directory", 2000, 300, 8, 8, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := forgedV4(tt.n, tt.first, tt.strip, tt.add)
+			paths, err := parseIndex(data, 20)
+			if (err == nil) != tt.ok {
+				t.Fatalf("parseIndex = %d paths, %v; want ok %v", len(paths), err, tt.ok)
+			}
+			if tt.ok && len(paths) != tt.n {
+				t.Errorf("parseIndex = %d paths, want %d", len(paths), tt.n)
+			}
+		})
 	}
 }
 

@@ -115,8 +115,8 @@ func (s *Store) mark(t *tree, live map[string]bool) error {
 	live[t.hash] = true
 	for i := range t.entries {
 		e := &t.entries[i]
-		if live[e.hash] {
-			continue
+		if e.kind == kindLeft || live[e.hash] {
+			continue // a tombstone's hash is a reason, no object
 		}
 		if e.kind != kindDir {
 			live[e.hash] = true

@@ -26,11 +26,18 @@ var ErrOutside = errors.New("checkpoint: path leads outside the workspace")
 // directory renamed over it, with target's permission bits and time; a
 // symbolic link as a link), making its missing directories; a path target
 // does not hold is removed, and so are the directories that leaves empty
-// which target does not have. Removals come first, deepest first, so a
-// file can replace a directory and a directory a file. A path that would
-// leave Root is refused (ErrOutside); every path is tried, and the error
-// joins what failed. The next Take is correct after it: a rewritten file
-// has a new inode, so it is read again.
+// which target does not have; a path target left out is left alone. What
+// a change's InTheWay names is removed, all of it; nothing else that is
+// in the way is (a directory someone made where a removed file was stays
+// unless empty). Removals come first, deepest first, so a file can replace
+// a directory and a directory a file.
+//
+// It checks first, and writes nothing when a check fails: a path that
+// would leave Root (ErrOutside: a "..", an absolute path, a symbolic link
+// in place of one of its directories) or touch .git, something in the way
+// of a write that no InTheWay names, an object of target that is missing
+// or corrupt. The error joins every failure found. The next Take is
+// correct after it: a rewritten file has a new inode, so it is read again.
 func (s *Store) Restore(target string, changes []Change) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -43,35 +50,97 @@ func (s *Store) Restore(target string, changes []Change) error {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	defer root.Close() // the writes are done or failed by then
-	r := &restorer{s: s, t: t, root: root}
+	r := &restorer{s: s, t: t, root: root, clear: map[string]bool{}}
 	var writes, removes []string
+	removing := map[string]bool{}
 	for _, c := range changes {
 		p := c.Path
-		if !validPath(p) {
+		if !validPath(p) || c.InTheWay != "" && !validPath(c.InTheWay) {
 			r.fail(fmt.Errorf("%w: %q", ErrOutside, p))
 			continue
 		}
 		e, err := s.lookup(t, p)
-		if err != nil {
+		switch {
+		case err != nil:
 			r.fail(err)
 			continue
-		}
-		if e == nil || e.kind == kindDir {
+		case e != nil && e.kind == kindLeft:
+			continue // target left it out: there is nothing to bring back
+		case e == nil || e.kind == kindDir:
 			removes = append(removes, p)
-		} else {
+			removing[p] = true
+		default:
 			writes = append(writes, p)
 		}
+		if c.InTheWay != "" {
+			r.clear[c.InTheWay] = true
+		}
+	}
+	slices.Sort(writes)
+	for _, p := range writes {
+		r.check(p, removing)
+	}
+	if len(r.errs) > 0 {
+		return errors.Join(r.errs...)
 	}
 	// Deepest first: a directory's files before it.
 	slices.SortFunc(removes, func(a, b string) int { return strings.Compare(b, a) })
 	for _, p := range removes {
 		r.remove(p)
 	}
-	slices.Sort(writes)
 	for _, p := range writes {
 		r.write(p)
 	}
 	return errors.Join(r.errs...)
+}
+
+// check fails when writing target's entry of p would: one of p's
+// directories a link or a file that is neither removed first nor in the
+// way (cleared), p a directory that the removals do not empty and that is
+// not cleared, or target's object of p missing or corrupt (read whole).
+func (r *restorer) check(p string, removing map[string]bool) {
+	parts := strings.Split(p, "/")
+	for i := 1; i < len(parts); i++ {
+		dir := strings.Join(parts[:i], "/")
+		fi, err := r.root.Lstat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			i = len(parts) // made when written
+		case err != nil:
+			r.fail(fmt.Errorf("checkpoint: restore %s: %w", p, err))
+			return
+		case fi.IsDir():
+			continue
+		case removing[dir] || r.clear[dir]:
+			i = len(parts) // removed first
+		case fi.Mode()&fs.ModeSymlink != 0:
+			r.fail(fmt.Errorf("%w: %s: %s is a symbolic link", ErrOutside, p, dir))
+			return
+		default:
+			r.fail(fmt.Errorf("checkpoint: restore %s: %s is not a directory", p, dir))
+			return
+		}
+	}
+	if fi, err := r.root.Lstat(p); err == nil && fi.IsDir() && !r.clear[p] {
+		budget := maxEmptied
+		if !emptied(r.root, p, removing, &budget) {
+			r.fail(fmt.Errorf("checkpoint: restore %s: a directory holding files rein did not record is in its place", p))
+			return
+		}
+	}
+	e, err := r.s.lookup(r.t, p)
+	if err != nil {
+		r.fail(err)
+		return
+	}
+	src, err := r.s.obj.open(e.hash)
+	if err == nil {
+		_, err = io.Copy(io.Discard, src) // the verifier fails at the end on a corrupt object
+		src.Close()                       // read-only: a close error loses nothing
+	}
+	if err != nil {
+		r.fail(fmt.Errorf("checkpoint: restore %s: %w", p, err))
+	}
 }
 
 // validPath reports whether p is a clean, relative, slash-separated path
@@ -89,10 +158,11 @@ func validPath(p string) bool {
 }
 
 type restorer struct {
-	s    *Store
-	t    *tree
-	root *os.Root
-	errs []error
+	s     *Store
+	t     *tree
+	root  *os.Root
+	clear map[string]bool // what Plan found in the way, which may go
+	errs  []error
 }
 
 func (r *restorer) fail(err error) { r.errs = append(r.errs, err) }
@@ -122,6 +192,13 @@ func (r *restorer) parents(p string, mk bool) (bool, error) {
 			}
 		case err != nil:
 			return false, fmt.Errorf("checkpoint: restore %s: %w", p, err)
+		case mk && !fi.IsDir() && r.clear[dir]:
+			// In the way, as Plan found: it goes (a link itself, never
+			// what it leads to), and the directory is made.
+			if err := r.root.Remove(dir); err != nil {
+				return false, fmt.Errorf("checkpoint: restore %s: %w", p, err)
+			}
+			i--
 		case fi.Mode()&fs.ModeSymlink != 0:
 			return false, fmt.Errorf("%w: %s: %s is a symbolic link", ErrOutside, p, dir)
 		case !fi.IsDir():
@@ -155,7 +232,9 @@ func (r *restorer) remove(p string) {
 			return
 		}
 	}
-	if err := r.root.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := r.root.Remove(p); errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
+		return // a directory someone made where the file was: it stays
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		r.fail(fmt.Errorf("checkpoint: restore %s: %w", p, err))
 		return
 	}
@@ -198,9 +277,13 @@ func (r *restorer) write(p string) {
 	}
 	if err == nil {
 		if fi, lerr := r.root.Lstat(p); lerr == nil && fi.IsDir() {
-			// An empty directory left where the file goes (a full one is
-			// an error: its files were not among the changes).
-			err = r.root.Remove(p)
+			// A directory left where the file goes: empty, or in the way
+			// as Plan found (check refused any other).
+			if r.clear[p] {
+				err = r.root.RemoveAll(p)
+			} else {
+				err = r.root.Remove(p)
+			}
 		}
 	}
 	if err == nil {

@@ -202,6 +202,7 @@ func (s *Store) finish(t *tree, snap *Snapshot) error {
 		switch e.kind {
 		case 0:
 			continue
+		case kindLeft:
 		case kindDir:
 			if err := s.finish(e.sub, snap); err != nil {
 				return err

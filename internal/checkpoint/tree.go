@@ -17,7 +17,38 @@ const (
 	kindFile kind = 'f'
 	kindLink kind = 'l'
 	kindDir  kind = 'd'
+	// kindLeft is a tombstone: a file or directory the snapshot left out
+	// (see leftReasons). What it held is unknown to the snapshot, which is
+	// not the same as absent: a Diff reports no change where either side
+	// is a tombstone or under one, and a restore leaves such a path alone.
+	kindLeft kind = 'x'
 )
+
+// leftReasons are the reasons a tombstone records, by the token its entry
+// holds in place of a hash, with what Entry.Reason says.
+var leftReasons = map[string]string{
+	leftDependency: "dependency directory",
+	leftSpecial:    "special file",
+	leftUnreadable: "unreadable",
+	leftBudget:     "over the budget for ignored files",
+	leftSize:       "ignored file over the size limit",
+	leftSecret:     "holds a credential of rein's environment",
+}
+
+// The tokens of leftReasons.
+const (
+	leftDependency = "dependency"
+	leftSpecial    = "special"
+	leftUnreadable = "unreadable"
+	leftBudget     = "budget"
+	leftSize       = "size"
+	leftSecret     = "secret"
+)
+
+// tombstone is the entry of name left out for the reason token.
+func tombstone(name, token string) entry {
+	return entry{name: name, kind: kindLeft, hash: token}
+}
 
 func (k kind) String() string {
 	switch k {
@@ -27,6 +58,8 @@ func (k kind) String() string {
 		return "symlink"
 	case kindDir:
 		return "dir"
+	case kindLeft:
+		return "left out"
 	}
 	return "unknown"
 }
@@ -42,7 +75,7 @@ type entry struct {
 	size  int64
 	mtime int64 // ns since the epoch
 	ino   uint64
-	hash  string // sha256 hex of the content, the link's target, or the subtree
+	hash  string // sha256 hex of the content, the link's target, or the subtree; a tombstone's reason token
 
 	sub *tree // a directory's tree, when loaded or built
 }
@@ -155,8 +188,14 @@ func decodeEntry(rec string) (entry, error) {
 		return entry{}, fmt.Errorf("malformed entry %q", rec)
 	}
 	e.mode, e.size, e.mtime, e.ino = fs.FileMode(mode), size, mtime, ino
-	if e.kind != kindFile && e.kind != kindLink && e.kind != kindDir {
+	if e.kind != kindFile && e.kind != kindLink && e.kind != kindDir && e.kind != kindLeft {
 		return entry{}, fmt.Errorf("entry %q of unknown kind", e.name)
+	}
+	if e.kind == kindLeft {
+		if _, ok := leftReasons[e.hash]; !ok || !validName(e.name) {
+			return entry{}, fmt.Errorf("malformed entry %q", rec)
+		}
+		return e, nil
 	}
 	if !validName(e.name) || !validHash(e.hash) {
 		return entry{}, fmt.Errorf("malformed entry %q", rec)

@@ -142,6 +142,11 @@ func (w *walker) dir(abs, rel string, prev *tree, sets []*gitignore.Set, ignored
 	infos := statAll(abs, names)
 	t := &tree{prev: prev, entries: make([]entry, 0, len(names))}
 	for i, name := range names {
+		// Each entry may be matched against many ignore patterns: a Take
+		// stops between any two when cancelled.
+		if err := w.ctx.Err(); err != nil {
+			return nil, err
+		}
 		if name == ".git" {
 			continue
 		}
@@ -169,10 +174,12 @@ func (w *walker) dir(abs, rel string, prev *tree, sets []*gitignore.Set, ignored
 					reason = reasonDependencyNoRepo
 				}
 				w.leave(childRel, reason, 0)
+				t.entries = append(t.entries, tombstone(name, leftDependency))
 				continue
 			}
 			if ign && !keep && w.left <= 0 {
 				w.leave(childRel, fmt.Sprintf(reasonBudgetDirectory, human(w.s.budget)), 0)
+				t.entries = append(t.entries, tombstone(name, leftBudget))
 				continue
 			}
 			var prevSub *tree
@@ -186,6 +193,7 @@ func (w *walker) dir(abs, rel string, prev *tree, sets []*gitignore.Set, ignored
 			}
 			if sub == nil {
 				w.leave(childRel, reasonUnreadable, 0)
+				t.entries = append(t.entries, tombstone(name, leftUnreadable))
 				continue
 			}
 			t.entries = append(t.entries, entry{name: name, kind: kindDir, mode: mode.Perm(), sub: sub})
@@ -198,10 +206,12 @@ func (w *walker) dir(abs, rel string, prev *tree, sets []*gitignore.Set, ignored
 			if ign {
 				if mode.IsRegular() && size > w.s.maxFile {
 					w.leave(childRel, fmt.Sprintf(reasonIgnoredOverMaxFmt, human(w.s.maxFile)), size)
+					t.entries = append(t.entries, tombstone(name, leftSize))
 					continue
 				}
 				if size > w.left {
 					w.leave(childRel, fmt.Sprintf(reasonBudgetDirectory, human(w.s.budget)), size)
+					t.entries = append(t.entries, tombstone(name, leftBudget))
 					continue
 				}
 				w.left -= size
@@ -217,11 +227,12 @@ func (w *walker) dir(abs, rel string, prev *tree, sets []*gitignore.Set, ignored
 			t.entries = append(t.entries, e)
 		default:
 			w.leave(childRel, reasonSpecial, 0)
+			t.entries = append(t.entries, tombstone(name, leftSpecial))
 		}
 	}
 	for i := range t.entries {
 		e := &t.entries[i]
-		if e.kind != kindDir && e.hash == "" {
+		if (e.kind == kindFile || e.kind == kindLink) && e.hash == "" {
 			job := &entryJob{abs: abs + string(os.PathSeparator) + e.name, rel: e.name, e: e}
 			if rel != "" {
 				job.rel = rel + "/" + e.name
@@ -286,7 +297,8 @@ func readNames(abs string) ([]string, error) {
 
 // hasher stores the content of the files it is given until the jobs end.
 // A file that is gone or no longer a file or link is dropped (its entry's
-// kind zeroed), one that cannot be read left out as unreadable; a failure
+// kind zeroed), one that cannot be read or holds a secret left out (its
+// entry made a tombstone); a failure
 // to write the store ends the Take.
 func (w *walker) hasher() {
 	defer w.wg.Done()
@@ -328,10 +340,10 @@ func (w *walker) hasher() {
 			errors.Is(err, syscall.EINVAL): // a link that is one no more
 			e.kind = 0
 		case errors.Is(err, fs.ErrPermission):
-			e.kind = 0
+			*e = tombstone(e.name, leftUnreadable)
 			w.late = append(w.late, Left{Path: job.rel, Reason: reasonUnreadable})
 		case errors.Is(err, errSecret):
-			e.kind = 0
+			*e = tombstone(e.name, leftSecret)
 			w.late = append(w.late, Left{Path: job.rel, Reason: reasonSecret})
 		default:
 			if w.err == nil {

@@ -278,6 +278,9 @@ func parse(data []byte) []rule {
 		}
 		valid := true
 		for _, p := range strings.Split(line, "/") {
+			if p == "**" && len(r.segs) > 0 && r.segs[len(r.segs)-1].anyDirs {
+				continue // "**/**" matches what "**" does, as in git
+			}
 			seg, ok := newSegment(p)
 			valid = valid && ok
 			r.segs = append(r.segs, seg)
@@ -319,23 +322,49 @@ func newSegment(p string) (segment, bool) {
 // path parts. A "**" matches zero or more parts, except at the end, where
 // it matches one or more ("dir/**" is what is inside dir, not dir).
 func matchSegments(segs []segment, parts []string) bool {
-	for len(segs) > 0 {
-		s := segs[0]
+	m := matcher{segs: segs, parts: parts}
+	return m.match(0, 0)
+}
+
+// matcher matches segments against parts, remembering which (segment,
+// part) pairs failed: without it a pattern of many "**" separated by
+// names takes time exponential in their number (each "**" tries every
+// split of what is left), with it at most len(segs)×len(parts) pairs are
+// tried, each once.
+type matcher struct {
+	segs   []segment
+	parts  []string
+	failed map[[2]int]bool
+	steps  int // pairs tried, for the tests
+}
+
+func (m *matcher) match(si, pi int) bool {
+	for si < len(m.segs) {
+		m.steps++
+		s := m.segs[si]
 		if s.anyDirs {
-			if len(segs) == 1 {
-				return len(parts) > 0
+			if si == len(m.segs)-1 {
+				return pi < len(m.parts)
 			}
-			for i := 0; i <= len(parts); i++ {
-				if matchSegments(segs[1:], parts[i:]) {
+			key := [2]int{si, pi}
+			if m.failed[key] {
+				return false
+			}
+			for i := pi; i <= len(m.parts); i++ {
+				if m.match(si+1, i) {
 					return true
 				}
 			}
+			if m.failed == nil {
+				m.failed = map[[2]int]bool{}
+			}
+			m.failed[key] = true
 			return false
 		}
-		if len(parts) == 0 || !s.match(parts[0]) {
+		if pi == len(m.parts) || !s.match(m.parts[pi]) {
 			return false
 		}
-		segs, parts = segs[1:], parts[1:]
+		si, pi = si+1, pi+1
 	}
-	return len(parts) == 0
+	return pi == len(m.parts)
 }

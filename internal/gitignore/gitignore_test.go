@@ -3,6 +3,7 @@ package gitignore
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -91,5 +92,42 @@ func TestAboveAndEnter(t *testing.T) {
 	}
 	if got, want := InfoExclude(wt), filepath.Join(common, "info", "exclude"); got != want {
 		t.Errorf("InfoExclude = %s, want %s", got, want)
+	}
+}
+
+// A pattern of many "**" is matched in time polynomial in its length and
+// the path's: consecutive ones are one, and the (segment, part) pairs that
+// failed are not tried again.
+func TestDoubleStarsArePolynomial(t *testing.T) {
+	deep := strings.Repeat("d/", 16) + "file"
+	tests := []struct {
+		name, pattern string
+		want          bool
+	}{
+		{"consecutive", strings.Repeat("**/", 13) + "nomatch", false},
+		{"separated by names", "a/" + strings.Repeat("**/d/", 12) + "nomatch", false},
+		{"separated, matching", strings.Repeat("**/d/", 12) + "**/file", true},
+		{"consecutive, matching", strings.Repeat("**/", 13) + "file", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rules := parse([]byte(tt.pattern + "\n"))
+			if len(rules) != 1 {
+				t.Fatalf("parse(%q) = %d rules", tt.pattern, len(rules))
+			}
+			parts := strings.Split(deep, "/")
+			m := matcher{segs: rules[0].segs, parts: parts}
+			if got := m.match(0, 0); got != tt.want {
+				t.Errorf("match = %v, want %v", got, tt.want)
+			}
+			// Each pair once, each trying every split of what is left.
+			if bound := (len(m.segs) + 1) * (len(parts) + 1) * (len(parts) + 1); m.steps > bound {
+				t.Errorf("%d steps, want at most %d", m.steps, bound)
+			}
+			abs := filepath.Join("/r", filepath.FromSlash(deep))
+			if got := Ignored([]*Set{Parse([]byte(tt.pattern+"\n"), "/r")}, abs, "file", false); got != tt.want {
+				t.Errorf("Ignored = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
