@@ -54,7 +54,9 @@ type RewindPlan struct {
 	// rewind of the conversation alone.
 	Changes []RewindChange
 	// Conflicts are the files among Changes that someone else changed
-	// since rein last recorded them: a rewind stops on them unless forced.
+	// since rein last recorded them (or whose content rein did not keep),
+	// and what is in the way of one coming back: a rewind stops on them
+	// unless forced.
 	Conflicts []string
 	// checkpoint is the snapshot the files come back from; changes what
 	// the store does to each.
