@@ -397,23 +397,8 @@ var gitSweeps = map[string]*options{
 // gitSweep is Sweep for git, run with the words cw after the assignments
 // assigns.
 func gitSweep(cw, assigns []Word) *Sweep {
-	var dir, gitDir, workTree *Word
-	for _, w := range assigns {
-		name, val, _ := strings.Cut(w.Text, "=")
-		if w.Kind == Dynamic {
-			name, val = strings.TrimSuffix(w.Prefix, "="), ""
-		}
-		told := Word{Text: val, Tilde: strings.HasPrefix(val, "~")}
-		if w.Kind == Dynamic || strings.Contains(name, "=") {
-			told = Word{Kind: Dynamic}
-		}
-		switch name {
-		case "GIT_DIR":
-			gitDir = &told
-		case "GIT_WORK_TREE":
-			workTree = &told
-		}
-	}
+	var dir *Word
+	gitDir, workTree := gitEnv(assigns)
 	// --git-dir=$G, --git-dir $G: its value, however many words it
 	// makes, is the repository; what comes after it is read, so that a
 	// caller can refuse what cannot be told.
@@ -486,6 +471,30 @@ func gitSweep(cw, assigns []Word) *Sweep {
 		return nil
 	}
 	return s
+}
+
+// gitEnv returns the repository and the working tree that assigns
+// (GIT_DIR=..., GIT_WORK_TREE=... before the command) give git; nil for
+// one they do not give, a Dynamic word for one they give but not as
+// literal text.
+func gitEnv(assigns []Word) (gitDir, workTree *Word) {
+	for _, w := range assigns {
+		name, val, _ := strings.Cut(w.Text, "=")
+		if w.Kind == Dynamic {
+			name, val = strings.TrimSuffix(w.Prefix, "="), ""
+		}
+		told := Word{Text: val, Tilde: strings.HasPrefix(val, "~")}
+		if w.Kind == Dynamic || strings.Contains(name, "=") {
+			told = Word{Kind: Dynamic}
+		}
+		switch name {
+		case "GIT_DIR":
+			gitDir = &told
+		case "GIT_WORK_TREE":
+			workTree = &told
+		}
+	}
+	return gitDir, workTree
 }
 
 // of fills s for git's subcommand name, given its options (flags), its
