@@ -11,6 +11,7 @@ import (
 	"github.com/rein-agent/rein/internal/contract"
 	"github.com/rein-agent/rein/internal/excerpt"
 	"github.com/rein-agent/rein/internal/kernel"
+	"github.com/rein-agent/rein/internal/tui"
 )
 
 // The line mode's /rewind and /undo: the terminal UI's picker and
@@ -177,38 +178,12 @@ func (l *lineMode) doRewind(ctx context.Context, seq uint64, scope string, force
 		}
 		return err
 	}
-	line := sayf("rein: %s", rewoundWhat(plan))
+	line := sayf("rein: %s", tui.RewoundLine(plan))
 	if plan.Scope != contract.RewindCode {
 		line += "; send it again, or anything else"
 	}
 	l.w().say(line + "\n")
 	return nil
-}
-
-// rewoundWhat says what a rewind did: to where, which files.
-func rewoundWhat(plan kernel.RewindPlan) string {
-	to := "before " + string(quoted(plan.Point.Text))
-	var line string
-	switch plan.Scope {
-	case contract.RewindConversation:
-		return "conversation rewound to " + to + "; the files stay as they are"
-	case contract.RewindCode:
-		line = "code restored to " + to
-	default:
-		line = "code and conversation rewound to " + to
-	}
-	if len(plan.Changes) == 0 {
-		return line + " · no file needed restoring"
-	}
-	var names []string
-	for i, c := range plan.Changes {
-		if i == 5 {
-			names = append(names, fmt.Sprintf("and %d more", len(plan.Changes)-5))
-			break
-		}
-		names = append(names, c.Path)
-	}
-	return line + " · " + files(len(plan.Changes)) + " restored: " + strings.Join(names, ", ")
 }
 
 // pointLine is one point of /rewind's list: its number, when, the

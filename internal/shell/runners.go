@@ -24,18 +24,7 @@ var findValued = map[string]bool{
 // trees), and -fprint and its kin write files.
 func findProgram(x *call) {
 	cw := x.cw
-	i := 1
-	for ; i < len(cw) && cw[i].Static(); i++ {
-		if t := cw[i].Text; t == "-D" {
-			i++
-		} else if t != "-H" && t != "-L" && t != "-P" && !strings.HasPrefix(t, "-O") {
-			break
-		}
-	}
-	if i < len(cw) && cw[i].Static() && cw[i].Text == "--" {
-		// The end of the options: the starting points come after it.
-		i++
-	}
+	i := findOptions(cw)
 	var starts []int
 	for ; i < len(cw); i++ {
 		if findUnsure(cw[i]) {
@@ -445,4 +434,22 @@ func parallelProgram(x *call) {
 	for i := cmd + 1; i < end; i++ {
 		x.role(i, RoleCode)
 	}
+}
+
+// findOptions returns where find's starting points begin in cw: after
+// its options (-H, -L, -P, -D debugopts, -Olevel) and a "--" that ends
+// them.
+func findOptions(cw []Word) int {
+	i := 1
+	for ; i < len(cw) && cw[i].Static(); i++ {
+		if t := cw[i].Text; t == "-D" {
+			i++
+		} else if t != "-H" && t != "-L" && t != "-P" && !strings.HasPrefix(t, "-O") {
+			break
+		}
+	}
+	if i < len(cw) && cw[i].Static() && cw[i].Text == "--" {
+		i++
+	}
+	return i
 }

@@ -110,17 +110,7 @@ func rmSweep(cw []Word) *Sweep {
 }
 
 func findSweep(cw []Word) *Sweep {
-	i := 1
-	for ; i < len(cw) && cw[i].Static(); i++ {
-		if t := cw[i].Text; t == "-D" {
-			i++
-		} else if t != "-H" && t != "-L" && t != "-P" && !strings.HasPrefix(t, "-O") {
-			break
-		}
-	}
-	if i < len(cw) && cw[i].Static() && cw[i].Text == "--" {
-		i++
-	}
+	i := findOptions(cw)
 	var starts []Word
 	for ; i < len(cw); i++ {
 		if t := cw[i].Text; cw[i].Kind != Dynamic && (strings.HasPrefix(t, "-") || t == "(" || t == "!" || t == ")" || t == ",") {

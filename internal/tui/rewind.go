@@ -283,7 +283,7 @@ func (m *model) rewound(msg rewoundMsg) tea.Cmd {
 		m.print(transcript.Note("error", "nothing was rewound: "+controlText(msg.err), m.width, m.theme))
 	} else {
 		plan := msg.plan
-		line := rewoundLine(plan)
+		line := RewoundLine(plan)
 		if plan.Scope != contract.RewindCode {
 			st := m.rt.State()
 			m.todos.set(st.Todos)
@@ -303,8 +303,9 @@ func (m *model) rewound(msg rewoundMsg) tea.Cmd {
 	return tea.Batch(m.flushPrint(), m.sendQueued())
 }
 
-// rewoundLine says in a line what a rewind did: to where, which files.
-func rewoundLine(plan kernel.RewindPlan) string {
+// RewoundLine says in a line what a rewind did: to where, which files;
+// printable (the line mode says it too).
+func RewoundLine(plan kernel.RewindPlan) string {
 	first := "“" + firstLine(plan.Point.Text) + "”"
 	var line string
 	switch plan.Scope {
