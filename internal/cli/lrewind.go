@@ -143,7 +143,7 @@ func (l *lineMode) listChanges(plan kernel.RewindPlan, head string) {
 		if conflict[c.Path] {
 			flag = "  (changed since rein recorded it: overwritten)"
 		}
-		w.printf("  %-8s %s%s\n", planVerb(c.Op), c.Path, flag)
+		w.printf("  %-8s %s%s\n", tui.RewindVerb(c.Op), c.Path, flag)
 	}
 }
 
@@ -207,17 +207,6 @@ func pointLine(n int, p kernel.RewindPoint) shown {
 func quoted(msg string) shown {
 	first, _, _ := strings.Cut(strings.TrimSpace(msg), "\n")
 	return sayf("“%s”", excerpt.Text(first, 60))
-}
-
-// planVerb says what a rewind will do to a file.
-func planVerb(op string) string {
-	switch op {
-	case "created":
-		return "restore"
-	case "deleted":
-		return "remove"
-	}
-	return "revert"
 }
 
 // files says "1 file", "3 files".

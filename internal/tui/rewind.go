@@ -470,7 +470,7 @@ func changeLines(m *model, plan kernel.RewindPlan, head string, room int) []stri
 		show = room - 2 // a row says how many more
 	}
 	for _, c := range plan.Changes[:max(0, show)] {
-		line := fmt.Sprintf("  %-9s %s", rewindVerb(c.Op), printable.Line(c.Path))
+		line := fmt.Sprintf("  %-9s %s", RewindVerb(c.Op), printable.Line(c.Path))
 		if conflict[c.Path] {
 			lines = append(lines, th.Warn.Render(truncate(line+"  (changed since rein recorded it: overwritten)", m.width)))
 			continue
@@ -483,8 +483,10 @@ func changeLines(m *model, plan kernel.RewindPlan, head string, room int) []stri
 	return lines
 }
 
-// rewindVerb says what a rewind does to a file, as rein rewind says it.
-func rewindVerb(op string) string {
+// RewindVerb says what a rewind does to a file of its plan (Op created,
+// changed or deleted): restore, revert or remove (the line mode says it
+// too).
+func RewindVerb(op string) string {
 	switch op {
 	case "created":
 		return "restore"
