@@ -219,7 +219,7 @@ func (k *Kernel) Rewind(ctx context.Context, seq uint64, scope string, force boo
 			// last recorded is the workspace as it now is, so that the
 			// next rewind does not take rein's own writes for someone
 			// else's. The conversation is left as it was.
-			rerr := k.record(tool.TakeCheckpoint(ctx, k.opts.Checkpoints, "", contract.CheckpointRestored))
+			rerr := k.record(tool.TakeCheckpoint(context.WithoutCancel(ctx), k.opts.Checkpoints, "", contract.CheckpointRestored))
 			return plan, errors.Join(&ControlError{Msg: "some files could not be restored, so the rewind stopped (the conversation was not rewound; " +
 				"the files it did restore are recorded; once what stopped it is dealt with, a rewind to the same point finishes it): " + err.Error(), Err: err}, rerr)
 		}
@@ -240,7 +240,7 @@ func (k *Kernel) Rewind(ctx context.Context, seq uint64, scope string, force boo
 		// What rein last recorded is now the workspace as restored: the
 		// next rewind compares the disk with it, not with what was there
 		// before this one.
-		if err := k.record(tool.TakeCheckpoint(ctx, k.opts.Checkpoints, "", contract.CheckpointRestored)); err != nil {
+		if err := k.record(tool.TakeCheckpoint(context.WithoutCancel(ctx), k.opts.Checkpoints, "", contract.CheckpointRestored)); err != nil {
 			return plan, err
 		}
 	}
@@ -261,6 +261,10 @@ func pronoun(n int) string {
 // saying so) and goes on, as the refusal of a rewind of the files over a
 // failed checkpoint promises.
 func (k *Kernel) rewindCheckpoint(ctx context.Context, code bool) error {
+	if err := ctx.Err(); err != nil {
+		return err // cancelled: nothing recorded, nothing rewound
+	}
+	ctx = context.WithoutCancel(ctx) // a snapshot begun is finished
 	e := tool.TakeCheckpoint(ctx, k.opts.Checkpoints, "", contract.CheckpointRewind)
 	if e.Error != "" && code {
 		return &ControlError{Msg: "the workspace could not be recorded before the rewind, so nothing was rewound: " + e.Error}

@@ -45,11 +45,14 @@ func (rt *Runtime) runBatch(ctx context.Context, batch []job, ledger state.Ledge
 	invocations := make([]string, len(batch))
 	starts := make([]string, len(batch))
 	// The workspace as it is before any call of the batch that may change
-	// it: prev is the snapshot each one's changes are found against.
+	// it: prev is the snapshot each one's changes are found against. Not
+	// under ctx: a Ctrl-C at this instant must not record a failed
+	// checkpoint, which would keep every later rewind of the files from
+	// going past it.
 	var prev string
 	if i := slices.IndexFunc(batch, rt.changes); i >= 0 {
 		var err error
-		if prev, batch[i].cause, err = rt.checkpoint(ctx, batch[i].Intent.ID, contract.CheckpointBefore, batch[i].cause, sink); err != nil {
+		if prev, batch[i].cause, err = rt.checkpoint(context.WithoutCancel(ctx), batch[i].Intent.ID, contract.CheckpointBefore, batch[i].cause, sink); err != nil {
 			return ledger, err
 		}
 	}
